@@ -1,0 +1,68 @@
+#include "commandline.h"
+
+#include "mcp/mcphttpserver.h"
+
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QDir>
+#include <QStandardPaths>
+
+#include <cstdio>
+
+QString CommandLine::defaultStateDirectory()
+{
+    return QDir(QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation)).filePath(QStringLiteral("switchboard"));
+}
+
+QString CommandLine::defaultConfigFile()
+{
+    return QDir(QStandardPaths::writableLocation(QStandardPaths::GenericConfigLocation))
+        .filePath(QStringLiteral("switchboard/config.yaml"));
+}
+
+CommandLine CommandLine::parse(const QCoreApplication& app)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral(
+        "Switchboard: an operator console for MCP tool traffic. Runs an MCP server on loopback "
+        "(Streamable HTTP at /mcp) and shows every tool call live."));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    const QCommandLineOption headless(QStringLiteral("headless"),
+                                      QStringLiteral("Run without a window: print the server URL, then one line per call."));
+    const QCommandLineOption port(QStringLiteral("port"),
+                                  QStringLiteral("Port to listen on (default %1; 0 picks a free port).")
+                                      .arg(McpServerOptions::DefaultPort),
+                                  QStringLiteral("port"));
+    const QCommandLineOption bind(QStringLiteral("bind"),
+                                  QStringLiteral("Address to listen on (default 127.0.0.1). Anything but loopback "
+                                                 "exposes the server to the network and is warned about."),
+                                  QStringLiteral("address"));
+    const QCommandLineOption noAuth(QStringLiteral("no-auth"),
+                                    QStringLiteral("Accept clients without the bearer token. For local experiments only."));
+    const QCommandLineOption stateDir(QStringLiteral("state-dir"),
+                                      QStringLiteral("Where history and the token live (default %1).").arg(defaultStateDirectory()),
+                                      QStringLiteral("dir"));
+    const QCommandLineOption config(QStringLiteral("config"),
+                                    QStringLiteral("Configuration file (default %1).").arg(defaultConfigFile()),
+                                    QStringLiteral("file"));
+    parser.addOptions({headless, port, bind, noAuth, stateDir, config});
+    parser.process(app);
+
+    CommandLine line;
+    line.headless = parser.isSet(headless);
+    line.noAuth = parser.isSet(noAuth);
+    if (parser.isSet(port)) {
+        bool ok = false;
+        const uint value = parser.value(port).toUInt(&ok);
+        if (!ok || value > 65535) {
+            std::fprintf(stderr, "switchboard: --port must be a number from 0 to 65535\n");
+            std::exit(2);
+        }
+        line.port = quint16(value);
+    }
+    line.bindAddress = parser.value(bind);
+    line.stateDirectory = parser.isSet(stateDir) ? parser.value(stateDir) : defaultStateDirectory();
+    line.configFile = parser.isSet(config) ? parser.value(config) : defaultConfigFile();
+    return line;
+}

@@ -1,0 +1,24 @@
+#pragma once
+
+// CommandLine: what the switchboard command was asked to do.
+
+#include <QString>
+
+#include <optional>
+
+class QCoreApplication;
+
+struct CommandLine
+{
+    bool headless = false;
+    bool noAuth = false;
+    std::optional<quint16> port;
+    QString bindAddress; // empty: from configuration
+    QString stateDirectory;
+    QString configFile;
+
+    // Parses the application's arguments; exits with usage on --help, --version or an error.
+    static CommandLine parse(const QCoreApplication& app);
+    static QString defaultStateDirectory();
+    static QString defaultConfigFile();
+};

@@ -1,0 +1,150 @@
+// The composition root: reads the command line and configuration, starts the backend, then shows
+// the window, or runs headless when asked to or when there is no display.
+
+#include "backend.h"
+#include "backendevents.h"
+#include "commandline.h"
+#include "config/switchboardconfig.h"
+#include "auth/servertoken.h"
+#include "headlessreporter.h"
+#include "mainwindow.h"
+
+#include <QApplication>
+#include <QSocketNotifier>
+
+#include <csignal>
+#include <cstdio>
+#include <memory>
+#include <sys/socket.h>
+#include <unistd.h>
+
+namespace {
+
+int signalPipe[2] = {-1, -1};
+
+// SIGINT and SIGTERM end the event loop normally, so history is written and sessions are closed.
+void quitOnSignals(QCoreApplication& app)
+{
+    if (::socketpair(AF_UNIX, SOCK_STREAM, 0, signalPipe) != 0)
+        return;
+    auto* notifier = new QSocketNotifier(signalPipe[1], QSocketNotifier::Read, &app);
+    QObject::connect(notifier, &QSocketNotifier::activated, &app, [notifier] {
+        notifier->setEnabled(false);
+        char byte = 0;
+        [[maybe_unused]] const auto ignored = ::read(signalPipe[1], &byte, 1);
+        QCoreApplication::quit();
+    });
+    struct sigaction action = {};
+    action.sa_handler = [](int) {
+        const char byte = 1;
+        [[maybe_unused]] const auto ignored = ::write(signalPipe[0], &byte, 1);
+    };
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;
+    sigaction(SIGINT, &action, nullptr);
+    sigaction(SIGTERM, &action, nullptr);
+}
+
+bool displayAvailable()
+{
+    return qEnvironmentVariableIsSet("DISPLAY") || qEnvironmentVariableIsSet("WAYLAND_DISPLAY")
+           || qEnvironmentVariableIsSet("QT_QPA_PLATFORM");
+}
+
+bool isLoopback(const QHostAddress& address)
+{
+    return address.isLoopback();
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    // Decide on a window before any QCoreApplication exists: QApplication aborts without a display.
+    bool headless = false;
+    for (int i = 1; i < argc; ++i) {
+        if (qstrcmp(argv[i], "--headless") == 0)
+            headless = true;
+    }
+    const bool noDisplay = !headless && !displayAvailable();
+    headless = headless || noDisplay;
+
+    std::unique_ptr<QCoreApplication> app(headless ? new QCoreApplication(argc, argv) : new QApplication(argc, argv));
+    QCoreApplication::setApplicationName(QStringLiteral("switchboard"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(SWITCHBOARD_VERSION));
+    const CommandLine commandLine = CommandLine::parse(*app);
+
+    SwitchboardConfig config;
+    QString error;
+    if (!SwitchboardConfig::load(commandLine.configFile, &config, &error)) {
+        std::fprintf(stderr, "switchboard: %s\n", qPrintable(error));
+        return 2;
+    }
+    for (const QString& warning : std::as_const(config.warnings))
+        std::fprintf(stderr, "switchboard: warning: %s\n", qPrintable(warning));
+
+    BackendOptions options;
+    options.stateDirectory = commandLine.stateDirectory;
+    options.historyMaxCalls = config.historyMaxCalls;
+    McpServerOptions& server = options.server;
+    server.port = commandLine.port.value_or(config.port);
+    const QString bind = commandLine.bindAddress.isEmpty() ? config.bindAddress : commandLine.bindAddress;
+    if (!server.address.setAddress(bind)) {
+        std::fprintf(stderr, "switchboard: %s is not an IP address to listen on\n", qPrintable(bind));
+        return 2;
+    }
+    server.allowedOrigins = config.allowedOrigins;
+    server.allowedHosts = config.allowedHosts;
+    server.limits.maxBodyBytes = config.maxBodyBytes;
+    server.toolsPageSize = config.toolsPageSize;
+    server.maxSessions = config.maxSessions;
+    server.identity.version = QStringLiteral(SWITCHBOARD_VERSION);
+    server.identity.instructions = QStringLiteral(
+        "Switchboard is an operator console: every tool call you make here is shown live to a person. "
+        "Call echo to check that your wiring works.");
+
+    ServerToken token;
+    if (!commandLine.noAuth) {
+        if (!ServerToken::resolve(options.stateDirectory, qgetenv("SWITCHBOARD_TOKEN"), &token, &error)) {
+            std::fprintf(stderr, "switchboard: %s\n", qPrintable(error));
+            return 2;
+        }
+        server.bearerToken = token.value;
+    }
+
+    Backend backend(options);
+    if (!backend.start(&error)) {
+        std::fprintf(stderr, "switchboard: %s\n", qPrintable(error));
+        return 1;
+    }
+    quitOnSignals(*app);
+    QObject::connect(app.get(), &QCoreApplication::aboutToQuit, &backend, &Backend::stop);
+
+    std::printf("listening on %s\n", backend.serverUrl().toString().toUtf8().constData());
+    std::fflush(stdout);
+    if (noDisplay)
+        std::fprintf(stderr, "switchboard: no display found (DISPLAY and WAYLAND_DISPLAY are unset): running headless\n");
+    if (commandLine.noAuth)
+        std::fprintf(stderr, "switchboard: WARNING: --no-auth: any local program can call tools without a token. "
+                             "Use this for local experiments only.\n");
+    else
+        std::fprintf(stderr, "switchboard: clients must send 'Authorization: Bearer <token>'; token %s\n",
+                     qPrintable(token.describeSource()));
+    if (!isLoopback(server.address))
+        std::fprintf(stderr, "switchboard: WARNING: listening on %s, not loopback: other machines can reach this "
+                             "server%s.\n",
+                     qPrintable(server.address.toString()), commandLine.noAuth ? " without any token" : "");
+
+    if (headless) {
+        HeadlessReporter reporter;
+        QObject::connect(backend.events(), &BackendEvents::callsUpdated, &reporter, &HeadlessReporter::report);
+        QObject::connect(&backend, &Backend::historyWriteFailed, &reporter, [](const QString& message) {
+            std::fprintf(stderr, "switchboard: warning: %s (calls are kept in memory and retried)\n", qPrintable(message));
+        });
+        return app->exec();
+    }
+
+    MainWindow window(&backend, config.callLogRows, commandLine.noAuth);
+    window.show();
+    return app->exec();
+}

@@ -1,0 +1,71 @@
+#pragma once
+
+// Backend: the composition of everything that works without a screen, and the one narrow API the
+// models and widgets use. The MCP server and its sessions run on a backend thread with its own
+// event loop; history is written on a thread of its own. Nothing here blocks the caller's event
+// loop after start().
+
+#include "mcp/mcphttpserver.h"
+#include "store/historyquery.h"
+#include "tools/toolcall.h"
+
+#include <QObject>
+#include <QThread>
+#include <QUrl>
+
+class BackendEvents;
+class HistoryStore;
+class ToolRegistry;
+
+struct BackendOptions
+{
+    McpServerOptions server;
+    QString stateDirectory;
+    qint64 historyMaxCalls = 500'000;
+};
+
+class Backend : public QObject
+{
+    Q_OBJECT
+public:
+    explicit Backend(BackendOptions options, QObject* parent = nullptr);
+    ~Backend() override;
+
+    // Opens history, builds the tools and starts listening. Blocks until the server listens (or
+    // fails to); call once at start-up.
+    bool start(QString* error);
+    // Cancels what is in flight, closes connections, writes pending history. Idempotent.
+    void stop();
+
+    QUrl serverUrl() const { return m_url; }
+    bool requiresToken() const { return !m_options.server.bearerToken.isEmpty(); }
+    QByteArray token() const { return m_options.server.bearerToken; }
+    QString historyPath() const;
+    QString stateDirectory() const { return m_options.stateDirectory; }
+
+    // Lives on the backend thread: connect with queued connections.
+    BackendEvents* events() const { return m_events; }
+
+    // Asynchronous history reads; the answer comes as historyLoaded with the same request id.
+    quint64 loadRecentCalls(int limit);
+    quint64 queryHistory(const HistoryQuery& query);
+
+Q_SIGNALS:
+    void historyLoaded(quint64 requestId, const ToolCallList& calls, bool hasMore);
+    void historyWriteFailed(const QString& error);
+    void historyWriteRecovered();
+    void sessionsChanged(int count);
+
+private:
+    BackendOptions m_options;
+    QThread m_serverThread;
+    QThread m_historyThread;
+    QObject* m_serverContext = nullptr; // lives on the server thread; the target of cross-thread calls
+    BackendEvents* m_events = nullptr;
+    ToolRegistry* m_registry = nullptr;
+    McpHttpServer* m_server = nullptr;
+    HistoryStore* m_history = nullptr;
+    QUrl m_url;
+    quint64 m_nextRequestId = 1;
+    bool m_running = false;
+};

@@ -1,0 +1,70 @@
+#pragma once
+
+// JSON-RPC 2.0 as MCP uses it: bounded parsing of request bodies, classification of messages, and
+// the one place where protocol errors are shaped.
+
+#include <QByteArray>
+#include <QString>
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+namespace JsonRpc {
+
+using json = nlohmann::json;
+
+enum ErrorCode : int {
+    ParseError = -32700,
+    InvalidRequest = -32600,
+    MethodNotFound = -32601,
+    InvalidParams = -32602,
+    InternalError = -32603,
+};
+
+struct ParseLimits
+{
+    int maxDepth = 64; // objects and arrays nested deeper than this are a parse error
+};
+
+struct ParseResult
+{
+    bool ok = false;
+    json value;
+    std::string error; // why parsing failed, for the -32700 message
+};
+
+// Parses a request body. Invalid UTF-8 and nesting deeper than the limit are rejected while parsing,
+// before any part of the document is copied or serialised.
+ParseResult parse(const QByteArray& body, const ParseLimits& limits = {});
+
+enum class Kind {
+    Request,
+    Notification,
+    Response,
+    Invalid,
+};
+
+// One message of a POST body, classified. For Invalid, `id` is the request id when it could be
+// read (so the error can name it) and null otherwise.
+struct Message
+{
+    Kind kind = Kind::Invalid;
+    json id;            // null for notifications and unreadable ids
+    std::string method; // requests and notifications
+    json params;        // an object, or null when absent
+    std::string invalidReason;
+    const json* raw = nullptr; // the message as received; points into the parsed document
+};
+
+Message classify(const json& value);
+
+json makeResult(const json& id, json result);
+json makeError(const json& id, int code, const std::string& message, json data = nullptr);
+json makeNotification(const std::string& method, json params);
+
+// Serialises compactly; invalid UTF-8 (which parse() never produces) is replaced rather than thrown.
+QByteArray serialize(const json& value);
+std::string dump(const json& value);
+
+} // namespace JsonRpc

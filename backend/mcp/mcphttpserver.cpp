@@ -1,0 +1,688 @@
+#include "mcp/mcphttpserver.h"
+
+#include "backendevents.h"
+#include "mcp/guardedtcpserver.h"
+#include "mcp/httpconnectionguard.h"
+#include "mcp/protocolversion.h"
+#include "tools/toolregistry.h"
+#include "tools/toolrouter.h"
+
+#include <QHttpServerRequest>
+#include <QRandomGenerator>
+#include <QTcpSocket>
+#include <QTimer>
+
+using nlohmann::json;
+using StatusCode = QHttpServerResponder::StatusCode;
+
+namespace {
+
+constexpr int SessionErrorCode = -32000;     // Bad Request: session or header problems
+constexpr int SessionNotFoundCode = -32001;  // the session is unknown or was deleted
+constexpr int UnauthorizedCode = -32002;
+
+// 32 bytes (256 bits) from the operating system's CSPRNG, as base64url: visible ASCII only.
+QByteArray newSessionId()
+{
+    std::array<quint32, 8> words{};
+    QRandomGenerator::system()->fillRange(words.data(), words.size());
+    return QByteArray(reinterpret_cast<const char*>(words.data()), qsizetype(sizeof(words)))
+        .toBase64(QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals);
+}
+
+// "application/json; charset=utf-8" → "application/json"
+QByteArray mediaType(const QByteArray& headerValue)
+{
+    const qsizetype semicolon = headerValue.indexOf(';');
+    return (semicolon < 0 ? headerValue : headerValue.left(semicolon)).trimmed().toLower();
+}
+
+bool acceptsMediaType(const QByteArray& accept, const QByteArray& type)
+{
+    const QByteArray family = type.left(type.indexOf('/')) + "/*";
+    const auto ranges = accept.split(',');
+    for (const QByteArray& range : ranges) {
+        const QByteArray value = mediaType(range);
+        if (value == type || value == family || value == "*/*")
+            return true;
+    }
+    return false;
+}
+
+QByteArray hostName(const QByteArray& host)
+{
+    // "[::1]:8765" → "[::1]", "localhost:8765" → "localhost"
+    if (host.startsWith('[')) {
+        const qsizetype close = host.indexOf(']');
+        return close < 0 ? QByteArray() : host.left(close + 1).toLower();
+    }
+    const qsizetype colon = host.indexOf(':');
+    return (colon < 0 ? host : host.left(colon)).toLower();
+}
+
+bool isLoopbackName(const QByteArray& name)
+{
+    return name == "localhost" || name == "127.0.0.1" || name == "[::1]";
+}
+
+QByteArray sseEvent(const QByteArray& message)
+{
+    return "event: message\ndata: " + message + "\n\n";
+}
+
+QByteArray chunk(const QByteArray& data)
+{
+    return QByteArray::number(data.size(), 16) + "\r\n" + data + "\r\n";
+}
+
+} // namespace
+
+// One POST's reply. Starts as a plain JSON response; switches to an event stream (chunked) when a
+// notification must go out before the response(s). Collects a batch's responses into one array.
+class McpHttpServer::PostExchange : public ResponseChannel
+{
+public:
+    PostExchange(QHttpServerResponder responder, QTcpSocket* socket, Headers headers, int expectedResponses,
+                 bool batch, bool closeAfter)
+        : m_responder(std::move(responder))
+        , m_socket(socket)
+        , m_headers(std::move(headers))
+        , m_expected(expectedResponses)
+        , m_batch(batch)
+        , m_closeAfter(closeAfter)
+    {
+    }
+
+    void sendNotification(const QByteArray& message) override
+    {
+        if (!isOpen())
+            return;
+        startStream();
+        m_responder.writeBody(chunk(sseEvent(message)));
+    }
+
+    void sendResponse(const QByteArray& message) override
+    {
+        if (!isOpen())
+            return;
+        if (m_streaming)
+            m_responder.writeBody(chunk(sseEvent(message)));
+        else
+            m_collected.append(message);
+        responseDone();
+    }
+
+    void skipResponse() override
+    {
+        if (!isOpen())
+            return;
+        responseDone();
+    }
+
+    bool isOpen() const override { return !m_finished && m_socket; }
+    bool isFinished() const { return m_finished; }
+
+    void watch(QObject* context, McpSession* session)
+    {
+        m_session = session;
+        if (auto* guard = HttpConnectionGuard::of(m_socket))
+            guard->setResponsePending(true);
+        m_disconnected = QObject::connect(m_socket, &QTcpSocket::disconnected, context, [this] { connectionLost(); });
+        m_keepSelf = self.lock();
+    }
+
+    std::weak_ptr<PostExchange> self;
+
+private:
+    void startStream()
+    {
+        if (m_streaming)
+            return;
+        m_streaming = true;
+        m_responder.writeStatusLine(StatusCode::Ok);
+        m_responder.writeHeader("Content-Type", "text/event-stream");
+        m_responder.writeHeader("Cache-Control", "no-cache");
+        m_responder.writeHeader("Transfer-Encoding", "chunked");
+        for (const auto& [name, value] : m_headers)
+            m_responder.writeHeader(name, value);
+        // Responses collected before the switch (earlier requests of a batch) go first.
+        for (const QByteArray& message : std::as_const(m_collected))
+            m_responder.writeBody(chunk(sseEvent(message)));
+        m_collected.clear();
+    }
+
+    void responseDone()
+    {
+        if (--m_expected > 0)
+            return;
+        if (m_streaming) {
+            m_responder.writeBody(QByteArrayLiteral("0\r\n\r\n"));
+        } else if (m_collected.isEmpty()) {
+            // Every request was cancelled: no JSON-RPC response is owed, so the answer is an event
+            // stream that ends without events.
+            startStream();
+            m_responder.writeBody(QByteArrayLiteral("0\r\n\r\n"));
+        } else {
+            const QByteArray body = m_batch ? '[' + m_collected.join(',') + ']' : m_collected.first();
+            writeReply(m_responder, StatusCode::Ok, "application/json", body, m_headers);
+        }
+        finish();
+    }
+
+    void finish()
+    {
+        m_finished = true;
+        QObject::disconnect(m_disconnected);
+        if (QTcpSocket* socket = m_socket.data()) {
+            if (auto* guard = HttpConnectionGuard::of(socket))
+                guard->setResponsePending(false);
+            if (m_closeAfter)
+                socket->disconnectFromHost();
+        }
+        m_keepSelf.reset();
+    }
+
+    void connectionLost()
+    {
+        if (m_finished)
+            return;
+        m_finished = true;
+        QObject::disconnect(m_disconnected);
+        auto keep = std::move(m_keepSelf);
+        if (m_session)
+            m_session->channelClosed(this);
+    }
+
+    QHttpServerResponder m_responder;
+    QPointer<QTcpSocket> m_socket;
+    Headers m_headers;
+    int m_expected;
+    bool m_batch;
+    bool m_closeAfter;
+    bool m_streaming = false;
+    bool m_finished = false;
+    QByteArrayList m_collected;
+    QPointer<McpSession> m_session;
+    QMetaObject::Connection m_disconnected;
+    std::shared_ptr<PostExchange> m_keepSelf; // alive while the response is outstanding
+};
+
+// The standalone GET stream of a session: server-initiated notifications, with a comment line now
+// and then so idle proxies and clients keep it open.
+class McpHttpServer::EventStream : public ResponseChannel
+{
+public:
+    EventStream(QHttpServerResponder responder, QTcpSocket* socket, const Headers& headers, int keepAliveMs)
+        : m_responder(std::move(responder))
+        , m_socket(socket)
+    {
+        m_responder.writeStatusLine(StatusCode::Ok);
+        m_responder.writeHeader("Content-Type", "text/event-stream");
+        m_responder.writeHeader("Cache-Control", "no-cache");
+        m_responder.writeHeader("Transfer-Encoding", "chunked");
+        for (const auto& [name, value] : headers)
+            m_responder.writeHeader(name, value);
+        m_responder.writeBody(chunk(": stream open\n\n"));
+        if (auto* guard = HttpConnectionGuard::of(socket))
+            guard->setResponsePending(true);
+        m_keepAlive.setInterval(keepAliveMs);
+        QObject::connect(&m_keepAlive, &QTimer::timeout, [this] {
+            if (isOpen())
+                m_responder.writeBody(chunk(": keep-alive\n\n"));
+        });
+        m_keepAlive.start();
+    }
+
+    ~EventStream() override
+    {
+        if (m_socket) {
+            m_responder.writeBody(QByteArrayLiteral("0\r\n\r\n"));
+            if (auto* guard = HttpConnectionGuard::of(m_socket))
+                guard->setResponsePending(false);
+        }
+    }
+
+    void sendNotification(const QByteArray& message) override
+    {
+        if (isOpen())
+            m_responder.writeBody(chunk(sseEvent(message)));
+    }
+    void sendResponse(const QByteArray& message) override { sendNotification(message); }
+    void skipResponse() override {}
+    bool isOpen() const override { return m_socket && m_socket->state() == QAbstractSocket::ConnectedState; }
+
+private:
+    QHttpServerResponder m_responder;
+    QPointer<QTcpSocket> m_socket;
+    QTimer m_keepAlive;
+};
+
+McpHttpServer::McpHttpServer(McpServerOptions options, ToolRegistry* registry, BackendEvents* events,
+                             qint64 firstCallId, QObject* parent)
+    : QAbstractHttpServer(parent)
+    , m_options(std::move(options))
+    , m_registry(registry)
+    , m_router(std::make_unique<ToolRouter>(registry))
+    , m_nextCallId(firstCallId)
+{
+    m_environment.registry = registry;
+    m_environment.router = m_router.get();
+    m_environment.events = events;
+    m_environment.nextCallId = [this] { return m_nextCallId++; };
+    m_environment.secret = m_options.bearerToken;
+    m_environment.identity = m_options.identity;
+    m_environment.toolsPageSize = m_options.toolsPageSize;
+
+    connect(registry, &ToolRegistry::toolsChanged, this,
+            [this] { broadcast(JsonRpc::makeNotification("notifications/tools/list_changed", nullptr)); });
+}
+
+McpHttpServer::~McpHttpServer()
+{
+    // Sessions publish their cancelled calls through m_environment, so they go first.
+    m_sessions.clear();
+}
+
+bool McpHttpServer::listen(QString* error)
+{
+    auto* server = new GuardedTcpServer(m_options.limits, this);
+    if (!server->listen(m_options.address, m_options.port)) {
+        *error = QStringLiteral("cannot listen on %1 port %2: %3")
+                     .arg(m_options.address.toString())
+                     .arg(m_options.port)
+                     .arg(server->errorString());
+        delete server;
+        return false;
+    }
+    m_tcpServer = server;
+    m_port = server->serverPort();
+    bind(server);
+    return true;
+}
+
+QUrl McpHttpServer::url() const
+{
+    QUrl url;
+    url.setScheme(QStringLiteral("http"));
+    QHostAddress address = m_options.address;
+    if (address == QHostAddress::Any || address == QHostAddress::AnyIPv4)
+        address = QHostAddress::LocalHost;
+    else if (address == QHostAddress::AnyIPv6)
+        address = QHostAddress::LocalHostIPv6;
+    url.setHost(address.toString());
+    url.setPort(m_port);
+    url.setPath(QStringLiteral("/mcp"));
+    return url;
+}
+
+void McpHttpServer::broadcast(const json& notification)
+{
+    for (auto& [id, session] : m_sessions)
+        session->sendNotification(notification);
+}
+
+void McpHttpServer::shutdown()
+{
+    for (auto& [id, session] : m_sessions)
+        session->terminate(QStringLiteral("Switchboard is shutting down"));
+    m_sessions.clear();
+    Q_EMIT sessionsChanged(0);
+    if (m_tcpServer)
+        m_tcpServer->closeAll();
+}
+
+void McpHttpServer::writeReply(QHttpServerResponder& responder, StatusCode status, const QByteArray& contentType,
+                               const QByteArray& body, const Headers& headers)
+{
+    responder.writeStatusLine(status);
+    if (!contentType.isEmpty())
+        responder.writeHeader("Content-Type", contentType);
+    for (const auto& [name, value] : headers)
+        responder.writeHeader(name, value);
+    if (status != StatusCode::NoContent)
+        responder.writeHeader("Content-Length", QByteArray::number(body.size()));
+    responder.writeBody(body);
+}
+
+void McpHttpServer::writeError(QHttpServerResponder& responder, StatusCode status, int code,
+                               const std::string& message, const Headers& headers, const json& id)
+{
+    writeReply(responder, status, "application/json", JsonRpc::serialize(JsonRpc::makeError(id, code, message)),
+               headers);
+}
+
+bool McpHttpServer::isAllowedHost(const QByteArray& host) const
+{
+    const QByteArray name = hostName(host);
+    if (name.isEmpty())
+        return false;
+    if (isLoopbackName(name))
+        return true;
+    for (const QString& allowed : m_options.allowedHosts) {
+        if (name == allowed.toLower().toUtf8())
+            return true;
+    }
+    const QHostAddress& bound = m_options.address;
+    if (bound == QHostAddress::Any || bound == QHostAddress::AnyIPv4 || bound == QHostAddress::AnyIPv6)
+        return m_options.allowedHosts.isEmpty(); // the operator chose every interface and named no hosts
+    const QString boundName = bound.protocol() == QAbstractSocket::IPv6Protocol
+                                  ? QLatin1Char('[') + bound.toString() + QLatin1Char(']')
+                                  : bound.toString();
+    return name == boundName.toLower().toUtf8();
+}
+
+bool McpHttpServer::isAllowedOrigin(const QByteArray& origin) const
+{
+    for (const QString& allowed : m_options.allowedOrigins) {
+        if (origin == allowed.toUtf8())
+            return true;
+    }
+    const QUrl url = QUrl::fromEncoded(origin, QUrl::StrictMode);
+    if (!url.isValid() || (url.scheme() != QLatin1String("http") && url.scheme() != QLatin1String("https"))
+        || !url.path().isEmpty())
+        return false;
+    QByteArray host = url.host().toLower().toUtf8();
+    if (host == "::1")
+        host = "[::1]";
+    return isLoopbackName(host);
+}
+
+bool McpHttpServer::isAuthorized(const QByteArray& authorization) const
+{
+    if (m_options.bearerToken.isEmpty())
+        return true;
+    if (authorization.size() < 7 || authorization.left(7).toLower() != "bearer ")
+        return false;
+    const QByteArray presented = authorization.mid(7).trimmed();
+    const QByteArray& expected = m_options.bearerToken;
+    // Constant time in the token's length, so timing reveals nothing about how much matched.
+    unsigned difference = unsigned(presented.size() ^ expected.size());
+    for (qsizetype i = 0; i < expected.size(); ++i)
+        difference |= unsigned(char(expected[i] ^ (i < presented.size() ? presented[i] : 0)));
+    return difference == 0;
+}
+
+bool McpHttpServer::handleRequest(const QHttpServerRequest& request, QTcpSocket* socket)
+{
+    if (auto* guard = HttpConnectionGuard::of(socket))
+        guard->requestStarted();
+    QHttpServerResponder responder = makeResponder(request, socket);
+    Headers headers;
+
+    const QByteArray origin = request.value("origin");
+    if (!isAllowedHost(request.value("host"))) {
+        writeError(responder, StatusCode::Forbidden, SessionErrorCode,
+                   "Forbidden: the Host header does not name this server (DNS rebinding protection)", headers);
+        return true;
+    }
+    if (!origin.isEmpty()) {
+        if (!isAllowedOrigin(origin)) {
+            writeError(responder, StatusCode::Forbidden, SessionErrorCode,
+                       "Forbidden: Origin " + origin.toStdString() + " is not allowed", headers);
+            return true;
+        }
+        headers.emplace_back("Access-Control-Allow-Origin", origin);
+        headers.emplace_back("Access-Control-Expose-Headers", "Mcp-Session-Id, MCP-Protocol-Version, WWW-Authenticate");
+        headers.emplace_back("Vary", "Origin");
+    }
+
+    if (request.url().path() != QLatin1String("/mcp")) {
+        writeError(responder, StatusCode::NotFound, SessionErrorCode, "Not found: the MCP endpoint is /mcp", headers);
+        return true;
+    }
+
+    const auto method = request.method();
+    if (method == QHttpServerRequest::Method::Options) {
+        // CORS preflight from a browser-based client (e.g. MCP Inspector in direct mode).
+        headers.emplace_back("Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS");
+        headers.emplace_back("Access-Control-Allow-Headers",
+                             "Content-Type, Accept, Authorization, Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID");
+        headers.emplace_back("Access-Control-Max-Age", "600");
+        writeReply(responder, StatusCode::NoContent, {}, {}, headers);
+        return true;
+    }
+
+    if (!isAuthorized(request.value("authorization"))) {
+        const bool presented = !request.value("authorization").isEmpty();
+        headers.emplace_back("WWW-Authenticate", presented ? R"(Bearer realm="switchboard", error="invalid_token")"
+                                                           : R"(Bearer realm="switchboard")");
+        writeError(responder, StatusCode::Unauthorized, UnauthorizedCode,
+                   presented ? "Unauthorized: the bearer token is wrong"
+                             : "Unauthorized: send the Switchboard token as 'Authorization: Bearer <token>'",
+                   headers);
+        return true;
+    }
+
+    switch (method) {
+    case QHttpServerRequest::Method::Post:
+        handlePost(request, socket, responder, headers);
+        break;
+    case QHttpServerRequest::Method::Get:
+        handleGet(request, socket, responder, headers);
+        break;
+    case QHttpServerRequest::Method::Delete:
+        handleDelete(request, responder, headers);
+        break;
+    default:
+        headers.emplace_back("Allow", "GET, POST, DELETE, OPTIONS");
+        writeError(responder, StatusCode::MethodNotAllowed, SessionErrorCode, "Method not allowed", headers);
+        break;
+    }
+    return true;
+}
+
+void McpHttpServer::missingHandler(const QHttpServerRequest& request, QTcpSocket* socket)
+{
+    QHttpServerResponder responder = makeResponder(request, socket);
+    writeError(responder, StatusCode::NotFound, SessionErrorCode, "Not found", {});
+}
+
+McpSession* McpHttpServer::sessionFor(const QHttpServerRequest& request, QHttpServerResponder& responder,
+                                      const Headers& headers)
+{
+    const QByteArray id = request.value("mcp-session-id");
+    if (id.isEmpty()) {
+        writeError(responder, StatusCode::BadRequest, SessionErrorCode,
+                   "Bad Request: Mcp-Session-Id header is required (send initialize first to get one)", headers);
+        return nullptr;
+    }
+    const auto it = m_sessions.find(id);
+    if (it == m_sessions.end()) {
+        writeError(responder, StatusCode::NotFound, SessionNotFoundCode,
+                   "Session not found: it was deleted or has expired; initialize a new session", headers);
+        return nullptr;
+    }
+    McpSession* session = it->second.get();
+    const QByteArray version = request.value("mcp-protocol-version");
+    if (!version.isEmpty() && version.toStdString() != session->negotiatedVersion()) {
+        const std::string reason = ProtocolVersion::isSupported(version)
+                                       ? "does not match the version negotiated for this session ("
+                                             + session->negotiatedVersion() + ")"
+                                       : "is not supported (supported: 2025-03-26, 2025-06-18, 2025-11-25)";
+        writeError(responder, StatusCode::BadRequest, SessionErrorCode,
+                   "Bad Request: MCP-Protocol-Version " + version.toStdString() + " " + reason, headers);
+        return nullptr;
+    }
+    return session;
+}
+
+McpSession* McpHttpServer::createSession(QByteArray* evictionError)
+{
+    if (int(m_sessions.size()) >= m_options.maxSessions) {
+        // Make room by ending the least recently used session that has nothing in flight.
+        McpSession* oldest = nullptr;
+        for (const auto& [id, session] : m_sessions) {
+            if (session->inFlightCount() == 0 && !session->hasNotificationStream()
+                && (!oldest || session->lastActivityMs() < oldest->lastActivityMs()))
+                oldest = session.get();
+        }
+        if (!oldest) {
+            *evictionError = "too many active sessions";
+            return nullptr;
+        }
+        removeSession(oldest->id(), QStringLiteral("session evicted: too many sessions"));
+    }
+    QByteArray id = newSessionId();
+    auto session = std::make_unique<McpSession>(id, &m_environment);
+    McpSession* raw = session.get();
+    m_sessions.emplace(std::move(id), std::move(session));
+    return raw;
+}
+
+void McpHttpServer::removeSession(const QByteArray& id, const QString& reason)
+{
+    const auto it = m_sessions.find(id);
+    if (it == m_sessions.end())
+        return;
+    it->second->terminate(reason);
+    m_sessions.erase(it);
+    Q_EMIT sessionsChanged(int(m_sessions.size()));
+}
+
+void McpHttpServer::handlePost(const QHttpServerRequest& request, QTcpSocket* socket, QHttpServerResponder& responder,
+                               Headers& headers)
+{
+    if (mediaType(request.value("content-type")) != "application/json") {
+        writeError(responder, StatusCode::UnsupportedMediaType, SessionErrorCode,
+                   "Unsupported Media Type: POST bodies must be Content-Type: application/json", headers);
+        return;
+    }
+    const QByteArray accept = request.value("accept");
+    if (!acceptsMediaType(accept, "application/json") || !acceptsMediaType(accept, "text/event-stream")) {
+        writeError(responder, StatusCode::NotAcceptable, SessionErrorCode,
+                   "Not Acceptable: the Accept header must list both application/json and text/event-stream",
+                   headers);
+        return;
+    }
+    const QByteArray body = request.body();
+    if (body.size() > m_options.limits.maxBodyBytes) {
+        writeError(responder, StatusCode::PayloadTooLarge, JsonRpc::InvalidRequest,
+                   "request body is larger than the limit", headers);
+        return;
+    }
+    JsonRpc::ParseResult parsed = JsonRpc::parse(body, {m_options.maxJsonDepth});
+    if (!parsed.ok) {
+        writeError(responder, StatusCode::BadRequest, JsonRpc::ParseError, "Parse error: " + parsed.error, headers);
+        return;
+    }
+
+    const bool batch = parsed.value.is_array();
+    std::vector<JsonRpc::Message> messages;
+    if (batch) {
+        if (parsed.value.empty()) {
+            writeError(responder, StatusCode::BadRequest, JsonRpc::InvalidRequest,
+                       "Invalid Request: an empty batch", headers);
+            return;
+        }
+        messages.reserve(parsed.value.size());
+        for (const json& item : parsed.value)
+            messages.push_back(JsonRpc::classify(item));
+    } else {
+        messages.push_back(JsonRpc::classify(parsed.value));
+    }
+
+    const bool isInitialize = !batch && messages.front().kind == JsonRpc::Kind::Request
+                              && messages.front().method == "initialize";
+    if (!batch && messages.front().kind == JsonRpc::Kind::Invalid) {
+        writeError(responder, StatusCode::BadRequest, JsonRpc::InvalidRequest,
+                   "Invalid Request: " + messages.front().invalidReason, headers, messages.front().id);
+        return;
+    }
+
+    if (request.value("mcp-session-id").isEmpty() && isInitialize) {
+        QByteArray evictionError;
+        McpSession* session = createSession(&evictionError);
+        if (!session) {
+            writeError(responder, StatusCode::ServiceUnavailable, SessionErrorCode,
+                       "Service Unavailable: " + evictionError.toStdString(), headers, messages.front().id);
+            return;
+        }
+        QByteArray response;
+        if (!session->initialize(messages.front(), &response)) {
+            removeSession(session->id(), QStringLiteral("initialize failed"));
+            writeReply(responder, StatusCode::BadRequest, "application/json", response, headers);
+            return;
+        }
+        headers.emplace_back("Mcp-Session-Id", session->id());
+        writeReply(responder, StatusCode::Ok, "application/json", response, headers);
+        Q_EMIT sessionsChanged(int(m_sessions.size()));
+        return;
+    }
+    if (batch) {
+        for (const auto& message : messages) {
+            if (message.kind == JsonRpc::Kind::Request && message.method == "initialize") {
+                writeError(responder, StatusCode::BadRequest, JsonRpc::InvalidRequest,
+                           "Invalid Request: initialize must not be part of a batch", headers);
+                return;
+            }
+        }
+    }
+
+    McpSession* session = sessionFor(request, responder, headers);
+    if (!session)
+        return;
+    if (batch && session->negotiatedVersion() != ProtocolVersion::batching) {
+        writeError(responder, StatusCode::BadRequest, JsonRpc::InvalidRequest,
+                   "Invalid Request: JSON-RPC batches are not allowed in protocol version "
+                       + session->negotiatedVersion() + " (only in 2025-03-26)",
+                   headers);
+        return;
+    }
+
+    int expected = 0;
+    for (const auto& message : messages) {
+        if (message.kind == JsonRpc::Kind::Request || message.kind == JsonRpc::Kind::Invalid)
+            ++expected;
+    }
+    if (expected == 0) {
+        for (const auto& message : messages)
+            session->handleMessage(message, {}, nullptr);
+        writeReply(responder, StatusCode::Accepted, {}, {}, headers);
+        return;
+    }
+
+    const bool closeAfter = request.value("connection").toLower() == "close";
+    auto exchange = std::make_shared<PostExchange>(std::move(responder), socket, std::move(headers), expected, batch,
+                                                   closeAfter);
+    exchange->self = exchange;
+    for (const auto& message : messages)
+        session->handleMessage(message, batch ? QByteArray() : body, exchange);
+    if (!exchange->isFinished() && exchange->isOpen())
+        exchange->watch(this, session);
+}
+
+void McpHttpServer::handleGet(const QHttpServerRequest& request, QTcpSocket* socket, QHttpServerResponder& responder,
+                              Headers& headers)
+{
+    if (!acceptsMediaType(request.value("accept"), "text/event-stream")) {
+        writeError(responder, StatusCode::NotAcceptable, SessionErrorCode,
+                   "Not Acceptable: GET opens an event stream; the Accept header must list text/event-stream",
+                   headers);
+        return;
+    }
+    McpSession* session = sessionFor(request, responder, headers);
+    if (!session)
+        return;
+    if (session->hasNotificationStream()) {
+        writeError(responder, StatusCode::Conflict, SessionErrorCode,
+                   "Conflict: this session already has an open event stream", headers);
+        return;
+    }
+    auto stream = std::make_shared<EventStream>(std::move(responder), socket, headers, m_options.keepAliveIntervalMs);
+    session->setNotificationStream(stream);
+    const QByteArray id = session->id();
+    connect(socket, &QTcpSocket::disconnected, this, [this, id, raw = stream.get()] {
+        const auto it = m_sessions.find(id);
+        if (it != m_sessions.end())
+            it->second->clearNotificationStream(raw);
+    });
+}
+
+void McpHttpServer::handleDelete(const QHttpServerRequest& request, QHttpServerResponder& responder, Headers& headers)
+{
+    McpSession* session = sessionFor(request, responder, headers);
+    if (!session)
+        return;
+    removeSession(session->id(), QStringLiteral("session deleted by the client"));
+    writeReply(responder, StatusCode::NoContent, {}, {}, headers);
+}

@@ -1,0 +1,109 @@
+#pragma once
+
+// McpHttpServer: the MCP Streamable HTTP transport on Qt HttpServer. One endpoint, /mcp:
+// POST carries JSON-RPC messages (answered as JSON, or as an event stream when a call sends
+// notifications before its result), GET opens the session's notification stream, DELETE ends a
+// session. Guards the endpoint: Host and Origin against DNS rebinding, the bearer token, content
+// negotiation, body limits, session rules and protocol versions. Lives on the backend thread.
+
+#include "mcp/httplimits.h"
+#include "mcp/mcpsession.h"
+
+#include <QAbstractHttpServer>
+#include <QHostAddress>
+#include <QHttpServerResponder>
+#include <QPointer>
+#include <QStringList>
+#include <QUrl>
+
+#include <memory>
+#include <unordered_map>
+
+class BackendEvents;
+class GuardedTcpServer;
+class ToolRegistry;
+class ToolRouter;
+
+struct McpServerOptions
+{
+    static constexpr quint16 DefaultPort = 8765;
+
+    QHostAddress address = QHostAddress(QHostAddress::LocalHost);
+    quint16 port = DefaultPort; // 0 picks a free port
+    QByteArray bearerToken;     // empty: no authentication (--no-auth)
+    QStringList allowedOrigins; // beyond the loopback origins, e.g. "https://inspector.example"
+    QStringList allowedHosts;   // beyond localhost, 127.0.0.1 and [::1]
+    HttpLimits limits;
+    int maxJsonDepth = 64;
+    int maxSessions = 256;
+    int toolsPageSize = 100;
+    int keepAliveIntervalMs = 25'000; // comment lines on idle event streams
+    ServerIdentity identity;
+};
+
+class McpHttpServer : public QAbstractHttpServer
+{
+    Q_OBJECT
+public:
+    McpHttpServer(McpServerOptions options, ToolRegistry* registry, BackendEvents* events, qint64 firstCallId,
+                  QObject* parent = nullptr);
+    ~McpHttpServer() override;
+
+    // Binds the listening socket. On failure returns false with a reason.
+    bool listen(QString* error);
+    quint16 port() const { return m_port; }
+    QUrl url() const;
+    int sessionCount() const { return int(m_sessions.size()); }
+
+    // Sends a notification to every session's notification stream (e.g. tools/list_changed).
+    void broadcast(const nlohmann::json& notification);
+    // Ends every session (cancelling what is in flight) and closes every connection.
+    void shutdown();
+
+Q_SIGNALS:
+    void sessionsChanged(int count);
+
+protected:
+    bool handleRequest(const QHttpServerRequest& request, QTcpSocket* socket) override;
+    void missingHandler(const QHttpServerRequest& request, QTcpSocket* socket) override;
+
+private:
+    class PostExchange;
+    class EventStream;
+    friend class PostExchange;
+    friend class EventStream;
+    using Headers = std::vector<std::pair<QByteArray, QByteArray>>;
+
+    void handlePost(const QHttpServerRequest& request, QTcpSocket* socket, QHttpServerResponder& responder,
+                    Headers& headers);
+    void handleGet(const QHttpServerRequest& request, QTcpSocket* socket, QHttpServerResponder& responder,
+                   Headers& headers);
+    void handleDelete(const QHttpServerRequest& request, QHttpServerResponder& responder, Headers& headers);
+
+    // Looks up the request's session; answers 400/404 itself and returns null when there is none.
+    McpSession* sessionFor(const QHttpServerRequest& request, QHttpServerResponder& responder, const Headers& headers);
+    McpSession* createSession(QByteArray* evictionError);
+    void removeSession(const QByteArray& id, const QString& reason);
+
+    bool isAllowedHost(const QByteArray& host) const;
+    bool isAllowedOrigin(const QByteArray& origin) const;
+    bool isAuthorized(const QByteArray& authorization) const;
+
+    static void writeReply(QHttpServerResponder& responder, QHttpServerResponder::StatusCode status,
+                           const QByteArray& contentType, const QByteArray& body, const Headers& headers);
+    static void writeError(QHttpServerResponder& responder, QHttpServerResponder::StatusCode status, int code,
+                           const std::string& message, const Headers& headers, const nlohmann::json& id = nullptr);
+
+    McpServerOptions m_options;
+    ToolRegistry* m_registry;
+    std::unique_ptr<ToolRouter> m_router;
+    SessionEnvironment m_environment;
+    qint64 m_nextCallId;
+    quint16 m_port = 0;
+    QPointer<GuardedTcpServer> m_tcpServer;
+    struct ByteArrayHash
+    {
+        std::size_t operator()(const QByteArray& bytes) const { return qHash(bytes); }
+    };
+    std::unordered_map<QByteArray, std::unique_ptr<McpSession>, ByteArrayHash> m_sessions;
+};

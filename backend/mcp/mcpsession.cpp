@@ -1,0 +1,373 @@
+#include "mcp/mcpsession.h"
+
+#include "backendevents.h"
+#include "mcp/protocolversion.h"
+#include "tools/toolcallcontext.h"
+#include "tools/toolregistry.h"
+#include "tools/toolrouter.h"
+
+#include <QDateTime>
+#include <QPointer>
+
+using nlohmann::json;
+
+namespace {
+
+QString stringOr(const json& object, const char* key, const QString& fallback)
+{
+    if (!object.is_object())
+        return fallback;
+    const auto it = object.find(key);
+    if (it == object.end() || !it->is_string() || it->get_ref<const std::string&>().empty())
+        return fallback;
+    return QString::fromStdString(it->get<std::string>());
+}
+
+// tools/list cursors are opaque to clients; inside they name the last tool of the previous page, so
+// paging stays correct when tools are added or removed between pages.
+std::string encodeCursor(const QString& lastName)
+{
+    return QByteArray("after:" + lastName.toUtf8()).toBase64(QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals).toStdString();
+}
+
+bool decodeCursor(const std::string& cursor, std::string* lastName)
+{
+    const auto decoded = QByteArray::fromBase64Encoding(QByteArray::fromStdString(cursor),
+                                                         QByteArray::Base64UrlEncoding | QByteArray::AbortOnBase64DecodingErrors);
+    if (!decoded || !decoded.decoded.startsWith("after:"))
+        return false;
+    *lastName = decoded.decoded.mid(6).toStdString();
+    return true;
+}
+
+} // namespace
+
+McpSession::McpSession(QByteArray id, const SessionEnvironment* environment, QObject* parent)
+    : QObject(parent)
+    , m_id(std::move(id))
+    , m_environment(environment)
+{
+    touch();
+}
+
+McpSession::~McpSession()
+{
+    terminate(QStringLiteral("session closed"));
+}
+
+void McpSession::touch()
+{
+    m_lastActivityMs = QDateTime::currentMSecsSinceEpoch();
+}
+
+bool McpSession::initialize(const JsonRpc::Message& request, QByteArray* response)
+{
+    const json& params = request.params;
+    const auto version = params.is_object() ? params.find("protocolVersion") : params.end();
+    if (!params.is_object() || version == params.end() || !version->is_string()) {
+        *response = JsonRpc::serialize(JsonRpc::makeError(request.id, JsonRpc::InvalidParams,
+                                                          "initialize needs params.protocolVersion (a string)"));
+        return false;
+    }
+    if (const auto caps = params.find("capabilities"); caps != params.end() && !caps->is_object()) {
+        *response = JsonRpc::serialize(
+            JsonRpc::makeError(request.id, JsonRpc::InvalidParams, "params.capabilities must be an object"));
+        return false;
+    }
+    const std::string& requested = version->get_ref<const std::string&>();
+    // Negotiation: answer with the client's version when this server speaks it, otherwise with the
+    // newest this server speaks and let the client decide whether to go on.
+    m_version = ProtocolVersion::isSupported(requested) ? requested : std::string(ProtocolVersion::latest);
+    const json clientInfo = params.value("clientInfo", json::object());
+    m_clientName = stringOr(clientInfo, "name", QStringLiteral("unknown client"));
+    m_clientVersion = stringOr(clientInfo, "version", QString());
+
+    const ServerIdentity& identity = m_environment->identity;
+    json serverInfo{{"name", identity.name.toStdString()}, {"version", identity.version.toStdString()}};
+    if (!identity.title.isEmpty())
+        serverInfo["title"] = identity.title.toStdString();
+    json result{{"protocolVersion", m_version},
+                {"capabilities", {{"tools", {{"listChanged", true}}}, {"logging", json::object()}}},
+                {"serverInfo", std::move(serverInfo)}};
+    if (!identity.instructions.isEmpty())
+        result["instructions"] = identity.instructions.toStdString();
+    *response = JsonRpc::serialize(JsonRpc::makeResult(request.id, std::move(result)));
+    return true;
+}
+
+void McpSession::reply(const std::shared_ptr<ResponseChannel>& channel, const json& response)
+{
+    if (channel)
+        channel->sendResponse(JsonRpc::serialize(response));
+}
+
+void McpSession::handleMessage(const JsonRpc::Message& message, const QByteArray& rawText,
+                               const std::shared_ptr<ResponseChannel>& channel)
+{
+    touch();
+    switch (message.kind) {
+    case JsonRpc::Kind::Invalid:
+        reply(channel, JsonRpc::makeError(message.id, JsonRpc::InvalidRequest, message.invalidReason));
+        return;
+    case JsonRpc::Kind::Notification:
+        handleNotification(message);
+        return;
+    case JsonRpc::Kind::Response:
+        // This server sends no requests to clients yet, so there is nothing to match a response to.
+        return;
+    case JsonRpc::Kind::Request:
+        break;
+    }
+
+    const std::string& method = message.method;
+    if (method == "tools/call") {
+        handleToolsCall(message, rawText, channel);
+    } else if (method == "ping") {
+        reply(channel, JsonRpc::makeResult(message.id, json::object()));
+    } else if (method == "tools/list") {
+        reply(channel, handleToolsList(message));
+    } else if (method == "logging/setLevel") {
+        const auto level = message.params.is_object() ? message.params.find("level") : message.params.end();
+        const auto parsed = level != message.params.end() && level->is_string()
+                                ? logLevelFromName(level->get<std::string>())
+                                : std::nullopt;
+        if (!parsed) {
+            reply(channel, JsonRpc::makeError(message.id, JsonRpc::InvalidParams,
+                                              "params.level must be one of debug, info, notice, warning, error, "
+                                              "critical, alert, emergency"));
+            return;
+        }
+        m_logLevel = *parsed;
+        reply(channel, JsonRpc::makeResult(message.id, json::object()));
+    } else if (method == "initialize") {
+        reply(channel, JsonRpc::makeError(message.id, JsonRpc::InvalidRequest,
+                                          "this session is already initialized; send initialize without an "
+                                          "Mcp-Session-Id header to open a new session"));
+    } else {
+        reply(channel, JsonRpc::makeError(message.id, JsonRpc::MethodNotFound, "Method not found: " + method));
+    }
+}
+
+json McpSession::handleToolsList(const JsonRpc::Message& message)
+{
+    std::string after;
+    if (message.params.is_object()) {
+        const auto cursor = message.params.find("cursor");
+        if (cursor != message.params.end() && !cursor->is_null()) {
+            if (!cursor->is_string() || !decodeCursor(cursor->get<std::string>(), &after))
+                return JsonRpc::makeError(message.id, JsonRpc::InvalidParams,
+                                          "invalid cursor; pass the nextCursor of a previous tools/list result");
+        }
+    }
+    json tools = json::array();
+    const auto all = m_environment->registry->tools();
+    const int pageSize = qMax(1, m_environment->toolsPageSize);
+    QString lastName;
+    bool more = false;
+    for (const auto& tool : all) {
+        if (!after.empty() && tool->spec.name.toStdString() <= after)
+            continue;
+        if (int(tools.size()) == pageSize) {
+            more = true;
+            break;
+        }
+        tools.push_back(tool->spec.toJson());
+        lastName = tool->spec.name;
+    }
+    json result{{"tools", std::move(tools)}};
+    if (more)
+        result["nextCursor"] = encodeCursor(lastName);
+    return JsonRpc::makeResult(message.id, std::move(result));
+}
+
+void McpSession::handleToolsCall(const JsonRpc::Message& message, const QByteArray& rawText,
+                                 const std::shared_ptr<ResponseChannel>& channel)
+{
+    const json& params = message.params;
+    const auto nameIt = params.is_object() ? params.find("name") : params.end();
+    if (nameIt == params.end() || !nameIt->is_string() || nameIt->get_ref<const std::string&>().empty()) {
+        reply(channel, JsonRpc::makeError(message.id, JsonRpc::InvalidParams,
+                                          "tools/call needs params.name, the name of a tool from tools/list"));
+        return;
+    }
+    json arguments = json::object();
+    if (const auto it = params.find("arguments"); it != params.end() && !it->is_null()) {
+        if (!it->is_object()) {
+            reply(channel, JsonRpc::makeError(message.id, JsonRpc::InvalidParams, "params.arguments must be an object"));
+            return;
+        }
+        arguments = *it;
+    }
+    json progressToken;
+    if (const auto meta = params.find("_meta"); meta != params.end() && meta->is_object()) {
+        const auto token = meta->find("progressToken");
+        if (token != meta->end() && (token->is_string() || token->is_number_integer()))
+            progressToken = *token;
+    }
+    std::string key = JsonRpc::dump(message.id);
+    if (m_inFlight.count(key)) {
+        reply(channel, JsonRpc::makeError(message.id, JsonRpc::InvalidRequest,
+                                          "request id " + key + " is already in use by a call in flight"));
+        return;
+    }
+
+    const std::string& name = nameIt->get_ref<const std::string&>();
+    const ToolRouter::Resolution resolution = m_environment->router->resolve(name);
+
+    ToolCall record;
+    record.id = m_environment->nextCallId();
+    record.sessionId = QString::fromLatin1(m_id);
+    record.clientName = m_clientName;
+    record.clientVersion = m_clientVersion;
+    record.tool = QString::fromStdString(name);
+    record.route = resolution.route();
+    record.request = redacted(rawText.isEmpty() ? JsonRpc::serialize(*message.raw) : rawText);
+    record.startedAtMs = QDateTime::currentMSecsSinceEpoch();
+
+    if (!resolution.tool) {
+        const QString text = ToolRouter::unknownToolMessage(record.tool, resolution.closestMatches);
+        json error = JsonRpc::makeError(message.id, JsonRpc::InvalidParams, text.toStdString());
+        const QByteArray bytes = JsonRpc::serialize(error);
+        if (channel)
+            channel->sendResponse(bytes);
+        m_environment->events->publishCallStarted(record);
+        record.status = CallStatus::Error;
+        record.error = text;
+        record.response = redacted(bytes);
+        record.durationUs = 0;
+        m_environment->events->publishCallFinished(record);
+        return;
+    }
+
+    QPointer<McpSession> self(this);
+    ToolCallContext::Hooks hooks;
+    hooks.notify = [channel](const json& notification) {
+        if (channel && channel->isOpen())
+            channel->sendNotification(JsonRpc::serialize(notification));
+    };
+    hooks.wantsLog = [self](LogLevel level) { return self && level >= self->m_logLevel; };
+    hooks.complete = [self, key](ToolResult result) {
+        if (self)
+            self->completeCall(key, result);
+    };
+    auto context = std::make_shared<ToolCallContext>(std::move(arguments), std::move(progressToken), std::move(hooks));
+
+    InFlight& entry = m_inFlight[key];
+    entry.context = context;
+    entry.channel = channel;
+    entry.requestId = message.id;
+    entry.record = record;
+    entry.timer.start();
+    m_environment->events->publishCallStarted(record);
+
+    ToolRouter::invoke(*resolution.tool, context);
+}
+
+void McpSession::completeCall(const std::string& key, const ToolResult& result)
+{
+    const auto it = m_inFlight.find(key);
+    if (it == m_inFlight.end())
+        return;
+    InFlight entry = std::move(it->second);
+    m_inFlight.erase(it);
+
+    const QByteArray bytes = JsonRpc::serialize(JsonRpc::makeResult(entry.requestId, result.toJson()));
+    if (entry.channel)
+        entry.channel->sendResponse(bytes);
+    ToolCall& record = entry.record;
+    record.durationUs = entry.timer.nsecsElapsed() / 1000;
+    record.response = redacted(bytes);
+    record.status = result.isError ? CallStatus::Error : CallStatus::Ok;
+    if (result.isError)
+        record.error = result.firstText().left(500);
+    m_environment->events->publishCallFinished(record);
+}
+
+void McpSession::cancelCall(const std::string& key, const QString& reason)
+{
+    const auto it = m_inFlight.find(key);
+    if (it == m_inFlight.end())
+        return;
+    InFlight entry = std::move(it->second);
+    m_inFlight.erase(it);
+    entry.context->cancel();
+    if (entry.channel)
+        entry.channel->skipResponse();
+    ToolCall& record = entry.record;
+    record.durationUs = entry.timer.nsecsElapsed() / 1000;
+    record.status = CallStatus::Cancelled;
+    record.error = reason;
+    m_environment->events->publishCallFinished(record);
+}
+
+void McpSession::handleNotification(const JsonRpc::Message& message)
+{
+    if (message.method == "notifications/initialized") {
+        m_initialized = true;
+    } else if (message.method == "notifications/cancelled") {
+        if (!message.params.is_object())
+            return;
+        const auto requestId = message.params.find("requestId");
+        if (requestId == message.params.end())
+            return;
+        QString reason = QStringLiteral("cancelled by the client");
+        if (const auto r = message.params.find("reason"); r != message.params.end() && r->is_string())
+            reason += QStringLiteral(": ") + QString::fromStdString(r->get<std::string>());
+        cancelCall(JsonRpc::dump(*requestId), reason);
+    }
+    // Other notifications (roots/list_changed, progress for server requests, …) need no action yet;
+    // unknown notifications are ignored, as JSON-RPC requires.
+}
+
+void McpSession::channelClosed(const ResponseChannel* channel)
+{
+    std::vector<std::string> keys;
+    for (const auto& [key, entry] : m_inFlight) {
+        if (entry.channel.get() == channel)
+            keys.push_back(key);
+    }
+    for (const auto& key : keys)
+        cancelCall(key, QStringLiteral("the client closed the connection"));
+    clearNotificationStream(channel);
+}
+
+void McpSession::terminate(const QString& reason)
+{
+    std::vector<std::string> keys;
+    keys.reserve(m_inFlight.size());
+    for (const auto& [key, entry] : m_inFlight)
+        keys.push_back(key);
+    for (const auto& key : keys)
+        cancelCall(key, reason);
+    m_notificationStream.reset();
+}
+
+void McpSession::setNotificationStream(std::shared_ptr<ResponseChannel> stream)
+{
+    m_notificationStream = std::move(stream);
+}
+
+bool McpSession::hasNotificationStream() const
+{
+    return m_notificationStream && m_notificationStream->isOpen();
+}
+
+void McpSession::clearNotificationStream(const ResponseChannel* stream)
+{
+    if (m_notificationStream.get() == stream)
+        m_notificationStream.reset();
+}
+
+void McpSession::sendNotification(const json& notification)
+{
+    if (hasNotificationStream())
+        m_notificationStream->sendNotification(JsonRpc::serialize(notification));
+}
+
+QByteArray McpSession::redacted(QByteArray text) const
+{
+    const QByteArray& secret = m_environment->secret;
+    if (!secret.isEmpty() && text.contains(secret))
+        text.replace(secret, QByteArrayLiteral("[redacted]"));
+    return text;
+}

@@ -1,0 +1,110 @@
+#pragma once
+
+// McpSession: one client's MCP session: lifecycle (initialize, version negotiation), the JSON-RPC
+// methods (ping, tools/list, tools/call, logging/setLevel), cancellation, and the ToolCall records
+// of its calls. Knows nothing of HTTP; replies go to a ResponseChannel.
+
+#include "mcp/jsonrpc.h"
+#include "mcp/responsechannel.h"
+#include "tools/loglevel.h"
+#include "tools/toolcall.h"
+
+#include <QElapsedTimer>
+#include <QObject>
+
+#include <functional>
+#include <memory>
+#include <unordered_map>
+
+class BackendEvents;
+class ToolCallContext;
+struct ToolResult;
+class ToolRegistry;
+class ToolRouter;
+
+struct ServerIdentity
+{
+    QString name = QStringLiteral("switchboard");
+    QString title = QStringLiteral("Switchboard");
+    QString version;
+    QString instructions;
+};
+
+// What every session of one server shares.
+struct SessionEnvironment
+{
+    const ToolRegistry* registry = nullptr;
+    const ToolRouter* router = nullptr;
+    BackendEvents* events = nullptr;
+    std::function<qint64()> nextCallId;
+    QByteArray secret; // never stored in call records (the bearer token); empty for none
+    ServerIdentity identity;
+    int toolsPageSize = 100;
+};
+
+class McpSession : public QObject
+{
+    Q_OBJECT
+public:
+    McpSession(QByteArray id, const SessionEnvironment* environment, QObject* parent = nullptr);
+    ~McpSession() override;
+
+    const QByteArray& id() const { return m_id; }
+    const std::string& negotiatedVersion() const { return m_version; }
+    const QString& clientName() const { return m_clientName; }
+    const QString& clientVersion() const { return m_clientVersion; }
+    bool isInitialized() const { return m_initialized; }
+    qint64 lastActivityMs() const { return m_lastActivityMs; }
+    int inFlightCount() const { return int(m_inFlight.size()); }
+
+    // Handles the initialize request that opens this session. On failure `response` holds the
+    // error and the session must be discarded.
+    bool initialize(const JsonRpc::Message& request, QByteArray* response);
+
+    // Handles one message of a POST. `rawText` is the message's own text when the body was a single
+    // message (it saves serialising it again); otherwise empty.
+    void handleMessage(const JsonRpc::Message& message, const QByteArray& rawText,
+                       const std::shared_ptr<ResponseChannel>& channel);
+
+    // The connection carrying `channel` closed: its calls are cancelled.
+    void channelClosed(const ResponseChannel* channel);
+    // The session ends (DELETE, eviction, shutdown): every call in flight is cancelled.
+    void terminate(const QString& reason);
+
+    // The standalone GET stream for server-initiated notifications.
+    void setNotificationStream(std::shared_ptr<ResponseChannel> stream);
+    bool hasNotificationStream() const;
+    void clearNotificationStream(const ResponseChannel* stream);
+    void sendNotification(const nlohmann::json& notification);
+
+private:
+    struct InFlight
+    {
+        std::shared_ptr<ToolCallContext> context;
+        std::shared_ptr<ResponseChannel> channel;
+        nlohmann::json requestId;
+        ToolCall record;
+        QElapsedTimer timer;
+    };
+
+    void reply(const std::shared_ptr<ResponseChannel>& channel, const nlohmann::json& response);
+    nlohmann::json handleToolsList(const JsonRpc::Message& message);
+    void handleToolsCall(const JsonRpc::Message& message, const QByteArray& rawText,
+                         const std::shared_ptr<ResponseChannel>& channel);
+    void completeCall(const std::string& key, const ToolResult& result);
+    void cancelCall(const std::string& key, const QString& reason);
+    void handleNotification(const JsonRpc::Message& message);
+    QByteArray redacted(QByteArray text) const;
+    void touch();
+
+    QByteArray m_id;
+    const SessionEnvironment* m_environment;
+    std::string m_version;
+    QString m_clientName;
+    QString m_clientVersion;
+    bool m_initialized = false;
+    LogLevel m_logLevel = LogLevel::Info;
+    qint64 m_lastActivityMs = 0;
+    std::unordered_map<std::string, InFlight> m_inFlight; // key: the request id as JSON text
+    std::shared_ptr<ResponseChannel> m_notificationStream;
+};

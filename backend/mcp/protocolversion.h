@@ -1,0 +1,31 @@
+#pragma once
+
+// The MCP protocol versions this server speaks, oldest first.
+
+#include <QByteArray>
+
+#include <array>
+#include <string>
+
+namespace ProtocolVersion {
+
+inline constexpr std::array<const char*, 3> supported = {"2025-03-26", "2025-06-18", "2025-11-25"};
+inline constexpr const char* latest = "2025-11-25";
+// The only version in which JSON-RPC batches are allowed.
+inline constexpr const char* batching = "2025-03-26";
+
+inline bool isSupported(const std::string& version)
+{
+    for (const char* v : supported) {
+        if (version == v)
+            return true;
+    }
+    return false;
+}
+
+inline bool isSupported(const QByteArray& version)
+{
+    return isSupported(version.toStdString());
+}
+
+} // namespace ProtocolVersion

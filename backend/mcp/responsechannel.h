@@ -1,0 +1,22 @@
+#pragma once
+
+// ResponseChannel: where a session's replies to one incoming message (or batch) go. The HTTP
+// server implements it for a POST exchange (JSON or an event stream) and for the standalone GET
+// event stream; tests implement it to drive a session without sockets.
+
+#include <QByteArray>
+
+class ResponseChannel
+{
+public:
+    virtual ~ResponseChannel() = default;
+
+    // A notification related to an in-flight request (progress, log message). Sent before the
+    // request's response.
+    virtual void sendNotification(const QByteArray& message) = 0;
+    // The response to one request of this exchange.
+    virtual void sendResponse(const QByteArray& message) = 0;
+    // One request of this exchange will get no response (it was cancelled).
+    virtual void skipResponse() = 0;
+    virtual bool isOpen() const = 0;
+};

@@ -1,0 +1,20 @@
+#pragma once
+
+// HistoryQuery: one page of a search through stored calls, newest first.
+
+#include "tools/toolcall.h"
+
+#include <QMetaType>
+#include <QString>
+
+#include <optional>
+
+struct HistoryQuery
+{
+    QString text;                     // matched against tool, client, route, session, error and request
+    std::optional<CallStatus> status; // only calls with this status
+    qint64 beforeId = 0;              // only calls older than this id; 0 for the newest
+    int limit = 200;
+};
+
+Q_DECLARE_METATYPE(HistoryQuery)

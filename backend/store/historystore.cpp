@@ -1,0 +1,248 @@
+#include "store/historystore.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QSqlError>
+#include <QSqlQuery>
+#include <QTimerEvent>
+#include <QUuid>
+
+namespace {
+
+const char* const columns = "id, session, client_name, client_version, tool, route, request, response, error, "
+                            "started_at, duration_us, status";
+
+ToolCall readCall(const QSqlQuery& q)
+{
+    ToolCall call;
+    call.id = q.value(0).toLongLong();
+    call.sessionId = q.value(1).toString();
+    call.clientName = q.value(2).toString();
+    call.clientVersion = q.value(3).toString();
+    call.tool = q.value(4).toString();
+    call.route = q.value(5).toString();
+    call.request = q.value(6).toByteArray();
+    call.response = q.value(7).toByteArray();
+    call.error = q.value(8).toString();
+    call.startedAtMs = q.value(9).toLongLong();
+    call.durationUs = q.value(10).toLongLong();
+    if (!callStatusFromName(q.value(11).toString(), &call.status))
+        call.status = CallStatus::Error;
+    return call;
+}
+
+QString escapeLike(QString text)
+{
+    text.replace(QLatin1Char('\\'), QStringLiteral("\\\\"));
+    text.replace(QLatin1Char('%'), QStringLiteral("\\%"));
+    text.replace(QLatin1Char('_'), QStringLiteral("\\_"));
+    return QLatin1Char('%') + text + QLatin1Char('%');
+}
+
+} // namespace
+
+HistoryStore::HistoryStore(QString databasePath, QObject* parent)
+    : QObject(parent)
+    , m_path(std::move(databasePath))
+    , m_connectionName(QStringLiteral("history-") + QUuid::createUuid().toString(QUuid::WithoutBraces))
+{
+    qRegisterMetaType<ToolCallList>();
+    qRegisterMetaType<HistoryQuery>();
+}
+
+HistoryStore::~HistoryStore()
+{
+    if (m_db.isOpen()) {
+        QString ignored;
+        writePending(&ignored);
+        m_db.close();
+    }
+    m_db = QSqlDatabase();
+    QSqlDatabase::removeDatabase(m_connectionName);
+}
+
+bool HistoryStore::open(QString* error)
+{
+    QDir().mkpath(QFileInfo(m_path).absolutePath());
+    m_db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), m_connectionName);
+    m_db.setDatabaseName(m_path);
+    if (!m_db.open()) {
+        *error = QStringLiteral("cannot open history %1: %2").arg(m_path, m_db.lastError().text());
+        return false;
+    }
+    QSqlQuery q(m_db);
+    const QStringList statements = {
+        QStringLiteral("PRAGMA journal_mode=WAL"),
+        QStringLiteral("PRAGMA synchronous=NORMAL"),
+        QStringLiteral("CREATE TABLE IF NOT EXISTS calls (id INTEGER PRIMARY KEY, session TEXT, client_name TEXT, "
+                       "client_version TEXT, tool TEXT, route TEXT, request BLOB, response BLOB, error TEXT, "
+                       "started_at INTEGER, duration_us INTEGER, status TEXT)"),
+        QStringLiteral("CREATE INDEX IF NOT EXISTS calls_status ON calls(status)"),
+        // Calls a killed process left running did not finish; say so rather than show them running.
+        QStringLiteral("UPDATE calls SET status='error', error='interrupted: Switchboard stopped before the call "
+                       "finished' WHERE status='running'"),
+    };
+    for (const QString& statement : statements) {
+        if (!q.exec(statement)) {
+            *error = QStringLiteral("cannot prepare history %1: %2").arg(m_path, q.lastError().text());
+            return false;
+        }
+    }
+    if (q.exec(QStringLiteral("SELECT MAX(id) FROM calls")) && q.next())
+        m_lastCallId = q.value(0).toLongLong();
+    return true;
+}
+
+void HistoryStore::record(const ToolCallList& calls)
+{
+    m_pending.append(calls);
+    if (m_failing)
+        return; // the retry timer writes them
+    QString error;
+    if (!writePending(&error)) {
+        m_failing = true;
+        m_retryTimer.start(RetryIntervalMs, this);
+        Q_EMIT writeFailed(error);
+    }
+}
+
+bool HistoryStore::writePending(QString* error)
+{
+    if (m_pending.isEmpty())
+        return true;
+    if (!m_db.isOpen()) {
+        *error = QStringLiteral("history database is not open");
+        return false;
+    }
+    if (!m_db.transaction()) {
+        *error = m_db.lastError().text();
+        return false;
+    }
+    QSqlQuery q(m_db);
+    q.prepare(QStringLiteral("INSERT OR REPLACE INTO calls (%1) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)")
+                  .arg(QLatin1String(columns)));
+    for (const ToolCall& call : std::as_const(m_pending)) {
+        q.bindValue(0, call.id);
+        q.bindValue(1, call.sessionId);
+        q.bindValue(2, call.clientName);
+        q.bindValue(3, call.clientVersion);
+        q.bindValue(4, call.tool);
+        q.bindValue(5, call.route);
+        q.bindValue(6, call.request);
+        q.bindValue(7, call.response);
+        q.bindValue(8, call.error);
+        q.bindValue(9, call.startedAtMs);
+        q.bindValue(10, call.durationUs);
+        q.bindValue(11, callStatusName(call.status));
+        if (!q.exec()) {
+            *error = QStringLiteral("cannot write call history: %1").arg(q.lastError().text());
+            m_db.rollback();
+            return false;
+        }
+    }
+    if (!m_db.commit()) {
+        *error = QStringLiteral("cannot write call history: %1").arg(m_db.lastError().text());
+        m_db.rollback();
+        return false;
+    }
+    m_writtenSincePrune += m_pending.size();
+    m_pending.clear();
+    if (m_writtenSincePrune >= 10'000)
+        prune();
+    return true;
+}
+
+void HistoryStore::prune()
+{
+    m_writtenSincePrune = 0;
+    QSqlQuery q(m_db);
+    q.prepare(QStringLiteral("DELETE FROM calls WHERE id <= (SELECT MAX(id) FROM calls) - ?"));
+    q.bindValue(0, m_maxCalls);
+    q.exec();
+}
+
+void HistoryStore::timerEvent(QTimerEvent* event)
+{
+    if (event->timerId() != m_retryTimer.timerId())
+        return QObject::timerEvent(event);
+    // While failing, keep the newest records and drop the oldest beyond a bound, so memory stays
+    // bounded however long the disk stays full.
+    if (m_pending.size() > MaxRetainedOnFailure)
+        m_pending.remove(0, m_pending.size() - MaxRetainedOnFailure);
+    QString error;
+    if (writePending(&error)) {
+        m_failing = false;
+        m_retryTimer.stop();
+        Q_EMIT writeRecovered();
+    }
+}
+
+void HistoryStore::flush()
+{
+    QString error;
+    if (!writePending(&error) && !m_failing) {
+        m_failing = true;
+        Q_EMIT writeFailed(error);
+    }
+}
+
+ToolCallList HistoryStore::runSelect(const QString& sql, const QVariantList& bindings)
+{
+    ToolCallList calls;
+    if (!m_db.isOpen())
+        return calls;
+    QSqlQuery q(m_db);
+    q.setForwardOnly(true);
+    q.prepare(sql);
+    for (int i = 0; i < bindings.size(); ++i)
+        q.bindValue(i, bindings.at(i));
+    if (!q.exec())
+        return calls;
+    while (q.next())
+        calls.append(readCall(q));
+    return calls;
+}
+
+void HistoryStore::loadRecent(quint64 requestId, int limit)
+{
+    ToolCallList calls = runSelect(QStringLiteral("SELECT %1 FROM calls ORDER BY id DESC LIMIT ?").arg(QLatin1String(columns)),
+                                   {limit + 1});
+    const bool hasMore = calls.size() > limit;
+    if (hasMore)
+        calls.removeLast();
+    std::reverse(calls.begin(), calls.end());
+    Q_EMIT queryFinished(requestId, calls, hasMore);
+}
+
+void HistoryStore::query(quint64 requestId, const HistoryQuery& query)
+{
+    QStringList where;
+    QVariantList bindings;
+    if (query.beforeId > 0) {
+        where << QStringLiteral("id < ?");
+        bindings << query.beforeId;
+    }
+    if (query.status) {
+        where << QStringLiteral("status = ?");
+        bindings << callStatusName(*query.status);
+    }
+    if (!query.text.isEmpty()) {
+        const QString like = escapeLike(query.text);
+        where << QStringLiteral("(tool LIKE ?1 ESCAPE '\\' OR client_name LIKE ?1 ESCAPE '\\' OR route LIKE ?1 ESCAPE "
+                                "'\\' OR session LIKE ?1 ESCAPE '\\' OR error LIKE ?1 ESCAPE '\\' OR CAST(request AS "
+                                "TEXT) LIKE ?1 ESCAPE '\\')")
+                     .replace(QStringLiteral("?1"), QStringLiteral("?"));
+        for (int i = 0; i < 6; ++i)
+            bindings << like;
+    }
+    const int limit = qBound(1, query.limit, 5000);
+    bindings << limit + 1;
+    const QString sql = QStringLiteral("SELECT %1 FROM calls %2 ORDER BY id DESC LIMIT ?")
+                            .arg(QLatin1String(columns),
+                                 where.isEmpty() ? QString() : QStringLiteral("WHERE ") + where.join(QStringLiteral(" AND ")));
+    ToolCallList calls = runSelect(sql, bindings);
+    const bool hasMore = calls.size() > limit;
+    if (hasMore)
+        calls.removeLast();
+    Q_EMIT queryFinished(requestId, calls, hasMore);
+}

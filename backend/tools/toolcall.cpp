@@ -1,0 +1,46 @@
+#include "tools/toolcall.h"
+
+#include <nlohmann/json.hpp>
+
+QString callStatusName(CallStatus status)
+{
+    switch (status) {
+    case CallStatus::Running:
+        return QStringLiteral("running");
+    case CallStatus::Ok:
+        return QStringLiteral("ok");
+    case CallStatus::Error:
+        return QStringLiteral("error");
+    case CallStatus::Cancelled:
+        return QStringLiteral("cancelled");
+    case CallStatus::Paused:
+        return QStringLiteral("paused");
+    }
+    return QStringLiteral("unknown");
+}
+
+bool callStatusFromName(const QString& name, CallStatus* status)
+{
+    for (auto candidate :
+         {CallStatus::Running, CallStatus::Ok, CallStatus::Error, CallStatus::Cancelled, CallStatus::Paused}) {
+        if (callStatusName(candidate) == name) {
+            *status = candidate;
+            return true;
+        }
+    }
+    return false;
+}
+
+QByteArray ToolCall::argumentsJson() const
+{
+    const auto parsed = nlohmann::json::parse(request.constBegin(), request.constEnd(), nullptr, false);
+    if (!parsed.is_object())
+        return {};
+    const auto params = parsed.find("params");
+    if (params == parsed.end() || !params->is_object())
+        return {};
+    const auto arguments = params->find("arguments");
+    if (arguments == params->end())
+        return {};
+    return QByteArray::fromStdString(arguments->dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
+}

@@ -1,0 +1,46 @@
+#pragma once
+
+// ToolCall: the record of one tools/call as it moves through the backend. A plain value type that
+// crosses threads in queued signals and is what the call log, the inspector and history show.
+
+#include <QByteArray>
+#include <QList>
+#include <QMetaType>
+#include <QString>
+
+enum class CallStatus {
+    Running,
+    Ok,
+    Error,
+    Cancelled,
+    Paused,
+};
+
+QString callStatusName(CallStatus status);
+// Parses a name written by callStatusName(); returns false for anything else.
+bool callStatusFromName(const QString& name, CallStatus* status);
+
+struct ToolCall
+{
+    qint64 id = 0; // unique and increasing across restarts
+    QString sessionId;
+    QString clientName;
+    QString clientVersion;
+    QString tool;  // the name the client asked for
+    QString route; // builtin, unknown, … (later: command, sink, adapter:<name>, client)
+    QByteArray request;  // the JSON-RPC request, compact JSON
+    QByteArray response; // the JSON-RPC response, compact JSON; empty while running
+    QString error;       // a one-line reason when status is Error or Cancelled
+    qint64 startedAtMs = 0; // milliseconds since the Unix epoch, UTC
+    qint64 durationUs = -1; // -1 while running
+    CallStatus status = CallStatus::Running;
+
+    bool isFinished() const { return status != CallStatus::Running && status != CallStatus::Paused; }
+    // The "arguments" member of the request's params, pretty-printed; empty if there is none.
+    QByteArray argumentsJson() const;
+};
+
+using ToolCallList = QList<ToolCall>;
+
+Q_DECLARE_METATYPE(ToolCall)
+Q_DECLARE_METATYPE(ToolCallList)

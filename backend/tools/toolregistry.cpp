@@ -1,0 +1,44 @@
+#include "tools/toolregistry.h"
+
+ToolRegistry::ToolRegistry(QObject* parent)
+    : QObject(parent)
+{
+}
+
+bool ToolRegistry::add(RegisteredTool tool, QString* error)
+{
+    if (tool.spec.name.isEmpty() || !tool.handler) {
+        if (error)
+            *error = QStringLiteral("a tool needs a name and a handler");
+        return false;
+    }
+    const auto key = tool.spec.name.toStdString();
+    m_tools[key] = std::make_shared<const RegisteredTool>(std::move(tool));
+    ++m_generation;
+    Q_EMIT toolsChanged();
+    return true;
+}
+
+bool ToolRegistry::remove(const QString& name)
+{
+    if (m_tools.erase(name.toStdString()) == 0)
+        return false;
+    ++m_generation;
+    Q_EMIT toolsChanged();
+    return true;
+}
+
+ToolRegistry::ToolPtr ToolRegistry::find(const std::string& name) const
+{
+    const auto it = m_tools.find(name);
+    return it == m_tools.end() ? nullptr : it->second;
+}
+
+std::vector<ToolRegistry::ToolPtr> ToolRegistry::tools() const
+{
+    std::vector<ToolPtr> result;
+    result.reserve(m_tools.size());
+    for (const auto& [name, tool] : m_tools)
+        result.push_back(tool);
+    return result;
+}

@@ -1,0 +1,49 @@
+#pragma once
+
+// ToolRegistry: the tools the backend offers, each with its spec, its route and its handler.
+// Listing order is by name, so tools/list pages are stable while the registry does not change.
+
+#include "tools/toolcallcontext.h"
+#include "tools/toolspec.h"
+
+#include <QObject>
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+struct RegisteredTool
+{
+    ToolSpec spec;
+    QString route; // "builtin" for the tools in this folder; later subsystems name their own
+    std::function<void(const std::shared_ptr<ToolCallContext>&)> handler;
+};
+
+class ToolRegistry : public QObject
+{
+    Q_OBJECT
+public:
+    using ToolPtr = std::shared_ptr<const RegisteredTool>;
+
+    explicit ToolRegistry(QObject* parent = nullptr);
+
+    // Adds or replaces a tool. Fails for an empty name or a tool without a handler.
+    bool add(RegisteredTool tool, QString* error = nullptr);
+    bool remove(const QString& name);
+
+    ToolPtr find(const std::string& name) const;
+    std::vector<ToolPtr> tools() const;
+    std::size_t size() const { return m_tools.size(); }
+    // Changes whenever the set of tools changes; tools/list cursors carry it so a stale cursor is
+    // noticed instead of silently skipping tools.
+    quint64 generation() const { return m_generation; }
+
+Q_SIGNALS:
+    void toolsChanged();
+
+private:
+    std::map<std::string, ToolPtr> m_tools;
+    quint64 m_generation = 1;
+};

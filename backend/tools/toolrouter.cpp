@@ -1,0 +1,102 @@
+#include "tools/toolrouter.h"
+
+#include "tools/schemavalidator.h"
+
+#include <algorithm>
+#include <vector>
+
+namespace {
+
+// Edit distance between two names, for "did you mean" suggestions.
+int editDistance(const std::string& a, const std::string& b)
+{
+    std::vector<int> previous(b.size() + 1);
+    std::vector<int> current(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j)
+        previous[j] = int(j);
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+        current[0] = int(i);
+        for (std::size_t j = 1; j <= b.size(); ++j) {
+            const int substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
+            current[j] = std::min({previous[j] + 1, current[j - 1] + 1, substitution});
+        }
+        std::swap(previous, current);
+    }
+    return previous[b.size()];
+}
+
+// "mcp__<server>__<tool>" is how Claude Code and others name a server's tools; the tool part is
+// what this server knows.
+std::string stripClientAlias(const std::string& name)
+{
+    static const std::string prefix = "mcp__";
+    if (name.rfind(prefix, 0) != 0)
+        return {};
+    const auto separator = name.find("__", prefix.size());
+    if (separator == std::string::npos || separator == prefix.size() || separator + 2 >= name.size())
+        return {};
+    return name.substr(separator + 2);
+}
+
+} // namespace
+
+ToolRouter::ToolRouter(const ToolRegistry* registry)
+    : m_registry(registry)
+{
+}
+
+ToolRouter::Resolution ToolRouter::resolve(const std::string& requestedName) const
+{
+    Resolution resolution;
+    resolution.tool = m_registry->find(requestedName);
+    if (resolution.tool)
+        return resolution;
+    const std::string aliased = stripClientAlias(requestedName);
+    if (!aliased.empty()) {
+        resolution.tool = m_registry->find(aliased);
+        if (resolution.tool)
+            return resolution;
+    }
+
+    const std::string& probe = aliased.empty() ? requestedName : aliased;
+    std::vector<std::pair<int, QString>> scored;
+    for (const auto& tool : m_registry->tools()) {
+        const std::string name = tool->spec.name.toStdString();
+        const int distance = editDistance(probe, name);
+        const bool contains = !probe.empty() && (name.find(probe) != std::string::npos || probe.find(name) != std::string::npos);
+        const int threshold = std::max<int>(2, int(std::max(probe.size(), name.size()) / 3));
+        if (contains || distance <= threshold)
+            scored.emplace_back(contains ? 0 : distance, tool->spec.name);
+    }
+    std::stable_sort(scored.begin(), scored.end(), [](const auto& l, const auto& r) { return l.first < r.first; });
+    for (std::size_t i = 0; i < scored.size() && i < 3; ++i)
+        resolution.closestMatches << scored[i].second;
+    return resolution;
+}
+
+QString ToolRouter::unknownToolMessage(const QString& requestedName, const QStringList& closestMatches)
+{
+    QString message = QStringLiteral("Unknown tool \"%1\".").arg(requestedName);
+    if (!closestMatches.isEmpty())
+        message += QStringLiteral(" Closest matches: %1.").arg(closestMatches.join(QStringLiteral(", ")));
+    else
+        message += QStringLiteral(" Call tools/list to see the available tools.");
+    return message;
+}
+
+void ToolRouter::invoke(const RegisteredTool& tool, const std::shared_ptr<ToolCallContext>& context)
+{
+    const QStringList problems = SchemaValidator::validate(context->arguments(), tool.spec.inputSchema);
+    if (!problems.isEmpty()) {
+        context->finish(ToolResult::error(QStringLiteral("Invalid arguments for tool \"%1\": %2. Fix the arguments "
+                                                         "to match the tool's inputSchema and call it again.")
+                                              .arg(tool.spec.name, problems.join(QStringLiteral("; ")))));
+        return;
+    }
+    try {
+        tool.handler(context);
+    } catch (const std::exception& e) {
+        context->finish(ToolResult::error(
+            QStringLiteral("Tool \"%1\" failed: %2").arg(tool.spec.name, QString::fromUtf8(e.what()))));
+    }
+}

@@ -1,0 +1,29 @@
+#pragma once
+
+// ToolSpec: what a tool advertises in tools/list: name, title, description, input and output
+// schemas, annotations.
+
+#include <QString>
+
+#include <nlohmann/json.hpp>
+
+struct ToolSpec
+{
+    QString name;
+    QString title;
+    QString description;
+    nlohmann::json inputSchema = nlohmann::json::object();  // always a JSON Schema object
+    nlohmann::json outputSchema;                            // null when the tool declares none
+    nlohmann::json annotations = nlohmann::json::object(); // readOnlyHint, destructiveHint, …
+
+    bool isReadOnly() const;
+
+    // The tool as tools/list shows it.
+    nlohmann::json toJson() const;
+
+    // Reads a spec written by an operator or a later subsystem. Both "inputSchema" and
+    // "input_schema" (and "outputSchema"/"output_schema") are accepted; a spec without a schema
+    // advertises {"type": "object"}, never an empty schema. Returns false with a reason when the
+    // spec is unusable.
+    static bool fromJson(const nlohmann::json& value, ToolSpec* spec, QString* error);
+};

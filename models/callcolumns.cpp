@@ -1,0 +1,130 @@
+#include "callcolumns.h"
+
+#include "modelroles.h"
+
+#include <QColor>
+#include <QDateTime>
+
+namespace CallColumns {
+
+QString formatDuration(qint64 durationUs)
+{
+    if (durationUs < 0)
+        return QStringLiteral("…");
+    if (durationUs < 1000)
+        return QStringLiteral("%1 µs").arg(durationUs);
+    if (durationUs < 1'000'000)
+        return QStringLiteral("%1 ms").arg(double(durationUs) / 1000.0, 0, 'f', durationUs < 10'000 ? 2 : 1);
+    return QStringLiteral("%1 s").arg(double(durationUs) / 1e6, 0, 'f', 2);
+}
+
+QString clientLabel(const ToolCall& call)
+{
+    return call.clientVersion.isEmpty() ? call.clientName : call.clientName + QLatin1Char(' ') + call.clientVersion;
+}
+
+namespace {
+
+QColor statusColor(CallStatus status)
+{
+    switch (status) {
+    case CallStatus::Running:
+        return QColor(0x1f, 0x6f, 0xd1);
+    case CallStatus::Ok:
+        return QColor(0x1a, 0x7f, 0x37);
+    case CallStatus::Error:
+        return QColor(0xc0, 0x1c, 0x28);
+    case CallStatus::Cancelled:
+        return QColor(0x77, 0x77, 0x77);
+    case CallStatus::Paused:
+        return QColor(0xb3, 0x6b, 0x00);
+    }
+    return {};
+}
+
+} // namespace
+
+QVariant data(const ToolCall& call, int column, int role)
+{
+    switch (role) {
+    case Qt::DisplayRole:
+        switch (column) {
+        case TimeColumn:
+            return QDateTime::fromMSecsSinceEpoch(call.startedAtMs).toString(QStringLiteral("HH:mm:ss.zzz"));
+        case ClientColumn:
+            return clientLabel(call);
+        case ToolColumn:
+            return call.tool;
+        case RouteColumn:
+            return call.route;
+        case StatusColumn:
+            return callStatusName(call.status);
+        case DurationColumn:
+            return formatDuration(call.durationUs);
+        }
+        break;
+    case Qt::ToolTipRole:
+        switch (column) {
+        case TimeColumn:
+            return QDateTime::fromMSecsSinceEpoch(call.startedAtMs).toString(Qt::ISODateWithMs);
+        case ClientColumn:
+            return QStringLiteral("session %1").arg(call.sessionId);
+        case StatusColumn:
+            return call.error.isEmpty() ? QVariant() : QVariant(call.error);
+        }
+        break;
+    case Qt::ForegroundRole:
+        if (column == StatusColumn)
+            return statusColor(call.status);
+        break;
+    case Qt::TextAlignmentRole:
+        if (column == DurationColumn)
+            return QVariant(Qt::AlignRight | Qt::AlignVCenter);
+        break;
+    case SortRole:
+        switch (column) {
+        case TimeColumn:
+            return call.id;
+        case DurationColumn:
+            return call.durationUs;
+        case StatusColumn:
+            return int(call.status);
+        default:
+            return data(call, column, Qt::DisplayRole);
+        }
+    case FilterRole:
+        return QString(call.tool + QLatin1Char(' ') + clientLabel(call) + QLatin1Char(' ') + call.route + QLatin1Char(' ')
+                       + callStatusName(call.status) + QLatin1Char(' ') + call.sessionId + QLatin1Char(' ') + call.error)
+            .toLower();
+    case CallIdRole:
+        return call.id;
+    case StatusRole:
+        return int(call.status);
+    case CallRole:
+        return QVariant::fromValue(call);
+    }
+    return {};
+}
+
+QVariant headerData(int section, Qt::Orientation orientation, int role)
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    switch (section) {
+    case TimeColumn:
+        return QStringLiteral("Time");
+    case ClientColumn:
+        return QStringLiteral("Client");
+    case ToolColumn:
+        return QStringLiteral("Tool");
+    case RouteColumn:
+        return QStringLiteral("Route");
+    case StatusColumn:
+        return QStringLiteral("Status");
+    case DurationColumn:
+        return QStringLiteral("Duration");
+    }
+    return {};
+}
+
+} // namespace CallColumns

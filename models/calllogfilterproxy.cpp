@@ -1,0 +1,41 @@
+#include "calllogfilterproxy.h"
+
+#include "modelroles.h"
+
+CallLogFilterProxy::CallLogFilterProxy(QObject* parent)
+    : QSortFilterProxyModel(parent)
+{
+    setSortRole(SortRole);
+}
+
+void CallLogFilterProxy::setFilterText(const QString& text)
+{
+    if (text == m_text)
+        return;
+    m_text = text;
+    m_words = text.toLower().split(QLatin1Char(' '), Qt::SkipEmptyParts);
+    invalidateFilter();
+}
+
+void CallLogFilterProxy::setStatusFilter(std::optional<CallStatus> status)
+{
+    if (status == m_status)
+        return;
+    m_status = status;
+    invalidateFilter();
+}
+
+bool CallLogFilterProxy::filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const
+{
+    const QModelIndex index = sourceModel()->index(sourceRow, 0, sourceParent);
+    if (m_status && index.data(StatusRole).toInt() != int(*m_status))
+        return false;
+    if (m_words.isEmpty())
+        return true;
+    const QString haystack = index.data(FilterRole).toString();
+    for (const QString& word : m_words) {
+        if (!haystack.contains(word))
+            return false;
+    }
+    return true;
+}

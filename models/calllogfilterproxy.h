@@ -1,0 +1,34 @@
+#pragma once
+
+// CallLogFilterProxy: the call log's text filter and status filter, keyed on FilterRole and
+// StatusRole, so it works over any model that shows calls.
+
+#include "tools/toolcall.h"
+
+#include <QSortFilterProxyModel>
+
+#include <optional>
+
+class CallLogFilterProxy : public QSortFilterProxyModel
+{
+    Q_OBJECT
+public:
+    explicit CallLogFilterProxy(QObject* parent = nullptr);
+
+    QString filterText() const { return m_text; }
+    std::optional<CallStatus> statusFilter() const { return m_status; }
+
+public Q_SLOTS:
+    // Every whitespace-separated word must appear (case-insensitively) in the call's tool, client,
+    // route, status, session or error.
+    void setFilterText(const QString& text);
+    void setStatusFilter(std::optional<CallStatus> status);
+
+protected:
+    bool filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const override;
+
+private:
+    QString m_text;
+    QStringList m_words;
+    std::optional<CallStatus> m_status;
+};

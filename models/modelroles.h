@@ -1,0 +1,13 @@
+#pragma once
+
+// Roles shared by every model that shows calls.
+
+#include <Qt>
+
+enum Roles {
+    SortRole = Qt::UserRole + 1,
+    FilterRole, // lower-case text the filter proxies search
+    CallIdRole,
+    StatusRole, // int(CallStatus)
+    CallRole,   // the whole ToolCall
+};
