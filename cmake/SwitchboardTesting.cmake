@@ -1,0 +1,21 @@
+# switchboard_add_test(<name> LABEL <unit|integration|gui|conformance> LIBS <targets...> [TIMEOUT <s>])
+#
+# One Qt Test executable per unit, built from tests/<name>.cpp; tests link the libraries and never
+# re-list their sources (GammaRay's gammaray_add_test is the pattern).
+function(switchboard_add_test name)
+    cmake_parse_arguments(ARG "" "LABEL;TIMEOUT" "LIBS" ${ARGN})
+    if(NOT ARG_LABEL)
+        message(FATAL_ERROR "switchboard_add_test(${name}): LABEL is required")
+    endif()
+    add_executable(${name} ${name}.cpp)
+    target_link_libraries(${name} PRIVATE Qt6::Test ${ARG_LIBS})
+    target_include_directories(${name} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+    add_test(NAME ${name} COMMAND ${name})
+    if(NOT ARG_TIMEOUT)
+        set(ARG_TIMEOUT 300)
+    endif()
+    set_tests_properties(${name} PROPERTIES
+        LABELS "${ARG_LABEL}"
+        TIMEOUT ${ARG_TIMEOUT}
+        ENVIRONMENT "QT_QPA_PLATFORM=offscreen;QT_FORCE_STDERR_LOGGING=1;ASAN_OPTIONS=detect_leaks=1:abort_on_error=1;UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1")
+endfunction()
