@@ -12,9 +12,13 @@ bool ToolRegistry::add(RegisteredTool tool, QString* error)
             *error = QStringLiteral("a tool needs a name and a handler");
         return false;
     }
+    // Clients require an object schema; a tool registered without one still advertises a usable one.
+    if (!tool.spec.inputSchema.is_object())
+        tool.spec.inputSchema = nlohmann::json::object();
+    if (!tool.spec.inputSchema.contains("type"))
+        tool.spec.inputSchema["type"] = "object";
     const auto key = tool.spec.name.toStdString();
     m_tools[key] = std::make_shared<const RegisteredTool>(std::move(tool));
-    ++m_generation;
     Q_EMIT toolsChanged();
     return true;
 }
@@ -23,7 +27,6 @@ bool ToolRegistry::remove(const QString& name)
 {
     if (m_tools.erase(name.toStdString()) == 0)
         return false;
-    ++m_generation;
     Q_EMIT toolsChanged();
     return true;
 }

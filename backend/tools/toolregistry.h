@@ -36,14 +36,10 @@ public:
     ToolPtr find(const std::string& name) const;
     std::vector<ToolPtr> tools() const;
     std::size_t size() const { return m_tools.size(); }
-    // Changes whenever the set of tools changes; tools/list cursors carry it so a stale cursor is
-    // noticed instead of silently skipping tools.
-    quint64 generation() const { return m_generation; }
 
 Q_SIGNALS:
     void toolsChanged();
 
 private:
     std::map<std::string, ToolPtr> m_tools;
-    quint64 m_generation = 1;
 };

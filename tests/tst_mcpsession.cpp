@@ -1,0 +1,420 @@
+// McpSession without HTTP: lifecycle, methods, tool calls, notifications, cancellation and the
+// ToolCall records the console shows.
+
+#include "backendevents.h"
+#include "mcp/mcpsession.h"
+#include "tools/builtintools.h"
+#include "tools/toolregistry.h"
+#include "tools/toolrouter.h"
+
+#include <QSignalSpy>
+#include "jsontestsupport.h"
+
+#include <QTest>
+
+using nlohmann::json;
+
+namespace {
+
+// Records what the session sends for one exchange.
+class RecordingChannel : public ResponseChannel
+{
+public:
+    void sendNotification(const QByteArray& message) override { notifications.push_back(json::parse(message.toStdString())); }
+    void sendResponse(const QByteArray& message) override { responses.push_back(json::parse(message.toStdString())); }
+    void skipResponse() override { ++skipped; }
+    bool isOpen() const override { return true; }
+
+    std::vector<json> notifications;
+    std::vector<json> responses;
+    int skipped = 0;
+};
+
+struct Fixture
+{
+    Fixture()
+        : router(&registry)
+    {
+        registerBuiltinTools(registry);
+        RegisteredTool slow;
+        slow.spec.name = QStringLiteral("slow");
+        slow.spec.description = QStringLiteral("finishes only when the test says so");
+        slow.route = QStringLiteral("builtin");
+        slow.handler = [this](const std::shared_ptr<ToolCallContext>& context) {
+            pending.push_back(context);
+            context->setCancellationHandler([this] { ++abortedWork; });
+        };
+        registry.add(slow);
+        environment.registry = &registry;
+        environment.router = &router;
+        environment.events = &events;
+        environment.nextCallId = [this] { return nextId++; };
+        environment.secret = "sb_secret-token";
+        environment.identity.version = QStringLiteral("9.9.9");
+        environment.toolsPageSize = 100;
+    }
+
+    std::unique_ptr<McpSession> session(const char* version = "2025-06-18")
+    {
+        auto s = std::make_unique<McpSession>("session-1", &environment);
+        QByteArray response;
+        const json init = json::parse(std::string(R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":")") + version
+                                      + R"(","capabilities":{},"clientInfo":{"name":"tester","version":"1.2"}}})");
+        const auto message = JsonRpc::classify(init);
+        if (!s->initialize(message, &response))
+            return nullptr;
+        return s;
+    }
+
+    ToolRegistry registry;
+    ToolRouter router;
+    BackendEvents events;
+    SessionEnvironment environment;
+    qint64 nextId = 100;
+    std::vector<std::shared_ptr<ToolCallContext>> pending;
+    int abortedWork = 0;
+};
+
+// Sends one message (as JSON text) and returns what came back on its channel.
+std::shared_ptr<RecordingChannel> send(McpSession& session, const std::string& text)
+{
+    auto channel = std::make_shared<RecordingChannel>();
+    const json value = json::parse(text);
+    session.handleMessage(JsonRpc::classify(value), QByteArray::fromStdString(text), channel);
+    return channel;
+}
+
+} // namespace
+
+class TestMcpSession : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void initializeNegotiatesVersion_data();
+    void initializeNegotiatesVersion();
+    void initializeRejectsBadParams_data();
+    void initializeRejectsBadParams();
+    void methods_data();
+    void methods();
+    void toolsListPages();
+    void echoCallIsRecorded();
+    void unknownToolIsRecordedAsError();
+    void invalidArgumentsAreAToolError();
+    void progressAndLogNotifications();
+    void setLevelFiltersLogs();
+    void cancellationAbortsTheCall();
+    void closedChannelCancelsItsCalls();
+    void terminateCancelsEverything();
+    void duplicateInFlightIdIsRejected();
+    void secretIsRedactedFromRecords();
+};
+
+void TestMcpSession::initializeNegotiatesVersion_data()
+{
+    QTest::addColumn<QString>("requested");
+    QTest::addColumn<QString>("negotiated");
+    QTest::newRow("2025-03-26") << QStringLiteral("2025-03-26") << QStringLiteral("2025-03-26");
+    QTest::newRow("2025-06-18") << QStringLiteral("2025-06-18") << QStringLiteral("2025-06-18");
+    QTest::newRow("2025-11-25") << QStringLiteral("2025-11-25") << QStringLiteral("2025-11-25");
+    QTest::newRow("older unknown") << QStringLiteral("2024-11-05") << QStringLiteral("2025-11-25");
+    QTest::newRow("future") << QStringLiteral("2030-01-01") << QStringLiteral("2025-11-25");
+}
+
+void TestMcpSession::initializeNegotiatesVersion()
+{
+    QFETCH(QString, requested);
+    QFETCH(QString, negotiated);
+    Fixture f;
+    McpSession session("s", &f.environment);
+    const json init{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "initialize"},
+                    {"params", {{"protocolVersion", requested.toStdString()}, {"capabilities", json::object()}, {"clientInfo", {{"name", "c"}, {"version", "1"}}}}}};
+    QByteArray response;
+    QVERIFY(session.initialize(JsonRpc::classify(init), &response));
+    const json parsed = json::parse(response.toStdString());
+    QCOMPARE(QString::fromStdString(parsed["result"]["protocolVersion"].get<std::string>()), negotiated);
+    QCOMPARE(QString::fromStdString(session.negotiatedVersion()), negotiated);
+    QCOMPARE_JSON(parsed["result"]["serverInfo"]["name"], json("switchboard"));
+    QCOMPARE_JSON(parsed["result"]["serverInfo"]["version"], json("9.9.9"));
+    QVERIFY(parsed["result"]["capabilities"].contains("tools"));
+    QVERIFY(parsed["result"]["capabilities"].contains("logging"));
+    QCOMPARE(session.clientName(), QStringLiteral("c"));
+}
+
+void TestMcpSession::initializeRejectsBadParams_data()
+{
+    QTest::addColumn<QByteArray>("params");
+    QTest::newRow("no params") << QByteArray("null");
+    QTest::newRow("no version") << QByteArray(R"({"capabilities":{}})");
+    QTest::newRow("numeric version") << QByteArray(R"({"protocolVersion":2025})");
+    QTest::newRow("capabilities not object") << QByteArray(R"({"protocolVersion":"2025-06-18","capabilities":[]})");
+}
+
+void TestMcpSession::initializeRejectsBadParams()
+{
+    QFETCH(QByteArray, params);
+    Fixture f;
+    McpSession session("s", &f.environment);
+    json init{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "initialize"}};
+    const json p = json::parse(params.toStdString());
+    if (!p.is_null())
+        init["params"] = p;
+    QByteArray response;
+    QVERIFY(!session.initialize(JsonRpc::classify(init), &response));
+    QCOMPARE_JSON(json::parse(response.toStdString())["error"]["code"], json(JsonRpc::InvalidParams));
+}
+
+void TestMcpSession::methods_data()
+{
+    QTest::addColumn<QByteArray>("request");
+    QTest::addColumn<QByteArray>("expected"); // the result, or {"error": code}
+    QTest::newRow("ping") << QByteArray(R"({"jsonrpc":"2.0","id":1,"method":"ping"})") << QByteArray("{}");
+    QTest::newRow("ping with params") << QByteArray(R"({"jsonrpc":"2.0","id":1,"method":"ping","params":{}})") << QByteArray("{}");
+    QTest::newRow("setLevel") << QByteArray(R"({"jsonrpc":"2.0","id":1,"method":"logging/setLevel","params":{"level":"warning"}})") << QByteArray("{}");
+    QTest::newRow("setLevel bad") << QByteArray(R"({"jsonrpc":"2.0","id":1,"method":"logging/setLevel","params":{"level":"loud"}})") << QByteArray(R"({"error":-32602})");
+    QTest::newRow("setLevel missing") << QByteArray(R"({"jsonrpc":"2.0","id":1,"method":"logging/setLevel"})") << QByteArray(R"({"error":-32602})");
+    QTest::newRow("unknown method") << QByteArray(R"({"jsonrpc":"2.0","id":1,"method":"resources/list"})") << QByteArray(R"({"error":-32601})");
+    QTest::newRow("initialize again") << QByteArray(R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}})") << QByteArray(R"({"error":-32600})");
+    QTest::newRow("call without name") << QByteArray(R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}})") << QByteArray(R"({"error":-32602})");
+    QTest::newRow("call with numeric name") << QByteArray(R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":3}})") << QByteArray(R"({"error":-32602})");
+    QTest::newRow("call with array arguments") << QByteArray(R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":[1]}})") << QByteArray(R"({"error":-32602})");
+    QTest::newRow("call unknown tool") << QByteArray(R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"nope"}})") << QByteArray(R"({"error":-32602})");
+    QTest::newRow("list bad cursor") << QByteArray(R"({"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"cursor":"%%%"}})") << QByteArray(R"({"error":-32602})");
+    QTest::newRow("list numeric cursor") << QByteArray(R"({"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"cursor":5}})") << QByteArray(R"({"error":-32602})");
+    QTest::newRow("invalid message") << QByteArray(R"({"jsonrpc":"2.0","id":1,"method":"ping","params":[]})") << QByteArray(R"({"error":-32600})");
+}
+
+void TestMcpSession::methods()
+{
+    QFETCH(QByteArray, request);
+    QFETCH(QByteArray, expected);
+    Fixture f;
+    auto session = f.session();
+    QVERIFY(session);
+    const auto channel = send(*session, request.toStdString());
+    QCOMPARE(channel->responses.size(), std::size_t(1));
+    const json& response = channel->responses.front();
+    QCOMPARE_JSON(response["id"], json(1));
+    QCOMPARE_JSON(response["jsonrpc"], json("2.0"));
+    const json want = json::parse(expected.toStdString());
+    if (want.contains("error")) {
+        QVERIFY2(response.contains("error"), response.dump().c_str());
+        QCOMPARE_JSON(response["error"]["code"], want["error"]);
+        QVERIFY(!response["error"]["message"].get<std::string>().empty());
+    } else {
+        QCOMPARE_JSON(response["result"], want);
+    }
+}
+
+void TestMcpSession::toolsListPages()
+{
+    Fixture f;
+    for (int i = 0; i < 5; ++i) {
+        RegisteredTool tool;
+        tool.spec.name = QStringLiteral("t%1").arg(i);
+        tool.route = QStringLiteral("builtin");
+        tool.handler = [](const std::shared_ptr<ToolCallContext>& c) { c->finish({}); };
+        f.registry.add(tool);
+    }
+    f.environment.toolsPageSize = 3; // 7 tools: echo, slow, t0..t4
+    auto session = f.session();
+    QStringList names;
+    json cursor;
+    int pages = 0;
+    do {
+        json request{{"jsonrpc", "2.0"}, {"id", pages}, {"method", "tools/list"}, {"params", json::object()}};
+        if (!cursor.is_null())
+            request["params"]["cursor"] = cursor;
+        const auto channel = send(*session, request.dump());
+        const json& result = channel->responses.at(0)["result"];
+        QVERIFY(result["tools"].size() <= 3);
+        for (const auto& tool : result["tools"]) {
+            names << QString::fromStdString(tool["name"].get<std::string>());
+            QVERIFY(tool.contains("description"));
+            QCOMPARE_JSON(tool["inputSchema"]["type"], json("object"));
+        }
+        cursor = result.value("nextCursor", json());
+        ++pages;
+    } while (!cursor.is_null() && pages < 10);
+    QCOMPARE(pages, 3);
+    QCOMPARE(names, (QStringList{QStringLiteral("echo"), QStringLiteral("slow"), QStringLiteral("t0"), QStringLiteral("t1"),
+                                 QStringLiteral("t2"), QStringLiteral("t3"), QStringLiteral("t4")}));
+}
+
+void TestMcpSession::echoCallIsRecorded()
+{
+    Fixture f;
+    auto session = f.session();
+    QSignalSpy started(&f.events, &BackendEvents::callStarted);
+    QSignalSpy finished(&f.events, &BackendEvents::callFinished);
+    const std::string request = R"({"jsonrpc":"2.0","id":"c1","method":"tools/call","params":{"name":"echo","arguments":{"message":"hi","n":2}}})";
+    const auto channel = send(*session, request);
+    QCOMPARE(channel->responses.size(), std::size_t(1));
+    const json& result = channel->responses.front()["result"];
+    QCOMPARE_JSON(result["structuredContent"], json::parse(R"({"message":"hi","n":2})"));
+    QCOMPARE_JSON(json::parse(result["content"][0]["text"].get<std::string>()), json::parse(R"({"message":"hi","n":2})"));
+    QVERIFY(!result.contains("isError"));
+    QVERIFY(channel->notifications.empty()); // no progress token, default log level
+
+    QCOMPARE(started.size(), 1);
+    QCOMPARE(finished.size(), 1);
+    const auto record = finished.at(0).at(0).value<ToolCall>();
+    QCOMPARE(record.id, qint64(100));
+    QCOMPARE(record.tool, QStringLiteral("echo"));
+    QCOMPARE(record.route, QStringLiteral("builtin"));
+    QCOMPARE(record.clientName, QStringLiteral("tester"));
+    QCOMPARE(record.clientVersion, QStringLiteral("1.2"));
+    QCOMPARE(record.sessionId, QStringLiteral("session-1"));
+    QCOMPARE(record.status, CallStatus::Ok);
+    QVERIFY(record.durationUs >= 0);
+    QVERIFY(record.startedAtMs > 0);
+    QCOMPARE(record.request, QByteArray::fromStdString(request));
+    QCOMPARE_JSON(json::parse(record.response.toStdString()), channel->responses.front());
+    QVERIFY(record.argumentsJson().contains("\"message\": \"hi\""));
+    QCOMPARE(started.at(0).at(0).value<ToolCall>().status, CallStatus::Running);
+}
+
+void TestMcpSession::unknownToolIsRecordedAsError()
+{
+    Fixture f;
+    auto session = f.session();
+    QSignalSpy finished(&f.events, &BackendEvents::callFinished);
+    const auto channel = send(*session, R"({"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"ecoh"}})");
+    const json& error = channel->responses.at(0)["error"];
+    QCOMPARE_JSON(error["code"], json(-32602));
+    QVERIFY(error["message"].get<std::string>().find("Closest matches: echo") != std::string::npos);
+    QCOMPARE(finished.size(), 1);
+    const auto record = finished.at(0).at(0).value<ToolCall>();
+    QCOMPARE(record.status, CallStatus::Error);
+    QCOMPARE(record.route, QStringLiteral("unknown"));
+    QVERIFY(record.error.contains(QStringLiteral("Unknown tool \"ecoh\"")));
+}
+
+void TestMcpSession::invalidArgumentsAreAToolError()
+{
+    Fixture f;
+    auto session = f.session();
+    QSignalSpy finished(&f.events, &BackendEvents::callFinished);
+    const auto channel = send(*session, R"({"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"echo","arguments":{"message":7}}})");
+    const json& result = channel->responses.at(0)["result"];
+    QCOMPARE_JSON(result["isError"], json(true));
+    QVERIFY(result["content"][0]["text"].get<std::string>().find("/message: expected string, got integer") != std::string::npos);
+    QCOMPARE(finished.at(0).at(0).value<ToolCall>().status, CallStatus::Error);
+}
+
+void TestMcpSession::progressAndLogNotifications()
+{
+    Fixture f;
+    auto session = f.session();
+    send(*session, R"({"jsonrpc":"2.0","id":1,"method":"logging/setLevel","params":{"level":"debug"}})");
+    const auto channel = send(*session, R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{},"_meta":{"progressToken":"p-1"}}})");
+    QCOMPARE(channel->notifications.size(), std::size_t(2));
+    const json& progress = channel->notifications.at(0);
+    QCOMPARE_JSON(progress["method"], json("notifications/progress"));
+    QCOMPARE_JSON(progress["params"]["progressToken"], json("p-1"));
+    QVERIFY(progress["params"]["progress"] == 1);
+    const json& log = channel->notifications.at(1);
+    QCOMPARE_JSON(log["method"], json("notifications/message"));
+    QCOMPARE_JSON(log["params"]["level"], json("debug"));
+    QCOMPARE_JSON(log["params"]["logger"], json("echo"));
+    QCOMPARE(channel->responses.size(), std::size_t(1));
+}
+
+void TestMcpSession::setLevelFiltersLogs()
+{
+    Fixture f;
+    auto session = f.session();
+    send(*session, R"({"jsonrpc":"2.0","id":1,"method":"logging/setLevel","params":{"level":"info"}})");
+    const auto channel = send(*session, R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{}}})");
+    QVERIFY(channel->notifications.empty()); // echo logs at debug
+    QCOMPARE(channel->responses.size(), std::size_t(1));
+}
+
+void TestMcpSession::cancellationAbortsTheCall()
+{
+    Fixture f;
+    auto session = f.session();
+    QSignalSpy finished(&f.events, &BackendEvents::callFinished);
+    const auto channel = send(*session, R"({"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"slow"}})");
+    QVERIFY(channel->responses.empty());
+    QCOMPARE(session->inFlightCount(), 1);
+    QCOMPARE(f.pending.size(), std::size_t(1));
+
+    // A cancellation for some other id changes nothing.
+    send(*session, R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":10}})");
+    QCOMPARE(session->inFlightCount(), 1);
+
+    send(*session, R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9,"reason":"user pressed stop"}})");
+    QCOMPARE(session->inFlightCount(), 0);
+    QCOMPARE(f.abortedWork, 1);
+    QVERIFY(f.pending.front()->isCancelled());
+    QCOMPARE(channel->skipped, 1);
+    QVERIFY(channel->responses.empty()); // a cancelled request gets no response
+    QCOMPARE(finished.size(), 1);
+    const auto record = finished.at(0).at(0).value<ToolCall>();
+    QCOMPARE(record.status, CallStatus::Cancelled);
+    QVERIFY(record.error.contains(QStringLiteral("user pressed stop")));
+
+    // The tool finishing late is ignored.
+    f.pending.front()->finish(ToolResult::text(QStringLiteral("late")));
+    QVERIFY(channel->responses.empty());
+    QCOMPARE(finished.size(), 1);
+}
+
+void TestMcpSession::closedChannelCancelsItsCalls()
+{
+    Fixture f;
+    auto session = f.session();
+    const auto first = send(*session, R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow"}})");
+    const auto second = send(*session, R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow"}})");
+    QCOMPARE(session->inFlightCount(), 2);
+    session->channelClosed(first.get());
+    QCOMPARE(session->inFlightCount(), 1);
+    QCOMPARE(f.abortedWork, 1);
+    f.pending.at(1)->finish(ToolResult::text(QStringLiteral("done")));
+    QCOMPARE(second->responses.size(), std::size_t(1));
+    QCOMPARE_JSON(second->responses.front()["result"]["content"][0]["text"], json("done"));
+}
+
+void TestMcpSession::terminateCancelsEverything()
+{
+    Fixture f;
+    auto session = f.session();
+    QSignalSpy finished(&f.events, &BackendEvents::callFinished);
+    send(*session, R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow"}})");
+    send(*session, R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow"}})");
+    session->terminate(QStringLiteral("session deleted by the client"));
+    QCOMPARE(session->inFlightCount(), 0);
+    QCOMPARE(f.abortedWork, 2);
+    QCOMPARE(finished.size(), 2);
+    for (const auto& args : finished)
+        QCOMPARE(args.at(0).value<ToolCall>().error, QStringLiteral("session deleted by the client"));
+}
+
+void TestMcpSession::duplicateInFlightIdIsRejected()
+{
+    Fixture f;
+    auto session = f.session();
+    send(*session, R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow"}})");
+    const auto channel = send(*session, R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"}})");
+    QCOMPARE_JSON(channel->responses.at(0)["error"]["code"], json(-32600));
+    // A string id "1" is a different id.
+    const auto other = send(*session, R"({"jsonrpc":"2.0","id":"1","method":"tools/call","params":{"name":"echo"}})");
+    QVERIFY(other->responses.at(0).contains("result"));
+}
+
+void TestMcpSession::secretIsRedactedFromRecords()
+{
+    Fixture f;
+    auto session = f.session();
+    QSignalSpy finished(&f.events, &BackendEvents::callFinished);
+    const auto channel = send(*session, R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"sb_secret-token"}}})");
+    // The client gets its own arguments back; the console and history never hold the token.
+    QCOMPARE_JSON(channel->responses.at(0)["result"]["structuredContent"]["message"], json("sb_secret-token"));
+    const auto record = finished.at(0).at(0).value<ToolCall>();
+    QVERIFY(!record.request.contains("sb_secret-token"));
+    QVERIFY(!record.response.contains("sb_secret-token"));
+    QVERIFY(record.request.contains("[redacted]"));
+}
+
+QTEST_GUILESS_MAIN(TestMcpSession)
+#include "tst_mcpsession.moc"

@@ -1,0 +1,188 @@
+// ToolSpec parsing, ToolRegistry, and ToolRouter's resolution, aliases, suggestions and validation.
+
+#include "tools/toolrouter.h"
+
+#include "jsontestsupport.h"
+
+#include <QTest>
+
+using nlohmann::json;
+
+namespace {
+
+RegisteredTool makeTool(const QString& name, json schema = json{{"type", "object"}})
+{
+    RegisteredTool tool;
+    tool.spec.name = name;
+    tool.spec.description = QStringLiteral("test tool");
+    tool.spec.inputSchema = std::move(schema);
+    tool.route = QStringLiteral("builtin");
+    tool.handler = [](const std::shared_ptr<ToolCallContext>& context) { context->finish(ToolResult::text(QStringLiteral("ran"))); };
+    return tool;
+}
+
+std::shared_ptr<ToolCallContext> contextFor(json arguments, ToolResult* result)
+{
+    ToolCallContext::Hooks hooks;
+    hooks.complete = [result](ToolResult r) { *result = std::move(r); };
+    return std::make_shared<ToolCallContext>(std::move(arguments), nullptr, std::move(hooks));
+}
+
+} // namespace
+
+class TestToolRouter : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void specSchemaSpellings_data();
+    void specSchemaSpellings();
+    void specErrors_data();
+    void specErrors();
+    void resolve_data();
+    void resolve();
+    void invalidArgumentsNeverReachTheTool();
+    void throwingToolBecomesToolError();
+    void registryNotifiesChanges();
+};
+
+void TestToolRouter::specSchemaSpellings_data()
+{
+    QTest::addColumn<QByteArray>("spec");
+    QTest::addColumn<QByteArray>("advertisedSchema");
+    const QByteArray schema = R"({"type":"object","properties":{"q":{"type":"string"}},"required":["q"]})";
+    QTest::newRow("inputSchema") << QByteArray(R"({"name":"t","inputSchema":)" + schema + "}") << schema;
+    QTest::newRow("input_schema") << QByteArray(R"({"name":"t","input_schema":)" + schema + "}") << schema;
+    QTest::newRow("no schema") << QByteArray(R"({"name":"t"})") << QByteArray(R"({"type":"object"})");
+    QTest::newRow("empty schema") << QByteArray(R"({"name":"t","input_schema":{}})") << QByteArray(R"({"type":"object"})");
+    QTest::newRow("properties without type") << QByteArray(R"({"name":"t","inputSchema":{"properties":{}}})")
+                                             << QByteArray(R"({"properties":{},"type":"object"})");
+}
+
+void TestToolRouter::specSchemaSpellings()
+{
+    QFETCH(QByteArray, spec);
+    QFETCH(QByteArray, advertisedSchema);
+    ToolSpec parsed;
+    QString error;
+    QVERIFY2(ToolSpec::fromJson(json::parse(spec.toStdString()), &parsed, &error), qPrintable(error));
+    const json advertised = parsed.toJson()["inputSchema"];
+    QVERIFY(!advertised.empty());
+    QCOMPARE_JSON(advertised, json::parse(advertisedSchema.toStdString()));
+}
+
+void TestToolRouter::specErrors_data()
+{
+    QTest::addColumn<QByteArray>("spec");
+    QTest::addColumn<QString>("errorContains");
+    QTest::newRow("not an object") << QByteArray("[]") << QStringLiteral("mapping");
+    QTest::newRow("no name") << QByteArray(R"({"description":"x"})") << QStringLiteral("name");
+    QTest::newRow("schema not object") << QByteArray(R"({"name":"t","inputSchema":"x"})") << QStringLiteral("inputSchema must be");
+    QTest::newRow("schema wrong type") << QByteArray(R"({"name":"t","inputSchema":{"type":"string"}})") << QStringLiteral("\"type\": \"object\"");
+    QTest::newRow("output schema") << QByteArray(R"({"name":"t","output_schema":3})") << QStringLiteral("outputSchema");
+    QTest::newRow("annotations") << QByteArray(R"({"name":"t","annotations":[]})") << QStringLiteral("annotations");
+}
+
+void TestToolRouter::specErrors()
+{
+    QFETCH(QByteArray, spec);
+    QFETCH(QString, errorContains);
+    ToolSpec parsed;
+    QString error;
+    QVERIFY(!ToolSpec::fromJson(json::parse(spec.toStdString()), &parsed, &error));
+    QVERIFY2(error.contains(errorContains), qPrintable(error));
+}
+
+void TestToolRouter::resolve_data()
+{
+    QTest::addColumn<QString>("requested");
+    QTest::addColumn<QString>("resolved"); // empty: unknown
+    QTest::addColumn<QStringList>("suggestions");
+    QTest::newRow("exact") << QStringLiteral("echo") << QStringLiteral("echo") << QStringList();
+    QTest::newRow("claude code alias") << QStringLiteral("mcp__switchboard__echo") << QStringLiteral("echo") << QStringList();
+    QTest::newRow("alias with any server name") << QStringLiteral("mcp__my-server__git_status") << QStringLiteral("git_status") << QStringList();
+    QTest::newRow("typo") << QStringLiteral("ecoh") << QString() << QStringList{QStringLiteral("echo")};
+    QTest::newRow("prefix") << QStringLiteral("git") << QString() << QStringList{QStringLiteral("git_log"), QStringLiteral("git_status")};
+    QTest::newRow("alias typo") << QStringLiteral("mcp__switchboard__git_stats") << QString() << QStringList{QStringLiteral("git_status")};
+    QTest::newRow("unrelated") << QStringLiteral("launch_rockets") << QString() << QStringList();
+    QTest::newRow("bare prefix is not an alias") << QStringLiteral("mcp__echo") << QString() << QStringList{QStringLiteral("echo")};
+}
+
+void TestToolRouter::resolve()
+{
+    QFETCH(QString, requested);
+    QFETCH(QString, resolved);
+    QFETCH(QStringList, suggestions);
+    ToolRegistry registry;
+    for (const char* name : {"echo", "git_status", "git_log", "request_connection"})
+        QVERIFY(registry.add(makeTool(QString::fromLatin1(name))));
+    ToolRouter router(&registry);
+    const auto resolution = router.resolve(requested.toStdString());
+    if (resolved.isEmpty()) {
+        QVERIFY(!resolution.tool);
+        QCOMPARE(resolution.route(), QStringLiteral("unknown"));
+        for (const QString& s : suggestions)
+            QVERIFY2(resolution.closestMatches.contains(s), qPrintable(resolution.closestMatches.join(QLatin1Char(','))));
+        const QString message = ToolRouter::unknownToolMessage(requested, resolution.closestMatches);
+        QVERIFY(message.contains(requested));
+        if (suggestions.isEmpty())
+            QVERIFY(message.contains(QStringLiteral("tools/list")));
+    } else {
+        QVERIFY(resolution.tool);
+        QCOMPARE(resolution.tool->spec.name, resolved);
+    }
+}
+
+void TestToolRouter::invalidArgumentsNeverReachTheTool()
+{
+    bool ran = false;
+    RegisteredTool tool = makeTool(QStringLiteral("greet"), json::parse(R"({"type":"object","properties":{"name":{"type":"string"}},"required":["name"]})"));
+    tool.handler = [&ran](const std::shared_ptr<ToolCallContext>& context) {
+        ran = true;
+        context->finish(ToolResult::text(QStringLiteral("hi")));
+    };
+    ToolResult result;
+    ToolRouter::invoke(tool, contextFor(json{{"name", 42}}, &result));
+    QVERIFY(!ran);
+    QVERIFY(result.isError);
+    QVERIFY2(result.firstText().contains(QStringLiteral("Invalid arguments for tool \"greet\"")), qPrintable(result.firstText()));
+    QVERIFY(result.firstText().contains(QStringLiteral("/name: expected string, got integer")));
+
+    ToolRouter::invoke(tool, contextFor(json{{"name", "Ada"}}, &result));
+    QVERIFY(ran);
+    QVERIFY(!result.isError);
+}
+
+void TestToolRouter::throwingToolBecomesToolError()
+{
+    RegisteredTool tool = makeTool(QStringLiteral("boom"));
+    tool.handler = [](const std::shared_ptr<ToolCallContext>&) { throw std::runtime_error("disk on fire"); };
+    ToolResult result;
+    ToolRouter::invoke(tool, contextFor(json::object(), &result));
+    QVERIFY(result.isError);
+    QCOMPARE(result.firstText(), QStringLiteral("Tool \"boom\" failed: disk on fire"));
+    QCOMPARE_JSON(result.toJson()["isError"], json(true));
+}
+
+void TestToolRouter::registryNotifiesChanges()
+{
+    ToolRegistry registry;
+    int changes = 0;
+    connect(&registry, &ToolRegistry::toolsChanged, this, [&changes] { ++changes; });
+    QVERIFY(registry.add(makeTool(QStringLiteral("b"))));
+    QVERIFY(registry.add(makeTool(QStringLiteral("a"))));
+    QString error;
+    RegisteredTool noHandler = makeTool(QStringLiteral("c"));
+    noHandler.handler = nullptr;
+    QVERIFY(!registry.add(noHandler, &error));
+    QVERIFY(!error.isEmpty());
+    QCOMPARE(changes, 2);
+    const auto tools = registry.tools();
+    QCOMPARE(tools.size(), std::size_t(2));
+    QCOMPARE(tools.front()->spec.name, QStringLiteral("a")); // listed by name
+    QVERIFY(registry.remove(QStringLiteral("a")));
+    QVERIFY(!registry.remove(QStringLiteral("a")));
+    QCOMPARE(changes, 3);
+}
+
+QTEST_GUILESS_MAIN(TestToolRouter)
+#include "tst_toolrouter.moc"
