@@ -25,6 +25,41 @@ QByteArray headerValue(const QByteArray& head, const QByteArray& lowerName)
     return {};
 }
 
+bool isTokenChar(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+           || QByteArrayView("!#$%&'*+-.^_`|~").contains(c);
+}
+
+// The shape of a request head (request line, then "name: value" lines). Qt's parser drops a
+// malformed request without answering; checking the shape first lets the client hear why.
+bool isWellFormedHead(const QByteArray& head)
+{
+    const QList<QByteArray> lines = head.split('\n');
+    const QList<QByteArray> requestLine = lines.first().trimmed().split(' ');
+    if (requestLine.size() != 3 || requestLine.at(0).isEmpty() || requestLine.at(1).isEmpty())
+        return false;
+    for (char c : requestLine.at(0)) {
+        if (c < 'A' || c > 'Z')
+            return false;
+    }
+    if (requestLine.at(2) != "HTTP/1.1" && requestLine.at(2) != "HTTP/1.0")
+        return false;
+    for (qsizetype i = 1; i < lines.size(); ++i) {
+        const QByteArray line = lines.at(i).trimmed();
+        if (line.isEmpty())
+            continue;
+        const qsizetype colon = line.indexOf(':');
+        if (colon <= 0)
+            return false;
+        for (qsizetype j = 0; j < colon; ++j) {
+            if (!isTokenChar(line.at(j)))
+                return false;
+        }
+    }
+    return true;
+}
+
 } // namespace
 
 HttpConnectionGuard* HttpConnectionGuard::install(QTcpSocket* socket, const HttpLimits& limits)
@@ -112,6 +147,10 @@ void HttpConnectionGuard::inspectHead(qint64 previouslySeen)
     m_headLength = end + 4;
     m_head.truncate(end + 2);
     m_phase = Phase::Body;
+    if (!isWellFormedHead(m_head)) {
+        reject(400, "Bad Request", "malformed HTTP request");
+        return;
+    }
 
     const QByteArray transferEncoding = headerValue(m_head, "transfer-encoding").toLower();
     const QByteArray contentLength = headerValue(m_head, "content-length");

@@ -1,0 +1,556 @@
+// The MCP Streamable HTTP server, spoken to over real sockets: transport rules, security checks,
+// every HTTP-level error, sessions, event streams, batches, cancellation and hostile input.
+
+#include "jsontestsupport.h"
+#include "rawhttpclient.h"
+#include "serverfixture.h"
+
+#include <QRandomGenerator>
+#include <QRegularExpression>
+#include <QTest>
+
+using nlohmann::json;
+using Headers = QList<QPair<QByteArray, QByteArray>>;
+
+namespace {
+
+const QByteArray initializeBody(const char* version = "2025-06-18")
+{
+    return QByteArray(R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":")") + version
+           + R"(","capabilities":{},"clientInfo":{"name":"http-test","version":"1.0"}}})";
+}
+
+Headers standardHeaders(quint16 port)
+{
+    return {{"Host", "127.0.0.1:" + QByteArray::number(port)},
+            {"Content-Type", "application/json"},
+            {"Accept", "application/json, text/event-stream"},
+            {"Authorization", "Bearer " + ServerFixture::token()}};
+}
+
+Headers withHeader(Headers headers, const QByteArray& name, const QByteArray& value)
+{
+    for (auto& header : headers) {
+        if (header.first.compare(name, Qt::CaseInsensitive) == 0) {
+            if (value.isNull())
+                headers.removeOne(header);
+            else
+                header.second = value;
+            return headers;
+        }
+    }
+    if (!value.isNull())
+        headers.append({name, value});
+    return headers;
+}
+
+json bodyJson(const RawHttpResponse& response)
+{
+    return json::parse(response.body.toStdString(), nullptr, false);
+}
+
+// Opens a session (initialize + initialized) and returns its id.
+QByteArray openSession(quint16 port, const char* version = "2025-06-18")
+{
+    RawHttpClient client(port);
+    client.send(RawHttpClient::post(initializeBody(version), standardHeaders(port)));
+    const auto response = client.read();
+    const QByteArray id = response.header("mcp-session-id");
+    Headers headers = withHeader(standardHeaders(port), "Mcp-Session-Id", id);
+    headers = withHeader(headers, "MCP-Protocol-Version", version);
+    client.send(RawHttpClient::post(R"({"jsonrpc":"2.0","method":"notifications/initialized"})", headers));
+    client.read();
+    return id;
+}
+
+Headers sessionHeaders(quint16 port, const QByteArray& session, const char* version = "2025-06-18")
+{
+    return withHeader(withHeader(standardHeaders(port), "Mcp-Session-Id", session), "MCP-Protocol-Version", version);
+}
+
+} // namespace
+
+class TestMcpHttpServer : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void cleanupTestCase();
+
+    void httpErrors_data();
+    void httpErrors();
+    void sessionIdIsStrongAndVisibleAscii();
+    void keepAliveServesManyRequests();
+    void connectionCloseIsHonoured();
+    void oversizedBodyIsRefusedBeforeItArrives();
+    void oversizedChunkedBodyIsRefused();
+    void largeBodyWithinTheLimitWorks();
+    void oversizedHeadIsRefused();
+    void malformedHttpGets400();
+    void expectContinueIsAnswered();
+    void eventStreamForProgress();
+    void batchesIn20250326();
+    void getStreamReceivesListChanged();
+    void deleteEndsSessionAndItsCalls();
+    void cancelledNotificationEndsTheCall();
+    void closedConnectionCancelsTheCall();
+    void sessionsAreEvictedLeastRecentlyUsedFirst();
+    void corsPreflight();
+    void randomBodiesNeverBreakTheServer();
+
+private:
+    std::unique_ptr<ServerFixture> m_server;
+    QByteArray m_session;
+};
+
+void TestMcpHttpServer::initTestCase()
+{
+    m_server = std::make_unique<ServerFixture>();
+    QVERIFY(m_server->port != 0);
+    m_session = openSession(m_server->port);
+    QVERIFY(!m_session.isEmpty());
+}
+
+void TestMcpHttpServer::cleanupTestCase()
+{
+    m_server.reset();
+}
+
+void TestMcpHttpServer::httpErrors_data()
+{
+    QTest::addColumn<QByteArray>("method");
+    QTest::addColumn<QByteArray>("path");
+    QTest::addColumn<QByteArray>("body");
+    QTest::addColumn<QList<QPair<QByteArray, QByteArray>>>("headerChanges"); // null value removes
+    QTest::addColumn<bool>("useSession");
+    QTest::addColumn<int>("status");
+    QTest::addColumn<int>("rpcCode"); // 0: no JSON-RPC error expected
+
+    const QByteArray ping = R"({"jsonrpc":"2.0","id":1,"method":"ping"})";
+    const QByteArray init = initializeBody();
+    using H = QList<QPair<QByteArray, QByteArray>>;
+
+    QTest::newRow("ping ok") << QByteArray("POST") << QByteArray("/mcp") << ping << H{} << true << 200 << 0;
+    QTest::newRow("initialize ok") << QByteArray("POST") << QByteArray("/mcp") << init << H{} << false << 200 << 0;
+    QTest::newRow("accept any") << QByteArray("POST") << QByteArray("/mcp") << init << H{{"Accept", "*/*"}} << false << 200 << 0;
+    QTest::newRow("content-type with charset") << QByteArray("POST") << QByteArray("/mcp") << ping << H{{"Content-Type", "application/json; charset=utf-8"}} << true << 200 << 0;
+    QTest::newRow("wrong content-type") << QByteArray("POST") << QByteArray("/mcp") << ping << H{{"Content-Type", "text/plain"}} << true << 415 << -32000;
+    QTest::newRow("no content-type") << QByteArray("POST") << QByteArray("/mcp") << ping << H{{"Content-Type", QByteArray()}} << true << 415 << -32000;
+    QTest::newRow("accept json only") << QByteArray("POST") << QByteArray("/mcp") << ping << H{{"Accept", "application/json"}} << true << 406 << -32000;
+    QTest::newRow("accept sse only") << QByteArray("POST") << QByteArray("/mcp") << ping << H{{"Accept", "text/event-stream"}} << true << 406 << -32000;
+    QTest::newRow("no accept") << QByteArray("POST") << QByteArray("/mcp") << ping << H{{"Accept", QByteArray()}} << true << 406 << -32000;
+    QTest::newRow("bad origin") << QByteArray("POST") << QByteArray("/mcp") << init << H{{"Origin", "http://evil.example.com"}} << false << 403 << -32000;
+    QTest::newRow("null origin") << QByteArray("POST") << QByteArray("/mcp") << init << H{{"Origin", "null"}} << false << 403 << -32000;
+    QTest::newRow("lookalike origin") << QByteArray("POST") << QByteArray("/mcp") << init << H{{"Origin", "http://localhost.evil.com"}} << false << 403 << -32000;
+    QTest::newRow("loopback origin") << QByteArray("POST") << QByteArray("/mcp") << init << H{{"Origin", "http://localhost:6274"}} << false << 200 << 0;
+    QTest::newRow("ipv6 loopback origin") << QByteArray("POST") << QByteArray("/mcp") << init << H{{"Origin", "http://[::1]:6274"}} << false << 200 << 0;
+    QTest::newRow("bad host") << QByteArray("POST") << QByteArray("/mcp") << init << H{{"Host", "evil.example.com"}} << false << 403 << -32000;
+    QTest::newRow("no host") << QByteArray("POST") << QByteArray("/mcp") << init << H{{"Host", QByteArray()}} << false << 403 << -32000;
+    QTest::newRow("host localhost") << QByteArray("POST") << QByteArray("/mcp") << init << H{{"Host", "localhost:1"}} << false << 200 << 0;
+    QTest::newRow("host ipv6") << QByteArray("POST") << QByteArray("/mcp") << init << H{{"Host", "[::1]:1"}} << false << 200 << 0;
+    QTest::newRow("no token") << QByteArray("POST") << QByteArray("/mcp") << init << H{{"Authorization", QByteArray()}} << false << 401 << -32002;
+    QTest::newRow("wrong token") << QByteArray("POST") << QByteArray("/mcp") << init << H{{"Authorization", "Bearer sb_guess"}} << false << 401 << -32002;
+    QTest::newRow("token prefix") << QByteArray("POST") << QByteArray("/mcp") << init << H{{"Authorization", "Bearer " + ServerFixture::token().left(10)}} << false << 401 << -32002;
+    QTest::newRow("basic auth") << QByteArray("POST") << QByteArray("/mcp") << init << H{{"Authorization", "Basic " + ServerFixture::token()}} << false << 401 << -32002;
+    QTest::newRow("lower-case scheme") << QByteArray("POST") << QByteArray("/mcp") << init << H{{"Authorization", "bearer " + ServerFixture::token()}} << false << 200 << 0;
+    QTest::newRow("parse error") << QByteArray("POST") << QByteArray("/mcp") << QByteArray("{not json") << H{} << true << 400 << -32700;
+    QTest::newRow("invalid utf-8") << QByteArray("POST") << QByteArray("/mcp") << QByteArray("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"p\xff\"}") << H{} << true << 400 << -32700;
+    QTest::newRow("too deep") << QByteArray("POST") << QByteArray("/mcp") << QByteArray(5000, '[') + QByteArray(5000, ']') << H{} << true << 400 << -32700;
+    QTest::newRow("invalid request") << QByteArray("POST") << QByteArray("/mcp") << QByteArray(R"({"jsonrpc":"1.0","id":1,"method":"ping"})") << H{} << true << 400 << -32600;
+    QTest::newRow("scalar body") << QByteArray("POST") << QByteArray("/mcp") << QByteArray("42") << H{} << true << 400 << -32600;
+    QTest::newRow("unknown method") << QByteArray("POST") << QByteArray("/mcp") << QByteArray(R"({"jsonrpc":"2.0","id":1,"method":"nope"})") << H{} << true << 200 << -32601;
+    QTest::newRow("invalid params") << QByteArray("POST") << QByteArray("/mcp") << QByteArray(R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":1}})") << H{} << true << 200 << -32602;
+    QTest::newRow("no session") << QByteArray("POST") << QByteArray("/mcp") << ping << H{} << false << 400 << -32000;
+    QTest::newRow("unknown session") << QByteArray("POST") << QByteArray("/mcp") << ping << H{{"Mcp-Session-Id", "no-such-session"}} << false << 404 << -32001;
+    QTest::newRow("unsupported version") << QByteArray("POST") << QByteArray("/mcp") << ping << H{{"MCP-Protocol-Version", "1999-01-01"}} << true << 400 << -32000;
+    QTest::newRow("mismatched version") << QByteArray("POST") << QByteArray("/mcp") << ping << H{{"MCP-Protocol-Version", "2025-11-25"}} << true << 400 << -32000;
+    QTest::newRow("no version header") << QByteArray("POST") << QByteArray("/mcp") << ping << H{{"MCP-Protocol-Version", QByteArray()}} << true << 200 << 0;
+    QTest::newRow("batch in 2025-06-18") << QByteArray("POST") << QByteArray("/mcp") << QByteArray("[" + ping + "]") << H{} << true << 400 << -32600;
+    QTest::newRow("empty batch") << QByteArray("POST") << QByteArray("/mcp") << QByteArray("[]") << H{} << true << 400 << -32600;
+    QTest::newRow("initialize in a batch") << QByteArray("POST") << QByteArray("/mcp") << QByteArray("[" + init + "]") << H{} << false << 400 << -32600;
+    QTest::newRow("initialize in a session") << QByteArray("POST") << QByteArray("/mcp") << init << H{} << true << 200 << -32600;
+    QTest::newRow("initialize without version") << QByteArray("POST") << QByteArray("/mcp") << QByteArray(R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{}})") << H{} << false << 400 << -32602;
+    QTest::newRow("wrong path") << QByteArray("POST") << QByteArray("/other") << ping << H{} << true << 404 << -32000;
+    QTest::newRow("put") << QByteArray("PUT") << QByteArray("/mcp") << ping << H{} << true << 405 << -32000;
+    QTest::newRow("get without sse accept") << QByteArray("GET") << QByteArray("/mcp") << QByteArray() << H{{"Accept", "application/json"}} << true << 406 << -32000;
+    QTest::newRow("get without session") << QByteArray("GET") << QByteArray("/mcp") << QByteArray() << H{} << false << 400 << -32000;
+    QTest::newRow("delete unknown session") << QByteArray("DELETE") << QByteArray("/mcp") << QByteArray() << H{{"Mcp-Session-Id", "gone"}} << false << 404 << -32001;
+    QTest::newRow("notification") << QByteArray("POST") << QByteArray("/mcp") << QByteArray(R"({"jsonrpc":"2.0","method":"notifications/roots/list_changed"})") << H{} << true << 202 << 0;
+    QTest::newRow("client response") << QByteArray("POST") << QByteArray("/mcp") << QByteArray(R"({"jsonrpc":"2.0","id":"srv-1","result":{}})") << H{} << true << 202 << 0;
+}
+
+void TestMcpHttpServer::httpErrors()
+{
+    QFETCH(QByteArray, method);
+    QFETCH(QByteArray, path);
+    QFETCH(QByteArray, body);
+    QFETCH(Headers, headerChanges);
+    QFETCH(bool, useSession);
+    QFETCH(int, status);
+    QFETCH(int, rpcCode);
+
+    Headers headers = useSession ? sessionHeaders(m_server->port, m_session) : standardHeaders(m_server->port);
+    for (const auto& [name, value] : headerChanges)
+        headers = withHeader(headers, name, value);
+    RawHttpClient client(m_server->port);
+    QByteArray request = RawHttpClient::post(body, headers, path);
+    request.replace(0, 4, method);
+    client.send(request);
+    const RawHttpResponse response = client.read();
+    QVERIFY(response.ok);
+    QCOMPARE(response.status, status);
+
+    if (status == 202) {
+        QVERIFY(response.body.isEmpty());
+        return;
+    }
+    const json parsed = bodyJson(response);
+    if (rpcCode == 0) {
+        QVERIFY2(parsed.is_object() && parsed.contains("result"), response.body.constData());
+    } else {
+        QVERIFY2(parsed.is_object() && parsed.contains("error"), response.body.constData());
+        QCOMPARE_JSON(parsed["error"]["code"], rpcCode);
+        QVERIFY(!parsed["error"]["message"].get<std::string>().empty());
+        QCOMPARE_JSON(parsed["jsonrpc"], "2.0");
+    }
+    if (status == 401) {
+        QVERIFY(response.header("www-authenticate").startsWith("Bearer realm=\"switchboard\""));
+        QVERIFY(!response.body.contains(ServerFixture::token()));
+    }
+    if (status == 405)
+        QVERIFY(response.header("allow").contains("POST"));
+    if (rpcCode == -32700)
+        QVERIFY(parsed["id"].is_null());
+    // Nothing the server says leaks the token.
+    QVERIFY(!response.body.contains(ServerFixture::token()));
+}
+
+void TestMcpHttpServer::sessionIdIsStrongAndVisibleAscii()
+{
+    QSet<QByteArray> ids;
+    for (int i = 0; i < 20; ++i) {
+        RawHttpClient client(m_server->port);
+        client.send(RawHttpClient::post(initializeBody(), standardHeaders(m_server->port)));
+        const QByteArray id = client.read().header("mcp-session-id");
+        QVERIFY(id.size() >= 22); // at least 128 bits of base64
+        for (char c : id)
+            QVERIFY(c >= 0x21 && c <= 0x7e);
+        ids.insert(id);
+    }
+    QCOMPARE(ids.size(), 20);
+}
+
+void TestMcpHttpServer::keepAliveServesManyRequests()
+{
+    RawHttpClient client(m_server->port);
+    const Headers headers = sessionHeaders(m_server->port, m_session);
+    for (int i = 0; i < 50; ++i) {
+        client.send(RawHttpClient::post(R"({"jsonrpc":"2.0","id":)" + QByteArray::number(i)
+                                            + R"(,"method":"tools/call","params":{"name":"echo","arguments":{"i":)" + QByteArray::number(i) + "}}}",
+                                        headers));
+        const auto response = client.read();
+        QCOMPARE(response.status, 200);
+        QCOMPARE(response.header("content-type"), QByteArray("application/json"));
+        QCOMPARE_JSON(bodyJson(response)["result"]["structuredContent"]["i"], i);
+    }
+    QCOMPARE(client.socket().state(), QAbstractSocket::ConnectedState);
+}
+
+void TestMcpHttpServer::connectionCloseIsHonoured()
+{
+    RawHttpClient client(m_server->port);
+    client.send(RawHttpClient::post(R"({"jsonrpc":"2.0","id":1,"method":"ping"})",
+                                    withHeader(sessionHeaders(m_server->port, m_session), "Connection", "close")));
+    QCOMPARE(client.read().status, 200);
+    QVERIFY(client.waitForClose());
+}
+
+void TestMcpHttpServer::oversizedBodyIsRefusedBeforeItArrives()
+{
+    RawHttpClient client(m_server->port);
+    Headers headers = sessionHeaders(m_server->port, m_session);
+    QByteArray head = "POST /mcp HTTP/1.1\r\n";
+    for (const auto& [name, value] : headers)
+        head += name + ": " + value + "\r\n";
+    head += "Content-Length: 3000000000\r\n\r\n"; // 3 GB announced, none sent
+    client.send(head);
+    const auto response = client.read();
+    QCOMPARE(response.status, 413);
+    QCOMPARE_JSON(bodyJson(response)["error"]["code"], -32600);
+    QVERIFY(client.waitForClose());
+}
+
+void TestMcpHttpServer::oversizedChunkedBodyIsRefused()
+{
+    RawHttpClient client(m_server->port);
+    QByteArray head = "POST /mcp HTTP/1.1\r\n";
+    for (const auto& [name, value] : sessionHeaders(m_server->port, m_session))
+        head += name + ": " + value + "\r\n";
+    head += "Transfer-Encoding: chunked\r\n\r\n";
+    client.send(head);
+    const QByteArray piece(256 * 1024, 'x');
+    for (int i = 0; i < 20 && client.socket().state() == QAbstractSocket::ConnectedState; ++i) {
+        client.socket().write(QByteArray::number(piece.size(), 16) + "\r\n" + piece + "\r\n");
+        client.socket().waitForBytesWritten(5000);
+        if (client.socket().waitForReadyRead(50))
+            break;
+    }
+    const auto response = client.read();
+    QCOMPARE(response.status, 413);
+}
+
+void TestMcpHttpServer::largeBodyWithinTheLimitWorks()
+{
+    RawHttpClient client(m_server->port);
+    const QByteArray message(3 * 1024 * 1024, 'a');
+    client.send(RawHttpClient::post(R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":")" + message + "\"}}}",
+                                    sessionHeaders(m_server->port, m_session)));
+    const auto response = client.read(60'000);
+    QCOMPARE(response.status, 200);
+    QCOMPARE(bodyJson(response)["result"]["structuredContent"]["message"].get<std::string>().size(), std::size_t(message.size()));
+}
+
+void TestMcpHttpServer::oversizedHeadIsRefused()
+{
+    RawHttpClient client(m_server->port);
+    QByteArray head = "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n";
+    for (int i = 0; i < 2000; ++i)
+        head += "X-Filler-" + QByteArray::number(i) + ": " + QByteArray(40, 'f') + "\r\n";
+    client.send(head);
+    QCOMPARE(client.read().status, 431);
+}
+
+void TestMcpHttpServer::malformedHttpGets400()
+{
+    RawHttpClient client(m_server->port);
+    client.send("THIS IS NOT HTTP AT ALL\r\n\r\n");
+    const auto response = client.read();
+    QCOMPARE(response.status, 400);
+    QVERIFY(client.waitForClose());
+}
+
+void TestMcpHttpServer::expectContinueIsAnswered()
+{
+    RawHttpClient client(m_server->port);
+    const QByteArray body = R"({"jsonrpc":"2.0","id":1,"method":"ping"})";
+    QByteArray head = "POST /mcp HTTP/1.1\r\n";
+    for (const auto& [name, value] : sessionHeaders(m_server->port, m_session))
+        head += name + ": " + value + "\r\n";
+    head += "Expect: 100-continue\r\nContent-Length: " + QByteArray::number(body.size()) + "\r\n\r\n";
+    client.send(head);
+    QVERIFY(client.socket().waitForReadyRead(10'000));
+    const QByteArray interim = client.socket().peek(25);
+    QVERIFY2(interim.startsWith("HTTP/1.1 100 Continue"), interim.constData());
+    client.send(body);
+    QCOMPARE(client.read().status, 200);
+}
+
+void TestMcpHttpServer::eventStreamForProgress()
+{
+    RawHttpClient client(m_server->port);
+    client.send(RawHttpClient::post(
+        R"({"jsonrpc":"2.0","id":"p","method":"tools/call","params":{"name":"echo","arguments":{"message":"x"},"_meta":{"progressToken":7}}})",
+        sessionHeaders(m_server->port, m_session)));
+    const auto response = client.read();
+    QCOMPARE(response.status, 200);
+    QCOMPARE(response.header("content-type"), QByteArray("text/event-stream"));
+    const auto events = response.events();
+    QCOMPARE(events.size(), 2);
+    const json progress = json::parse(events.at(0).toStdString());
+    QCOMPARE_JSON(progress["method"], "notifications/progress");
+    QCOMPARE_JSON(progress["params"]["progressToken"], 7);
+    const json result = json::parse(events.at(1).toStdString());
+    QCOMPARE_JSON(result["id"], "p");
+    QCOMPARE_JSON(result["result"]["structuredContent"]["message"], "x");
+    // The connection is reusable after the stream ended.
+    client.send(RawHttpClient::post(R"({"jsonrpc":"2.0","id":2,"method":"ping"})", sessionHeaders(m_server->port, m_session)));
+    QCOMPARE(client.read().status, 200);
+}
+
+void TestMcpHttpServer::batchesIn20250326()
+{
+    const QByteArray session = openSession(m_server->port, "2025-03-26");
+    RawHttpClient client(m_server->port);
+    client.send(RawHttpClient::post(R"([{"jsonrpc":"2.0","id":1,"method":"ping"},)"
+                                    R"({"jsonrpc":"2.0","method":"notifications/initialized"},)"
+                                    R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"b":1}}},)"
+                                    R"({"jsonrpc":"1.0","id":3,"method":"ping"}])",
+                                    sessionHeaders(m_server->port, session, "2025-03-26")));
+    const auto response = client.read();
+    QCOMPARE(response.status, 200);
+    const json parsed = bodyJson(response);
+    QVERIFY(parsed.is_array());
+    QCOMPARE(parsed.size(), std::size_t(3));
+    QCOMPARE_JSON(parsed[0]["id"], 1);
+    QCOMPARE_JSON(parsed[1]["result"]["structuredContent"]["b"], 1);
+    QCOMPARE_JSON(parsed[2]["error"]["code"], -32600);
+    QCOMPARE_JSON(parsed[2]["id"], 3);
+
+    // Only notifications: 202.
+    client.send(RawHttpClient::post(R"([{"jsonrpc":"2.0","method":"notifications/initialized"}])",
+                                    sessionHeaders(m_server->port, session, "2025-03-26")));
+    QCOMPARE(client.read().status, 202);
+}
+
+void TestMcpHttpServer::getStreamReceivesListChanged()
+{
+    const QByteArray session = openSession(m_server->port);
+    RawHttpClient stream(m_server->port);
+    QByteArray get = "GET /mcp HTTP/1.1\r\n";
+    for (const auto& [name, value] : sessionHeaders(m_server->port, session))
+        get += name + ": " + value + "\r\n";
+    get += "\r\n";
+    stream.send(get);
+    const auto opened = stream.read(15'000, 1);
+    QCOMPARE(opened.status, 200);
+    QCOMPARE(opened.header("content-type"), QByteArray("text/event-stream"));
+
+    RawHttpClient second(m_server->port);
+    second.send(get);
+    QCOMPARE(second.read().status, 409);
+
+    m_server->addTool(QStringLiteral("added_later"));
+    const QByteArray event = stream.readChunk();
+    QVERIFY2(event.contains("notifications/tools/list_changed"), event.constData());
+}
+
+void TestMcpHttpServer::deleteEndsSessionAndItsCalls()
+{
+    const QByteArray session = openSession(m_server->port);
+    RawHttpClient caller(m_server->port);
+    caller.send(RawHttpClient::post(R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow"}})",
+                                    sessionHeaders(m_server->port, session)));
+    QTRY_COMPARE_WITH_TIMEOUT(m_server->pendingSlow(), 1, 10'000);
+    const int abortedBefore = m_server->abortedWork;
+
+    RawHttpClient deleter(m_server->port);
+    QByteArray request = "DELETE /mcp HTTP/1.1\r\n";
+    for (const auto& [name, value] : sessionHeaders(m_server->port, session))
+        request += name + ": " + value + "\r\n";
+    deleter.send(request + "\r\n");
+    QCOMPARE(deleter.read().status, 204);
+
+    // The in-flight call ends without a JSON-RPC response; its work was aborted.
+    const auto ended = caller.read();
+    QCOMPARE(ended.status, 200);
+    QVERIFY(ended.events().isEmpty());
+    QCOMPARE(m_server->abortedWork, abortedBefore + 1);
+    const auto calls = m_server->finishedCalls();
+    QCOMPARE(calls.last().status, CallStatus::Cancelled);
+    QCOMPARE(calls.last().error, QStringLiteral("session deleted by the client"));
+
+    caller.send(RawHttpClient::post(R"({"jsonrpc":"2.0","id":2,"method":"ping"})", sessionHeaders(m_server->port, session)));
+    QCOMPARE(caller.read().status, 404);
+}
+
+void TestMcpHttpServer::cancelledNotificationEndsTheCall()
+{
+    RawHttpClient caller(m_server->port);
+    caller.send(RawHttpClient::post(R"({"jsonrpc":"2.0","id":"slow-1","method":"tools/call","params":{"name":"slow"}})",
+                                    sessionHeaders(m_server->port, m_session)));
+    QTRY_COMPARE_WITH_TIMEOUT(m_server->pendingSlow(), 1, 10'000);
+    RawHttpClient canceller(m_server->port);
+    canceller.send(RawHttpClient::post(R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"slow-1","reason":"test"}})",
+                                       sessionHeaders(m_server->port, m_session)));
+    QCOMPARE(canceller.read().status, 202);
+    const auto ended = caller.read();
+    QCOMPARE(ended.status, 200);
+    QVERIFY(ended.events().isEmpty());
+    QCOMPARE(m_server->finishedCalls().last().status, CallStatus::Cancelled);
+    QCOMPARE(m_server->pendingSlow(), 0);
+}
+
+void TestMcpHttpServer::closedConnectionCancelsTheCall()
+{
+    const int abortedBefore = m_server->abortedWork;
+    {
+        RawHttpClient caller(m_server->port);
+        caller.send(RawHttpClient::post(R"({"jsonrpc":"2.0","id":"c","method":"tools/call","params":{"name":"slow"}})",
+                                        sessionHeaders(m_server->port, m_session)));
+        QTRY_COMPARE_WITH_TIMEOUT(m_server->pendingSlow(), 1, 10'000);
+        caller.socket().abort();
+    }
+    QTRY_COMPARE_WITH_TIMEOUT(int(m_server->abortedWork), abortedBefore + 1, 10'000);
+    QCOMPARE(m_server->finishedCalls().last().status, CallStatus::Cancelled);
+    QCOMPARE(m_server->finishedCalls().last().error, QStringLiteral("the client closed the connection"));
+}
+
+void TestMcpHttpServer::sessionsAreEvictedLeastRecentlyUsedFirst()
+{
+    McpServerOptions options = ServerFixture::defaultOptions();
+    options.maxSessions = 2;
+    ServerFixture small(options);
+    const QByteArray first = openSession(small.port);
+    QTest::qWait(5); // distinct activity times
+    const QByteArray second = openSession(small.port);
+    QTest::qWait(5);
+    // Touch the first so the second is the least recently used.
+    RawHttpClient client(small.port);
+    client.send(RawHttpClient::post(R"({"jsonrpc":"2.0","id":1,"method":"ping"})", sessionHeaders(small.port, first)));
+    QCOMPARE(client.read().status, 200);
+    QTest::qWait(5);
+    openSession(small.port);
+    QCOMPARE(small.sessionCount(), 2);
+    client.send(RawHttpClient::post(R"({"jsonrpc":"2.0","id":2,"method":"ping"})", sessionHeaders(small.port, second)));
+    QCOMPARE(client.read().status, 404);
+    client.send(RawHttpClient::post(R"({"jsonrpc":"2.0","id":3,"method":"ping"})", sessionHeaders(small.port, first)));
+    QCOMPARE(client.read().status, 200);
+}
+
+void TestMcpHttpServer::corsPreflight()
+{
+    RawHttpClient client(m_server->port);
+    client.send("OPTIONS /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nOrigin: http://localhost:6274\r\n"
+                "Access-Control-Request-Method: POST\r\n\r\n");
+    const auto response = client.read();
+    QCOMPARE(response.status, 204);
+    QCOMPARE(response.header("access-control-allow-origin"), QByteArray("http://localhost:6274"));
+    QVERIFY(response.header("access-control-allow-headers").contains("Mcp-Session-Id"));
+    QVERIFY(response.header("access-control-allow-headers").contains("Authorization"));
+
+    RawHttpClient evil(m_server->port);
+    evil.send("OPTIONS /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nOrigin: https://evil.example\r\n\r\n");
+    QCOMPARE(evil.read().status, 403);
+}
+
+void TestMcpHttpServer::randomBodiesNeverBreakTheServer()
+{
+    // Mutations of a valid call: the server must answer every one with a well-formed HTTP response
+    // and stay up.
+    const QByteArray valid = R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi","n":[1,2,{"x":null}]}}})";
+    auto* random = QRandomGenerator::global();
+    RawHttpClient client(m_server->port);
+    const Headers headers = sessionHeaders(m_server->port, m_session);
+    for (int i = 0; i < 300; ++i) {
+        QByteArray body = valid;
+        const int edits = 1 + int(random->bounded(4));
+        for (int e = 0; e < edits; ++e) {
+            const int at = int(random->bounded(int(body.size())));
+            switch (random->bounded(3)) {
+            case 0:
+                body[at] = char(random->bounded(256));
+                break;
+            case 1:
+                body.remove(at, 1 + int(random->bounded(5)));
+                break;
+            default:
+                body.insert(at, QByteArray(1 + int(random->bounded(3)), "{[\"]}:,\\"[random->bounded(8)]));
+                break;
+            }
+        }
+        client.send(RawHttpClient::post(body, headers));
+        const auto response = client.read();
+        QVERIFY2(response.ok, body.toPercentEncoding().constData());
+        QVERIFY2(response.status == 200 || response.status == 400 || response.status == 202, body.constData());
+        if (response.status == 202)
+            QVERIFY(response.body.isEmpty()); // the mutation turned the call into a notification
+        else
+            QVERIFY(bodyJson(response).is_object() || bodyJson(response).is_array());
+    }
+    RawHttpClient after(m_server->port);
+    after.send(RawHttpClient::post(R"({"jsonrpc":"2.0","id":1,"method":"ping"})", headers));
+    QCOMPARE(after.read().status, 200);
+}
+
+QTEST_GUILESS_MAIN(TestMcpHttpServer)
+#include "tst_mcphttpserver.moc"
