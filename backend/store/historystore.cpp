@@ -93,6 +93,12 @@ bool HistoryStore::open(QString* error)
     return true;
 }
 
+bool HistoryStore::limitDatabasePages(qint64 pages)
+{
+    QSqlQuery q(m_db);
+    return q.exec(QStringLiteral("PRAGMA max_page_count = %1").arg(pages > 0 ? pages : qint64(1073741823)));
+}
+
 void HistoryStore::record(const ToolCallList& calls)
 {
     m_pending.append(calls);

@@ -26,6 +26,9 @@ public:
     QString databasePath() const { return m_path; }
 
     void setMaxCalls(qint64 maxCalls) { m_maxCalls = maxCalls; }
+    // Caps the database file at `pages` pages (SQLite's max_page_count), so tests can make SQLite
+    // answer "database or disk is full" for real without filling a disk. 0 lifts the cap.
+    bool limitDatabasePages(qint64 pages);
     static constexpr int RetryIntervalMs = 5000;
     static constexpr int MaxRetainedOnFailure = 200'000;
 
