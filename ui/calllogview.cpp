@@ -1,0 +1,172 @@
+#include "calllogview.h"
+
+#include "calllogfilterproxy.h"
+#include "calllogmodel.h"
+#include "modelroles.h"
+#include "statusfilterbox.h"
+
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLineEdit>
+#include <QScrollBar>
+#include <QTableView>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+CallLogView::CallLogView(CallLogModel* model, QWidget* parent)
+    : QWidget(parent)
+    , m_model(model)
+    , m_proxy(new CallLogFilterProxy(this))
+    , m_filterEdit(new QLineEdit)
+    , m_statusFilter(new StatusFilterBox)
+    , m_table(new QTableView)
+    , m_followButton(new QToolButton)
+{
+    m_proxy->setSourceModel(m_model);
+    // Connected before the view gets the model: the view and its selection model move the current
+    // row in their own rowsAboutToBeRemoved handlers, and this one must see the removal first.
+    connect(m_proxy, &QAbstractItemModel::rowsAboutToBeRemoved, this, &CallLogView::onRowsAboutToBeRemoved);
+    connect(m_proxy, &QAbstractItemModel::rowsRemoved, this, &CallLogView::onRowsRemoved);
+    connect(m_proxy, &QAbstractItemModel::dataChanged, this, &CallLogView::onDataChanged);
+
+    m_filterEdit->setObjectName(QStringLiteral("callLogFilter"));
+    m_filterEdit->setPlaceholderText(tr("Filter: tool, client, route, status, session…"));
+    m_filterEdit->setClearButtonEnabled(true);
+    m_filterEdit->setToolTip(tr("Shows calls that contain every word (case-insensitive)"));
+    connect(m_filterEdit, &QLineEdit::textChanged, m_proxy, &CallLogFilterProxy::setFilterText);
+
+    m_statusFilter->setObjectName(QStringLiteral("callLogStatusFilter"));
+    connect(m_statusFilter, &StatusFilterBox::statusFilterChanged, m_proxy, &CallLogFilterProxy::setStatusFilter);
+
+    m_followButton->setObjectName(QStringLiteral("followButton"));
+    m_followButton->setText(tr("Follow newest"));
+    m_followButton->setToolTip(tr("Keep the newest call in view; scrolling up stops following"));
+    m_followButton->setCheckable(true);
+    m_followButton->setChecked(true);
+    m_followButton->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    connect(m_followButton, &QToolButton::clicked, this, &CallLogView::setFollowing);
+
+    m_table->setObjectName(QStringLiteral("callLogTable"));
+    m_table->setModel(m_proxy);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->setSortingEnabled(false); // a log: oldest at the top, in the order calls started
+    m_table->setShowGrid(false);
+    m_table->setAlternatingRowColors(true);
+    m_table->setWordWrap(false);
+    m_table->setTextElideMode(Qt::ElideRight);
+    m_table->setHorizontalScrollMode(QAbstractItemView::ScrollPerPixel);
+    m_table->setVerticalScrollMode(QAbstractItemView::ScrollPerItem);
+    // Fixed row heights: the view never measures rows, so inserting thousands costs nothing per row.
+    QHeaderView* rows = m_table->verticalHeader();
+    rows->setVisible(false);
+    rows->setSectionResizeMode(QHeaderView::Fixed);
+    rows->setDefaultSectionSize(fontMetrics().height() + 6);
+    QHeaderView* columns = m_table->horizontalHeader();
+    columns->setHighlightSections(false);
+    columns->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+    columns->setStretchLastSection(false);
+    setInitialColumnWidths();
+
+    connect(
+        m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &CallLogView::onCurrentRowChanged);
+    QScrollBar* scrollBar = m_table->verticalScrollBar();
+    connect(scrollBar, &QScrollBar::rangeChanged, this, &CallLogView::onScrollRangeChanged);
+    connect(scrollBar, &QScrollBar::valueChanged, this, &CallLogView::onScrollValueChanged);
+
+    auto* header = new QHBoxLayout;
+    header->addWidget(m_filterEdit, 1);
+    header->addWidget(m_statusFilter);
+    header->addWidget(m_followButton);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addLayout(header);
+    layout->addWidget(m_table, 1);
+}
+
+void CallLogView::setInitialColumnWidths()
+{
+    // Widths from sample text, set once: resizeColumnsToContents would measure every row on every
+    // batch.
+    const QFontMetrics metrics = fontMetrics();
+    const int padding = 3 * metrics.averageCharWidth();
+    const auto width = [&](const char* sample) { return metrics.horizontalAdvance(QLatin1String(sample)) + padding; };
+    QHeaderView* columns = m_table->horizontalHeader();
+    columns->setMinimumSectionSize(width("Time"));
+    columns->resizeSection(CallColumns::TimeColumn, width("00:00:00.000"));
+    columns->resizeSection(CallColumns::ClientColumn, width("claude-code 1.0.100"));
+    columns->resizeSection(CallColumns::ToolColumn, width("mcp__github__create_issue"));
+    columns->resizeSection(CallColumns::RouteColumn, width("adapter:github"));
+    columns->resizeSection(CallColumns::StatusColumn, width("cancelled"));
+    columns->resizeSection(CallColumns::DurationColumn, width("999.9 ms"));
+    // The tool name is the column worth the spare width.
+    columns->setSectionResizeMode(QHeaderView::Interactive);
+    columns->setSectionResizeMode(CallColumns::ToolColumn, QHeaderView::Stretch);
+}
+
+void CallLogView::setFollowing(bool following)
+{
+    m_following = following;
+    m_followButton->setChecked(following);
+    if (following)
+        m_table->verticalScrollBar()->setValue(m_table->verticalScrollBar()->maximum());
+}
+
+void CallLogView::onScrollRangeChanged(int /*minimum*/, int maximum)
+{
+    if (m_following)
+        m_table->verticalScrollBar()->setValue(maximum);
+}
+
+void CallLogView::onScrollValueChanged(int value)
+{
+    const bool atBottom = value >= m_table->verticalScrollBar()->maximum();
+    if (atBottom != m_following) {
+        m_following = atBottom;
+        m_followButton->setChecked(atBottom);
+    }
+}
+
+void CallLogView::onCurrentRowChanged(const QModelIndex& current)
+{
+    // While the current row is removed, the view moves the current index to a neighbour; that is
+    // not the person's choice, so the inspector keeps the call it shows.
+    if (m_currentLeaving || !current.isValid())
+        return;
+    Q_EMIT currentCallChanged(current.data(CallRole).value<ToolCall>());
+}
+
+void CallLogView::onRowsAboutToBeRemoved(const QModelIndex& /*parent*/, int first, int last)
+{
+    const QItemSelectionModel* selection = m_table->selectionModel();
+    const QModelIndex current = selection ? selection->currentIndex() : QModelIndex();
+    if (current.isValid() && current.row() >= first && current.row() <= last)
+        m_currentLeaving = true;
+    if (!m_following) {
+        // Per-item scrolling: the scroll value is the first visible row.
+        const int top = m_table->verticalScrollBar()->value();
+        m_removedAboveView += qMax(0, qMin(last + 1, top) - first);
+    }
+}
+
+void CallLogView::onRowsRemoved()
+{
+    if (m_removedAboveView > 0) {
+        QScrollBar* scrollBar = m_table->verticalScrollBar();
+        scrollBar->setValue(scrollBar->value() - m_removedAboveView);
+        m_removedAboveView = 0;
+    }
+    if (m_currentLeaving) {
+        m_currentLeaving = false;
+        m_table->selectionModel()->clear();
+    }
+}
+
+void CallLogView::onDataChanged(const QModelIndex& topLeft, const QModelIndex& bottomRight)
+{
+    const QModelIndex current = m_table->currentIndex();
+    if (current.isValid() && current.row() >= topLeft.row() && current.row() <= bottomRight.row())
+        Q_EMIT currentCallChanged(current.data(CallRole).value<ToolCall>());
+}

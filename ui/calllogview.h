@@ -1,0 +1,61 @@
+#pragma once
+
+// CallLogView: the live call log: a filter field, a status filter and a table over
+// CallLogFilterProxy. Follows the newest call while the person is at the bottom and stays put once
+// they scroll up. Per-insert work is constant (fixed row heights, column widths set once), so the
+// view keeps up with the model's batches at thousands of calls per second.
+
+#include "tools/toolcall.h"
+
+#include <QWidget>
+
+class CallLogFilterProxy;
+class CallLogModel;
+class QItemSelectionModel;
+class QLineEdit;
+class QModelIndex;
+class QTableView;
+class QToolButton;
+class StatusFilterBox;
+
+class CallLogView : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit CallLogView(CallLogModel* model, QWidget* parent = nullptr);
+
+    QLineEdit* filterEdit() const { return m_filterEdit; }
+    StatusFilterBox* statusFilter() const { return m_statusFilter; }
+    QTableView* tableView() const { return m_table; }
+    CallLogFilterProxy* proxy() const { return m_proxy; }
+
+    // True while the view scrolls along with new calls.
+    bool isFollowing() const { return m_following; }
+
+Q_SIGNALS:
+    // The selected call, or its newest state when it changes while selected.
+    void currentCallChanged(const ToolCall& call);
+
+private:
+    void onCurrentRowChanged(const QModelIndex& current);
+    void onRowsAboutToBeRemoved(const QModelIndex& parent, int first, int last);
+    void onRowsRemoved();
+    void onDataChanged(const QModelIndex& topLeft, const QModelIndex& bottomRight);
+    void onScrollRangeChanged(int minimum, int maximum);
+    void onScrollValueChanged(int value);
+    void setFollowing(bool following);
+    void setInitialColumnWidths();
+
+    CallLogModel* m_model;
+    CallLogFilterProxy* m_proxy;
+    QLineEdit* m_filterEdit;
+    StatusFilterBox* m_statusFilter;
+    QTableView* m_table;
+    QToolButton* m_followButton;
+    bool m_following = true;
+    // Rows above the first visible one that a removal takes away, so the view can stay on the rows
+    // the person is reading while old rows age out of the log.
+    int m_removedAboveView = 0;
+    // Set while the current row is being removed (aged out of the log, or filtered away).
+    bool m_currentLeaving = false;
+};

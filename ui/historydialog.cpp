@@ -1,0 +1,184 @@
+#include "historydialog.h"
+
+#include "backend.h"
+#include "callcolumns.h"
+#include "callinspector.h"
+#include "datedtimeproxy.h"
+#include "historymodel.h"
+#include "modelroles.h"
+#include "statusfilterbox.h"
+
+#include <QDialogButtonBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTableView>
+#include <QVBoxLayout>
+
+HistoryDialog::HistoryDialog(Backend* backend, QWidget* parent)
+    : QDialog(parent)
+    , m_backend(backend)
+    , m_model(new HistoryModel(this))
+    , m_searchEdit(new QLineEdit)
+    , m_statusFilter(new StatusFilterBox)
+    , m_searchButton(new QPushButton(tr("Search")))
+    , m_newestButton(new QPushButton(tr("Newest")))
+    , m_olderButton(new QPushButton(tr("Older")))
+    , m_summary(new QLabel)
+    , m_table(new QTableView)
+    , m_inspector(new CallInspector)
+{
+    setWindowTitle(tr("History"));
+    setSizeGripEnabled(true);
+
+    m_searchEdit->setObjectName(QStringLiteral("historySearch"));
+    m_searchEdit->setPlaceholderText(tr("Search tool, client, route, session, error, arguments…"));
+    m_searchEdit->setClearButtonEnabled(true);
+    m_statusFilter->setObjectName(QStringLiteral("historyStatusFilter"));
+    m_searchButton->setObjectName(QStringLiteral("historySearchButton"));
+    m_searchButton->setDefault(true);
+    m_newestButton->setObjectName(QStringLiteral("historyNewestButton"));
+    m_newestButton->setToolTip(tr("Back to the newest matching calls"));
+    m_olderButton->setObjectName(QStringLiteral("historyOlderButton"));
+    m_olderButton->setToolTip(tr("The next %1 older matching calls").arg(PageSize));
+    m_summary->setObjectName(QStringLiteral("historySummary"));
+
+    connect(m_searchEdit, &QLineEdit::returnPressed, this, &HistoryDialog::search);
+    connect(m_searchButton, &QPushButton::clicked, this, &HistoryDialog::search);
+    connect(m_newestButton, &QPushButton::clicked, this, &HistoryDialog::search);
+    connect(m_olderButton, &QPushButton::clicked, this, &HistoryDialog::showOlder);
+    connect(m_statusFilter, &StatusFilterBox::statusFilterChanged, this, &HistoryDialog::search);
+    connect(m_backend, &Backend::historyLoaded, this, &HistoryDialog::onHistoryLoaded);
+
+    m_table->setObjectName(QStringLiteral("historyTable"));
+    // History spans days, so its time column carries the date too.
+    auto* dated = new DatedTimeProxy(this);
+    dated->setSourceModel(m_model);
+    m_table->setModel(dated);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->setShowGrid(false);
+    m_table->setAlternatingRowColors(true);
+    m_table->setWordWrap(false);
+    m_table->verticalHeader()->setVisible(false);
+    m_table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+    m_table->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
+    QHeaderView* columns = m_table->horizontalHeader();
+    columns->setHighlightSections(false);
+    columns->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+    const QFontMetrics metrics = fontMetrics();
+    const int padding = 3 * metrics.averageCharWidth();
+    columns->resizeSection(
+        CallColumns::TimeColumn, metrics.horizontalAdvance(QStringLiteral("0000-00-00 00:00:00.000")) + padding);
+    columns->resizeSection(
+        CallColumns::ClientColumn, metrics.horizontalAdvance(QStringLiteral("claude-code 1.0.100")) + padding);
+    columns->resizeSection(
+        CallColumns::RouteColumn, metrics.horizontalAdvance(QStringLiteral("adapter:github")) + padding);
+    columns->resizeSection(CallColumns::StatusColumn, metrics.horizontalAdvance(QStringLiteral("cancelled")) + padding);
+    columns->resizeSection(
+        CallColumns::DurationColumn, metrics.horizontalAdvance(QStringLiteral("999.9 ms")) + padding);
+    columns->setSectionResizeMode(CallColumns::ToolColumn, QHeaderView::Stretch);
+    connect(
+        m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &HistoryDialog::onCurrentRowChanged);
+
+    auto* searchRow = new QHBoxLayout;
+    searchRow->addWidget(m_searchEdit, 1);
+    searchRow->addWidget(m_statusFilter);
+    searchRow->addWidget(m_searchButton);
+
+    auto* pagingRow = new QHBoxLayout;
+    pagingRow->addWidget(m_summary, 1);
+    pagingRow->addWidget(m_newestButton);
+    pagingRow->addWidget(m_olderButton);
+
+    auto* listPane = new QWidget;
+    auto* listLayout = new QVBoxLayout(listPane);
+    listLayout->setContentsMargins(0, 0, 0, 0);
+    listLayout->addWidget(m_table, 1);
+    listLayout->addLayout(pagingRow);
+
+    auto* splitter = new QSplitter(Qt::Horizontal);
+    splitter->setChildrenCollapsible(false);
+    splitter->addWidget(listPane);
+    splitter->addWidget(m_inspector);
+    splitter->setStretchFactor(0, 3);
+    splitter->setStretchFactor(1, 2);
+
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close);
+    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(searchRow);
+    layout->addWidget(splitter, 1);
+    layout->addWidget(buttons);
+
+    resize(1200, 700);
+    search();
+}
+
+void HistoryDialog::search()
+{
+    m_query.text = m_searchEdit->text().trimmed();
+    m_query.status = m_statusFilter->status();
+    m_page = 0;
+    runQuery(0);
+}
+
+void HistoryDialog::showOlder()
+{
+    if (!m_model->hasMore())
+        return;
+    ++m_page;
+    runQuery(m_model->oldestId());
+}
+
+void HistoryDialog::runQuery(qint64 beforeId)
+{
+    m_query.beforeId = beforeId;
+    m_query.limit = PageSize;
+    m_pendingRequest = m_backend->queryHistory(m_query);
+    updateSummary();
+}
+
+void HistoryDialog::onHistoryLoaded(quint64 requestId, const ToolCallList& calls, bool hasMore)
+{
+    // The main window's start-up load and superseded searches answer on the same signal.
+    if (requestId != m_pendingRequest)
+        return;
+    m_pendingRequest = 0;
+    m_model->setResults(calls, hasMore);
+    if (m_model->rowCount() > 0)
+        m_table->scrollToTop();
+    updateSummary();
+}
+
+void HistoryDialog::onCurrentRowChanged()
+{
+    const QModelIndex current = m_table->currentIndex();
+    if (current.isValid())
+        m_inspector->setCall(m_model->callAt(current.row()));
+}
+
+void HistoryDialog::updateSummary()
+{
+    m_olderButton->setEnabled(m_pendingRequest == 0 && m_model->hasMore());
+    m_newestButton->setEnabled(m_pendingRequest == 0);
+    if (m_pendingRequest != 0) {
+        m_summary->setText(tr("Searching…"));
+        return;
+    }
+    const int count = m_model->rowCount();
+    if (count == 0) {
+        m_summary->setText(m_page == 0 ? tr("No stored calls match.") : tr("No older calls match."));
+        return;
+    }
+    const int first = m_page * PageSize + 1;
+    m_summary->setText(tr("Calls %1–%2, newest first%3")
+                           .arg(first)
+                           .arg(first + count - 1)
+                           .arg(m_model->hasMore() ? tr("; older ones follow") : QString()));
+}

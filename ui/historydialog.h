@@ -1,0 +1,58 @@
+#pragma once
+
+// HistoryDialog: searches every stored call (not only the live log's rows), one page at a time,
+// newest first, and shows the selected one in its own CallInspector. Queries run on the backend's
+// history thread; an answer for anything but the latest request is ignored.
+
+#include "store/historyquery.h"
+
+#include <QDialog>
+
+class Backend;
+class CallInspector;
+class HistoryModel;
+class QLabel;
+class QLineEdit;
+class QPushButton;
+class QTableView;
+class StatusFilterBox;
+
+class HistoryDialog : public QDialog
+{
+    Q_OBJECT
+public:
+    explicit HistoryDialog(Backend* backend, QWidget* parent = nullptr);
+
+    static constexpr int PageSize = 200;
+
+    HistoryModel* model() const { return m_model; }
+    QTableView* tableView() const { return m_table; }
+    CallInspector* inspector() const { return m_inspector; }
+    bool isSearching() const { return m_pendingRequest != 0; }
+
+public Q_SLOTS:
+    // Searches from the newest matching call.
+    void search();
+    // The next page of older matches.
+    void showOlder();
+
+private:
+    void runQuery(qint64 beforeId);
+    void onHistoryLoaded(quint64 requestId, const ToolCallList& calls, bool hasMore);
+    void onCurrentRowChanged();
+    void updateSummary();
+
+    Backend* m_backend;
+    HistoryModel* m_model;
+    QLineEdit* m_searchEdit;
+    StatusFilterBox* m_statusFilter;
+    QPushButton* m_searchButton;
+    QPushButton* m_newestButton;
+    QPushButton* m_olderButton;
+    QLabel* m_summary;
+    QTableView* m_table;
+    CallInspector* m_inspector;
+    HistoryQuery m_query; // the query on screen (or on its way)
+    int m_page = 0; // 0 for the newest page
+    quint64 m_pendingRequest = 0;
+};

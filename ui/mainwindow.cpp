@@ -1,0 +1,261 @@
+#include "mainwindow.h"
+
+#include "backend.h"
+#include "backendevents.h"
+#include "callinspector.h"
+#include "calllogmodel.h"
+#include "calllogview.h"
+#include "connectclientdialog.h"
+#include "copybutton.h"
+#include "historydialog.h"
+
+#include <QAction>
+#include <QFrame>
+#include <QHBoxLayout>
+#include <QIcon>
+#include <QLabel>
+#include <QLineEdit>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QToolBar>
+
+// The resources live in the static ui library: nothing references their initialiser, so the linker
+// would drop it without this call. Q_INIT_RESOURCE must be used outside any namespace.
+static void initSwitchboardResources()
+{
+    Q_INIT_RESOURCE(switchboard);
+}
+
+namespace {
+
+QIcon applicationIcon()
+{
+    // PNG renderings of resources/icons/switchboard.svg: Qt's SVG icon engine is a separate module
+    // this project does not otherwise need.
+    QIcon icon;
+    for (int size : {16, 24, 32, 48, 64, 128, 256})
+        icon.addFile(QStringLiteral(":/icons/switchboard-%1.png").arg(size), QSize(size, size));
+    return icon;
+}
+
+QFrame* separator()
+{
+    auto* line = new QFrame;
+    line->setFrameShape(QFrame::VLine);
+    line->setFrameShadow(QFrame::Sunken);
+    return line;
+}
+
+QLabel* warningLabel(const QString& objectName)
+{
+    auto* label = new QLabel;
+    label->setObjectName(objectName);
+    label->setStyleSheet(QStringLiteral("QLabel { color: #c01c28; font-weight: bold; }"));
+    return label;
+}
+
+} // namespace
+
+MainWindow::MainWindow(Backend* backend, int callLogRows, bool noAuth, QWidget* parent)
+    : QMainWindow(parent)
+    , m_backend(backend)
+    , m_noAuth(noAuth || !backend->requiresToken())
+    , m_model(new CallLogModel(callLogRows, this))
+    , m_callLog(new CallLogView(m_model))
+    , m_inspector(new CallInspector)
+{
+    initSwitchboardResources();
+    setWindowTitle(tr("Switchboard"));
+    setWindowIcon(applicationIcon());
+
+    m_callLog->setObjectName(QStringLiteral("callLog"));
+    m_inspector->setObjectName(QStringLiteral("inspector"));
+    auto* splitter = new QSplitter(Qt::Horizontal);
+    splitter->setObjectName(QStringLiteral("mainSplitter"));
+    splitter->setChildrenCollapsible(false);
+    splitter->addWidget(m_callLog);
+    splitter->addWidget(m_inspector);
+    splitter->setHandleWidth(10);
+    splitter->setStretchFactor(0, 1);
+    splitter->setStretchFactor(1, 1);
+    auto* central = new QWidget;
+    auto* layout = new QHBoxLayout(central);
+    layout->setContentsMargins(6, 6, 6, 0);
+    layout->addWidget(splitter);
+    setCentralWidget(central);
+
+    createToolBar();
+    createStatusBar();
+
+    connect(m_callLog, &CallLogView::currentCallChanged, m_inspector, &CallInspector::setCall);
+    connect(m_model, &CallLogModel::rowsDropped, this, &MainWindow::onRowsDropped);
+    // BackendEvents lives on the backend thread: these are queued connections, one per batch.
+    connect(m_backend->events(), &BackendEvents::callsUpdated, m_model, &CallLogModel::applyUpdates);
+    connect(m_backend, &Backend::historyLoaded, this, &MainWindow::onHistoryLoaded);
+    connect(m_backend, &Backend::sessionsChanged, this, &MainWindow::onSessionsChanged);
+    connect(m_backend, &Backend::historyWriteFailed, this, &MainWindow::onHistoryWriteFailed);
+    connect(m_backend, &Backend::historyWriteRecovered, this, &MainWindow::onHistoryWriteRecovered);
+    // Calls from before a restart, so the log does not start empty.
+    m_recentRequest = m_backend->loadRecentCalls(callLogRows);
+
+    resize(1280, 800);
+    splitter->setSizes({700, 580});
+}
+
+MainWindow::~MainWindow() = default;
+
+ConnectClientDialog* MainWindow::connectClientDialog() const
+{
+    return m_connectDialog;
+}
+
+HistoryDialog* MainWindow::historyDialog() const
+{
+    return m_historyDialog;
+}
+
+void MainWindow::createToolBar()
+{
+    QToolBar* toolBar = addToolBar(tr("Main"));
+    toolBar->setObjectName(QStringLiteral("mainToolBar"));
+    toolBar->setMovable(false);
+    toolBar->setFloatable(false);
+    toolBar->setToolButtonStyle(Qt::ToolButtonTextOnly);
+
+    QAction* connectAction = toolBar->addAction(tr("Connect a client…"));
+    connectAction->setObjectName(QStringLiteral("connectClientAction"));
+    connectAction->setToolTip(tr("Commands and settings to point Claude Code, MCP Inspector or another client here"));
+    connect(connectAction, &QAction::triggered, this, &MainWindow::showConnectClientDialog);
+
+    QAction* historyAction = toolBar->addAction(tr("History…"));
+    historyAction->setObjectName(QStringLiteral("historyAction"));
+    historyAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_H));
+    historyAction->setToolTip(tr("Search every stored call, including those older than the live log (%1)")
+                                  .arg(historyAction->shortcut().toString(QKeySequence::NativeText)));
+    connect(historyAction, &QAction::triggered, this, &MainWindow::showHistoryDialog);
+
+    auto* findAction = new QAction(tr("Filter calls"), this);
+    findAction->setShortcut(QKeySequence::Find);
+    connect(findAction, &QAction::triggered, this, [this] {
+        m_callLog->filterEdit()->setFocus(Qt::ShortcutFocusReason);
+        m_callLog->filterEdit()->selectAll();
+    });
+    addAction(findAction);
+
+    auto* quitAction = new QAction(tr("Quit"), this);
+    quitAction->setShortcut(QKeySequence::Quit);
+    connect(quitAction, &QAction::triggered, this, &QWidget::close);
+    addAction(quitAction);
+}
+
+void MainWindow::createStatusBar()
+{
+    QStatusBar* bar = statusBar();
+
+    auto* caption = new QLabel(tr("Listening on"));
+    m_urlLabel = new QLabel(m_backend->serverUrl().toString());
+    m_urlLabel->setObjectName(QStringLiteral("serverUrlLabel"));
+    m_urlLabel->setTextFormat(Qt::PlainText);
+    m_urlLabel->setTextInteractionFlags(Qt::TextSelectableByMouse | Qt::TextSelectableByKeyboard);
+    m_urlLabel->setToolTip(tr("The MCP endpoint clients connect to (select to copy)"));
+    bar->addWidget(caption);
+    bar->addWidget(m_urlLabel);
+
+    m_sessionsLabel = new QLabel;
+    m_sessionsLabel->setObjectName(QStringLiteral("sessionsLabel"));
+    m_sessionsLabel->setToolTip(tr("Open MCP sessions"));
+    bar->addWidget(separator());
+    bar->addWidget(m_sessionsLabel);
+    onSessionsChanged(0);
+
+    m_historyWarning = warningLabel(QStringLiteral("historyWarningLabel"));
+    m_historyWarning->setText(tr("⚠ History is not being saved (retrying)"));
+    m_historyWarning->hide();
+    bar->addPermanentWidget(m_historyWarning);
+
+    m_droppedLabel = new QLabel;
+    m_droppedLabel->setObjectName(QStringLiteral("droppedLabel"));
+    m_droppedLabel->setToolTip(
+        tr("The live log keeps the newest %1 calls; open History to see the rest").arg(m_model->capacity()));
+    connect(m_droppedLabel, &QLabel::linkActivated, this, &MainWindow::showHistoryDialog);
+    m_droppedLabel->hide();
+    bar->addPermanentWidget(m_droppedLabel);
+
+    // The token itself never appears here: only whether one is needed, and a way to copy it.
+    bar->addPermanentWidget(separator());
+    if (m_noAuth) {
+        m_authLabel = warningLabel(QStringLiteral("authLabel"));
+        m_authLabel->setText(tr("No authentication (--no-auth)"));
+        m_authLabel->setToolTip(tr("Any program on this machine can call tools without a token"));
+        bar->addPermanentWidget(m_authLabel);
+    } else {
+        m_authLabel = new QLabel(tr("Token required"));
+        m_authLabel->setObjectName(QStringLiteral("authLabel"));
+        m_authLabel->setToolTip(tr("Clients must send the header \"Authorization: Bearer <token>\""));
+        m_copyTokenButton = new CopyButton(tr("Copy token"));
+        m_copyTokenButton->setObjectName(QStringLiteral("copyTokenButton"));
+        m_copyTokenButton->setToolTip(tr("Put the bearer token on the clipboard"));
+        m_copyTokenButton->setCopyText(QString::fromLatin1(m_backend->token()));
+        bar->addPermanentWidget(m_authLabel);
+        bar->addPermanentWidget(m_copyTokenButton);
+    }
+}
+
+void MainWindow::showConnectClientDialog()
+{
+    if (!m_connectDialog)
+        m_connectDialog
+            = new ConnectClientDialog(m_backend->serverUrl(), m_noAuth ? QByteArray() : m_backend->token(), this);
+    m_connectDialog->show();
+    m_connectDialog->raise();
+    m_connectDialog->activateWindow();
+}
+
+void MainWindow::showHistoryDialog()
+{
+    if (!m_historyDialog)
+        m_historyDialog = new HistoryDialog(m_backend, this);
+    else
+        m_historyDialog->search(); // reopening shows what was written since
+    m_historyDialog->show();
+    m_historyDialog->raise();
+    m_historyDialog->activateWindow();
+}
+
+void MainWindow::onHistoryLoaded(quint64 requestId, const ToolCallList& calls, bool /*hasMore*/)
+{
+    if (requestId != m_recentRequest)
+        return;
+    m_recentRequest = 0;
+    // Live batches may have arrived first and carry a newer state of the same calls: keep those.
+    ToolCallList unknown;
+    unknown.reserve(calls.size());
+    for (const ToolCall& call : calls) {
+        if (!m_model->indexOfCall(call.id).isValid())
+            unknown.append(call);
+    }
+    m_model->applyUpdates(unknown);
+}
+
+void MainWindow::onSessionsChanged(int count)
+{
+    m_sessionsLabel->setText(count == 1 ? tr("1 session") : tr("%1 sessions").arg(count));
+}
+
+void MainWindow::onRowsDropped(qint64 totalDropped)
+{
+    m_droppedLabel->setText(tr("<a href=\"history\">%1 older calls are in History</a>").arg(totalDropped));
+    m_droppedLabel->show();
+}
+
+void MainWindow::onHistoryWriteFailed(const QString& error)
+{
+    m_historyWarning->setToolTip(
+        tr("Writing history failed: %1\nCalls are kept in memory and written when it works again.").arg(error));
+    m_historyWarning->show();
+}
+
+void MainWindow::onHistoryWriteRecovered()
+{
+    m_historyWarning->hide();
+}
