@@ -1,30 +1,52 @@
 #include "headlessreporter.h"
 
+#include "backgroundpriority.h"
+
 #include <QDateTime>
 
 #include <cstdio>
 
-QByteArray HeadlessReporter::formatLine(const ToolCall& call)
+HeadlessReporter::HeadlessReporter(QObject* parent)
+    : QObject(parent)
 {
-    const QString time = QDateTime::fromMSecsSinceEpoch(call.startedAtMs).toString(QStringLiteral("HH:mm:ss.zzz"));
-    QString line = QStringLiteral("%1 #%2 %3 %4 via %5").arg(time).arg(call.id).arg(callStatusName(call.status), call.tool, call.route);
+    // Without a window the main thread only writes this log: bookkeeping that must not take the
+    // CPU from serving calls.
+    BackgroundPriority::applyToCurrentThread();
+}
+
+QByteArray HeadlessReporter::formatLine(const ToolCall& call, qint64 utcOffsetMs)
+{
+    // Local time of day from the epoch time and one offset per batch: QDateTime's time-zone
+    // conversion per line costs more than the rest of the line.
+    constexpr qint64 dayMs = 24 * 60 * 60 * 1000;
+    const qint64 ms = ((call.startedAtMs + utcOffsetMs) % dayMs + dayMs) % dayMs;
+    char time[16];
+    std::snprintf(time, sizeof time, "%02d:%02d:%02d.%03d", int(ms / 3'600'000), int(ms / 60'000 % 60),
+                  int(ms / 1000 % 60), int(ms % 1000));
+    QByteArray line;
+    line.reserve(128);
+    line += time;
+    line += " #" + QByteArray::number(call.id) + ' ' + callStatusName(call.status).toLatin1() + ' ' + call.tool.toUtf8()
+            + " via " + call.route.toUtf8();
     if (call.durationUs >= 0)
-        line += QStringLiteral(" in %1 ms").arg(double(call.durationUs) / 1000.0, 0, 'f', 2);
-    line += QStringLiteral(" from %1").arg(call.clientName);
+        line += " in " + QByteArray::number(double(call.durationUs) / 1000.0, 'f', 2) + " ms";
+    line += " from " + call.clientName.toUtf8();
     if (!call.clientVersion.isEmpty())
-        line += QLatin1Char(' ') + call.clientVersion;
+        line += ' ' + call.clientVersion.toUtf8();
     if (!call.error.isEmpty())
-        line += QStringLiteral(": ") + call.error.simplified();
-    return line.toUtf8() + '\n';
+        line += ": " + call.error.simplified().toUtf8();
+    line += '\n';
+    return line;
 }
 
 void HeadlessReporter::report(const ToolCallList& calls)
 {
+    const qint64 utcOffsetMs = qint64(QDateTime::currentDateTime().offsetFromUtc()) * 1000;
+    QByteArray text;
     for (const ToolCall& call : calls) {
-        if (call.isFinished()) {
-            const QByteArray line = formatLine(call);
-            std::fwrite(line.constData(), 1, std::size_t(line.size()), stdout);
-        }
+        if (call.isFinished())
+            text += formatLine(call, utcOffsetMs);
     }
+    std::fwrite(text.constData(), 1, std::size_t(text.size()), stdout);
     std::fflush(stdout);
 }

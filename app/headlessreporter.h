@@ -10,9 +10,10 @@ class HeadlessReporter : public QObject
 {
     Q_OBJECT
 public:
-    using QObject::QObject;
+    explicit HeadlessReporter(QObject* parent = nullptr);
 
-    static QByteArray formatLine(const ToolCall& call);
+    // One line: local time, call id, status, tool, route, duration, client, error.
+    static QByteArray formatLine(const ToolCall& call, qint64 utcOffsetMs);
 
 public Q_SLOTS:
     void report(const ToolCallList& calls);

@@ -1,6 +1,8 @@
 #include "backend.h"
 
 #include "backendevents.h"
+#include "backgroundpriority.h"
+#include "store/historyfeed.h"
 #include "store/historystore.h"
 #include "tools/builtintools.h"
 #include "tools/toolregistry.h"
@@ -35,7 +37,14 @@ bool Backend::start(QString* error)
     m_history->moveToThread(&m_historyThread);
     m_historyThread.start();
     bool opened = false;
-    QMetaObject::invokeMethod(m_history, [&] { opened = m_history->open(error); }, Qt::BlockingQueuedConnection);
+    QMetaObject::invokeMethod(
+        m_history,
+        [&] {
+            // History is bookkeeping: written when serving calls leaves the CPU idle.
+            BackgroundPriority::applyToCurrentThread();
+            opened = m_history->open(error);
+        },
+        Qt::BlockingQueuedConnection);
     if (!opened) {
         stop();
         return false;
@@ -64,7 +73,16 @@ bool Backend::start(QString* error)
         stop();
         return false;
     }
-    connect(m_events, &BackendEvents::callsUpdated, m_history, &HistoryStore::record);
+    QMetaObject::invokeMethod(
+        m_serverContext,
+        [this] {
+            auto* feed = new HistoryFeed(m_history, MaxHistoryBacklog, m_events);
+            connect(m_events, &BackendEvents::callsUpdated, feed, &HistoryFeed::feed);
+            connect(feed, &HistoryFeed::fellBehind, this, &Backend::historyWriteFailed);
+            connect(feed, &HistoryFeed::caughtUp, this, &Backend::historyWriteRecovered);
+            connect(feed, &HistoryFeed::caughtUp, this, &Backend::historyNotice);
+        },
+        Qt::BlockingQueuedConnection);
     connect(m_server, &McpHttpServer::sessionsChanged, this, &Backend::sessionsChanged);
     m_running = true;
     return true;

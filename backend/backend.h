@@ -50,10 +50,16 @@ public:
     quint64 loadRecentCalls(int limit);
     quint64 queryHistory(const HistoryQuery& query);
 
+    // Records queued for history beyond which calls are left out of it (see HistoryFeed).
+    static constexpr qint64 MaxHistoryBacklog = 250'000;
+
 Q_SIGNALS:
     void historyLoaded(quint64 requestId, const ToolCallList& calls, bool hasMore);
     void historyWriteFailed(const QString& error);
     void historyWriteRecovered();
+    // Something about history the operator should read (e.g. how many calls were left out of it).
+    void historyNotice(const QString& message);
+
     void sessionsChanged(int count);
 
 private:

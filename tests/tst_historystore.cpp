@@ -1,6 +1,10 @@
 // HistoryStore: calls survive restarts, searches page through them, a full disk loses nothing.
 
+#include "store/historyfeed.h"
 #include "store/historystore.h"
+
+#include <QSemaphore>
+#include <QThread>
 
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -54,6 +58,7 @@ private Q_SLOTS:
     void fullDiskKeepsCallsAndRecovers();
     void prunesBeyondMaxCalls();
     void unopenableDatabaseIsAClearError();
+    void feedBoundsTheBacklog();
 };
 
 void TestHistoryStore::survivesReopening()
@@ -264,6 +269,56 @@ void TestHistoryStore::unopenableDatabaseIsAClearError()
     QString error;
     QVERIFY(!store.open(&error));
     QVERIFY2(error.contains(QStringLiteral("h.sqlite")), qPrintable(error));
+}
+
+void TestHistoryStore::feedBoundsTheBacklog()
+{
+    QTemporaryDir dir;
+    QThread thread;
+    auto* store = new HistoryStore(dir.filePath(QStringLiteral("h.sqlite")));
+    store->moveToThread(&thread);
+    thread.start();
+    bool opened = false;
+    QString error;
+    QMetaObject::invokeMethod(store, [&] { opened = store->open(&error); }, Qt::BlockingQueuedConnection);
+    QVERIFY(opened);
+
+    // Hold the store's thread, as a saturated machine would.
+    QSemaphore gate;
+    QMetaObject::invokeMethod(store, [&gate] { gate.acquire(); });
+    HistoryFeed feed(store, 100);
+    QSignalSpy behind(&feed, &HistoryFeed::fellBehind);
+    QSignalSpy caughtUp(&feed, &HistoryFeed::caughtUp);
+    qint64 id = 0;
+    auto batch = [&id](int size) {
+        ToolCallList calls;
+        for (int i = 0; i < size; ++i)
+            calls << makeCall(++id);
+        return calls;
+    };
+    feed.feed(batch(60));
+    feed.feed(batch(30));
+    QCOMPARE(feed.backlog(), qint64(90));
+    feed.feed(batch(20)); // would exceed 100: left out
+    feed.feed(batch(20));
+    QCOMPARE(behind.size(), 1);
+    QCOMPARE(feed.leftOut(), qint64(40));
+    QCOMPARE(feed.backlog(), qint64(90));
+
+    gate.release();
+    QTRY_COMPARE_WITH_TIMEOUT(feed.backlog(), qint64(0), 10'000);
+    feed.feed(batch(5));
+    QCOMPARE(caughtUp.size(), 1);
+    QVERIFY(caughtUp.first().first().toString().contains(QStringLiteral("40 calls")));
+    QTRY_COMPARE_WITH_TIMEOUT(feed.backlog(), qint64(0), 10'000);
+
+    ToolCallList stored;
+    QMetaObject::invokeMethod(store, [&] { stored = answer(*store, 1, [&] { store->loadRecent(1, 1000); }); },
+                              Qt::BlockingQueuedConnection);
+    QCOMPARE(stored.size(), 95);
+    QMetaObject::invokeMethod(store, [store] { delete store; }, Qt::BlockingQueuedConnection);
+    thread.quit();
+    thread.wait();
 }
 
 QTEST_GUILESS_MAIN(TestHistoryStore)

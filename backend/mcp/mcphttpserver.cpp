@@ -75,6 +75,14 @@ QByteArray chunk(const QByteArray& data)
     return QByteArray::number(data.size(), 16) + "\r\n" + data + "\r\n";
 }
 
+// Sends what the responder wrote now rather than when the event loop next sees the socket
+// writable: one poll less per response, and progress events leave as they happen.
+void sendNow(QHttpServerResponder& responder)
+{
+    if (QTcpSocket* socket = responder.socket())
+        socket->flush();
+}
+
 } // namespace
 
 // One POST's reply. Starts as a plain JSON response; switches to an event stream (chunked) when a
@@ -99,16 +107,19 @@ public:
             return;
         startStream();
         m_responder.writeBody(chunk(sseEvent(message)));
+        sendNow(m_responder);
     }
 
     void sendResponse(const QByteArray& message) override
     {
         if (!isOpen())
             return;
-        if (m_streaming)
+        if (m_streaming) {
             m_responder.writeBody(chunk(sseEvent(message)));
-        else
+            sendNow(m_responder);
+        } else {
             m_collected.append(message);
+        }
         responseDone();
     }
 
@@ -157,11 +168,13 @@ private:
             return;
         if (m_streaming) {
             m_responder.writeBody(QByteArrayLiteral("0\r\n\r\n"));
+            sendNow(m_responder);
         } else if (m_collected.isEmpty()) {
             // Every request was cancelled: no JSON-RPC response is owed, so the answer is an event
             // stream that ends without events.
             startStream();
             m_responder.writeBody(QByteArrayLiteral("0\r\n\r\n"));
+            sendNow(m_responder);
         } else {
             const QByteArray body = m_batch ? '[' + m_collected.join(',') + ']' : m_collected.first();
             writeReply(m_responder, StatusCode::Ok, "application/json", body, m_headers);
@@ -223,6 +236,7 @@ public:
         for (const auto& [name, value] : headers)
             m_responder.writeHeader(name, value);
         m_responder.writeBody(chunk(": stream open\n\n"));
+        sendNow(m_responder);
         if (auto* guard = HttpConnectionGuard::of(socket))
             guard->setResponsePending(true);
         m_keepAlive.setInterval(keepAliveMs);
@@ -244,8 +258,10 @@ public:
 
     void sendNotification(const QByteArray& message) override
     {
-        if (isOpen())
+        if (isOpen()) {
             m_responder.writeBody(chunk(sseEvent(message)));
+            sendNow(m_responder);
+        }
     }
     void sendResponse(const QByteArray& message) override { sendNotification(message); }
     void skipResponse() override {}
@@ -342,6 +358,7 @@ void McpHttpServer::writeReply(QHttpServerResponder& responder, StatusCode statu
     if (status != StatusCode::NoContent)
         responder.writeHeader("Content-Length", QByteArray::number(body.size()));
     responder.writeBody(body);
+    sendNow(responder);
 }
 
 void McpHttpServer::writeError(QHttpServerResponder& responder, StatusCode status, int code,

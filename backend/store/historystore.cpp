@@ -108,7 +108,7 @@ void HistoryStore::record(const ToolCallList& calls)
     if (!writePending(&error)) {
         m_failing = true;
         m_retryTimer.start(RetryIntervalMs, this);
-        Q_EMIT writeFailed(error);
+        Q_EMIT writeFailed(error + QStringLiteral(" (calls are kept in memory and retried)"));
     }
 }
 

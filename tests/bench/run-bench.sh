@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# Benchmark: tools/call echo over keep-alive HTTP, Switchboard against the MCP reference server
+# (@modelcontextprotocol/server-everything, streamableHttp transport, its echo tool), measured side
+# by side in one run with wrk, at 1 and 16 connections. Each measurement gets a fresh server
+# process and session and a warm-up. Prints calls/s, p50 and p99, and the ratios.
+#
+#   tests/bench/run-bench.sh [seconds-per-measurement]   (default 10)
+#
+# Switchboard runs as a user runs it: release build, headless, bearer token required, history on.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+duration=${1:-10}
+node=$root/tests/node/node22
+reference=$root/tests/node/node_modules/@modelcontextprotocol/server-everything/dist/index.js
+version=2025-06-18
+
+"$root/scripts/install-deps.sh" --test
+if [[ ! -x $root/build/release/app/switchboard ]] || [[ ${REBUILD:-1} == 1 ]]; then
+    cmake --preset release -S "$root" >/dev/null
+    cmake --build "$root/build/release" --parallel >/dev/null
+fi
+switchboard=$root/build/release/app/switchboard
+work=$(mktemp -d)
+server_pid=
+cleanup() { [[ -n $server_pid ]] && kill "$server_pid" 2>/dev/null; wait 2>/dev/null || true; rm -rf "$work"; }
+trap cleanup EXIT
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+start_switchboard() {
+    local port; port=$(free_port)
+    export TOKEN=sb_bench_$RANDOM$RANDOM$RANDOM
+    SWITCHBOARD_TOKEN=$TOKEN "$switchboard" --headless --port "$port" --state-dir "$work/state-$port" \
+        --config "$work/none.yaml" >"$work/switchboard-$port.log" 2>&1 &
+    server_pid=$!
+    URL=http://127.0.0.1:$port/mcp
+}
+
+start_reference() {
+    local port; port=$(free_port)
+    export TOKEN=
+    PORT=$port "$node" --import "$here/loopback-only.mjs" "$reference" streamableHttp >"$work/reference-$port.log" 2>&1 &
+    server_pid=$!
+    URL=http://127.0.0.1:$port/mcp
+}
+
+stop_server() { kill "$server_pid" 2>/dev/null; wait "$server_pid" 2>/dev/null || true; server_pid=; }
+
+# initialize + notifications/initialized; exports SESSION. Checks echo answers correctly.
+open_session() {
+    local auth=()
+    [[ -n $TOKEN ]] && auth=(-H "Authorization: Bearer $TOKEN")
+    for _ in $(seq 1 100); do curl -s -o /dev/null "$URL" -X POST "${auth[@]}" && break; sleep 0.1; done
+    SESSION=$(curl -s -D - -o /dev/null -X POST "$URL" "${auth[@]}" -H 'Content-Type: application/json' \
+        -H 'Accept: application/json, text/event-stream' \
+        -d '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"'$version'","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}' \
+        | tr -d '\r' | awk 'tolower($1)=="mcp-session-id:" {print $2}')
+    [[ -n $SESSION ]] || { echo "no session from $URL"; exit 1; }
+    export SESSION VERSION=$version
+    local headers=("${auth[@]}" -H "Mcp-Session-Id: $SESSION" -H "MCP-Protocol-Version: $version"
+        -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream')
+    curl -s -o /dev/null -X POST "$URL" "${headers[@]}" -d '{"jsonrpc":"2.0","method":"notifications/initialized"}'
+    local answer; answer=$(curl -s -X POST "$URL" "${headers[@]}" \
+        -d '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"benchmark"}}}')
+    [[ $answer == *benchmark* ]] || { echo "echo did not answer as expected: $answer"; exit 1; }
+}
+
+measure() { # <name> <connections> → "calls_per_s p50_us p99_us"
+    local name=$1 connections=$2 line
+    wrk -t1 -c"$connections" -d2s -s "$here/echo-call.lua" "$URL" >/dev/null # warm-up
+    line=$(wrk -t1 -c"$connections" -d"${duration}s" --timeout 10s -s "$here/echo-call.lua" "$URL" | grep '^RESULT')
+    local errors; errors=$(sed -E 's/.*errors=([0-9]+).*/\1/' <<<"$line")
+    if [[ $errors != 0 ]]; then echo "$name at $connections connections had $errors errors: $line" >&2; exit 1; fi
+    sed -E 's/.*calls_per_s=([0-9.]+) p50_us=([0-9]+) p99_us=([0-9]+).*/\1 \2 \3/' <<<"$line"
+}
+
+declare -A result
+for connections in 1 16; do
+    for server in reference switchboard; do
+        "start_$server"
+        open_session
+        result[$server,$connections]=$(measure "$server" "$connections")
+        stop_server
+    done
+done
+
+echo
+echo "tools/call echo over keep-alive HTTP, ${duration}s per measurement, wrk -t1, $(nproc) cores"
+printf '%-12s %5s %12s %10s %10s\n' server conns calls/s p50_us p99_us
+for connections in 1 16; do
+    for server in reference switchboard; do
+        read -r rate p50 p99 <<<"${result[$server,$connections]}"
+        printf '%-12s %5s %12.0f %10s %10s\n' "$server" "$connections" "$rate" "$p50" "$p99"
+    done
+done
+echo
+status=0
+for connections in 1 16; do
+    read -r ref_rate _ ref_p99 <<<"${result[reference,$connections]}"
+    read -r sb_rate _ sb_p99 <<<"${result[switchboard,$connections]}"
+    throughput=$(awk -v a="$sb_rate" -v b="$ref_rate" 'BEGIN {printf "%.1f", a / b}')
+    tail=$(awk -v a="$sb_p99" -v b="$ref_p99" 'BEGIN {printf "%.3f", a / b}')
+    verdict=met
+    awk -v t="$throughput" -v p="$tail" 'BEGIN {exit !(t >= 10 && p <= 0.1)}' || { verdict="NOT met"; status=1; }
+    echo "$connections connection(s): switchboard/reference calls/s = ${throughput}x, p99 = ${tail}x (target >= 10x and <= 0.1x: $verdict)"
+done
+exit $status
