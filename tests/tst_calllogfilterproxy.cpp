@@ -1,0 +1,175 @@
+// CallLogFilterProxy: every word must match (case-insensitively) somewhere in the call; the status
+// filter narrows further; live inserts and updates are filtered as they arrive.
+
+#include "calllogfilterproxy.h"
+#include "calllogmodel.h"
+#include "modelroles.h"
+
+#include <QAbstractItemModelTester>
+#include <QTest>
+
+namespace {
+
+ToolCall makeCall(
+    qint64 id, const QString& tool, const QString& client, CallStatus status, const QString& error = QString())
+{
+    ToolCall call;
+    call.id = id;
+    call.sessionId = QStringLiteral("sess-%1").arg(id);
+    call.clientName = client;
+    call.clientVersion = QStringLiteral("2.1");
+    call.tool = tool;
+    call.route = tool.startsWith(QLatin1String("gh.")) ? QStringLiteral("adapter:github") : QStringLiteral("builtin");
+    call.status = status;
+    call.error = error;
+    call.durationUs = status == CallStatus::Running ? -1 : 100;
+    return call;
+}
+
+ToolCallList sampleCalls()
+{
+    return {
+        makeCall(1, QStringLiteral("echo"), QStringLiteral("claude-code"), CallStatus::Ok),
+        makeCall(2, QStringLiteral("git_status"), QStringLiteral("Cursor"), CallStatus::Error,
+            QStringLiteral("Repository not found")),
+        makeCall(3, QStringLiteral("gh.create_issue"), QStringLiteral("claude-code"), CallStatus::Running),
+        makeCall(4, QStringLiteral("echo"), QStringLiteral("mcp-inspector"), CallStatus::Cancelled,
+            QStringLiteral("cancelled by the client")),
+        makeCall(5, QStringLiteral("request_connection"), QStringLiteral("Cursor"), CallStatus::Paused),
+    };
+}
+
+QList<qint64> visibleIds(const QAbstractItemModel& proxy)
+{
+    QList<qint64> ids;
+    for (int row = 0; row < proxy.rowCount(); ++row)
+        ids.append(proxy.index(row, 0).data(CallIdRole).toLongLong());
+    return ids;
+}
+
+using OptionalStatus = std::optional<CallStatus>;
+
+} // namespace
+
+Q_DECLARE_METATYPE(OptionalStatus)
+
+class TestCallLogFilterProxy : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void filters_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<OptionalStatus>("status");
+        QTest::addColumn<QList<qint64>>("expectedIds");
+
+        QTest::newRow("nothing") << QString() << OptionalStatus() << QList<qint64> {1, 2, 3, 4, 5};
+        QTest::newRow("blank words") << QStringLiteral("   ") << OptionalStatus() << QList<qint64> {1, 2, 3, 4, 5};
+        QTest::newRow("tool") << QStringLiteral("echo") << OptionalStatus() << QList<qint64> {1, 4};
+        QTest::newRow("case-insensitive") << QStringLiteral("ECHO") << OptionalStatus() << QList<qint64> {1, 4};
+        QTest::newRow("client") << QStringLiteral("cursor") << OptionalStatus() << QList<qint64> {2, 5};
+        QTest::newRow("two words, both match")
+            << QStringLiteral("echo claude") << OptionalStatus() << QList<qint64> {1};
+        QTest::newRow("two words, order free")
+            << QStringLiteral("Claude  echo") << OptionalStatus() << QList<qint64> {1};
+        QTest::newRow("two words, one misses") << QStringLiteral("echo cursor") << OptionalStatus() << QList<qint64> {};
+        QTest::newRow("route") << QStringLiteral("adapter:github") << OptionalStatus() << QList<qint64> {3};
+        QTest::newRow("status word") << QStringLiteral("paused") << OptionalStatus() << QList<qint64> {5};
+        QTest::newRow("session") << QStringLiteral("sess-2") << OptionalStatus() << QList<qint64> {2};
+        QTest::newRow("error text") << QStringLiteral("not found") << OptionalStatus() << QList<qint64> {2};
+        QTest::newRow("no match") << QStringLiteral("zzz") << OptionalStatus() << QList<qint64> {};
+        QTest::newRow("status only") << QString() << OptionalStatus(CallStatus::Error) << QList<qint64> {2};
+        QTest::newRow("status running") << QString() << OptionalStatus(CallStatus::Running) << QList<qint64> {3};
+        QTest::newRow("text and status") << QStringLiteral("echo") << OptionalStatus(CallStatus::Cancelled)
+                                         << QList<qint64> {4};
+        QTest::newRow("text and status, none")
+            << QStringLiteral("echo") << OptionalStatus(CallStatus::Error) << QList<qint64> {};
+    }
+
+    void filters()
+    {
+        QFETCH(QString, text);
+        QFETCH(OptionalStatus, status);
+        QFETCH(QList<qint64>, expectedIds);
+
+        CallLogModel model;
+        CallLogFilterProxy proxy;
+        proxy.setSourceModel(&model);
+        QAbstractItemModelTester tester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.applyUpdates(sampleCalls());
+
+        proxy.setFilterText(text);
+        proxy.setStatusFilter(status);
+        QCOMPARE(visibleIds(proxy), expectedIds);
+        QCOMPARE(proxy.filterText(), text);
+        QCOMPARE(proxy.statusFilter(), status);
+
+        // Filtering before the rows arrive gives the same answer.
+        CallLogModel model2;
+        CallLogFilterProxy proxy2;
+        proxy2.setSourceModel(&model2);
+        QAbstractItemModelTester tester2(&proxy2, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        proxy2.setFilterText(text);
+        proxy2.setStatusFilter(status);
+        model2.applyUpdates(sampleCalls());
+        QCOMPARE(visibleIds(proxy2), expectedIds);
+    }
+
+    void clearingFiltersShowsEverything()
+    {
+        CallLogModel model;
+        CallLogFilterProxy proxy;
+        proxy.setSourceModel(&model);
+        QAbstractItemModelTester tester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.applyUpdates(sampleCalls());
+        proxy.setFilterText(QStringLiteral("echo"));
+        proxy.setStatusFilter(CallStatus::Ok);
+        QCOMPARE(visibleIds(proxy), QList<qint64> {1});
+        proxy.setStatusFilter(std::nullopt);
+        QCOMPARE(visibleIds(proxy), (QList<qint64> {1, 4}));
+        proxy.setFilterText(QString());
+        QCOMPARE(proxy.rowCount(), 5);
+    }
+
+    void liveInsertsWhileFiltered()
+    {
+        CallLogModel model;
+        CallLogFilterProxy proxy;
+        proxy.setSourceModel(&model);
+        QAbstractItemModelTester tester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        proxy.setFilterText(QStringLiteral("echo"));
+        model.applyUpdates(sampleCalls());
+        QCOMPARE(visibleIds(proxy), (QList<qint64> {1, 4}));
+
+        model.applyUpdates({makeCall(6, QStringLiteral("echo"), QStringLiteral("zed"), CallStatus::Running),
+            makeCall(7, QStringLiteral("git_log"), QStringLiteral("zed"), CallStatus::Running)});
+        QCOMPARE(visibleIds(proxy), (QList<qint64> {1, 4, 6}));
+
+        // An update that makes a call match shows it; one that stops it matching hides it.
+        proxy.setFilterText(QString());
+        proxy.setStatusFilter(CallStatus::Running);
+        QCOMPARE(visibleIds(proxy), (QList<qint64> {3, 6, 7}));
+        model.applyUpdates({makeCall(6, QStringLiteral("echo"), QStringLiteral("zed"), CallStatus::Ok),
+            makeCall(8, QStringLiteral("echo"), QStringLiteral("zed"), CallStatus::Running)});
+        QCOMPARE(visibleIds(proxy), (QList<qint64> {3, 7, 8}));
+        proxy.setStatusFilter(CallStatus::Ok);
+        model.applyUpdates({makeCall(7, QStringLiteral("git_log"), QStringLiteral("zed"), CallStatus::Ok)});
+        QCOMPARE(visibleIds(proxy), (QList<qint64> {1, 6, 7}));
+    }
+
+    void trimmingWhileFiltered()
+    {
+        CallLogModel model(3);
+        CallLogFilterProxy proxy;
+        proxy.setSourceModel(&model);
+        QAbstractItemModelTester tester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        proxy.setFilterText(QStringLiteral("echo"));
+        model.applyUpdates(sampleCalls()); // keeps 3, 4, 5
+        QCOMPARE(visibleIds(proxy), QList<qint64> {4});
+        model.applyUpdates({makeCall(6, QStringLiteral("echo"), QStringLiteral("zed"), CallStatus::Ok)});
+        QCOMPARE(visibleIds(proxy), (QList<qint64> {4, 6}));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCallLogFilterProxy)
+#include "tst_calllogfilterproxy.moc"

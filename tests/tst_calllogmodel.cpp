@@ -1,0 +1,215 @@
+// CallLogModel: batches insert in one go, known calls update in place, the capacity trims the
+// oldest rows, and calls older than the shown ones (history loaded after live calls) land sorted.
+
+#include "calllogmodel.h"
+#include "modelroles.h"
+
+#include <QAbstractItemModelTester>
+#include <QSignalSpy>
+#include <QTest>
+
+namespace {
+
+ToolCall makeCall(qint64 id, CallStatus status = CallStatus::Ok, const QString& tool = QStringLiteral("echo"))
+{
+    ToolCall call;
+    call.id = id;
+    call.sessionId = QStringLiteral("session-1");
+    call.clientName = QStringLiteral("claude-code");
+    call.clientVersion = QStringLiteral("1.0");
+    call.tool = tool;
+    call.route = QStringLiteral("builtin");
+    call.startedAtMs = 1'700'000'000'000 + id;
+    call.durationUs = status == CallStatus::Running ? -1 : 1500;
+    call.status = status;
+    return call;
+}
+
+ToolCallList makeCalls(const QList<qint64>& ids)
+{
+    ToolCallList calls;
+    for (qint64 id : ids)
+        calls.append(makeCall(id));
+    return calls;
+}
+
+QList<qint64> idsOf(const CallLogModel& model)
+{
+    QList<qint64> ids;
+    for (int row = 0; row < model.rowCount(); ++row)
+        ids.append(model.index(row, 0).data(CallIdRole).toLongLong());
+    return ids;
+}
+
+} // namespace
+
+class TestCallLogModel : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void insertsABatchInOneGo()
+    {
+        CallLogModel model(100);
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QSignalSpy inserted(&model, &QAbstractItemModel::rowsInserted);
+
+        model.applyUpdates(makeCalls({1, 2, 3}));
+        QCOMPARE(inserted.size(), 1);
+        QCOMPARE(inserted.at(0).at(1).toInt(), 0);
+        QCOMPARE(inserted.at(0).at(2).toInt(), 2);
+        QCOMPARE(idsOf(model), (QList<qint64> {1, 2, 3}));
+
+        model.applyUpdates(makeCalls({4, 5}));
+        QCOMPARE(inserted.size(), 2);
+        QCOMPARE(inserted.at(1).at(1).toInt(), 3);
+        QCOMPARE(inserted.at(1).at(2).toInt(), 4);
+        QCOMPARE(model.columnCount(), int(CallColumns::NumColumns));
+        QCOMPARE(model.index(0, CallColumns::ToolColumn).data().toString(), QStringLiteral("echo"));
+        QCOMPARE(model.index(0, CallColumns::ClientColumn).data().toString(), QStringLiteral("claude-code 1.0"));
+        QCOMPARE(model.index(0, CallColumns::StatusColumn).data().toString(), QStringLiteral("ok"));
+    }
+
+    void updatesARunningCallInPlace()
+    {
+        CallLogModel model(100);
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.applyUpdates({makeCall(1), makeCall(2, CallStatus::Running)});
+        QCOMPARE(model.index(1, CallColumns::StatusColumn).data().toString(), QStringLiteral("running"));
+        QCOMPARE(model.index(1, CallColumns::DurationColumn).data().toString(), QStringLiteral("…"));
+
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        QSignalSpy inserted(&model, &QAbstractItemModel::rowsInserted);
+        ToolCall finished = makeCall(2, CallStatus::Ok);
+        finished.response = R"({"jsonrpc":"2.0","id":2,"result":{}})";
+        // A batch mixing an update with a new call.
+        model.applyUpdates({finished, makeCall(3)});
+
+        QCOMPARE(changed.size(), 1);
+        const QModelIndex topLeft = changed.at(0).at(0).value<QModelIndex>();
+        const QModelIndex bottomRight = changed.at(0).at(1).value<QModelIndex>();
+        QCOMPARE(topLeft.row(), 1);
+        QCOMPARE(bottomRight.row(), 1);
+        QCOMPARE(topLeft.column(), 0);
+        QCOMPARE(bottomRight.column(), CallColumns::NumColumns - 1);
+        QCOMPARE(inserted.size(), 1);
+        QCOMPARE(model.rowCount(), 3);
+        QCOMPARE(model.index(1, CallColumns::StatusColumn).data().toString(), QStringLiteral("ok"));
+        QCOMPARE(model.index(1, 0).data(CallRole).value<ToolCall>().response, finished.response);
+        QCOMPARE(model.index(1, CallColumns::StatusColumn).data(StatusRole).toInt(), int(CallStatus::Ok));
+    }
+
+    void trimsToCapacity_data()
+    {
+        QTest::addColumn<int>("capacity");
+        QTest::addColumn<QList<QList<qint64>>>("batches");
+        QTest::addColumn<QList<qint64>>("expectedIds");
+        QTest::addColumn<qint64>("expectedDropped");
+
+        QTest::newRow("under capacity") << 5 << QList<QList<qint64>> {{1, 2, 3}} << QList<qint64> {1, 2, 3}
+                                        << qint64(0);
+        QTest::newRow("exactly full") << 3 << QList<QList<qint64>> {{1, 2, 3}} << QList<qint64> {1, 2, 3} << qint64(0);
+        QTest::newRow("one batch over") << 3 << QList<QList<qint64>> {{1, 2, 3, 4, 5}} << QList<qint64> {3, 4, 5}
+                                        << qint64(2);
+        QTest::newRow("several batches") << 3 << QList<QList<qint64>> {{1, 2}, {3, 4}, {5, 6, 7}}
+                                         << QList<qint64> {5, 6, 7} << qint64(4);
+        QTest::newRow("capacity one") << 1 << QList<QList<qint64>> {{1}, {2}, {3}} << QList<qint64> {3} << qint64(2);
+    }
+
+    void trimsToCapacity()
+    {
+        QFETCH(int, capacity);
+        QFETCH(QList<QList<qint64>>, batches);
+        QFETCH(QList<qint64>, expectedIds);
+        QFETCH(qint64, expectedDropped);
+
+        CallLogModel model(capacity);
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QSignalSpy dropped(&model, &CallLogModel::rowsDropped);
+        for (const QList<qint64>& batch : std::as_const(batches))
+            model.applyUpdates(makeCalls(batch));
+
+        QCOMPARE(idsOf(model), expectedIds);
+        QCOMPARE(model.droppedCount(), expectedDropped);
+        if (expectedDropped == 0) {
+            QVERIFY(dropped.isEmpty());
+        } else {
+            QVERIFY(!dropped.isEmpty());
+            QCOMPARE(dropped.last().at(0).toLongLong(), expectedDropped);
+        }
+        // Trimmed calls are no longer found.
+        for (const QList<qint64>& batch : std::as_const(batches)) {
+            for (qint64 id : batch)
+                QCOMPARE(model.indexOfCall(id).isValid(), expectedIds.contains(id));
+        }
+    }
+
+    void insertsOlderCallsSorted_data()
+    {
+        QTest::addColumn<int>("capacity");
+        QTest::addColumn<QList<qint64>>("live");
+        QTest::addColumn<QList<qint64>>("late");
+        QTest::addColumn<QList<qint64>>("expectedIds");
+
+        QTest::newRow("history before live")
+            << 100 << QList<qint64> {10, 11} << QList<qint64> {3, 4, 5} << QList<qint64> {3, 4, 5, 10, 11};
+        QTest::newRow("history newest-first")
+            << 100 << QList<qint64> {10, 11} << QList<qint64> {5, 4, 3} << QList<qint64> {3, 4, 5, 10, 11};
+        QTest::newRow("interleaved") << 100 << QList<qint64> {2, 6, 10} << QList<qint64> {1, 4, 8}
+                                     << QList<qint64> {1, 2, 4, 6, 8, 10};
+        QTest::newRow("mixed with newer")
+            << 100 << QList<qint64> {5, 6} << QList<qint64> {1, 7, 2} << QList<qint64> {1, 2, 5, 6, 7};
+        QTest::newRow("no room for older")
+            << 3 << QList<qint64> {10, 11, 12} << QList<qint64> {1, 2} << QList<qint64> {10, 11, 12};
+        QTest::newRow("room for the newest older")
+            << 4 << QList<qint64> {10, 11} << QList<qint64> {1, 2, 3} << QList<qint64> {2, 3, 10, 11};
+        QTest::newRow("into an empty log")
+            << 100 << QList<qint64> {} << QList<qint64> {3, 1, 2} << QList<qint64> {1, 2, 3};
+    }
+
+    void insertsOlderCallsSorted()
+    {
+        QFETCH(int, capacity);
+        QFETCH(QList<qint64>, live);
+        QFETCH(QList<qint64>, late);
+        QFETCH(QList<qint64>, expectedIds);
+
+        CallLogModel model(capacity);
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.applyUpdates(makeCalls(live));
+        model.applyUpdates(makeCalls(late));
+        QCOMPARE(idsOf(model), expectedIds);
+        for (int row = 0; row < model.rowCount(); ++row)
+            QCOMPARE(model.indexOfCall(expectedIds.at(row)).row(), row);
+    }
+
+    void indexOfCall()
+    {
+        CallLogModel model(100);
+        model.applyUpdates(makeCalls({4, 8, 15, 16, 23, 42}));
+        QCOMPARE(model.indexOfCall(4).row(), 0);
+        QCOMPARE(model.indexOfCall(23).row(), 4);
+        QCOMPARE(model.indexOfCall(42, CallColumns::StatusColumn).column(), int(CallColumns::StatusColumn));
+        QVERIFY(!model.indexOfCall(5).isValid());
+        QVERIFY(!model.indexOfCall(0).isValid());
+        QVERIFY(!model.indexOfCall(1000).isValid());
+        QCOMPARE(model.callAt(2).id, qint64(15));
+    }
+
+    void clearResets()
+    {
+        CallLogModel model(2);
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.applyUpdates(makeCalls({1, 2, 3}));
+        QCOMPARE(model.droppedCount(), qint64(1));
+        QSignalSpy reset(&model, &QAbstractItemModel::modelReset);
+        model.clear();
+        QCOMPARE(reset.size(), 1);
+        QCOMPARE(model.rowCount(), 0);
+        QCOMPARE(model.droppedCount(), qint64(0));
+        model.applyUpdates(makeCalls({4}));
+        QCOMPARE(idsOf(model), QList<qint64> {4});
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCallLogModel)
+#include "tst_calllogmodel.moc"
