@@ -98,20 +98,9 @@ ConnectClientDialog::ConnectClientDialog(const QUrl& serverUrl, const QByteArray
     layout->addWidget(buttons);
 
     updateSnippets();
-    resize(760, 600);
-}
-
-void ConnectClientDialog::showEvent(QShowEvent* event)
-{
-    QDialog::showEvent(event);
-    if (m_fittedHeight)
-        return;
-    m_fittedHeight = true;
-    // The snippets know how many lines they wrap to only once laid out at the dialog's real width,
-    // which the layout has just done; the window is not mapped yet, so fitting the height now does
-    // not flicker.
-    layout()->activate();
-    resize(width(), sizeHint().height());
+    // The wrapped snippets' height depends on the width: size for the width the dialog opens with.
+    constexpr int initialWidth = 760;
+    resize(initialWidth, qMax(heightForWidth(initialWidth), minimumSizeHint().height()));
 }
 
 QString ConnectClientDialog::maskToken(const QByteArray& token)

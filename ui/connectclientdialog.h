@@ -25,15 +25,11 @@ public:
     bool isTokenShown() const;
     void setTokenShown(bool shown);
 
-protected:
-    void showEvent(QShowEvent* event) override;
-
 private:
     void updateSnippets();
 
     QUrl m_url;
     QByteArray m_token;
-    bool m_fittedHeight = false;
     QCheckBox* m_showToken = nullptr;
     SnippetWidget* m_claudeCode = nullptr;
     SnippetWidget* m_mcpServers = nullptr;

@@ -2,25 +2,25 @@
 
 #include "copybutton.h"
 
-#include <QAbstractTextDocumentLayout>
 #include <QFontDatabase>
 #include <QHBoxLayout>
-#include <QPlainTextEdit>
+#include <QLabel>
 
 SnippetWidget::SnippetWidget(QWidget* parent)
-    : QWidget(parent), m_text(new QPlainTextEdit), m_copyButton(new CopyButton(tr("Copy")))
+    : QWidget(parent), m_text(new QLabel), m_copyButton(new CopyButton(tr("Copy")))
 {
-    m_text->setReadOnly(true);
+    // A word-wrapped label rather than a text edit: labels report their height for a given width,
+    // so a long command wraps and shows whole, with no scroll bar hiding a line.
+    m_text->setObjectName(QStringLiteral("snippetText"));
+    m_text->setTextFormat(Qt::PlainText);
+    m_text->setWordWrap(true);
+    m_text->setTextInteractionFlags(Qt::TextSelectableByMouse | Qt::TextSelectableByKeyboard);
     m_text->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-    m_text->setLineWrapMode(QPlainTextEdit::WidgetWidth);
-    m_text->setWordWrapMode(QTextOption::WrapAtWordBoundaryOrAnywhere);
-    m_text->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    m_text->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
-
-    // QPlainTextEdit's document layout counts its size in visual lines: fit the height to them, so a
-    // wrapped command shows whole and a one-liner takes one line.
-    connect(m_text->document()->documentLayout(), &QAbstractTextDocumentLayout::documentSizeChanged, this,
-        &SnippetWidget::fitHeight);
+    m_text->setFrameShape(QFrame::StyledPanel);
+    m_text->setBackgroundRole(QPalette::Base);
+    m_text->setAutoFillBackground(true);
+    m_text->setMargin(5);
+    m_text->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred);
 
     auto* layout = new QHBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -30,22 +30,13 @@ SnippetWidget::SnippetWidget(QWidget* parent)
 
 void SnippetWidget::setTexts(const QString& displayText, const QString& copyText)
 {
-    m_text->setPlainText(displayText);
+    m_text->setText(displayText);
     m_copyButton->setCopyText(copyText);
-    fitHeight();
-}
-
-void SnippetWidget::fitHeight()
-{
-    const int lines = qMax(1, int(m_text->document()->documentLayout()->documentSize().height()));
-    const QFontMetrics metrics(m_text->font());
-    m_text->setFixedHeight(
-        lines * metrics.lineSpacing() + 2 * int(m_text->document()->documentMargin()) + 2 * m_text->frameWidth() + 2);
 }
 
 QString SnippetWidget::displayText() const
 {
-    return m_text->toPlainText();
+    return m_text->text();
 }
 
 QString SnippetWidget::copyText() const

@@ -6,7 +6,7 @@
 #include <QWidget>
 
 class CopyButton;
-class QPlainTextEdit;
+class QLabel;
 
 class SnippetWidget : public QWidget
 {
@@ -17,11 +17,10 @@ public:
     void setTexts(const QString& displayText, const QString& copyText);
     QString displayText() const;
     QString copyText() const;
+    QLabel* textLabel() const { return m_text; }
     CopyButton* copyButton() const { return m_copyButton; }
 
 private:
-    void fitHeight();
-
-    QPlainTextEdit* m_text;
+    QLabel* m_text;
     CopyButton* m_copyButton;
 };

@@ -1,0 +1,203 @@
+// CallInspector and JsonHighlighter: pretty JSON (raw text when it does not parse), a running call
+// that says so, in-place refreshes that keep the scroll position, and distinguishable colours.
+
+#include "callinspector.h"
+#include "jsonhighlighter.h"
+
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QScrollBar>
+#include <QTabWidget>
+#include <QTest>
+#include <QTextBlock>
+#include <QTextDocument>
+#include <QTextLayout>
+
+namespace {
+
+ToolCall runningCall()
+{
+    ToolCall call;
+    call.id = 42;
+    call.sessionId = QStringLiteral("session-abc");
+    call.clientName = QStringLiteral("claude-code");
+    call.clientVersion = QStringLiteral("1.2.3");
+    call.tool = QStringLiteral("echo");
+    call.route = QStringLiteral("builtin");
+    call.request
+        = R"({"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi"}}})";
+    call.startedAtMs = 1'700'000'000'123;
+    call.status = CallStatus::Running;
+    return call;
+}
+
+template<typename T>
+T* child(const QWidget& widget, const char* name)
+{
+    auto* found = widget.findChild<T*>(QLatin1String(name));
+    if (!found)
+        qFatal("no child %s", name);
+    return found;
+}
+
+// The format the highlighter gave the character at `position` of the first block.
+QTextCharFormat formatAt(const QTextDocument& document, int position)
+{
+    const QList<QTextLayout::FormatRange> ranges = document.firstBlock().layout()->formats();
+    for (const QTextLayout::FormatRange& range : ranges) {
+        if (position >= range.start && position < range.start + range.length)
+            return range.format;
+    }
+    return {};
+}
+
+} // namespace
+
+class TestCallInspector : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void prettyJson_data()
+    {
+        QTest::addColumn<QByteArray>("input");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("object") << QByteArray(R"({"a":1,"b":[true,null]})")
+                                << QStringLiteral("{\n  \"a\": 1,\n  \"b\": [\n    true,\n    null\n  ]\n}");
+        QTest::newRow("not json") << QByteArray("<html>oops") << QStringLiteral("<html>oops");
+        QTest::newRow("truncated") << QByteArray(R"({"a":)") << QStringLiteral("{\"a\":");
+        QTest::newRow("unicode") << QByteArray(R"({"m":"h\u00e9 ✓"})") << QStringLiteral("{\n  \"m\": \"hé ✓\"\n}");
+    }
+
+    void prettyJson()
+    {
+        QFETCH(QByteArray, input);
+        QFETCH(QString, expected);
+        QCOMPARE(CallInspector::prettyJson(input), expected);
+    }
+
+    void showsARunningCallThenItsResult()
+    {
+        CallInspector inspector;
+        inspector.show();
+        QVERIFY(!inspector.hasCall());
+        QVERIFY(child<QLabel>(inspector, "inspectorPlaceholder")->isVisible());
+
+        ToolCall call = runningCall();
+        inspector.setCall(call);
+        QVERIFY(inspector.hasCall());
+        QCOMPARE(child<QLabel>(inspector, "toolLabel")->text(), QStringLiteral("echo"));
+        QCOMPARE(child<QLabel>(inspector, "statusLabel")->text(), QStringLiteral("running"));
+        QCOMPARE(child<QLabel>(inspector, "clientLabel")->text(), QStringLiteral("claude-code 1.2.3"));
+        QCOMPARE(child<QLabel>(inspector, "sessionLabel")->text(), QStringLiteral("session-abc"));
+        QCOMPARE(child<QLabel>(inspector, "routeLabel")->text(), QStringLiteral("builtin"));
+        QCOMPARE(child<QLabel>(inspector, "durationLabel")->text(), QStringLiteral("running…"));
+        QVERIFY(child<QLabel>(inspector, "startedLabel")->text().endsWith(QStringLiteral(".123")));
+        QVERIFY(!child<QLabel>(inspector, "errorLabel")->isVisible());
+        auto* response = child<QPlainTextEdit>(inspector, "responseText");
+        QVERIFY(response->toPlainText().isEmpty());
+        QVERIFY(response->placeholderText().contains(QStringLiteral("running")));
+        QCOMPARE(child<QPlainTextEdit>(inspector, "argumentsText")->toPlainText(),
+            QStringLiteral("{\n  \"message\": \"hi\"\n}"));
+        QVERIFY(child<QPlainTextEdit>(inspector, "requestText")
+                    ->toPlainText()
+                    .contains(QStringLiteral("\"method\": \"tools/call\"")));
+
+        call.status = CallStatus::Ok;
+        call.durationUs = 2500;
+        call.response = R"({"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"hi"}]}})";
+        inspector.setCall(call);
+        QCOMPARE(child<QLabel>(inspector, "statusLabel")->text(), QStringLiteral("ok"));
+        QCOMPARE(child<QLabel>(inspector, "durationLabel")->text(), QStringLiteral("2.50 ms"));
+        QVERIFY(response->toPlainText().contains(QStringLiteral("\"text\": \"hi\"")));
+    }
+
+    void showsTheError()
+    {
+        CallInspector inspector;
+        inspector.show();
+        ToolCall call = runningCall();
+        call.status = CallStatus::Error;
+        call.durationUs = 0;
+        call.error = QStringLiteral("Unknown tool \"ech\"");
+        call.response = "not json at all";
+        inspector.setCall(call);
+        QVERIFY(child<QLabel>(inspector, "errorLabel")->isVisible());
+        QCOMPARE(child<QLabel>(inspector, "errorLabel")->text(), call.error);
+        QCOMPARE(child<QPlainTextEdit>(inspector, "responseText")->toPlainText(), QStringLiteral("not json at all"));
+
+        inspector.clear();
+        QVERIFY(!inspector.hasCall());
+        QVERIFY(child<QLabel>(inspector, "inspectorPlaceholder")->isVisible());
+    }
+
+    void refreshKeepsTheScrollPosition()
+    {
+        CallInspector inspector;
+        inspector.resize(500, 300);
+        inspector.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&inspector));
+        child<QTabWidget>(inspector, "inspectorTabs")->setCurrentIndex(1);
+        ToolCall call = runningCall();
+        call.status = CallStatus::Ok;
+        QByteArray items;
+        for (int i = 0; i < 200; ++i)
+            items += (i ? "," : "") + QByteArray::number(i);
+        call.response = R"({"jsonrpc":"2.0","id":7,"result":{"items":[)" + items + "]}}";
+        inspector.setCall(call);
+        QScrollBar* scrollBar = child<QPlainTextEdit>(inspector, "responseText")->verticalScrollBar();
+        QTRY_VERIFY(scrollBar->maximum() > 50);
+        scrollBar->setValue(50);
+
+        call.durationUs = 99; // same bodies, newer state
+        inspector.setCall(call);
+        QCOMPARE(scrollBar->value(), 50);
+
+        ToolCall other = call;
+        other.id = 43;
+        other.response = R"({"jsonrpc":"2.0","id":8,"result":{}})";
+        inspector.setCall(other);
+        QCOMPARE(scrollBar->value(), 0);
+    }
+
+    void highlighterColoursEachKindOfToken()
+    {
+        QTextDocument document;
+        JsonHighlighter highlighter(&document);
+        const QString text = QStringLiteral(R"({"key": "value", "n": -1.5e3, "t": true, "z": null})");
+        document.setPlainText(text);
+        // Attaching a highlighter schedules its first pass for the event loop; run it now.
+        highlighter.rehighlight();
+
+        const auto colourAt
+            = [&](const QString& token) { return formatAt(document, int(text.indexOf(token))).foreground().color(); };
+        const QColor key = highlighter.format(JsonHighlighter::Token::Key).foreground().color();
+        const QColor string = highlighter.format(JsonHighlighter::Token::String).foreground().color();
+        const QColor number = highlighter.format(JsonHighlighter::Token::Number).foreground().color();
+        const QColor keyword = highlighter.format(JsonHighlighter::Token::Keyword).foreground().color();
+        const QColor punctuation = highlighter.format(JsonHighlighter::Token::Punctuation).foreground().color();
+        const QList<QColor> all {key, string, number, keyword, punctuation};
+        for (qsizetype i = 0; i < all.size(); ++i) {
+            for (qsizetype j = i + 1; j < all.size(); ++j)
+                QVERIFY(all.at(i) != all.at(j));
+        }
+
+        QCOMPARE(colourAt(QStringLiteral("\"key\"")), key);
+        QCOMPARE(colourAt(QStringLiteral("\"value\"")), string);
+        QCOMPARE(colourAt(QStringLiteral("-1.5e3")), number);
+        QCOMPARE(colourAt(QStringLiteral("true")), keyword);
+        QCOMPARE(colourAt(QStringLiteral("null")), keyword);
+        QCOMPARE(colourAt(QStringLiteral("{")), punctuation);
+        QCOMPARE(colourAt(QStringLiteral(":")), punctuation);
+        // A colon inside a string value is part of the string, not punctuation; an escaped quote does
+        // not end the string.
+        const QString tricky = QStringLiteral("[\"a: \\\"b\\\": c\", 1]");
+        document.setPlainText(tricky);
+        highlighter.rehighlight();
+        QCOMPARE(formatAt(document, int(tricky.indexOf(QLatin1Char(':')))).foreground().color(), string);
+        QCOMPARE(formatAt(document, int(tricky.indexOf(QStringLiteral(" c")))).foreground().color(), string);
+        QCOMPARE(formatAt(document, int(tricky.indexOf(QLatin1Char('1')))).foreground().color(), number);
+    }
+};
+
+QTEST_MAIN(TestCallInspector)
+#include "tst_callinspector.moc"

@@ -1,0 +1,329 @@
+// MainWindow against a real Backend: a real MCP client (QNetworkAccessManager speaking Streamable
+// HTTP) makes a call, and the test looks for it where a person would: in the call log, in the
+// inspector after clicking the row, in History; and checks the filter, the token handling and the
+// Connect dialog.
+
+#include "backend.h"
+#include "callinspector.h"
+#include "calllogfilterproxy.h"
+#include "calllogmodel.h"
+#include "calllogview.h"
+#include "connectclientdialog.h"
+#include "copybutton.h"
+#include "historydialog.h"
+#include "historymodel.h"
+#include "mainwindow.h"
+#include "modelroles.h"
+#include "snippetwidget.h"
+
+#include <QAction>
+#include <QClipboard>
+#include <QGuiApplication>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLabel>
+#include <QLineEdit>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QStatusBar>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <memory>
+
+namespace {
+
+constexpr int TimeoutMs = 10'000; // generous: a loaded two-core machine is slow to schedule threads
+const QByteArray token = "sb_guiTestToken_0123456789abcdefghijklmnopqrstuv";
+const QString message = QStringLiteral("hello from the gui test");
+
+QString statusBarText(QStatusBar* bar)
+{
+    QStringList texts;
+    const auto labels = bar->findChildren<QLabel*>();
+    for (const QLabel* label : labels)
+        texts << label->text() << label->toolTip();
+    const auto buttons = bar->findChildren<QPushButton*>();
+    for (const QPushButton* button : buttons)
+        texts << button->text() << button->toolTip();
+    return texts.join(QLatin1Char('\n'));
+}
+
+} // namespace
+
+class TestMainWindow : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void cleanupTestCase();
+    void callShowsInLogAndInspector();
+    void filterHidesNonMatchingRows();
+    void statusBarNeverShowsTheToken();
+    void copyTokenPutsItOnTheClipboard();
+    void connectDialogMasksTheToken();
+    void historyFindsTheCall();
+    void newWindowLoadsRecentCalls();
+
+private:
+    // Posts one JSON-RPC message to the MCP endpoint and returns the JSON answer (empty for 202).
+    QJsonObject post(const QJsonObject& message, int expectedStatus);
+    QModelIndex echoRow() const;
+
+    QTemporaryDir m_stateDir;
+    std::unique_ptr<Backend> m_backend;
+    std::unique_ptr<MainWindow> m_window;
+    QNetworkAccessManager m_network;
+    QByteArray m_sessionId;
+    QByteArray m_protocolVersion;
+};
+
+void TestMainWindow::initTestCase()
+{
+    QVERIFY(m_stateDir.isValid());
+    BackendOptions options;
+    options.server.port = 0;
+    options.server.bearerToken = token;
+    options.stateDirectory = m_stateDir.path();
+    m_backend = std::make_unique<Backend>(options);
+    QString error;
+    QVERIFY2(m_backend->start(&error), qPrintable(error));
+
+    m_window = std::make_unique<MainWindow>(m_backend.get(), 1000, false);
+    m_window->show();
+    QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
+    QCOMPARE(m_window->windowTitle(), QStringLiteral("Switchboard"));
+    QVERIFY(!m_window->windowIcon().isNull());
+}
+
+void TestMainWindow::cleanupTestCase()
+{
+    m_window.reset();
+    if (m_backend)
+        m_backend->stop();
+}
+
+QJsonObject TestMainWindow::post(const QJsonObject& body, int expectedStatus)
+{
+    QNetworkRequest request(m_backend->serverUrl());
+    request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
+    request.setRawHeader("Accept", "application/json, text/event-stream");
+    request.setRawHeader("Authorization", "Bearer " + token);
+    if (!m_sessionId.isEmpty())
+        request.setRawHeader("Mcp-Session-Id", m_sessionId);
+    if (!m_protocolVersion.isEmpty())
+        request.setRawHeader("MCP-Protocol-Version", m_protocolVersion);
+    std::unique_ptr<QNetworkReply> reply(m_network.post(request, QJsonDocument(body).toJson(QJsonDocument::Compact)));
+    QSignalSpy finished(reply.get(), &QNetworkReply::finished);
+    if (!reply->isFinished() && !finished.wait(TimeoutMs)) {
+        qWarning("no answer to %s", QJsonDocument(body).toJson().constData());
+        return {};
+    }
+    const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    const QByteArray bytes = reply->readAll();
+    if (status != expectedStatus) {
+        qWarning("HTTP %d: %s", status, bytes.constData());
+        return {};
+    }
+    if (reply->hasRawHeader("Mcp-Session-Id"))
+        m_sessionId = reply->rawHeader("Mcp-Session-Id");
+    if (bytes.isEmpty())
+        return {};
+    // A call may be answered as an event stream; the answer is the data line that carries an id.
+    if (reply->header(QNetworkRequest::ContentTypeHeader).toString().startsWith(QLatin1String("text/event-stream"))) {
+        const QList<QByteArray> lines = bytes.split('\n');
+        for (const QByteArray& line : lines) {
+            if (!line.startsWith("data:"))
+                continue;
+            const QJsonObject event = QJsonDocument::fromJson(line.mid(5).trimmed()).object();
+            if (event.contains(QLatin1String("id")))
+                return event;
+        }
+        return {};
+    }
+    return QJsonDocument::fromJson(bytes).object();
+}
+
+QModelIndex TestMainWindow::echoRow() const
+{
+    const QAbstractItemModel* proxy = m_window->callLogView()->tableView()->model();
+    for (int row = 0; row < proxy->rowCount(); ++row) {
+        const QModelIndex index = proxy->index(row, CallColumns::ToolColumn);
+        if (index.data(CallRole).value<ToolCall>().request.contains(message.toUtf8()))
+            return index;
+    }
+    return {};
+}
+
+void TestMainWindow::callShowsInLogAndInspector()
+{
+    const QJsonObject initialize
+        = post(QJsonObject {{QStringLiteral("jsonrpc"), QStringLiteral("2.0")}, {QStringLiteral("id"), 1},
+                   {QStringLiteral("method"), QStringLiteral("initialize")},
+                   {QStringLiteral("params"),
+                       QJsonObject {{QStringLiteral("protocolVersion"), QStringLiteral("2025-06-18")},
+                           {QStringLiteral("capabilities"), QJsonObject()},
+                           {QStringLiteral("clientInfo"),
+                               QJsonObject {{QStringLiteral("name"), QStringLiteral("gui-test")},
+                                   {QStringLiteral("version"), QStringLiteral("0.9")}}}}}},
+            200);
+    QVERIFY2(initialize.contains(QLatin1String("result")), QJsonDocument(initialize).toJson().constData());
+    QVERIFY(!m_sessionId.isEmpty());
+    m_protocolVersion
+        = initialize[QLatin1String("result")].toObject()[QLatin1String("protocolVersion")].toString().toUtf8();
+
+    post(QJsonObject {{QStringLiteral("jsonrpc"), QStringLiteral("2.0")},
+             {QStringLiteral("method"), QStringLiteral("notifications/initialized")}},
+        202);
+    auto* sessions = m_window->findChild<QLabel*>(QStringLiteral("sessionsLabel"));
+    QVERIFY(sessions);
+    QTRY_COMPARE_WITH_TIMEOUT(sessions->text(), QStringLiteral("1 session"), TimeoutMs);
+
+    const QJsonObject answer
+        = post(QJsonObject {{QStringLiteral("jsonrpc"), QStringLiteral("2.0")}, {QStringLiteral("id"), 2},
+                   {QStringLiteral("method"), QStringLiteral("tools/call")},
+                   {QStringLiteral("params"),
+                       QJsonObject {{QStringLiteral("name"), QStringLiteral("echo")},
+                           {QStringLiteral("arguments"), QJsonObject {{QStringLiteral("message"), message}}}}}},
+            200);
+    QVERIFY2(answer.contains(QLatin1String("result")), QJsonDocument(answer).toJson().constData());
+
+    // The row appears in the live log…
+    QTRY_VERIFY_WITH_TIMEOUT(echoRow().isValid(), TimeoutMs);
+    const QModelIndex row = echoRow();
+    QCOMPARE(row.data().toString(), QStringLiteral("echo"));
+    QCOMPARE(row.siblingAtColumn(CallColumns::ClientColumn).data().toString(), QStringLiteral("gui-test 0.9"));
+
+    // …and clicking it shows it in the inspector.
+    QTableView* table = m_window->callLogView()->tableView();
+    table->scrollTo(row);
+    const QPoint centre = table->visualRect(row).center();
+    QTest::mouseClick(table->viewport(), Qt::LeftButton, Qt::NoModifier, centre);
+    QCOMPARE(table->currentIndex().row(), row.row());
+
+    CallInspector* inspector = m_window->inspector();
+    QVERIFY(inspector->hasCall());
+    auto* status = inspector->findChild<QLabel*>(QStringLiteral("statusLabel"));
+    auto* tool = inspector->findChild<QLabel*>(QStringLiteral("toolLabel"));
+    auto* response = inspector->findChild<QPlainTextEdit*>(QStringLiteral("responseText"));
+    auto* arguments = inspector->findChild<QPlainTextEdit*>(QStringLiteral("argumentsText"));
+    QVERIFY(status && tool && response && arguments);
+    QCOMPARE(tool->text(), QStringLiteral("echo"));
+    QTRY_COMPARE_WITH_TIMEOUT(status->text(), QStringLiteral("ok"), TimeoutMs);
+    QVERIFY2(response->toPlainText().contains(message), qPrintable(response->toPlainText()));
+    QVERIFY(arguments->toPlainText().contains(QStringLiteral("\"message\": \"hello from the gui test\"")));
+}
+
+void TestMainWindow::filterHidesNonMatchingRows()
+{
+    QVERIFY(echoRow().isValid());
+    QLineEdit* filter = m_window->callLogView()->filterEdit();
+    filter->setFocus();
+    QTest::keyClicks(filter, QStringLiteral("nosuchword"));
+    QCOMPARE(filter->text(), QStringLiteral("nosuchword"));
+    QTRY_VERIFY_WITH_TIMEOUT(!echoRow().isValid(), TimeoutMs);
+    QCOMPARE(m_window->callLogView()->tableView()->model()->rowCount(), 0);
+
+    filter->clear();
+    QTRY_VERIFY_WITH_TIMEOUT(echoRow().isValid(), TimeoutMs);
+    QTest::keyClicks(filter, QStringLiteral("ECHO gui-test"));
+    QVERIFY(echoRow().isValid());
+    filter->clear();
+}
+
+void TestMainWindow::statusBarNeverShowsTheToken()
+{
+    const QString text = statusBarText(m_window->statusBar());
+    QVERIFY(!text.contains(QLatin1String(token)));
+    QVERIFY(text.contains(QStringLiteral("Token required")));
+    QVERIFY(text.contains(m_backend->serverUrl().toString()));
+}
+
+void TestMainWindow::copyTokenPutsItOnTheClipboard()
+{
+    QGuiApplication::clipboard()->clear();
+    auto* button = m_window->findChild<CopyButton*>(QStringLiteral("copyTokenButton"));
+    QVERIFY(button);
+    QVERIFY(button->isVisible());
+    QTest::mouseClick(button, Qt::LeftButton);
+    QCOMPARE(QGuiApplication::clipboard()->text(), QString::fromLatin1(token));
+}
+
+void TestMainWindow::connectDialogMasksTheToken()
+{
+    auto* action = m_window->findChild<QAction*>(QStringLiteral("connectClientAction"));
+    QVERIFY(action);
+    action->trigger();
+    ConnectClientDialog* dialog = m_window->connectClientDialog();
+    QVERIFY(dialog);
+    QVERIFY(QTest::qWaitForWindowExposed(dialog));
+
+    const auto snippets = dialog->findChildren<SnippetWidget*>();
+    QVERIFY(!snippets.isEmpty());
+    for (const SnippetWidget* snippet : snippets)
+        QVERIFY2(!snippet->displayText().contains(QLatin1String(token)), qPrintable(snippet->displayText()));
+    const auto edits = dialog->findChildren<QPlainTextEdit*>();
+    for (const QPlainTextEdit* edit : edits)
+        QVERIFY(!edit->toPlainText().contains(QLatin1String(token)));
+
+    auto* claude = dialog->findChild<SnippetWidget*>(QStringLiteral("claudeCodeSnippet"));
+    QVERIFY(claude);
+    QVERIFY(claude->displayText().contains(m_backend->serverUrl().toString()));
+    QTest::mouseClick(claude->copyButton(), Qt::LeftButton);
+    QCOMPARE(QGuiApplication::clipboard()->text(),
+        QStringLiteral("claude mcp add --transport http switchboard ") + m_backend->serverUrl().toString()
+            + QStringLiteral(" --header \"Authorization: Bearer ") + QLatin1String(token) + QLatin1Char('"'));
+    dialog->close();
+}
+
+void TestMainWindow::historyFindsTheCall()
+{
+    auto* action = m_window->findChild<QAction*>(QStringLiteral("historyAction"));
+    QVERIFY(action);
+    action->trigger();
+    HistoryDialog* dialog = m_window->historyDialog();
+    QVERIFY(dialog);
+    QVERIFY(QTest::qWaitForWindowExposed(dialog));
+
+    auto* search = dialog->findChild<QLineEdit*>(QStringLiteral("historySearch"));
+    auto* searchButton = dialog->findChild<QPushButton*>(QStringLiteral("historySearchButton"));
+    QVERIFY(search && searchButton);
+
+    QTest::keyClicks(search, QStringLiteral("nosuchword"));
+    QTest::mouseClick(searchButton, Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(!dialog->isSearching(), TimeoutMs);
+    QCOMPARE(dialog->model()->rowCount(), 0);
+
+    search->clear();
+    QTest::keyClicks(search, QStringLiteral("echo"));
+    QTest::mouseClick(searchButton, Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(!dialog->isSearching(), TimeoutMs);
+    QVERIFY(dialog->model()->rowCount() >= 1);
+
+    QTableView* table = dialog->tableView();
+    const QModelIndex first = table->model()->index(0, CallColumns::ToolColumn);
+    QTest::mouseClick(table->viewport(), Qt::LeftButton, Qt::NoModifier, table->visualRect(first).center());
+    QVERIFY(dialog->inspector()->hasCall());
+    QCOMPARE(dialog->inspector()->call().tool, QStringLiteral("echo"));
+    auto* response = dialog->inspector()->findChild<QPlainTextEdit*>(QStringLiteral("responseText"));
+    QVERIFY(response->toPlainText().contains(message));
+    dialog->close();
+}
+
+void TestMainWindow::newWindowLoadsRecentCalls()
+{
+    // A second window stands in for a restart: it starts with the calls history holds.
+    MainWindow window(m_backend.get(), 50, false);
+    QTRY_VERIFY_WITH_TIMEOUT(window.callLogModel()->rowCount() >= 1, TimeoutMs);
+    bool found = false;
+    for (int row = 0; row < window.callLogModel()->rowCount(); ++row)
+        found = found || window.callLogModel()->callAt(row).request.contains(message.toUtf8());
+    QVERIFY(found);
+}
+
+QTEST_MAIN(TestMainWindow)
+#include "tst_mainwindow.moc"
