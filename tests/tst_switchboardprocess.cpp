@@ -1,0 +1,320 @@
+// The switchboard binary as a user runs it: command line, first line, one line per call, token
+// handling, warnings, clean shutdown on SIGTERM, and history across a restart.
+
+#include "store/historystore.h"
+
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <csignal>
+#include <sys/stat.h>
+
+namespace {
+
+struct Running
+{
+    std::unique_ptr<QProcess> process;
+    QUrl url;
+};
+
+QProcessEnvironment environmentWithout(const QStringList& names)
+{
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    for (const QString& name : names)
+        environment.remove(name);
+    return environment;
+}
+
+// Starts switchboard and waits for its first line. Never reads the user's configuration.
+Running start(QStringList arguments, const QProcessEnvironment& environment)
+{
+    if (!arguments.contains(QStringLiteral("--config")))
+        arguments << QStringLiteral("--config") << QStringLiteral("/nonexistent/switchboard-test.yaml");
+    Running running;
+    running.process = std::make_unique<QProcess>();
+    running.process->setProcessEnvironment(environment);
+    running.process->start(QStringLiteral(SWITCHBOARD_BINARY), arguments);
+    if (!running.process->waitForStarted(10'000))
+        return running;
+    QElapsedTimer timer;
+    timer.start();
+    while (!running.process->canReadLine() && timer.elapsed() < 20'000
+           && running.process->state() == QProcess::Running)
+        running.process->waitForReadyRead(200);
+    const QString line = QString::fromUtf8(running.process->readLine()).trimmed();
+    const auto match = QRegularExpression(QStringLiteral("^listening on (http://127\\.0\\.0\\.1:\\d+/mcp)$")).match(line);
+    if (match.hasMatch())
+        running.url = QUrl(match.captured(1));
+    else
+        qWarning() << "first line was" << line << running.process->readAllStandardError();
+    return running;
+}
+
+struct Reply
+{
+    int status = 0;
+    QByteArray body;
+    QByteArray sessionId;
+};
+
+Reply post(QNetworkAccessManager& network, const QUrl& url, const QByteArray& body, const QByteArray& token,
+           const QByteArray& session = {})
+{
+    QNetworkRequest request(url);
+    request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
+    request.setRawHeader("Accept", "application/json, text/event-stream");
+    if (!token.isEmpty())
+        request.setRawHeader("Authorization", "Bearer " + token);
+    if (!session.isEmpty())
+        request.setRawHeader("Mcp-Session-Id", session);
+    QNetworkReply* reply = network.post(request, body);
+    QSignalSpy finished(reply, &QNetworkReply::finished);
+    finished.wait(15'000);
+    Reply result;
+    result.status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    result.body = reply->readAll();
+    result.sessionId = reply->rawHeader("Mcp-Session-Id");
+    reply->deleteLater();
+    return result;
+}
+
+QByteArray openSession(QNetworkAccessManager& network, const QUrl& url, const QByteArray& token)
+{
+    const Reply init = post(network, url,
+                            R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"process-test","version":"2"}}})",
+                            token);
+    post(network, url, R"({"jsonrpc":"2.0","method":"notifications/initialized"})", token, init.sessionId);
+    return init.sessionId;
+}
+
+// Reads stdout until a line matches, or times out.
+QString waitForLine(QProcess& process, const QRegularExpression& pattern, QString* seen)
+{
+    QElapsedTimer timer;
+    timer.start();
+    while (timer.elapsed() < 15'000) {
+        while (process.canReadLine()) {
+            const QString line = QString::fromUtf8(process.readLine());
+            *seen += line;
+            if (pattern.match(line).hasMatch())
+                return line.trimmed();
+        }
+        process.waitForReadyRead(200);
+    }
+    return {};
+}
+
+bool stopWithSigterm(QProcess& process, int* exitCode)
+{
+    ::kill(pid_t(process.processId()), SIGTERM);
+    if (!process.waitForFinished(15'000))
+        return false;
+    *exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+    return true;
+}
+
+} // namespace
+
+class TestSwitchboardProcess : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void headlessServesAndLogsEveryCall();
+    void historySurvivesARestart();
+    void generatedTokenIsStoredOwnerOnly();
+    void noAuthWarnsLoudly();
+    void nonLoopbackBindWarns();
+    void noDisplayFallsBackToHeadless();
+    void badInvocations_data();
+    void badInvocations();
+    void busyPortIsAClearError();
+
+private:
+    QTemporaryDir m_dir;
+};
+
+void TestSwitchboardProcess::headlessServesAndLogsEveryCall()
+{
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    environment.insert(QStringLiteral("SWITCHBOARD_TOKEN"), QStringLiteral("sb_process-test-token"));
+    const QString state = m_dir.filePath(QStringLiteral("state"));
+    Running running = start({QStringLiteral("--headless"), QStringLiteral("--port"), QStringLiteral("0"), QStringLiteral("--state-dir"),
+                             state, QStringLiteral("--config"), m_dir.filePath(QStringLiteral("none.yaml"))},
+                            environment);
+    QVERIFY(running.url.isValid());
+
+    QNetworkAccessManager network;
+    const QByteArray session = openSession(network, running.url, "sb_process-test-token");
+    QVERIFY(!session.isEmpty());
+    const Reply echo = post(network, running.url,
+                            R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"sb_process-test-token is secret"}}})",
+                            "sb_process-test-token", session);
+    QCOMPARE(echo.status, 200);
+    const Reply unknown = post(network, running.url, R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"ecoh"}})",
+                               "sb_process-test-token", session);
+    QCOMPARE(unknown.status, 200);
+
+    QString seen;
+    QVERIFY2(!waitForLine(*running.process, QRegularExpression(QStringLiteral(R"(^\d\d:\d\d:\d\d\.\d{3} #\d+ ok echo via builtin in [\d.]+ ms from process-test 2$)")), &seen).isEmpty(),
+             qPrintable(seen));
+    QVERIFY2(!waitForLine(*running.process, QRegularExpression(QStringLiteral(R"(#\d+ error ecoh via unknown .*Closest matches: echo)")), &seen).isEmpty(),
+             qPrintable(seen));
+    QVERIFY(!seen.contains(QStringLiteral("sb_process-test-token")));
+
+    int exitCode = -2;
+    QVERIFY(stopWithSigterm(*running.process, &exitCode));
+    QCOMPARE(exitCode, 0);
+    const QString errors = QString::fromUtf8(running.process->readAllStandardError());
+    QVERIFY2(errors.contains(QStringLiteral("token from SWITCHBOARD_TOKEN")), qPrintable(errors));
+    QVERIFY(!errors.contains(QStringLiteral("sb_process-test-token")));
+}
+
+void TestSwitchboardProcess::historySurvivesARestart()
+{
+    // Uses the state the previous test left behind.
+    const QString state = m_dir.filePath(QStringLiteral("state"));
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    environment.insert(QStringLiteral("SWITCHBOARD_TOKEN"), QStringLiteral("sb_process-test-token"));
+    Running running = start({QStringLiteral("--headless"), QStringLiteral("--port"), QStringLiteral("0"), QStringLiteral("--state-dir"), state},
+                            environment);
+    QVERIFY(running.url.isValid());
+    QNetworkAccessManager network;
+    const QByteArray session = openSession(network, running.url, "sb_process-test-token");
+    post(network, running.url, R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"after":"restart"}}})",
+         "sb_process-test-token", session);
+    QString seen;
+    const QString line = waitForLine(*running.process, QRegularExpression(QStringLiteral("ok echo")), &seen);
+    QVERIFY(line.contains(QStringLiteral("#3 "))); // ids continue after the first run's two calls
+    int exitCode = -2;
+    QVERIFY(stopWithSigterm(*running.process, &exitCode));
+    QCOMPARE(exitCode, 0);
+
+    HistoryStore store(QDir(state).filePath(QStringLiteral("history.sqlite")));
+    QString error;
+    QVERIFY(store.open(&error));
+    QSignalSpy answered(&store, &HistoryStore::queryFinished);
+    store.loadRecent(1, 10);
+    const auto calls = answered.first().at(1).value<ToolCallList>();
+    QCOMPARE(calls.size(), 3);
+    QCOMPARE(calls.at(0).tool, QStringLiteral("echo"));
+    QCOMPARE(calls.at(0).status, CallStatus::Ok);
+    QVERIFY(calls.at(0).request.contains("[redacted] is secret")); // the token never reaches history
+    QCOMPARE(calls.at(1).tool, QStringLiteral("ecoh"));
+    QCOMPARE(calls.at(1).status, CallStatus::Error);
+    QVERIFY(calls.at(2).request.contains("restart"));
+}
+
+void TestSwitchboardProcess::generatedTokenIsStoredOwnerOnly()
+{
+    const QString state = m_dir.filePath(QStringLiteral("generated"));
+    Running running = start({QStringLiteral("--headless"), QStringLiteral("--port"), QStringLiteral("0"), QStringLiteral("--state-dir"), state},
+                            environmentWithout({QStringLiteral("SWITCHBOARD_TOKEN")}));
+    QVERIFY(running.url.isValid());
+    const QString tokenPath = QDir(state).filePath(QStringLiteral("token"));
+    struct stat info = {};
+    QCOMPARE(::stat(QFile::encodeName(tokenPath).constData(), &info), 0);
+    QCOMPARE(info.st_mode & 0777, mode_t(0600));
+    QFile file(tokenPath);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QByteArray token = file.readAll().trimmed();
+    QNetworkAccessManager network;
+    QCOMPARE(post(network, running.url, R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18"}})", {}).status, 401);
+    QVERIFY(!openSession(network, running.url, token).isEmpty());
+    int exitCode = -2;
+    QVERIFY(stopWithSigterm(*running.process, &exitCode));
+    QCOMPARE(exitCode, 0);
+    QVERIFY(QString::fromUtf8(running.process->readAllStandardError()).contains(QStringLiteral("generated and stored in")));
+}
+
+void TestSwitchboardProcess::noAuthWarnsLoudly()
+{
+    Running running = start({QStringLiteral("--headless"), QStringLiteral("--port"), QStringLiteral("0"), QStringLiteral("--no-auth"),
+                             QStringLiteral("--state-dir"), m_dir.filePath(QStringLiteral("noauth"))},
+                            QProcessEnvironment::systemEnvironment());
+    QVERIFY(running.url.isValid());
+    QNetworkAccessManager network;
+    QVERIFY(!openSession(network, running.url, {}).isEmpty());
+    int exitCode = -2;
+    QVERIFY(stopWithSigterm(*running.process, &exitCode));
+    QVERIFY(QString::fromUtf8(running.process->readAllStandardError()).contains(QStringLiteral("WARNING: --no-auth")));
+}
+
+void TestSwitchboardProcess::nonLoopbackBindWarns()
+{
+    Running running = start({QStringLiteral("--headless"), QStringLiteral("--port"), QStringLiteral("0"), QStringLiteral("--bind"),
+                             QStringLiteral("0.0.0.0"), QStringLiteral("--state-dir"), m_dir.filePath(QStringLiteral("bind"))},
+                            QProcessEnvironment::systemEnvironment());
+    QVERIFY(running.url.isValid());
+    int exitCode = -2;
+    QVERIFY(stopWithSigterm(*running.process, &exitCode));
+    QVERIFY(QString::fromUtf8(running.process->readAllStandardError()).contains(QStringLiteral("WARNING: listening on 0.0.0.0, not loopback")));
+}
+
+void TestSwitchboardProcess::noDisplayFallsBackToHeadless()
+{
+    Running running = start({QStringLiteral("--port"), QStringLiteral("0"), QStringLiteral("--state-dir"), m_dir.filePath(QStringLiteral("nodisplay"))},
+                            environmentWithout({QStringLiteral("DISPLAY"), QStringLiteral("WAYLAND_DISPLAY"), QStringLiteral("QT_QPA_PLATFORM")}));
+    QVERIFY(running.url.isValid());
+    int exitCode = -2;
+    QVERIFY(stopWithSigterm(*running.process, &exitCode));
+    QCOMPARE(exitCode, 0);
+    QVERIFY(QString::fromUtf8(running.process->readAllStandardError()).contains(QStringLiteral("no display found")));
+}
+
+void TestSwitchboardProcess::badInvocations_data()
+{
+    QTest::addColumn<QStringList>("arguments");
+    QTest::addColumn<QByteArray>("config");
+    QTest::addColumn<int>("exitCode");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("port not a number") << QStringList{QStringLiteral("--port"), QStringLiteral("eighty")} << QByteArray() << 2 << QStringLiteral("--port must be a number");
+    QTest::newRow("bind not an address") << QStringList{QStringLiteral("--bind"), QStringLiteral("example.com")} << QByteArray() << 2 << QStringLiteral("not an IP address");
+    QTest::newRow("config error") << QStringList() << QByteArray("server:\n  port: [1\n") << 2 << QStringLiteral("config.yaml:");
+    QTest::newRow("config type") << QStringList() << QByteArray("server:\n  port: high\n") << 2 << QStringLiteral("config.yaml:2: server.port must be a number");
+}
+
+void TestSwitchboardProcess::badInvocations()
+{
+    QFETCH(QStringList, arguments);
+    QFETCH(QByteArray, config);
+    QFETCH(int, exitCode);
+    QFETCH(QString, message);
+    const QString configPath = m_dir.filePath(QStringLiteral("config.yaml"));
+    QFile file(configPath);
+    QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    file.write(config);
+    file.close();
+    QProcess process;
+    process.start(QStringLiteral(SWITCHBOARD_BINARY), QStringList{QStringLiteral("--headless"), QStringLiteral("--config"), configPath,
+                                                                  QStringLiteral("--state-dir"), m_dir.filePath(QStringLiteral("bad"))}
+                                                          + arguments);
+    QVERIFY(process.waitForFinished(15'000));
+    QCOMPARE(process.exitCode(), exitCode);
+    const QString errors = QString::fromUtf8(process.readAllStandardError());
+    QVERIFY2(errors.contains(message), qPrintable(errors));
+}
+
+void TestSwitchboardProcess::busyPortIsAClearError()
+{
+    Running first = start({QStringLiteral("--headless"), QStringLiteral("--port"), QStringLiteral("0"), QStringLiteral("--state-dir"),
+                           m_dir.filePath(QStringLiteral("busy1"))},
+                          QProcessEnvironment::systemEnvironment());
+    QVERIFY(first.url.isValid());
+    QProcess second;
+    second.start(QStringLiteral(SWITCHBOARD_BINARY), {QStringLiteral("--headless"), QStringLiteral("--port"), QString::number(first.url.port()),
+                                                      QStringLiteral("--state-dir"), m_dir.filePath(QStringLiteral("busy2")),
+                                                      QStringLiteral("--config"), QStringLiteral("/nonexistent/switchboard-test.yaml")});
+    QVERIFY(second.waitForFinished(15'000));
+    QCOMPARE(second.exitCode(), 1);
+    QVERIFY(QString::fromUtf8(second.readAllStandardError()).contains(QStringLiteral("cannot listen on 127.0.0.1 port %1").arg(first.url.port())));
+    int exitCode = -2;
+    QVERIFY(stopWithSigterm(*first.process, &exitCode));
+}
+
+QTEST_GUILESS_MAIN(TestSwitchboardProcess)
+#include "tst_switchboardprocess.moc"
