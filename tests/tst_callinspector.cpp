@@ -63,6 +63,8 @@ private Q_SLOTS:
         QTest::addColumn<QString>("expected");
         QTest::newRow("object") << QByteArray(R"({"a":1,"b":[true,null]})")
                                 << QStringLiteral("{\n  \"a\": 1,\n  \"b\": [\n    true,\n    null\n  ]\n}");
+        QTest::newRow("order kept") << QByteArray(R"({"z":1,"a":2})")
+                                    << QStringLiteral("{\n  \"z\": 1,\n  \"a\": 2\n}");
         QTest::newRow("not json") << QByteArray("<html>oops") << QStringLiteral("<html>oops");
         QTest::newRow("truncated") << QByteArray(R"({"a":)") << QStringLiteral("{\"a\":");
         QTest::newRow("unicode") << QByteArray(R"({"m":"h\u00e9 ✓"})") << QStringLiteral("{\n  \"m\": \"hé ✓\"\n}");

@@ -162,6 +162,24 @@ private Q_SLOTS:
         QCOMPARE(changed.last().at(0).value<ToolCall>().id, qint64(1));
     }
 
+    void downInTheFilterPicksTheNewestMatch()
+    {
+        CallLogModel model;
+        CallLogView view(&model);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        model.applyUpdates(makeCalls(1, 6));
+        QSignalSpy changed(&view, &CallLogView::currentCallChanged);
+        view.filterEdit()->setFocus();
+        QTest::keyClicks(view.filterEdit(), QStringLiteral("git"));
+        QTest::keyClick(view.filterEdit(), Qt::Key_Down);
+        QVERIFY(view.tableView()->hasFocus());
+        QCOMPARE(changed.size(), 1);
+        QCOMPARE(changed.last().at(0).value<ToolCall>().id, qint64(6));
+        QTest::keyClick(view.tableView(), Qt::Key_Up);
+        QCOMPARE(changed.last().at(0).value<ToolCall>().id, qint64(4));
+    }
+
     void statusFilter()
     {
         CallLogModel model;

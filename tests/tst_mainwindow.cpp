@@ -53,6 +53,18 @@ QString statusBarText(QStatusBar* bar)
     return texts.join(QLatin1Char('\n'));
 }
 
+// With SWITCHBOARD_SCREENSHOT_DIR set, saves what the widget shows there (for looking at the UI
+// without a display; the test does not depend on it).
+void saveScreenshot(QWidget* widget, const char* name)
+{
+    const QString directory = qEnvironmentVariable("SWITCHBOARD_SCREENSHOT_DIR");
+    if (directory.isEmpty())
+        return;
+    // Layouts settle on posted events; a person sees the window after they ran.
+    QCoreApplication::processEvents();
+    widget->grab().save(directory + QLatin1Char('/') + QLatin1String(name) + QStringLiteral(".png"));
+}
+
 } // namespace
 
 class TestMainWindow : public QObject
@@ -216,6 +228,7 @@ void TestMainWindow::callShowsInLogAndInspector()
     QTRY_COMPARE_WITH_TIMEOUT(status->text(), QStringLiteral("ok"), TimeoutMs);
     QVERIFY2(response->toPlainText().contains(message), qPrintable(response->toPlainText()));
     QVERIFY(arguments->toPlainText().contains(QStringLiteral("\"message\": \"hello from the gui test\"")));
+    saveScreenshot(m_window.get(), "ui-main");
 }
 
 void TestMainWindow::filterHidesNonMatchingRows()
@@ -273,6 +286,7 @@ void TestMainWindow::connectDialogMasksTheToken()
     auto* claude = dialog->findChild<SnippetWidget*>(QStringLiteral("claudeCodeSnippet"));
     QVERIFY(claude);
     QVERIFY(claude->displayText().contains(m_backend->serverUrl().toString()));
+    saveScreenshot(dialog, "ui-connect");
     QTest::mouseClick(claude->copyButton(), Qt::LeftButton);
     QCOMPARE(QGuiApplication::clipboard()->text(),
         QStringLiteral("claude mcp add --transport http switchboard ") + m_backend->serverUrl().toString()
@@ -311,6 +325,7 @@ void TestMainWindow::historyFindsTheCall()
     QCOMPARE(dialog->inspector()->call().tool, QStringLiteral("echo"));
     auto* response = dialog->inspector()->findChild<QPlainTextEdit*>(QStringLiteral("responseText"));
     QVERIFY(response->toPlainText().contains(message));
+    saveScreenshot(dialog, "ui-history");
     dialog->close();
 }
 

@@ -136,10 +136,11 @@ CallInspector::Pane CallInspector::createPane(const QString& objectName)
 
 QString CallInspector::prettyJson(const QByteArray& bytes)
 {
-    const auto parsed = nlohmann::json::parse(bytes.constBegin(), bytes.constEnd(), nullptr, false);
+    // ordered_json keeps the members in the order the client or tool wrote them.
+    const auto parsed = nlohmann::ordered_json::parse(bytes.constBegin(), bytes.constEnd(), nullptr, false);
     if (parsed.is_discarded())
         return QString::fromUtf8(bytes);
-    return QString::fromStdString(parsed.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
+    return QString::fromStdString(parsed.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
 }
 
 void CallInspector::setCall(const ToolCall& call)

@@ -7,6 +7,7 @@
 
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QKeyEvent>
 #include <QLineEdit>
 #include <QScrollBar>
 #include <QTableView>
@@ -34,6 +35,7 @@ CallLogView::CallLogView(CallLogModel* model, QWidget* parent)
     m_filterEdit->setClearButtonEnabled(true);
     m_filterEdit->setToolTip(tr("Shows calls that contain every word (case-insensitive)"));
     connect(m_filterEdit, &QLineEdit::textChanged, m_proxy, &CallLogFilterProxy::setFilterText);
+    m_filterEdit->installEventFilter(this);
 
     m_statusFilter->setObjectName(QStringLiteral("callLogStatusFilter"));
     connect(m_statusFilter, &StatusFilterBox::statusFilterChanged, m_proxy, &CallLogFilterProxy::setStatusFilter);
@@ -84,6 +86,23 @@ CallLogView::CallLogView(CallLogModel* model, QWidget* parent)
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addLayout(header);
     layout->addWidget(m_table, 1);
+}
+
+bool CallLogView::eventFilter(QObject* watched, QEvent* event)
+{
+    // Down or Return in the filter field moves to the matches, so filtering and picking a call need
+    // no mouse.
+    if (watched == m_filterEdit && event->type() == QEvent::KeyPress) {
+        const int key = static_cast<QKeyEvent*>(event)->key();
+        if ((key == Qt::Key_Down || key == Qt::Key_Return || key == Qt::Key_Enter) && m_proxy->rowCount() > 0) {
+            // Before the focus moves: a view that gains focus without a current row picks the first.
+            if (!m_table->currentIndex().isValid())
+                m_table->setCurrentIndex(m_proxy->index(m_proxy->rowCount() - 1, 0));
+            m_table->setFocus(Qt::TabFocusReason);
+            return true;
+        }
+    }
+    return QWidget::eventFilter(watched, event);
 }
 
 void CallLogView::setInitialColumnWidths()

@@ -32,6 +32,9 @@ public:
     // True while the view scrolls along with new calls.
     bool isFollowing() const { return m_following; }
 
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
 Q_SIGNALS:
     // The selected call, or its newest state when it changes while selected.
     void currentCallChanged(const ToolCall& call);

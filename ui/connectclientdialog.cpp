@@ -80,13 +80,16 @@ ConnectClientDialog::ConnectClientDialog(const QUrl& serverUrl, const QByteArray
     layout->addWidget(note(tr("1. Start it (it opens in your browser):")));
     m_inspectorCommand = snippet(QStringLiteral("inspectorCommandSnippet"));
     layout->addWidget(m_inspectorCommand);
+    layout->addSpacing(4);
     layout->addWidget(note(tr("2. Set Transport Type to \"Streamable HTTP\" and the URL to:")));
     m_inspectorUrl = snippet(QStringLiteral("inspectorUrlSnippet"));
     layout->addWidget(m_inspectorUrl);
+    layout->addSpacing(4);
     if (auth) {
         layout->addWidget(note(tr("3. Under Authentication, add a header named \"Authorization\" with this value:")));
         m_inspectorHeader = snippet(QStringLiteral("inspectorHeaderSnippet"));
         layout->addWidget(m_inspectorHeader);
+        layout->addSpacing(4);
         layout->addWidget(note(tr("4. Press Connect.")));
     } else {
         layout->addWidget(note(tr("3. Press Connect.")));

@@ -103,6 +103,7 @@ HistoryDialog::HistoryDialog(Backend* backend, QWidget* parent)
 
     auto* splitter = new QSplitter(Qt::Horizontal);
     splitter->setChildrenCollapsible(false);
+    splitter->setHandleWidth(10);
     splitter->addWidget(listPane);
     splitter->addWidget(m_inspector);
     splitter->setStretchFactor(0, 3);
@@ -177,8 +178,6 @@ void HistoryDialog::updateSummary()
         return;
     }
     const int first = m_page * PageSize + 1;
-    m_summary->setText(tr("Calls %1–%2, newest first%3")
-                           .arg(first)
-                           .arg(first + count - 1)
-                           .arg(m_model->hasMore() ? tr("; older ones follow") : QString()));
+    const QString range = count == 1 ? tr("Call %1").arg(first) : tr("Calls %1–%2").arg(first).arg(first + count - 1);
+    m_summary->setText(range + (m_model->hasMore() ? tr(", newest first; older ones follow") : tr(", newest first")));
 }
