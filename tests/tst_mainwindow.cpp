@@ -79,12 +79,15 @@ private Q_SLOTS:
     void copyTokenPutsItOnTheClipboard();
     void connectDialogMasksTheToken();
     void historyFindsTheCall();
+    void historyPagesThroughOlderCalls();
+    void statusBarReportsHistoryFailuresAndDroppedRows();
     void newWindowLoadsRecentCalls();
 
 private:
     // Posts one JSON-RPC message to the MCP endpoint and returns the JSON answer (empty for 202).
     QJsonObject post(const QJsonObject& message, int expectedStatus);
     QModelIndex echoRow() const;
+    QJsonObject callEcho(int id, const QString& text);
 
     QTemporaryDir m_stateDir;
     std::unique_ptr<Backend> m_backend;
@@ -329,10 +332,94 @@ void TestMainWindow::historyFindsTheCall()
     dialog->close();
 }
 
+QJsonObject TestMainWindow::callEcho(int id, const QString& text)
+{
+    return post(QJsonObject {{QStringLiteral("jsonrpc"), QStringLiteral("2.0")}, {QStringLiteral("id"), id},
+                    {QStringLiteral("method"), QStringLiteral("tools/call")},
+                    {QStringLiteral("params"),
+                        QJsonObject {{QStringLiteral("name"), QStringLiteral("echo")},
+                            {QStringLiteral("arguments"), QJsonObject {{QStringLiteral("message"), text}}}}}},
+        200);
+}
+
+void TestMainWindow::historyPagesThroughOlderCalls()
+{
+    const int extra = 5;
+    for (int i = 0; i < HistoryDialog::PageSize + extra; ++i)
+        QVERIFY(callEcho(100 + i, QStringLiteral("paging test %1").arg(i)).contains(QLatin1String("result")));
+    // History is written from the same batches the log shows: once the last call is in the log, it
+    // has been handed to the history thread ahead of any query sent after this point.
+    QTRY_VERIFY_WITH_TIMEOUT(m_window->callLogModel()->rowCount() >= HistoryDialog::PageSize + extra + 1, TimeoutMs);
+
+    m_window->showHistoryDialog();
+    HistoryDialog* dialog = m_window->historyDialog();
+    auto* search = dialog->findChild<QLineEdit*>(QStringLiteral("historySearch"));
+    auto* older = dialog->findChild<QPushButton*>(QStringLiteral("historyOlderButton"));
+    auto* newest = dialog->findChild<QPushButton*>(QStringLiteral("historyNewestButton"));
+    auto* summary = dialog->findChild<QLabel*>(QStringLiteral("historySummary"));
+    QVERIFY(search && older && newest && summary);
+    search->clear();
+    QTest::keyClicks(search, QStringLiteral("paging test"));
+    QTest::keyClick(search, Qt::Key_Return);
+    QTRY_VERIFY_WITH_TIMEOUT(!dialog->isSearching(), TimeoutMs);
+    QCOMPARE(dialog->model()->rowCount(), HistoryDialog::PageSize);
+    QVERIFY(dialog->model()->hasMore());
+    QVERIFY(older->isEnabled());
+    QCOMPARE(dialog->model()->callAt(0).request.contains("paging test 204"), true);
+
+    QTest::mouseClick(older, Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(!dialog->isSearching(), TimeoutMs);
+    QCOMPARE(dialog->model()->rowCount(), extra);
+    QVERIFY(!dialog->model()->hasMore());
+    QVERIFY(!older->isEnabled());
+    QVERIFY2(summary->text().startsWith(QStringLiteral("Calls 201–205")), qPrintable(summary->text()));
+    QVERIFY(dialog->model()->callAt(extra - 1).request.contains("\"paging test 0\""));
+
+    // An answer to a request the dialog did not send (or no longer waits for) changes nothing.
+    Q_EMIT m_backend->historyLoaded(987'654, ToolCallList(), false);
+    QCOMPARE(dialog->model()->rowCount(), extra);
+
+    QTest::mouseClick(newest, Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(!dialog->isSearching(), TimeoutMs);
+    QCOMPARE(dialog->model()->rowCount(), HistoryDialog::PageSize);
+    dialog->close();
+}
+
+void TestMainWindow::statusBarReportsHistoryFailuresAndDroppedRows()
+{
+    auto* warning = m_window->findChild<QLabel*>(QStringLiteral("historyWarningLabel"));
+    auto* dropped = m_window->findChild<QLabel*>(QStringLiteral("droppedLabel"));
+    QVERIFY(warning && dropped);
+    QVERIFY(!warning->isVisible());
+    Q_EMIT m_backend->historyWriteFailed(QStringLiteral("database or disk is full"));
+    QVERIFY(warning->isVisible());
+    QVERIFY(warning->toolTip().contains(QStringLiteral("disk is full")));
+    Q_EMIT m_backend->historyWriteRecovered();
+    QVERIFY(!warning->isVisible());
+
+    // Calls beyond the log's capacity leave it, and the status bar says where they went.
+    QVERIFY(!dropped->isVisible());
+    CallLogModel* model = m_window->callLogModel();
+    ToolCallList calls;
+    const qint64 firstId = model->callAt(model->rowCount() - 1).id + 1;
+    for (int i = 0; i < model->capacity(); ++i) {
+        ToolCall call;
+        call.id = firstId + i;
+        call.tool = QStringLiteral("synthetic");
+        call.status = CallStatus::Ok;
+        calls.append(call);
+    }
+    const int before = model->rowCount();
+    model->applyUpdates(calls);
+    QVERIFY(dropped->isVisible());
+    QCOMPARE(dropped->text(), QStringLiteral("<a href=\"history\">%1 older calls are in History</a>").arg(before));
+    QVERIFY(!dropped->text().contains(QLatin1String(token)));
+}
+
 void TestMainWindow::newWindowLoadsRecentCalls()
 {
     // A second window stands in for a restart: it starts with the calls history holds.
-    MainWindow window(m_backend.get(), 50, false);
+    MainWindow window(m_backend.get(), 1000, false);
     QTRY_VERIFY_WITH_TIMEOUT(window.callLogModel()->rowCount() >= 1, TimeoutMs);
     bool found = false;
     for (int row = 0; row < window.callLogModel()->rowCount(); ++row)
