@@ -11,7 +11,8 @@
 
 QString CommandLine::defaultStateDirectory()
 {
-    return QDir(QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation)).filePath(QStringLiteral("switchboard"));
+    return QDir(QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation))
+        .filePath(QStringLiteral("switchboard"));
 }
 
 QString CommandLine::defaultConfigFile()
@@ -23,29 +24,27 @@ QString CommandLine::defaultConfigFile()
 CommandLine CommandLine::parse(const QCoreApplication& app)
 {
     QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral(
-        "Switchboard: an operator console for MCP tool traffic. Runs an MCP server on loopback "
-        "(Streamable HTTP at /mcp) and shows every tool call live."));
+    parser.setApplicationDescription(
+        QStringLiteral("Switchboard: an operator console for MCP tool traffic. Runs an MCP server on loopback "
+                       "(Streamable HTTP at /mcp) and shows every tool call live."));
     parser.addHelpOption();
     parser.addVersionOption();
     const QCommandLineOption headless(QStringLiteral("headless"),
-                                      QStringLiteral("Run without a window: print the server URL, then one line per call."));
+        QStringLiteral("Run without a window: print the server URL, then one line per call."));
     const QCommandLineOption port(QStringLiteral("port"),
-                                  QStringLiteral("Port to listen on (default %1; 0 picks a free port).")
-                                      .arg(McpServerOptions::DefaultPort),
-                                  QStringLiteral("port"));
+        QStringLiteral("Port to listen on (default %1; 0 picks a free port).").arg(McpServerOptions::DefaultPort),
+        QStringLiteral("port"));
     const QCommandLineOption bind(QStringLiteral("bind"),
-                                  QStringLiteral("Address to listen on (default 127.0.0.1). Anything but loopback "
-                                                 "exposes the server to the network and is warned about."),
-                                  QStringLiteral("address"));
+        QStringLiteral("Address to listen on (default 127.0.0.1). Anything but loopback "
+                       "exposes the server to the network and is warned about."),
+        QStringLiteral("address"));
     const QCommandLineOption noAuth(QStringLiteral("no-auth"),
-                                    QStringLiteral("Accept clients without the bearer token. For local experiments only."));
+        QStringLiteral("Accept clients without the bearer token. For local experiments only."));
     const QCommandLineOption stateDir(QStringLiteral("state-dir"),
-                                      QStringLiteral("Where history and the token live (default %1).").arg(defaultStateDirectory()),
-                                      QStringLiteral("dir"));
+        QStringLiteral("Where history and the token live (default %1).").arg(defaultStateDirectory()),
+        QStringLiteral("dir"));
     const QCommandLineOption config(QStringLiteral("config"),
-                                    QStringLiteral("Configuration file (default %1).").arg(defaultConfigFile()),
-                                    QStringLiteral("file"));
+        QStringLiteral("Configuration file (default %1).").arg(defaultConfigFile()), QStringLiteral("file"));
     parser.addOptions({headless, port, bind, noAuth, stateDir, config});
     parser.process(app);
 

@@ -22,12 +22,12 @@ QByteArray HeadlessReporter::formatLine(const ToolCall& call, qint64 utcOffsetMs
     const qint64 ms = ((call.startedAtMs + utcOffsetMs) % dayMs + dayMs) % dayMs;
     char time[16];
     std::snprintf(time, sizeof time, "%02d:%02d:%02d.%03d", int(ms / 3'600'000), int(ms / 60'000 % 60),
-                  int(ms / 1000 % 60), int(ms % 1000));
+        int(ms / 1000 % 60), int(ms % 1000));
     QByteArray line;
     line.reserve(128);
     line += time;
     line += " #" + QByteArray::number(call.id) + ' ' + callStatusName(call.status).toLatin1() + ' ' + call.tool.toUtf8()
-            + " via " + call.route.toUtf8();
+        + " via " + call.route.toUtf8();
     if (call.durationUs >= 0)
         line += " in " + QByteArray::number(double(call.durationUs) / 1000.0, 'f', 2) + " ms";
     line += " from " + call.clientName.toUtf8();

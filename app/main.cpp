@@ -1,11 +1,11 @@
 // The composition root: reads the command line and configuration, starts the backend, then shows
 // the window, or runs headless when asked to or when there is no display.
 
+#include "auth/servertoken.h"
 #include "backend.h"
 #include "backendevents.h"
 #include "commandline.h"
 #include "config/switchboardconfig.h"
-#include "auth/servertoken.h"
 #include "headlessreporter.h"
 #include "mainwindow.h"
 
@@ -48,7 +48,7 @@ void quitOnSignals(QCoreApplication& app)
 bool displayAvailable()
 {
     return qEnvironmentVariableIsSet("DISPLAY") || qEnvironmentVariableIsSet("WAYLAND_DISPLAY")
-           || qEnvironmentVariableIsSet("QT_QPA_PLATFORM");
+        || qEnvironmentVariableIsSet("QT_QPA_PLATFORM");
 }
 
 bool isLoopback(const QHostAddress& address)
@@ -105,9 +105,9 @@ int main(int argc, char** argv)
     server.toolsPageSize = config.toolsPageSize;
     server.maxSessions = config.maxSessions;
     server.identity.version = QStringLiteral(SWITCHBOARD_VERSION);
-    server.identity.instructions = QStringLiteral(
-        "Switchboard is an operator console: every tool call you make here is shown live to a person. "
-        "Call echo to check that your wiring works.");
+    server.identity.instructions
+        = QStringLiteral("Switchboard is an operator console: every tool call you make here is shown live to a person. "
+                         "Call echo to check that your wiring works.");
 
     ServerToken token;
     if (!commandLine.noAuth) {
@@ -129,26 +129,28 @@ int main(int argc, char** argv)
     std::printf("listening on %s\n", backend.serverUrl().toString().toUtf8().constData());
     std::fflush(stdout);
     if (noDisplay)
-        std::fprintf(stderr, "switchboard: no display found (DISPLAY and WAYLAND_DISPLAY are unset): running headless\n");
+        std::fprintf(
+            stderr, "switchboard: no display found (DISPLAY and WAYLAND_DISPLAY are unset): running headless\n");
     if (commandLine.noAuth)
-        std::fprintf(stderr, "switchboard: WARNING: --no-auth: any local program can call tools without a token. "
-                             "Use this for local experiments only.\n");
+        std::fprintf(stderr,
+            "switchboard: WARNING: --no-auth: any local program can call tools without a token. "
+            "Use this for local experiments only.\n");
     else
         std::fprintf(stderr, "switchboard: clients must send 'Authorization: Bearer <token>'; token %s\n",
-                     qPrintable(token.describeSource()));
+            qPrintable(token.describeSource()));
     if (!isLoopback(server.address))
-        std::fprintf(stderr, "switchboard: WARNING: listening on %s, not loopback: other machines can reach this "
-                             "server%s.\n",
-                     qPrintable(server.address.toString()), commandLine.noAuth ? " without any token" : "");
+        std::fprintf(stderr,
+            "switchboard: WARNING: listening on %s, not loopback: other machines can reach this "
+            "server%s.\n",
+            qPrintable(server.address.toString()), commandLine.noAuth ? " without any token" : "");
 
     if (headless) {
         HeadlessReporter reporter;
         QObject::connect(backend.events(), &BackendEvents::callsUpdated, &reporter, &HeadlessReporter::report);
-        QObject::connect(&backend, &Backend::historyWriteFailed, &reporter, [](const QString& message) {
-            std::fprintf(stderr, "switchboard: warning: %s\n", qPrintable(message));
-        });
+        QObject::connect(&backend, &Backend::historyWriteFailed, &reporter,
+            [](const QString& message) { std::fprintf(stderr, "switchboard: warning: %s\n", qPrintable(message)); });
         QObject::connect(&backend, &Backend::historyNotice, &reporter,
-                         [](const QString& message) { std::fprintf(stderr, "switchboard: %s\n", qPrintable(message)); });
+            [](const QString& message) { std::fprintf(stderr, "switchboard: %s\n", qPrintable(message)); });
         return app->exec();
     }
 

@@ -7,5 +7,5 @@
 #include <nlohmann/json.hpp>
 
 #define QCOMPARE_JSON(actual, expected)                                                                                \
-    QCOMPARE(QString::fromStdString(nlohmann::json(actual).dump()),                                                   \
-             QString::fromStdString(nlohmann::json(expected).dump()))
+    QCOMPARE(QString::fromStdString(nlohmann::json(actual).dump()),                                                    \
+        QString::fromStdString(nlohmann::json(expected).dump()))

@@ -14,8 +14,8 @@ struct RawHttpResponse
 {
     int status = 0;
     QMap<QByteArray, QByteArray> headers; // lower-case names
-    QByteArray body;                      // de-chunked
-    bool ok = false;                      // a complete response was read
+    QByteArray body; // de-chunked
+    bool ok = false; // a complete response was read
     QByteArray header(const char* name) const { return headers.value(QByteArray(name)); }
     // The "data:" payloads of an event-stream body.
     QList<QByteArray> events() const
@@ -48,7 +48,8 @@ public:
         m_socket.waitForBytesWritten(10'000);
     }
 
-    static QByteArray post(const QByteArray& body, const QList<QPair<QByteArray, QByteArray>>& headers, const QByteArray& path = "/mcp")
+    static QByteArray post(
+        const QByteArray& body, const QList<QPair<QByteArray, QByteArray>>& headers, const QByteArray& path = "/mcp")
     {
         QByteArray request = "POST " + path + " HTTP/1.1\r\n";
         for (const auto& [name, value] : headers)
@@ -76,7 +77,8 @@ public:
         for (qsizetype i = 1; i < lines.size(); ++i) {
             const qsizetype colon = lines.at(i).indexOf(':');
             if (colon > 0)
-                response.headers.insert(lines.at(i).left(colon).trimmed().toLower(), lines.at(i).mid(colon + 1).trimmed());
+                response.headers.insert(
+                    lines.at(i).left(colon).trimmed().toLower(), lines.at(i).mid(colon + 1).trimmed());
         }
         if (response.status == 100) // interim response; the real one follows
             return read(timeoutMs, maxChunks);

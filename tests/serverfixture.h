@@ -68,7 +68,10 @@ public:
     }
     static QByteArray token() { return QByteArrayLiteral("sb_test-token-0123456789"); }
 
-    void run(const std::function<void()>& work) { QMetaObject::invokeMethod(&m_context, work, Qt::BlockingQueuedConnection); }
+    void run(const std::function<void()>& work)
+    {
+        QMetaObject::invokeMethod(&m_context, work, Qt::BlockingQueuedConnection);
+    }
 
     // Finishes every pending "slow" call with `text`.
     void releaseSlow(const QString& text)

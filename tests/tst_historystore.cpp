@@ -21,7 +21,8 @@ ToolCall makeCall(qint64 id, CallStatus status = CallStatus::Ok, const QString& 
     call.clientVersion = QStringLiteral("1.0");
     call.tool = tool;
     call.route = QStringLiteral("builtin");
-    call.request = R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"n":)" + QByteArray::number(id) + "}}}";
+    call.request = R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"n":)"
+        + QByteArray::number(id) + "}}}";
     call.response = status == CallStatus::Running ? QByteArray() : QByteArray(R"({"result":{}})");
     call.startedAtMs = 1'700'000'000'000 + id;
     call.durationUs = status == CallStatus::Running ? -1 : 42;
@@ -137,7 +138,8 @@ void TestHistoryStore::loadRecentIsOldestFirst()
         calls << makeCall(i);
     store.record(calls);
     bool hasMore = false;
-    const auto recent = answer(store, 3, [&] { store.loadRecent(3, 10); }, &hasMore);
+    const auto recent = answer(
+        store, 3, [&] { store.loadRecent(3, 10); }, &hasMore);
     QCOMPARE(recent.size(), 10);
     QCOMPARE(recent.first().id, qint64(21));
     QCOMPARE(recent.last().id, qint64(30));
@@ -156,12 +158,17 @@ void TestHistoryStore::queryFiltersAndPages_data()
     QTest::newRow("newest page") << QString() << -1 << qint64(0) << 3 << QList<qint64>{20, 19, 18} << true;
     QTest::newRow("next page") << QString() << -1 << qint64(18) << 3 << QList<qint64>{17, 16, 15} << true;
     QTest::newRow("last page") << QString() << -1 << qint64(3) << 5 << QList<qint64>{2, 1} << false;
-    QTest::newRow("by status") << QString() << int(CallStatus::Error) << qint64(0) << 100 << QList<qint64>{20, 15, 10, 5} << false;
-    QTest::newRow("by client") << QStringLiteral("inspector") << -1 << qint64(0) << 3 << QList<qint64>{20, 18, 16} << true;
+    QTest::newRow("by status") << QString() << int(CallStatus::Error) << qint64(0) << 100
+                               << QList<qint64>{20, 15, 10, 5} << false;
+    QTest::newRow("by client") << QStringLiteral("inspector") << -1 << qint64(0) << 3 << QList<qint64>{20, 18, 16}
+                               << true;
     QTest::newRow("by tool") << QStringLiteral("git_log") << -1 << qint64(0) << 100 << QList<qint64>{14, 7} << false;
-    QTest::newRow("by error text") << QStringLiteral("wrong 15") << -1 << qint64(0) << 100 << QList<qint64>{15} << false;
-    QTest::newRow("by argument in request") << QStringLiteral("\"n\":13}") << -1 << qint64(0) << 100 << QList<qint64>{13} << false;
-    QTest::newRow("text and status") << QStringLiteral("claude") << int(CallStatus::Error) << qint64(0) << 100 << QList<qint64>{15, 5} << false;
+    QTest::newRow("by error text") << QStringLiteral("wrong 15") << -1 << qint64(0) << 100 << QList<qint64>{15}
+                                   << false;
+    QTest::newRow("by argument in request")
+        << QStringLiteral("\"n\":13}") << -1 << qint64(0) << 100 << QList<qint64>{13} << false;
+    QTest::newRow("text and status") << QStringLiteral("claude") << int(CallStatus::Error) << qint64(0) << 100
+                                     << QList<qint64>{15, 5} << false;
     QTest::newRow("nothing") << QStringLiteral("zebra") << -1 << qint64(0) << 100 << QList<qint64>{} << false;
 }
 
@@ -180,7 +187,8 @@ void TestHistoryStore::queryFiltersAndPages()
     QVERIFY(store.open(&error));
     ToolCallList calls;
     for (int i = 1; i <= 20; ++i)
-        calls << makeCall(i, i % 5 == 0 ? CallStatus::Error : CallStatus::Ok, i % 7 == 0 ? QStringLiteral("git_log") : QStringLiteral("echo"));
+        calls << makeCall(i, i % 5 == 0 ? CallStatus::Error : CallStatus::Ok,
+            i % 7 == 0 ? QStringLiteral("git_log") : QStringLiteral("echo"));
     store.record(calls);
 
     HistoryQuery query;
@@ -190,7 +198,8 @@ void TestHistoryStore::queryFiltersAndPages()
     query.beforeId = beforeId;
     query.limit = limit;
     bool more = false;
-    const auto found = answer(store, 9, [&] { store.query(9, query); }, &more);
+    const auto found = answer(
+        store, 9, [&] { store.query(9, query); }, &more);
     QList<qint64> foundIds;
     for (const auto& call : found)
         foundIds << call.id;
@@ -204,7 +213,8 @@ void TestHistoryStore::queryTextIsNotAWildcard()
     HistoryStore store(dir.filePath(QStringLiteral("h.sqlite")));
     QString error;
     QVERIFY(store.open(&error));
-    store.record({makeCall(1), makeCall(2, CallStatus::Ok, QStringLiteral("a_b")), makeCall(3, CallStatus::Ok, QStringLiteral("100%"))});
+    store.record({makeCall(1), makeCall(2, CallStatus::Ok, QStringLiteral("a_b")),
+        makeCall(3, CallStatus::Ok, QStringLiteral("100%"))});
     HistoryQuery query;
     query.text = QStringLiteral("%");
     QCOMPARE(answer(store, 1, [&] { store.query(1, query); }).size(), 1);
@@ -231,7 +241,8 @@ void TestHistoryStore::fullDiskKeepsCallsAndRecovers()
     }
     store.record(big);
     QCOMPARE(failed.size(), 1);
-    QVERIFY2(failed.first().first().toString().contains(QStringLiteral("full")), qPrintable(failed.first().first().toString()));
+    QVERIFY2(failed.first().first().toString().contains(QStringLiteral("full")),
+        qPrintable(failed.first().first().toString()));
     store.record({makeCall(201)}); // queued behind the failure, not a second warning
     QCOMPARE(failed.size(), 1);
 
@@ -254,7 +265,8 @@ void TestHistoryStore::prunesBeyondMaxCalls()
         calls << makeCall(i);
     store.record(calls);
     bool hasMore = true;
-    const auto all = answer(store, 1, [&] { store.loadRecent(1, 100'000); }, &hasMore);
+    const auto all = answer(
+        store, 1, [&] { store.loadRecent(1, 100'000); }, &hasMore);
     QVERIFY(!hasMore);
     QCOMPARE(all.size(), 1000);
     QCOMPARE(all.first().id, qint64(11'001));
@@ -280,7 +292,8 @@ void TestHistoryStore::feedBoundsTheBacklog()
     thread.start();
     bool opened = false;
     QString error;
-    QMetaObject::invokeMethod(store, [&] { opened = store->open(&error); }, Qt::BlockingQueuedConnection);
+    QMetaObject::invokeMethod(
+        store, [&] { opened = store->open(&error); }, Qt::BlockingQueuedConnection);
     QVERIFY(opened);
 
     // Hold the store's thread, as a saturated machine would.
@@ -313,10 +326,11 @@ void TestHistoryStore::feedBoundsTheBacklog()
     QTRY_COMPARE_WITH_TIMEOUT(feed.backlog(), qint64(0), 10'000);
 
     ToolCallList stored;
-    QMetaObject::invokeMethod(store, [&] { stored = answer(*store, 1, [&] { store->loadRecent(1, 1000); }); },
-                              Qt::BlockingQueuedConnection);
+    QMetaObject::invokeMethod(
+        store, [&] { stored = answer(*store, 1, [&] { store->loadRecent(1, 1000); }); }, Qt::BlockingQueuedConnection);
     QCOMPARE(stored.size(), 95);
-    QMetaObject::invokeMethod(store, [store] { delete store; }, Qt::BlockingQueuedConnection);
+    QMetaObject::invokeMethod(
+        store, [store] { delete store; }, Qt::BlockingQueuedConnection);
     thread.quit();
     thread.wait();
 }

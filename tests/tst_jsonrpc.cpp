@@ -39,7 +39,8 @@ void TestJsonRpc::parse_data()
     QTest::newRow("overlong utf-8") << QByteArray("{\"s\":\"\xc0\xaf\"}") << false << QStringLiteral("UTF-8");
     QTest::newRow("lone surrogate escape") << QByteArray(R"({"s":"\ud800"})") << false << QStringLiteral("surrogate");
     QTest::newRow("invalid utf-8 outside strings") << QByteArray("\xff{}") << false << QStringLiteral("parse error");
-    QTest::newRow("deep arrays") << QByteArray(100, '[') + QByteArray(100, ']') << false << QStringLiteral("nested deeper");
+    QTest::newRow("deep arrays") << QByteArray(100, '[') + QByteArray(100, ']') << false
+                                 << QStringLiteral("nested deeper");
     QByteArray deepObjects;
     for (int i = 0; i < 70; ++i)
         deepObjects += "{\"a\":";
@@ -56,8 +57,8 @@ void TestJsonRpc::parse()
     const auto result = JsonRpc::parse(body, {64});
     QCOMPARE(result.ok, ok);
     if (!ok) {
-        QVERIFY2(QString::fromStdString(result.error).contains(errorContains, Qt::CaseInsensitive),
-                 result.error.c_str());
+        QVERIFY2(
+            QString::fromStdString(result.error).contains(errorContains, Qt::CaseInsensitive), result.error.c_str());
         QVERIFY(result.value.is_null()); // nothing half-built is handed on
     }
 }
@@ -78,27 +79,48 @@ void TestJsonRpc::classify_data()
     QTest::addColumn<QString>("reasonContains");
 
     using K = JsonRpc::Kind;
-    QTest::newRow("request") << QByteArray(R"({"jsonrpc":"2.0","id":1,"method":"ping"})") << int(K::Request) << QByteArray("1") << QString();
-    QTest::newRow("string id") << QByteArray(R"({"jsonrpc":"2.0","id":"a","method":"ping","params":{}})") << int(K::Request) << QByteArray("\"a\"") << QString();
-    QTest::newRow("notification") << QByteArray(R"({"jsonrpc":"2.0","method":"notifications/initialized"})") << int(K::Notification) << QByteArray("null") << QString();
-    QTest::newRow("response result") << QByteArray(R"({"jsonrpc":"2.0","id":3,"result":{}})") << int(K::Response) << QByteArray("3") << QString();
-    QTest::newRow("response error") << QByteArray(R"({"jsonrpc":"2.0","id":3,"error":{"code":1,"message":"x"}})") << int(K::Response) << QByteArray("3") << QString();
-    QTest::newRow("not an object") << QByteArray("42") << int(K::Invalid) << QByteArray("null") << QStringLiteral("object");
-    QTest::newRow("array element scalar") << QByteArray("\"x\"") << int(K::Invalid) << QByteArray("null") << QStringLiteral("object");
-    QTest::newRow("missing jsonrpc") << QByteArray(R"({"id":1,"method":"ping"})") << int(K::Invalid) << QByteArray("1") << QStringLiteral("jsonrpc");
-    QTest::newRow("wrong jsonrpc") << QByteArray(R"({"jsonrpc":"1.0","id":1,"method":"ping"})") << int(K::Invalid) << QByteArray("1") << QStringLiteral("jsonrpc");
-    QTest::newRow("numeric jsonrpc") << QByteArray(R"({"jsonrpc":2.0,"id":1,"method":"ping"})") << int(K::Invalid) << QByteArray("1") << QStringLiteral("jsonrpc");
-    QTest::newRow("null id") << QByteArray(R"({"jsonrpc":"2.0","id":null,"method":"ping"})") << int(K::Invalid) << QByteArray("null") << QStringLiteral("id");
-    QTest::newRow("fractional id") << QByteArray(R"({"jsonrpc":"2.0","id":1.5,"method":"ping"})") << int(K::Invalid) << QByteArray("null") << QStringLiteral("id");
-    QTest::newRow("object id") << QByteArray(R"({"jsonrpc":"2.0","id":{},"method":"ping"})") << int(K::Invalid) << QByteArray("null") << QStringLiteral("id");
-    QTest::newRow("boolean id") << QByteArray(R"({"jsonrpc":"2.0","id":true,"method":"ping"})") << int(K::Invalid) << QByteArray("null") << QStringLiteral("id");
-    QTest::newRow("numeric method") << QByteArray(R"({"jsonrpc":"2.0","id":1,"method":5})") << int(K::Invalid) << QByteArray("1") << QStringLiteral("method");
-    QTest::newRow("empty method") << QByteArray(R"({"jsonrpc":"2.0","id":1,"method":""})") << int(K::Invalid) << QByteArray("1") << QStringLiteral("method");
-    QTest::newRow("array params") << QByteArray(R"({"jsonrpc":"2.0","id":1,"method":"ping","params":[1]})") << int(K::Invalid) << QByteArray("1") << QStringLiteral("params");
-    QTest::newRow("string params") << QByteArray(R"({"jsonrpc":"2.0","id":1,"method":"ping","params":"x"})") << int(K::Invalid) << QByteArray("1") << QStringLiteral("params");
-    QTest::newRow("neither method nor result") << QByteArray(R"({"jsonrpc":"2.0","id":1})") << int(K::Invalid) << QByteArray("1") << QStringLiteral("method");
-    QTest::newRow("result and error") << QByteArray(R"({"jsonrpc":"2.0","id":1,"result":{},"error":{}})") << int(K::Invalid) << QByteArray("1") << QStringLiteral("exactly one");
-    QTest::newRow("result without id") << QByteArray(R"({"jsonrpc":"2.0","result":{}})") << int(K::Invalid) << QByteArray("null") << QStringLiteral("method");
+    QTest::newRow("request") << QByteArray(R"({"jsonrpc":"2.0","id":1,"method":"ping"})") << int(K::Request)
+                             << QByteArray("1") << QString();
+    QTest::newRow("string id") << QByteArray(R"({"jsonrpc":"2.0","id":"a","method":"ping","params":{}})")
+                               << int(K::Request) << QByteArray("\"a\"") << QString();
+    QTest::newRow("notification") << QByteArray(R"({"jsonrpc":"2.0","method":"notifications/initialized"})")
+                                  << int(K::Notification) << QByteArray("null") << QString();
+    QTest::newRow("response result") << QByteArray(R"({"jsonrpc":"2.0","id":3,"result":{}})") << int(K::Response)
+                                     << QByteArray("3") << QString();
+    QTest::newRow("response error") << QByteArray(R"({"jsonrpc":"2.0","id":3,"error":{"code":1,"message":"x"}})")
+                                    << int(K::Response) << QByteArray("3") << QString();
+    QTest::newRow("not an object") << QByteArray("42") << int(K::Invalid) << QByteArray("null")
+                                   << QStringLiteral("object");
+    QTest::newRow("array element scalar")
+        << QByteArray("\"x\"") << int(K::Invalid) << QByteArray("null") << QStringLiteral("object");
+    QTest::newRow("missing jsonrpc") << QByteArray(R"({"id":1,"method":"ping"})") << int(K::Invalid) << QByteArray("1")
+                                     << QStringLiteral("jsonrpc");
+    QTest::newRow("wrong jsonrpc") << QByteArray(R"({"jsonrpc":"1.0","id":1,"method":"ping"})") << int(K::Invalid)
+                                   << QByteArray("1") << QStringLiteral("jsonrpc");
+    QTest::newRow("numeric jsonrpc") << QByteArray(R"({"jsonrpc":2.0,"id":1,"method":"ping"})") << int(K::Invalid)
+                                     << QByteArray("1") << QStringLiteral("jsonrpc");
+    QTest::newRow("null id") << QByteArray(R"({"jsonrpc":"2.0","id":null,"method":"ping"})") << int(K::Invalid)
+                             << QByteArray("null") << QStringLiteral("id");
+    QTest::newRow("fractional id") << QByteArray(R"({"jsonrpc":"2.0","id":1.5,"method":"ping"})") << int(K::Invalid)
+                                   << QByteArray("null") << QStringLiteral("id");
+    QTest::newRow("object id") << QByteArray(R"({"jsonrpc":"2.0","id":{},"method":"ping"})") << int(K::Invalid)
+                               << QByteArray("null") << QStringLiteral("id");
+    QTest::newRow("boolean id") << QByteArray(R"({"jsonrpc":"2.0","id":true,"method":"ping"})") << int(K::Invalid)
+                                << QByteArray("null") << QStringLiteral("id");
+    QTest::newRow("numeric method") << QByteArray(R"({"jsonrpc":"2.0","id":1,"method":5})") << int(K::Invalid)
+                                    << QByteArray("1") << QStringLiteral("method");
+    QTest::newRow("empty method") << QByteArray(R"({"jsonrpc":"2.0","id":1,"method":""})") << int(K::Invalid)
+                                  << QByteArray("1") << QStringLiteral("method");
+    QTest::newRow("array params") << QByteArray(R"({"jsonrpc":"2.0","id":1,"method":"ping","params":[1]})")
+                                  << int(K::Invalid) << QByteArray("1") << QStringLiteral("params");
+    QTest::newRow("string params") << QByteArray(R"({"jsonrpc":"2.0","id":1,"method":"ping","params":"x"})")
+                                   << int(K::Invalid) << QByteArray("1") << QStringLiteral("params");
+    QTest::newRow("neither method nor result")
+        << QByteArray(R"({"jsonrpc":"2.0","id":1})") << int(K::Invalid) << QByteArray("1") << QStringLiteral("method");
+    QTest::newRow("result and error") << QByteArray(R"({"jsonrpc":"2.0","id":1,"result":{},"error":{}})")
+                                      << int(K::Invalid) << QByteArray("1") << QStringLiteral("exactly one");
+    QTest::newRow("result without id") << QByteArray(R"({"jsonrpc":"2.0","result":{}})") << int(K::Invalid)
+                                       << QByteArray("null") << QStringLiteral("method");
 }
 
 void TestJsonRpc::classify()
@@ -113,16 +135,19 @@ void TestJsonRpc::classify()
     QCOMPARE(int(classified.kind), kind);
     QCOMPARE(QByteArray::fromStdString(classified.id.dump()), id);
     if (!reasonContains.isEmpty())
-        QVERIFY2(QString::fromStdString(classified.invalidReason).contains(reasonContains), classified.invalidReason.c_str());
+        QVERIFY2(QString::fromStdString(classified.invalidReason).contains(reasonContains),
+            classified.invalidReason.c_str());
 }
 
 void TestJsonRpc::errorShape()
 {
     const json error = JsonRpc::makeError(nullptr, JsonRpc::ParseError, "Parse error");
-    QCOMPARE(QString::fromStdString(error.dump()), QStringLiteral(R"({"error":{"code":-32700,"message":"Parse error"},"id":null,"jsonrpc":"2.0"})"));
+    QCOMPARE(QString::fromStdString(error.dump()),
+        QStringLiteral(R"({"error":{"code":-32700,"message":"Parse error"},"id":null,"jsonrpc":"2.0"})"));
     const json withData = JsonRpc::makeError(7, JsonRpc::InvalidParams, "bad", json{{"field", "x"}});
     QCOMPARE_JSON(withData["error"]["data"]["field"], json("x"));
-    QCOMPARE(JsonRpc::serialize(JsonRpc::makeResult("a", json::object())), QByteArray(R"({"id":"a","jsonrpc":"2.0","result":{}})"));
+    QCOMPARE(JsonRpc::serialize(JsonRpc::makeResult("a", json::object())),
+        QByteArray(R"({"id":"a","jsonrpc":"2.0","result":{}})"));
 }
 
 QTEST_GUILESS_MAIN(TestJsonRpc)

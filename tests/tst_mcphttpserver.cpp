@@ -17,15 +17,13 @@ namespace {
 const QByteArray initializeBody(const char* version = "2025-06-18")
 {
     return QByteArray(R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":")") + version
-           + R"(","capabilities":{},"clientInfo":{"name":"http-test","version":"1.0"}}})";
+        + R"(","capabilities":{},"clientInfo":{"name":"http-test","version":"1.0"}}})";
 }
 
 Headers standardHeaders(quint16 port)
 {
-    return {{"Host", "127.0.0.1:" + QByteArray::number(port)},
-            {"Content-Type", "application/json"},
-            {"Accept", "application/json, text/event-stream"},
-            {"Authorization", "Bearer " + ServerFixture::token()}};
+    return {{"Host", "127.0.0.1:" + QByteArray::number(port)}, {"Content-Type", "application/json"},
+        {"Accept", "application/json, text/event-stream"}, {"Authorization", "Bearer " + ServerFixture::token()}};
 }
 
 Headers withHeader(Headers headers, const QByteArray& name, const QByteArray& value)
@@ -132,51 +130,103 @@ void TestMcpHttpServer::httpErrors_data()
 
     QTest::newRow("ping ok") << QByteArray("POST") << QByteArray("/mcp") << ping << H{} << true << 200 << 0;
     QTest::newRow("initialize ok") << QByteArray("POST") << QByteArray("/mcp") << init << H{} << false << 200 << 0;
-    QTest::newRow("accept any") << QByteArray("POST") << QByteArray("/mcp") << init << H{{"Accept", "*/*"}} << false << 200 << 0;
-    QTest::newRow("content-type with charset") << QByteArray("POST") << QByteArray("/mcp") << ping << H{{"Content-Type", "application/json; charset=utf-8"}} << true << 200 << 0;
-    QTest::newRow("wrong content-type") << QByteArray("POST") << QByteArray("/mcp") << ping << H{{"Content-Type", "text/plain"}} << true << 415 << -32000;
-    QTest::newRow("no content-type") << QByteArray("POST") << QByteArray("/mcp") << ping << H{{"Content-Type", QByteArray()}} << true << 415 << -32000;
-    QTest::newRow("accept json only") << QByteArray("POST") << QByteArray("/mcp") << ping << H{{"Accept", "application/json"}} << true << 406 << -32000;
-    QTest::newRow("accept sse only") << QByteArray("POST") << QByteArray("/mcp") << ping << H{{"Accept", "text/event-stream"}} << true << 406 << -32000;
-    QTest::newRow("no accept") << QByteArray("POST") << QByteArray("/mcp") << ping << H{{"Accept", QByteArray()}} << true << 406 << -32000;
-    QTest::newRow("bad origin") << QByteArray("POST") << QByteArray("/mcp") << init << H{{"Origin", "http://evil.example.com"}} << false << 403 << -32000;
-    QTest::newRow("null origin") << QByteArray("POST") << QByteArray("/mcp") << init << H{{"Origin", "null"}} << false << 403 << -32000;
-    QTest::newRow("lookalike origin") << QByteArray("POST") << QByteArray("/mcp") << init << H{{"Origin", "http://localhost.evil.com"}} << false << 403 << -32000;
-    QTest::newRow("loopback origin") << QByteArray("POST") << QByteArray("/mcp") << init << H{{"Origin", "http://localhost:6274"}} << false << 200 << 0;
-    QTest::newRow("ipv6 loopback origin") << QByteArray("POST") << QByteArray("/mcp") << init << H{{"Origin", "http://[::1]:6274"}} << false << 200 << 0;
-    QTest::newRow("bad host") << QByteArray("POST") << QByteArray("/mcp") << init << H{{"Host", "evil.example.com"}} << false << 403 << -32000;
-    QTest::newRow("no host") << QByteArray("POST") << QByteArray("/mcp") << init << H{{"Host", QByteArray()}} << false << 403 << -32000;
-    QTest::newRow("host localhost") << QByteArray("POST") << QByteArray("/mcp") << init << H{{"Host", "localhost:1"}} << false << 200 << 0;
-    QTest::newRow("host ipv6") << QByteArray("POST") << QByteArray("/mcp") << init << H{{"Host", "[::1]:1"}} << false << 200 << 0;
-    QTest::newRow("no token") << QByteArray("POST") << QByteArray("/mcp") << init << H{{"Authorization", QByteArray()}} << false << 401 << -32002;
-    QTest::newRow("wrong token") << QByteArray("POST") << QByteArray("/mcp") << init << H{{"Authorization", "Bearer sb_guess"}} << false << 401 << -32002;
-    QTest::newRow("token prefix") << QByteArray("POST") << QByteArray("/mcp") << init << H{{"Authorization", "Bearer " + ServerFixture::token().left(10)}} << false << 401 << -32002;
-    QTest::newRow("basic auth") << QByteArray("POST") << QByteArray("/mcp") << init << H{{"Authorization", "Basic " + ServerFixture::token()}} << false << 401 << -32002;
-    QTest::newRow("lower-case scheme") << QByteArray("POST") << QByteArray("/mcp") << init << H{{"Authorization", "bearer " + ServerFixture::token()}} << false << 200 << 0;
-    QTest::newRow("parse error") << QByteArray("POST") << QByteArray("/mcp") << QByteArray("{not json") << H{} << true << 400 << -32700;
-    QTest::newRow("invalid utf-8") << QByteArray("POST") << QByteArray("/mcp") << QByteArray("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"p\xff\"}") << H{} << true << 400 << -32700;
-    QTest::newRow("too deep") << QByteArray("POST") << QByteArray("/mcp") << QByteArray(5000, '[') + QByteArray(5000, ']') << H{} << true << 400 << -32700;
-    QTest::newRow("invalid request") << QByteArray("POST") << QByteArray("/mcp") << QByteArray(R"({"jsonrpc":"1.0","id":1,"method":"ping"})") << H{} << true << 400 << -32600;
-    QTest::newRow("scalar body") << QByteArray("POST") << QByteArray("/mcp") << QByteArray("42") << H{} << true << 400 << -32600;
-    QTest::newRow("unknown method") << QByteArray("POST") << QByteArray("/mcp") << QByteArray(R"({"jsonrpc":"2.0","id":1,"method":"nope"})") << H{} << true << 200 << -32601;
-    QTest::newRow("invalid params") << QByteArray("POST") << QByteArray("/mcp") << QByteArray(R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":1}})") << H{} << true << 200 << -32602;
+    QTest::newRow("accept any") << QByteArray("POST") << QByteArray("/mcp") << init << H{{"Accept", "*/*"}} << false
+                                << 200 << 0;
+    QTest::newRow("content-type with charset")
+        << QByteArray("POST") << QByteArray("/mcp") << ping << H{{"Content-Type", "application/json; charset=utf-8"}}
+        << true << 200 << 0;
+    QTest::newRow("wrong content-type") << QByteArray("POST") << QByteArray("/mcp") << ping
+                                        << H{{"Content-Type", "text/plain"}} << true << 415 << -32000;
+    QTest::newRow("no content-type") << QByteArray("POST") << QByteArray("/mcp") << ping
+                                     << H{{"Content-Type", QByteArray()}} << true << 415 << -32000;
+    QTest::newRow("accept json only") << QByteArray("POST") << QByteArray("/mcp") << ping
+                                      << H{{"Accept", "application/json"}} << true << 406 << -32000;
+    QTest::newRow("accept sse only") << QByteArray("POST") << QByteArray("/mcp") << ping
+                                     << H{{"Accept", "text/event-stream"}} << true << 406 << -32000;
+    QTest::newRow("no accept") << QByteArray("POST") << QByteArray("/mcp") << ping << H{{"Accept", QByteArray()}}
+                               << true << 406 << -32000;
+    QTest::newRow("bad origin") << QByteArray("POST") << QByteArray("/mcp") << init
+                                << H{{"Origin", "http://evil.example.com"}} << false << 403 << -32000;
+    QTest::newRow("null origin") << QByteArray("POST") << QByteArray("/mcp") << init << H{{"Origin", "null"}} << false
+                                 << 403 << -32000;
+    QTest::newRow("lookalike origin") << QByteArray("POST") << QByteArray("/mcp") << init
+                                      << H{{"Origin", "http://localhost.evil.com"}} << false << 403 << -32000;
+    QTest::newRow("loopback origin") << QByteArray("POST") << QByteArray("/mcp") << init
+                                     << H{{"Origin", "http://localhost:6274"}} << false << 200 << 0;
+    QTest::newRow("ipv6 loopback origin")
+        << QByteArray("POST") << QByteArray("/mcp") << init << H{{"Origin", "http://[::1]:6274"}} << false << 200 << 0;
+    QTest::newRow("bad host") << QByteArray("POST") << QByteArray("/mcp") << init << H{{"Host", "evil.example.com"}}
+                              << false << 403 << -32000;
+    QTest::newRow("no host") << QByteArray("POST") << QByteArray("/mcp") << init << H{{"Host", QByteArray()}} << false
+                             << 403 << -32000;
+    QTest::newRow("host localhost") << QByteArray("POST") << QByteArray("/mcp") << init << H{{"Host", "localhost:1"}}
+                                    << false << 200 << 0;
+    QTest::newRow("host ipv6") << QByteArray("POST") << QByteArray("/mcp") << init << H{{"Host", "[::1]:1"}} << false
+                               << 200 << 0;
+    QTest::newRow("no token") << QByteArray("POST") << QByteArray("/mcp") << init << H{{"Authorization", QByteArray()}}
+                              << false << 401 << -32002;
+    QTest::newRow("wrong token") << QByteArray("POST") << QByteArray("/mcp") << init
+                                 << H{{"Authorization", "Bearer sb_guess"}} << false << 401 << -32002;
+    QTest::newRow("token prefix") << QByteArray("POST") << QByteArray("/mcp") << init
+                                  << H{{"Authorization", "Bearer " + ServerFixture::token().left(10)}} << false << 401
+                                  << -32002;
+    QTest::newRow("basic auth") << QByteArray("POST") << QByteArray("/mcp") << init
+                                << H{{"Authorization", "Basic " + ServerFixture::token()}} << false << 401 << -32002;
+    QTest::newRow("lower-case scheme") << QByteArray("POST") << QByteArray("/mcp") << init
+                                       << H{{"Authorization", "bearer " + ServerFixture::token()}} << false << 200 << 0;
+    QTest::newRow("parse error") << QByteArray("POST") << QByteArray("/mcp") << QByteArray("{not json") << H{} << true
+                                 << 400 << -32700;
+    QTest::newRow("invalid utf-8") << QByteArray("POST") << QByteArray("/mcp")
+                                   << QByteArray("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"p\xff\"}") << H{} << true
+                                   << 400 << -32700;
+    QTest::newRow("too deep") << QByteArray("POST") << QByteArray("/mcp")
+                              << QByteArray(5000, '[') + QByteArray(5000, ']') << H{} << true << 400 << -32700;
+    QTest::newRow("invalid request") << QByteArray("POST") << QByteArray("/mcp")
+                                     << QByteArray(R"({"jsonrpc":"1.0","id":1,"method":"ping"})") << H{} << true << 400
+                                     << -32600;
+    QTest::newRow("scalar body") << QByteArray("POST") << QByteArray("/mcp") << QByteArray("42") << H{} << true << 400
+                                 << -32600;
+    QTest::newRow("unknown method") << QByteArray("POST") << QByteArray("/mcp")
+                                    << QByteArray(R"({"jsonrpc":"2.0","id":1,"method":"nope"})") << H{} << true << 200
+                                    << -32601;
+    QTest::newRow("invalid params") << QByteArray("POST") << QByteArray("/mcp")
+                                    << QByteArray(
+                                           R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":1}})")
+                                    << H{} << true << 200 << -32602;
     QTest::newRow("no session") << QByteArray("POST") << QByteArray("/mcp") << ping << H{} << false << 400 << -32000;
-    QTest::newRow("unknown session") << QByteArray("POST") << QByteArray("/mcp") << ping << H{{"Mcp-Session-Id", "no-such-session"}} << false << 404 << -32001;
-    QTest::newRow("unsupported version") << QByteArray("POST") << QByteArray("/mcp") << ping << H{{"MCP-Protocol-Version", "1999-01-01"}} << true << 400 << -32000;
-    QTest::newRow("mismatched version") << QByteArray("POST") << QByteArray("/mcp") << ping << H{{"MCP-Protocol-Version", "2025-11-25"}} << true << 400 << -32000;
-    QTest::newRow("no version header") << QByteArray("POST") << QByteArray("/mcp") << ping << H{{"MCP-Protocol-Version", QByteArray()}} << true << 200 << 0;
-    QTest::newRow("batch in 2025-06-18") << QByteArray("POST") << QByteArray("/mcp") << QByteArray("[" + ping + "]") << H{} << true << 400 << -32600;
-    QTest::newRow("empty batch") << QByteArray("POST") << QByteArray("/mcp") << QByteArray("[]") << H{} << true << 400 << -32600;
-    QTest::newRow("initialize in a batch") << QByteArray("POST") << QByteArray("/mcp") << QByteArray("[" + init + "]") << H{} << false << 400 << -32600;
-    QTest::newRow("initialize in a session") << QByteArray("POST") << QByteArray("/mcp") << init << H{} << true << 200 << -32600;
-    QTest::newRow("initialize without version") << QByteArray("POST") << QByteArray("/mcp") << QByteArray(R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{}})") << H{} << false << 400 << -32602;
+    QTest::newRow("unknown session") << QByteArray("POST") << QByteArray("/mcp") << ping
+                                     << H{{"Mcp-Session-Id", "no-such-session"}} << false << 404 << -32001;
+    QTest::newRow("unsupported version") << QByteArray("POST") << QByteArray("/mcp") << ping
+                                         << H{{"MCP-Protocol-Version", "1999-01-01"}} << true << 400 << -32000;
+    QTest::newRow("mismatched version") << QByteArray("POST") << QByteArray("/mcp") << ping
+                                        << H{{"MCP-Protocol-Version", "2025-11-25"}} << true << 400 << -32000;
+    QTest::newRow("no version header") << QByteArray("POST") << QByteArray("/mcp") << ping
+                                       << H{{"MCP-Protocol-Version", QByteArray()}} << true << 200 << 0;
+    QTest::newRow("batch in 2025-06-18") << QByteArray("POST") << QByteArray("/mcp") << QByteArray("[" + ping + "]")
+                                         << H{} << true << 400 << -32600;
+    QTest::newRow("empty batch") << QByteArray("POST") << QByteArray("/mcp") << QByteArray("[]") << H{} << true << 400
+                                 << -32600;
+    QTest::newRow("initialize in a batch")
+        << QByteArray("POST") << QByteArray("/mcp") << QByteArray("[" + init + "]") << H{} << false << 400 << -32600;
+    QTest::newRow("initialize in a session")
+        << QByteArray("POST") << QByteArray("/mcp") << init << H{} << true << 200 << -32600;
+    QTest::newRow("initialize without version")
+        << QByteArray("POST") << QByteArray("/mcp")
+        << QByteArray(R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{}})") << H{} << false << 400 << -32602;
     QTest::newRow("wrong path") << QByteArray("POST") << QByteArray("/other") << ping << H{} << true << 404 << -32000;
     QTest::newRow("put") << QByteArray("PUT") << QByteArray("/mcp") << ping << H{} << true << 405 << -32000;
-    QTest::newRow("get without sse accept") << QByteArray("GET") << QByteArray("/mcp") << QByteArray() << H{{"Accept", "application/json"}} << true << 406 << -32000;
-    QTest::newRow("get without session") << QByteArray("GET") << QByteArray("/mcp") << QByteArray() << H{} << false << 400 << -32000;
-    QTest::newRow("delete unknown session") << QByteArray("DELETE") << QByteArray("/mcp") << QByteArray() << H{{"Mcp-Session-Id", "gone"}} << false << 404 << -32001;
-    QTest::newRow("notification") << QByteArray("POST") << QByteArray("/mcp") << QByteArray(R"({"jsonrpc":"2.0","method":"notifications/roots/list_changed"})") << H{} << true << 202 << 0;
-    QTest::newRow("client response") << QByteArray("POST") << QByteArray("/mcp") << QByteArray(R"({"jsonrpc":"2.0","id":"srv-1","result":{}})") << H{} << true << 202 << 0;
+    QTest::newRow("get without sse accept") << QByteArray("GET") << QByteArray("/mcp") << QByteArray()
+                                            << H{{"Accept", "application/json"}} << true << 406 << -32000;
+    QTest::newRow("get without session") << QByteArray("GET") << QByteArray("/mcp") << QByteArray() << H{} << false
+                                         << 400 << -32000;
+    QTest::newRow("delete unknown session") << QByteArray("DELETE") << QByteArray("/mcp") << QByteArray()
+                                            << H{{"Mcp-Session-Id", "gone"}} << false << 404 << -32001;
+    QTest::newRow("notification") << QByteArray("POST") << QByteArray("/mcp")
+                                  << QByteArray(R"({"jsonrpc":"2.0","method":"notifications/roots/list_changed"})")
+                                  << H{} << true << 202 << 0;
+    QTest::newRow("client response") << QByteArray("POST") << QByteArray("/mcp")
+                                     << QByteArray(R"({"jsonrpc":"2.0","id":"srv-1","result":{}})") << H{} << true
+                                     << 202 << 0;
 }
 
 void TestMcpHttpServer::httpErrors()
@@ -246,8 +296,8 @@ void TestMcpHttpServer::keepAliveServesManyRequests()
     const Headers headers = sessionHeaders(m_server->port, m_session);
     for (int i = 0; i < 50; ++i) {
         client.send(RawHttpClient::post(R"({"jsonrpc":"2.0","id":)" + QByteArray::number(i)
-                                            + R"(,"method":"tools/call","params":{"name":"echo","arguments":{"i":)" + QByteArray::number(i) + "}}}",
-                                        headers));
+                + R"(,"method":"tools/call","params":{"name":"echo","arguments":{"i":)" + QByteArray::number(i) + "}}}",
+            headers));
         const auto response = client.read();
         QCOMPARE(response.status, 200);
         QCOMPARE(response.header("content-type"), QByteArray("application/json"));
@@ -260,7 +310,7 @@ void TestMcpHttpServer::connectionCloseIsHonoured()
 {
     RawHttpClient client(m_server->port);
     client.send(RawHttpClient::post(R"({"jsonrpc":"2.0","id":1,"method":"ping"})",
-                                    withHeader(sessionHeaders(m_server->port, m_session), "Connection", "close")));
+        withHeader(sessionHeaders(m_server->port, m_session), "Connection", "close")));
     QCOMPARE(client.read().status, 200);
     QVERIFY(client.waitForClose());
 }
@@ -303,11 +353,14 @@ void TestMcpHttpServer::largeBodyWithinTheLimitWorks()
 {
     RawHttpClient client(m_server->port);
     const QByteArray message(3 * 1024 * 1024, 'a');
-    client.send(RawHttpClient::post(R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":")" + message + "\"}}}",
-                                    sessionHeaders(m_server->port, m_session)));
+    client.send(RawHttpClient::post(
+        R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":")" + message
+            + "\"}}}",
+        sessionHeaders(m_server->port, m_session)));
     const auto response = client.read(60'000);
     QCOMPARE(response.status, 200);
-    QCOMPARE(bodyJson(response)["result"]["structuredContent"]["message"].get<std::string>().size(), std::size_t(message.size()));
+    QCOMPARE(bodyJson(response)["result"]["structuredContent"]["message"].get<std::string>().size(),
+        std::size_t(message.size()));
 }
 
 void TestMcpHttpServer::oversizedHeadIsRefused()
@@ -363,7 +416,8 @@ void TestMcpHttpServer::eventStreamForProgress()
     QCOMPARE_JSON(result["id"], "p");
     QCOMPARE_JSON(result["result"]["structuredContent"]["message"], "x");
     // The connection is reusable after the stream ended.
-    client.send(RawHttpClient::post(R"({"jsonrpc":"2.0","id":2,"method":"ping"})", sessionHeaders(m_server->port, m_session)));
+    client.send(
+        RawHttpClient::post(R"({"jsonrpc":"2.0","id":2,"method":"ping"})", sessionHeaders(m_server->port, m_session)));
     QCOMPARE(client.read().status, 200);
 }
 
@@ -371,11 +425,12 @@ void TestMcpHttpServer::batchesIn20250326()
 {
     const QByteArray session = openSession(m_server->port, "2025-03-26");
     RawHttpClient client(m_server->port);
-    client.send(RawHttpClient::post(R"([{"jsonrpc":"2.0","id":1,"method":"ping"},)"
-                                    R"({"jsonrpc":"2.0","method":"notifications/initialized"},)"
-                                    R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"b":1}}},)"
-                                    R"({"jsonrpc":"1.0","id":3,"method":"ping"}])",
-                                    sessionHeaders(m_server->port, session, "2025-03-26")));
+    client.send(RawHttpClient::post(
+        R"([{"jsonrpc":"2.0","id":1,"method":"ping"},)"
+        R"({"jsonrpc":"2.0","method":"notifications/initialized"},)"
+        R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"b":1}}},)"
+        R"({"jsonrpc":"1.0","id":3,"method":"ping"}])",
+        sessionHeaders(m_server->port, session, "2025-03-26")));
     const auto response = client.read();
     QCOMPARE(response.status, 200);
     const json parsed = bodyJson(response);
@@ -388,7 +443,7 @@ void TestMcpHttpServer::batchesIn20250326()
 
     // Only notifications: 202.
     client.send(RawHttpClient::post(R"([{"jsonrpc":"2.0","method":"notifications/initialized"}])",
-                                    sessionHeaders(m_server->port, session, "2025-03-26")));
+        sessionHeaders(m_server->port, session, "2025-03-26")));
     QCOMPARE(client.read().status, 202);
 }
 
@@ -419,7 +474,7 @@ void TestMcpHttpServer::deleteEndsSessionAndItsCalls()
     const QByteArray session = openSession(m_server->port);
     RawHttpClient caller(m_server->port);
     caller.send(RawHttpClient::post(R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow"}})",
-                                    sessionHeaders(m_server->port, session)));
+        sessionHeaders(m_server->port, session)));
     QTRY_COMPARE_WITH_TIMEOUT(m_server->pendingSlow(), 1, 10'000);
     const int abortedBefore = m_server->abortedWork;
 
@@ -439,7 +494,8 @@ void TestMcpHttpServer::deleteEndsSessionAndItsCalls()
     QCOMPARE(calls.last().status, CallStatus::Cancelled);
     QCOMPARE(calls.last().error, QStringLiteral("session deleted by the client"));
 
-    caller.send(RawHttpClient::post(R"({"jsonrpc":"2.0","id":2,"method":"ping"})", sessionHeaders(m_server->port, session)));
+    caller.send(
+        RawHttpClient::post(R"({"jsonrpc":"2.0","id":2,"method":"ping"})", sessionHeaders(m_server->port, session)));
     QCOMPARE(caller.read().status, 404);
 }
 
@@ -447,11 +503,12 @@ void TestMcpHttpServer::cancelledNotificationEndsTheCall()
 {
     RawHttpClient caller(m_server->port);
     caller.send(RawHttpClient::post(R"({"jsonrpc":"2.0","id":"slow-1","method":"tools/call","params":{"name":"slow"}})",
-                                    sessionHeaders(m_server->port, m_session)));
+        sessionHeaders(m_server->port, m_session)));
     QTRY_COMPARE_WITH_TIMEOUT(m_server->pendingSlow(), 1, 10'000);
     RawHttpClient canceller(m_server->port);
-    canceller.send(RawHttpClient::post(R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"slow-1","reason":"test"}})",
-                                       sessionHeaders(m_server->port, m_session)));
+    canceller.send(RawHttpClient::post(
+        R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"slow-1","reason":"test"}})",
+        sessionHeaders(m_server->port, m_session)));
     QCOMPARE(canceller.read().status, 202);
     const auto ended = caller.read();
     QCOMPARE(ended.status, 200);
@@ -466,7 +523,7 @@ void TestMcpHttpServer::closedConnectionCancelsTheCall()
     {
         RawHttpClient caller(m_server->port);
         caller.send(RawHttpClient::post(R"({"jsonrpc":"2.0","id":"c","method":"tools/call","params":{"name":"slow"}})",
-                                        sessionHeaders(m_server->port, m_session)));
+            sessionHeaders(m_server->port, m_session)));
         QTRY_COMPARE_WITH_TIMEOUT(m_server->pendingSlow(), 1, 10'000);
         caller.socket().abort();
     }
@@ -517,7 +574,8 @@ void TestMcpHttpServer::randomBodiesNeverBreakTheServer()
 {
     // Mutations of a valid call: the server must answer every one with a well-formed HTTP response
     // and stay up.
-    const QByteArray valid = R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi","n":[1,2,{"x":null}]}}})";
+    const QByteArray valid
+        = R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi","n":[1,2,{"x":null}]}}})";
     auto* random = QRandomGenerator::global();
     RawHttpClient client(m_server->port);
     const Headers headers = sessionHeaders(m_server->port, m_session);

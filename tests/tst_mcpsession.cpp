@@ -7,8 +7,8 @@
 #include "tools/toolregistry.h"
 #include "tools/toolrouter.h"
 
-#include <QSignalSpy>
 #include "jsontestsupport.h"
+#include <QSignalSpy>
 
 #include <QTest>
 
@@ -20,7 +20,10 @@ namespace {
 class RecordingChannel : public ResponseChannel
 {
 public:
-    void sendNotification(const QByteArray& message) override { notifications.push_back(json::parse(message.toStdString())); }
+    void sendNotification(const QByteArray& message) override
+    {
+        notifications.push_back(json::parse(message.toStdString()));
+    }
     void sendResponse(const QByteArray& message) override { responses.push_back(json::parse(message.toStdString())); }
     void skipResponse() override { ++skipped; }
     bool isOpen() const override { return true; }
@@ -58,8 +61,9 @@ struct Fixture
     {
         auto s = std::make_unique<McpSession>("session-1", &environment);
         QByteArray response;
-        const json init = json::parse(std::string(R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":")") + version
-                                      + R"(","capabilities":{},"clientInfo":{"name":"tester","version":"1.2"}}})");
+        const json init
+            = json::parse(std::string(R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":")")
+                + version + R"(","capabilities":{},"clientInfo":{"name":"tester","version":"1.2"}}})");
         const auto message = JsonRpc::classify(init);
         if (!s->initialize(message, &response))
             return nullptr;
@@ -127,7 +131,9 @@ void TestMcpSession::initializeNegotiatesVersion()
     Fixture f;
     McpSession session("s", &f.environment);
     const json init{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "initialize"},
-                    {"params", {{"protocolVersion", requested.toStdString()}, {"capabilities", json::object()}, {"clientInfo", {{"name", "c"}, {"version", "1"}}}}}};
+        {"params",
+            {{"protocolVersion", requested.toStdString()}, {"capabilities", json::object()},
+                {"clientInfo", {{"name", "c"}, {"version", "1"}}}}}};
     QByteArray response;
     QVERIFY(session.initialize(JsonRpc::classify(init), &response));
     const json parsed = json::parse(response.toStdString());
@@ -168,19 +174,40 @@ void TestMcpSession::methods_data()
     QTest::addColumn<QByteArray>("request");
     QTest::addColumn<QByteArray>("expected"); // the result, or {"error": code}
     QTest::newRow("ping") << QByteArray(R"({"jsonrpc":"2.0","id":1,"method":"ping"})") << QByteArray("{}");
-    QTest::newRow("ping with params") << QByteArray(R"({"jsonrpc":"2.0","id":1,"method":"ping","params":{}})") << QByteArray("{}");
-    QTest::newRow("setLevel") << QByteArray(R"({"jsonrpc":"2.0","id":1,"method":"logging/setLevel","params":{"level":"warning"}})") << QByteArray("{}");
-    QTest::newRow("setLevel bad") << QByteArray(R"({"jsonrpc":"2.0","id":1,"method":"logging/setLevel","params":{"level":"loud"}})") << QByteArray(R"({"error":-32602})");
-    QTest::newRow("setLevel missing") << QByteArray(R"({"jsonrpc":"2.0","id":1,"method":"logging/setLevel"})") << QByteArray(R"({"error":-32602})");
-    QTest::newRow("unknown method") << QByteArray(R"({"jsonrpc":"2.0","id":1,"method":"resources/list"})") << QByteArray(R"({"error":-32601})");
-    QTest::newRow("initialize again") << QByteArray(R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}})") << QByteArray(R"({"error":-32600})");
-    QTest::newRow("call without name") << QByteArray(R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}})") << QByteArray(R"({"error":-32602})");
-    QTest::newRow("call with numeric name") << QByteArray(R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":3}})") << QByteArray(R"({"error":-32602})");
-    QTest::newRow("call with array arguments") << QByteArray(R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":[1]}})") << QByteArray(R"({"error":-32602})");
-    QTest::newRow("call unknown tool") << QByteArray(R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"nope"}})") << QByteArray(R"({"error":-32602})");
-    QTest::newRow("list bad cursor") << QByteArray(R"({"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"cursor":"%%%"}})") << QByteArray(R"({"error":-32602})");
-    QTest::newRow("list numeric cursor") << QByteArray(R"({"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"cursor":5}})") << QByteArray(R"({"error":-32602})");
-    QTest::newRow("invalid message") << QByteArray(R"({"jsonrpc":"2.0","id":1,"method":"ping","params":[]})") << QByteArray(R"({"error":-32600})");
+    QTest::newRow("ping with params") << QByteArray(R"({"jsonrpc":"2.0","id":1,"method":"ping","params":{}})")
+                                      << QByteArray("{}");
+    QTest::newRow("setLevel") << QByteArray(
+        R"({"jsonrpc":"2.0","id":1,"method":"logging/setLevel","params":{"level":"warning"}})")
+                              << QByteArray("{}");
+    QTest::newRow("setLevel bad") << QByteArray(
+        R"({"jsonrpc":"2.0","id":1,"method":"logging/setLevel","params":{"level":"loud"}})")
+                                  << QByteArray(R"({"error":-32602})");
+    QTest::newRow("setLevel missing") << QByteArray(R"({"jsonrpc":"2.0","id":1,"method":"logging/setLevel"})")
+                                      << QByteArray(R"({"error":-32602})");
+    QTest::newRow("unknown method") << QByteArray(R"({"jsonrpc":"2.0","id":1,"method":"resources/list"})")
+                                    << QByteArray(R"({"error":-32601})");
+    QTest::newRow("initialize again") << QByteArray(
+        R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}})")
+                                      << QByteArray(R"({"error":-32600})");
+    QTest::newRow("call without name") << QByteArray(R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}})")
+                                       << QByteArray(R"({"error":-32602})");
+    QTest::newRow("call with numeric name")
+        << QByteArray(R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":3}})")
+        << QByteArray(R"({"error":-32602})");
+    QTest::newRow("call with array arguments")
+        << QByteArray(R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":[1]}})")
+        << QByteArray(R"({"error":-32602})");
+    QTest::newRow("call unknown tool") << QByteArray(
+        R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"nope"}})")
+                                       << QByteArray(R"({"error":-32602})");
+    QTest::newRow("list bad cursor") << QByteArray(
+        R"({"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"cursor":"%%%"}})")
+                                     << QByteArray(R"({"error":-32602})");
+    QTest::newRow("list numeric cursor") << QByteArray(
+        R"({"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"cursor":5}})")
+                                         << QByteArray(R"({"error":-32602})");
+    QTest::newRow("invalid message") << QByteArray(R"({"jsonrpc":"2.0","id":1,"method":"ping","params":[]})")
+                                     << QByteArray(R"({"error":-32600})");
 }
 
 void TestMcpSession::methods()
@@ -236,8 +263,9 @@ void TestMcpSession::toolsListPages()
         ++pages;
     } while (!cursor.is_null() && pages < 10);
     QCOMPARE(pages, 3);
-    QCOMPARE(names, (QStringList{QStringLiteral("echo"), QStringLiteral("slow"), QStringLiteral("t0"), QStringLiteral("t1"),
-                                 QStringLiteral("t2"), QStringLiteral("t3"), QStringLiteral("t4")}));
+    QCOMPARE(names,
+        (QStringList{QStringLiteral("echo"), QStringLiteral("slow"), QStringLiteral("t0"), QStringLiteral("t1"),
+            QStringLiteral("t2"), QStringLiteral("t3"), QStringLiteral("t4")}));
 }
 
 void TestMcpSession::echoCallIsRecorded()
@@ -246,12 +274,14 @@ void TestMcpSession::echoCallIsRecorded()
     auto session = f.session();
     QSignalSpy started(&f.events, &BackendEvents::callStarted);
     QSignalSpy finished(&f.events, &BackendEvents::callFinished);
-    const std::string request = R"({"jsonrpc":"2.0","id":"c1","method":"tools/call","params":{"name":"echo","arguments":{"message":"hi","n":2}}})";
+    const std::string request
+        = R"({"jsonrpc":"2.0","id":"c1","method":"tools/call","params":{"name":"echo","arguments":{"message":"hi","n":2}}})";
     const auto channel = send(*session, request);
     QCOMPARE(channel->responses.size(), std::size_t(1));
     const json& result = channel->responses.front()["result"];
     QCOMPARE_JSON(result["structuredContent"], json::parse(R"({"message":"hi","n":2})"));
-    QCOMPARE_JSON(json::parse(result["content"][0]["text"].get<std::string>()), json::parse(R"({"message":"hi","n":2})"));
+    QCOMPARE_JSON(
+        json::parse(result["content"][0]["text"].get<std::string>()), json::parse(R"({"message":"hi","n":2})"));
     QVERIFY(!result.contains("isError"));
     QVERIFY(channel->notifications.empty()); // no progress token, default log level
 
@@ -294,10 +324,12 @@ void TestMcpSession::invalidArgumentsAreAToolError()
     Fixture f;
     auto session = f.session();
     QSignalSpy finished(&f.events, &BackendEvents::callFinished);
-    const auto channel = send(*session, R"({"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"echo","arguments":{"message":7}}})");
+    const auto channel = send(*session,
+        R"({"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"echo","arguments":{"message":7}}})");
     const json& result = channel->responses.at(0)["result"];
     QCOMPARE_JSON(result["isError"], json(true));
-    QVERIFY(result["content"][0]["text"].get<std::string>().find("/message: expected string, got integer") != std::string::npos);
+    QVERIFY(result["content"][0]["text"].get<std::string>().find("/message: expected string, got integer")
+        != std::string::npos);
     QCOMPARE(finished.at(0).at(0).value<ToolCall>().status, CallStatus::Error);
 }
 
@@ -306,7 +338,8 @@ void TestMcpSession::progressAndLogNotifications()
     Fixture f;
     auto session = f.session();
     send(*session, R"({"jsonrpc":"2.0","id":1,"method":"logging/setLevel","params":{"level":"debug"}})");
-    const auto channel = send(*session, R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{},"_meta":{"progressToken":"p-1"}}})");
+    const auto channel = send(*session,
+        R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{},"_meta":{"progressToken":"p-1"}}})");
     QCOMPARE(channel->notifications.size(), std::size_t(2));
     const json& progress = channel->notifications.at(0);
     QCOMPARE_JSON(progress["method"], json("notifications/progress"));
@@ -324,7 +357,8 @@ void TestMcpSession::setLevelFiltersLogs()
     Fixture f;
     auto session = f.session();
     send(*session, R"({"jsonrpc":"2.0","id":1,"method":"logging/setLevel","params":{"level":"info"}})");
-    const auto channel = send(*session, R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{}}})");
+    const auto channel
+        = send(*session, R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{}}})");
     QVERIFY(channel->notifications.empty()); // echo logs at debug
     QCOMPARE(channel->responses.size(), std::size_t(1));
 }
@@ -343,7 +377,8 @@ void TestMcpSession::cancellationAbortsTheCall()
     send(*session, R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":10}})");
     QCOMPARE(session->inFlightCount(), 1);
 
-    send(*session, R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9,"reason":"user pressed stop"}})");
+    send(*session,
+        R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9,"reason":"user pressed stop"}})");
     QCOMPARE(session->inFlightCount(), 0);
     QCOMPARE(f.abortedWork, 1);
     QVERIFY(f.pending.front()->isCancelled());
@@ -407,7 +442,8 @@ void TestMcpSession::secretIsRedactedFromRecords()
     Fixture f;
     auto session = f.session();
     QSignalSpy finished(&f.events, &BackendEvents::callFinished);
-    const auto channel = send(*session, R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"sb_secret-token"}}})");
+    const auto channel = send(*session,
+        R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"sb_secret-token"}}})");
     // The client gets its own arguments back; the console and history never hold the token.
     QCOMPARE_JSON(channel->responses.at(0)["result"]["structuredContent"]["message"], json("sb_secret-token"));
     const auto record = finished.at(0).at(0).value<ToolCall>();

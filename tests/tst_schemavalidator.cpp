@@ -21,47 +21,78 @@ void TestSchemaValidator::validate_data()
     QTest::addColumn<QByteArray>("value");
     QTest::addColumn<QStringList>("expected"); // substrings, one per expected error; empty: valid
 
-    const QByteArray person = R"({"type":"object","properties":{"name":{"type":"string"},"age":{"type":"integer","minimum":0}},"required":["name"],"additionalProperties":false})";
+    const QByteArray person
+        = R"({"type":"object","properties":{"name":{"type":"string"},"age":{"type":"integer","minimum":0}},"required":["name"],"additionalProperties":false})";
     QTest::newRow("valid object") << person << QByteArray(R"({"name":"Ada","age":36})") << QStringList();
-    QTest::newRow("missing required") << person << QByteArray(R"({"age":3})") << QStringList{QStringLiteral("missing required property \"name\"")};
-    QTest::newRow("wrong type") << person << QByteArray(R"({"name":5})") << QStringList{QStringLiteral("/name: expected string, got integer")};
-    QTest::newRow("additional property") << person << QByteArray(R"({"name":"a","extra":1})") << QStringList{QStringLiteral("unexpected property \"extra\"")};
+    QTest::newRow("missing required") << person << QByteArray(R"({"age":3})")
+                                      << QStringList{QStringLiteral("missing required property \"name\"")};
+    QTest::newRow("wrong type") << person << QByteArray(R"({"name":5})")
+                                << QStringList{QStringLiteral("/name: expected string, got integer")};
+    QTest::newRow("additional property") << person << QByteArray(R"({"name":"a","extra":1})")
+                                         << QStringList{QStringLiteral("unexpected property \"extra\"")};
     QTest::newRow("integer accepts 2.0") << person << QByteArray(R"({"name":"a","age":2.0})") << QStringList();
-    QTest::newRow("integer rejects 2.5") << person << QByteArray(R"({"name":"a","age":2.5})") << QStringList{QStringLiteral("/age: expected integer, got number")};
-    QTest::newRow("minimum") << person << QByteArray(R"({"name":"a","age":-1})") << QStringList{QStringLiteral("/age: must be at least 0")};
+    QTest::newRow("integer rejects 2.5") << person << QByteArray(R"({"name":"a","age":2.5})")
+                                         << QStringList{QStringLiteral("/age: expected integer, got number")};
+    QTest::newRow("minimum") << person << QByteArray(R"({"name":"a","age":-1})")
+                             << QStringList{QStringLiteral("/age: must be at least 0")};
     QTest::newRow("several errors") << person << QByteArray(R"({"age":"x","extra":true})")
-                                    << QStringList{QStringLiteral("missing required"), QStringLiteral("/age: expected integer"), QStringLiteral("unexpected property")};
-    QTest::newRow("top-level type") << person << QByteArray("[]") << QStringList{QStringLiteral("arguments: expected object, got array")};
+                                    << QStringList{QStringLiteral("missing required"),
+                                           QStringLiteral("/age: expected integer"),
+                                           QStringLiteral("unexpected property")};
+    QTest::newRow("top-level type") << person << QByteArray("[]")
+                                    << QStringList{QStringLiteral("arguments: expected object, got array")};
 
     const QByteArray enumSchema = R"({"type":"object","properties":{"kind":{"enum":["oauth","api_key","either"]}}})";
     QTest::newRow("enum ok") << enumSchema << QByteArray(R"({"kind":"oauth"})") << QStringList();
-    QTest::newRow("enum bad") << enumSchema << QByteArray(R"({"kind":"password"})") << QStringList{QStringLiteral("/kind: must be one of \"oauth\", \"api_key\", \"either\"")};
+    QTest::newRow("enum bad") << enumSchema << QByteArray(R"({"kind":"password"})")
+                              << QStringList{
+                                     QStringLiteral("/kind: must be one of \"oauth\", \"api_key\", \"either\"")};
 
     const QByteArray additionalSchema = R"({"type":"object","additionalProperties":{"type":"number"}})";
     QTest::newRow("additional schema ok") << additionalSchema << QByteArray(R"({"a":1,"b":2.5})") << QStringList();
-    QTest::newRow("additional schema bad") << additionalSchema << QByteArray(R"({"a":"x"})") << QStringList{QStringLiteral("/a: expected number, got string")};
-    QTest::newRow("additional allowed by default") << QByteArray(R"({"type":"object","properties":{}})") << QByteArray(R"({"z":null})") << QStringList();
+    QTest::newRow("additional schema bad") << additionalSchema << QByteArray(R"({"a":"x"})")
+                                           << QStringList{QStringLiteral("/a: expected number, got string")};
+    QTest::newRow("additional allowed by default")
+        << QByteArray(R"({"type":"object","properties":{}})") << QByteArray(R"({"z":null})") << QStringList();
 
-    const QByteArray arraySchema = R"({"type":"object","properties":{"scopes":{"type":"array","items":{"type":"string"},"minItems":1,"maxItems":2}}})";
+    const QByteArray arraySchema
+        = R"({"type":"object","properties":{"scopes":{"type":"array","items":{"type":"string"},"minItems":1,"maxItems":2}}})";
     QTest::newRow("array ok") << arraySchema << QByteArray(R"({"scopes":["repo"]})") << QStringList();
-    QTest::newRow("array item") << arraySchema << QByteArray(R"({"scopes":["repo",3]})") << QStringList{QStringLiteral("/scopes/1: expected string")};
-    QTest::newRow("array too short") << arraySchema << QByteArray(R"({"scopes":[]})") << QStringList{QStringLiteral("at least 1 items")};
-    QTest::newRow("array too long") << arraySchema << QByteArray(R"({"scopes":["a","b","c"]})") << QStringList{QStringLiteral("at most 2 items")};
+    QTest::newRow("array item") << arraySchema << QByteArray(R"({"scopes":["repo",3]})")
+                                << QStringList{QStringLiteral("/scopes/1: expected string")};
+    QTest::newRow("array too short") << arraySchema << QByteArray(R"({"scopes":[]})")
+                                     << QStringList{QStringLiteral("at least 1 items")};
+    QTest::newRow("array too long") << arraySchema << QByteArray(R"({"scopes":["a","b","c"]})")
+                                    << QStringList{QStringLiteral("at most 2 items")};
 
-    const QByteArray stringSchema = R"({"type":"object","properties":{"s":{"type":"string","minLength":2,"maxLength":3,"pattern":"^[a-z]+$"}}})";
+    const QByteArray stringSchema
+        = R"({"type":"object","properties":{"s":{"type":"string","minLength":2,"maxLength":3,"pattern":"^[a-z]+$"}}})";
     QTest::newRow("string ok") << stringSchema << QByteArray(R"({"s":"ab"})") << QStringList();
-    QTest::newRow("string length counts characters") << stringSchema << QByteArray("{\"s\":\"\xc3\xa9\xc3\xa9\"}") << QStringList{QStringLiteral("must match the pattern")};
-    QTest::newRow("string too short") << stringSchema << QByteArray(R"({"s":"a"})") << QStringList{QStringLiteral("at least 2 characters")};
-    QTest::newRow("string pattern") << stringSchema << QByteArray(R"({"s":"AB"})") << QStringList{QStringLiteral("must match the pattern")};
+    QTest::newRow("string length counts characters") << stringSchema << QByteArray("{\"s\":\"\xc3\xa9\xc3\xa9\"}")
+                                                     << QStringList{QStringLiteral("must match the pattern")};
+    QTest::newRow("string too short") << stringSchema << QByteArray(R"({"s":"a"})")
+                                      << QStringList{QStringLiteral("at least 2 characters")};
+    QTest::newRow("string pattern") << stringSchema << QByteArray(R"({"s":"AB"})")
+                                    << QStringList{QStringLiteral("must match the pattern")};
 
-    QTest::newRow("type list") << QByteArray(R"({"type":"object","properties":{"v":{"type":["string","null"]}}})") << QByteArray(R"({"v":null})") << QStringList();
-    QTest::newRow("type list bad") << QByteArray(R"({"type":"object","properties":{"v":{"type":["string","null"]}}})") << QByteArray(R"({"v":1})") << QStringList{QStringLiteral("expected string or null")};
-    QTest::newRow("const") << QByteArray(R"({"properties":{"v":{"const":"x"}}})") << QByteArray(R"({"v":"y"})") << QStringList{QStringLiteral("/v: must be \"x\"")};
-    QTest::newRow("anyOf ok") << QByteArray(R"({"properties":{"v":{"anyOf":[{"type":"string"},{"type":"integer"}]}}})") << QByteArray(R"({"v":3})") << QStringList();
-    QTest::newRow("anyOf bad") << QByteArray(R"({"properties":{"v":{"anyOf":[{"type":"string"},{"type":"integer"}]}}})") << QByteArray(R"({"v":true})") << QStringList{QStringLiteral("any of the allowed forms")};
-    QTest::newRow("false schema") << QByteArray(R"({"properties":{"v":false}})") << QByteArray(R"({"v":1})") << QStringList{QStringLiteral("/v: no value is allowed")};
-    QTest::newRow("pointer escaping") << QByteArray(R"({"additionalProperties":{"type":"string"}})") << QByteArray(R"({"a/b~c":1})") << QStringList{QStringLiteral("/a~1b~0c:")};
-    QTest::newRow("unknown keywords ignored") << QByteArray(R"({"type":"object","x-custom":1,"format":"uri"})") << QByteArray(R"({})") << QStringList();
+    QTest::newRow("type list") << QByteArray(R"({"type":"object","properties":{"v":{"type":["string","null"]}}})")
+                               << QByteArray(R"({"v":null})") << QStringList();
+    QTest::newRow("type list bad") << QByteArray(R"({"type":"object","properties":{"v":{"type":["string","null"]}}})")
+                                   << QByteArray(R"({"v":1})")
+                                   << QStringList{QStringLiteral("expected string or null")};
+    QTest::newRow("const") << QByteArray(R"({"properties":{"v":{"const":"x"}}})") << QByteArray(R"({"v":"y"})")
+                           << QStringList{QStringLiteral("/v: must be \"x\"")};
+    QTest::newRow("anyOf ok") << QByteArray(R"({"properties":{"v":{"anyOf":[{"type":"string"},{"type":"integer"}]}}})")
+                              << QByteArray(R"({"v":3})") << QStringList();
+    QTest::newRow("anyOf bad") << QByteArray(R"({"properties":{"v":{"anyOf":[{"type":"string"},{"type":"integer"}]}}})")
+                               << QByteArray(R"({"v":true})")
+                               << QStringList{QStringLiteral("any of the allowed forms")};
+    QTest::newRow("false schema") << QByteArray(R"({"properties":{"v":false}})") << QByteArray(R"({"v":1})")
+                                  << QStringList{QStringLiteral("/v: no value is allowed")};
+    QTest::newRow("pointer escaping") << QByteArray(R"({"additionalProperties":{"type":"string"}})")
+                                      << QByteArray(R"({"a/b~c":1})") << QStringList{QStringLiteral("/a~1b~0c:")};
+    QTest::newRow("unknown keywords ignored")
+        << QByteArray(R"({"type":"object","x-custom":1,"format":"uri"})") << QByteArray(R"({})") << QStringList();
 }
 
 void TestSchemaValidator::validate()
@@ -69,7 +100,8 @@ void TestSchemaValidator::validate()
     QFETCH(QByteArray, schema);
     QFETCH(QByteArray, value);
     QFETCH(QStringList, expected);
-    const QStringList errors = SchemaValidator::validate(json::parse(value.toStdString()), json::parse(schema.toStdString()));
+    const QStringList errors
+        = SchemaValidator::validate(json::parse(value.toStdString()), json::parse(schema.toStdString()));
     QCOMPARE(errors.size(), expected.size());
     for (qsizetype i = 0; i < expected.size(); ++i)
         QVERIFY2(errors.at(i).contains(expected.at(i)), qPrintable(errors.join(QStringLiteral(" | "))));

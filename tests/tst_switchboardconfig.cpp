@@ -55,8 +55,8 @@ void TestSwitchboardConfig::readsEveryKey()
                                            "  maxSessions: 8\n"
                                            "console:\n  callLogRows: 500\n"
                                            "history:\n  maxCalls: 2000\n"),
-                                     &config, &error),
-             qPrintable(error));
+                 &config, &error),
+        qPrintable(error));
     QCOMPARE(config.port, quint16(9000));
     QCOMPARE(config.bindAddress, QStringLiteral("::1"));
     QCOMPARE(config.allowedOrigins, QStringList{QStringLiteral("https://inspector.example")});
@@ -84,10 +84,14 @@ void TestSwitchboardConfig::errors_data()
     QTest::addColumn<QString>("errorContains");
     QTest::newRow("malformed yaml") << QByteArray("server: [unclosed\n") << QStringLiteral(":2:");
     QTest::newRow("not a mapping") << QByteArray("- a\n- b\n") << QStringLiteral("mapping of sections");
-    QTest::newRow("port type") << QByteArray("server:\n  port: eighty\n") << QStringLiteral(":2: server.port must be a number");
-    QTest::newRow("port range") << QByteArray("server:\n  port: 70000\n") << QStringLiteral("server.port must be between 0 and 65535");
-    QTest::newRow("origins type") << QByteArray("server:\n  allowedOrigins: yes\n") << QStringLiteral("server.allowedOrigins must be a list");
-    QTest::newRow("rows too small") << QByteArray("console:\n  callLogRows: 3\n") << QStringLiteral("console.callLogRows must be between");
+    QTest::newRow("port type") << QByteArray("server:\n  port: eighty\n")
+                               << QStringLiteral(":2: server.port must be a number");
+    QTest::newRow("port range") << QByteArray("server:\n  port: 70000\n")
+                                << QStringLiteral("server.port must be between 0 and 65535");
+    QTest::newRow("origins type") << QByteArray("server:\n  allowedOrigins: yes\n")
+                                  << QStringLiteral("server.allowedOrigins must be a list");
+    QTest::newRow("rows too small") << QByteArray("console:\n  callLogRows: 3\n")
+                                    << QStringLiteral("console.callLogRows must be between");
 }
 
 void TestSwitchboardConfig::errors()

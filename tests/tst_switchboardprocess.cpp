@@ -43,11 +43,11 @@ Running start(QStringList arguments, const QProcessEnvironment& environment)
         return running;
     QElapsedTimer timer;
     timer.start();
-    while (!running.process->canReadLine() && timer.elapsed() < 20'000
-           && running.process->state() == QProcess::Running)
+    while (!running.process->canReadLine() && timer.elapsed() < 20'000 && running.process->state() == QProcess::Running)
         running.process->waitForReadyRead(200);
     const QString line = QString::fromUtf8(running.process->readLine()).trimmed();
-    const auto match = QRegularExpression(QStringLiteral("^listening on (http://127\\.0\\.0\\.1:\\d+/mcp)$")).match(line);
+    const auto match
+        = QRegularExpression(QStringLiteral("^listening on (http://127\\.0\\.0\\.1:\\d+/mcp)$")).match(line);
     if (match.hasMatch())
         running.url = QUrl(match.captured(1));
     else
@@ -63,7 +63,7 @@ struct Reply
 };
 
 Reply post(QNetworkAccessManager& network, const QUrl& url, const QByteArray& body, const QByteArray& token,
-           const QByteArray& session = {})
+    const QByteArray& session = {})
 {
     QNetworkRequest request(url);
     request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
@@ -86,8 +86,8 @@ Reply post(QNetworkAccessManager& network, const QUrl& url, const QByteArray& bo
 QByteArray openSession(QNetworkAccessManager& network, const QUrl& url, const QByteArray& token)
 {
     const Reply init = post(network, url,
-                            R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"process-test","version":"2"}}})",
-                            token);
+        R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"process-test","version":"2"}}})",
+        token);
     post(network, url, R"({"jsonrpc":"2.0","method":"notifications/initialized"})", token, init.sessionId);
     return init.sessionId;
 }
@@ -143,27 +143,34 @@ void TestSwitchboardProcess::headlessServesAndLogsEveryCall()
     QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
     environment.insert(QStringLiteral("SWITCHBOARD_TOKEN"), QStringLiteral("sb_process-test-token"));
     const QString state = m_dir.filePath(QStringLiteral("state"));
-    Running running = start({QStringLiteral("--headless"), QStringLiteral("--port"), QStringLiteral("0"), QStringLiteral("--state-dir"),
-                             state, QStringLiteral("--config"), m_dir.filePath(QStringLiteral("none.yaml"))},
-                            environment);
+    Running running = start(
+        {QStringLiteral("--headless"), QStringLiteral("--port"), QStringLiteral("0"), QStringLiteral("--state-dir"),
+            state, QStringLiteral("--config"), m_dir.filePath(QStringLiteral("none.yaml"))},
+        environment);
     QVERIFY(running.url.isValid());
 
     QNetworkAccessManager network;
     const QByteArray session = openSession(network, running.url, "sb_process-test-token");
     QVERIFY(!session.isEmpty());
     const Reply echo = post(network, running.url,
-                            R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"sb_process-test-token is secret"}}})",
-                            "sb_process-test-token", session);
+        R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"sb_process-test-token is secret"}}})",
+        "sb_process-test-token", session);
     QCOMPARE(echo.status, 200);
-    const Reply unknown = post(network, running.url, R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"ecoh"}})",
-                               "sb_process-test-token", session);
+    const Reply unknown = post(network, running.url,
+        R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"ecoh"}})", "sb_process-test-token", session);
     QCOMPARE(unknown.status, 200);
 
     QString seen;
-    QVERIFY2(!waitForLine(*running.process, QRegularExpression(QStringLiteral(R"(^\d\d:\d\d:\d\d\.\d{3} #\d+ ok echo via builtin in [\d.]+ ms from process-test 2$)")), &seen).isEmpty(),
-             qPrintable(seen));
-    QVERIFY2(!waitForLine(*running.process, QRegularExpression(QStringLiteral(R"(#\d+ error ecoh via unknown .*Closest matches: echo)")), &seen).isEmpty(),
-             qPrintable(seen));
+    QVERIFY2(!waitForLine(*running.process,
+                 QRegularExpression(QStringLiteral(
+                     R"(^\d\d:\d\d:\d\d\.\d{3} #\d+ ok echo via builtin in [\d.]+ ms from process-test 2$)")),
+                 &seen)
+                  .isEmpty(),
+        qPrintable(seen));
+    QVERIFY2(!waitForLine(*running.process,
+                 QRegularExpression(QStringLiteral(R"(#\d+ error ecoh via unknown .*Closest matches: echo)")), &seen)
+                  .isEmpty(),
+        qPrintable(seen));
     QVERIFY(!seen.contains(QStringLiteral("sb_process-test-token")));
 
     int exitCode = -2;
@@ -180,13 +187,15 @@ void TestSwitchboardProcess::historySurvivesARestart()
     const QString state = m_dir.filePath(QStringLiteral("state"));
     QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
     environment.insert(QStringLiteral("SWITCHBOARD_TOKEN"), QStringLiteral("sb_process-test-token"));
-    Running running = start({QStringLiteral("--headless"), QStringLiteral("--port"), QStringLiteral("0"), QStringLiteral("--state-dir"), state},
-                            environment);
+    Running running = start({QStringLiteral("--headless"), QStringLiteral("--port"), QStringLiteral("0"),
+                                QStringLiteral("--state-dir"), state},
+        environment);
     QVERIFY(running.url.isValid());
     QNetworkAccessManager network;
     const QByteArray session = openSession(network, running.url, "sb_process-test-token");
-    post(network, running.url, R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"after":"restart"}}})",
-         "sb_process-test-token", session);
+    post(network, running.url,
+        R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"after":"restart"}}})",
+        "sb_process-test-token", session);
     QString seen;
     const QString line = waitForLine(*running.process, QRegularExpression(QStringLiteral("ok echo")), &seen);
     QVERIFY(line.contains(QStringLiteral("#3 "))); // ids continue after the first run's two calls
@@ -212,8 +221,9 @@ void TestSwitchboardProcess::historySurvivesARestart()
 void TestSwitchboardProcess::generatedTokenIsStoredOwnerOnly()
 {
     const QString state = m_dir.filePath(QStringLiteral("generated"));
-    Running running = start({QStringLiteral("--headless"), QStringLiteral("--port"), QStringLiteral("0"), QStringLiteral("--state-dir"), state},
-                            environmentWithout({QStringLiteral("SWITCHBOARD_TOKEN")}));
+    Running running = start({QStringLiteral("--headless"), QStringLiteral("--port"), QStringLiteral("0"),
+                                QStringLiteral("--state-dir"), state},
+        environmentWithout({QStringLiteral("SWITCHBOARD_TOKEN")}));
     QVERIFY(running.url.isValid());
     const QString tokenPath = QDir(state).filePath(QStringLiteral("token"));
     struct stat info = {};
@@ -223,19 +233,24 @@ void TestSwitchboardProcess::generatedTokenIsStoredOwnerOnly()
     QVERIFY(file.open(QIODevice::ReadOnly));
     const QByteArray token = file.readAll().trimmed();
     QNetworkAccessManager network;
-    QCOMPARE(post(network, running.url, R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18"}})", {}).status, 401);
+    QCOMPARE(post(network, running.url,
+                 R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18"}})", {})
+                 .status,
+        401);
     QVERIFY(!openSession(network, running.url, token).isEmpty());
     int exitCode = -2;
     QVERIFY(stopWithSigterm(*running.process, &exitCode));
     QCOMPARE(exitCode, 0);
-    QVERIFY(QString::fromUtf8(running.process->readAllStandardError()).contains(QStringLiteral("generated and stored in")));
+    QVERIFY(
+        QString::fromUtf8(running.process->readAllStandardError()).contains(QStringLiteral("generated and stored in")));
 }
 
 void TestSwitchboardProcess::noAuthWarnsLoudly()
 {
-    Running running = start({QStringLiteral("--headless"), QStringLiteral("--port"), QStringLiteral("0"), QStringLiteral("--no-auth"),
-                             QStringLiteral("--state-dir"), m_dir.filePath(QStringLiteral("noauth"))},
-                            QProcessEnvironment::systemEnvironment());
+    Running running = start(
+        {QStringLiteral("--headless"), QStringLiteral("--port"), QStringLiteral("0"), QStringLiteral("--no-auth"),
+            QStringLiteral("--state-dir"), m_dir.filePath(QStringLiteral("noauth"))},
+        QProcessEnvironment::systemEnvironment());
     QVERIFY(running.url.isValid());
     QNetworkAccessManager network;
     QVERIFY(!openSession(network, running.url, {}).isEmpty());
@@ -246,19 +261,23 @@ void TestSwitchboardProcess::noAuthWarnsLoudly()
 
 void TestSwitchboardProcess::nonLoopbackBindWarns()
 {
-    Running running = start({QStringLiteral("--headless"), QStringLiteral("--port"), QStringLiteral("0"), QStringLiteral("--bind"),
-                             QStringLiteral("0.0.0.0"), QStringLiteral("--state-dir"), m_dir.filePath(QStringLiteral("bind"))},
-                            QProcessEnvironment::systemEnvironment());
+    Running running
+        = start({QStringLiteral("--headless"), QStringLiteral("--port"), QStringLiteral("0"), QStringLiteral("--bind"),
+                    QStringLiteral("0.0.0.0"), QStringLiteral("--state-dir"), m_dir.filePath(QStringLiteral("bind"))},
+            QProcessEnvironment::systemEnvironment());
     QVERIFY(running.url.isValid());
     int exitCode = -2;
     QVERIFY(stopWithSigterm(*running.process, &exitCode));
-    QVERIFY(QString::fromUtf8(running.process->readAllStandardError()).contains(QStringLiteral("WARNING: listening on 0.0.0.0, not loopback")));
+    QVERIFY(QString::fromUtf8(running.process->readAllStandardError())
+                .contains(QStringLiteral("WARNING: listening on 0.0.0.0, not loopback")));
 }
 
 void TestSwitchboardProcess::noDisplayFallsBackToHeadless()
 {
-    Running running = start({QStringLiteral("--port"), QStringLiteral("0"), QStringLiteral("--state-dir"), m_dir.filePath(QStringLiteral("nodisplay"))},
-                            environmentWithout({QStringLiteral("DISPLAY"), QStringLiteral("WAYLAND_DISPLAY"), QStringLiteral("QT_QPA_PLATFORM")}));
+    Running running = start({QStringLiteral("--port"), QStringLiteral("0"), QStringLiteral("--state-dir"),
+                                m_dir.filePath(QStringLiteral("nodisplay"))},
+        environmentWithout(
+            {QStringLiteral("DISPLAY"), QStringLiteral("WAYLAND_DISPLAY"), QStringLiteral("QT_QPA_PLATFORM")}));
     QVERIFY(running.url.isValid());
     int exitCode = -2;
     QVERIFY(stopWithSigterm(*running.process, &exitCode));
@@ -272,10 +291,14 @@ void TestSwitchboardProcess::badInvocations_data()
     QTest::addColumn<QByteArray>("config");
     QTest::addColumn<int>("exitCode");
     QTest::addColumn<QString>("message");
-    QTest::newRow("port not a number") << QStringList{QStringLiteral("--port"), QStringLiteral("eighty")} << QByteArray() << 2 << QStringLiteral("--port must be a number");
-    QTest::newRow("bind not an address") << QStringList{QStringLiteral("--bind"), QStringLiteral("example.com")} << QByteArray() << 2 << QStringLiteral("not an IP address");
-    QTest::newRow("config error") << QStringList() << QByteArray("server:\n  port: [1\n") << 2 << QStringLiteral("config.yaml:");
-    QTest::newRow("config type") << QStringList() << QByteArray("server:\n  port: high\n") << 2 << QStringLiteral("config.yaml:2: server.port must be a number");
+    QTest::newRow("port not a number") << QStringList{QStringLiteral("--port"), QStringLiteral("eighty")}
+                                       << QByteArray() << 2 << QStringLiteral("--port must be a number");
+    QTest::newRow("bind not an address") << QStringList{QStringLiteral("--bind"), QStringLiteral("example.com")}
+                                         << QByteArray() << 2 << QStringLiteral("not an IP address");
+    QTest::newRow("config error") << QStringList() << QByteArray("server:\n  port: [1\n") << 2
+                                  << QStringLiteral("config.yaml:");
+    QTest::newRow("config type") << QStringList() << QByteArray("server:\n  port: high\n") << 2
+                                 << QStringLiteral("config.yaml:2: server.port must be a number");
 }
 
 void TestSwitchboardProcess::badInvocations()
@@ -290,9 +313,10 @@ void TestSwitchboardProcess::badInvocations()
     file.write(config);
     file.close();
     QProcess process;
-    process.start(QStringLiteral(SWITCHBOARD_BINARY), QStringList{QStringLiteral("--headless"), QStringLiteral("--config"), configPath,
-                                                                  QStringLiteral("--state-dir"), m_dir.filePath(QStringLiteral("bad"))}
-                                                          + arguments);
+    process.start(QStringLiteral(SWITCHBOARD_BINARY),
+        QStringList{QStringLiteral("--headless"), QStringLiteral("--config"), configPath, QStringLiteral("--state-dir"),
+            m_dir.filePath(QStringLiteral("bad"))}
+            + arguments);
     QVERIFY(process.waitForFinished(15'000));
     QCOMPARE(process.exitCode(), exitCode);
     const QString errors = QString::fromUtf8(process.readAllStandardError());
@@ -301,17 +325,19 @@ void TestSwitchboardProcess::badInvocations()
 
 void TestSwitchboardProcess::busyPortIsAClearError()
 {
-    Running first = start({QStringLiteral("--headless"), QStringLiteral("--port"), QStringLiteral("0"), QStringLiteral("--state-dir"),
-                           m_dir.filePath(QStringLiteral("busy1"))},
-                          QProcessEnvironment::systemEnvironment());
+    Running first = start({QStringLiteral("--headless"), QStringLiteral("--port"), QStringLiteral("0"),
+                              QStringLiteral("--state-dir"), m_dir.filePath(QStringLiteral("busy1"))},
+        QProcessEnvironment::systemEnvironment());
     QVERIFY(first.url.isValid());
     QProcess second;
-    second.start(QStringLiteral(SWITCHBOARD_BINARY), {QStringLiteral("--headless"), QStringLiteral("--port"), QString::number(first.url.port()),
-                                                      QStringLiteral("--state-dir"), m_dir.filePath(QStringLiteral("busy2")),
-                                                      QStringLiteral("--config"), QStringLiteral("/nonexistent/switchboard-test.yaml")});
+    second.start(QStringLiteral(SWITCHBOARD_BINARY),
+        {QStringLiteral("--headless"), QStringLiteral("--port"), QString::number(first.url.port()),
+            QStringLiteral("--state-dir"), m_dir.filePath(QStringLiteral("busy2")), QStringLiteral("--config"),
+            QStringLiteral("/nonexistent/switchboard-test.yaml")});
     QVERIFY(second.waitForFinished(15'000));
     QCOMPARE(second.exitCode(), 1);
-    QVERIFY(QString::fromUtf8(second.readAllStandardError()).contains(QStringLiteral("cannot listen on 127.0.0.1 port %1").arg(first.url.port())));
+    QVERIFY(QString::fromUtf8(second.readAllStandardError())
+                .contains(QStringLiteral("cannot listen on 127.0.0.1 port %1").arg(first.url.port())));
     int exitCode = -2;
     QVERIFY(stopWithSigterm(*first.process, &exitCode));
 }

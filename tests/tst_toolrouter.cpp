@@ -17,7 +17,9 @@ RegisteredTool makeTool(const QString& name, json schema = json{{"type", "object
     tool.spec.description = QStringLiteral("test tool");
     tool.spec.inputSchema = std::move(schema);
     tool.route = QStringLiteral("builtin");
-    tool.handler = [](const std::shared_ptr<ToolCallContext>& context) { context->finish(ToolResult::text(QStringLiteral("ran"))); };
+    tool.handler = [](const std::shared_ptr<ToolCallContext>& context) {
+        context->finish(ToolResult::text(QStringLiteral("ran")));
+    };
     return tool;
 }
 
@@ -53,7 +55,8 @@ void TestToolRouter::specSchemaSpellings_data()
     QTest::newRow("inputSchema") << QByteArray(R"({"name":"t","inputSchema":)" + schema + "}") << schema;
     QTest::newRow("input_schema") << QByteArray(R"({"name":"t","input_schema":)" + schema + "}") << schema;
     QTest::newRow("no schema") << QByteArray(R"({"name":"t"})") << QByteArray(R"({"type":"object"})");
-    QTest::newRow("empty schema") << QByteArray(R"({"name":"t","input_schema":{}})") << QByteArray(R"({"type":"object"})");
+    QTest::newRow("empty schema") << QByteArray(R"({"name":"t","input_schema":{}})")
+                                  << QByteArray(R"({"type":"object"})");
     QTest::newRow("properties without type") << QByteArray(R"({"name":"t","inputSchema":{"properties":{}}})")
                                              << QByteArray(R"({"properties":{},"type":"object"})");
 }
@@ -76,8 +79,10 @@ void TestToolRouter::specErrors_data()
     QTest::addColumn<QString>("errorContains");
     QTest::newRow("not an object") << QByteArray("[]") << QStringLiteral("mapping");
     QTest::newRow("no name") << QByteArray(R"({"description":"x"})") << QStringLiteral("name");
-    QTest::newRow("schema not object") << QByteArray(R"({"name":"t","inputSchema":"x"})") << QStringLiteral("inputSchema must be");
-    QTest::newRow("schema wrong type") << QByteArray(R"({"name":"t","inputSchema":{"type":"string"}})") << QStringLiteral("\"type\": \"object\"");
+    QTest::newRow("schema not object") << QByteArray(R"({"name":"t","inputSchema":"x"})")
+                                       << QStringLiteral("inputSchema must be");
+    QTest::newRow("schema wrong type") << QByteArray(R"({"name":"t","inputSchema":{"type":"string"}})")
+                                       << QStringLiteral("\"type\": \"object\"");
     QTest::newRow("output schema") << QByteArray(R"({"name":"t","output_schema":3})") << QStringLiteral("outputSchema");
     QTest::newRow("annotations") << QByteArray(R"({"name":"t","annotations":[]})") << QStringLiteral("annotations");
 }
@@ -98,13 +103,18 @@ void TestToolRouter::resolve_data()
     QTest::addColumn<QString>("resolved"); // empty: unknown
     QTest::addColumn<QStringList>("suggestions");
     QTest::newRow("exact") << QStringLiteral("echo") << QStringLiteral("echo") << QStringList();
-    QTest::newRow("claude code alias") << QStringLiteral("mcp__switchboard__echo") << QStringLiteral("echo") << QStringList();
-    QTest::newRow("alias with any server name") << QStringLiteral("mcp__my-server__git_status") << QStringLiteral("git_status") << QStringList();
+    QTest::newRow("claude code alias") << QStringLiteral("mcp__switchboard__echo") << QStringLiteral("echo")
+                                       << QStringList();
+    QTest::newRow("alias with any server name")
+        << QStringLiteral("mcp__my-server__git_status") << QStringLiteral("git_status") << QStringList();
     QTest::newRow("typo") << QStringLiteral("ecoh") << QString() << QStringList{QStringLiteral("echo")};
-    QTest::newRow("prefix") << QStringLiteral("git") << QString() << QStringList{QStringLiteral("git_log"), QStringLiteral("git_status")};
-    QTest::newRow("alias typo") << QStringLiteral("mcp__switchboard__git_stats") << QString() << QStringList{QStringLiteral("git_status")};
+    QTest::newRow("prefix") << QStringLiteral("git") << QString()
+                            << QStringList{QStringLiteral("git_log"), QStringLiteral("git_status")};
+    QTest::newRow("alias typo") << QStringLiteral("mcp__switchboard__git_stats") << QString()
+                                << QStringList{QStringLiteral("git_status")};
     QTest::newRow("unrelated") << QStringLiteral("launch_rockets") << QString() << QStringList();
-    QTest::newRow("bare prefix is not an alias") << QStringLiteral("mcp__echo") << QString() << QStringList{QStringLiteral("echo")};
+    QTest::newRow("bare prefix is not an alias")
+        << QStringLiteral("mcp__echo") << QString() << QStringList{QStringLiteral("echo")};
 }
 
 void TestToolRouter::resolve()
@@ -121,7 +131,8 @@ void TestToolRouter::resolve()
         QVERIFY(!resolution.tool);
         QCOMPARE(resolution.route(), QStringLiteral("unknown"));
         for (const QString& s : suggestions)
-            QVERIFY2(resolution.closestMatches.contains(s), qPrintable(resolution.closestMatches.join(QLatin1Char(','))));
+            QVERIFY2(
+                resolution.closestMatches.contains(s), qPrintable(resolution.closestMatches.join(QLatin1Char(','))));
         const QString message = ToolRouter::unknownToolMessage(requested, resolution.closestMatches);
         QVERIFY(message.contains(requested));
         if (suggestions.isEmpty())
@@ -135,7 +146,8 @@ void TestToolRouter::resolve()
 void TestToolRouter::invalidArgumentsNeverReachTheTool()
 {
     bool ran = false;
-    RegisteredTool tool = makeTool(QStringLiteral("greet"), json::parse(R"({"type":"object","properties":{"name":{"type":"string"}},"required":["name"]})"));
+    RegisteredTool tool = makeTool(QStringLiteral("greet"),
+        json::parse(R"({"type":"object","properties":{"name":{"type":"string"}},"required":["name"]})"));
     tool.handler = [&ran](const std::shared_ptr<ToolCallContext>& context) {
         ran = true;
         context->finish(ToolResult::text(QStringLiteral("hi")));
@@ -144,7 +156,8 @@ void TestToolRouter::invalidArgumentsNeverReachTheTool()
     ToolRouter::invoke(tool, contextFor(json{{"name", 42}}, &result));
     QVERIFY(!ran);
     QVERIFY(result.isError);
-    QVERIFY2(result.firstText().contains(QStringLiteral("Invalid arguments for tool \"greet\"")), qPrintable(result.firstText()));
+    QVERIFY2(result.firstText().contains(QStringLiteral("Invalid arguments for tool \"greet\"")),
+        qPrintable(result.firstText()));
     QVERIFY(result.firstText().contains(QStringLiteral("/name: expected string, got integer")));
 
     ToolRouter::invoke(tool, contextFor(json{{"name", "Ada"}}, &result));

@@ -15,12 +15,12 @@ QByteArray ServerToken::generate()
     std::array<quint32, 8> words{};
     QRandomGenerator::system()->fillRange(words.data(), words.size());
     return "sb_"
-           + QByteArray(reinterpret_cast<const char*>(words.data()), qsizetype(sizeof(words)))
-                 .toBase64(QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals);
+        + QByteArray(reinterpret_cast<const char*>(words.data()), qsizetype(sizeof(words)))
+              .toBase64(QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals);
 }
 
-bool ServerToken::resolve(const QString& stateDirectory, const QByteArray& environmentValue, ServerToken* token,
-                          QString* error)
+bool ServerToken::resolve(
+    const QString& stateDirectory, const QByteArray& environmentValue, ServerToken* token, QString* error)
 {
     const QByteArray fromEnvironment = environmentValue.trimmed();
     if (!fromEnvironment.isEmpty()) {

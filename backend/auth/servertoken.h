@@ -19,8 +19,8 @@ struct ServerToken
     QString filePath; // for StoredFile and Generated
 
     // Resolves the token. `environmentValue` is the value of SWITCHBOARD_TOKEN (empty if unset).
-    static bool resolve(const QString& stateDirectory, const QByteArray& environmentValue, ServerToken* token,
-                        QString* error);
+    static bool resolve(
+        const QString& stateDirectory, const QByteArray& environmentValue, ServerToken* token, QString* error);
     static QByteArray generate();
     QString describeSource() const;
 };

@@ -15,8 +15,7 @@ public:
     Reader(QString path, SwitchboardConfig* config)
         : m_path(std::move(path))
         , m_config(config)
-    {
-    }
+    {}
 
     template<typename T>
     void read(const YAML::Node& section, const char* sectionName, const char* key, T* target, T min, T max)
@@ -75,8 +74,9 @@ public:
                 m_config->warnings << QStringLiteral("%1:%2: unknown key %3%4 (ignored)")
                                           .arg(m_path)
                                           .arg(entry.first.Mark().line + 1)
-                                          .arg(sectionName ? QString::fromUtf8(sectionName) + QLatin1Char('.') : QString(),
-                                               QString::fromStdString(key));
+                                          .arg(sectionName ? QString::fromUtf8(sectionName) + QLatin1Char('.')
+                                                           : QString(),
+                                              QString::fromStdString(key));
             }
         }
     }
@@ -125,7 +125,8 @@ bool SwitchboardConfig::load(const QString& path, SwitchboardConfig* config, QSt
     if (root.IsNull())
         return true;
     if (!root.IsMap()) {
-        *error = QStringLiteral("%1: the configuration must be a mapping of sections (server, console, history)").arg(path);
+        *error = QStringLiteral("%1: the configuration must be a mapping of sections (server, console, history)")
+                     .arg(path);
         return false;
     }
 
@@ -134,7 +135,7 @@ bool SwitchboardConfig::load(const QString& path, SwitchboardConfig* config, QSt
     const YAML::Node server = root["server"];
     if (server && server.IsMap()) {
         reader.checkKeys(server, "server",
-                         {"port", "bind", "allowedOrigins", "allowedHosts", "maxBodyBytes", "toolsPageSize", "maxSessions"});
+            {"port", "bind", "allowedOrigins", "allowedHosts", "maxBodyBytes", "toolsPageSize", "maxSessions"});
         int port = config->port;
         reader.read(server, "server", "port", &port, 0, 65535);
         config->port = quint16(port);

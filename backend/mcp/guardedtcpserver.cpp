@@ -7,8 +7,7 @@
 GuardedTcpServer::GuardedTcpServer(const HttpLimits& limits, QObject* parent)
     : QTcpServer(parent)
     , m_limits(limits)
-{
-}
+{}
 
 void GuardedTcpServer::incomingConnection(qintptr socketDescriptor)
 {

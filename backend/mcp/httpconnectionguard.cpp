@@ -28,7 +28,7 @@ QByteArray headerValue(const QByteArray& head, const QByteArray& lowerName)
 bool isTokenChar(char c)
 {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
-           || QByteArrayView("!#$%&'*+-.^_`|~").contains(c);
+        || QByteArrayView("!#$%&'*+-.^_`|~").contains(c);
 }
 
 // The shape of a request head (request line, then "name: value" lines). Qt's parser drops a
@@ -165,8 +165,8 @@ void HttpConnectionGuard::inspectHead(qint64 previouslySeen)
         }
         if (length > m_limits.maxBodyBytes) {
             reject(413, "Payload Too Large",
-                   "request body of " + contentLength + " bytes is larger than the limit of "
-                       + QByteArray::number(m_limits.maxBodyBytes) + " bytes");
+                "request body of " + contentLength + " bytes is larger than the limit of "
+                    + QByteArray::number(m_limits.maxBodyBytes) + " bytes");
             return;
         }
         m_bodyExpected = length;
@@ -187,8 +187,8 @@ void HttpConnectionGuard::reject(int status, const QByteArray& reason, const QBy
     const QByteArray body = JsonRpc::serialize(JsonRpc::makeError(nullptr, code, message.toStdString()));
     m_socket->skip(m_socket->bytesAvailable());
     m_socket->write("HTTP/1.1 " + QByteArray::number(status) + ' ' + reason
-                    + "\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: "
-                    + QByteArray::number(body.size()) + "\r\n\r\n" + body);
+        + "\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: "
+        + QByteArray::number(body.size()) + "\r\n\r\n" + body);
     m_socket->flush();
     // Give the client a moment to read the answer before the connection goes.
     scheduleCheck(2000);
@@ -214,9 +214,9 @@ void HttpConnectionGuard::timerEvent(QTimerEvent* event)
         reject(400, "Bad Request", "malformed HTTP request");
         return;
     }
-    const auto idleMs = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now()
-                                                                              - m_lastActivity)
-                            .count();
+    const auto idleMs
+        = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - m_lastActivity)
+              .count();
     const bool midRequest = m_received > 0;
     const int limit = midRequest ? m_limits.requestStallMs : m_limits.idleKeepAliveMs;
     if (m_responsePending || idleMs < limit) {

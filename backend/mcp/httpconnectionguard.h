@@ -52,9 +52,9 @@ private:
     QTcpSocket* m_socket;
     HttpLimits m_limits;
     Phase m_phase = Phase::Head;
-    QByteArray m_head;         // the bytes of the current request up to the end of its head
-    qint64 m_received = 0;     // bytes of the current request seen so far
-    qint64 m_headLength = -1;  // known once the head is complete
+    QByteArray m_head; // the bytes of the current request up to the end of its head
+    qint64 m_received = 0; // bytes of the current request seen so far
+    qint64 m_headLength = -1; // known once the head is complete
     qint64 m_bodyExpected = 0; // from Content-Length; -1 for chunked bodies
     bool m_awaitingHandler = false; // a complete request was seen; the parser should pass it on
     bool m_responsePending = false;

@@ -12,8 +12,7 @@ public:
     DepthLimitedSax(json& root, int maxDepth)
         : m_builder(root, false)
         , m_maxDepth(maxDepth)
-    {
-    }
+    {}
 
     bool null() { return m_builder.null(); }
     bool boolean(bool value) { return m_builder.boolean(value); }

@@ -50,9 +50,9 @@ enum class Kind {
 struct Message
 {
     Kind kind = Kind::Invalid;
-    json id;            // null for notifications and unreadable ids
+    json id; // null for notifications and unreadable ids
     std::string method; // requests and notifications
-    json params;        // an object, or null when absent
+    json params; // an object, or null when absent
     std::string invalidReason;
     const json* raw = nullptr; // the message as received; points into the parsed document
 };

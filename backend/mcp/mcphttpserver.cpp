@@ -17,8 +17,8 @@ using StatusCode = QHttpServerResponder::StatusCode;
 
 namespace {
 
-constexpr int SessionErrorCode = -32000;     // Bad Request: session or header problems
-constexpr int SessionNotFoundCode = -32001;  // the session is unknown or was deleted
+constexpr int SessionErrorCode = -32000; // Bad Request: session or header problems
+constexpr int SessionNotFoundCode = -32001; // the session is unknown or was deleted
 constexpr int UnauthorizedCode = -32002;
 
 // 32 bytes (256 bits) from the operating system's CSPRNG, as base64url: visible ASCII only.
@@ -90,16 +90,15 @@ void sendNow(QHttpServerResponder& responder)
 class McpHttpServer::PostExchange : public ResponseChannel
 {
 public:
-    PostExchange(QHttpServerResponder responder, QTcpSocket* socket, Headers headers, int expectedResponses,
-                 bool batch, bool closeAfter)
+    PostExchange(QHttpServerResponder responder, QTcpSocket* socket, Headers headers, int expectedResponses, bool batch,
+        bool closeAfter)
         : m_responder(std::move(responder))
         , m_socket(socket)
         , m_headers(std::move(headers))
         , m_expected(expectedResponses)
         , m_batch(batch)
         , m_closeAfter(closeAfter)
-    {
-    }
+    {}
 
     void sendNotification(const QByteArray& message) override
     {
@@ -273,8 +272,8 @@ private:
     QTimer m_keepAlive;
 };
 
-McpHttpServer::McpHttpServer(McpServerOptions options, ToolRegistry* registry, BackendEvents* events,
-                             qint64 firstCallId, QObject* parent)
+McpHttpServer::McpHttpServer(
+    McpServerOptions options, ToolRegistry* registry, BackendEvents* events, qint64 firstCallId, QObject* parent)
     : QAbstractHttpServer(parent)
     , m_options(std::move(options))
     , m_registry(registry)
@@ -290,7 +289,7 @@ McpHttpServer::McpHttpServer(McpServerOptions options, ToolRegistry* registry, B
     m_environment.toolsPageSize = m_options.toolsPageSize;
 
     connect(registry, &ToolRegistry::toolsChanged, this,
-            [this] { broadcast(JsonRpc::makeNotification("notifications/tools/list_changed", nullptr)); });
+        [this] { broadcast(JsonRpc::makeNotification("notifications/tools/list_changed", nullptr)); });
 }
 
 McpHttpServer::~McpHttpServer()
@@ -348,7 +347,7 @@ void McpHttpServer::shutdown()
 }
 
 void McpHttpServer::writeReply(QHttpServerResponder& responder, StatusCode status, const QByteArray& contentType,
-                               const QByteArray& body, const Headers& headers)
+    const QByteArray& body, const Headers& headers)
 {
     responder.writeStatusLine(status);
     if (!contentType.isEmpty())
@@ -361,11 +360,11 @@ void McpHttpServer::writeReply(QHttpServerResponder& responder, StatusCode statu
     sendNow(responder);
 }
 
-void McpHttpServer::writeError(QHttpServerResponder& responder, StatusCode status, int code,
-                               const std::string& message, const Headers& headers, const json& id)
+void McpHttpServer::writeError(QHttpServerResponder& responder, StatusCode status, int code, const std::string& message,
+    const Headers& headers, const json& id)
 {
-    writeReply(responder, status, "application/json", JsonRpc::serialize(JsonRpc::makeError(id, code, message)),
-               headers);
+    writeReply(
+        responder, status, "application/json", JsonRpc::serialize(JsonRpc::makeError(id, code, message)), headers);
 }
 
 bool McpHttpServer::isAllowedHost(const QByteArray& host) const
@@ -383,8 +382,8 @@ bool McpHttpServer::isAllowedHost(const QByteArray& host) const
     if (bound == QHostAddress::Any || bound == QHostAddress::AnyIPv4 || bound == QHostAddress::AnyIPv6)
         return m_options.allowedHosts.isEmpty(); // the operator chose every interface and named no hosts
     const QString boundName = bound.protocol() == QAbstractSocket::IPv6Protocol
-                                  ? QLatin1Char('[') + bound.toString() + QLatin1Char(']')
-                                  : bound.toString();
+        ? QLatin1Char('[') + bound.toString() + QLatin1Char(']')
+        : bound.toString();
     return name == boundName.toLower().toUtf8();
 }
 
@@ -429,13 +428,13 @@ bool McpHttpServer::handleRequest(const QHttpServerRequest& request, QTcpSocket*
     const QByteArray origin = request.value("origin");
     if (!isAllowedHost(request.value("host"))) {
         writeError(responder, StatusCode::Forbidden, SessionErrorCode,
-                   "Forbidden: the Host header does not name this server (DNS rebinding protection)", headers);
+            "Forbidden: the Host header does not name this server (DNS rebinding protection)", headers);
         return true;
     }
     if (!origin.isEmpty()) {
         if (!isAllowedOrigin(origin)) {
             writeError(responder, StatusCode::Forbidden, SessionErrorCode,
-                       "Forbidden: Origin " + origin.toStdString() + " is not allowed", headers);
+                "Forbidden: Origin " + origin.toStdString() + " is not allowed", headers);
             return true;
         }
         headers.emplace_back("Access-Control-Allow-Origin", origin);
@@ -453,7 +452,7 @@ bool McpHttpServer::handleRequest(const QHttpServerRequest& request, QTcpSocket*
         // CORS preflight from a browser-based client (e.g. MCP Inspector in direct mode).
         headers.emplace_back("Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS");
         headers.emplace_back("Access-Control-Allow-Headers",
-                             "Content-Type, Accept, Authorization, Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID");
+            "Content-Type, Accept, Authorization, Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID");
         headers.emplace_back("Access-Control-Max-Age", "600");
         writeReply(responder, StatusCode::NoContent, {}, {}, headers);
         return true;
@@ -461,12 +460,12 @@ bool McpHttpServer::handleRequest(const QHttpServerRequest& request, QTcpSocket*
 
     if (!isAuthorized(request.value("authorization"))) {
         const bool presented = !request.value("authorization").isEmpty();
-        headers.emplace_back("WWW-Authenticate", presented ? R"(Bearer realm="switchboard", error="invalid_token")"
-                                                           : R"(Bearer realm="switchboard")");
+        headers.emplace_back("WWW-Authenticate",
+            presented ? R"(Bearer realm="switchboard", error="invalid_token")" : R"(Bearer realm="switchboard")");
         writeError(responder, StatusCode::Unauthorized, UnauthorizedCode,
-                   presented ? "Unauthorized: the bearer token is wrong"
-                             : "Unauthorized: send the Switchboard token as 'Authorization: Bearer <token>'",
-                   headers);
+            presented ? "Unauthorized: the bearer token is wrong"
+                      : "Unauthorized: send the Switchboard token as 'Authorization: Bearer <token>'",
+            headers);
         return true;
     }
 
@@ -494,30 +493,29 @@ void McpHttpServer::missingHandler(const QHttpServerRequest& request, QTcpSocket
     writeError(responder, StatusCode::NotFound, SessionErrorCode, "Not found", {});
 }
 
-McpSession* McpHttpServer::sessionFor(const QHttpServerRequest& request, QHttpServerResponder& responder,
-                                      const Headers& headers)
+McpSession* McpHttpServer::sessionFor(
+    const QHttpServerRequest& request, QHttpServerResponder& responder, const Headers& headers)
 {
     const QByteArray id = request.value("mcp-session-id");
     if (id.isEmpty()) {
         writeError(responder, StatusCode::BadRequest, SessionErrorCode,
-                   "Bad Request: Mcp-Session-Id header is required (send initialize first to get one)", headers);
+            "Bad Request: Mcp-Session-Id header is required (send initialize first to get one)", headers);
         return nullptr;
     }
     const auto it = m_sessions.find(id);
     if (it == m_sessions.end()) {
         writeError(responder, StatusCode::NotFound, SessionNotFoundCode,
-                   "Session not found: it was deleted or has expired; initialize a new session", headers);
+            "Session not found: it was deleted or has expired; initialize a new session", headers);
         return nullptr;
     }
     McpSession* session = it->second.get();
     const QByteArray version = request.value("mcp-protocol-version");
     if (!version.isEmpty() && version.toStdString() != session->negotiatedVersion()) {
         const std::string reason = ProtocolVersion::isSupported(version)
-                                       ? "does not match the version negotiated for this session ("
-                                             + session->negotiatedVersion() + ")"
-                                       : "is not supported (supported: 2025-03-26, 2025-06-18, 2025-11-25)";
+            ? "does not match the version negotiated for this session (" + session->negotiatedVersion() + ")"
+            : "is not supported (supported: 2025-03-26, 2025-06-18, 2025-11-25)";
         writeError(responder, StatusCode::BadRequest, SessionErrorCode,
-                   "Bad Request: MCP-Protocol-Version " + version.toStdString() + " " + reason, headers);
+            "Bad Request: MCP-Protocol-Version " + version.toStdString() + " " + reason, headers);
         return nullptr;
     }
     return session;
@@ -556,25 +554,24 @@ void McpHttpServer::removeSession(const QByteArray& id, const QString& reason)
     Q_EMIT sessionsChanged(int(m_sessions.size()));
 }
 
-void McpHttpServer::handlePost(const QHttpServerRequest& request, QTcpSocket* socket, QHttpServerResponder& responder,
-                               Headers& headers)
+void McpHttpServer::handlePost(
+    const QHttpServerRequest& request, QTcpSocket* socket, QHttpServerResponder& responder, Headers& headers)
 {
     if (mediaType(request.value("content-type")) != "application/json") {
         writeError(responder, StatusCode::UnsupportedMediaType, SessionErrorCode,
-                   "Unsupported Media Type: POST bodies must be Content-Type: application/json", headers);
+            "Unsupported Media Type: POST bodies must be Content-Type: application/json", headers);
         return;
     }
     const QByteArray accept = request.value("accept");
     if (!acceptsMediaType(accept, "application/json") || !acceptsMediaType(accept, "text/event-stream")) {
         writeError(responder, StatusCode::NotAcceptable, SessionErrorCode,
-                   "Not Acceptable: the Accept header must list both application/json and text/event-stream",
-                   headers);
+            "Not Acceptable: the Accept header must list both application/json and text/event-stream", headers);
         return;
     }
     const QByteArray body = request.body();
     if (body.size() > m_options.limits.maxBodyBytes) {
         writeError(responder, StatusCode::PayloadTooLarge, JsonRpc::InvalidRequest,
-                   "request body is larger than the limit", headers);
+            "request body is larger than the limit", headers);
         return;
     }
     JsonRpc::ParseResult parsed = JsonRpc::parse(body, {m_options.maxJsonDepth});
@@ -587,8 +584,8 @@ void McpHttpServer::handlePost(const QHttpServerRequest& request, QTcpSocket* so
     std::vector<JsonRpc::Message> messages;
     if (batch) {
         if (parsed.value.empty()) {
-            writeError(responder, StatusCode::BadRequest, JsonRpc::InvalidRequest,
-                       "Invalid Request: an empty batch", headers);
+            writeError(
+                responder, StatusCode::BadRequest, JsonRpc::InvalidRequest, "Invalid Request: an empty batch", headers);
             return;
         }
         messages.reserve(parsed.value.size());
@@ -598,11 +595,11 @@ void McpHttpServer::handlePost(const QHttpServerRequest& request, QTcpSocket* so
         messages.push_back(JsonRpc::classify(parsed.value));
     }
 
-    const bool isInitialize = !batch && messages.front().kind == JsonRpc::Kind::Request
-                              && messages.front().method == "initialize";
+    const bool isInitialize
+        = !batch && messages.front().kind == JsonRpc::Kind::Request && messages.front().method == "initialize";
     if (!batch && messages.front().kind == JsonRpc::Kind::Invalid) {
         writeError(responder, StatusCode::BadRequest, JsonRpc::InvalidRequest,
-                   "Invalid Request: " + messages.front().invalidReason, headers, messages.front().id);
+            "Invalid Request: " + messages.front().invalidReason, headers, messages.front().id);
         return;
     }
 
@@ -611,7 +608,7 @@ void McpHttpServer::handlePost(const QHttpServerRequest& request, QTcpSocket* so
         McpSession* session = createSession(&evictionError);
         if (!session) {
             writeError(responder, StatusCode::ServiceUnavailable, SessionErrorCode,
-                       "Service Unavailable: " + evictionError.toStdString(), headers, messages.front().id);
+                "Service Unavailable: " + evictionError.toStdString(), headers, messages.front().id);
             return;
         }
         QByteArray response;
@@ -629,7 +626,7 @@ void McpHttpServer::handlePost(const QHttpServerRequest& request, QTcpSocket* so
         for (const auto& message : messages) {
             if (message.kind == JsonRpc::Kind::Request && message.method == "initialize") {
                 writeError(responder, StatusCode::BadRequest, JsonRpc::InvalidRequest,
-                           "Invalid Request: initialize must not be part of a batch", headers);
+                    "Invalid Request: initialize must not be part of a batch", headers);
                 return;
             }
         }
@@ -640,9 +637,9 @@ void McpHttpServer::handlePost(const QHttpServerRequest& request, QTcpSocket* so
         return;
     if (batch && session->negotiatedVersion() != ProtocolVersion::batching) {
         writeError(responder, StatusCode::BadRequest, JsonRpc::InvalidRequest,
-                   "Invalid Request: JSON-RPC batches are not allowed in protocol version "
-                       + session->negotiatedVersion() + " (only in 2025-03-26)",
-                   headers);
+            "Invalid Request: JSON-RPC batches are not allowed in protocol version " + session->negotiatedVersion()
+                + " (only in 2025-03-26)",
+            headers);
         return;
     }
 
@@ -659,8 +656,8 @@ void McpHttpServer::handlePost(const QHttpServerRequest& request, QTcpSocket* so
     }
 
     const bool closeAfter = request.value("connection").toLower() == "close";
-    auto exchange = std::make_shared<PostExchange>(std::move(responder), socket, std::move(headers), expected, batch,
-                                                   closeAfter);
+    auto exchange
+        = std::make_shared<PostExchange>(std::move(responder), socket, std::move(headers), expected, batch, closeAfter);
     exchange->self = exchange;
     for (const auto& message : messages)
         session->handleMessage(message, batch ? QByteArray() : body, exchange);
@@ -668,13 +665,12 @@ void McpHttpServer::handlePost(const QHttpServerRequest& request, QTcpSocket* so
         exchange->watch(this, session);
 }
 
-void McpHttpServer::handleGet(const QHttpServerRequest& request, QTcpSocket* socket, QHttpServerResponder& responder,
-                              Headers& headers)
+void McpHttpServer::handleGet(
+    const QHttpServerRequest& request, QTcpSocket* socket, QHttpServerResponder& responder, Headers& headers)
 {
     if (!acceptsMediaType(request.value("accept"), "text/event-stream")) {
         writeError(responder, StatusCode::NotAcceptable, SessionErrorCode,
-                   "Not Acceptable: GET opens an event stream; the Accept header must list text/event-stream",
-                   headers);
+            "Not Acceptable: GET opens an event stream; the Accept header must list text/event-stream", headers);
         return;
     }
     McpSession* session = sessionFor(request, responder, headers);
@@ -682,7 +678,7 @@ void McpHttpServer::handleGet(const QHttpServerRequest& request, QTcpSocket* soc
         return;
     if (session->hasNotificationStream()) {
         writeError(responder, StatusCode::Conflict, SessionErrorCode,
-                   "Conflict: this session already has an open event stream", headers);
+            "Conflict: this session already has an open event stream", headers);
         return;
     }
     auto stream = std::make_shared<EventStream>(std::move(responder), socket, headers, m_options.keepAliveIntervalMs);

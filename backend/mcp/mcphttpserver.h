@@ -30,9 +30,9 @@ struct McpServerOptions
 
     QHostAddress address = QHostAddress(QHostAddress::LocalHost);
     quint16 port = DefaultPort; // 0 picks a free port
-    QByteArray bearerToken;     // empty: no authentication (--no-auth)
+    QByteArray bearerToken; // empty: no authentication (--no-auth)
     QStringList allowedOrigins; // beyond the loopback origins, e.g. "https://inspector.example"
-    QStringList allowedHosts;   // beyond localhost, 127.0.0.1 and [::1]
+    QStringList allowedHosts; // beyond localhost, 127.0.0.1 and [::1]
     HttpLimits limits;
     int maxJsonDepth = 64;
     int maxSessions = 256;
@@ -46,7 +46,7 @@ class McpHttpServer : public QAbstractHttpServer
     Q_OBJECT
 public:
     McpHttpServer(McpServerOptions options, ToolRegistry* registry, BackendEvents* events, qint64 firstCallId,
-                  QObject* parent = nullptr);
+        QObject* parent = nullptr);
     ~McpHttpServer() override;
 
     // Binds the listening socket. On failure returns false with a reason.
@@ -74,10 +74,10 @@ private:
     friend class EventStream;
     using Headers = std::vector<std::pair<QByteArray, QByteArray>>;
 
-    void handlePost(const QHttpServerRequest& request, QTcpSocket* socket, QHttpServerResponder& responder,
-                    Headers& headers);
-    void handleGet(const QHttpServerRequest& request, QTcpSocket* socket, QHttpServerResponder& responder,
-                   Headers& headers);
+    void handlePost(
+        const QHttpServerRequest& request, QTcpSocket* socket, QHttpServerResponder& responder, Headers& headers);
+    void handleGet(
+        const QHttpServerRequest& request, QTcpSocket* socket, QHttpServerResponder& responder, Headers& headers);
     void handleDelete(const QHttpServerRequest& request, QHttpServerResponder& responder, Headers& headers);
 
     // Looks up the request's session; answers 400/404 itself and returns null when there is none.
@@ -90,9 +90,9 @@ private:
     bool isAuthorized(const QByteArray& authorization) const;
 
     static void writeReply(QHttpServerResponder& responder, QHttpServerResponder::StatusCode status,
-                           const QByteArray& contentType, const QByteArray& body, const Headers& headers);
+        const QByteArray& contentType, const QByteArray& body, const Headers& headers);
     static void writeError(QHttpServerResponder& responder, QHttpServerResponder::StatusCode status, int code,
-                           const std::string& message, const Headers& headers, const nlohmann::json& id = nullptr);
+        const std::string& message, const Headers& headers, const nlohmann::json& id = nullptr);
 
     McpServerOptions m_options;
     ToolRegistry* m_registry;

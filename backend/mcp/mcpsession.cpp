@@ -27,13 +27,15 @@ QString stringOr(const json& object, const char* key, const QString& fallback)
 // paging stays correct when tools are added or removed between pages.
 std::string encodeCursor(const QString& lastName)
 {
-    return QByteArray("after:" + lastName.toUtf8()).toBase64(QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals).toStdString();
+    return QByteArray("after:" + lastName.toUtf8())
+        .toBase64(QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals)
+        .toStdString();
 }
 
 bool decodeCursor(const std::string& cursor, std::string* lastName)
 {
-    const auto decoded = QByteArray::fromBase64Encoding(QByteArray::fromStdString(cursor),
-                                                         QByteArray::Base64UrlEncoding | QByteArray::AbortOnBase64DecodingErrors);
+    const auto decoded = QByteArray::fromBase64Encoding(
+        QByteArray::fromStdString(cursor), QByteArray::Base64UrlEncoding | QByteArray::AbortOnBase64DecodingErrors);
     if (!decoded || !decoded.decoded.startsWith("after:"))
         return false;
     *lastName = decoded.decoded.mid(6).toStdString();
@@ -65,8 +67,8 @@ bool McpSession::initialize(const JsonRpc::Message& request, QByteArray* respons
     const json& params = request.params;
     const auto version = params.is_object() ? params.find("protocolVersion") : params.end();
     if (!params.is_object() || version == params.end() || !version->is_string()) {
-        *response = JsonRpc::serialize(JsonRpc::makeError(request.id, JsonRpc::InvalidParams,
-                                                          "initialize needs params.protocolVersion (a string)"));
+        *response = JsonRpc::serialize(JsonRpc::makeError(
+            request.id, JsonRpc::InvalidParams, "initialize needs params.protocolVersion (a string)"));
         return false;
     }
     if (const auto caps = params.find("capabilities"); caps != params.end() && !caps->is_object()) {
@@ -87,8 +89,8 @@ bool McpSession::initialize(const JsonRpc::Message& request, QByteArray* respons
     if (!identity.title.isEmpty())
         serverInfo["title"] = identity.title.toStdString();
     json result{{"protocolVersion", m_version},
-                {"capabilities", {{"tools", {{"listChanged", true}}}, {"logging", json::object()}}},
-                {"serverInfo", std::move(serverInfo)}};
+        {"capabilities", {{"tools", {{"listChanged", true}}}, {"logging", json::object()}}},
+        {"serverInfo", std::move(serverInfo)}};
     if (!identity.instructions.isEmpty())
         result["instructions"] = identity.instructions.toStdString();
     *response = JsonRpc::serialize(JsonRpc::makeResult(request.id, std::move(result)));
@@ -101,8 +103,8 @@ void McpSession::reply(const std::shared_ptr<ResponseChannel>& channel, const js
         channel->sendResponse(JsonRpc::serialize(response));
 }
 
-void McpSession::handleMessage(const JsonRpc::Message& message, const QByteArray& rawText,
-                               const std::shared_ptr<ResponseChannel>& channel)
+void McpSession::handleMessage(
+    const JsonRpc::Message& message, const QByteArray& rawText, const std::shared_ptr<ResponseChannel>& channel)
 {
     touch();
     switch (message.kind) {
@@ -129,20 +131,22 @@ void McpSession::handleMessage(const JsonRpc::Message& message, const QByteArray
     } else if (method == "logging/setLevel") {
         const auto level = message.params.is_object() ? message.params.find("level") : message.params.end();
         const auto parsed = level != message.params.end() && level->is_string()
-                                ? logLevelFromName(level->get<std::string>())
-                                : std::nullopt;
+            ? logLevelFromName(level->get<std::string>())
+            : std::nullopt;
         if (!parsed) {
-            reply(channel, JsonRpc::makeError(message.id, JsonRpc::InvalidParams,
-                                              "params.level must be one of debug, info, notice, warning, error, "
-                                              "critical, alert, emergency"));
+            reply(channel,
+                JsonRpc::makeError(message.id, JsonRpc::InvalidParams,
+                    "params.level must be one of debug, info, notice, warning, error, "
+                    "critical, alert, emergency"));
             return;
         }
         m_logLevel = *parsed;
         reply(channel, JsonRpc::makeResult(message.id, json::object()));
     } else if (method == "initialize") {
-        reply(channel, JsonRpc::makeError(message.id, JsonRpc::InvalidRequest,
-                                          "this session is already initialized; send initialize without an "
-                                          "Mcp-Session-Id header to open a new session"));
+        reply(channel,
+            JsonRpc::makeError(message.id, JsonRpc::InvalidRequest,
+                "this session is already initialized; send initialize without an "
+                "Mcp-Session-Id header to open a new session"));
     } else {
         reply(channel, JsonRpc::makeError(message.id, JsonRpc::MethodNotFound, "Method not found: " + method));
     }
@@ -156,7 +160,7 @@ json McpSession::handleToolsList(const JsonRpc::Message& message)
         if (cursor != message.params.end() && !cursor->is_null()) {
             if (!cursor->is_string() || !decodeCursor(cursor->get<std::string>(), &after))
                 return JsonRpc::makeError(message.id, JsonRpc::InvalidParams,
-                                          "invalid cursor; pass the nextCursor of a previous tools/list result");
+                    "invalid cursor; pass the nextCursor of a previous tools/list result");
         }
     }
     json tools = json::array();
@@ -180,20 +184,22 @@ json McpSession::handleToolsList(const JsonRpc::Message& message)
     return JsonRpc::makeResult(message.id, std::move(result));
 }
 
-void McpSession::handleToolsCall(const JsonRpc::Message& message, const QByteArray& rawText,
-                                 const std::shared_ptr<ResponseChannel>& channel)
+void McpSession::handleToolsCall(
+    const JsonRpc::Message& message, const QByteArray& rawText, const std::shared_ptr<ResponseChannel>& channel)
 {
     const json& params = message.params;
     const auto nameIt = params.is_object() ? params.find("name") : params.end();
     if (nameIt == params.end() || !nameIt->is_string() || nameIt->get_ref<const std::string&>().empty()) {
-        reply(channel, JsonRpc::makeError(message.id, JsonRpc::InvalidParams,
-                                          "tools/call needs params.name, the name of a tool from tools/list"));
+        reply(channel,
+            JsonRpc::makeError(message.id, JsonRpc::InvalidParams,
+                "tools/call needs params.name, the name of a tool from tools/list"));
         return;
     }
     json arguments = json::object();
     if (const auto it = params.find("arguments"); it != params.end() && !it->is_null()) {
         if (!it->is_object()) {
-            reply(channel, JsonRpc::makeError(message.id, JsonRpc::InvalidParams, "params.arguments must be an object"));
+            reply(
+                channel, JsonRpc::makeError(message.id, JsonRpc::InvalidParams, "params.arguments must be an object"));
             return;
         }
         arguments = *it;
@@ -206,8 +212,9 @@ void McpSession::handleToolsCall(const JsonRpc::Message& message, const QByteArr
     }
     std::string key = JsonRpc::dump(message.id);
     if (m_inFlight.count(key)) {
-        reply(channel, JsonRpc::makeError(message.id, JsonRpc::InvalidRequest,
-                                          "request id " + key + " is already in use by a call in flight"));
+        reply(channel,
+            JsonRpc::makeError(
+                message.id, JsonRpc::InvalidRequest, "request id " + key + " is already in use by a call in flight"));
         return;
     }
 

@@ -63,8 +63,8 @@ public:
 
     // Handles one message of a POST. `rawText` is the message's own text when the body was a single
     // message (it saves serialising it again); otherwise empty.
-    void handleMessage(const JsonRpc::Message& message, const QByteArray& rawText,
-                       const std::shared_ptr<ResponseChannel>& channel);
+    void handleMessage(
+        const JsonRpc::Message& message, const QByteArray& rawText, const std::shared_ptr<ResponseChannel>& channel);
 
     // The connection carrying `channel` closed: its calls are cancelled.
     void channelClosed(const ResponseChannel* channel);
@@ -89,8 +89,8 @@ private:
 
     void reply(const std::shared_ptr<ResponseChannel>& channel, const nlohmann::json& response);
     nlohmann::json handleToolsList(const JsonRpc::Message& message);
-    void handleToolsCall(const JsonRpc::Message& message, const QByteArray& rawText,
-                         const std::shared_ptr<ResponseChannel>& channel);
+    void handleToolsCall(
+        const JsonRpc::Message& message, const QByteArray& rawText, const std::shared_ptr<ResponseChannel>& channel);
     void completeCall(const std::string& key, const ToolResult& result);
     void cancelCall(const std::string& key, const QString& reason);
     void handleNotification(const JsonRpc::Message& message);

@@ -6,8 +6,7 @@ HistoryFeed::HistoryFeed(HistoryStore* store, qint64 maxBacklog, QObject* parent
     : QObject(parent)
     , m_store(store)
     , m_maxBacklog(maxBacklog)
-{
-}
+{}
 
 void HistoryFeed::feed(const ToolCallList& calls)
 {
@@ -17,7 +16,8 @@ void HistoryFeed::feed(const ToolCallList& calls)
     const qint64 queued = m_backlog->load();
     if (m_behind && queued <= m_maxBacklog / 2) {
         m_behind = false;
-        Q_EMIT caughtUp(QStringLiteral("History has caught up; %1 calls made while it was behind are not in it.").arg(m_leftOut));
+        Q_EMIT caughtUp(
+            QStringLiteral("History has caught up; %1 calls made while it was behind are not in it.").arg(m_leftOut));
     }
     if (queued + calls.size() > m_maxBacklog) {
         m_leftOut += calls.size();

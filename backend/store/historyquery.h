@@ -11,9 +11,9 @@
 
 struct HistoryQuery
 {
-    QString text;                     // matched against tool, client, route, session, error and request
+    QString text; // matched against tool, client, route, session, error and request
     std::optional<CallStatus> status; // only calls with this status
-    qint64 beforeId = 0;              // only calls older than this id; 0 for the newest
+    qint64 beforeId = 0; // only calls older than this id; 0 for the newest
     int limit = 200;
 };
 

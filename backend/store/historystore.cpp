@@ -211,8 +211,8 @@ ToolCallList HistoryStore::runSelect(const QString& sql, const QVariantList& bin
 
 void HistoryStore::loadRecent(quint64 requestId, int limit)
 {
-    ToolCallList calls = runSelect(QStringLiteral("SELECT %1 FROM calls ORDER BY id DESC LIMIT ?").arg(QLatin1String(columns)),
-                                   {limit + 1});
+    ToolCallList calls = runSelect(
+        QStringLiteral("SELECT %1 FROM calls ORDER BY id DESC LIMIT ?").arg(QLatin1String(columns)), {limit + 1});
     const bool hasMore = calls.size() > limit;
     if (hasMore)
         calls.removeLast();
@@ -243,9 +243,10 @@ void HistoryStore::query(quint64 requestId, const HistoryQuery& query)
     }
     const int limit = qBound(1, query.limit, 5000);
     bindings << limit + 1;
-    const QString sql = QStringLiteral("SELECT %1 FROM calls %2 ORDER BY id DESC LIMIT ?")
-                            .arg(QLatin1String(columns),
-                                 where.isEmpty() ? QString() : QStringLiteral("WHERE ") + where.join(QStringLiteral(" AND ")));
+    const QString sql
+        = QStringLiteral("SELECT %1 FROM calls %2 ORDER BY id DESC LIMIT ?")
+              .arg(QLatin1String(columns),
+                  where.isEmpty() ? QString() : QStringLiteral("WHERE ") + where.join(QStringLiteral(" AND ")));
     ToolCallList calls = runSelect(sql, bindings);
     const bool hasMore = calls.size() > limit;
     if (hasMore)

@@ -17,18 +17,16 @@ RegisteredTool echoTool()
         "client's wiring: it also reports progress when the client sends a progressToken, and logs its "
         "arguments at debug level.");
     tool.spec.inputSchema = json{{"type", "object"},
-                                 {"properties", {{"message", {{"type", "string"}, {"description", "Text to echo back"}}}}},
-                                 {"additionalProperties", true}};
+        {"properties", {{"message", {{"type", "string"}, {"description", "Text to echo back"}}}}},
+        {"additionalProperties", true}};
     tool.spec.outputSchema = json{{"type", "object"}, {"additionalProperties", true}};
-    tool.spec.annotations = json{{"title", "Echo"},
-                                 {"readOnlyHint", true},
-                                 {"destructiveHint", false},
-                                 {"idempotentHint", true},
-                                 {"openWorldHint", false}};
+    tool.spec.annotations = json{{"title", "Echo"}, {"readOnlyHint", true}, {"destructiveHint", false},
+        {"idempotentHint", true}, {"openWorldHint", false}};
     tool.route = QStringLiteral("builtin");
     tool.handler = [](const std::shared_ptr<ToolCallContext>& context) {
         context->reportProgress(1, 1, QStringLiteral("echoing"));
-        context->log(LogLevel::Debug, json{{"tool", "echo"}, {"arguments", context->arguments()}}, QStringLiteral("echo"));
+        context->log(
+            LogLevel::Debug, json{{"tool", "echo"}, {"arguments", context->arguments()}}, QStringLiteral("echo"));
         ToolResult result;
         result.content.push_back(json{{"type", "text"}, {"text", JsonRpc::dump(context->arguments())}});
         result.structuredContent = context->arguments();

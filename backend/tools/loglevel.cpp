@@ -3,8 +3,8 @@
 #include <array>
 
 namespace {
-constexpr std::array<const char*, 8> names = {"debug",    "info",  "notice", "warning",
-                                              "error", "critical", "alert",  "emergency"};
+constexpr std::array<const char*, 8> names
+    = {"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"};
 }
 
 std::optional<LogLevel> logLevelFromName(const std::string& name)

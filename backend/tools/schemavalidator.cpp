@@ -78,8 +78,7 @@ class Validator
 public:
     explicit Validator(int maxErrors)
         : m_maxErrors(maxErrors)
-    {
-    }
+    {}
 
     void check(const json& value, const json& schema, const QString& path)
     {
@@ -110,7 +109,8 @@ public:
                 ok = true;
             }
             if (!ok) {
-                add(path, QStringLiteral("expected %1, got %2").arg(names.join(QStringLiteral(" or ")), typeName(value)));
+                add(path,
+                    QStringLiteral("expected %1, got %2").arg(names.join(QStringLiteral(" or ")), typeName(value)));
                 return; // the remaining keywords would only repeat the type mismatch
             }
         }
@@ -122,7 +122,9 @@ public:
                 QStringList allowed;
                 for (const auto& a : *it)
                     allowed << shortJson(a);
-                add(path, QStringLiteral("must be one of %1, got %2").arg(allowed.join(QStringLiteral(", ")), shortJson(value)));
+                add(path,
+                    QStringLiteral("must be one of %1, got %2")
+                        .arg(allowed.join(QStringLiteral(", ")), shortJson(value)));
             }
         }
         if (const auto it = schema.find("const"); it != schema.end() && *it != value)
@@ -172,7 +174,9 @@ private:
         if (const auto required = schema.find("required"); required != schema.end() && required->is_array()) {
             for (const auto& name : *required) {
                 if (name.is_string() && !value.contains(name.get<std::string>()))
-                    add(path, QStringLiteral("missing required property \"%1\"").arg(QString::fromStdString(name.get<std::string>())));
+                    add(path,
+                        QStringLiteral("missing required property \"%1\"")
+                            .arg(QString::fromStdString(name.get<std::string>())));
             }
         }
         const auto additional = schema.find("additionalProperties");
@@ -195,11 +199,14 @@ private:
 
     void checkArray(const json& value, const json& schema, const QString& path)
     {
-        if (const auto it = schema.find("minItems"); it != schema.end() && it->is_number_unsigned() && value.size() < it->get<std::size_t>())
+        if (const auto it = schema.find("minItems");
+            it != schema.end() && it->is_number_unsigned() && value.size() < it->get<std::size_t>())
             add(path, QStringLiteral("needs at least %1 items").arg(it->get<std::size_t>()));
-        if (const auto it = schema.find("maxItems"); it != schema.end() && it->is_number_unsigned() && value.size() > it->get<std::size_t>())
+        if (const auto it = schema.find("maxItems");
+            it != schema.end() && it->is_number_unsigned() && value.size() > it->get<std::size_t>())
             add(path, QStringLiteral("allows at most %1 items").arg(it->get<std::size_t>()));
-        if (const auto items = schema.find("items"); items != schema.end() && (items->is_object() || items->is_boolean())) {
+        if (const auto items = schema.find("items");
+            items != schema.end() && (items->is_object() || items->is_boolean())) {
             for (std::size_t i = 0; i < value.size() && !full(); ++i)
                 check(value[i], *items, path + QLatin1Char('/') + QString::number(i));
         }
@@ -208,14 +215,17 @@ private:
     void checkString(const std::string& value, const json& schema, const QString& path)
     {
         const auto length = QString::fromStdString(value).size();
-        if (const auto it = schema.find("minLength"); it != schema.end() && it->is_number_unsigned() && std::size_t(length) < it->get<std::size_t>())
+        if (const auto it = schema.find("minLength");
+            it != schema.end() && it->is_number_unsigned() && std::size_t(length) < it->get<std::size_t>())
             add(path, QStringLiteral("must be at least %1 characters long").arg(it->get<std::size_t>()));
-        if (const auto it = schema.find("maxLength"); it != schema.end() && it->is_number_unsigned() && std::size_t(length) > it->get<std::size_t>())
+        if (const auto it = schema.find("maxLength");
+            it != schema.end() && it->is_number_unsigned() && std::size_t(length) > it->get<std::size_t>())
             add(path, QStringLiteral("must be at most %1 characters long").arg(it->get<std::size_t>()));
         if (const auto it = schema.find("pattern"); it != schema.end() && it->is_string()) {
             const QRegularExpression pattern(QString::fromStdString(it->get<std::string>()));
             if (pattern.isValid() && !pattern.match(QString::fromStdString(value)).hasMatch())
-                add(path, QStringLiteral("must match the pattern %1").arg(QString::fromStdString(it->get<std::string>())));
+                add(path,
+                    QStringLiteral("must match the pattern %1").arg(QString::fromStdString(it->get<std::string>())));
         }
     }
 
@@ -225,9 +235,11 @@ private:
             add(path, QStringLiteral("must be at least %1").arg(shortJson(*it)));
         if (const auto it = schema.find("maximum"); it != schema.end() && it->is_number() && value > it->get<double>())
             add(path, QStringLiteral("must be at most %1").arg(shortJson(*it)));
-        if (const auto it = schema.find("exclusiveMinimum"); it != schema.end() && it->is_number() && value <= it->get<double>())
+        if (const auto it = schema.find("exclusiveMinimum");
+            it != schema.end() && it->is_number() && value <= it->get<double>())
             add(path, QStringLiteral("must be greater than %1").arg(shortJson(*it)));
-        if (const auto it = schema.find("exclusiveMaximum"); it != schema.end() && it->is_number() && value >= it->get<double>())
+        if (const auto it = schema.find("exclusiveMaximum");
+            it != schema.end() && it->is_number() && value >= it->get<double>())
             add(path, QStringLiteral("must be less than %1").arg(shortJson(*it)));
     }
 

@@ -22,7 +22,7 @@ QString callStatusName(CallStatus status)
 bool callStatusFromName(const QString& name, CallStatus* status)
 {
     for (auto candidate :
-         {CallStatus::Running, CallStatus::Ok, CallStatus::Error, CallStatus::Cancelled, CallStatus::Paused}) {
+        {CallStatus::Running, CallStatus::Ok, CallStatus::Error, CallStatus::Cancelled, CallStatus::Paused}) {
         if (callStatusName(candidate) == name) {
             *status = candidate;
             return true;

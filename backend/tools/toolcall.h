@@ -26,11 +26,11 @@ struct ToolCall
     QString sessionId;
     QString clientName;
     QString clientVersion;
-    QString tool;  // the name the client asked for
+    QString tool; // the name the client asked for
     QString route; // builtin, unknown, … (later: command, sink, adapter:<name>, client)
-    QByteArray request;  // the JSON-RPC request, compact JSON
+    QByteArray request; // the JSON-RPC request, compact JSON
     QByteArray response; // the JSON-RPC response, compact JSON; empty while running
-    QString error;       // a one-line reason when status is Error or Cancelled
+    QString error; // a one-line reason when status is Error or Cancelled
     qint64 startedAtMs = 0; // milliseconds since the Unix epoch, UTC
     qint64 durationUs = -1; // -1 while running
     CallStatus status = CallStatus::Running;

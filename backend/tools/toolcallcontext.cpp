@@ -6,8 +6,7 @@ ToolCallContext::ToolCallContext(json arguments, json progressToken, Hooks hooks
     : m_arguments(std::move(arguments))
     , m_progressToken(std::move(progressToken))
     , m_hooks(std::move(hooks))
-{
-}
+{}
 
 void ToolCallContext::setCancellationHandler(std::function<void()> handler)
 {

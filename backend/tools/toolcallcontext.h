@@ -21,8 +21,8 @@ public:
     struct Hooks
     {
         std::function<void(const nlohmann::json& notification)> notify; // to the client, before the result
-        std::function<bool(LogLevel level)> wantsLog;                   // the session's logging/setLevel
-        std::function<void(ToolResult result)> complete;                // exactly once
+        std::function<bool(LogLevel level)> wantsLog; // the session's logging/setLevel
+        std::function<void(ToolResult result)> complete; // exactly once
     };
 
     ToolCallContext(nlohmann::json arguments, nlohmann::json progressToken, Hooks hooks);

@@ -2,8 +2,7 @@
 
 ToolRegistry::ToolRegistry(QObject* parent)
     : QObject(parent)
-{
-}
+{}
 
 bool ToolRegistry::add(RegisteredTool tool, QString* error)
 {

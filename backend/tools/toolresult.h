@@ -10,7 +10,7 @@
 struct ToolResult
 {
     nlohmann::json content = nlohmann::json::array(); // MCP content blocks
-    nlohmann::json structuredContent;                 // null when the tool returns none
+    nlohmann::json structuredContent; // null when the tool returns none
     bool isError = false;
 
     static ToolResult text(const QString& text);

@@ -42,8 +42,7 @@ std::string stripClientAlias(const std::string& name)
 
 ToolRouter::ToolRouter(const ToolRegistry* registry)
     : m_registry(registry)
-{
-}
+{}
 
 ToolRouter::Resolution ToolRouter::resolve(const std::string& requestedName) const
 {
@@ -63,7 +62,8 @@ ToolRouter::Resolution ToolRouter::resolve(const std::string& requestedName) con
     for (const auto& tool : m_registry->tools()) {
         const std::string name = tool->spec.name.toStdString();
         const int distance = editDistance(probe, name);
-        const bool contains = !probe.empty() && (name.find(probe) != std::string::npos || probe.find(name) != std::string::npos);
+        const bool contains
+            = !probe.empty() && (name.find(probe) != std::string::npos || probe.find(name) != std::string::npos);
         const int threshold = std::max<int>(2, int(std::max(probe.size(), name.size()) / 3));
         if (contains || distance <= threshold)
             scored.emplace_back(contains ? 0 : distance, tool->spec.name);

@@ -12,8 +12,8 @@ struct ToolSpec
     QString name;
     QString title;
     QString description;
-    nlohmann::json inputSchema = nlohmann::json::object();  // always a JSON Schema object
-    nlohmann::json outputSchema;                            // null when the tool declares none
+    nlohmann::json inputSchema = nlohmann::json::object(); // always a JSON Schema object
+    nlohmann::json outputSchema; // null when the tool declares none
     nlohmann::json annotations = nlohmann::json::object(); // readOnlyHint, destructiveHint, …
 
     bool isReadOnly() const;
