@@ -82,6 +82,7 @@ private Q_SLOTS:
     void historyPagesThroughOlderCalls();
     void statusBarReportsHistoryFailuresAndDroppedRows();
     void newWindowLoadsRecentCalls();
+    void noAuthIsShownInRed();
 
 private:
     // Posts one JSON-RPC message to the MCP endpoint and returns the JSON answer (empty for 202).
@@ -177,13 +178,13 @@ QModelIndex TestMainWindow::echoRow() const
 void TestMainWindow::callShowsInLogAndInspector()
 {
     const QJsonObject initialize
-        = post(QJsonObject {{QStringLiteral("jsonrpc"), QStringLiteral("2.0")}, {QStringLiteral("id"), 1},
+        = post(QJsonObject{{QStringLiteral("jsonrpc"), QStringLiteral("2.0")}, {QStringLiteral("id"), 1},
                    {QStringLiteral("method"), QStringLiteral("initialize")},
                    {QStringLiteral("params"),
-                       QJsonObject {{QStringLiteral("protocolVersion"), QStringLiteral("2025-06-18")},
+                       QJsonObject{{QStringLiteral("protocolVersion"), QStringLiteral("2025-06-18")},
                            {QStringLiteral("capabilities"), QJsonObject()},
                            {QStringLiteral("clientInfo"),
-                               QJsonObject {{QStringLiteral("name"), QStringLiteral("gui-test")},
+                               QJsonObject{{QStringLiteral("name"), QStringLiteral("gui-test")},
                                    {QStringLiteral("version"), QStringLiteral("0.9")}}}}}},
             200);
     QVERIFY2(initialize.contains(QLatin1String("result")), QJsonDocument(initialize).toJson().constData());
@@ -191,7 +192,7 @@ void TestMainWindow::callShowsInLogAndInspector()
     m_protocolVersion
         = initialize[QLatin1String("result")].toObject()[QLatin1String("protocolVersion")].toString().toUtf8();
 
-    post(QJsonObject {{QStringLiteral("jsonrpc"), QStringLiteral("2.0")},
+    post(QJsonObject{{QStringLiteral("jsonrpc"), QStringLiteral("2.0")},
              {QStringLiteral("method"), QStringLiteral("notifications/initialized")}},
         202);
     auto* sessions = m_window->findChild<QLabel*>(QStringLiteral("sessionsLabel"));
@@ -199,11 +200,11 @@ void TestMainWindow::callShowsInLogAndInspector()
     QTRY_COMPARE_WITH_TIMEOUT(sessions->text(), QStringLiteral("1 session"), TimeoutMs);
 
     const QJsonObject answer
-        = post(QJsonObject {{QStringLiteral("jsonrpc"), QStringLiteral("2.0")}, {QStringLiteral("id"), 2},
+        = post(QJsonObject{{QStringLiteral("jsonrpc"), QStringLiteral("2.0")}, {QStringLiteral("id"), 2},
                    {QStringLiteral("method"), QStringLiteral("tools/call")},
                    {QStringLiteral("params"),
-                       QJsonObject {{QStringLiteral("name"), QStringLiteral("echo")},
-                           {QStringLiteral("arguments"), QJsonObject {{QStringLiteral("message"), message}}}}}},
+                       QJsonObject{{QStringLiteral("name"), QStringLiteral("echo")},
+                           {QStringLiteral("arguments"), QJsonObject{{QStringLiteral("message"), message}}}}}},
             200);
     QVERIFY2(answer.contains(QLatin1String("result")), QJsonDocument(answer).toJson().constData());
 
@@ -334,11 +335,11 @@ void TestMainWindow::historyFindsTheCall()
 
 QJsonObject TestMainWindow::callEcho(int id, const QString& text)
 {
-    return post(QJsonObject {{QStringLiteral("jsonrpc"), QStringLiteral("2.0")}, {QStringLiteral("id"), id},
+    return post(QJsonObject{{QStringLiteral("jsonrpc"), QStringLiteral("2.0")}, {QStringLiteral("id"), id},
                     {QStringLiteral("method"), QStringLiteral("tools/call")},
                     {QStringLiteral("params"),
-                        QJsonObject {{QStringLiteral("name"), QStringLiteral("echo")},
-                            {QStringLiteral("arguments"), QJsonObject {{QStringLiteral("message"), text}}}}}},
+                        QJsonObject{{QStringLiteral("name"), QStringLiteral("echo")},
+                            {QStringLiteral("arguments"), QJsonObject{{QStringLiteral("message"), text}}}}}},
         200);
 }
 
@@ -425,6 +426,33 @@ void TestMainWindow::newWindowLoadsRecentCalls()
     for (int row = 0; row < window.callLogModel()->rowCount(); ++row)
         found = found || window.callLogModel()->callAt(row).request.contains(message.toUtf8());
     QVERIFY(found);
+}
+
+void TestMainWindow::noAuthIsShownInRed()
+{
+    QTemporaryDir stateDir;
+    BackendOptions options;
+    options.server.port = 0;
+    options.stateDirectory = stateDir.path();
+    Backend backend(options);
+    QString error;
+    QVERIFY2(backend.start(&error), qPrintable(error));
+    {
+        MainWindow window(&backend, 100, true);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        auto* auth = window.findChild<QLabel*>(QStringLiteral("authLabel"));
+        QVERIFY(auth);
+        QCOMPARE(auth->text(), QStringLiteral("No authentication (--no-auth)"));
+        QVERIFY(auth->styleSheet().contains(QStringLiteral("color")));
+        QVERIFY(!window.findChild<CopyButton*>(QStringLiteral("copyTokenButton")));
+
+        window.showConnectClientDialog();
+        auto* claude = window.connectClientDialog()->findChild<SnippetWidget*>(QStringLiteral("claudeCodeSnippet"));
+        QVERIFY(claude);
+        QVERIFY(!claude->copyText().contains(QStringLiteral("Authorization")));
+    }
+    backend.stop();
 }
 
 QTEST_MAIN(TestMainWindow)

@@ -59,7 +59,9 @@ QLabel* warningLabel(const QString& objectName)
 MainWindow::MainWindow(Backend* backend, int callLogRows, bool noAuth, QWidget* parent)
     : QMainWindow(parent)
     , m_backend(backend)
-    , m_noAuth(noAuth || !backend->requiresToken())
+    // What the server enforces decides what the window says; the flag only names why.
+    , m_noAuth(!backend->requiresToken())
+    , m_noAuthRequested(noAuth)
     , m_model(new CallLogModel(callLogRows, this))
     , m_callLog(new CallLogView(m_model))
     , m_inspector(new CallInspector)
@@ -186,7 +188,10 @@ void MainWindow::createStatusBar()
     if (m_noAuth) {
         m_authLabel = warningLabel(QStringLiteral("authLabel"));
         m_authLabel->setText(tr("No authentication (--no-auth)"));
-        m_authLabel->setToolTip(tr("Any program on this machine can call tools without a token"));
+        m_authLabel->setToolTip(m_noAuthRequested
+                ? tr("Started with --no-auth: any program on this machine can call tools "
+                     "without a token")
+                : tr("The server has no token: any program on this machine can call tools"));
         bar->addPermanentWidget(m_authLabel);
     } else {
         m_authLabel = new QLabel(tr("Token required"));

@@ -46,7 +46,8 @@ private:
     void onHistoryWriteRecovered();
 
     Backend* m_backend;
-    bool m_noAuth;
+    bool m_noAuth; // the server accepts calls without a token
+    bool m_noAuthRequested; // because the command line said --no-auth
     CallLogModel* m_model;
     CallLogView* m_callLog;
     CallInspector* m_inspector;
