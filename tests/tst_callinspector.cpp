@@ -177,7 +177,7 @@ private Q_SLOTS:
         const QColor number = highlighter.format(JsonHighlighter::Token::Number).foreground().color();
         const QColor keyword = highlighter.format(JsonHighlighter::Token::Keyword).foreground().color();
         const QColor punctuation = highlighter.format(JsonHighlighter::Token::Punctuation).foreground().color();
-        const QList<QColor> all {key, string, number, keyword, punctuation};
+        const QList<QColor> all{key, string, number, keyword, punctuation};
         for (qsizetype i = 0; i < all.size(); ++i) {
             for (qsizetype j = i + 1; j < all.size(); ++j)
                 QVERIFY(all.at(i) != all.at(j));

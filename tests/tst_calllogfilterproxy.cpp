@@ -63,27 +63,26 @@ private Q_SLOTS:
         QTest::addColumn<OptionalStatus>("status");
         QTest::addColumn<QList<qint64>>("expectedIds");
 
-        QTest::newRow("nothing") << QString() << OptionalStatus() << QList<qint64> {1, 2, 3, 4, 5};
-        QTest::newRow("blank words") << QStringLiteral("   ") << OptionalStatus() << QList<qint64> {1, 2, 3, 4, 5};
-        QTest::newRow("tool") << QStringLiteral("echo") << OptionalStatus() << QList<qint64> {1, 4};
-        QTest::newRow("case-insensitive") << QStringLiteral("ECHO") << OptionalStatus() << QList<qint64> {1, 4};
-        QTest::newRow("client") << QStringLiteral("cursor") << OptionalStatus() << QList<qint64> {2, 5};
-        QTest::newRow("two words, both match")
-            << QStringLiteral("echo claude") << OptionalStatus() << QList<qint64> {1};
+        QTest::newRow("nothing") << QString() << OptionalStatus() << QList<qint64>{1, 2, 3, 4, 5};
+        QTest::newRow("blank words") << QStringLiteral("   ") << OptionalStatus() << QList<qint64>{1, 2, 3, 4, 5};
+        QTest::newRow("tool") << QStringLiteral("echo") << OptionalStatus() << QList<qint64>{1, 4};
+        QTest::newRow("case-insensitive") << QStringLiteral("ECHO") << OptionalStatus() << QList<qint64>{1, 4};
+        QTest::newRow("client") << QStringLiteral("cursor") << OptionalStatus() << QList<qint64>{2, 5};
+        QTest::newRow("two words, both match") << QStringLiteral("echo claude") << OptionalStatus() << QList<qint64>{1};
         QTest::newRow("two words, order free")
-            << QStringLiteral("Claude  echo") << OptionalStatus() << QList<qint64> {1};
-        QTest::newRow("two words, one misses") << QStringLiteral("echo cursor") << OptionalStatus() << QList<qint64> {};
-        QTest::newRow("route") << QStringLiteral("adapter:github") << OptionalStatus() << QList<qint64> {3};
-        QTest::newRow("status word") << QStringLiteral("paused") << OptionalStatus() << QList<qint64> {5};
-        QTest::newRow("session") << QStringLiteral("sess-2") << OptionalStatus() << QList<qint64> {2};
-        QTest::newRow("error text") << QStringLiteral("not found") << OptionalStatus() << QList<qint64> {2};
-        QTest::newRow("no match") << QStringLiteral("zzz") << OptionalStatus() << QList<qint64> {};
-        QTest::newRow("status only") << QString() << OptionalStatus(CallStatus::Error) << QList<qint64> {2};
-        QTest::newRow("status running") << QString() << OptionalStatus(CallStatus::Running) << QList<qint64> {3};
+            << QStringLiteral("Claude  echo") << OptionalStatus() << QList<qint64>{1};
+        QTest::newRow("two words, one misses") << QStringLiteral("echo cursor") << OptionalStatus() << QList<qint64>{};
+        QTest::newRow("route") << QStringLiteral("adapter:github") << OptionalStatus() << QList<qint64>{3};
+        QTest::newRow("status word") << QStringLiteral("paused") << OptionalStatus() << QList<qint64>{5};
+        QTest::newRow("session") << QStringLiteral("sess-2") << OptionalStatus() << QList<qint64>{2};
+        QTest::newRow("error text") << QStringLiteral("not found") << OptionalStatus() << QList<qint64>{2};
+        QTest::newRow("no match") << QStringLiteral("zzz") << OptionalStatus() << QList<qint64>{};
+        QTest::newRow("status only") << QString() << OptionalStatus(CallStatus::Error) << QList<qint64>{2};
+        QTest::newRow("status running") << QString() << OptionalStatus(CallStatus::Running) << QList<qint64>{3};
         QTest::newRow("text and status") << QStringLiteral("echo") << OptionalStatus(CallStatus::Cancelled)
-                                         << QList<qint64> {4};
+                                         << QList<qint64>{4};
         QTest::newRow("text and status, none")
-            << QStringLiteral("echo") << OptionalStatus(CallStatus::Error) << QList<qint64> {};
+            << QStringLiteral("echo") << OptionalStatus(CallStatus::Error) << QList<qint64>{};
     }
 
     void filters()
@@ -124,9 +123,9 @@ private Q_SLOTS:
         model.applyUpdates(sampleCalls());
         proxy.setFilterText(QStringLiteral("echo"));
         proxy.setStatusFilter(CallStatus::Ok);
-        QCOMPARE(visibleIds(proxy), QList<qint64> {1});
+        QCOMPARE(visibleIds(proxy), QList<qint64>{1});
         proxy.setStatusFilter(std::nullopt);
-        QCOMPARE(visibleIds(proxy), (QList<qint64> {1, 4}));
+        QCOMPARE(visibleIds(proxy), (QList<qint64>{1, 4}));
         proxy.setFilterText(QString());
         QCOMPARE(proxy.rowCount(), 5);
     }
@@ -139,22 +138,22 @@ private Q_SLOTS:
         QAbstractItemModelTester tester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
         proxy.setFilterText(QStringLiteral("echo"));
         model.applyUpdates(sampleCalls());
-        QCOMPARE(visibleIds(proxy), (QList<qint64> {1, 4}));
+        QCOMPARE(visibleIds(proxy), (QList<qint64>{1, 4}));
 
         model.applyUpdates({makeCall(6, QStringLiteral("echo"), QStringLiteral("zed"), CallStatus::Running),
             makeCall(7, QStringLiteral("git_log"), QStringLiteral("zed"), CallStatus::Running)});
-        QCOMPARE(visibleIds(proxy), (QList<qint64> {1, 4, 6}));
+        QCOMPARE(visibleIds(proxy), (QList<qint64>{1, 4, 6}));
 
         // An update that makes a call match shows it; one that stops it matching hides it.
         proxy.setFilterText(QString());
         proxy.setStatusFilter(CallStatus::Running);
-        QCOMPARE(visibleIds(proxy), (QList<qint64> {3, 6, 7}));
+        QCOMPARE(visibleIds(proxy), (QList<qint64>{3, 6, 7}));
         model.applyUpdates({makeCall(6, QStringLiteral("echo"), QStringLiteral("zed"), CallStatus::Ok),
             makeCall(8, QStringLiteral("echo"), QStringLiteral("zed"), CallStatus::Running)});
-        QCOMPARE(visibleIds(proxy), (QList<qint64> {3, 7, 8}));
+        QCOMPARE(visibleIds(proxy), (QList<qint64>{3, 7, 8}));
         proxy.setStatusFilter(CallStatus::Ok);
         model.applyUpdates({makeCall(7, QStringLiteral("git_log"), QStringLiteral("zed"), CallStatus::Ok)});
-        QCOMPARE(visibleIds(proxy), (QList<qint64> {1, 6, 7}));
+        QCOMPARE(visibleIds(proxy), (QList<qint64>{1, 6, 7}));
     }
 
     void trimmingWhileFiltered()
@@ -165,9 +164,9 @@ private Q_SLOTS:
         QAbstractItemModelTester tester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
         proxy.setFilterText(QStringLiteral("echo"));
         model.applyUpdates(sampleCalls()); // keeps 3, 4, 5
-        QCOMPARE(visibleIds(proxy), QList<qint64> {4});
+        QCOMPARE(visibleIds(proxy), QList<qint64>{4});
         model.applyUpdates({makeCall(6, QStringLiteral("echo"), QStringLiteral("zed"), CallStatus::Ok)});
-        QCOMPARE(visibleIds(proxy), (QList<qint64> {4, 6}));
+        QCOMPARE(visibleIds(proxy), (QList<qint64>{4, 6}));
     }
 };
 

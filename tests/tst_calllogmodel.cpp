@@ -57,7 +57,7 @@ private Q_SLOTS:
         QCOMPARE(inserted.size(), 1);
         QCOMPARE(inserted.at(0).at(1).toInt(), 0);
         QCOMPARE(inserted.at(0).at(2).toInt(), 2);
-        QCOMPARE(idsOf(model), (QList<qint64> {1, 2, 3}));
+        QCOMPARE(idsOf(model), (QList<qint64>{1, 2, 3}));
 
         model.applyUpdates(makeCalls({4, 5}));
         QCOMPARE(inserted.size(), 2);
@@ -105,14 +105,13 @@ private Q_SLOTS:
         QTest::addColumn<QList<qint64>>("expectedIds");
         QTest::addColumn<qint64>("expectedDropped");
 
-        QTest::newRow("under capacity") << 5 << QList<QList<qint64>> {{1, 2, 3}} << QList<qint64> {1, 2, 3}
-                                        << qint64(0);
-        QTest::newRow("exactly full") << 3 << QList<QList<qint64>> {{1, 2, 3}} << QList<qint64> {1, 2, 3} << qint64(0);
-        QTest::newRow("one batch over") << 3 << QList<QList<qint64>> {{1, 2, 3, 4, 5}} << QList<qint64> {3, 4, 5}
+        QTest::newRow("under capacity") << 5 << QList<QList<qint64>>{{1, 2, 3}} << QList<qint64>{1, 2, 3} << qint64(0);
+        QTest::newRow("exactly full") << 3 << QList<QList<qint64>>{{1, 2, 3}} << QList<qint64>{1, 2, 3} << qint64(0);
+        QTest::newRow("one batch over") << 3 << QList<QList<qint64>>{{1, 2, 3, 4, 5}} << QList<qint64>{3, 4, 5}
                                         << qint64(2);
-        QTest::newRow("several batches") << 3 << QList<QList<qint64>> {{1, 2}, {3, 4}, {5, 6, 7}}
-                                         << QList<qint64> {5, 6, 7} << qint64(4);
-        QTest::newRow("capacity one") << 1 << QList<QList<qint64>> {{1}, {2}, {3}} << QList<qint64> {3} << qint64(2);
+        QTest::newRow("several batches") << 3 << QList<QList<qint64>>{{1, 2}, {3, 4}, {5, 6, 7}}
+                                         << QList<qint64>{5, 6, 7} << qint64(4);
+        QTest::newRow("capacity one") << 1 << QList<QList<qint64>>{{1}, {2}, {3}} << QList<qint64>{3} << qint64(2);
     }
 
     void trimsToCapacity()
@@ -151,19 +150,19 @@ private Q_SLOTS:
         QTest::addColumn<QList<qint64>>("expectedIds");
 
         QTest::newRow("history before live")
-            << 100 << QList<qint64> {10, 11} << QList<qint64> {3, 4, 5} << QList<qint64> {3, 4, 5, 10, 11};
+            << 100 << QList<qint64>{10, 11} << QList<qint64>{3, 4, 5} << QList<qint64>{3, 4, 5, 10, 11};
         QTest::newRow("history newest-first")
-            << 100 << QList<qint64> {10, 11} << QList<qint64> {5, 4, 3} << QList<qint64> {3, 4, 5, 10, 11};
-        QTest::newRow("interleaved") << 100 << QList<qint64> {2, 6, 10} << QList<qint64> {1, 4, 8}
-                                     << QList<qint64> {1, 2, 4, 6, 8, 10};
+            << 100 << QList<qint64>{10, 11} << QList<qint64>{5, 4, 3} << QList<qint64>{3, 4, 5, 10, 11};
+        QTest::newRow("interleaved") << 100 << QList<qint64>{2, 6, 10} << QList<qint64>{1, 4, 8}
+                                     << QList<qint64>{1, 2, 4, 6, 8, 10};
         QTest::newRow("mixed with newer")
-            << 100 << QList<qint64> {5, 6} << QList<qint64> {1, 7, 2} << QList<qint64> {1, 2, 5, 6, 7};
+            << 100 << QList<qint64>{5, 6} << QList<qint64>{1, 7, 2} << QList<qint64>{1, 2, 5, 6, 7};
         QTest::newRow("no room for older")
-            << 3 << QList<qint64> {10, 11, 12} << QList<qint64> {1, 2} << QList<qint64> {10, 11, 12};
+            << 3 << QList<qint64>{10, 11, 12} << QList<qint64>{1, 2} << QList<qint64>{10, 11, 12};
         QTest::newRow("room for the newest older")
-            << 4 << QList<qint64> {10, 11} << QList<qint64> {1, 2, 3} << QList<qint64> {2, 3, 10, 11};
+            << 4 << QList<qint64>{10, 11} << QList<qint64>{1, 2, 3} << QList<qint64>{2, 3, 10, 11};
         QTest::newRow("into an empty log")
-            << 100 << QList<qint64> {} << QList<qint64> {3, 1, 2} << QList<qint64> {1, 2, 3};
+            << 100 << QList<qint64>{} << QList<qint64>{3, 1, 2} << QList<qint64>{1, 2, 3};
     }
 
     void insertsOlderCallsSorted()
@@ -207,7 +206,7 @@ private Q_SLOTS:
         QCOMPARE(model.rowCount(), 0);
         QCOMPARE(model.droppedCount(), qint64(0));
         model.applyUpdates(makeCalls({4}));
-        QCOMPARE(idsOf(model), QList<qint64> {4});
+        QCOMPARE(idsOf(model), QList<qint64>{4});
     }
 };
 

@@ -43,7 +43,8 @@ bool isDark(const QPalette& palette)
 
 } // namespace
 
-CallInspector::CallInspector(QWidget* parent) : QWidget(parent)
+CallInspector::CallInspector(QWidget* parent)
+    : QWidget(parent)
 {
     m_stack = new QStackedWidget;
 

@@ -38,7 +38,9 @@ SnippetWidget* snippet(const QString& objectName)
 } // namespace
 
 ConnectClientDialog::ConnectClientDialog(const QUrl& serverUrl, const QByteArray& token, QWidget* parent)
-    : QDialog(parent), m_url(serverUrl), m_token(token)
+    : QDialog(parent)
+    , m_url(serverUrl)
+    , m_token(token)
 {
     setWindowTitle(tr("Connect a client"));
     const bool auth = !m_token.isEmpty();

@@ -3,7 +3,9 @@
 #include <QClipboard>
 #include <QGuiApplication>
 
-CopyButton::CopyButton(const QString& label, QWidget* parent) : QPushButton(label, parent), m_label(label)
+CopyButton::CopyButton(const QString& label, QWidget* parent)
+    : QPushButton(label, parent)
+    , m_label(label)
 {
     // As wide as the wider of the two texts, so the status bar or row does not jump when it changes.
     setText(tr("Copied"));

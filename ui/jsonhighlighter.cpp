@@ -23,7 +23,8 @@ bool isPunctuation(QChar c)
 
 } // namespace
 
-JsonHighlighter::JsonHighlighter(QTextDocument* document) : QSyntaxHighlighter(document)
+JsonHighlighter::JsonHighlighter(QTextDocument* document)
+    : QSyntaxHighlighter(document)
 {
     m_key.setFontWeight(QFont::DemiBold);
     setDarkBackground(false);

@@ -7,7 +7,9 @@
 #include <QLabel>
 
 SnippetWidget::SnippetWidget(QWidget* parent)
-    : QWidget(parent), m_text(new QLabel), m_copyButton(new CopyButton(tr("Copy")))
+    : QWidget(parent)
+    , m_text(new QLabel)
+    , m_copyButton(new CopyButton(tr("Copy")))
 {
     // A word-wrapped label rather than a text edit: labels report their height for a given width,
     // so a long command wraps and shows whole, with no scroll bar hiding a line.

@@ -1,6 +1,7 @@
 #include "statusfilterbox.h"
 
-StatusFilterBox::StatusFilterBox(QWidget* parent) : QComboBox(parent)
+StatusFilterBox::StatusFilterBox(QWidget* parent)
+    : QComboBox(parent)
 {
     // The item data is the status as an int; "All statuses" has none.
     addItem(tr("All statuses"));
