@@ -154,6 +154,8 @@ int main(int argc, char** argv)
         return app->exec();
     }
 
+    // Lets desktops match the window to switchboard.desktop and its icon.
+    QGuiApplication::setDesktopFileName(QStringLiteral("switchboard"));
     MainWindow window(&backend, config.callLogRows, commandLine.noAuth);
     window.show();
     return app->exec();

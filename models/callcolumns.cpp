@@ -4,6 +4,7 @@
 
 #include <QColor>
 #include <QDateTime>
+#include <QTimeZone>
 
 namespace CallColumns {
 
@@ -16,6 +17,18 @@ QString formatDuration(qint64 durationUs)
     if (durationUs < 1'000'000)
         return QStringLiteral("%1 ms").arg(double(durationUs) / 1000.0, 0, 'f', durationUs < 10'000 ? 2 : 1);
     return QStringLiteral("%1 s").arg(double(durationUs) / 1e6, 0, 'f', 2);
+}
+
+QString formatLocalTime(qint64 epochMs, const QString& format)
+{
+    thread_local qint64 offsetMs = 0;
+    thread_local qint64 offsetCheckedAtMs = 0;
+    const qint64 now = QDateTime::currentMSecsSinceEpoch();
+    if (offsetCheckedAtMs == 0 || now - offsetCheckedAtMs > 60'000) {
+        offsetMs = qint64(QDateTime::currentDateTime().offsetFromUtc()) * 1000;
+        offsetCheckedAtMs = now;
+    }
+    return QDateTime::fromMSecsSinceEpoch(epochMs + offsetMs, QTimeZone::utc()).toString(format);
 }
 
 QString clientLabel(const ToolCall& call)
@@ -50,7 +63,7 @@ QVariant data(const ToolCall& call, int column, int role)
     case Qt::DisplayRole:
         switch (column) {
         case TimeColumn:
-            return QDateTime::fromMSecsSinceEpoch(call.startedAtMs).toString(QStringLiteral("HH:mm:ss.zzz"));
+            return formatLocalTime(call.startedAtMs, QStringLiteral("HH:mm:ss.zzz"));
         case ClientColumn:
             return clientLabel(call);
         case ToolColumn:
@@ -93,8 +106,9 @@ QVariant data(const ToolCall& call, int column, int role)
             return data(call, column, Qt::DisplayRole);
         }
     case FilterRole:
-        return QString(call.tool + QLatin1Char(' ') + clientLabel(call) + QLatin1Char(' ') + call.route + QLatin1Char(' ')
-                       + callStatusName(call.status) + QLatin1Char(' ') + call.sessionId + QLatin1Char(' ') + call.error)
+        return QString(call.tool + QLatin1Char(' ') + clientLabel(call) + QLatin1Char(' ') + call.route
+            + QLatin1Char(' ') + callStatusName(call.status) + QLatin1Char(' ') + call.sessionId + QLatin1Char(' ')
+            + call.error)
             .toLower();
     case CallIdRole:
         return call.id;

@@ -22,6 +22,10 @@ enum Columns {
 QVariant data(const ToolCall& call, int column, int role);
 QVariant headerData(int section, Qt::Orientation orientation, int role);
 QString formatDuration(qint64 durationUs);
+// Local wall-clock time of an epoch time, formatted with `format` (QDateTime formats). The UTC
+// offset is looked up at most once a minute: asking the time zone for every row of a fast log
+// re-reads the zone file each time.
+QString formatLocalTime(qint64 epochMs, const QString& format);
 QString clientLabel(const ToolCall& call);
 
 } // namespace CallColumns

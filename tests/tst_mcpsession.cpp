@@ -103,6 +103,9 @@ private Q_SLOTS:
     void toolsListPages();
     void echoCallIsRecorded();
     void unknownToolIsRecordedAsError();
+    void refusedCallsAreRecorded_data();
+    void refusedCallsAreRecorded();
+    void argumentsKeepTheClientsOrder();
     void invalidArgumentsAreAToolError();
     void progressAndLogNotifications();
     void setLevelFiltersLogs();
@@ -450,6 +453,47 @@ void TestMcpSession::secretIsRedactedFromRecords()
     QVERIFY(!record.request.contains("sb_secret-token"));
     QVERIFY(!record.response.contains("sb_secret-token"));
     QVERIFY(record.request.contains("[redacted]"));
+}
+
+void TestMcpSession::refusedCallsAreRecorded_data()
+{
+    QTest::addColumn<QByteArray>("params");
+    QTest::addColumn<QString>("tool");
+    QTest::addColumn<QString>("route");
+    QTest::addColumn<QString>("error");
+    QTest::newRow("no name") << QByteArray("{}") << QStringLiteral("(no name)") << QStringLiteral("unknown")
+                             << QStringLiteral("needs params.name");
+    QTest::newRow("arguments not an object") << QByteArray(R"({"name":"echo","arguments":5})") << QStringLiteral("echo")
+                                             << QStringLiteral("builtin") << QStringLiteral("must be an object");
+}
+
+void TestMcpSession::refusedCallsAreRecorded()
+{
+    QFETCH(QByteArray, params);
+    QFETCH(QString, tool);
+    QFETCH(QString, route);
+    QFETCH(QString, error);
+    Fixture f;
+    auto session = f.session();
+    QSignalSpy finished(&f.events, &BackendEvents::callFinished);
+    const auto channel
+        = send(*session, R"({"jsonrpc":"2.0","id":3,"method":"tools/call","params":)" + params.toStdString() + "}");
+    QCOMPARE_JSON(channel->responses.at(0)["error"]["code"], -32602);
+    QCOMPARE(finished.size(), 1);
+    const auto record = finished.at(0).at(0).value<ToolCall>();
+    QCOMPARE(record.status, CallStatus::Error);
+    QCOMPARE(record.tool, tool);
+    QCOMPARE(record.route, route);
+    QVERIFY2(record.error.contains(error), qPrintable(record.error));
+}
+
+void TestMcpSession::argumentsKeepTheClientsOrder()
+{
+    ToolCall call;
+    call.request
+        = R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{"zeta":1,"alpha":2}}})";
+    const QByteArray shown = call.argumentsJson();
+    QVERIFY(shown.indexOf("zeta") < shown.indexOf("alpha"));
 }
 
 QTEST_GUILESS_MAIN(TestMcpSession)

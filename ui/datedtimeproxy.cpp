@@ -3,13 +3,11 @@
 #include "callcolumns.h"
 #include "modelroles.h"
 
-#include <QDateTime>
-
 QVariant DatedTimeProxy::data(const QModelIndex& index, int role) const
 {
     if (role == Qt::DisplayRole && index.column() == CallColumns::TimeColumn) {
         const ToolCall call = QIdentityProxyModel::data(index, CallRole).value<ToolCall>();
-        return QDateTime::fromMSecsSinceEpoch(call.startedAtMs).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss.zzz"));
+        return CallColumns::formatLocalTime(call.startedAtMs, QStringLiteral("yyyy-MM-dd HH:mm:ss.zzz"));
     }
     return QIdentityProxyModel::data(index, role);
 }

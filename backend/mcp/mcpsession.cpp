@@ -184,22 +184,56 @@ json McpSession::handleToolsList(const JsonRpc::Message& message)
     return JsonRpc::makeResult(message.id, std::move(result));
 }
 
+ToolCall McpSession::newRecord(
+    const JsonRpc::Message& message, const QByteArray& rawText, const QString& tool, const QString& route)
+{
+    ToolCall record;
+    record.id = m_environment->nextCallId();
+    record.sessionId = QString::fromLatin1(m_id);
+    record.clientName = m_clientName;
+    record.clientVersion = m_clientVersion;
+    record.tool = tool;
+    record.route = route;
+    record.request = redacted(rawText.isEmpty() ? JsonRpc::serialize(*message.raw) : rawText);
+    record.startedAtMs = QDateTime::currentMSecsSinceEpoch();
+    return record;
+}
+
+void McpSession::rejectCall(const JsonRpc::Message& message, ToolCall record, int code, const QString& text,
+    const std::shared_ptr<ResponseChannel>& channel)
+{
+    // A call refused before it runs is still a call the operator should see, with its reason.
+    const QByteArray bytes = JsonRpc::serialize(JsonRpc::makeError(message.id, code, text.toStdString()));
+    if (channel)
+        channel->sendResponse(bytes);
+    m_environment->events->publishCallStarted(record);
+    record.status = CallStatus::Error;
+    record.error = text;
+    record.response = redacted(bytes);
+    record.durationUs = 0;
+    m_environment->events->publishCallFinished(record);
+}
+
 void McpSession::handleToolsCall(
     const JsonRpc::Message& message, const QByteArray& rawText, const std::shared_ptr<ResponseChannel>& channel)
 {
     const json& params = message.params;
     const auto nameIt = params.is_object() ? params.find("name") : params.end();
     if (nameIt == params.end() || !nameIt->is_string() || nameIt->get_ref<const std::string&>().empty()) {
-        reply(channel,
-            JsonRpc::makeError(message.id, JsonRpc::InvalidParams,
-                "tools/call needs params.name, the name of a tool from tools/list"));
+        rejectCall(message, newRecord(message, rawText, QStringLiteral("(no name)"), QStringLiteral("unknown")),
+            JsonRpc::InvalidParams, QStringLiteral("tools/call needs params.name, the name of a tool from tools/list"),
+            channel);
         return;
     }
+    const std::string& name = nameIt->get_ref<const std::string&>();
+    const ToolRouter::Resolution resolution = m_environment->router->resolve(name);
+    ToolCall record = newRecord(message, rawText, QString::fromStdString(name), resolution.route());
+
     json arguments = json::object();
     if (const auto it = params.find("arguments"); it != params.end() && !it->is_null()) {
         if (!it->is_object()) {
-            reply(
-                channel, JsonRpc::makeError(message.id, JsonRpc::InvalidParams, "params.arguments must be an object"));
+            rejectCall(message, std::move(record), JsonRpc::InvalidParams,
+                QStringLiteral("params.arguments must be an object"), channel);
             return;
         }
         arguments = *it;
@@ -212,37 +246,14 @@ void McpSession::handleToolsCall(
     }
     std::string key = JsonRpc::dump(message.id);
     if (m_inFlight.count(key)) {
-        reply(channel,
-            JsonRpc::makeError(
-                message.id, JsonRpc::InvalidRequest, "request id " + key + " is already in use by a call in flight"));
+        rejectCall(message, std::move(record), JsonRpc::InvalidRequest,
+            QStringLiteral("request id %1 is already in use by a call in flight").arg(QString::fromStdString(key)),
+            channel);
         return;
     }
-
-    const std::string& name = nameIt->get_ref<const std::string&>();
-    const ToolRouter::Resolution resolution = m_environment->router->resolve(name);
-
-    ToolCall record;
-    record.id = m_environment->nextCallId();
-    record.sessionId = QString::fromLatin1(m_id);
-    record.clientName = m_clientName;
-    record.clientVersion = m_clientVersion;
-    record.tool = QString::fromStdString(name);
-    record.route = resolution.route();
-    record.request = redacted(rawText.isEmpty() ? JsonRpc::serialize(*message.raw) : rawText);
-    record.startedAtMs = QDateTime::currentMSecsSinceEpoch();
-
     if (!resolution.tool) {
         const QString text = ToolRouter::unknownToolMessage(record.tool, resolution.closestMatches);
-        json error = JsonRpc::makeError(message.id, JsonRpc::InvalidParams, text.toStdString());
-        const QByteArray bytes = JsonRpc::serialize(error);
-        if (channel)
-            channel->sendResponse(bytes);
-        m_environment->events->publishCallStarted(record);
-        record.status = CallStatus::Error;
-        record.error = text;
-        record.response = redacted(bytes);
-        record.durationUs = 0;
-        m_environment->events->publishCallFinished(record);
+        rejectCall(message, std::move(record), JsonRpc::InvalidParams, text, channel);
         return;
     }
 

@@ -91,6 +91,10 @@ private:
     nlohmann::json handleToolsList(const JsonRpc::Message& message);
     void handleToolsCall(
         const JsonRpc::Message& message, const QByteArray& rawText, const std::shared_ptr<ResponseChannel>& channel);
+    ToolCall newRecord(
+        const JsonRpc::Message& message, const QByteArray& rawText, const QString& tool, const QString& route);
+    void rejectCall(const JsonRpc::Message& message, ToolCall record, int code, const QString& text,
+        const std::shared_ptr<ResponseChannel>& channel);
     void completeCall(const std::string& key, const ToolResult& result);
     void cancelCall(const std::string& key, const QString& reason);
     void handleNotification(const JsonRpc::Message& message);

@@ -33,7 +33,8 @@ bool callStatusFromName(const QString& name, CallStatus* status)
 
 QByteArray ToolCall::argumentsJson() const
 {
-    const auto parsed = nlohmann::json::parse(request.constBegin(), request.constEnd(), nullptr, false);
+    // ordered_json keeps the client's key order, which is what a person expects to read.
+    const auto parsed = nlohmann::ordered_json::parse(request.constBegin(), request.constEnd(), nullptr, false);
     if (!parsed.is_object())
         return {};
     const auto params = parsed.find("params");
@@ -42,5 +43,5 @@ QByteArray ToolCall::argumentsJson() const
     const auto arguments = params->find("arguments");
     if (arguments == params->end())
         return {};
-    return QByteArray::fromStdString(arguments->dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
+    return QByteArray::fromStdString(arguments->dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
 }
