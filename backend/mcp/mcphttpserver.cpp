@@ -83,6 +83,18 @@ void sendNow(QHttpServerResponder& responder)
         socket->flush();
 }
 
+// The head of a response whose body is an event stream of unknown length, sent in chunks.
+void writeEventStreamHead(
+    QHttpServerResponder& responder, const std::vector<std::pair<QByteArray, QByteArray>>& headers)
+{
+    responder.writeStatusLine(StatusCode::Ok);
+    responder.writeHeader("Content-Type", "text/event-stream");
+    responder.writeHeader("Cache-Control", "no-cache");
+    responder.writeHeader("Transfer-Encoding", "chunked");
+    for (const auto& [name, value] : headers)
+        responder.writeHeader(name, value);
+}
+
 } // namespace
 
 // One POST's reply. Starts as a plain JSON response; switches to an event stream (chunked) when a
@@ -149,12 +161,7 @@ private:
         if (m_streaming)
             return;
         m_streaming = true;
-        m_responder.writeStatusLine(StatusCode::Ok);
-        m_responder.writeHeader("Content-Type", "text/event-stream");
-        m_responder.writeHeader("Cache-Control", "no-cache");
-        m_responder.writeHeader("Transfer-Encoding", "chunked");
-        for (const auto& [name, value] : m_headers)
-            m_responder.writeHeader(name, value);
+        writeEventStreamHead(m_responder, m_headers);
         // Responses collected before the switch (earlier requests of a batch) go first.
         for (const QByteArray& message : std::as_const(m_collected))
             m_responder.writeBody(chunk(sseEvent(message)));
@@ -228,12 +235,7 @@ public:
         : m_responder(std::move(responder))
         , m_socket(socket)
     {
-        m_responder.writeStatusLine(StatusCode::Ok);
-        m_responder.writeHeader("Content-Type", "text/event-stream");
-        m_responder.writeHeader("Cache-Control", "no-cache");
-        m_responder.writeHeader("Transfer-Encoding", "chunked");
-        for (const auto& [name, value] : headers)
-            m_responder.writeHeader(name, value);
+        writeEventStreamHead(m_responder, headers);
         m_responder.writeBody(chunk(": stream open\n\n"));
         sendNow(m_responder);
         if (auto* guard = HttpConnectionGuard::of(socket))
