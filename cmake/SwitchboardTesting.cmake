@@ -1,4 +1,4 @@
-# switchboard_add_test(<name> LABEL <unit|integration|gui|conformance>[;sanitize] LIBS <targets...> [TIMEOUT <s>])
+# switchboard_add_test(<name> LABEL <unit|integration|gui|conformance> [sanitize] LIBS <targets...> [TIMEOUT <s>])
 #
 # Tests labelled unit (and any also labelled sanitize) run again in the AddressSanitizer+UBSan
 # build; the target sanitized_tests builds just those.
@@ -6,7 +6,7 @@
 # One Qt Test executable per unit, built from tests/<name>.cpp; tests link the libraries and never
 # re-list their sources (GammaRay's gammaray_add_test is the pattern).
 function(switchboard_add_test name)
-    cmake_parse_arguments(ARG "" "LABEL;TIMEOUT" "LIBS" ${ARGN})
+    cmake_parse_arguments(ARG "" "TIMEOUT" "LABEL;LIBS" ${ARGN})
     if(NOT ARG_LABEL)
         message(FATAL_ERROR "switchboard_add_test(${name}): LABEL is required")
     endif()
