@@ -7,57 +7,76 @@
 
 namespace {
 
-// A request head's header lines, searched case-insensitively without copying.
-QByteArray headerValue(const QByteArray& head, const QByteArray& lowerName)
-{
-    qsizetype lineStart = head.indexOf("\r\n");
-    while (lineStart >= 0 && lineStart + 2 < head.size()) {
-        lineStart += 2;
-        const qsizetype lineEnd = head.indexOf("\r\n", lineStart);
-        const qsizetype end = lineEnd < 0 ? head.size() : lineEnd;
-        const qsizetype colon = head.indexOf(':', lineStart);
-        if (colon > lineStart && colon < end && colon - lineStart == lowerName.size()
-            && head.mid(lineStart, colon - lineStart).toLower() == lowerName) {
-            return head.mid(colon + 1, end - colon - 1).trimmed();
-        }
-        lineStart = lineEnd;
-    }
-    return {};
-}
-
 bool isTokenChar(char c)
 {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
         || QByteArrayView("!#$%&'*+-.^_`|~").contains(c);
 }
 
-// The shape of a request head (request line, then "name: value" lines). Qt's parser drops a
-// malformed request without answering; checking the shape first lets the client hear why.
-bool isWellFormedHead(const QByteArray& head)
+bool equalsIgnoringCase(QByteArrayView text, QByteArrayView lowerCase)
 {
-    const QList<QByteArray> lines = head.split('\n');
-    const QList<QByteArray> requestLine = lines.first().trimmed().split(' ');
-    if (requestLine.size() != 3 || requestLine.at(0).isEmpty() || requestLine.at(1).isEmpty())
-        return false;
-    for (char c : requestLine.at(0)) {
+    return qstrnicmp(text.data(), text.size(), lowerCase.data(), lowerCase.size()) == 0;
+}
+
+// What the guard needs from a request head, read in one pass without copying. Qt's parser drops a
+// malformed request without answering; checking the shape here lets the client hear why.
+struct HeadFacts
+{
+    bool wellFormed = false;
+    QByteArrayView contentLength; // empty when absent
+    bool chunked = false;
+    bool expectContinue = false;
+};
+
+HeadFacts scanHead(QByteArrayView head)
+{
+    HeadFacts facts;
+    qsizetype lineEnd = head.indexOf("\r\n");
+    if (lineEnd < 0)
+        lineEnd = head.size();
+    // Request line: METHOD SP target SP HTTP/1.x
+    const QByteArrayView requestLine = head.first(lineEnd);
+    const qsizetype firstSpace = requestLine.indexOf(' ');
+    const qsizetype lastSpace = requestLine.lastIndexOf(' ');
+    if (firstSpace <= 0 || lastSpace <= firstSpace + 1)
+        return facts;
+    for (char c : requestLine.first(firstSpace)) {
         if (c < 'A' || c > 'Z')
-            return false;
+            return facts;
     }
-    if (requestLine.at(2) != "HTTP/1.1" && requestLine.at(2) != "HTTP/1.0")
-        return false;
-    for (qsizetype i = 1; i < lines.size(); ++i) {
-        const QByteArray line = lines.at(i).trimmed();
+    const QByteArrayView version = requestLine.sliced(lastSpace + 1);
+    if (version != "HTTP/1.1" && version != "HTTP/1.0")
+        return facts;
+    if (requestLine.sliced(firstSpace + 1, lastSpace - firstSpace - 1).contains(' '))
+        return facts;
+
+    qsizetype lineStart = lineEnd + 2;
+    while (lineStart < head.size()) {
+        lineEnd = head.indexOf("\r\n", lineStart);
+        if (lineEnd < 0)
+            lineEnd = head.size();
+        const QByteArrayView line = head.sliced(lineStart, lineEnd - lineStart);
+        lineStart = lineEnd + 2;
         if (line.isEmpty())
             continue;
         const qsizetype colon = line.indexOf(':');
         if (colon <= 0)
-            return false;
-        for (qsizetype j = 0; j < colon; ++j) {
-            if (!isTokenChar(line.at(j)))
-                return false;
+            return facts;
+        const QByteArrayView name = line.first(colon);
+        for (char c : name) {
+            if (!isTokenChar(c))
+                return facts;
         }
+        const QByteArrayView value = line.sliced(colon + 1).trimmed();
+        if (equalsIgnoringCase(name, "content-length"))
+            facts.contentLength = value;
+        else if (equalsIgnoringCase(name, "transfer-encoding"))
+            facts.chunked = value.toByteArray().toLower().contains("chunked");
+        else if (equalsIgnoringCase(name, "expect"))
+            facts.expectContinue = equalsIgnoringCase(value, "100-continue");
     }
-    return true;
+    facts.wellFormed = true;
+    return facts;
 }
 
 } // namespace
@@ -133,39 +152,48 @@ void HttpConnectionGuard::onReadyRead()
 
 void HttpConnectionGuard::inspectHead(qint64 previouslySeen)
 {
-    const qint64 room = qint64(m_limits.maxHeaderBytes) + 4 - m_head.size();
     const qint64 newBytes = m_received - previouslySeen;
-    if (room > 0)
-        m_head.append(m_socket->peek(qMin(room, newBytes)));
-    const qsizetype searchFrom = qMax<qsizetype>(0, m_head.size() - newBytes - 3);
-    const qsizetype end = m_head.indexOf("\r\n\r\n", searchFrom);
+    // The usual request arrives whole in one read: look at it in place, without keeping a copy.
+    char buffer[4096];
+    QByteArrayView head;
+    if (m_head.isEmpty() && newBytes <= qint64(sizeof buffer)) {
+        const qint64 peeked = m_socket->peek(buffer, newBytes);
+        head = QByteArrayView(buffer, qMax<qint64>(0, peeked));
+    } else {
+        const qint64 room = qint64(m_limits.maxHeaderBytes) + 4 - m_head.size();
+        if (room > 0)
+            m_head.append(m_socket->peek(qMin(room, newBytes)));
+        head = m_head;
+    }
+    const qsizetype searchFrom = qMax<qsizetype>(0, head.size() - newBytes - 3);
+    const qsizetype end = head.indexOf("\r\n\r\n", searchFrom);
     if (end < 0) {
+        if (head.data() == buffer)
+            m_head = head.toByteArray(); // the head continues in a later read
         if (m_head.size() > m_limits.maxHeaderBytes)
             reject(431, "Request Header Fields Too Large", "request head is larger than the limit");
         return;
     }
     m_headLength = end + 4;
-    m_head.truncate(end + 2);
     m_phase = Phase::Body;
-    if (!isWellFormedHead(m_head)) {
+    const HeadFacts facts = scanHead(head.first(end + 2));
+    m_head.clear();
+    if (!facts.wellFormed) {
         reject(400, "Bad Request", "malformed HTTP request");
         return;
     }
-
-    const QByteArray transferEncoding = headerValue(m_head, "transfer-encoding").toLower();
-    const QByteArray contentLength = headerValue(m_head, "content-length");
-    if (transferEncoding.contains("chunked")) {
+    if (facts.chunked) {
         m_bodyExpected = -1;
-    } else if (!contentLength.isEmpty()) {
+    } else if (!facts.contentLength.isEmpty()) {
         bool ok = false;
-        const qint64 length = contentLength.toLongLong(&ok);
+        const qint64 length = facts.contentLength.toLongLong(&ok);
         if (!ok || length < 0) {
             reject(400, "Bad Request", "invalid Content-Length");
             return;
         }
         if (length > m_limits.maxBodyBytes) {
             reject(413, "Payload Too Large",
-                "request body of " + contentLength + " bytes is larger than the limit of "
+                "request body of " + QByteArray::number(length) + " bytes is larger than the limit of "
                     + QByteArray::number(m_limits.maxBodyBytes) + " bytes");
             return;
         }
@@ -173,7 +201,7 @@ void HttpConnectionGuard::inspectHead(qint64 previouslySeen)
     } else {
         m_bodyExpected = 0;
     }
-    if (headerValue(m_head, "expect").toLower() == "100-continue" && m_received == m_headLength)
+    if (facts.expectContinue && m_received == m_headLength)
         m_socket->write("HTTP/1.1 100 Continue\r\n\r\n");
 }
 

@@ -95,6 +95,12 @@ ParseResult parse(const QByteArray& body, const ParseLimits& limits)
     return result;
 }
 
+const json& Message::params() const
+{
+    static const json absent;
+    return paramsValue ? *paramsValue : absent;
+}
+
 Message classify(const json& value)
 {
     Message message;
@@ -131,7 +137,7 @@ Message classify(const json& value)
         }
         message.method = methodIt->get<std::string>();
         if (paramsIt != value.end() && paramsIt->is_object())
-            message.params = *paramsIt;
+            message.paramsValue = &*paramsIt;
         message.kind = hasId ? Kind::Request : Kind::Notification;
         return message;
     }

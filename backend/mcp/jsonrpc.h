@@ -52,7 +52,8 @@ struct Message
     Kind kind = Kind::Invalid;
     json id; // null for notifications and unreadable ids
     std::string method; // requests and notifications
-    json params; // an object, or null when absent
+    const json* paramsValue = nullptr; // points into the parsed document; null when absent
+    const json& params() const; // an object, or null when absent
     std::string invalidReason;
     const json* raw = nullptr; // the message as received; points into the parsed document
 };

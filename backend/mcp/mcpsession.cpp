@@ -64,7 +64,7 @@ void McpSession::touch()
 
 bool McpSession::initialize(const JsonRpc::Message& request, QByteArray* response)
 {
-    const json& params = request.params;
+    const json& params = request.params();
     const auto version = params.is_object() ? params.find("protocolVersion") : params.end();
     if (!params.is_object() || version == params.end() || !version->is_string()) {
         *response = JsonRpc::serialize(JsonRpc::makeError(
@@ -129,8 +129,8 @@ void McpSession::handleMessage(
     } else if (method == "tools/list") {
         reply(channel, handleToolsList(message));
     } else if (method == "logging/setLevel") {
-        const auto level = message.params.is_object() ? message.params.find("level") : message.params.end();
-        const auto parsed = level != message.params.end() && level->is_string()
+        const auto level = message.params().is_object() ? message.params().find("level") : message.params().end();
+        const auto parsed = level != message.params().end() && level->is_string()
             ? logLevelFromName(level->get<std::string>())
             : std::nullopt;
         if (!parsed) {
@@ -155,9 +155,9 @@ void McpSession::handleMessage(
 json McpSession::handleToolsList(const JsonRpc::Message& message)
 {
     std::string after;
-    if (message.params.is_object()) {
-        const auto cursor = message.params.find("cursor");
-        if (cursor != message.params.end() && !cursor->is_null()) {
+    if (message.params().is_object()) {
+        const auto cursor = message.params().find("cursor");
+        if (cursor != message.params().end() && !cursor->is_null()) {
             if (!cursor->is_string() || !decodeCursor(cursor->get<std::string>(), &after))
                 return JsonRpc::makeError(message.id, JsonRpc::InvalidParams,
                     "invalid cursor; pass the nextCursor of a previous tools/list result");
@@ -217,7 +217,7 @@ void McpSession::rejectCall(const JsonRpc::Message& message, ToolCall record, in
 void McpSession::handleToolsCall(
     const JsonRpc::Message& message, const QByteArray& rawText, const std::shared_ptr<ResponseChannel>& channel)
 {
-    const json& params = message.params;
+    const json& params = message.params();
     const auto nameIt = params.is_object() ? params.find("name") : params.end();
     if (nameIt == params.end() || !nameIt->is_string() || nameIt->get_ref<const std::string&>().empty()) {
         rejectCall(message, newRecord(message, rawText, QStringLiteral("(no name)"), QStringLiteral("unknown")),
@@ -266,7 +266,7 @@ void McpSession::handleToolsCall(
     hooks.wantsLog = [self](LogLevel level) { return self && level >= self->m_logLevel; };
     hooks.complete = [self, key](ToolResult result) {
         if (self)
-            self->completeCall(key, result);
+            self->completeCall(key, std::move(result));
     };
     auto context = std::make_shared<ToolCallContext>(std::move(arguments), std::move(progressToken), std::move(hooks));
 
@@ -281,7 +281,7 @@ void McpSession::handleToolsCall(
     ToolRouter::invoke(*resolution.tool, context);
 }
 
-void McpSession::completeCall(const std::string& key, const ToolResult& result)
+void McpSession::completeCall(const std::string& key, ToolResult result)
 {
     const auto it = m_inFlight.find(key);
     if (it == m_inFlight.end())
@@ -289,15 +289,15 @@ void McpSession::completeCall(const std::string& key, const ToolResult& result)
     InFlight entry = std::move(it->second);
     m_inFlight.erase(it);
 
-    const QByteArray bytes = JsonRpc::serialize(JsonRpc::makeResult(entry.requestId, result.toJson()));
-    if (entry.channel)
-        entry.channel->sendResponse(bytes);
     ToolCall& record = entry.record;
-    record.durationUs = entry.timer.nsecsElapsed() / 1000;
-    record.response = redacted(bytes);
     record.status = result.isError ? CallStatus::Error : CallStatus::Ok;
     if (result.isError)
         record.error = result.firstText().left(500);
+    const QByteArray bytes = JsonRpc::serialize(JsonRpc::makeResult(entry.requestId, std::move(result).toJson()));
+    if (entry.channel)
+        entry.channel->sendResponse(bytes);
+    record.durationUs = entry.timer.nsecsElapsed() / 1000;
+    record.response = redacted(bytes);
     m_environment->events->publishCallFinished(record);
 }
 
@@ -323,13 +323,13 @@ void McpSession::handleNotification(const JsonRpc::Message& message)
     if (message.method == "notifications/initialized") {
         m_initialized = true;
     } else if (message.method == "notifications/cancelled") {
-        if (!message.params.is_object())
+        if (!message.params().is_object())
             return;
-        const auto requestId = message.params.find("requestId");
-        if (requestId == message.params.end())
+        const auto requestId = message.params().find("requestId");
+        if (requestId == message.params().end())
             return;
         QString reason = QStringLiteral("cancelled by the client");
-        if (const auto r = message.params.find("reason"); r != message.params.end() && r->is_string())
+        if (const auto r = message.params().find("reason"); r != message.params().end() && r->is_string())
             reason += QStringLiteral(": ") + QString::fromStdString(r->get<std::string>());
         cancelCall(JsonRpc::dump(*requestId), reason);
     }

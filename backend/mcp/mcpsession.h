@@ -95,7 +95,7 @@ private:
         const JsonRpc::Message& message, const QByteArray& rawText, const QString& tool, const QString& route);
     void rejectCall(const JsonRpc::Message& message, ToolCall record, int code, const QString& text,
         const std::shared_ptr<ResponseChannel>& channel);
-    void completeCall(const std::string& key, const ToolResult& result);
+    void completeCall(const std::string& key, ToolResult result);
     void cancelCall(const std::string& key, const QString& reason);
     void handleNotification(const JsonRpc::Message& message);
     QByteArray redacted(QByteArray text) const;

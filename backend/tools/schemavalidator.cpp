@@ -73,6 +73,22 @@ QString escapePointerToken(const std::string& token)
     return text;
 }
 
+// Where a value sits in the arguments, as a chain of parents: rendered as a JSON Pointer only when
+// an error is reported, so valid arguments cost no string building.
+struct Path
+{
+    const Path* parent = nullptr;
+    const std::string* key = nullptr; // an object member, or
+    std::size_t index = 0; // an array element when key is null
+
+    QString pointer() const
+    {
+        if (!parent)
+            return {};
+        return parent->pointer() + QLatin1Char('/') + (key ? escapePointerToken(*key) : QString::number(index));
+    }
+};
+
 class Validator
 {
 public:
@@ -80,7 +96,7 @@ public:
         : m_maxErrors(maxErrors)
     {}
 
-    void check(const json& value, const json& schema, const QString& path)
+    void check(const json& value, const json& schema, const Path& path)
     {
         if (full())
             return;
@@ -160,14 +176,15 @@ public:
 private:
     bool full() const { return m_errors.size() >= m_maxErrors; }
 
-    void add(const QString& path, const QString& message)
+    void add(const Path& path, const QString& message)
     {
         if (full())
             return;
-        m_errors << (path.isEmpty() ? QStringLiteral("arguments") : path) + QStringLiteral(": ") + message;
+        const QString pointer = path.pointer();
+        m_errors << (pointer.isEmpty() ? QStringLiteral("arguments") : pointer) + QStringLiteral(": ") + message;
     }
 
-    void checkObject(const json& value, const json& schema, const QString& path)
+    void checkObject(const json& value, const json& schema, const Path& path)
     {
         const auto properties = schema.find("properties");
         const bool hasProperties = properties != schema.end() && properties->is_object();
@@ -181,7 +198,7 @@ private:
         }
         const auto additional = schema.find("additionalProperties");
         for (auto it = value.begin(); it != value.end(); ++it) {
-            const QString childPath = path + QLatin1Char('/') + escapePointerToken(it.key());
+            const Path childPath{&path, &it.key(), 0};
             if (hasProperties) {
                 if (const auto property = properties->find(it.key()); property != properties->end()) {
                     check(it.value(), *property, childPath);
@@ -197,7 +214,7 @@ private:
         }
     }
 
-    void checkArray(const json& value, const json& schema, const QString& path)
+    void checkArray(const json& value, const json& schema, const Path& path)
     {
         if (const auto it = schema.find("minItems");
             it != schema.end() && it->is_number_unsigned() && value.size() < it->get<std::size_t>())
@@ -208,11 +225,11 @@ private:
         if (const auto items = schema.find("items");
             items != schema.end() && (items->is_object() || items->is_boolean())) {
             for (std::size_t i = 0; i < value.size() && !full(); ++i)
-                check(value[i], *items, path + QLatin1Char('/') + QString::number(i));
+                check(value[i], *items, Path{&path, nullptr, i});
         }
     }
 
-    void checkString(const std::string& value, const json& schema, const QString& path)
+    void checkString(const std::string& value, const json& schema, const Path& path)
     {
         const auto length = QString::fromStdString(value).size();
         if (const auto it = schema.find("minLength");
@@ -229,7 +246,7 @@ private:
         }
     }
 
-    void checkNumber(double value, const json& schema, const QString& path)
+    void checkNumber(double value, const json& schema, const Path& path)
     {
         if (const auto it = schema.find("minimum"); it != schema.end() && it->is_number() && value < it->get<double>())
             add(path, QStringLiteral("must be at least %1").arg(shortJson(*it)));
@@ -252,6 +269,6 @@ private:
 QStringList SchemaValidator::validate(const json& value, const json& schema, int maxErrors)
 {
     Validator validator(maxErrors);
-    validator.check(value, schema, QString());
+    validator.check(value, schema, Path());
     return validator.errors();
 }

@@ -16,11 +16,17 @@ ToolResult ToolResult::error(const QString& message)
     return result;
 }
 
-json ToolResult::toJson() const
+json ToolResult::toJson() const&
 {
-    json result{{"content", content.is_array() ? content : json::array()}};
+    return ToolResult(*this).toJson();
+}
+
+json ToolResult::toJson() &&
+{
+    json result = json::object();
+    result["content"] = content.is_array() ? std::move(content) : json::array();
     if (!structuredContent.is_null())
-        result["structuredContent"] = structuredContent;
+        result["structuredContent"] = std::move(structuredContent);
     if (isError)
         result["isError"] = true;
     return result;

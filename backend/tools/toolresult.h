@@ -17,7 +17,8 @@ struct ToolResult
     static ToolResult error(const QString& message);
 
     // The CallToolResult as sent to the client.
-    nlohmann::json toJson() const;
+    nlohmann::json toJson() const&;
+    nlohmann::json toJson() &&; // moves the content out instead of copying it
     // The first text block, for one-line summaries.
     QString firstText() const;
 };
