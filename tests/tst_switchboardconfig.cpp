@@ -13,6 +13,7 @@ private Q_SLOTS:
     void missingFileMeansDefaults();
     void readsEveryKey();
     void unknownKeysAreWarnings();
+    void readsInteractionPermissionsAndClientTools();
     void errors_data();
     void errors();
 
@@ -68,6 +69,55 @@ void TestSwitchboardConfig::readsEveryKey()
     QCOMPARE(config.historyMaxCalls, qint64(2000));
 }
 
+void TestSwitchboardConfig::readsInteractionPermissionsAndClientTools()
+{
+    SwitchboardConfig config;
+    QString error;
+    QVERIFY2(SwitchboardConfig::load(write("interaction:\n"
+                                           "  mode: park\n"
+                                           "  clients: {claude-code: hold, runner: park}\n"
+                                           "  maxWaitSeconds: 30\n"
+                                           "  progressIntervalSeconds: 2\n"
+                                           "permissions:\n"
+                                           "  default: deny\n"
+                                           "  tools: {echo: allow, push: ask}\n"
+                                           "  adapters: {github: ask}\n"
+                                           "  sinks: {slack: deny}\n"
+                                           "clientTools:\n"
+                                           "  - name: choose_branch\n"
+                                           "    description: Which branch?\n"
+                                           "    input_schema:\n"
+                                           "      type: object\n"
+                                           "      properties: {question: {type: string}, count: {type: integer}}\n"
+                                           "      required: [question]\n"
+                                           "    render: choice\n"
+                                           "    choices: [main, develop]\n"
+                                           "  - name: fill\n"
+                                           "    render: form\n"
+                                           "    responseSchema: {type: object, properties: {n: {type: number}}}\n"),
+                 &config, &error),
+        qPrintable(error));
+    QCOMPARE(config.interactionMode, QStringLiteral("park"));
+    QCOMPARE(config.clientModes.value(QStringLiteral("claude-code")), QStringLiteral("hold"));
+    QCOMPARE(config.clientModes.value(QStringLiteral("runner")), QStringLiteral("park"));
+    QCOMPARE(config.maxWaitSeconds, 30);
+    QCOMPARE(config.progressIntervalSeconds, 2);
+    QCOMPARE(config.defaultPermission, QStringLiteral("deny"));
+    QCOMPARE(config.toolPermissions.value(QStringLiteral("push")), QStringLiteral("ask"));
+    QCOMPARE(config.adapterPermissions.value(QStringLiteral("github")), QStringLiteral("ask"));
+    QCOMPARE(config.sinkPermissions.value(QStringLiteral("slack")), QStringLiteral("deny"));
+    QCOMPARE(int(config.clientTools.size()), 2);
+    const ClientToolConfig& choice = config.clientTools.front();
+    QCOMPARE(choice.render, QStringLiteral("choice"));
+    QCOMPARE(choice.choices, (QStringList{QStringLiteral("main"), QStringLiteral("develop")}));
+    QVERIFY(choice.spec.at("name") == "choose_branch");
+    QVERIFY(!choice.spec.contains("render"));
+    // Schemas keep their JSON types: strings stay strings, lists become arrays.
+    QVERIFY(choice.spec.at("input_schema").at("properties").at("count").at("type") == "integer");
+    QVERIFY(choice.spec.at("input_schema").at("required") == nlohmann::json::array({"question"}));
+    QVERIFY(config.clientTools.back().responseSchema.at("properties").at("n").at("type") == "number");
+}
+
 void TestSwitchboardConfig::unknownKeysAreWarnings()
 {
     SwitchboardConfig config;
@@ -90,6 +140,18 @@ void TestSwitchboardConfig::errors_data()
                                 << QStringLiteral("server.port must be between 0 and 65535");
     QTest::newRow("origins type") << QByteArray("server:\n  allowedOrigins: yes\n")
                                   << QStringLiteral("server.allowedOrigins must be a list");
+    QTest::newRow("mode") << QByteArray("interaction:\n  mode: wait\n")
+                          << QStringLiteral("interaction.mode must be one of hold, park");
+    QTest::newRow("client mode") << QByteArray("interaction:\n  clients: {a: sometimes}\n")
+                                 << QStringLiteral("interaction.clients a must be one of hold, park");
+    QTest::newRow("permission") << QByteArray("permissions:\n  tools: {rm: maybe}\n")
+                                << QStringLiteral(":2: permissions.tools rm must be one of allow, ask, deny");
+    QTest::newRow("client tool without name")
+        << QByteArray("clientTools:\n  - render: confirm\n") << QStringLiteral("clientTools each entry needs a name");
+    QTest::newRow("client tool render") << QByteArray("clientTools:\n  - name: x\n    render: dance\n")
+                                        << QStringLiteral("clientTools[].render must be one of connect");
+    QTest::newRow("form without schema") << QByteArray("clientTools:\n  - name: x\n    render: form\n")
+                                         << QStringLiteral("responseSchema is required for render: form");
     QTest::newRow("rows too small") << QByteArray("console:\n  callLogRows: 3\n")
                                     << QStringLiteral("console.callLogRows must be between");
 }

@@ -9,6 +9,45 @@
 
 namespace {
 
+// YAML → JSON for the parts of the configuration that are JSON by nature (schemas). Scalars keep
+// their YAML type: true/false become booleans, numbers numbers, everything else a string.
+nlohmann::json yamlToJson(const YAML::Node& node)
+{
+    switch (node.Type()) {
+    case YAML::NodeType::Map: {
+        nlohmann::json object = nlohmann::json::object();
+        for (const auto& entry : node)
+            object[entry.first.as<std::string>()] = yamlToJson(entry.second);
+        return object;
+    }
+    case YAML::NodeType::Sequence: {
+        nlohmann::json array = nlohmann::json::array();
+        for (const auto& item : node)
+            array.push_back(yamlToJson(item));
+        return array;
+    }
+    case YAML::NodeType::Scalar: {
+        const std::string text = node.Scalar();
+        if (node.Tag() == "!")
+            return text; // quoted in the YAML: always a string
+        bool boolean = false;
+        if (YAML::convert<bool>::decode(node, boolean) && text != "y" && text != "n" && text != "Y" && text != "N")
+            return boolean;
+        long long integer = 0;
+        if (YAML::convert<long long>::decode(node, integer))
+            return integer;
+        double number = 0;
+        if (YAML::convert<double>::decode(node, number))
+            return number;
+        return text;
+    }
+    case YAML::NodeType::Null:
+    case YAML::NodeType::Undefined:
+        break;
+    }
+    return nullptr;
+}
+
 class Reader
 {
 public:
@@ -64,6 +103,88 @@ public:
         }
     }
 
+    // A string that must be one of `allowed`.
+    void readChoice(const YAML::Node& section, const char* sectionName, const char* key, const QStringList& allowed,
+        QString* target)
+    {
+        QString value;
+        readString(section, sectionName, key, &value);
+        if (value.isEmpty())
+            return;
+        if (!allowed.contains(value))
+            fail(section[key], sectionName, key,
+                QStringLiteral("must be one of %1").arg(allowed.join(QStringLiteral(", "))));
+        else
+            *target = value;
+    }
+
+    // A mapping of names to one of `allowed`.
+    void readChoiceMap(const YAML::Node& section, const char* sectionName, const char* key, const QStringList& allowed,
+        QMap<QString, QString>* target)
+    {
+        const YAML::Node node = section[key];
+        if (!node)
+            return;
+        if (!node.IsMap()) {
+            fail(node, sectionName, key,
+                QStringLiteral("must be a mapping of names to %1").arg(allowed.join(QStringLiteral(" | "))));
+            return;
+        }
+        for (const auto& entry : node) {
+            const QString value = entry.second.IsScalar() ? QString::fromStdString(entry.second.Scalar()) : QString();
+            if (!allowed.contains(value)) {
+                fail(entry.second, sectionName, key,
+                    QStringLiteral("%1 must be one of %2")
+                        .arg(
+                            QString::fromStdString(entry.first.as<std::string>()), allowed.join(QStringLiteral(", "))));
+                return;
+            }
+            target->insert(QString::fromStdString(entry.first.as<std::string>()), value);
+        }
+    }
+
+    void readClientTools(const YAML::Node& node, std::vector<ClientToolConfig>* target)
+    {
+        if (!node)
+            return;
+        if (!node.IsSequence()) {
+            fail(node, "clientTools", "", QStringLiteral("must be a list of tools"));
+            return;
+        }
+        const QStringList renders
+            = {QStringLiteral("connect"), QStringLiteral("confirm"), QStringLiteral("choice"), QStringLiteral("form")};
+        for (const auto& item : node) {
+            if (!item.IsMap() || !item["name"] || !item["name"].IsScalar()) {
+                fail(item, "clientTools", "", QStringLiteral("each entry needs a name"));
+                return;
+            }
+            checkKeys(item, "clientTools[]",
+                {"name", "title", "description", "inputSchema", "input_schema", "render", "prompt", "choices",
+                    "responseSchema"});
+            ClientToolConfig tool;
+            tool.spec = yamlToJson(item);
+            for (const char* own : {"render", "prompt", "choices", "responseSchema"})
+                tool.spec.erase(own);
+            tool.render = QStringLiteral("confirm");
+            readChoice(item, "clientTools[]", "render", renders, &tool.render);
+            readString(item, "clientTools[]", "prompt", &tool.prompt);
+            readList(item, "clientTools[]", "choices", &tool.choices);
+            if (const YAML::Node schema = item["responseSchema"]) {
+                if (!schema.IsMap()) {
+                    fail(schema, "clientTools[]", "responseSchema", QStringLiteral("must be a JSON schema object"));
+                    return;
+                }
+                tool.responseSchema = yamlToJson(schema);
+            }
+            if (tool.render == QStringLiteral("form") && tool.responseSchema.is_null()) {
+                fail(item, "clientTools[]", "responseSchema",
+                    QStringLiteral("is required for render: form (the fields the person fills in)"));
+                return;
+            }
+            target->push_back(std::move(tool));
+        }
+    }
+
     void checkKeys(const YAML::Node& section, const char* sectionName, const std::set<std::string>& known)
     {
         if (!section.IsMap())
@@ -85,10 +206,9 @@ public:
     {
         if (!m_error.isEmpty())
             return;
-        m_error = QStringLiteral("%1:%2: %3.%4 %5")
-                      .arg(m_path)
-                      .arg(node.Mark().line + 1)
-                      .arg(QString::fromUtf8(sectionName), QString::fromUtf8(key), message);
+        const QString where = *key ? QString::fromUtf8(sectionName) + QLatin1Char('.') + QString::fromUtf8(key)
+                                   : QString::fromUtf8(sectionName);
+        m_error = QStringLiteral("%1:%2: %3 %4").arg(m_path).arg(node.Mark().line + 1).arg(where, message);
     }
 
     QString error() const { return m_error; }
@@ -131,7 +251,7 @@ bool SwitchboardConfig::load(const QString& path, SwitchboardConfig* config, QSt
     }
 
     Reader reader(path, config);
-    reader.checkKeys(root, nullptr, {"server", "console", "history"});
+    reader.checkKeys(root, nullptr, {"server", "console", "history", "interaction", "permissions", "clientTools"});
     const YAML::Node server = root["server"];
     if (server && server.IsMap()) {
         reader.checkKeys(server, "server",
@@ -156,6 +276,25 @@ bool SwitchboardConfig::load(const QString& path, SwitchboardConfig* config, QSt
         reader.checkKeys(history, "history", {"maxCalls"});
         reader.read<qint64>(history, "history", "maxCalls", &config->historyMaxCalls, 1000, qint64(1) << 40);
     }
+    const YAML::Node interaction = root["interaction"];
+    if (interaction && interaction.IsMap()) {
+        reader.checkKeys(interaction, "interaction", {"mode", "clients", "maxWaitSeconds", "progressIntervalSeconds"});
+        const QStringList modes = {QStringLiteral("hold"), QStringLiteral("park")};
+        reader.readChoice(interaction, "interaction", "mode", modes, &config->interactionMode);
+        reader.readChoiceMap(interaction, "interaction", "clients", modes, &config->clientModes);
+        reader.read(interaction, "interaction", "maxWaitSeconds", &config->maxWaitSeconds, 1, 7 * 24 * 3600);
+        reader.read(interaction, "interaction", "progressIntervalSeconds", &config->progressIntervalSeconds, 1, 3600);
+    }
+    const YAML::Node permissions = root["permissions"];
+    if (permissions && permissions.IsMap()) {
+        reader.checkKeys(permissions, "permissions", {"default", "tools", "adapters", "sinks"});
+        const QStringList values = {QStringLiteral("allow"), QStringLiteral("ask"), QStringLiteral("deny")};
+        reader.readChoice(permissions, "permissions", "default", values, &config->defaultPermission);
+        reader.readChoiceMap(permissions, "permissions", "tools", values, &config->toolPermissions);
+        reader.readChoiceMap(permissions, "permissions", "adapters", values, &config->adapterPermissions);
+        reader.readChoiceMap(permissions, "permissions", "sinks", values, &config->sinkPermissions);
+    }
+    reader.readClientTools(root["clientTools"], &config->clientTools);
     if (!reader.error().isEmpty()) {
         *error = reader.error();
         return false;

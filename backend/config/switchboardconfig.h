@@ -16,9 +16,40 @@
 //     callLogRows: 10000
 //   history:
 //     maxCalls: 500000
+//   interaction:                 # calls that wait for a person (client tools, approvals)
+//     mode: hold                 # hold (keep the call open) or park (close it; answer the retry)
+//     clients: {agent-runner: park}   # per client, by the name in its clientInfo
+//     maxWaitSeconds: 600
+//     progressIntervalSeconds: 10
+//   permissions:                 # allow, ask or deny; default: read-only tools allow, others ask
+//     default: ask
+//     tools: {echo: allow}
+//     adapters: {github: ask}
+//     sinks: {slack: deny}
+//   clientTools:                 # more tools a person answers, besides request_connection
+//     - name: choose_branch
+//       description: Ask the operator which branch to use
+//       inputSchema: {type: object, properties: {question: {type: string}}}
+//       render: choice           # connect, confirm, choice or form
+//       choices: [main, develop]
 
+#include <QMap>
 #include <QString>
 #include <QStringList>
+
+#include <nlohmann/json.hpp>
+
+#include <vector>
+
+// A client tool declared by the operator: a tool whose answer comes from a person at the console.
+struct ClientToolConfig
+{
+    nlohmann::json spec; // name, title, description, inputSchema (as ToolSpec::fromJson reads it)
+    QString render; // connect, confirm, choice or form
+    QString prompt; // optional text shown above the widget
+    QStringList choices; // choice: fixed options (otherwise the call's "options" argument)
+    nlohmann::json responseSchema; // form: the JSON schema of what the person fills in
+};
 
 struct SwitchboardConfig
 {
@@ -31,6 +62,18 @@ struct SwitchboardConfig
     int maxSessions = 256;
     int callLogRows = 10'000;
     qint64 historyMaxCalls = 500'000;
+
+    // interaction
+    QString interactionMode = QStringLiteral("hold");
+    QMap<QString, QString> clientModes; // client name → hold | park
+    int maxWaitSeconds = 600;
+    int progressIntervalSeconds = 10;
+    // permissions: allow | ask | deny; an empty default means "by the tool's readOnlyHint"
+    QString defaultPermission;
+    QMap<QString, QString> toolPermissions;
+    QMap<QString, QString> adapterPermissions;
+    QMap<QString, QString> sinkPermissions;
+    std::vector<ClientToolConfig> clientTools;
 
     QStringList warnings; // unknown keys and the like, for the operator
 
