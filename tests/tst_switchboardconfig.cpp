@@ -14,6 +14,7 @@ private Q_SLOTS:
     void readsEveryKey();
     void unknownKeysAreWarnings();
     void readsInteractionPermissionsAndClientTools();
+    void readsOAuthProviders();
     void errors_data();
     void errors();
 
@@ -118,6 +119,50 @@ void TestSwitchboardConfig::readsInteractionPermissionsAndClientTools()
     QVERIFY(config.clientTools.back().responseSchema.at("properties").at("n").at("type") == "number");
 }
 
+void TestSwitchboardConfig::readsOAuthProviders()
+{
+    SwitchboardConfig config;
+    QString error;
+    QVERIFY2(SwitchboardConfig::load(write("oauthProviders:\n"
+                                           "  - name: github\n"
+                                           "    title: GitHub\n"
+                                           "    authorizationUrl: https://github.com/login/oauth/authorize\n"
+                                           "    tokenUrl: https://github.com/login/oauth/access_token\n"
+                                           "    clientId: Iv1.abc\n"
+                                           "    clientSecret: s3cret\n"
+                                           "    scopes: [read:user, user:email]\n"
+                                           "    userinfoUrl: https://api.github.com/user\n"
+                                           "    accountField: login\n"
+                                           "    authorizationParameters: {allow_signup: 'false', prompt: consent}\n"
+                                           "  - name: local\n"
+                                           "    authorizationUrl: http://127.0.0.1:9000/authorize\n"
+                                           "    tokenUrl: http://localhost:9000/token\n"
+                                           "    clientId: switchboard\n"),
+                 &config, &error),
+        qPrintable(error));
+    QVERIFY2(config.warnings.isEmpty(), qPrintable(config.warnings.join(QLatin1Char('\n'))));
+    QCOMPARE(config.oauthProviders.size(), 2);
+    const OAuthProvider& github = config.oauthProviders.at(0);
+    QCOMPARE(github.name, QStringLiteral("github"));
+    QCOMPARE(github.displayTitle(), QStringLiteral("GitHub"));
+    QCOMPARE(github.authorizationUrl, QUrl(QStringLiteral("https://github.com/login/oauth/authorize")));
+    QCOMPARE(github.tokenUrl, QUrl(QStringLiteral("https://github.com/login/oauth/access_token")));
+    QCOMPARE(github.clientId, QStringLiteral("Iv1.abc"));
+    QCOMPARE(github.clientSecret, QStringLiteral("s3cret"));
+    QCOMPARE(github.scopes, (QStringList{QStringLiteral("read:user"), QStringLiteral("user:email")}));
+    QCOMPARE(github.userinfoUrl, QUrl(QStringLiteral("https://api.github.com/user")));
+    QCOMPARE(github.accountField, QStringLiteral("login"));
+    QCOMPARE(github.authorizationParameters.value(QStringLiteral("allow_signup")), QStringLiteral("false"));
+    QCOMPARE(github.authorizationParameters.value(QStringLiteral("prompt")), QStringLiteral("consent"));
+    QVERIFY(github.validate().isEmpty());
+    // A public client on a loopback server: no secret, http allowed, the title defaults to the name.
+    const OAuthProvider& local = config.oauthProviders.at(1);
+    QVERIFY(local.clientSecret.isEmpty());
+    QCOMPARE(local.displayTitle(), QStringLiteral("local"));
+    QVERIFY(local.userinfoUrl.isEmpty());
+    QVERIFY(local.validate().isEmpty());
+}
+
 void TestSwitchboardConfig::unknownKeysAreWarnings()
 {
     SwitchboardConfig config;
@@ -150,6 +195,49 @@ void TestSwitchboardConfig::errors_data()
         << QByteArray("clientTools:\n  - render: confirm\n") << QStringLiteral("clientTools each entry needs a name");
     QTest::newRow("client tool render") << QByteArray("clientTools:\n  - name: x\n    render: dance\n")
                                         << QStringLiteral("clientTools[].render must be one of connect");
+    QTest::newRow("oauth not a list") << QByteArray("oauthProviders: {github: {}}\n")
+                                      << QStringLiteral("oauthProviders must be a list of providers");
+    QTest::newRow("oauth without name") << QByteArray("oauthProviders:\n  - clientId: x\n")
+                                        << QStringLiteral(":2: oauthProviders each entry needs a name");
+    QTest::newRow("oauth without client id")
+        << QByteArray("oauthProviders:\n  - name: gh\n    authorizationUrl: https://a.example/auth\n"
+                      "    tokenUrl: https://a.example/token\n")
+        << QStringLiteral("oauthProviders[gh].clientId is required");
+    QTest::newRow("oauth without token url")
+        << QByteArray("oauthProviders:\n  - name: gh\n    clientId: x\n    authorizationUrl: https://a.example/auth\n")
+        << QStringLiteral("oauthProviders[gh].tokenUrl is required");
+    QTest::newRow("oauth http to a remote host")
+        << QByteArray("oauthProviders:\n  - name: gh\n    clientId: x\n    authorizationUrl: https://a.example/auth\n"
+                      "    tokenUrl: http://a.example/token\n")
+        << QStringLiteral(":5: oauthProviders[gh].tokenUrl must be an https URL (http is allowed only for loopback");
+    QTest::newRow("oauth other scheme") << QByteArray(
+        "oauthProviders:\n  - name: gh\n    clientId: x\n    authorizationUrl: ftp://a.example/auth\n"
+        "    tokenUrl: https://a.example/token\n")
+                                        << QStringLiteral(
+                                               "oauthProviders[gh].authorizationUrl must be an https URL, not ftp");
+    QTest::newRow("oauth relative url") << QByteArray(
+        "oauthProviders:\n  - name: gh\n    clientId: x\n    authorizationUrl: /authorize\n"
+        "    tokenUrl: https://a.example/token\n")
+                                        << QStringLiteral(
+                                               "oauthProviders[gh].authorizationUrl must be an absolute http(s) URL");
+    QTest::newRow("oauth userinfo url") << QByteArray(
+        "oauthProviders:\n  - name: gh\n    clientId: x\n    authorizationUrl: https://a.example/a\n"
+        "    tokenUrl: https://a.example/t\n    userinfoUrl: http://10.0.0.1/user\n")
+                                        << QStringLiteral("oauthProviders[gh].userinfoUrl must be an https URL");
+    QTest::newRow("oauth scopes type") << QByteArray(
+        "oauthProviders:\n  - name: gh\n    clientId: x\n    authorizationUrl: https://a.example/a\n"
+        "    tokenUrl: https://a.example/t\n    scopes: repo\n")
+                                       << QStringLiteral("oauthProviders[gh].scopes must be a list of strings");
+    QTest::newRow("oauth parameters type")
+        << QByteArray("oauthProviders:\n  - name: gh\n    clientId: x\n    authorizationUrl: https://a.example/a\n"
+                      "    tokenUrl: https://a.example/t\n    authorizationParameters: [a]\n")
+        << QStringLiteral("oauthProviders[gh].authorizationParameters must be a mapping of strings");
+    QTest::newRow("oauth duplicate name") << QByteArray(
+        "oauthProviders:\n"
+        "  - {name: gh, clientId: x, authorizationUrl: 'https://a.example/a', tokenUrl: 'https://a.example/t'}\n"
+        "  - {name: gh, clientId: y, authorizationUrl: 'https://a.example/a', tokenUrl: 'https://a.example/t'}\n")
+                                          << QStringLiteral(
+                                                 ":3: oauthProviders[gh].name is used by an earlier provider");
     QTest::newRow("form without schema") << QByteArray("clientTools:\n  - name: x\n    render: form\n")
                                          << QStringLiteral("responseSchema is required for render: form");
     QTest::newRow("rows too small") << QByteArray("console:\n  callLogRows: 3\n")

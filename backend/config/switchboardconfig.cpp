@@ -6,6 +6,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <set>
+#include <tuple>
 
 namespace {
 
@@ -185,6 +186,73 @@ public:
         }
     }
 
+    // oauthProviders: each needs a name, a client id and both endpoints; URLs must be https (or
+    // http to a loopback host), so a typo cannot send codes or tokens across a network in clear.
+    void readOAuthProviders(const YAML::Node& node, QList<OAuthProvider>* target)
+    {
+        if (!node)
+            return;
+        if (!node.IsSequence()) {
+            fail(node, "oauthProviders", "", QStringLiteral("must be a list of providers"));
+            return;
+        }
+        for (const auto& item : node) {
+            if (!item.IsMap() || !item["name"] || !item["name"].IsScalar() || item["name"].Scalar().empty()) {
+                fail(item, "oauthProviders", "", QStringLiteral("each entry needs a name"));
+                return;
+            }
+            const std::string section = "oauthProviders[" + item["name"].Scalar() + "]";
+            const char* where = section.c_str();
+            checkKeys(item, where,
+                {"name", "title", "authorizationUrl", "tokenUrl", "clientId", "clientSecret", "scopes", "userinfoUrl",
+                    "accountField", "authorizationParameters"});
+            OAuthProvider provider;
+            readString(item, where, "name", &provider.name);
+            readString(item, where, "title", &provider.title);
+            readString(item, where, "clientId", &provider.clientId);
+            readString(item, where, "clientSecret", &provider.clientSecret);
+            readList(item, where, "scopes", &provider.scopes);
+            readString(item, where, "accountField", &provider.accountField);
+            for (const auto& [key, url, required] : {std::tuple{"authorizationUrl", &provider.authorizationUrl, true},
+                     std::tuple{"tokenUrl", &provider.tokenUrl, true},
+                     std::tuple{"userinfoUrl", &provider.userinfoUrl, false}}) {
+                QString text;
+                readString(item, where, key, &text);
+                if (text.isEmpty()) {
+                    if (required)
+                        fail(item, where, key, QStringLiteral("is required"));
+                    continue;
+                }
+                *url = QUrl(text, QUrl::StrictMode);
+                const QString problem = OAuthProvider::checkEndpoint(*url);
+                if (!problem.isEmpty())
+                    fail(item[key], where, key, problem);
+            }
+            if (provider.clientId.isEmpty())
+                fail(item, where, "clientId", QStringLiteral("is required"));
+            if (const YAML::Node parameters = item["authorizationParameters"]) {
+                if (!parameters.IsMap()) {
+                    fail(parameters, where, "authorizationParameters", QStringLiteral("must be a mapping of strings"));
+                    return;
+                }
+                for (const auto& entry : parameters) {
+                    if (!entry.second.IsScalar()) {
+                        fail(entry.second, where, "authorizationParameters",
+                            QStringLiteral("must be a mapping of strings"));
+                        return;
+                    }
+                    provider.authorizationParameters.insert(
+                        QString::fromStdString(entry.first.Scalar()), QString::fromStdString(entry.second.Scalar()));
+                }
+            }
+            for (const OAuthProvider& earlier : std::as_const(*target)) {
+                if (earlier.name == provider.name)
+                    fail(item["name"], where, "name", QStringLiteral("is used by an earlier provider"));
+            }
+            target->append(provider);
+        }
+    }
+
     void checkKeys(const YAML::Node& section, const char* sectionName, const std::set<std::string>& known)
     {
         if (!section.IsMap())
@@ -251,7 +319,8 @@ bool SwitchboardConfig::load(const QString& path, SwitchboardConfig* config, QSt
     }
 
     Reader reader(path, config);
-    reader.checkKeys(root, nullptr, {"server", "console", "history", "interaction", "permissions", "clientTools"});
+    reader.checkKeys(
+        root, nullptr, {"server", "console", "history", "interaction", "permissions", "clientTools", "oauthProviders"});
     const YAML::Node server = root["server"];
     if (server && server.IsMap()) {
         reader.checkKeys(server, "server",
@@ -295,6 +364,7 @@ bool SwitchboardConfig::load(const QString& path, SwitchboardConfig* config, QSt
         reader.readChoiceMap(permissions, "permissions", "sinks", values, &config->sinkPermissions);
     }
     reader.readClientTools(root["clientTools"], &config->clientTools);
+    reader.readOAuthProviders(root["oauthProviders"], &config->oauthProviders);
     if (!reader.error().isEmpty()) {
         *error = reader.error();
         return false;

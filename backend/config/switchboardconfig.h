@@ -32,7 +32,21 @@
 //       inputSchema: {type: object, properties: {question: {type: string}}}
 //       render: choice           # connect, confirm, choice or form
 //       choices: [main, develop]
+//   oauthProviders:              # what the connect widget offers for OAuth (see OAuthProvider)
+//     - name: github
+//       title: GitHub
+//       authorizationUrl: https://github.com/login/oauth/authorize
+//       tokenUrl: https://github.com/login/oauth/access_token
+//       clientId: Iv1.0123456789abcdef
+//       clientSecret: …          # optional: public clients have none and rely on PKCE
+//       scopes: [read:user]
+//       userinfoUrl: https://api.github.com/user
+//       accountField: login      # default: email, preferred_username, login, name, sub
+//       authorizationParameters: {allow_signup: "false"}
 
+#include "auth/oauthprovider.h"
+
+#include <QList>
 #include <QMap>
 #include <QString>
 #include <QStringList>
@@ -74,6 +88,7 @@ struct SwitchboardConfig
     QMap<QString, QString> adapterPermissions;
     QMap<QString, QString> sinkPermissions;
     std::vector<ClientToolConfig> clientTools;
+    QList<OAuthProvider> oauthProviders;
 
     QStringList warnings; // unknown keys and the like, for the operator
 
