@@ -92,6 +92,8 @@ int main(int argc, char** argv)
     BackendOptions options;
     options.stateDirectory = commandLine.stateDirectory;
     options.historyMaxCalls = config.historyMaxCalls;
+    options.config = config;
+    options.configPath = commandLine.configFile;
     McpServerOptions& server = options.server;
     server.port = commandLine.port.value_or(config.port);
     const QString bind = commandLine.bindAddress.isEmpty() ? config.bindAddress : commandLine.bindAddress;

@@ -5,6 +5,8 @@
 // event loop; history is written on a thread of its own. Nothing here blocks the caller's event
 // loop after start().
 
+#include "config/switchboardconfig.h"
+#include "interaction/pendinginteraction.h"
 #include "mcp/mcphttpserver.h"
 #include "store/historyquery.h"
 #include "tools/toolcall.h"
@@ -15,13 +17,17 @@
 
 class BackendEvents;
 class HistoryStore;
+class InteractionBroker;
 class ToolRegistry;
+class WorkspaceStateWriter;
 
 struct BackendOptions
 {
     McpServerOptions server;
     QString stateDirectory;
     qint64 historyMaxCalls = 500'000;
+    SwitchboardConfig config; // interaction, permissions, client tools
+    QString configPath; // named in messages about permission rules
 };
 
 class Backend : public QObject
@@ -50,6 +56,12 @@ public:
     quint64 loadRecentCalls(int limit);
     quint64 queryHistory(const HistoryQuery& query);
 
+    // The person's side of calls that wait (approvals, client tools). All asynchronous: the pending
+    // list arrives as interactionsListed; a refused answer as interactionAnswerFailed.
+    void listInteractions();
+    void answerInteraction(const QString& interactionId, const InteractionAnswer& answer);
+    QString workspaceStatePath() const;
+
     // Records queued for history beyond which calls are left out of it (see HistoryFeed).
     static constexpr qint64 MaxHistoryBacklog = 250'000;
 
@@ -62,7 +74,17 @@ Q_SIGNALS:
 
     void sessionsChanged(int count);
 
+    void interactionsListed(const PendingInteractionList& interactions);
+    void interactionPending(const PendingInteraction& interaction);
+    void interactionChanged(const PendingInteraction& interaction);
+    // outcome: answered, stored (no call was waiting; kept for the retry), cancelled, timeout
+    void interactionResolved(const QString& interactionId, const QString& outcome);
+    void interactionAnswerFailed(const QString& interactionId, const QString& error);
+    // The workspace state (pending questions, stored answers) could not be written or read.
+    void workspaceStateProblem(const QString& message);
+
 private:
+    bool registerClientTools(QString* error);
     BackendOptions m_options;
     QThread m_serverThread;
     QThread m_historyThread;
@@ -71,6 +93,8 @@ private:
     ToolRegistry* m_registry = nullptr;
     McpHttpServer* m_server = nullptr;
     HistoryStore* m_history = nullptr;
+    InteractionBroker* m_interactions = nullptr; // server thread
+    WorkspaceStateWriter* m_stateWriter = nullptr; // history thread
     QUrl m_url;
     quint64 m_nextRequestId = 1;
     bool m_running = false;

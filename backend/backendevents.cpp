@@ -21,6 +21,11 @@ void BackendEvents::publishCallFinished(const ToolCall& call)
     queue(call);
 }
 
+void BackendEvents::publishCallChanged(const ToolCall& call)
+{
+    queue(call);
+}
+
 void BackendEvents::queue(const ToolCall& call)
 {
     const auto it = m_pendingIndex.constFind(call.id);

@@ -22,6 +22,8 @@ public:
 
     void publishCallStarted(const ToolCall& call);
     void publishCallFinished(const ToolCall& call);
+    // A call changed without finishing (it paused, or resumed after a person answered).
+    void publishCallChanged(const ToolCall& call);
 
     // Emits the pending batch now (shutdown, tests).
     void flush();

@@ -144,6 +144,24 @@ public:
     bool isOpen() const override { return !m_finished && m_socket; }
     bool isFinished() const { return m_finished; }
 
+    void abandon() override
+    {
+        if (!isOpen())
+            return;
+        // No status line, no body: the client sees the connection close unanswered.
+        m_closeAfter = true;
+        finish();
+    }
+
+    void sendKeepAlive() override
+    {
+        if (!isOpen())
+            return;
+        startStream();
+        m_responder.writeBody(chunk(": waiting for a person at the Switchboard console\n\n"));
+        sendNow(m_responder);
+    }
+
     void watch(QObject* context, McpSession* session)
     {
         m_session = session;
@@ -340,8 +358,9 @@ void McpHttpServer::broadcast(const json& notification)
 
 void McpHttpServer::shutdown()
 {
+    // Questions that calls wait on stay pending across the restart; only the calls end.
     for (auto& [id, session] : m_sessions)
-        session->terminate(QStringLiteral("Switchboard is shutting down"));
+        session->shutDown();
     m_sessions.clear();
     Q_EMIT sessionsChanged(0);
     if (m_tcpServer)
@@ -661,6 +680,8 @@ void McpHttpServer::handlePost(
     auto exchange
         = std::make_shared<PostExchange>(std::move(responder), socket, std::move(headers), expected, batch, closeAfter);
     exchange->self = exchange;
+    if (batch && session->refuseBatchThatWouldPause(messages, exchange))
+        return;
     for (const auto& message : messages)
         session->handleMessage(message, batch ? QByteArray() : body, exchange);
     if (!exchange->isFinished() && exchange->isOpen())

@@ -41,6 +41,8 @@ struct McpServerOptions
     ServerIdentity identity;
 };
 
+class InteractionBroker;
+
 class McpHttpServer : public QAbstractHttpServer
 {
     Q_OBJECT
@@ -54,6 +56,9 @@ public:
     quint16 port() const { return m_port; }
     QUrl url() const;
     int sessionCount() const { return int(m_sessions.size()); }
+    // Calls that wait for a person go through `broker` (approvals, client tools); without one every
+    // tool runs at once. Set before listening.
+    void setInteractionBroker(InteractionBroker* broker) { m_environment.interactions = broker; }
 
     // Sends a notification to every session's notification stream (e.g. tools/list_changed).
     void broadcast(const nlohmann::json& notification);

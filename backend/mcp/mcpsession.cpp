@@ -1,6 +1,8 @@
 #include "mcp/mcpsession.h"
 
 #include "backendevents.h"
+#include "interaction/clienttool.h"
+#include "interaction/interactionbroker.h"
 #include "mcp/protocolversion.h"
 #include "tools/toolcallcontext.h"
 #include "tools/toolregistry.h"
@@ -50,11 +52,14 @@ McpSession::McpSession(QByteArray id, const SessionEnvironment* environment, QOb
     , m_environment(environment)
 {
     touch();
+    if (m_environment->interactions)
+        m_waitTicker.setInterval(m_environment->interactions->settings().progressIntervalMs);
+    connect(&m_waitTicker, &QTimer::timeout, this, &McpSession::tickWaitingCalls);
 }
 
 McpSession::~McpSession()
 {
-    terminate(QStringLiteral("session closed"));
+    shutDown();
 }
 
 void McpSession::touch()
@@ -275,10 +280,200 @@ void McpSession::handleToolsCall(
     entry.channel = channel;
     entry.requestId = message.id;
     entry.record = record;
+    entry.tool = resolution.tool;
     entry.timer.start();
     m_environment->events->publishCallStarted(record);
 
-    ToolRouter::invoke(*resolution.tool, context);
+    if (!m_environment->interactions) {
+        ToolRouter::invoke(*resolution.tool, context);
+        return;
+    }
+    admitCall(key);
+}
+
+void McpSession::admitCall(const std::string& key)
+{
+    InFlight& entry = m_inFlight.at(key);
+    const std::shared_ptr<ToolCallContext> context = entry.context;
+    const std::shared_ptr<const RegisteredTool> tool = entry.tool;
+    // Arguments are checked before any pause, so a model gets a retryable error at once rather
+    // than after a person answered.
+    const QString invalid = ToolRouter::argumentError(*tool, context->arguments());
+    if (!invalid.isEmpty()) {
+        context->finish(ToolResult::error(invalid));
+        return;
+    }
+    InteractionBroker* broker = m_environment->interactions;
+    const InteractionBroker::CallOrigin origin{
+        entry.record.id, entry.record.sessionId, entry.record.clientName, entry.record.clientVersion};
+    InteractionBroker::Admission admission = broker->admit(*tool, context->arguments(), origin);
+    switch (admission.verdict) {
+    case InteractionBroker::Admission::Verdict::Run:
+        ToolRouter::run(*tool, context);
+        return;
+    case InteractionBroker::Admission::Verdict::Refuse:
+    case InteractionBroker::Admission::Verdict::Answer:
+        context->finish(std::move(admission.result));
+        return;
+    case InteractionBroker::Admission::Verdict::Pause:
+        break;
+    }
+
+    if (admission.mode == PauseMode::Park) {
+        bool duplicate = false;
+        const QString interactionId = broker->park(*tool, context->arguments(), admission, origin, &duplicate);
+        leaveWaiting(key,
+            duplicate ? QStringLiteral("parked again: the same question (%1) is already waiting for a person; the "
+                                       "answer goes to the next identical call")
+                            .arg(interactionId)
+                      : QStringLiteral("parked: waiting for a person at the console (%1); the answer goes to the "
+                                       "next identical call")
+                            .arg(interactionId));
+        return;
+    }
+
+    QPointer<McpSession> self(this);
+    InteractionBroker::Waiter waiter;
+    waiter.answered = [self, key](const InteractionAnswer& answer) {
+        if (self)
+            self->resumeCall(key, answer);
+    };
+    waiter.timedOut = [self, key] {
+        if (self)
+            self->timeOutCall(key);
+    };
+    entry.interactionId = broker->hold(*tool, context->arguments(), admission, origin, std::move(waiter));
+    entry.record.status = CallStatus::Paused;
+    m_environment->events->publishCallChanged(entry.record);
+    if (m_waitingCount++ == 0)
+        m_waitTicker.start();
+}
+
+void McpSession::resumeCall(const std::string& key, const InteractionAnswer& answer)
+{
+    const auto it = m_inFlight.find(key);
+    if (it == m_inFlight.end())
+        return;
+    InFlight& entry = it->second;
+    if (!entry.interactionId.isEmpty()) {
+        entry.interactionId.clear();
+        if (--m_waitingCount == 0)
+            m_waitTicker.stop();
+    }
+    entry.record.status = CallStatus::Running;
+    m_environment->events->publishCallChanged(entry.record);
+    const std::shared_ptr<ToolCallContext> context = entry.context;
+    const std::shared_ptr<const RegisteredTool> tool = entry.tool;
+    if (tool->clientTool) {
+        context->finish(ClientTool::resultFor(json::parse(answer.output.toStdString(), nullptr, false)));
+    } else if (answer.decision == InteractionAnswer::Decision::Deny) {
+        context->finish(ToolResult::error(
+            QStringLiteral("The person at the Switchboard console denied this call of \"%1\"%2.")
+                .arg(tool->spec.name, answer.reason.isEmpty() ? QString() : QStringLiteral(": ") + answer.reason)));
+    } else {
+        ToolRouter::run(*tool, context);
+    }
+}
+
+void McpSession::timeOutCall(const std::string& key)
+{
+    const auto it = m_inFlight.find(key);
+    if (it == m_inFlight.end())
+        return;
+    InFlight& entry = it->second;
+    if (!entry.interactionId.isEmpty()) {
+        entry.interactionId.clear();
+        if (--m_waitingCount == 0)
+            m_waitTicker.stop();
+    }
+    const std::shared_ptr<ToolCallContext> context = entry.context;
+    const std::shared_ptr<const RegisteredTool> tool = entry.tool;
+    const int seconds = m_environment->interactions->settings().maxWaitMs / 1000;
+    context->finish(tool->clientTool
+            ? tool->clientTool->timeoutResult(tool->spec.name, seconds)
+            : ToolResult::error(QStringLiteral("No one answered the approval for \"%1\" at the Switchboard console "
+                                               "within %2 seconds, so it did not run. Tell the user it needs their "
+                                               "approval there, or try again later.")
+                                    .arg(tool->spec.name)
+                                    .arg(seconds)));
+}
+
+// The call stops waiting without an answer (parked, or its connection dropped) while its question
+// stays pending: no JSON-RPC result is sent, the connection is closed, and the call is recorded
+// as paused.
+void McpSession::leaveWaiting(const std::string& key, const QString& why)
+{
+    const auto it = m_inFlight.find(key);
+    if (it == m_inFlight.end())
+        return;
+    InFlight entry = std::move(it->second);
+    m_inFlight.erase(it);
+    if (!entry.interactionId.isEmpty() && --m_waitingCount == 0)
+        m_waitTicker.stop();
+    entry.context->cancel(); // nothing of the call may go on running
+    if (entry.channel)
+        entry.channel->abandon();
+    ToolCall& record = entry.record;
+    record.status = CallStatus::Paused;
+    record.error = why;
+    record.durationUs = entry.timer.nsecsElapsed() / 1000;
+    m_environment->events->publishCallFinished(record);
+}
+
+void McpSession::tickWaitingCalls()
+{
+    for (auto& [key, entry] : m_inFlight) {
+        if (entry.interactionId.isEmpty())
+            continue;
+        const double waitedSeconds = double(entry.timer.elapsed()) / 1000.0;
+        if (entry.context->hasProgressToken()) {
+            entry.context->reportProgress(waitedSeconds, std::nullopt,
+                QStringLiteral("waiting for a person to answer %1 at the Switchboard console").arg(entry.record.tool));
+        } else if (entry.channel) {
+            entry.channel->sendKeepAlive();
+        }
+    }
+}
+
+bool McpSession::refuseBatchThatWouldPause(
+    const std::vector<JsonRpc::Message>& messages, const std::shared_ptr<ResponseChannel>& channel)
+{
+    InteractionBroker* broker = m_environment->interactions;
+    if (!broker)
+        return false;
+    QString pausing;
+    for (const auto& message : messages) {
+        if (message.kind != JsonRpc::Kind::Request || message.method != "tools/call" || !message.params().is_object())
+            continue;
+        const auto name = message.params().find("name");
+        if (name == message.params().end() || !name->is_string())
+            continue;
+        const ToolRouter::Resolution resolution = m_environment->router->resolve(name->get<std::string>());
+        if (resolution.tool && broker->wouldPause(*resolution.tool, QString::fromLatin1(m_id))) {
+            pausing = resolution.tool->spec.name;
+            break;
+        }
+    }
+    if (pausing.isEmpty())
+        return false;
+    const QString text = QStringLiteral("Invalid Request: this batch calls \"%1\", which waits for a person at the "
+                                        "Switchboard console; a batch that would wait is refused whole and none of "
+                                        "it ran. Send that call on its own.")
+                             .arg(pausing);
+    for (const auto& message : messages) {
+        if (message.kind == JsonRpc::Kind::Request && message.method == "tools/call") {
+            const auto name = message.params().is_object() ? message.params().find("name") : message.params().end();
+            const QString tool = name != message.params().end() && name->is_string()
+                ? QString::fromStdString(name->get<std::string>())
+                : QStringLiteral("(no name)");
+            rejectCall(message,
+                newRecord(message, QByteArray(), tool, m_environment->router->resolve(tool.toStdString()).route()),
+                JsonRpc::InvalidRequest, text, channel);
+        } else if (message.kind == JsonRpc::Kind::Request || message.kind == JsonRpc::Kind::Invalid) {
+            reply(channel, JsonRpc::makeError(message.id, JsonRpc::InvalidRequest, text.toStdString()));
+        }
+    }
+    return true;
 }
 
 void McpSession::completeCall(const std::string& key, ToolResult result)
@@ -288,6 +483,11 @@ void McpSession::completeCall(const std::string& key, ToolResult result)
         return;
     InFlight entry = std::move(it->second);
     m_inFlight.erase(it);
+    if (!entry.interactionId.isEmpty()) { // finished by other means while a question was open
+        if (--m_waitingCount == 0)
+            m_waitTicker.stop();
+        m_environment->interactions->withdraw(entry.interactionId, QStringLiteral("the call finished"));
+    }
 
     ToolCall& record = entry.record;
     record.status = result.isError ? CallStatus::Error : CallStatus::Ok;
@@ -301,13 +501,21 @@ void McpSession::completeCall(const std::string& key, ToolResult result)
     m_environment->events->publishCallFinished(record);
 }
 
-void McpSession::cancelCall(const std::string& key, const QString& reason)
+void McpSession::cancelCall(const std::string& key, const QString& reason, QuestionFate fate)
 {
     const auto it = m_inFlight.find(key);
     if (it == m_inFlight.end())
         return;
     InFlight entry = std::move(it->second);
     m_inFlight.erase(it);
+    if (!entry.interactionId.isEmpty()) {
+        if (--m_waitingCount == 0)
+            m_waitTicker.stop();
+        if (fate == QuestionFate::Withdraw)
+            m_environment->interactions->withdraw(entry.interactionId, reason);
+        else
+            m_environment->interactions->detach(entry.interactionId);
+    }
     entry.context->cancel();
     if (entry.channel)
         entry.channel->skipResponse();
@@ -344,8 +552,21 @@ void McpSession::channelClosed(const ResponseChannel* channel)
         if (entry.channel.get() == channel)
             keys.push_back(key);
     }
-    for (const auto& key : keys)
-        cancelCall(key, QStringLiteral("the client closed the connection"));
+    for (const auto& key : keys) {
+        InFlight& entry = m_inFlight.at(key);
+        if (entry.interactionId.isEmpty()) {
+            cancelCall(key, QStringLiteral("the client closed the connection"));
+            continue;
+        }
+        // A dropped connection alone does not cancel a question: the widget stays, and the answer
+        // is kept for the retried call.
+        m_environment->interactions->detach(entry.interactionId);
+        entry.channel.reset();
+        leaveWaiting(key,
+            QStringLiteral("the client closed the connection while waiting; the question (%1) stays open and its "
+                           "answer goes to the next identical call")
+                .arg(entry.interactionId));
+    }
     clearNotificationStream(channel);
 }
 
@@ -357,6 +578,19 @@ void McpSession::terminate(const QString& reason)
         keys.push_back(key);
     for (const auto& key : keys)
         cancelCall(key, reason);
+    m_notificationStream.reset();
+    if (m_environment->interactions)
+        m_environment->interactions->forgetSession(QString::fromLatin1(m_id));
+}
+
+void McpSession::shutDown()
+{
+    std::vector<std::string> keys;
+    keys.reserve(m_inFlight.size());
+    for (const auto& [key, entry] : m_inFlight)
+        keys.push_back(key);
+    for (const auto& key : keys)
+        cancelCall(key, QStringLiteral("the server stopped"), QuestionFate::Keep);
     m_notificationStream.reset();
 }
 

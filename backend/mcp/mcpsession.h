@@ -11,12 +11,16 @@
 
 #include <QElapsedTimer>
 #include <QObject>
+#include <QTimer>
 
 #include <functional>
 #include <memory>
 #include <unordered_map>
 
 class BackendEvents;
+class InteractionBroker;
+struct InteractionAnswer;
+struct RegisteredTool;
 class ToolCallContext;
 struct ToolResult;
 class ToolRegistry;
@@ -36,6 +40,7 @@ struct SessionEnvironment
     const ToolRegistry* registry = nullptr;
     const ToolRouter* router = nullptr;
     BackendEvents* events = nullptr;
+    InteractionBroker* interactions = nullptr; // null: every tool runs at once (no approvals)
     std::function<qint64()> nextCallId;
     QByteArray secret; // never stored in call records (the bearer token); empty for none
     ServerIdentity identity;
@@ -66,10 +71,19 @@ public:
     void handleMessage(
         const JsonRpc::Message& message, const QByteArray& rawText, const std::shared_ptr<ResponseChannel>& channel);
 
-    // The connection carrying `channel` closed: its calls are cancelled.
+    // The connection carrying `channel` closed: its calls are cancelled, except those waiting for a
+    // person, whose questions stay open for the client's retry.
     void channelClosed(const ResponseChannel* channel);
-    // The session ends (DELETE, eviction, shutdown): every call in flight is cancelled.
+    // The session ends (DELETE, eviction): every call in flight is cancelled and the questions its
+    // calls wait on are withdrawn.
     void terminate(const QString& reason);
+    // The server stops: calls in flight are cancelled, but questions stay pending for the restart.
+    void shutDown();
+
+    // When a batch holds a tools/call that would wait for a person, answers every request of it
+    // with an error before any of it runs, and returns true.
+    bool refuseBatchThatWouldPause(
+        const std::vector<JsonRpc::Message>& messages, const std::shared_ptr<ResponseChannel>& channel);
 
     // The standalone GET stream for server-initiated notifications.
     void setNotificationStream(std::shared_ptr<ResponseChannel> stream);
@@ -85,6 +99,13 @@ private:
         nlohmann::json requestId;
         ToolCall record;
         QElapsedTimer timer;
+        QString interactionId; // set while the call waits for a person
+        std::shared_ptr<const RegisteredTool> tool;
+    };
+
+    enum class QuestionFate {
+        Withdraw, // the call was cancelled or its session deleted
+        Keep, // the server stops: the question stays pending across the restart
     };
 
     void reply(const std::shared_ptr<ResponseChannel>& channel, const nlohmann::json& response);
@@ -96,7 +117,12 @@ private:
     void rejectCall(const JsonRpc::Message& message, ToolCall record, int code, const QString& text,
         const std::shared_ptr<ResponseChannel>& channel);
     void completeCall(const std::string& key, ToolResult result);
-    void cancelCall(const std::string& key, const QString& reason);
+    void cancelCall(const std::string& key, const QString& reason, QuestionFate fate = QuestionFate::Withdraw);
+    void admitCall(const std::string& key);
+    void resumeCall(const std::string& key, const InteractionAnswer& answer);
+    void timeOutCall(const std::string& key);
+    void leaveWaiting(const std::string& key, const QString& why);
+    void tickWaitingCalls();
     void handleNotification(const JsonRpc::Message& message);
     QByteArray redacted(QByteArray text) const;
     void touch();
@@ -111,4 +137,6 @@ private:
     qint64 m_lastActivityMs = 0;
     std::unordered_map<std::string, InFlight> m_inFlight; // key: the request id as JSON text
     std::shared_ptr<ResponseChannel> m_notificationStream;
+    QTimer m_waitTicker; // progress for calls that wait for a person
+    int m_waitingCount = 0;
 };

@@ -19,4 +19,9 @@ public:
     // One request of this exchange will get no response (it was cancelled).
     virtual void skipResponse() = 0;
     virtual bool isOpen() const = 0;
+    // A parked call: the exchange ends with no response at all and the connection is closed.
+    virtual void abandon() { skipResponse(); }
+    // Something that keeps a long wait's connection alive when the client asked for no progress
+    // (an event-stream comment); nothing by default.
+    virtual void sendKeepAlive() {}
 };

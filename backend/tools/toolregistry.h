@@ -14,11 +14,16 @@
 #include <string>
 #include <vector>
 
+class ClientTool;
+
 struct RegisteredTool
 {
     ToolSpec spec;
     QString route; // "builtin" for the tools in this folder; later subsystems name their own
     std::function<void(const std::shared_ptr<ToolCallContext>&)> handler;
+    // Set for tools a person answers at the console (backend/interaction); such calls pause
+    // instead of running the handler.
+    std::shared_ptr<const ClientTool> clientTool;
 };
 
 class ToolRegistry : public QObject

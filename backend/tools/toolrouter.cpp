@@ -84,15 +84,28 @@ QString ToolRouter::unknownToolMessage(const QString& requestedName, const QStri
     return message;
 }
 
+QString ToolRouter::argumentError(const RegisteredTool& tool, const nlohmann::json& arguments)
+{
+    const QStringList problems = SchemaValidator::validate(arguments, tool.spec.inputSchema);
+    if (problems.isEmpty())
+        return {};
+    return QStringLiteral("Invalid arguments for tool \"%1\": %2. Fix the arguments to match the tool's inputSchema "
+                          "and call it again.")
+        .arg(tool.spec.name, problems.join(QStringLiteral("; ")));
+}
+
 void ToolRouter::invoke(const RegisteredTool& tool, const std::shared_ptr<ToolCallContext>& context)
 {
-    const QStringList problems = SchemaValidator::validate(context->arguments(), tool.spec.inputSchema);
-    if (!problems.isEmpty()) {
-        context->finish(ToolResult::error(QStringLiteral("Invalid arguments for tool \"%1\": %2. Fix the arguments "
-                                                         "to match the tool's inputSchema and call it again.")
-                                              .arg(tool.spec.name, problems.join(QStringLiteral("; ")))));
+    const QString error = argumentError(tool, context->arguments());
+    if (!error.isEmpty()) {
+        context->finish(ToolResult::error(error));
         return;
     }
+    run(tool, context);
+}
+
+void ToolRouter::run(const RegisteredTool& tool, const std::shared_ptr<ToolCallContext>& context)
+{
     try {
         tool.handler(context);
     } catch (const std::exception& e) {

@@ -29,6 +29,11 @@ public:
     // finishes with a tool error saying what to fix, and the tool never runs. An exception thrown
     // by the tool finishes the call with a tool error too.
     static void invoke(const RegisteredTool& tool, const std::shared_ptr<ToolCallContext>& context);
+    // What is wrong with `arguments` for `tool`, as the tool error a client gets; empty when they
+    // conform to its inputSchema.
+    static QString argumentError(const RegisteredTool& tool, const nlohmann::json& arguments);
+    // Runs a tool whose arguments were already validated.
+    static void run(const RegisteredTool& tool, const std::shared_ptr<ToolCallContext>& context);
 
 private:
     const ToolRegistry* m_registry;

@@ -1,0 +1,51 @@
+#pragma once
+
+// ApprovalStore: the person's approval decisions. "Always allow" rules (per tool, kept across
+// restarts), "allow for this session" grants (per session, gone with it), and one-shot decisions
+// for calls that were no longer waiting when the person answered (parked, dropped, or from before
+// a restart), taken by the next identical call. Separate from ClientOutputStore: a decision is
+// never a client tool's output and the other way round.
+
+#include <QSet>
+#include <QString>
+#include <QStringList>
+
+#include <nlohmann/json.hpp>
+
+#include <deque>
+#include <map>
+#include <optional>
+
+class ApprovalStore
+{
+public:
+    struct Decision
+    {
+        bool allow = false;
+        QString reason; // with a deny
+        QString interactionId;
+    };
+
+    void alwaysAllow(const QString& tool) { m_alwaysAllowed.insert(tool); }
+    bool revokeAlways(const QString& tool) { return m_alwaysAllowed.remove(tool); }
+    bool isAlwaysAllowed(const QString& tool) const { return m_alwaysAllowed.contains(tool); }
+    QStringList alwaysAllowed() const;
+
+    void allowForSession(const QString& sessionId, const QString& tool) { m_sessionGrants[sessionId].insert(tool); }
+    bool isAllowedForSession(const QString& sessionId, const QString& tool) const;
+    void forgetSession(const QString& sessionId) { m_sessionGrants.erase(sessionId); }
+
+    void pushDecision(const QString& key, Decision decision) { m_decisions[key].push_back(std::move(decision)); }
+    std::optional<Decision> takeDecision(const QString& key);
+    int decisionCount() const;
+
+    // Persisted: always-allow rules and one-shot decisions. Session grants end with the process
+    // because sessions do.
+    nlohmann::json toJson() const;
+    void fromJson(const nlohmann::json& value, int* skipped);
+
+private:
+    QSet<QString> m_alwaysAllowed;
+    std::map<QString, QSet<QString>> m_sessionGrants;
+    std::map<QString, std::deque<Decision>> m_decisions;
+};

@@ -1,0 +1,47 @@
+#pragma once
+
+// ClientOutputStore: the person's answers to client tools whose call was no longer waiting (parked,
+// dropped, or from before a restart), kept for the next identical call. FIFO per key (the tool and
+// its canonical arguments): two identical calls get their own answers, in the order they were
+// given. An output is whatever the person answered, even when it reads like an approval ("allow",
+// {"approved": true}); approval decisions live in ApprovalStore, never here.
+
+#include <QByteArray>
+#include <QString>
+
+#include <nlohmann/json.hpp>
+
+#include <deque>
+#include <map>
+#include <optional>
+
+class ClientOutputStore
+{
+public:
+    struct Entry
+    {
+        QByteArray output; // JSON, exactly as the client will receive it
+        QString interactionId;
+        qint64 answeredAtMs = 0;
+    };
+
+    void push(const QString& key, Entry entry);
+    // The oldest answer for `key`, left in place.
+    std::optional<Entry> peek(const QString& key) const;
+    // The oldest answer for `key`, removed.
+    std::optional<Entry> take(const QString& key);
+
+    int count(const QString& key) const;
+    int size() const;
+    bool isEmpty() const { return m_entries.empty(); }
+    // Every stored answer, oldest first within each key, for display.
+    std::map<QString, std::deque<Entry>> entries() const { return m_entries; }
+    bool remove(const QString& key);
+
+    nlohmann::json toJson() const;
+    // Replaces the contents; entries that cannot be read are skipped and counted in `skipped`.
+    void fromJson(const nlohmann::json& value, int* skipped);
+
+private:
+    std::map<QString, std::deque<Entry>> m_entries;
+};

@@ -1,0 +1,239 @@
+#include "interaction/clienttool.h"
+
+#include "config/switchboardconfig.h"
+#include "tools/schemavalidator.h"
+#include "tools/toolresult.h"
+
+using nlohmann::json;
+
+namespace {
+
+QString stringArgument(const json& arguments, const char* key)
+{
+    const auto it = arguments.find(key);
+    return it != arguments.end() && it->is_string() ? QString::fromStdString(it->get<std::string>()) : QString();
+}
+
+RegisteredTool clientToolEntry(ToolSpec spec, std::shared_ptr<const ClientTool> clientTool)
+{
+    RegisteredTool tool;
+    tool.spec = std::move(spec);
+    tool.route = QStringLiteral("client");
+    tool.clientTool = std::move(clientTool);
+    // The session pauses client tools before they would run; reaching this handler means a call
+    // bypassed that gate, which must not turn into a silent success.
+    tool.handler = [name = tool.spec.name](const std::shared_ptr<ToolCallContext>& context) {
+        context->finish(ToolResult::error(
+            QStringLiteral("Tool \"%1\" is answered by a person at the Switchboard console and cannot run here.")
+                .arg(name)));
+    };
+    return tool;
+}
+
+} // namespace
+
+json ClientTool::renderSpec(const json& arguments) const
+{
+    json spec{{"render", render.toStdString()}};
+    if (!prompt.isEmpty())
+        spec["prompt"] = prompt.toStdString();
+    if (render == QStringLiteral("connect")) {
+        const QString provider = stringArgument(arguments, "provider");
+        const QString kind = stringArgument(arguments, "kind");
+        spec["provider"] = provider.toStdString();
+        spec["kind"] = kind.isEmpty() ? "either" : kind.toStdString();
+        spec["scopes"] = arguments.value("scopes", json::array());
+        spec["reason"] = stringArgument(arguments, "reason").toStdString();
+        spec["oauthAvailable"] = oauthProviders.contains(provider);
+    } else if (render == QStringLiteral("choice")) {
+        json options = json::array();
+        if (!choices.isEmpty()) {
+            for (const QString& choice : choices)
+                options.push_back(choice.toStdString());
+        } else if (const auto it = arguments.find("options"); it != arguments.end() && it->is_array()) {
+            for (const json& option : *it) {
+                if (option.is_string())
+                    options.push_back(option);
+            }
+        }
+        spec["choices"] = std::move(options);
+    } else if (render == QStringLiteral("form")) {
+        spec["schema"] = responseSchema;
+    }
+    // The question in the call's own words, when it gives one.
+    for (const char* key : {"question", "message", "reason", "prompt"}) {
+        const QString text = stringArgument(arguments, key);
+        if (!text.isEmpty() && render != QStringLiteral("connect")) {
+            spec["question"] = text.toStdString();
+            break;
+        }
+    }
+    return spec;
+}
+
+QString ClientTool::checkArguments(const json& arguments) const
+{
+    if (render == QStringLiteral("connect")) {
+        const QString kind = stringArgument(arguments, "kind");
+        const QString provider = stringArgument(arguments, "provider");
+        if (kind == QStringLiteral("oauth") && !oauthProviders.contains(provider)) {
+            return oauthProviders.isEmpty()
+                ? QStringLiteral("No OAuth provider is configured in Switchboard, so \"%1\" cannot be connected "
+                                 "with kind \"oauth\". Ask with kind \"api_key\" or \"either\" instead.")
+                      .arg(provider)
+                : QStringLiteral("No OAuth provider named \"%1\" is configured in Switchboard (configured: %2). "
+                                 "Use one of those, or ask with kind \"api_key\" or \"either\".")
+                      .arg(provider, oauthProviders.join(QStringLiteral(", ")));
+        }
+    } else if (render == QStringLiteral("choice") && choices.isEmpty()) {
+        const auto it = arguments.find("options");
+        if (it == arguments.end() || !it->is_array() || it->empty())
+            return QStringLiteral("This tool needs \"options\": a non-empty list of strings to choose from.");
+    }
+    return {};
+}
+
+QString ClientTool::checkOutput(const json& output) const
+{
+    if (!output.is_object())
+        return QStringLiteral("an answer must be a JSON object");
+    if (render == QStringLiteral("connect")) {
+        const auto connectedIt = output.find("connected");
+        if (connectedIt == output.end() || !connectedIt->is_boolean())
+            return QStringLiteral("a connect answer needs \"connected\": true or false");
+        if (connectedIt->get<bool>())
+            return output.contains("provider") ? QString() : QStringLiteral("a connection needs its provider");
+        const QString reason = stringArgument(output, "reason");
+        if (reason != QStringLiteral("declined") && reason != QStringLiteral("cancelled")
+            && reason != QStringLiteral("timeout"))
+            return QStringLiteral("a refused connection's reason is declined, cancelled or timeout");
+        return {};
+    }
+    if (render == QStringLiteral("confirm")) {
+        const auto it = output.find("confirmed");
+        return it != output.end() && it->is_boolean() ? QString()
+                                                      : QStringLiteral("a confirm answer needs \"confirmed\"");
+    }
+    if (stringArgument(output, "reason") == QStringLiteral("declined"))
+        return {};
+    if (render == QStringLiteral("choice")) {
+        const auto it = output.find("choice");
+        return it != output.end() && it->is_string() ? QString() : QStringLiteral("a choice answer needs \"choice\"");
+    }
+    if (render == QStringLiteral("form")) {
+        const auto values = output.find("values");
+        if (values == output.end())
+            return QStringLiteral("a form answer needs \"values\"");
+        const QStringList problems = SchemaValidator::validate(*values, responseSchema);
+        return problems.isEmpty() ? QString() : problems.join(QStringLiteral("; "));
+    }
+    return {};
+}
+
+ToolResult ClientTool::timeoutResult(const QString& toolName, int seconds) const
+{
+    ToolResult result = ToolResult::error(
+        QStringLiteral("No one answered %1 at the Switchboard console within %2 seconds. Tell the user it is waiting "
+                       "for them there, or try again later.")
+            .arg(toolName)
+            .arg(seconds));
+    if (render == QStringLiteral("connect"))
+        result.structuredContent = notConnected(QStringLiteral("timeout"));
+    return result;
+}
+
+ToolResult ClientTool::resultFor(const json& output)
+{
+    ToolResult result;
+    result.content.push_back(json{{"type", "text"}, {"text", output.dump()}});
+    if (output.is_object())
+        result.structuredContent = output;
+    return result;
+}
+
+RegisteredTool ClientTool::requestConnection(const QStringList& oauthProviders)
+{
+    auto clientTool = std::make_shared<ClientTool>();
+    clientTool->render = QStringLiteral("connect");
+    clientTool->oauthProviders = oauthProviders;
+    ToolSpec spec;
+    spec.name = QStringLiteral("request_connection");
+    spec.title = QStringLiteral("Request a connection");
+    spec.description = QStringLiteral(
+        "Asks the person at the Switchboard console to connect an account (OAuth sign-in or an API key) for a "
+        "provider. Waits until they answer. The result says whether it is connected and which account; it never "
+        "contains the secret, which Switchboard keeps in the desktop keychain.");
+    spec.inputSchema = json{{"type", "object"},
+        {"properties",
+            {{"provider", {{"type", "string"}, {"description", "The service to connect, e.g. github"}}},
+                {"kind",
+                    {{"type", "string"}, {"enum", {"oauth", "api_key", "either"}},
+                        {"description", "How to connect: OAuth sign-in, an API key, or whichever the person prefers"}}},
+                {"scopes",
+                    {{"type", "array"}, {"items", {{"type", "string"}}},
+                        {"description", "OAuth scopes to ask for (optional)"}}},
+                {"reason",
+                    {{"type", "string"}, {"description", "Why the connection is needed, shown to the person"}}}}},
+        {"required", {"provider", "kind", "reason"}}, {"additionalProperties", false}};
+    spec.outputSchema = json{{"type", "object"},
+        {"properties",
+            {{"connected", {{"type", "boolean"}}}, {"provider", {{"type", "string"}}},
+                {"account", {{"type", "string"}}},
+                {"reason", {{"type", "string"}, {"enum", {"declined", "cancelled", "timeout"}}}}}},
+        {"required", {"connected"}}};
+    spec.annotations = json{{"title", "Request a connection"}, {"readOnlyHint", false}, {"destructiveHint", false},
+        {"idempotentHint", false}, {"openWorldHint", true}};
+    return clientToolEntry(std::move(spec), std::move(clientTool));
+}
+
+bool ClientTool::fromConfig(const ClientToolConfig& config, RegisteredTool* tool, QString* error)
+{
+    ToolSpec spec;
+    if (!ToolSpec::fromJson(config.spec, &spec, error))
+        return false;
+    auto clientTool = std::make_shared<ClientTool>();
+    clientTool->render = config.render;
+    clientTool->prompt = config.prompt;
+    clientTool->choices = config.choices;
+    clientTool->responseSchema = config.responseSchema;
+    if (spec.description.isEmpty())
+        spec.description = QStringLiteral("Asks the person at the Switchboard console and waits for their answer.");
+    *tool = clientToolEntry(std::move(spec), std::move(clientTool));
+    return true;
+}
+
+json ClientTool::connected(const QString& provider, const QString& account)
+{
+    return json{{"connected", true}, {"provider", provider.toStdString()}, {"account", account.toStdString()}};
+}
+
+json ClientTool::notConnected(const QString& reason)
+{
+    return json{{"connected", false}, {"reason", reason.toStdString()}};
+}
+
+json ClientTool::confirmed(bool yes)
+{
+    return json{{"confirmed", yes}};
+}
+
+json ClientTool::chosen(const QString& choice)
+{
+    return json{{"choice", choice.toStdString()}};
+}
+
+json ClientTool::submitted(const json& values)
+{
+    return json{{"submitted", true}, {"values", values}};
+}
+
+json ClientTool::declined(const QString& render)
+{
+    if (render == QStringLiteral("choice"))
+        return json{{"choice", nullptr}, {"reason", "declined"}};
+    if (render == QStringLiteral("form"))
+        return json{{"submitted", false}, {"reason", "declined"}};
+    if (render == QStringLiteral("confirm"))
+        return confirmed(false);
+    return notConnected(QStringLiteral("declined"));
+}

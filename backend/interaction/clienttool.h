@@ -1,0 +1,54 @@
+#pragma once
+
+// ClientTool: a tool whose answer comes from the person at the console. Holds how its widget
+// renders (connect, confirm, choice, form), what the widget needs from a call's arguments, which
+// answers are well-formed, and the answer a client gets when no one answered in time.
+//
+// request_connection is built in: provider, kind (oauth, api_key or either), optional scopes, and
+// a reason; its widget is the connect dialog. Operators declare more in the configuration.
+
+#include "tools/toolregistry.h"
+
+#include <QStringList>
+
+#include <nlohmann/json.hpp>
+
+struct ClientToolConfig;
+struct ToolResult;
+
+class ClientTool
+{
+public:
+    QString render; // connect, confirm, choice or form
+    QString prompt; // shown above the widget; may be empty
+    QStringList choices; // choice: fixed options; empty means the call's "options" argument
+    nlohmann::json responseSchema; // form: what the person fills in
+    QStringList oauthProviders; // connect: providers the console can run OAuth for
+
+    // What the widget needs, from the call's arguments (JSON for PendingInteraction::renderSpec).
+    nlohmann::json renderSpec(const nlohmann::json& arguments) const;
+    // A problem with the arguments that the inputSchema cannot express (e.g. an OAuth provider the
+    // console does not know); empty when there is none. Checked before any pause.
+    QString checkArguments(const nlohmann::json& arguments) const;
+    // A problem with an answer the person gave; empty when it is well-formed.
+    QString checkOutput(const nlohmann::json& output) const;
+    // The result a waiting client gets when no one answered within `seconds`.
+    ToolResult timeoutResult(const QString& toolName, int seconds) const;
+
+    // The result that carries an answer to the client: the output as text and structured content.
+    static ToolResult resultFor(const nlohmann::json& output);
+
+    // The built-in request_connection tool.
+    static RegisteredTool requestConnection(const QStringList& oauthProviders);
+    // A tool declared in the configuration; false with a reason when the declaration is unusable.
+    static bool fromConfig(const ClientToolConfig& config, RegisteredTool* tool, QString* error);
+
+    // Well-formed answers, for the widgets and tests.
+    static nlohmann::json connected(const QString& provider, const QString& account);
+    static nlohmann::json notConnected(const QString& reason); // declined, cancelled or timeout
+    static nlohmann::json confirmed(bool yes);
+    static nlohmann::json chosen(const QString& choice);
+    static nlohmann::json submitted(const nlohmann::json& values);
+    // The person would not answer (choice: {"choice": null, …}, form: {"submitted": false, …}).
+    static nlohmann::json declined(const QString& render);
+};

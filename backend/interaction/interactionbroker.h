@@ -1,0 +1,154 @@
+#pragma once
+
+// InteractionBroker: everything about calls that wait for a person. Decides per call whether it
+// runs, is refused (a deny rule), is answered at once from a stored answer, or pauses; keeps the
+// pending interactions (the widgets the console shows), delivers the person's answers to waiting
+// calls or stores them for the next identical call, enforces the maximum wait, and writes all of
+// it to the workspace state file after every change, so a restart loses nothing and answers
+// nothing by itself. Lives on the server thread.
+//
+// Identical calls share a key: the tool and its canonical arguments (object keys sorted).
+
+#include "interaction/approvalstore.h"
+#include "interaction/clientoutputstore.h"
+#include "interaction/pendinginteraction.h"
+#include "interaction/permissionpolicy.h"
+#include "tools/toolresult.h"
+
+#include <QHash>
+#include <QMap>
+#include <QObject>
+
+#include <functional>
+#include <map>
+
+class QTimer;
+struct RegisteredTool;
+class ToolRegistry;
+class WorkspaceStateWriter;
+
+class InteractionBroker : public QObject
+{
+    Q_OBJECT
+public:
+    struct Settings
+    {
+        PauseMode defaultMode = PauseMode::Hold;
+        QMap<QString, PauseMode> clientModes; // by clientInfo.name
+        int maxWaitMs = 600'000;
+        int progressIntervalMs = 10'000;
+        PermissionPolicy policy;
+        QString statePath; // the workspace state file; empty keeps state in memory only (tests)
+    };
+
+    struct CallOrigin
+    {
+        qint64 callId = 0;
+        QString sessionId;
+        QString clientName;
+        QString clientVersion;
+    };
+
+    struct Admission
+    {
+        enum class Verdict {
+            Run, // allowed: run the tool now
+            Refuse, // denied, or arguments a client tool cannot use: `result` is the tool error
+            Answer, // a stored answer: `result` is what the client gets, at once
+            Pause, // wait for a person: hold or park by `mode`
+        };
+        Verdict verdict = Verdict::Run;
+        ToolResult result;
+        InteractionKind kind = InteractionKind::Approval;
+        PauseMode mode = PauseMode::Hold;
+        QString key;
+    };
+
+    // What a holding call hears back: the person's answer, or that no one answered in time.
+    struct Waiter
+    {
+        std::function<void(const InteractionAnswer& answer)> answered;
+        std::function<void()> timedOut;
+    };
+
+    // `registry` finds the tools of restored interactions; it must outlive the broker.
+    InteractionBroker(Settings settings, const ToolRegistry* registry, QObject* parent = nullptr);
+    ~InteractionBroker() override;
+
+    // Reads the workspace state file. An unreadable file is set aside (kept, never overwritten)
+    // and reported in `warning`; the broker then starts empty.
+    void load(QString* warning);
+    // Writes to disk through `writer` (on a bookkeeping thread) instead of synchronously.
+    void setWriter(WorkspaceStateWriter* writer);
+
+    const Settings& settings() const { return m_settings; }
+    PauseMode modeFor(const QString& clientName) const;
+    static QString keyFor(const QString& tool, const nlohmann::json& arguments);
+
+    // Arguments are valid against the inputSchema when this is called.
+    Admission admit(const RegisteredTool& tool, const nlohmann::json& arguments, const CallOrigin& origin);
+    // Whether a call of `tool` would pause or ask, for refusing a batch before any of it runs.
+    bool wouldPause(const RegisteredTool& tool, const QString& sessionId) const;
+
+    // Hold: the call waits on an interaction: a new one, or a pending one of the same question that
+    // no call is waiting on (its earlier call dropped, or it is from before a restart). Returns its
+    // id.
+    QString hold(const RegisteredTool& tool, const nlohmann::json& arguments, const Admission& admission,
+        const CallOrigin& origin, Waiter waiter);
+    // Park: the call ends unanswered; the interaction stays. When the same question is already
+    // pending without a waiting call, that one is reused and `duplicate` is set.
+    QString park(const RegisteredTool& tool, const nlohmann::json& arguments, const Admission& admission,
+        const CallOrigin& origin, bool* duplicate);
+    // The waiting call's connection dropped: the widget stays and its answer will be stored.
+    void detach(const QString& interactionId);
+    // The waiting call was cancelled (notifications/cancelled, session deleted): the widget goes.
+    void withdraw(const QString& interactionId, const QString& reason);
+
+    // The person's answer. False (with a reason) when the interaction is gone or the answer does
+    // not fit it.
+    bool answer(const QString& interactionId, const InteractionAnswer& answer, QString* error);
+
+    PendingInteractionList pending() const;
+    const ClientOutputStore& clientOutputs() const { return m_outputs; }
+    const ApprovalStore& approvals() const { return m_approvals; }
+    bool revokeAlwaysAllow(const QString& tool);
+    void forgetSession(const QString& sessionId);
+
+    // Blocks until the newest state is on disk (shutdown).
+    void flush();
+
+Q_SIGNALS:
+    void interactionPending(const PendingInteraction& interaction);
+    void interactionChanged(const PendingInteraction& interaction);
+    // outcome: answered, stored (answered while no call waited), cancelled, timeout
+    void interactionResolved(const QString& interactionId, const QString& outcome);
+    void storesChanged();
+    void stateWriteFailed(const QString& error);
+
+private:
+    struct Entry
+    {
+        PendingInteraction interaction;
+        nlohmann::json arguments;
+        Waiter waiter; // empty when no call waits
+        QTimer* deadline = nullptr;
+    };
+
+    PendingInteraction describe(const RegisteredTool& tool, const nlohmann::json& arguments, const Admission& admission,
+        const CallOrigin& origin) const;
+    Entry* findIdle(const QString& key);
+    void startWaiting(Entry& entry, const CallOrigin& origin, Waiter waiter);
+    void stopWaiting(Entry& entry);
+    void expire(const QString& interactionId);
+    void save();
+    QByteArray snapshot() const;
+
+    Settings m_settings;
+    const ToolRegistry* m_registry;
+    std::map<QString, Entry> m_entries; // by interaction id
+    QStringList m_order; // interaction ids, oldest first
+    ClientOutputStore m_outputs;
+    ApprovalStore m_approvals;
+    WorkspaceStateWriter* m_writer = nullptr;
+    WorkspaceStateWriter* m_ownWriter = nullptr;
+};

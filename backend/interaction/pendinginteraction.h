@@ -1,0 +1,72 @@
+#pragma once
+
+// PendingInteraction: a question waiting for the person at the console: an approval for a tool
+// whose permission is "ask", or a client tool (request_connection, operator-declared tools) whose
+// answer is the person's. InteractionAnswer is what the person decides. Both are plain value types
+// that cross threads in queued signals and are written to the workspace state file.
+
+#include <QByteArray>
+#include <QList>
+#include <QMetaType>
+#include <QString>
+
+#include <nlohmann/json.hpp>
+
+enum class InteractionKind {
+    Approval,
+    ClientTool,
+};
+
+// How a call that waits for a person is kept: the call stays open (hold), or it is closed without
+// a result and the answer goes to the next identical call (park).
+enum class PauseMode {
+    Hold,
+    Park,
+};
+
+QString pauseModeName(PauseMode mode);
+
+struct PendingInteraction
+{
+    QString id; // "ia-…", unique
+    InteractionKind kind = InteractionKind::Approval;
+    QString render; // approval, connect, confirm, choice or form
+    QString tool; // the tool's own name (aliases resolved)
+    QString toolTitle;
+    QString route;
+    QByteArray arguments; // the call's arguments, compact JSON
+    QByteArray renderSpec; // JSON: what the widget needs (prompt, provider, choices, schema, …)
+    QString sessionId;
+    QString clientName;
+    QString clientVersion;
+    qint64 callId = 0; // the call that asks now, or asked last
+    QList<qint64> earlierCallIds; // calls of this question that were parked or dropped before
+    PauseMode mode = PauseMode::Hold;
+    bool waiting = false; // a call is open and waiting for the answer
+    qint64 createdAtMs = 0; // milliseconds since the Unix epoch, UTC
+    qint64 deadlineMs = 0; // when the waiting call gives up; 0 when no call waits
+    QString key; // the tool and its canonical arguments: identical calls share it
+
+    nlohmann::json toJson() const;
+    static bool fromJson(const nlohmann::json& value, PendingInteraction* interaction);
+};
+
+struct InteractionAnswer
+{
+    enum class Decision {
+        AllowOnce, // approvals
+        AllowForSession,
+        AlwaysAllow,
+        Deny,
+        Respond, // client tools: `output` is what the client receives
+    };
+    Decision decision = Decision::Deny;
+    QString reason; // optional, with Deny
+    QByteArray output; // JSON, with Respond
+};
+
+using PendingInteractionList = QList<PendingInteraction>;
+
+Q_DECLARE_METATYPE(PendingInteraction)
+Q_DECLARE_METATYPE(PendingInteractionList)
+Q_DECLARE_METATYPE(InteractionAnswer)

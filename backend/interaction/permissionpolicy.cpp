@@ -1,0 +1,76 @@
+#include "interaction/permissionpolicy.h"
+
+#include "config/switchboardconfig.h"
+#include "tools/toolregistry.h"
+
+QString permissionName(Permission permission)
+{
+    switch (permission) {
+    case Permission::Allow:
+        return QStringLiteral("allow");
+    case Permission::Ask:
+        return QStringLiteral("ask");
+    case Permission::Deny:
+        return QStringLiteral("deny");
+    }
+    return {};
+}
+
+PermissionPolicy::PermissionPolicy(const SwitchboardConfig& config, QString origin)
+    : m_origin(std::move(origin))
+    , m_default(config.defaultPermission)
+    , m_tools(config.toolPermissions)
+    , m_adapters(config.adapterPermissions)
+    , m_sinks(config.sinkPermissions)
+{}
+
+bool PermissionPolicy::parse(const QString& text, Permission* permission)
+{
+    if (text == QStringLiteral("allow"))
+        *permission = Permission::Allow;
+    else if (text == QStringLiteral("ask"))
+        *permission = Permission::Ask;
+    else if (text == QStringLiteral("deny"))
+        *permission = Permission::Deny;
+    else
+        return false;
+    return true;
+}
+
+PermissionPolicy::Verdict PermissionPolicy::evaluate(const RegisteredTool& tool) const
+{
+    const QString where = m_origin.isEmpty() ? QString() : QStringLiteral(" in ") + m_origin;
+    Verdict verdict;
+    const QString& name = tool.spec.name;
+    if (const auto it = m_tools.constFind(name); it != m_tools.constEnd() && parse(*it, &verdict.permission)) {
+        verdict.rule = QStringLiteral("permissions.tools.%1: %2%3").arg(name, *it, where);
+        return verdict;
+    }
+    // Routes name their subsystem: "adapter:<name>" and "sink:<name>".
+    const qsizetype colon = tool.route.indexOf(QLatin1Char(':'));
+    if (colon > 0) {
+        const QString subsystem = tool.route.left(colon);
+        const QString owner = tool.route.mid(colon + 1);
+        const QMap<QString, QString>* rules = subsystem == QStringLiteral("adapter") ? &m_adapters
+            : subsystem == QStringLiteral("sink")                                    ? &m_sinks
+                                                                                     : nullptr;
+        if (rules) {
+            if (const auto it = rules->constFind(owner); it != rules->constEnd() && parse(*it, &verdict.permission)) {
+                verdict.rule = QStringLiteral("permissions.%1s.%2: %3%4").arg(subsystem, owner, *it, where);
+                return verdict;
+            }
+        }
+    }
+    if (parse(m_default, &verdict.permission)) {
+        verdict.rule = QStringLiteral("permissions.default: %1%2").arg(m_default, where);
+        return verdict;
+    }
+    if (tool.spec.isReadOnly()) {
+        verdict.permission = Permission::Allow;
+        verdict.rule = QStringLiteral("built-in default: read-only tools are allowed");
+    } else {
+        verdict.permission = Permission::Ask;
+        verdict.rule = QStringLiteral("built-in default: tools that are not read-only ask");
+    }
+    return verdict;
+}
