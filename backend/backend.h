@@ -61,6 +61,19 @@ public:
     void listInteractions();
     void answerInteraction(const QString& interactionId, const InteractionAnswer& answer);
     QString workspaceStatePath() const;
+    // Connect answers (request_connection and other connect tools). The secret goes to the
+    // SecretStore; the client receives only {"connected": true, "provider", "account"}. Failures
+    // (no keychain, a declined OAuth sign-in) come as connectFailed and leave the question open so
+    // the person can retry or decline.
+    void connectWithApiKey(
+        const QString& interactionId, const QString& provider, const QString& account, const QByteArray& apiKey);
+    // Starts an OAuth sign-in (authorization code + PKCE, loopback redirect); the page to open in
+    // the browser arrives as oauthAuthorizationUrl.
+    void startOAuth(const QString& interactionId, const QString& provider, const QStringList& scopes);
+    void cancelOAuth(const QString& interactionId);
+    // Where secrets are kept, for the window to name (the desktop keychain, or the owner-only file
+    // the operator chose).
+    QString secretStorage() const;
 
     // Records queued for history beyond which calls are left out of it (see HistoryFeed).
     static constexpr qint64 MaxHistoryBacklog = 250'000;
@@ -80,6 +93,8 @@ Q_SIGNALS:
     // outcome: answered, stored (no call was waiting; kept for the retry), cancelled, timeout
     void interactionResolved(const QString& interactionId, const QString& outcome);
     void interactionAnswerFailed(const QString& interactionId, const QString& error);
+    void oauthAuthorizationUrl(const QString& interactionId, const QUrl& url);
+    void connectFailed(const QString& interactionId, const QString& message);
     // The workspace state (pending questions, stored answers) could not be written or read.
     void workspaceStateProblem(const QString& message);
 
