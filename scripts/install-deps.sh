@@ -6,7 +6,7 @@ set -euo pipefail
 
 build_packages=(
     build-essential cmake ninja-build pkg-config git
-    qt6-base-dev qt6-base-dev-tools qt6-httpserver-dev qt6-qpa-plugins libqt6sql6-sqlite
+    qt6-base-dev qt6-base-dev-tools qt6-httpserver-dev qt6-networkauth-dev qt6-qpa-plugins libqt6sql6-sqlite
     libgit2-dev nlohmann-json3-dev libyaml-cpp-dev
     fonts-dejavu-core
 )

@@ -8,6 +8,14 @@ QStringList OAuthProvider::defaultAccountFields()
         QStringLiteral("name"), QStringLiteral("sub")};
 }
 
+bool OAuthProvider::isReservedAuthorizationParameter(const QString& key)
+{
+    static const QStringList reserved = {QStringLiteral("response_type"), QStringLiteral("client_id"),
+        QStringLiteral("redirect_uri"), QStringLiteral("scope"), QStringLiteral("state"),
+        QStringLiteral("code_challenge"), QStringLiteral("code_challenge_method")};
+    return reserved.contains(key);
+}
+
 QString OAuthProvider::checkEndpoint(const QUrl& url)
 {
     if (!url.isValid() || url.isRelative() || url.host().isEmpty())
@@ -43,6 +51,10 @@ QString OAuthProvider::validate() const
         const QString problem = checkEndpoint(userinfoUrl);
         if (!problem.isEmpty())
             return QStringLiteral("userinfoUrl ") + problem;
+    }
+    for (auto it = authorizationParameters.cbegin(); it != authorizationParameters.cend(); ++it) {
+        if (isReservedAuthorizationParameter(it.key()))
+            return QStringLiteral("authorizationParameters must not set %1 (the flow sets it)").arg(it.key());
     }
     return {};
 }

@@ -28,6 +28,10 @@ struct OAuthProvider
     // The userinfo fields tried in order when accountField is not configured.
     static QStringList defaultAccountFields();
 
+    // Parameters the flow sets itself (client, redirect, state, scope, PKCE): configuring one would
+    // break or weaken the flow, so configuration refuses them.
+    static bool isReservedAuthorizationParameter(const QString& key);
+
     // Empty when `url` may carry authorization traffic: https anywhere, or http to a loopback
     // host only (codes and tokens must not cross a network in clear text). Otherwise the reason.
     static QString checkEndpoint(const QUrl& url);
