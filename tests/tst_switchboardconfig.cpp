@@ -232,6 +232,10 @@ void TestSwitchboardConfig::errors_data()
         << QByteArray("oauthProviders:\n  - name: gh\n    clientId: x\n    authorizationUrl: https://a.example/a\n"
                       "    tokenUrl: https://a.example/t\n    authorizationParameters: [a]\n")
         << QStringLiteral("oauthProviders[gh].authorizationParameters must be a mapping of strings");
+    QTest::newRow("oauth reserved parameter")
+        << QByteArray("oauthProviders:\n  - name: gh\n    clientId: x\n    authorizationUrl: https://a.example/a\n"
+                      "    tokenUrl: https://a.example/t\n    authorizationParameters: {state: fixed}\n")
+        << QStringLiteral("oauthProviders[gh].authorizationParameters must not set state");
     QTest::newRow("oauth duplicate name") << QByteArray(
         "oauthProviders:\n"
         "  - {name: gh, clientId: x, authorizationUrl: 'https://a.example/a', tokenUrl: 'https://a.example/t'}\n"

@@ -241,8 +241,13 @@ public:
                             QStringLiteral("must be a mapping of strings"));
                         return;
                     }
-                    provider.authorizationParameters.insert(
-                        QString::fromStdString(entry.first.Scalar()), QString::fromStdString(entry.second.Scalar()));
+                    const QString key = QString::fromStdString(entry.first.Scalar());
+                    if (OAuthProvider::isReservedAuthorizationParameter(key)) {
+                        fail(entry.first, where, "authorizationParameters",
+                            QStringLiteral("must not set %1 (the flow sets it)").arg(key));
+                        return;
+                    }
+                    provider.authorizationParameters.insert(key, QString::fromStdString(entry.second.Scalar()));
                 }
             }
             for (const OAuthProvider& earlier : std::as_const(*target)) {
