@@ -2,9 +2,13 @@
 
 // ServerFixture: a real McpHttpServer on port 0, on a thread of its own (as the Backend runs it),
 // with the builtin tools plus test tools: "slow" finishes only when released, and counts the
-// cancellations that aborted its work.
+// cancellations that aborted its work; "write" is not read-only (so it asks when approvals are on)
+// and counts its runs. With interaction settings, calls go through a real InteractionBroker and
+// request_connection is offered.
 
 #include "backendevents.h"
+#include "interaction/clienttool.h"
+#include "interaction/interactionbroker.h"
 #include "mcp/mcphttpserver.h"
 #include "tools/builtintools.h"
 #include "tools/toolregistry.h"
@@ -13,16 +17,18 @@
 #include <QThread>
 
 #include <atomic>
+#include <optional>
 #include <vector>
 
 class ServerFixture
 {
 public:
-    explicit ServerFixture(McpServerOptions options = defaultOptions())
+    explicit ServerFixture(McpServerOptions options = defaultOptions(),
+        std::optional<InteractionBroker::Settings> interactions = std::nullopt)
     {
         m_context.moveToThread(&m_thread);
         m_thread.start();
-        run([this, options] {
+        run([this, options, interactions] {
             m_events = new BackendEvents;
             m_registry = new ToolRegistry;
             registerBuiltinTools(*m_registry);
@@ -35,11 +41,27 @@ public:
                 context->setCancellationHandler([this] { ++abortedWork; });
             };
             m_registry->add(slow);
+            RegisteredTool write;
+            write.spec.name = QStringLiteral("write");
+            write.spec.inputSchema
+                = nlohmann::json{{"type", "object"}, {"properties", {{"path", {{"type", "string"}}}}}};
+            write.spec.annotations = nlohmann::json{{"readOnlyHint", false}};
+            write.route = QStringLiteral("builtin");
+            write.handler = [this](const std::shared_ptr<ToolCallContext>& context) {
+                ++writeRuns;
+                context->finish(ToolResult::text(QStringLiteral("written")));
+            };
+            m_registry->add(write);
+            if (interactions) {
+                m_registry->add(ClientTool::requestConnection({QStringLiteral("github")}));
+                m_broker = new InteractionBroker(*interactions, m_registry);
+            }
             QObject::connect(m_events, &BackendEvents::callFinished, m_events, [this](const ToolCall& call) {
                 QMutexLocker lock(&m_mutex);
                 m_finished.append(call);
             });
             m_server = new McpHttpServer(options, m_registry, m_events, 1);
+            m_server->setInteractionBroker(m_broker);
             QString error;
             if (m_server->listen(&error))
                 port = m_server->port();
@@ -51,6 +73,7 @@ public:
         run([this] {
             m_server->shutdown();
             delete m_server;
+            delete m_broker;
             delete m_registry;
             delete m_events;
         });
@@ -113,8 +136,23 @@ public:
         return count;
     }
 
+    PendingInteractionList pendingInteractions()
+    {
+        PendingInteractionList list;
+        run([&] { list = m_broker->pending(); });
+        return list;
+    }
+    // Answers as the person at the console would; returns the broker's error, empty on success.
+    QString answer(const QString& interactionId, const InteractionAnswer& answer)
+    {
+        QString error;
+        run([&] { m_broker->answer(interactionId, answer, &error); });
+        return error;
+    }
+
     quint16 port = 0;
     std::atomic<int> abortedWork{0};
+    std::atomic<int> writeRuns{0};
 
 private:
     QThread m_thread;
@@ -122,6 +160,7 @@ private:
     BackendEvents* m_events = nullptr;
     ToolRegistry* m_registry = nullptr;
     McpHttpServer* m_server = nullptr;
+    InteractionBroker* m_broker = nullptr;
     std::vector<std::shared_ptr<ToolCallContext>> m_slow;
     QMutex m_mutex;
     ToolCallList m_finished;

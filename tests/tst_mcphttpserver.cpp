@@ -2,6 +2,7 @@
 // every HTTP-level error, sessions, event streams, batches, cancellation and hostile input.
 
 #include "jsontestsupport.h"
+#include "mcphttptestsupport.h"
 #include "rawhttpclient.h"
 #include "serverfixture.h"
 
@@ -10,63 +11,6 @@
 #include <QTest>
 
 using nlohmann::json;
-using Headers = QList<QPair<QByteArray, QByteArray>>;
-
-namespace {
-
-const QByteArray initializeBody(const char* version = "2025-06-18")
-{
-    return QByteArray(R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":")") + version
-        + R"(","capabilities":{},"clientInfo":{"name":"http-test","version":"1.0"}}})";
-}
-
-Headers standardHeaders(quint16 port)
-{
-    return {{"Host", "127.0.0.1:" + QByteArray::number(port)}, {"Content-Type", "application/json"},
-        {"Accept", "application/json, text/event-stream"}, {"Authorization", "Bearer " + ServerFixture::token()}};
-}
-
-Headers withHeader(Headers headers, const QByteArray& name, const QByteArray& value)
-{
-    for (auto& header : headers) {
-        if (header.first.compare(name, Qt::CaseInsensitive) == 0) {
-            if (value.isNull())
-                headers.removeOne(header);
-            else
-                header.second = value;
-            return headers;
-        }
-    }
-    if (!value.isNull())
-        headers.append({name, value});
-    return headers;
-}
-
-json bodyJson(const RawHttpResponse& response)
-{
-    return json::parse(response.body.toStdString(), nullptr, false);
-}
-
-// Opens a session (initialize + initialized) and returns its id.
-QByteArray openSession(quint16 port, const char* version = "2025-06-18")
-{
-    RawHttpClient client(port);
-    client.send(RawHttpClient::post(initializeBody(version), standardHeaders(port)));
-    const auto response = client.read();
-    const QByteArray id = response.header("mcp-session-id");
-    Headers headers = withHeader(standardHeaders(port), "Mcp-Session-Id", id);
-    headers = withHeader(headers, "MCP-Protocol-Version", version);
-    client.send(RawHttpClient::post(R"({"jsonrpc":"2.0","method":"notifications/initialized"})", headers));
-    client.read();
-    return id;
-}
-
-Headers sessionHeaders(quint16 port, const QByteArray& session, const char* version = "2025-06-18")
-{
-    return withHeader(withHeader(standardHeaders(port), "Mcp-Session-Id", session), "MCP-Protocol-Version", version);
-}
-
-} // namespace
 
 class TestMcpHttpServer : public QObject
 {

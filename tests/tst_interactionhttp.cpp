@@ -1,0 +1,322 @@
+// Calls that wait for a person, over real HTTP: hold (progress while waiting, then the answer),
+// park (the connection closes unanswered; the retry gets the stored answer), dropped connections,
+// cancellation, session deletion, the maximum wait, arguments checked before any pause, and
+// batches refused whole.
+
+#include "mcphttptestsupport.h"
+
+#include <QTest>
+
+using nlohmann::json;
+using Decision = InteractionAnswer::Decision;
+
+namespace {
+
+InteractionBroker::Settings interactionSettings(int maxWaitMs = 600'000)
+{
+    InteractionBroker::Settings settings;
+    settings.maxWaitMs = maxWaitMs;
+    settings.progressIntervalMs = 100;
+    settings.clientModes.insert(QStringLiteral("runner"), PauseMode::Park);
+    return settings;
+}
+
+QByteArray callBody(int id, const char* tool, const json& arguments, bool progress = false)
+{
+    json params{{"name", tool}, {"arguments", arguments}};
+    if (progress)
+        params["_meta"] = json{{"progressToken", "p-" + std::to_string(id)}};
+    return QByteArray::fromStdString(
+        json{{"jsonrpc", "2.0"}, {"id", id}, {"method", "tools/call"}, {"params", std::move(params)}}.dump());
+}
+
+const json connectArguments{{"provider", "github"}, {"kind", "api_key"}, {"reason", "to read issues"}};
+
+InteractionAnswer respond(const json& output)
+{
+    InteractionAnswer answer;
+    answer.decision = Decision::Respond;
+    answer.output = QByteArray::fromStdString(output.dump());
+    return answer;
+}
+
+InteractionAnswer decide(Decision decision, const QString& reason = {})
+{
+    InteractionAnswer answer;
+    answer.decision = decision;
+    answer.reason = reason;
+    return answer;
+}
+
+// The JSON-RPC response among an event stream's events (or a plain JSON body).
+json responseIn(const RawHttpResponse& response)
+{
+    if (!response.header("content-type").startsWith("text/event-stream"))
+        return bodyJson(response);
+    for (const QByteArray& event : response.events()) {
+        const json message = json::parse(event.toStdString(), nullptr, false);
+        if (message.contains("result") || message.contains("error"))
+            return message;
+    }
+    return nullptr;
+}
+
+} // namespace
+
+class TestInteractionHttp : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void holdStreamsProgressUntilTheAnswer();
+    void approvalAllowRunsAndDenyRefuses();
+    void parkClosesUnansweredAndTheRetryGetsTheAnswer();
+    void droppedConnectionKeepsTheQuestion();
+    void cancelledWithdrawsTheQuestion();
+    void deletedSessionWithdrawsTheQuestion();
+    void maximumWaitIsAToolError();
+    void missingArgumentsFailBeforeAnyPause();
+    void batchThatWouldPauseIsRefusedWhole();
+    void readOnlyToolsRunWithoutAsking();
+};
+
+void TestInteractionHttp::holdStreamsProgressUntilTheAnswer()
+{
+    ServerFixture server(ServerFixture::defaultOptions(), interactionSettings());
+    const QByteArray session = openSession(server.port);
+    RawHttpClient client(server.port);
+    client.send(RawHttpClient::post(
+        callBody(5, "request_connection", connectArguments, true), sessionHeaders(server.port, session)));
+    QTRY_COMPARE_WITH_TIMEOUT(server.pendingInteractions().size(), 1, 15'000);
+    const PendingInteraction interaction = server.pendingInteractions().front();
+    QVERIFY(interaction.waiting);
+    QCOMPARE(interaction.clientName, QStringLiteral("http-test"));
+
+    // The call stays open and streams progress while it waits.
+    const RawHttpResponse head = client.read(15'000, 1);
+    QCOMPARE(head.status, 200);
+    QVERIFY(head.header("content-type").startsWith("text/event-stream"));
+    QVERIFY2(head.body.contains("notifications/progress"), head.body.constData());
+    QVERIFY(head.body.contains("waiting for a person"));
+    QByteArray more = client.readChunk();
+    QVERIFY(more.contains("notifications/progress"));
+
+    QCOMPARE(server.answer(
+                 interaction.id, respond(ClientTool::connected(QStringLiteral("github"), QStringLiteral("octocat")))),
+        QString());
+    QByteArray rest;
+    for (QByteArray chunk = client.readChunk(); !chunk.isEmpty() && chunk != "<end>"; chunk = client.readChunk())
+        rest += chunk;
+    const qsizetype at = rest.lastIndexOf("data: ");
+    QVERIFY2(at >= 0, rest.constData());
+    const json message = json::parse(rest.mid(at + 6).trimmed().toStdString());
+    QVERIFY(message.at("id") == 5);
+    const json& result = message.at("result");
+    QVERIFY(!result.value("isError", false));
+    QVERIFY(
+        result.at("structuredContent") == ClientTool::connected(QStringLiteral("github"), QStringLiteral("octocat")));
+    QVERIFY(server.pendingInteractions().isEmpty());
+    QTRY_COMPARE_WITH_TIMEOUT(server.finishedCalls().size(), 1, 15'000);
+    QCOMPARE(server.finishedCalls().front().status, CallStatus::Ok);
+}
+
+void TestInteractionHttp::approvalAllowRunsAndDenyRefuses()
+{
+    ServerFixture server(ServerFixture::defaultOptions(), interactionSettings());
+    const QByteArray session = openSession(server.port);
+    for (const bool allow : {true, false}) {
+        RawHttpClient client(server.port);
+        client.send(RawHttpClient::post(
+            callBody(allow ? 1 : 2, "write", json{{"path", "notes.txt"}}), sessionHeaders(server.port, session)));
+        QTRY_COMPARE_WITH_TIMEOUT(server.pendingInteractions().size(), 1, 15'000);
+        const PendingInteraction interaction = server.pendingInteractions().front();
+        QCOMPARE(interaction.kind, InteractionKind::Approval);
+        QCOMPARE(interaction.render, QStringLiteral("approval"));
+        QCOMPARE(server.writeRuns.load(), allow ? 0 : 1); // nothing ran before the answer
+        QCOMPARE(server.answer(interaction.id,
+                     allow ? decide(Decision::AllowOnce) : decide(Decision::Deny, QStringLiteral("not today"))),
+            QString());
+        const json message = responseIn(client.read());
+        const json& result = message.at("result");
+        if (allow) {
+            QVERIFY(!result.value("isError", false));
+            QVERIFY(result.at("content").at(0).at("text") == "written");
+        } else {
+            QVERIFY(result.at("isError") == true);
+            QVERIFY(result.at("content").at(0).at("text").get<std::string>().find("not today") != std::string::npos);
+        }
+    }
+    QCOMPARE(server.writeRuns.load(), 1); // the denied call never ran
+}
+
+void TestInteractionHttp::parkClosesUnansweredAndTheRetryGetsTheAnswer()
+{
+    ServerFixture server(ServerFixture::defaultOptions(), interactionSettings());
+    const QByteArray session = openSession(server.port, "2025-06-18", "runner");
+    const QByteArray body = callBody(9, "request_connection", connectArguments);
+    {
+        RawHttpClient client(server.port);
+        client.send(RawHttpClient::post(body, sessionHeaders(server.port, session)));
+        QVERIFY(client.waitForClose());
+        QVERIFY(!client.read(500).ok); // closed without a status line or body
+    }
+    QCOMPARE(server.pendingInteractions().size(), 1);
+    const PendingInteraction parked = server.pendingInteractions().front();
+    QCOMPARE(parked.mode, PauseMode::Park);
+    QVERIFY(!parked.waiting);
+    {
+        // The same POST again while parked: also closed unanswered, and no second question.
+        RawHttpClient client(server.port);
+        client.send(RawHttpClient::post(body, sessionHeaders(server.port, session)));
+        QVERIFY(client.waitForClose());
+    }
+    QCOMPARE(server.pendingInteractions().size(), 1);
+    QCOMPARE(server.pendingInteractions().front().earlierCallIds.size(), 1);
+    QTRY_COMPARE_WITH_TIMEOUT(server.finishedCalls().size(), 2, 15'000);
+    for (const ToolCall& call : server.finishedCalls())
+        QCOMPARE(call.status, CallStatus::Paused);
+
+    QCOMPARE(
+        server.answer(parked.id, respond(ClientTool::connected(QStringLiteral("github"), QStringLiteral("octocat")))),
+        QString());
+    QVERIFY(server.pendingInteractions().isEmpty());
+    RawHttpClient client(server.port);
+    client.send(RawHttpClient::post(body, sessionHeaders(server.port, session)));
+    const RawHttpResponse response = client.read();
+    QCOMPARE(response.status, 200);
+    QVERIFY(bodyJson(response).at("result").at("structuredContent").at("account") == "octocat");
+    // Taken, not peeked: the next identical call parks again.
+    RawHttpClient again(server.port);
+    again.send(RawHttpClient::post(body, sessionHeaders(server.port, session)));
+    QVERIFY(again.waitForClose());
+    QCOMPARE(server.pendingInteractions().size(), 1);
+}
+
+void TestInteractionHttp::droppedConnectionKeepsTheQuestion()
+{
+    ServerFixture server(ServerFixture::defaultOptions(), interactionSettings());
+    const QByteArray session = openSession(server.port);
+    const QByteArray body = callBody(3, "write", json{{"path", "a"}});
+    {
+        RawHttpClient client(server.port);
+        client.send(RawHttpClient::post(body, sessionHeaders(server.port, session)));
+        QTRY_COMPARE_WITH_TIMEOUT(server.pendingInteractions().size(), 1, 15'000);
+        client.socket().abort();
+    }
+    QTRY_VERIFY_WITH_TIMEOUT(!server.pendingInteractions().front().waiting, 15'000);
+    QTRY_COMPARE_WITH_TIMEOUT(server.finishedCalls().size(), 1, 15'000);
+    QCOMPARE(server.finishedCalls().front().status, CallStatus::Paused);
+    QCOMPARE(server.answer(server.pendingInteractions().front().id, decide(Decision::AllowOnce)), QString());
+    QCOMPARE(server.writeRuns.load(), 0); // the answer is kept, not acted on without a call
+    RawHttpClient retry(server.port);
+    retry.send(RawHttpClient::post(body, sessionHeaders(server.port, session)));
+    const json message = responseIn(retry.read());
+    QVERIFY(message.at("result").at("content").at(0).at("text") == "written");
+    QCOMPARE(server.writeRuns.load(), 1);
+}
+
+void TestInteractionHttp::cancelledWithdrawsTheQuestion()
+{
+    ServerFixture server(ServerFixture::defaultOptions(), interactionSettings());
+    const QByteArray session = openSession(server.port);
+    RawHttpClient client(server.port);
+    client.send(RawHttpClient::post(
+        callBody(11, "request_connection", connectArguments), sessionHeaders(server.port, session)));
+    QTRY_COMPARE_WITH_TIMEOUT(server.pendingInteractions().size(), 1, 15'000);
+    RawHttpClient canceller(server.port);
+    canceller.send(RawHttpClient::post(
+        R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":11,"reason":"user stopped"}})",
+        sessionHeaders(server.port, session)));
+    QCOMPARE(canceller.read().status, 202);
+    QTRY_VERIFY_WITH_TIMEOUT(server.pendingInteractions().isEmpty(), 15'000);
+    QTRY_COMPARE_WITH_TIMEOUT(server.finishedCalls().size(), 1, 15'000);
+    QCOMPARE(server.finishedCalls().front().status, CallStatus::Cancelled);
+    QVERIFY(server.finishedCalls().front().error.contains(QStringLiteral("user stopped")));
+}
+
+void TestInteractionHttp::deletedSessionWithdrawsTheQuestion()
+{
+    ServerFixture server(ServerFixture::defaultOptions(), interactionSettings());
+    const QByteArray session = openSession(server.port);
+    RawHttpClient client(server.port);
+    client.send(RawHttpClient::post(callBody(12, "write", json::object()), sessionHeaders(server.port, session)));
+    QTRY_COMPARE_WITH_TIMEOUT(server.pendingInteractions().size(), 1, 15'000);
+    RawHttpClient deleter(server.port);
+    QByteArray request = "DELETE /mcp HTTP/1.1\r\n";
+    for (const auto& [name, value] : sessionHeaders(server.port, session))
+        request += name + ": " + value + "\r\n";
+    deleter.send(request + "Content-Length: 0\r\n\r\n");
+    QCOMPARE(deleter.read().status, 204);
+    QTRY_VERIFY_WITH_TIMEOUT(server.pendingInteractions().isEmpty(), 15'000);
+    QCOMPARE(server.writeRuns.load(), 0);
+}
+
+void TestInteractionHttp::maximumWaitIsAToolError()
+{
+    ServerFixture server(ServerFixture::defaultOptions(), interactionSettings(300));
+    const QByteArray session = openSession(server.port);
+    RawHttpClient client(server.port);
+    client.send(RawHttpClient::post(
+        callBody(13, "request_connection", connectArguments), sessionHeaders(server.port, session)));
+    const json message = responseIn(client.read(30'000));
+    const json& result = message.at("result");
+    QVERIFY(result.at("isError") == true);
+    QVERIFY(result.at("content").at(0).at("text").get<std::string>().find("No one answered") != std::string::npos);
+    QVERIFY(result.at("structuredContent") == ClientTool::notConnected(QStringLiteral("timeout")));
+    QVERIFY(server.pendingInteractions().isEmpty()); // the widget is withdrawn
+}
+
+void TestInteractionHttp::missingArgumentsFailBeforeAnyPause()
+{
+    ServerFixture server(ServerFixture::defaultOptions(), interactionSettings());
+    const QByteArray session = openSession(server.port);
+    RawHttpClient client(server.port);
+    client.send(RawHttpClient::post(
+        callBody(14, "request_connection", json{{"kind", "api_key"}}), sessionHeaders(server.port, session)));
+    const json result = responseIn(client.read()).at("result");
+    QVERIFY(result.at("isError") == true);
+    const std::string text = result.at("content").at(0).at("text");
+    QVERIFY2(text.find("provider") != std::string::npos, text.c_str());
+    QVERIFY(server.pendingInteractions().isEmpty());
+}
+
+void TestInteractionHttp::batchThatWouldPauseIsRefusedWhole()
+{
+    ServerFixture server(ServerFixture::defaultOptions(), interactionSettings());
+    const QByteArray session = openSession(server.port, "2025-03-26");
+    const QByteArray batch = "[" + callBody(1, "echo", json{{"message", "first"}}) + ","
+        + callBody(2, "request_connection", connectArguments) + "," + R"({"jsonrpc":"2.0","id":3,"method":"ping"}])";
+    RawHttpClient client(server.port);
+    client.send(RawHttpClient::post(batch, sessionHeaders(server.port, session, "2025-03-26")));
+    const RawHttpResponse response = client.read();
+    QCOMPARE(response.status, 200);
+    const json replies = bodyJson(response);
+    QVERIFY(replies.is_array());
+    QCOMPARE(int(replies.size()), 3);
+    for (const json& reply : replies) {
+        QVERIFY(reply.at("error").at("code") == -32600);
+        QVERIFY(reply.at("error").at("message").get<std::string>().find("request_connection") != std::string::npos);
+    }
+    QVERIFY(server.pendingInteractions().isEmpty());
+    QTRY_COMPARE_WITH_TIMEOUT(server.finishedCalls().size(), 2, 15'000);
+    for (const ToolCall& call : server.finishedCalls())
+        QCOMPARE(call.status, CallStatus::Error); // echo did not run either
+    // A batch of calls that run at once is still fine.
+    RawHttpClient plain(server.port);
+    plain.send(RawHttpClient::post(
+        "[" + callBody(4, "echo", json{{"message", "ok"}}) + "]", sessionHeaders(server.port, session, "2025-03-26")));
+    QVERIFY(!bodyJson(plain.read()).at(0).at("result").value("isError", false));
+}
+
+void TestInteractionHttp::readOnlyToolsRunWithoutAsking()
+{
+    ServerFixture server(ServerFixture::defaultOptions(), interactionSettings());
+    const QByteArray session = openSession(server.port);
+    RawHttpClient client(server.port);
+    client.send(
+        RawHttpClient::post(callBody(1, "echo", json{{"message", "hi"}}), sessionHeaders(server.port, session)));
+    QVERIFY(responseIn(client.read()).at("result").at("structuredContent").at("message") == "hi");
+    QVERIFY(server.pendingInteractions().isEmpty());
+}
+
+QTEST_GUILESS_MAIN(TestInteractionHttp)
+#include "tst_interactionhttp.moc"
