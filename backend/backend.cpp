@@ -1,5 +1,7 @@
 #include "backend.h"
 
+#include "auth/oauthconnector.h"
+#include "auth/secretstore.h"
 #include "backendevents.h"
 #include "backgroundpriority.h"
 #include "interaction/clienttool.h"
@@ -11,6 +13,10 @@
 #include "tools/toolregistry.h"
 
 #include <QDir>
+
+#include <algorithm>
+
+using nlohmann::json;
 
 namespace {
 
@@ -99,6 +105,8 @@ bool Backend::start(QString* error)
             registerBuiltinTools(*m_registry);
             if (!registerClientTools(error))
                 return;
+            m_secrets = new SecretStore(m_options.config, m_options.stateDirectory);
+            m_secretStorage = m_secrets->description();
             m_interactions = new InteractionBroker(interactionSettings(m_options, workspaceStatePath()), m_registry);
             m_interactions->setWriter(m_stateWriter);
             QString stateWarning;
@@ -149,6 +157,10 @@ void Backend::stop()
                     m_interactions->flush(); // the workspace state is on disk before the process ends
                 delete m_interactions;
                 m_interactions = nullptr;
+                qDeleteAll(m_oauthFlows);
+                m_oauthFlows.clear();
+                delete m_secrets;
+                m_secrets = nullptr;
                 delete m_registry;
                 delete m_events;
                 m_server = nullptr;
@@ -203,9 +215,10 @@ quint64 Backend::queryHistory(const HistoryQuery& query)
 
 bool Backend::registerClientTools(QString* error)
 {
-    // OAuth providers come with the connect flow; until the configuration names some, OAuth asks are
-    // refused with a message saying so.
-    m_registry->add(ClientTool::requestConnection(QStringList()));
+    QStringList oauthProviders;
+    for (const OAuthProvider& provider : m_options.config.oauthProviders)
+        oauthProviders << provider.name;
+    m_registry->add(ClientTool::requestConnection(oauthProviders));
     for (const ClientToolConfig& config : m_options.config.clientTools) {
         RegisteredTool tool;
         QString problem;
@@ -245,5 +258,104 @@ void Backend::answerInteraction(const QString& interactionId, const InteractionA
             QMetaObject::invokeMethod(
                 this, [this, interactionId, error] { Q_EMIT interactionAnswerFailed(interactionId, error); });
         }
+    });
+}
+
+QString Backend::secretStorage() const
+{
+    return m_secretStorage;
+}
+
+void Backend::saveSecretAndConnect(const QString& interactionId, const QString& provider, const QString& account,
+    const QString& secretKey, const QByteArray& secret)
+{
+    m_secrets->save(secretKey, secret, [this, interactionId, provider, account](bool ok, const QString& error) {
+        if (!ok) {
+            Q_EMIT connectFailed(
+                interactionId, QStringLiteral("Not connected: the secret could not be saved. %1").arg(error));
+            return;
+        }
+        InteractionAnswer answer;
+        answer.decision = InteractionAnswer::Decision::Respond;
+        answer.output = QByteArray::fromStdString(ClientTool::connected(provider, account).dump());
+        QString problem;
+        if (!m_interactions || !m_interactions->answer(interactionId, answer, &problem))
+            Q_EMIT interactionAnswerFailed(interactionId, problem);
+    });
+}
+
+void Backend::connectWithApiKey(
+    const QString& interactionId, const QString& provider, const QString& account, const QByteArray& apiKey)
+{
+    if (!m_serverContext)
+        return;
+    QMetaObject::invokeMethod(m_serverContext, [this, interactionId, provider, account, apiKey] {
+        if (!m_secrets)
+            return;
+        if (apiKey.trimmed().isEmpty()) {
+            Q_EMIT connectFailed(interactionId, QStringLiteral("Enter the API key first."));
+            return;
+        }
+        const QString name = account.trimmed().isEmpty() ? QStringLiteral("api key") : account.trimmed();
+        saveSecretAndConnect(
+            interactionId, provider, name, QStringLiteral("apikey/%1/%2").arg(provider, name), apiKey.trimmed());
+    });
+}
+
+void Backend::startOAuth(const QString& interactionId, const QString& providerName, const QStringList& scopes)
+{
+    if (!m_serverContext)
+        return;
+    QMetaObject::invokeMethod(m_serverContext, [this, interactionId, providerName, scopes] {
+        if (!m_secrets)
+            return;
+        const auto& providers = m_options.config.oauthProviders;
+        const auto provider = std::find_if(providers.cbegin(), providers.cend(),
+            [&](const OAuthProvider& candidate) { return candidate.name == providerName; });
+        if (provider == providers.cend()) {
+            Q_EMIT connectFailed(interactionId,
+                QStringLiteral("No OAuth provider named \"%1\" is configured (oauthProviders in %2).")
+                    .arg(providerName, m_options.configPath));
+            return;
+        }
+        delete m_oauthFlows.take(interactionId); // a second attempt replaces the first
+        auto* flow = new OAuthConnector(*provider);
+        m_oauthFlows.insert(interactionId, flow);
+        if (!scopes.isEmpty())
+            flow->setScopes(scopes);
+        // Contexts on the server thread: the flow, the secret store and the broker live there.
+        connect(flow, &OAuthConnector::authorizationUrlReady, m_serverContext,
+            [this, interactionId](const QUrl& url) { Q_EMIT oauthAuthorizationUrl(interactionId, url); });
+        connect(
+            flow, &OAuthConnector::connected, m_serverContext, [this, interactionId, flow](const OAuthResult& result) {
+                m_oauthFlows.remove(interactionId);
+                flow->deleteLater();
+                const json tokens{{"access_token", result.accessToken.toStdString()},
+                    {"refresh_token", result.refreshToken.toStdString()},
+                    {"expires_at",
+                        result.expiresAt.isValid() ? result.expiresAt.toString(Qt::ISODate).toStdString() : ""},
+                    {"scopes", result.scopes.join(QLatin1Char(' ')).toStdString()}};
+                saveSecretAndConnect(interactionId, result.provider, result.account,
+                    QStringLiteral("oauth/%1/%2").arg(result.provider, result.account),
+                    QByteArray::fromStdString(tokens.dump()));
+            });
+        connect(
+            flow, &OAuthConnector::failed, m_serverContext, [this, interactionId, flow](const OAuthFailure& failure) {
+                m_oauthFlows.remove(interactionId);
+                flow->deleteLater();
+                // The question stays open: the person may try again, use an API key, or decline.
+                Q_EMIT connectFailed(interactionId, failure.message);
+            });
+        flow->start();
+    });
+}
+
+void Backend::cancelOAuth(const QString& interactionId)
+{
+    if (!m_serverContext)
+        return;
+    QMetaObject::invokeMethod(m_serverContext, [this, interactionId] {
+        if (OAuthConnector* flow = m_oauthFlows.value(interactionId))
+            flow->cancel();
     });
 }

@@ -11,6 +11,7 @@
 #include "store/historyquery.h"
 #include "tools/toolcall.h"
 
+#include <QHash>
 #include <QObject>
 #include <QThread>
 #include <QUrl>
@@ -18,6 +19,8 @@
 class BackendEvents;
 class HistoryStore;
 class InteractionBroker;
+class OAuthConnector;
+class SecretStore;
 class ToolRegistry;
 class WorkspaceStateWriter;
 
@@ -100,6 +103,9 @@ Q_SIGNALS:
 
 private:
     bool registerClientTools(QString* error);
+    // Server thread: the secret is saved, then the question is answered with the connection.
+    void saveSecretAndConnect(const QString& interactionId, const QString& provider, const QString& account,
+        const QString& secretKey, const QByteArray& secret);
     BackendOptions m_options;
     QThread m_serverThread;
     QThread m_historyThread;
@@ -110,6 +116,9 @@ private:
     HistoryStore* m_history = nullptr;
     InteractionBroker* m_interactions = nullptr; // server thread
     WorkspaceStateWriter* m_stateWriter = nullptr; // history thread
+    SecretStore* m_secrets = nullptr; // server thread
+    QString m_secretStorage; // m_secrets->description(), readable from the GUI thread
+    QHash<QString, OAuthConnector*> m_oauthFlows; // by interaction id; server thread
     QUrl m_url;
     quint64 m_nextRequestId = 1;
     bool m_running = false;
