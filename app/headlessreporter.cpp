@@ -44,9 +44,41 @@ void HeadlessReporter::report(const ToolCallList& calls)
     const qint64 utcOffsetMs = qint64(QDateTime::currentDateTime().offsetFromUtc()) * 1000;
     QByteArray text;
     for (const ToolCall& call : calls) {
-        if (call.isFinished())
+        // A paused call with a duration has stopped waiting (parked, or its connection dropped).
+        if (call.isFinished() || (call.status == CallStatus::Paused && call.durationUs >= 0))
             text += formatLine(call, utcOffsetMs);
     }
     std::fwrite(text.constData(), 1, std::size_t(text.size()), stdout);
+    std::fflush(stdout);
+}
+
+QByteArray HeadlessReporter::formatQuestion(const PendingInteraction& interaction, const char* state)
+{
+    const QByteArray what = interaction.kind == InteractionKind::Approval ? QByteArray("approval of ") : QByteArray();
+    return "question " + interaction.id.toUtf8() + ' ' + state + ": " + what + interaction.tool.toUtf8() + " for "
+        + interaction.clientName.toUtf8() + " (call #" + QByteArray::number(interaction.callId) + ", "
+        + pauseModeName(interaction.mode).toUtf8() + "); answer it in the Switchboard window\n";
+}
+
+void HeadlessReporter::reportPending(const PendingInteraction& interaction)
+{
+    const QByteArray line = formatQuestion(interaction, "pending");
+    std::fwrite(line.constData(), 1, std::size_t(line.size()), stdout);
+    std::fflush(stdout);
+}
+
+void HeadlessReporter::reportRestored(const PendingInteractionList& interactions)
+{
+    QByteArray text;
+    for (const PendingInteraction& interaction : interactions)
+        text += formatQuestion(interaction, "pending from before the restart");
+    std::fwrite(text.constData(), 1, std::size_t(text.size()), stdout);
+    std::fflush(stdout);
+}
+
+void HeadlessReporter::reportResolved(const QString& interactionId, const QString& outcome)
+{
+    const QByteArray line = "question " + interactionId.toUtf8() + ' ' + outcome.toUtf8() + '\n';
+    std::fwrite(line.constData(), 1, std::size_t(line.size()), stdout);
     std::fflush(stdout);
 }

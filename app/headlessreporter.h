@@ -1,7 +1,10 @@
 #pragma once
 
-// HeadlessReporter: the console without a window: one line on stdout per finished call.
+// HeadlessReporter: the console without a window: one line on stdout per finished call (or call
+// left paused), and one per question that waits for a person, so an operator sees that something
+// needs the window.
 
+#include "interaction/pendinginteraction.h"
 #include "tools/toolcall.h"
 
 #include <QObject>
@@ -15,6 +18,11 @@ public:
     // One line: local time, call id, status, tool, route, duration, client, error.
     static QByteArray formatLine(const ToolCall& call, qint64 utcOffsetMs);
 
+    static QByteArray formatQuestion(const PendingInteraction& interaction, const char* state);
+
 public Q_SLOTS:
     void report(const ToolCallList& calls);
+    void reportPending(const PendingInteraction& interaction);
+    void reportRestored(const PendingInteractionList& interactions);
+    void reportResolved(const QString& interactionId, const QString& outcome);
 };

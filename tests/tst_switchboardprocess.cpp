@@ -3,6 +3,8 @@
 
 #include "store/historystore.h"
 
+#include <QDir>
+#include <QFile>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QProcess>
@@ -104,7 +106,9 @@ QString waitForLine(QProcess& process, const QRegularExpression& pattern, QStrin
             if (pattern.match(line).hasMatch())
                 return line.trimmed();
         }
-        process.waitForReadyRead(200);
+        // Requests this test has in flight need the event loop to make progress meanwhile.
+        QCoreApplication::processEvents();
+        process.waitForReadyRead(50);
     }
     return {};
 }
@@ -127,6 +131,7 @@ private Q_SLOTS:
     void headlessServesAndLogsEveryCall();
     void historySurvivesARestart();
     void generatedTokenIsStoredOwnerOnly();
+    void pendingQuestionSurvivesARestart();
     void noAuthWarnsLoudly();
     void nonLoopbackBindWarns();
     void noDisplayFallsBackToHeadless();
@@ -216,6 +221,74 @@ void TestSwitchboardProcess::historySurvivesARestart()
     QCOMPARE(calls.at(1).tool, QStringLiteral("ecoh"));
     QCOMPARE(calls.at(1).status, CallStatus::Error);
     QVERIFY(calls.at(2).request.contains("restart"));
+}
+
+void TestSwitchboardProcess::pendingQuestionSurvivesARestart()
+{
+    const QString state = m_dir.filePath(QStringLiteral("questions"));
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    environment.insert(QStringLiteral("SWITCHBOARD_TOKEN"), QStringLiteral("sb_process-test-token"));
+    const QStringList arguments{QStringLiteral("--headless"), QStringLiteral("--port"), QStringLiteral("0"),
+        QStringLiteral("--state-dir"), state};
+    const QByteArray call
+        = R"({"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"request_connection","arguments":{"provider":"github","kind":"api_key","reason":"read issues"}}})";
+    QString interactionId;
+    {
+        Running running = start(arguments, environment);
+        QVERIFY(running.url.isValid());
+        QNetworkAccessManager network;
+        const QByteArray session = openSession(network, running.url, "sb_process-test-token");
+        QNetworkRequest request(running.url);
+        request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
+        request.setRawHeader("Accept", "application/json, text/event-stream");
+        request.setRawHeader("Authorization", "Bearer sb_process-test-token");
+        request.setRawHeader("Mcp-Session-Id", session);
+        QNetworkReply* waiting = network.post(request, call); // held open until someone answers
+        QString seen;
+        const QString line = waitForLine(
+            *running.process, QRegularExpression(QStringLiteral("^question ia-[0-9a-f]+ pending: ")), &seen);
+        QVERIFY2(!line.isEmpty(), qPrintable(seen));
+        QVERIFY(line.contains(QStringLiteral("request_connection for process-test")));
+        interactionId = line.section(QLatin1Char(' '), 1, 1);
+        int exitCode = -2;
+        QVERIFY(stopWithSigterm(*running.process, &exitCode));
+        QCOMPARE(exitCode, 0);
+        QSignalSpy finished(waiting, &QNetworkReply::finished);
+        QVERIFY(waiting->isFinished() || finished.wait(15'000)); // the call ended with the process
+        waiting->deleteLater();
+    }
+    const QString stateFile = QDir(state).filePath(QStringLiteral("workspace.json"));
+    QFile file(stateFile);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    QVERIFY(file.readAll().contains(interactionId.toUtf8()));
+    QCOMPARE(file.permissions() & 0x0077, QFileDevice::Permissions()); // no group or other access
+
+    // After the restart the question is still pending, unanswered, and the console says so.
+    Running running = start(arguments, environment);
+    QVERIFY(running.url.isValid());
+    QString seen;
+    const QString line = waitForLine(
+        *running.process, QRegularExpression(QStringLiteral("^question .* pending from before the restart")), &seen);
+    QVERIFY2(line.startsWith(QStringLiteral("question ") + interactionId), qPrintable(seen));
+    // The retried call waits on the same question instead of getting an answer no one gave.
+    QNetworkAccessManager network;
+    const QByteArray session = openSession(network, running.url, "sb_process-test-token");
+    QNetworkRequest request(running.url);
+    request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
+    request.setRawHeader("Accept", "application/json, text/event-stream");
+    request.setRawHeader("Authorization", "Bearer sb_process-test-token");
+    request.setRawHeader("Mcp-Session-Id", session);
+    QNetworkReply* retried = network.post(request, call);
+    QTest::qWait(1000);
+    QVERIFY(!retried->isFinished());
+    QVERIFY(!running.process->readAllStandardOutput().contains(" pending: ")); // no second question
+    int exitCode = -2;
+    QVERIFY(stopWithSigterm(*running.process, &exitCode));
+    QCOMPARE(exitCode, 0);
+    QFile after(stateFile);
+    QVERIFY(after.open(QIODevice::ReadOnly));
+    QVERIFY(after.readAll().contains(interactionId.toUtf8()));
+    retried->deleteLater();
 }
 
 void TestSwitchboardProcess::generatedTokenIsStoredOwnerOnly()
