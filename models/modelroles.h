@@ -1,6 +1,6 @@
 #pragma once
 
-// Roles shared by every model that shows calls.
+// Roles shared by every model that shows calls or the questions that wait on them.
 
 #include <Qt>
 
@@ -9,5 +9,7 @@ enum Roles {
     FilterRole, // lower-case text the filter proxies search
     CallIdRole,
     StatusRole, // int(CallStatus)
-    CallRole,   // the whole ToolCall
+    CallRole, // the whole ToolCall
+    InteractionIdRole, // PendingInteraction::id
+    InteractionRole, // the whole PendingInteraction
 };
