@@ -34,7 +34,8 @@ public:
     void setScopes(const QStringList& scopes);
     QStringList scopes() const { return m_scopes; }
 
-    // How long the whole sign-in may take, from start() to the account. Default: 5 minutes.
+    // How long the whole sign-in may take, from start() to the account; set it before start().
+    // Default: 5 minutes.
     void setTimeout(std::chrono::milliseconds timeout);
     std::chrono::milliseconds timeout() const { return m_timeout; }
 
