@@ -15,6 +15,7 @@ private Q_SLOTS:
     void unknownKeysAreWarnings();
     void readsInteractionPermissionsAndClientTools();
     void readsOAuthProviders();
+    void readsSecrets();
     void errors_data();
     void errors();
 
@@ -161,6 +162,50 @@ void TestSwitchboardConfig::readsOAuthProviders()
     QCOMPARE(local.displayTitle(), QStringLiteral("local"));
     QVERIFY(local.userinfoUrl.isEmpty());
     QVERIFY(local.validate().isEmpty());
+}
+
+void TestSwitchboardConfig::readsSecrets()
+{
+    SwitchboardConfig config;
+    QString error;
+    QVERIFY(SwitchboardConfig::load(write("console:\n  callLogRows: 500\n"), &config, &error));
+    QCOMPARE(config.secretStorage, SwitchboardConfig::SecretStorage::Keychain);
+    QCOMPARE(config.secretsFile, QString());
+
+    QVERIFY2(SwitchboardConfig::load(
+                 write("secrets:\n  store: file\n  file: /srv/switchboard/secrets.json\n"), &config, &error),
+        qPrintable(error));
+    QCOMPARE(config.secretStorage, SwitchboardConfig::SecretStorage::OwnerOnlyFile);
+    QCOMPARE(config.secretsFile, QStringLiteral("/srv/switchboard/secrets.json"));
+    QVERIFY(config.warnings.isEmpty());
+
+    QVERIFY(SwitchboardConfig::load(write("secrets: file\n"), &config, &error)); // the short form
+    QCOMPARE(config.secretStorage, SwitchboardConfig::SecretStorage::OwnerOnlyFile);
+    QCOMPARE(config.secretsFile, QString());
+    QVERIFY(SwitchboardConfig::load(write("secrets: {store: keychain}\n"), &config, &error));
+    QCOMPARE(config.secretStorage, SwitchboardConfig::SecretStorage::Keychain);
+
+    // A file given while the keychain is chosen is a mistake worth a word, not an error.
+    QVERIFY(SwitchboardConfig::load(write("secrets:\n  file: /tmp/s.json\n"), &config, &error));
+    QCOMPARE(config.secretStorage, SwitchboardConfig::SecretStorage::Keychain);
+    QCOMPARE(config.warnings.size(), 1);
+    QVERIFY2(config.warnings.first().contains(QStringLiteral(":2: secrets.file is ignored")),
+        qPrintable(config.warnings.first()));
+
+    const QList<std::pair<QByteArray, QString>> errors = {
+        {"secrets: vault\n", QStringLiteral(":1: secrets.store must be one of keychain, file")},
+        {"secrets:\n  store: plaintext\n", QStringLiteral(":2: secrets.store must be one of keychain, file")},
+        {"secrets:\n  store: file\n  file: secrets.json\n",
+            QStringLiteral(":3: secrets.file must be an absolute path")},
+        {"secrets: [file]\n", QStringLiteral("secrets.store must be keychain or file")},
+    };
+    for (const auto& [text, errorContains] : errors) {
+        error.clear();
+        QVERIFY2(!SwitchboardConfig::load(write(text), &config, &error), text.constData());
+        QVERIFY2(error.contains(errorContains), qPrintable(error));
+    }
+    QVERIFY(SwitchboardConfig::load(write("secrets:\n  store: file\n  vault: x\n"), &config, &error));
+    QVERIFY(config.warnings.join(QLatin1Char('\n')).contains(QStringLiteral("unknown key secrets.vault")));
 }
 
 void TestSwitchboardConfig::unknownKeysAreWarnings()

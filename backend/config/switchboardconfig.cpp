@@ -324,8 +324,8 @@ bool SwitchboardConfig::load(const QString& path, SwitchboardConfig* config, QSt
     }
 
     Reader reader(path, config);
-    reader.checkKeys(
-        root, nullptr, {"server", "console", "history", "interaction", "permissions", "clientTools", "oauthProviders"});
+    reader.checkKeys(root, nullptr,
+        {"server", "console", "history", "interaction", "permissions", "clientTools", "oauthProviders", "secrets"});
     const YAML::Node server = root["server"];
     if (server && server.IsMap()) {
         reader.checkKeys(server, "server",
@@ -370,6 +370,31 @@ bool SwitchboardConfig::load(const QString& path, SwitchboardConfig* config, QSt
     }
     reader.readClientTools(root["clientTools"], &config->clientTools);
     reader.readOAuthProviders(root["oauthProviders"], &config->oauthProviders);
+    // secrets: {store: keychain | file, file: path}, or just `secrets: file`.
+    const YAML::Node secrets = root["secrets"];
+    if (secrets) {
+        const QStringList stores = {QStringLiteral("keychain"), QStringLiteral("file")};
+        QString store = QStringLiteral("keychain");
+        if (secrets.IsScalar()) {
+            store = QString::fromStdString(secrets.Scalar());
+            if (!stores.contains(store))
+                reader.fail(secrets, "secrets", "store", QStringLiteral("must be one of keychain, file"));
+        } else if (secrets.IsMap()) {
+            reader.checkKeys(secrets, "secrets", {"store", "file"});
+            reader.readChoice(secrets, "secrets", "store", stores, &store);
+            reader.readString(secrets, "secrets", "file", &config->secretsFile);
+            if (!config->secretsFile.isEmpty() && QFileInfo(config->secretsFile).isRelative())
+                reader.fail(secrets["file"], "secrets", "file", QStringLiteral("must be an absolute path"));
+            else if (!config->secretsFile.isEmpty() && store != QStringLiteral("file"))
+                config->warnings << QStringLiteral("%1:%2: secrets.file is ignored unless secrets.store is file")
+                                        .arg(path)
+                                        .arg(secrets["file"].Mark().line + 1);
+        } else {
+            reader.fail(secrets, "secrets", "store", QStringLiteral("must be keychain or file"));
+        }
+        if (store == QStringLiteral("file"))
+            config->secretStorage = SecretStorage::OwnerOnlyFile;
+    }
     if (!reader.error().isEmpty()) {
         *error = reader.error();
         return false;

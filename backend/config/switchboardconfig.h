@@ -43,6 +43,9 @@
 //       userinfoUrl: https://api.github.com/user
 //       accountField: login      # default: email, preferred_username, login, name, sub
 //       authorizationParameters: {allow_signup: "false"}
+//   secrets:                     # where credentials entered in the console go (SecretStore);
+//     store: keychain            # keychain (default) or file: an owner-only (0600) JSON file, not
+//     file: /path/secrets.json   # encrypted, default <state-dir>/secrets.json. `secrets: file` is short.
 
 #include "auth/oauthprovider.h"
 
@@ -89,6 +92,11 @@ struct SwitchboardConfig
     QMap<QString, QString> sinkPermissions;
     std::vector<ClientToolConfig> clientTools;
     QList<OAuthProvider> oauthProviders;
+
+    // secrets: the desktop keychain, or the owner-only file the operator chose instead.
+    enum class SecretStorage { Keychain, OwnerOnlyFile };
+    SecretStorage secretStorage = SecretStorage::Keychain;
+    QString secretsFile; // absolute; empty means <state-dir>/secrets.json
 
     QStringList warnings; // unknown keys and the like, for the operator
 
