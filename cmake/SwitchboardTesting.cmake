@@ -1,19 +1,27 @@
-# switchboard_add_test(<name> LABEL <unit|integration|gui|conformance> [sanitize] LIBS <targets...> [TIMEOUT <s>])
+# switchboard_add_test(<name> LABEL <unit|integration|gui|conformance> [sanitize] LIBS <targets...> [TIMEOUT <s>]
+#                      [WRAPPER <command...>])
 #
 # Tests labelled unit (and any also labelled sanitize) run again in the AddressSanitizer+UBSan
 # build; the target sanitized_tests builds just those.
 #
 # One Qt Test executable per unit, built from tests/<name>.cpp; tests link the libraries and never
 # re-list their sources (GammaRay's gammaray_add_test is the pattern).
+#
+# WRAPPER runs the test through a command that sets up its surroundings (a private keyring, say);
+# the wrapper gets the test executable and its arguments appended.
 function(switchboard_add_test name)
-    cmake_parse_arguments(ARG "" "TIMEOUT" "LABEL;LIBS" ${ARGN})
+    cmake_parse_arguments(ARG "" "TIMEOUT" "LABEL;LIBS;WRAPPER" ${ARGN})
     if(NOT ARG_LABEL)
         message(FATAL_ERROR "switchboard_add_test(${name}): LABEL is required")
     endif()
     add_executable(${name} ${name}.cpp)
     target_link_libraries(${name} PRIVATE Qt6::Test ${ARG_LIBS})
     target_include_directories(${name} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
-    add_test(NAME ${name} COMMAND ${name})
+    if(ARG_WRAPPER)
+        add_test(NAME ${name} COMMAND ${ARG_WRAPPER} $<TARGET_FILE:${name}>)
+    else()
+        add_test(NAME ${name} COMMAND ${name})
+    endif()
     if("unit" IN_LIST ARG_LABEL OR "sanitize" IN_LIST ARG_LABEL)
         if(NOT TARGET sanitized_tests)
             add_custom_target(sanitized_tests)

@@ -9,8 +9,13 @@ build_packages=(
     qt6-base-dev qt6-base-dev-tools qt6-httpserver-dev qt6-networkauth-dev qt6-qpa-plugins libqt6sql6-sqlite
     libgit2-dev nlohmann-json3-dev libyaml-cpp-dev
     fonts-dejavu-core
+    # SecretStore: QtKeychain, libsecret (QtKeychain loads it at run time to reach the Secret
+    # Service) and GLib's headers (SecretStore turns GLib's main context under QT_NO_GLIB)
+    qtkeychain-qt6-dev libsecret-1-0 libglib2.0-dev
 )
 test_packages=(nodejs npm wrk ca-certificates)
+# The keychain test: a private session bus (dbus-run-session), gnome-keyring, secret-tool.
+test_packages+=(dbus-daemon dbus-bin gnome-keyring libsecret-tools)
 
 packages=("${build_packages[@]}")
 if [[ ${1:-} == --test ]]; then packages+=("${test_packages[@]}"); fi
