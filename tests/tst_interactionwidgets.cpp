@@ -1,0 +1,549 @@
+// The question widgets, each built from a PendingInteraction value and driven with mouse clicks
+// and typing: every button produces exactly the answer the backend expects (well-formed client
+// outputs from ClientTool), the API key is masked and leaves only through apiKeyEntered, and forms
+// are generated from a schema with every field type.
+
+#include "approvalwidget.h"
+#include "choicewidget.h"
+#include "confirmwidget.h"
+#include "connectwidget.h"
+#include "formwidget.h"
+#include "interaction/clienttool.h"
+#include "jsonhighlighter.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QGroupBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QRadioButton>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTest>
+#include <QTextBlock>
+#include <QTextLayout>
+
+#include <memory>
+
+using nlohmann::json;
+
+Q_DECLARE_METATYPE(InteractionAnswer::Decision)
+
+namespace {
+
+PendingInteraction approval()
+{
+    PendingInteraction interaction;
+    interaction.id = QStringLiteral("ia-approval");
+    interaction.kind = InteractionKind::Approval;
+    interaction.render = QStringLiteral("approval");
+    interaction.tool = QStringLiteral("deploy");
+    interaction.toolTitle = QStringLiteral("Deploy a preview");
+    interaction.route = QStringLiteral("command");
+    interaction.arguments = R"({"env":"staging","tags":["web","preview"],"retries":2})";
+    interaction.renderSpec = QByteArray::fromStdString(json{{"render", "approval"},
+        {"rule", "permissions.tools.deploy: ask (/etc/switchboard.yaml)"}, {"description", "Deploys a preview."},
+        {"annotations", {{"destructiveHint", true}, {"openWorldHint", true}}}}
+                                                           .dump());
+    interaction.sessionId = QStringLiteral("57ADp8YBSchz4rtIXszunZOhM1bL");
+    interaction.clientName = QStringLiteral("claude-code");
+    interaction.clientVersion = QStringLiteral("2.0.31");
+    interaction.callId = 42;
+    interaction.earlierCallIds = {17, 23};
+    interaction.waiting = true;
+    interaction.createdAtMs = 1'700'000'000'000;
+    interaction.key = QStringLiteral("deploy\n{}");
+    return interaction;
+}
+
+PendingInteraction clientTool(const QString& id, const QString& render, const json& spec)
+{
+    PendingInteraction interaction = approval();
+    interaction.id = id;
+    interaction.kind = InteractionKind::ClientTool;
+    interaction.render = render;
+    interaction.tool
+        = render == QStringLiteral("connect") ? QStringLiteral("request_connection") : QStringLiteral("ask");
+    interaction.toolTitle = QString();
+    interaction.route = QStringLiteral("client");
+    interaction.arguments = "{}";
+    interaction.earlierCallIds.clear();
+    interaction.renderSpec = QByteArray::fromStdString(spec.dump());
+    return interaction;
+}
+
+PendingInteraction connectQuestion(const QString& kind, bool oauthAvailable)
+{
+    return clientTool(QStringLiteral("ia-connect"), QStringLiteral("connect"),
+        json{{"render", "connect"}, {"provider", "github"}, {"kind", kind.toStdString()},
+            {"scopes", {"repo", "read:user"}}, {"reason", "Open the release issues"},
+            {"oauthAvailable", oauthAvailable}});
+}
+
+template<typename T>
+T* child(QWidget* parent, const char* name)
+{
+    T* found = parent->findChild<T*>(QLatin1String(name));
+    if (!found)
+        qWarning("no child named %s", name);
+    return found;
+}
+
+// The one answer the widget sent, as the backend receives it.
+InteractionAnswer takeAnswer(QSignalSpy& spy, const QString& id)
+{
+    if (spy.size() != 1) {
+        qWarning("expected one answer, got %lld", qlonglong(spy.size()));
+        return {};
+    }
+    const QList<QVariant> arguments = spy.takeFirst();
+    if (arguments.at(0).toString() != id)
+        qWarning("answer for %s, expected %s", qPrintable(arguments.at(0).toString()), qPrintable(id));
+    return arguments.at(1).value<InteractionAnswer>();
+}
+
+QByteArray compact(const json& value)
+{
+    return QByteArray::fromStdString(value.dump());
+}
+
+} // namespace
+
+class TestInteractionWidgets : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase() { qRegisterMetaType<InteractionAnswer>(); }
+
+    void approvalShowsWhoAsksWhatAndWhy()
+    {
+        ApprovalWidget widget(approval());
+        widget.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&widget));
+        QCOMPARE(child<QLabel>(&widget, "kindLabel")->text(), QStringLiteral("Approval"));
+        QCOMPARE(child<QLabel>(&widget, "toolLabel")->text(), QStringLiteral("Deploy a preview"));
+        QCOMPARE(child<QLabel>(&widget, "toolNameLabel")->text(), QStringLiteral("deploy"));
+        QCOMPARE(child<QLabel>(&widget, "clientLabel")->text(), QStringLiteral("claude-code 2.0.31"));
+        QCOMPARE(child<QLabel>(&widget, "sessionLabel")->text(), QStringLiteral("57ADp8YB…"));
+        QCOMPARE(child<QLabel>(&widget, "sessionLabel")->toolTip(), approval().sessionId);
+        QVERIFY(child<QLabel>(&widget, "waitingLabel")->text().startsWith(QLatin1String("waiting (hold)")));
+        QCOMPARE(child<QLabel>(&widget, "ruleLabel")->text(),
+            QStringLiteral("permissions.tools.deploy: ask (/etc/switchboard.yaml)"));
+        QCOMPARE(child<QLabel>(&widget, "descriptionLabel")->text(), QStringLiteral("Deploys a preview."));
+        QVERIFY(child<QLabel>(&widget, "hintsLabel")->text().contains(QLatin1String("may delete or overwrite data")));
+
+        // The arguments pretty-printed in the client's order, and coloured.
+        auto* arguments = child<QPlainTextEdit>(&widget, "argumentsText");
+        QCOMPARE(arguments->toPlainText(),
+            QStringLiteral("{\n  \"env\": \"staging\",\n  \"tags\": [\n    \"web\",\n    \"preview\"\n  ],\n  "
+                           "\"retries\": 2\n}"));
+        QVERIFY(arguments->isReadOnly());
+        QVERIFY(arguments->document()->findChild<JsonHighlighter*>());
+        const QTextBlock second = arguments->document()->findBlockByNumber(1);
+        QVERIFY(!second.layout()->formats().isEmpty());
+    }
+
+    void approvalButtons_data()
+    {
+        QTest::addColumn<QString>("button");
+        QTest::addColumn<InteractionAnswer::Decision>("decision");
+        QTest::addColumn<QString>("reason");
+        QTest::newRow("allow once") << QStringLiteral("allowOnceButton") << InteractionAnswer::Decision::AllowOnce
+                                    << QString();
+        QTest::newRow("allow for this session")
+            << QStringLiteral("allowSessionButton") << InteractionAnswer::Decision::AllowForSession << QString();
+        QTest::newRow("always allow") << QStringLiteral("alwaysAllowButton") << InteractionAnswer::Decision::AlwaysAllow
+                                      << QString();
+        QTest::newRow("deny") << QStringLiteral("denyButton") << InteractionAnswer::Decision::Deny
+                              << QStringLiteral("not on a Friday");
+    }
+
+    void approvalButtons()
+    {
+        QFETCH(QString, button);
+        QFETCH(InteractionAnswer::Decision, decision);
+        QFETCH(QString, reason);
+
+        ApprovalWidget widget(approval());
+        widget.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&widget));
+        QSignalSpy answered(&widget, &InteractionWidget::answered);
+        // A reason typed before an allow is not sent: it belongs to a deny.
+        QTest::keyClicks(child<QLineEdit>(&widget, "reasonEdit"), QStringLiteral("not on a Friday"));
+        QTest::mouseClick(widget.findChild<QPushButton*>(button), Qt::LeftButton);
+
+        const InteractionAnswer answer = takeAnswer(answered, QStringLiteral("ia-approval"));
+        QCOMPARE(answer.decision, decision);
+        QCOMPARE(answer.reason, reason);
+        QVERIFY(answer.output.isEmpty());
+        QVERIFY(widget.isSending());
+        QVERIFY(!child<QPushButton>(&widget, "allowOnceButton")->isEnabled());
+    }
+
+    void returnInTheReasonDenies()
+    {
+        ApprovalWidget widget(approval());
+        widget.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&widget));
+        QSignalSpy answered(&widget, &InteractionWidget::answered);
+        auto* reason = child<QLineEdit>(&widget, "reasonEdit");
+        QTest::keyClicks(reason, QStringLiteral("  wrong branch "));
+        QTest::keyClick(reason, Qt::Key_Return);
+        const InteractionAnswer answer = takeAnswer(answered, QStringLiteral("ia-approval"));
+        QCOMPARE(answer.decision, InteractionAnswer::Decision::Deny);
+        QCOMPARE(answer.reason, QStringLiteral("wrong branch"));
+    }
+
+    void aRefusedAnswerIsShownAndCanBeRetried()
+    {
+        ApprovalWidget widget(approval());
+        widget.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&widget));
+        QSignalSpy answered(&widget, &InteractionWidget::answered);
+        QTest::mouseClick(child<QPushButton>(&widget, "allowOnceButton"), Qt::LeftButton);
+        QCOMPARE(answered.size(), 1);
+        QVERIFY(child<QLabel>(&widget, "sendingLabel")->isVisible());
+
+        widget.showAnswerFailed(QStringLiteral("this question is no longer pending"));
+        QVERIFY(!widget.isSending());
+        QVERIFY(child<QLabel>(&widget, "errorLabel")->isVisible());
+        QCOMPARE(widget.errorText(), QStringLiteral("The answer was not accepted: this question is no longer pending"));
+        QVERIFY(child<QPushButton>(&widget, "allowOnceButton")->isEnabled());
+        QTest::mouseClick(child<QPushButton>(&widget, "denyButton"), Qt::LeftButton);
+        QCOMPARE(answered.size(), 2);
+        QVERIFY(widget.errorText().isEmpty());
+    }
+
+    void showCallLinksToTheCallAndEarlierOnes()
+    {
+        ApprovalWidget widget(approval());
+        widget.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&widget));
+        QSignalSpy requested(&widget, &InteractionWidget::showCallRequested);
+        auto* showCall = child<QPushButton>(&widget, "showCallButton");
+        QCOMPARE(showCall->text(), QStringLiteral("Show call #42"));
+        QTest::mouseClick(showCall, Qt::LeftButton);
+        QCOMPARE(requested.size(), 1);
+        QCOMPARE(requested.takeFirst().at(0).toLongLong(), qint64(42));
+
+        auto* earlier = child<QLabel>(&widget, "earlierCallsLabel");
+        QVERIFY(earlier->isVisible());
+        QVERIFY(earlier->text().contains(QLatin1String("href=\"call:17\"")));
+        QVERIFY(earlier->text().contains(QLatin1String("href=\"call:23\"")));
+        Q_EMIT earlier->linkActivated(QStringLiteral("call:23"));
+        QCOMPARE(requested.takeFirst().at(0).toLongLong(), qint64(23));
+
+        // A retried call re-attached: the header follows, what the person typed stays.
+        QTest::keyClicks(child<QLineEdit>(&widget, "reasonEdit"), QStringLiteral("draft"));
+        PendingInteraction retried = approval();
+        retried.callId = 50;
+        retried.earlierCallIds = {17, 23, 42};
+        retried.waiting = false;
+        widget.setInteraction(retried);
+        QCOMPARE(showCall->text(), QStringLiteral("Show call #50"));
+        QVERIFY(earlier->text().contains(QLatin1String("href=\"call:42\"")));
+        QVERIFY(child<QLabel>(&widget, "waitingLabel")->text().startsWith(QLatin1String("no call waiting")));
+        QCOMPARE(child<QLineEdit>(&widget, "reasonEdit")->text(), QStringLiteral("draft"));
+    }
+
+    void connectWithAnApiKey()
+    {
+        ConnectWidget widget(connectQuestion(QStringLiteral("api_key"), false));
+        widget.setSecretStorage(QStringLiteral("owner-only file /tmp/x/secrets.json (0600), not encrypted"));
+        widget.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&widget));
+        QCOMPARE(child<QLabel>(&widget, "kindLabel")->text(), QStringLiteral("Connect"));
+        QCOMPARE(child<QLabel>(&widget, "providerLabel")->text(), QStringLiteral("github"));
+        QCOMPARE(child<QLabel>(&widget, "reasonLabel")->text(), QStringLiteral("Open the release issues"));
+        QCOMPARE(child<QLabel>(&widget, "scopesLabel")->text(), QStringLiteral("repo, read:user"));
+        QCOMPARE(child<QLabel>(&widget, "secretStorageLabel")->text(),
+            QStringLiteral("Saved to: owner-only file /tmp/x/secrets.json (0600), not encrypted"));
+        QVERIFY(child<QLabel>(&widget, "secretStorageLabel")->isVisible());
+        QVERIFY(!widget.findChild<QPushButton*>(QStringLiteral("signInButton")));
+
+        auto* key = child<QLineEdit>(&widget, "apiKeyEdit");
+        QCOMPARE(key->echoMode(), QLineEdit::Password);
+        auto* connectButton = child<QPushButton>(&widget, "connectButton");
+        QVERIFY(!connectButton->isEnabled());
+
+        QSignalSpy entered(&widget, &ConnectWidget::apiKeyEntered);
+        QSignalSpy answered(&widget, &InteractionWidget::answered);
+        QTest::keyClicks(child<QLineEdit>(&widget, "accountEdit"), QStringLiteral("octocat"));
+        QTest::keyClicks(key, QStringLiteral("ghp_secret123 "));
+        QVERIFY(connectButton->isEnabled());
+        QTest::mouseClick(connectButton, Qt::LeftButton);
+
+        QCOMPARE(entered.size(), 1);
+        const QList<QVariant> arguments = entered.takeFirst();
+        QCOMPARE(arguments.at(0).toString(), QStringLiteral("ia-connect"));
+        QCOMPARE(arguments.at(1).toString(), QStringLiteral("github"));
+        QCOMPARE(arguments.at(2).toString(), QStringLiteral("octocat"));
+        QCOMPARE(arguments.at(3).toByteArray(), QByteArray("ghp_secret123"));
+        // The key is gone from the field at once, and the widget itself never answers with it.
+        QVERIFY(key->text().isEmpty());
+        QCOMPARE(answered.size(), 0);
+        QVERIFY(child<QLabel>(&widget, "connectProgressLabel")->isVisible());
+        QVERIFY(!child<QGroupBox>(&widget, "apiKeyBox")->isEnabled());
+
+        // No keychain (say): the message shows, and the person can try again.
+        widget.showConnectFailed(QStringLiteral("no keychain is reachable"));
+        QCOMPARE(widget.errorText(), QStringLiteral("Could not connect github: no keychain is reachable"));
+        QVERIFY(child<QGroupBox>(&widget, "apiKeyBox")->isEnabled());
+        QVERIFY(!connectButton->isEnabled()); // the field is empty
+        QTest::keyClicks(key, QStringLiteral("second"));
+        QTest::keyClick(key, Qt::Key_Return);
+        QCOMPARE(entered.size(), 1);
+        QCOMPARE(entered.takeFirst().at(3).toByteArray(), QByteArray("second"));
+        QVERIFY(widget.errorText().isEmpty());
+    }
+
+    void connectRefusals_data()
+    {
+        QTest::addColumn<QString>("button");
+        QTest::addColumn<QString>("reason");
+        QTest::newRow("decline") << QStringLiteral("declineButton") << QStringLiteral("declined");
+        QTest::newRow("cancel") << QStringLiteral("cancelButton") << QStringLiteral("cancelled");
+    }
+
+    void connectRefusals()
+    {
+        QFETCH(QString, button);
+        QFETCH(QString, reason);
+        ConnectWidget widget(connectQuestion(QStringLiteral("either"), false));
+        widget.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&widget));
+        QSignalSpy answered(&widget, &InteractionWidget::answered);
+        QTest::mouseClick(widget.findChild<QPushButton*>(button), Qt::LeftButton);
+        const InteractionAnswer answer = takeAnswer(answered, QStringLiteral("ia-connect"));
+        QCOMPARE(answer.decision, InteractionAnswer::Decision::Respond);
+        QCOMPARE(answer.output, compact(ClientTool::notConnected(reason)));
+        QVERIFY(
+            json::parse(answer.output.toStdString()) == (json{{"connected", false}, {"reason", reason.toStdString()}}));
+    }
+
+    void connectWithOAuth()
+    {
+        ConnectWidget widget(connectQuestion(QStringLiteral("either"), true));
+        widget.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&widget));
+        QVERIFY(widget.offersOAuth());
+        QVERIFY(widget.offersApiKey());
+        auto* signIn = child<QPushButton>(&widget, "signInButton");
+        QCOMPARE(signIn->text(), QStringLiteral("Sign in with github"));
+        QVERIFY(!child<QLabel>(&widget, "waitingForBrowserLabel")->isVisible());
+
+        QSignalSpy requested(&widget, &ConnectWidget::oauthRequested);
+        QSignalSpy cancelled(&widget, &ConnectWidget::oauthCancelled);
+        QTest::mouseClick(signIn, Qt::LeftButton);
+        QCOMPARE(requested.size(), 1);
+        QCOMPARE(requested.at(0).at(0).toString(), QStringLiteral("ia-connect"));
+        QCOMPARE(requested.at(0).at(1).toString(), QStringLiteral("github"));
+        QCOMPARE(
+            requested.at(0).at(2).toStringList(), (QStringList{QStringLiteral("repo"), QStringLiteral("read:user")}));
+        QVERIFY(child<QLabel>(&widget, "waitingForBrowserLabel")->isVisible());
+        QVERIFY(!signIn->isEnabled());
+
+        const QUrl page(QStringLiteral("https://github.com/login/oauth/authorize?client_id=x&state=abc"));
+        widget.showAuthorizationUrl(page);
+        auto* url = child<QLineEdit>(&widget, "authorizationUrlEdit");
+        QCOMPARE(url->text(), page.toString(QUrl::FullyEncoded));
+        QVERIFY(url->isReadOnly());
+        QVERIFY(child<QPushButton>(&widget, "copyUrlButton")->isEnabled());
+
+        QTest::mouseClick(child<QPushButton>(&widget, "cancelSignInButton"), Qt::LeftButton);
+        QCOMPARE(cancelled.size(), 1);
+        QCOMPARE(cancelled.takeFirst().at(0).toString(), QStringLiteral("ia-connect"));
+        QVERIFY(signIn->isEnabled());
+        QVERIFY(!child<QLabel>(&widget, "waitingForBrowserLabel")->isVisible());
+
+        // Declining while the browser is open ends the sign-in too.
+        QSignalSpy answered(&widget, &InteractionWidget::answered);
+        QTest::mouseClick(signIn, Qt::LeftButton);
+        QTest::mouseClick(child<QPushButton>(&widget, "declineButton"), Qt::LeftButton);
+        QCOMPARE(cancelled.size(), 1);
+        QCOMPARE(takeAnswer(answered, QStringLiteral("ia-connect")).output,
+            compact(ClientTool::notConnected(QStringLiteral("declined"))));
+    }
+
+    void oauthOnlyOffersNoKeyField()
+    {
+        ConnectWidget widget(connectQuestion(QStringLiteral("oauth"), true));
+        QVERIFY(widget.findChild<QPushButton*>(QStringLiteral("signInButton")));
+        QVERIFY(!widget.findChild<QLineEdit*>(QStringLiteral("apiKeyEdit")));
+        ConnectWidget unconfigured(connectQuestion(QStringLiteral("oauth"), false));
+        QVERIFY(!unconfigured.findChild<QPushButton*>(QStringLiteral("signInButton")));
+        QVERIFY(unconfigured.findChild<QLabel*>(QStringLiteral("oauthUnavailableLabel")));
+    }
+
+    void confirm_data()
+    {
+        QTest::addColumn<QString>("button");
+        QTest::addColumn<bool>("confirmed");
+        QTest::newRow("yes") << QStringLiteral("yesButton") << true;
+        QTest::newRow("no") << QStringLiteral("noButton") << false;
+    }
+
+    void confirm()
+    {
+        QFETCH(QString, button);
+        QFETCH(bool, confirmed);
+        ConfirmWidget widget(clientTool(QStringLiteral("ia-confirm"), QStringLiteral("confirm"),
+            json{{"render", "confirm"}, {"prompt", "Release gate"}, {"question", "Ship 2.1 to production?"}}));
+        widget.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&widget));
+        QCOMPARE(child<QLabel>(&widget, "promptLabel")->text(), QStringLiteral("Release gate"));
+        QCOMPARE(child<QLabel>(&widget, "questionLabel")->text(), QStringLiteral("Ship 2.1 to production?"));
+        QSignalSpy answered(&widget, &InteractionWidget::answered);
+        QTest::mouseClick(widget.findChild<QPushButton*>(button), Qt::LeftButton);
+        const InteractionAnswer answer = takeAnswer(answered, QStringLiteral("ia-confirm"));
+        QCOMPARE(answer.decision, InteractionAnswer::Decision::Respond);
+        QCOMPARE(answer.output, compact(json{{"confirmed", confirmed}}));
+    }
+
+    void choice()
+    {
+        ChoiceWidget widget(clientTool(QStringLiteral("ia-choice"), QStringLiteral("choice"),
+            json{
+                {"render", "choice"}, {"question", "Which branch?"}, {"choices", {"main", "develop", "release/2.1"}}}));
+        widget.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&widget));
+        QCOMPARE(widget.choices(),
+            (QStringList{QStringLiteral("main"), QStringLiteral("develop"), QStringLiteral("release/2.1")}));
+        auto* choose = child<QPushButton>(&widget, "chooseButton");
+        QVERIFY(!choose->isEnabled());
+        QSignalSpy answered(&widget, &InteractionWidget::answered);
+        auto* develop = child<QRadioButton>(&widget, "choice1");
+        QCOMPARE(develop->text(), QStringLiteral("develop"));
+        QTest::mouseClick(develop, Qt::LeftButton, {}, QPoint(8, develop->height() / 2));
+        QTRY_VERIFY_WITH_TIMEOUT(choose->isEnabled(), 10'000);
+        QTest::mouseClick(choose, Qt::LeftButton);
+        QCOMPARE(takeAnswer(answered, QStringLiteral("ia-choice")).output, compact(json{{"choice", "develop"}}));
+    }
+
+    void choiceDeclined()
+    {
+        ChoiceWidget widget(clientTool(QStringLiteral("ia-choice"), QStringLiteral("choice"),
+            json{{"render", "choice"}, {"choices", {"a", "b"}}}));
+        widget.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&widget));
+        QSignalSpy answered(&widget, &InteractionWidget::answered);
+        QTest::mouseClick(child<QPushButton>(&widget, "declineButton"), Qt::LeftButton);
+        QCOMPARE(takeAnswer(answered, QStringLiteral("ia-choice")).output,
+            compact(json{{"choice", nullptr}, {"reason", "declined"}}));
+    }
+
+    void formFromASchemaWithEveryFieldType()
+    {
+        // Written in the order the person should see it; the form keeps that order.
+        const QByteArray spec = R"({"render":"form","prompt":"Release details","schema":{"type":"object",
+            "properties":{
+              "title":{"type":"string","title":"Title","description":"Shown in the changelog","maxLength":40},
+              "channel":{"type":"string","title":"Channel","enum":["stable","beta","nightly"],"default":"beta"},
+              "replicas":{"type":"integer","title":"Replicas","minimum":1,"maximum":9,"default":2},
+              "ratio":{"type":"number","title":"Canary ratio","minimum":0,"maximum":1,"multipleOf":0.05},
+              "notify":{"type":"boolean","title":"Notify the team","default":true},
+              "labels":{"type":"array","items":{"type":"string"}},
+              "note":{"type":["string","null"]}
+            },
+            "required":["title","channel","replicas"]}})";
+        PendingInteraction interaction = clientTool(QStringLiteral("ia-form"), QStringLiteral("form"), json::object());
+        interaction.renderSpec = spec;
+        FormWidget widget(interaction);
+        widget.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&widget));
+
+        QCOMPARE(widget.properties(),
+            (QStringList{QStringLiteral("title"), QStringLiteral("channel"), QStringLiteral("replicas"),
+                QStringLiteral("ratio"), QStringLiteral("notify"), QStringLiteral("labels"), QStringLiteral("note")}));
+        auto* title = qobject_cast<QLineEdit*>(widget.editorFor(QStringLiteral("title")));
+        auto* channel = qobject_cast<QComboBox*>(widget.editorFor(QStringLiteral("channel")));
+        auto* replicas = qobject_cast<QSpinBox*>(widget.editorFor(QStringLiteral("replicas")));
+        auto* ratio = qobject_cast<QDoubleSpinBox*>(widget.editorFor(QStringLiteral("ratio")));
+        auto* notify = qobject_cast<QCheckBox*>(widget.editorFor(QStringLiteral("notify")));
+        auto* labels = qobject_cast<QLineEdit*>(widget.editorFor(QStringLiteral("labels")));
+        auto* note = qobject_cast<QLineEdit*>(widget.editorFor(QStringLiteral("note")));
+        QVERIFY(title && channel && replicas && ratio && notify && labels && note);
+
+        // Titles label the fields, required ones marked; descriptions are tooltips; defaults and
+        // bounds come from the schema.
+        const auto labelOf = [&widget](QWidget* editor) {
+            const auto all = widget.findChildren<QLabel*>();
+            for (QLabel* label : all) {
+                if (label->buddy() == editor)
+                    return label->text();
+            }
+            return QString();
+        };
+        QCOMPARE(labelOf(title), QStringLiteral("Title *"));
+        QCOMPARE(labelOf(ratio), QStringLiteral("Canary ratio"));
+        QCOMPARE(labelOf(labels), QStringLiteral("labels"));
+        QCOMPARE(title->toolTip(), QStringLiteral("Shown in the changelog"));
+        QCOMPARE(title->maxLength(), 40);
+        QCOMPARE(channel->currentText(), QStringLiteral("beta"));
+        QCOMPARE(channel->count(), 3); // required: no "not set" entry
+        QCOMPARE(replicas->minimum(), 1);
+        QCOMPARE(replicas->maximum(), 9);
+        QCOMPARE(replicas->value(), 2);
+        QCOMPARE(ratio->decimals(), 2);
+        QVERIFY(notify->isChecked());
+
+        QSignalSpy answered(&widget, &InteractionWidget::answered);
+        // A required field left empty: nothing is sent, and the person is told which.
+        QTest::mouseClick(child<QPushButton>(&widget, "submitButton"), Qt::LeftButton);
+        QCOMPARE(answered.size(), 0);
+        QCOMPARE(widget.errorText(), QStringLiteral("Not sent: fill in Title."));
+
+        QTest::keyClicks(title, QStringLiteral("Spring release"));
+        channel->setCurrentIndex(channel->findText(QStringLiteral("stable")));
+        replicas->selectAll();
+        QTest::keyClicks(replicas, QStringLiteral("3"));
+        ratio->selectAll();
+        QTest::keyClicks(ratio, QStringLiteral("0.25"));
+        QTest::mouseClick(notify, Qt::LeftButton, {}, QPoint(4, notify->height() / 2));
+        QTest::keyClicks(labels, QStringLiteral("[\"web\", \"api\"]"));
+        QTest::mouseClick(child<QPushButton>(&widget, "submitButton"), Qt::LeftButton);
+
+        const InteractionAnswer answer = takeAnswer(answered, QStringLiteral("ia-form"));
+        QCOMPARE(answer.decision, InteractionAnswer::Decision::Respond);
+        const json expected{{"submitted", true},
+            {"values",
+                {{"title", "Spring release"}, {"channel", "stable"}, {"replicas", 3}, {"ratio", 0.25},
+                    {"notify", false}, {"labels", {"web", "api"}}}}};
+        QCOMPARE(QByteArray::fromStdString(json::parse(answer.output.toStdString()).dump()),
+            QByteArray::fromStdString(expected.dump()));
+        QCOMPARE(answer.output, compact(ClientTool::submitted(expected.at("values"))));
+    }
+
+    void formRejectsJsonThatDoesNotParse()
+    {
+        PendingInteraction interaction = clientTool(QStringLiteral("ia-form"), QStringLiteral("form"),
+            json{
+                {"render", "form"}, {"schema", {{"type", "object"}, {"properties", {{"tags", {{"type", "array"}}}}}}}});
+        FormWidget widget(interaction);
+        widget.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&widget));
+        QSignalSpy answered(&widget, &InteractionWidget::answered);
+        QTest::keyClicks(qobject_cast<QLineEdit*>(widget.editorFor(QStringLiteral("tags"))), QStringLiteral("[web"));
+        QTest::mouseClick(child<QPushButton>(&widget, "submitButton"), Qt::LeftButton);
+        QCOMPARE(answered.size(), 0);
+        QCOMPARE(widget.errorText(), QStringLiteral("Not sent: tags: not valid JSON."));
+    }
+
+    void formDeclined()
+    {
+        FormWidget widget(clientTool(QStringLiteral("ia-form"), QStringLiteral("form"), json{{"render", "form"}}));
+        widget.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&widget));
+        QVERIFY(widget.findChild<QLabel*>(QStringLiteral("noFieldsLabel")));
+        QSignalSpy answered(&widget, &InteractionWidget::answered);
+        QTest::mouseClick(child<QPushButton>(&widget, "declineButton"), Qt::LeftButton);
+        QCOMPARE(takeAnswer(answered, QStringLiteral("ia-form")).output,
+            compact(json{{"submitted", false}, {"reason", "declined"}}));
+    }
+};
+
+QTEST_MAIN(TestInteractionWidgets)
+#include "tst_interactionwidgets.moc"

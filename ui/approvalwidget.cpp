@@ -1,0 +1,141 @@
+#include "approvalwidget.h"
+
+#include "callinspector.h"
+#include "jsonhighlighter.h"
+
+#include <QEvent>
+#include <QFontDatabase>
+#include <QFontMetrics>
+#include <QGridLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QVBoxLayout>
+
+#include <optional>
+
+using nlohmann::json;
+
+namespace {
+
+// The annotations a client declared for the tool, in words (they are hints, not guarantees).
+QString hintsText(const json& annotations)
+{
+    if (!annotations.is_object())
+        return {};
+    const auto flag = [&annotations](const char* key) {
+        const auto it = annotations.find(key);
+        return it != annotations.end() && it->is_boolean() ? std::optional<bool>(it->get<bool>()) : std::nullopt;
+    };
+    QStringList hints;
+    if (flag("readOnlyHint").value_or(false))
+        hints << ApprovalWidget::tr("read-only");
+    if (flag("destructiveHint").value_or(false))
+        hints << ApprovalWidget::tr("may delete or overwrite data");
+    if (flag("idempotentHint").value_or(false))
+        hints << ApprovalWidget::tr("idempotent");
+    if (flag("openWorldHint").value_or(false))
+        hints << ApprovalWidget::tr("reaches outside this machine");
+    return hints.join(QStringLiteral(" · "));
+}
+
+} // namespace
+
+ApprovalWidget::ApprovalWidget(const PendingInteraction& interaction, QWidget* parent)
+    : InteractionWidget(interaction, parent)
+{
+    QVBoxLayout* body = bodyLayout();
+
+    auto* grid = new QGridLayout;
+    grid->setHorizontalSpacing(10);
+    grid->setVerticalSpacing(2);
+    int row = 0;
+    QLabel* rule = valueLabel(specString("rule"), QStringLiteral("ruleLabel"));
+    rule->setWordWrap(true);
+    grid->addWidget(captionLabel(tr("Asks because")), row, 0);
+    grid->addWidget(rule, row++, 1);
+    const QString description = specString("description");
+    if (!description.isEmpty()) {
+        QLabel* label = valueLabel(description, QStringLiteral("descriptionLabel"));
+        label->setWordWrap(true);
+        grid->addWidget(captionLabel(tr("Does")), row, 0);
+        grid->addWidget(label, row++, 1);
+    }
+    const QString hints = hintsText(renderSpec().value("annotations", json()));
+    if (!hints.isEmpty()) {
+        grid->addWidget(captionLabel(tr("Hints")), row, 0);
+        grid->addWidget(valueLabel(hints, QStringLiteral("hintsLabel")), row++, 1);
+    }
+    grid->setColumnStretch(1, 1);
+    body->addLayout(grid);
+
+    body->addWidget(captionLabel(tr("Arguments")));
+    m_arguments = new QPlainTextEdit;
+    m_arguments->setObjectName(QStringLiteral("argumentsText"));
+    m_arguments->setReadOnly(true);
+    m_arguments->setTextInteractionFlags(Qt::TextSelectableByMouse | Qt::TextSelectableByKeyboard);
+    m_arguments->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_arguments->setLineWrapMode(QPlainTextEdit::WidgetWidth);
+    m_arguments->setWordWrapMode(QTextOption::WrapAtWordBoundaryOrAnywhere);
+    m_arguments->setPlaceholderText(tr("No arguments."));
+    m_arguments->setMinimumHeight(QFontMetrics(m_arguments->font()).lineSpacing() * 4);
+    if (interaction.arguments.size() <= CallInspector::MaxHighlightedBytes)
+        m_highlighter = new JsonHighlighter(m_arguments->document());
+    const QString arguments = CallInspector::prettyJson(interaction.arguments);
+    m_arguments->setPlainText(arguments == QStringLiteral("{}") ? QString() : arguments);
+    body->addWidget(m_arguments, 1);
+
+    m_reasonEdit = new QLineEdit;
+    m_reasonEdit->setObjectName(QStringLiteral("reasonEdit"));
+    m_reasonEdit->setPlaceholderText(tr("Reason for denying (optional; the client sees it)"));
+    m_reasonEdit->setClearButtonEnabled(true);
+    // Typing a reason and pressing Return is a deny: the reason is only ever sent with one.
+    connect(m_reasonEdit, &QLineEdit::returnPressed, this, [this] { decide(InteractionAnswer::Decision::Deny); });
+    body->addWidget(m_reasonEdit);
+
+    auto* allowOnce = new QPushButton(tr("Allow once"));
+    allowOnce->setObjectName(QStringLiteral("allowOnceButton"));
+    allowOnce->setToolTip(tr("Run this call; ask again next time"));
+    auto* allowSession = new QPushButton(tr("Allow for this session"));
+    allowSession->setObjectName(QStringLiteral("allowSessionButton"));
+    allowSession->setToolTip(
+        tr("Run this call and every call of %1 from this session without asking").arg(interaction.tool));
+    auto* alwaysAllow = new QPushButton(tr("Always allow"));
+    alwaysAllow->setObjectName(QStringLiteral("alwaysAllowButton"));
+    alwaysAllow->setToolTip(
+        tr("Run %1 from any client without asking again (kept across restarts)").arg(interaction.tool));
+    auto* deny = new QPushButton(tr("Deny"));
+    deny->setObjectName(QStringLiteral("denyButton"));
+    deny->setToolTip(tr("Refuse this call; the client gets a tool error with the reason, if any"));
+    addButtonRow({allowOnce, allowSession, alwaysAllow}, {deny});
+
+    connect(allowOnce, &QPushButton::clicked, this, [this] { decide(InteractionAnswer::Decision::AllowOnce); });
+    connect(
+        allowSession, &QPushButton::clicked, this, [this] { decide(InteractionAnswer::Decision::AllowForSession); });
+    connect(alwaysAllow, &QPushButton::clicked, this, [this] { decide(InteractionAnswer::Decision::AlwaysAllow); });
+    connect(deny, &QPushButton::clicked, this, [this] { decide(InteractionAnswer::Decision::Deny); });
+    updateHighlighterColours();
+}
+
+void ApprovalWidget::decide(InteractionAnswer::Decision decision)
+{
+    InteractionAnswer answer;
+    answer.decision = decision;
+    if (decision == InteractionAnswer::Decision::Deny)
+        answer.reason = m_reasonEdit->text().trimmed();
+    sendAnswer(answer);
+}
+
+void ApprovalWidget::changeEvent(QEvent* event)
+{
+    InteractionWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange)
+        updateHighlighterColours();
+}
+
+void ApprovalWidget::updateHighlighterColours()
+{
+    if (m_highlighter)
+        m_highlighter->setDarkBackground(m_arguments->palette().color(QPalette::Base).lightness() < 128);
+}

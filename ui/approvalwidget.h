@@ -1,0 +1,29 @@
+#pragma once
+
+// ApprovalWidget: asks whether a tool whose permission is "ask" may run: the tool, who asked, the
+// rule that made it ask, the arguments as coloured JSON, and allow once / allow for this session /
+// always allow / deny with an optional reason the client sees.
+
+#include "interactionwidget.h"
+
+class JsonHighlighter;
+class QLineEdit;
+class QPlainTextEdit;
+
+class ApprovalWidget : public InteractionWidget
+{
+    Q_OBJECT
+public:
+    explicit ApprovalWidget(const PendingInteraction& interaction, QWidget* parent = nullptr);
+
+protected:
+    void changeEvent(QEvent* event) override;
+
+private:
+    void decide(InteractionAnswer::Decision decision);
+    void updateHighlighterColours();
+
+    QPlainTextEdit* m_arguments = nullptr;
+    JsonHighlighter* m_highlighter = nullptr;
+    QLineEdit* m_reasonEdit = nullptr;
+};

@@ -1,0 +1,65 @@
+#include "choicewidget.h"
+
+#include "interaction/clienttool.h"
+
+#include <QButtonGroup>
+#include <QLabel>
+#include <QPushButton>
+#include <QRadioButton>
+#include <QScrollArea>
+#include <QVBoxLayout>
+
+using nlohmann::json;
+
+ChoiceWidget::ChoiceWidget(const PendingInteraction& interaction, QWidget* parent)
+    : InteractionWidget(interaction, parent)
+    , m_group(new QButtonGroup(this))
+{
+    if (const auto it = renderSpec().find("choices"); it != renderSpec().end() && it->is_array()) {
+        for (const json& choice : *it) {
+            if (choice.is_string())
+                m_choices.append(QString::fromStdString(choice.get<std::string>()));
+        }
+    }
+    addQuestionLabels();
+    if (specString("prompt").isEmpty() && specString("question").isEmpty())
+        bodyLayout()->addWidget(valueLabel(tr("Choose one:"), QStringLiteral("questionLabel")));
+
+    // A long list scrolls instead of pushing the buttons out of the panel.
+    auto* options = new QWidget;
+    auto* optionsLayout = new QVBoxLayout(options);
+    optionsLayout->setContentsMargins(0, 0, 0, 0);
+    for (int i = 0; i < m_choices.size(); ++i) {
+        auto* button = new QRadioButton(m_choices.at(i));
+        button->setObjectName(QStringLiteral("choice%1").arg(i));
+        m_group->addButton(button, i);
+        optionsLayout->addWidget(button);
+    }
+    optionsLayout->addStretch(1);
+    auto* scroll = new QScrollArea;
+    scroll->setObjectName(QStringLiteral("choicesArea"));
+    scroll->setWidget(options);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    bodyLayout()->addWidget(scroll, 1);
+
+    m_chooseButton = new QPushButton(tr("Choose"));
+    m_chooseButton->setObjectName(QStringLiteral("chooseButton"));
+    m_chooseButton->setEnabled(false);
+    auto* decline = new QPushButton(tr("Decline"));
+    decline->setObjectName(QStringLiteral("declineButton"));
+    decline->setToolTip(tr("Choose nothing; the client is told you declined"));
+    addButtonRow({m_chooseButton}, {decline});
+
+    connect(m_group, &QButtonGroup::idToggled, this, [this] { m_chooseButton->setEnabled(m_group->checkedId() >= 0); });
+    connect(m_chooseButton, &QPushButton::clicked, this, &ChoiceWidget::choose);
+    connect(decline, &QPushButton::clicked, this, [this] { respond(ClientTool::declined(QStringLiteral("choice"))); });
+}
+
+void ChoiceWidget::choose()
+{
+    const int id = m_group->checkedId();
+    if (id < 0 || id >= m_choices.size())
+        return;
+    respond(ClientTool::chosen(m_choices.at(id)));
+}

@@ -1,0 +1,26 @@
+#include "confirmwidget.h"
+
+#include "interaction/clienttool.h"
+
+#include <QLabel>
+#include <QPushButton>
+#include <QVBoxLayout>
+
+ConfirmWidget::ConfirmWidget(const PendingInteraction& interaction, QWidget* parent)
+    : InteractionWidget(interaction, parent)
+{
+    addQuestionLabels();
+    if (specString("prompt").isEmpty() && specString("question").isEmpty()) {
+        QLabel* label = valueLabel(tr("Confirm?"), QStringLiteral("questionLabel"));
+        bodyLayout()->addWidget(label);
+    }
+    bodyLayout()->addStretch(1);
+
+    auto* yes = new QPushButton(tr("Yes"));
+    yes->setObjectName(QStringLiteral("yesButton"));
+    auto* no = new QPushButton(tr("No"));
+    no->setObjectName(QStringLiteral("noButton"));
+    addButtonRow({yes, no}, {});
+    connect(yes, &QPushButton::clicked, this, [this] { respond(ClientTool::confirmed(true)); });
+    connect(no, &QPushButton::clicked, this, [this] { respond(ClientTool::confirmed(false)); });
+}

@@ -1,0 +1,246 @@
+#include "connectwidget.h"
+
+#include "copybutton.h"
+#include "interaction/clienttool.h"
+
+#include <QFormLayout>
+#include <QGridLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QVBoxLayout>
+
+using nlohmann::json;
+
+ConnectWidget::ConnectWidget(const PendingInteraction& interaction, QWidget* parent)
+    : InteractionWidget(interaction, parent)
+{
+    m_provider = specString("provider");
+    if (const auto it = renderSpec().find("scopes"); it != renderSpec().end() && it->is_array()) {
+        for (const json& scope : *it) {
+            if (scope.is_string())
+                m_scopes.append(QString::fromStdString(scope.get<std::string>()));
+        }
+    }
+    const QString kind = specString("kind").isEmpty() ? QStringLiteral("either") : specString("kind");
+    const bool oauthConfigured = renderSpec().value("oauthAvailable", false);
+    const bool asksForOAuth = kind == QStringLiteral("oauth") || kind == QStringLiteral("either");
+    m_offersOAuth = asksForOAuth && oauthConfigured;
+    m_offersApiKey = kind == QStringLiteral("api_key") || kind == QStringLiteral("either");
+
+    QVBoxLayout* body = bodyLayout();
+    addQuestionLabels();
+
+    auto* grid = new QGridLayout;
+    grid->setHorizontalSpacing(10);
+    grid->setVerticalSpacing(2);
+    int row = 0;
+    QLabel* provider = valueLabel(m_provider, QStringLiteral("providerLabel"));
+    QFont providerFont = provider->font();
+    providerFont.setBold(true);
+    provider->setFont(providerFont);
+    grid->addWidget(captionLabel(tr("Provider")), row, 0);
+    grid->addWidget(provider, row++, 1);
+    QLabel* reason = valueLabel(specString("reason"), QStringLiteral("reasonLabel"));
+    reason->setWordWrap(true);
+    grid->addWidget(captionLabel(tr("Reason")), row, 0);
+    grid->addWidget(reason, row++, 1);
+    if (!m_scopes.isEmpty()) {
+        QLabel* scopes = valueLabel(m_scopes.join(QStringLiteral(", ")), QStringLiteral("scopesLabel"));
+        scopes->setWordWrap(true);
+        grid->addWidget(captionLabel(tr("Scopes")), row, 0);
+        grid->addWidget(scopes, row++, 1);
+    }
+    grid->setColumnStretch(1, 1);
+    body->addLayout(grid);
+
+    if (asksForOAuth && !oauthConfigured) {
+        QLabel* note = valueLabel(m_offersApiKey
+                ? tr("OAuth sign-in is not configured for %1 in Switchboard (oauthProviders); connect with an API key "
+                     "instead.")
+                      .arg(m_provider)
+                : tr("OAuth sign-in is not configured for %1 in Switchboard (oauthProviders), so this cannot be "
+                     "connected here; decline, or add the provider to the configuration.")
+                      .arg(m_provider),
+            QStringLiteral("oauthUnavailableLabel"));
+        note->setWordWrap(true);
+        body->addWidget(note);
+    }
+
+    if (m_offersOAuth) {
+        m_signInButton = new QPushButton(tr("Sign in with %1").arg(m_provider));
+        m_signInButton->setObjectName(QStringLiteral("signInButton"));
+        m_signInButton->setToolTip(tr("Opens the provider's sign-in page in the browser (authorization code with "
+                                      "PKCE); the token is kept by Switchboard, never sent to the client"));
+        m_signInButton->setAutoDefault(false);
+        connect(m_signInButton, &QPushButton::clicked, this, &ConnectWidget::signIn);
+        auto* signInRow = new QHBoxLayout;
+        signInRow->addWidget(m_signInButton);
+        signInRow->addStretch(1);
+        body->addLayout(signInRow);
+
+        m_browserRow = new QWidget;
+        auto* browser = new QGridLayout(m_browserRow);
+        browser->setContentsMargins(0, 0, 0, 0);
+        auto* waiting = new QLabel(tr("Waiting for the browser…"));
+        waiting->setObjectName(QStringLiteral("waitingForBrowserLabel"));
+        m_urlEdit = new QLineEdit;
+        m_urlEdit->setObjectName(QStringLiteral("authorizationUrlEdit"));
+        m_urlEdit->setReadOnly(true);
+        m_urlEdit->setPlaceholderText(tr("The sign-in page's address appears here"));
+        m_urlEdit->setToolTip(tr("If no browser opened, open this address yourself"));
+        m_copyUrlButton = new CopyButton(tr("Copy"));
+        m_copyUrlButton->setObjectName(QStringLiteral("copyUrlButton"));
+        m_copyUrlButton->setAutoDefault(false);
+        m_copyUrlButton->setEnabled(false);
+        m_cancelSignInButton = new QPushButton(tr("Cancel sign-in"));
+        m_cancelSignInButton->setObjectName(QStringLiteral("cancelSignInButton"));
+        m_cancelSignInButton->setAutoDefault(false);
+        connect(m_cancelSignInButton, &QPushButton::clicked, this, &ConnectWidget::cancelSignIn);
+        browser->addWidget(waiting, 0, 0, 1, 3);
+        browser->addWidget(m_urlEdit, 1, 0);
+        browser->addWidget(m_copyUrlButton, 1, 1);
+        browser->addWidget(m_cancelSignInButton, 1, 2);
+        browser->setColumnStretch(0, 1);
+        m_browserRow->hide();
+        body->addWidget(m_browserRow);
+    }
+
+    if (m_offersApiKey) {
+        auto* box = new QGroupBox(m_offersOAuth ? tr("Or with an API key") : tr("API key"));
+        m_apiKeyBox = box;
+        m_apiKeyBox->setObjectName(QStringLiteral("apiKeyBox"));
+        auto* form = new QFormLayout(box);
+        m_accountEdit = new QLineEdit;
+        m_accountEdit->setObjectName(QStringLiteral("accountEdit"));
+        m_accountEdit->setPlaceholderText(tr("Optional: your login or e-mail; the client sees it"));
+        m_apiKeyEdit = new QLineEdit;
+        m_apiKeyEdit->setObjectName(QStringLiteral("apiKeyEdit"));
+        m_apiKeyEdit->setEchoMode(QLineEdit::Password);
+        m_apiKeyEdit->setPlaceholderText(tr("Paste the key; it is never shown or sent to the client"));
+        // A stored key has no business in an input method's history or suggestions.
+        m_apiKeyEdit->setInputMethodHints(Qt::ImhHiddenText | Qt::ImhSensitiveData | Qt::ImhNoPredictiveText);
+        m_connectButton = new QPushButton(tr("Connect"));
+        m_connectButton->setObjectName(QStringLiteral("connectButton"));
+        m_connectButton->setAutoDefault(false);
+        m_connectButton->setEnabled(false);
+        m_storageLabel = valueLabel(QString(), QStringLiteral("secretStorageLabel"));
+        m_storageLabel->setWordWrap(true);
+        m_storageLabel->hide();
+        auto* keyRow = new QHBoxLayout;
+        keyRow->addWidget(m_apiKeyEdit, 1);
+        keyRow->addWidget(m_connectButton);
+        form->addRow(tr("Account"), m_accountEdit);
+        form->addRow(tr("API key"), keyRow);
+        form->addRow(m_storageLabel);
+        body->addWidget(box);
+
+        connect(m_apiKeyEdit, &QLineEdit::textChanged, this, [this](const QString& text) {
+            m_connectButton->setEnabled(m_state == State::Idle && !text.trimmed().isEmpty());
+        });
+        connect(m_apiKeyEdit, &QLineEdit::returnPressed, this, &ConnectWidget::connectWithKey);
+        connect(m_connectButton, &QPushButton::clicked, this, &ConnectWidget::connectWithKey);
+    }
+
+    m_progressLabel = new QLabel;
+    m_progressLabel->setObjectName(QStringLiteral("connectProgressLabel"));
+    m_progressLabel->setForegroundRole(QPalette::PlaceholderText);
+    m_progressLabel->hide();
+    body->addWidget(m_progressLabel);
+    body->addStretch(1);
+
+    auto* decline = new QPushButton(tr("Decline"));
+    decline->setObjectName(QStringLiteral("declineButton"));
+    decline->setToolTip(tr("Do not connect %1; the client is told you declined").arg(m_provider));
+    auto* cancel = new QPushButton(tr("Cancel"));
+    cancel->setObjectName(QStringLiteral("cancelButton"));
+    cancel->setToolTip(tr("Dismiss the question; the client is told it was cancelled"));
+    addButtonRow({decline}, {cancel});
+    connect(decline, &QPushButton::clicked, this, [this] { refuse(QStringLiteral("declined")); });
+    connect(cancel, &QPushButton::clicked, this, [this] { refuse(QStringLiteral("cancelled")); });
+}
+
+void ConnectWidget::setSecretStorage(const QString& description)
+{
+    if (!m_storageLabel)
+        return;
+    m_storageLabel->setText(tr("Saved to: %1").arg(description));
+    m_storageLabel->setVisible(!description.isEmpty());
+}
+
+void ConnectWidget::setState(State state)
+{
+    m_state = state;
+    if (m_signInButton) {
+        m_signInButton->setEnabled(state == State::Idle);
+        m_browserRow->setVisible(state == State::WaitingForBrowser);
+    }
+    if (m_apiKeyBox) {
+        m_apiKeyBox->setEnabled(state == State::Idle);
+        m_connectButton->setEnabled(state == State::Idle && !m_apiKeyEdit->text().trimmed().isEmpty());
+    }
+    m_progressLabel->setVisible(state == State::SavingKey);
+    if (state != State::WaitingForBrowser && m_urlEdit) {
+        m_urlEdit->clear();
+        m_copyUrlButton->setEnabled(false);
+    }
+}
+
+void ConnectWidget::signIn()
+{
+    if (m_state != State::Idle)
+        return;
+    clearError();
+    setState(State::WaitingForBrowser);
+    Q_EMIT oauthRequested(interactionId(), m_provider, m_scopes);
+}
+
+void ConnectWidget::cancelSignIn()
+{
+    if (m_state != State::WaitingForBrowser)
+        return;
+    setState(State::Idle);
+    Q_EMIT oauthCancelled(interactionId());
+}
+
+void ConnectWidget::showAuthorizationUrl(const QUrl& url)
+{
+    if (m_state != State::WaitingForBrowser || !m_urlEdit)
+        return;
+    const QString address = url.toString(QUrl::FullyEncoded);
+    m_urlEdit->setText(address);
+    m_urlEdit->setCursorPosition(0);
+    m_copyUrlButton->setCopyText(address);
+    m_copyUrlButton->setEnabled(true);
+}
+
+void ConnectWidget::connectWithKey()
+{
+    const QByteArray key = m_apiKeyEdit->text().trimmed().toUtf8();
+    if (m_state != State::Idle || key.isEmpty())
+        return;
+    // The field is cleared before anything else happens: the key is held only by this call.
+    m_apiKeyEdit->clear();
+    clearError();
+    m_progressLabel->setText(tr("Saving the key and connecting %1…").arg(m_provider));
+    setState(State::SavingKey);
+    Q_EMIT apiKeyEntered(interactionId(), m_provider, m_accountEdit->text().trimmed(), key);
+}
+
+void ConnectWidget::showConnectFailed(const QString& message)
+{
+    setState(State::Idle);
+    showError(tr("Could not connect %1: %2").arg(m_provider, message));
+}
+
+void ConnectWidget::refuse(const QString& reason)
+{
+    // A sign-in still open in the browser must not complete after the person said no.
+    if (m_state == State::WaitingForBrowser) {
+        setState(State::Idle);
+        Q_EMIT oauthCancelled(interactionId());
+    }
+    respond(ClientTool::notConnected(reason));
+}

@@ -1,0 +1,311 @@
+#include "interactionpanel.h"
+
+#include "approvalwidget.h"
+#include "choicewidget.h"
+#include "confirmwidget.h"
+#include "connectwidget.h"
+#include "formwidget.h"
+#include "interactionmodel.h"
+#include "modelroles.h"
+
+#include <QApplication>
+#include <QDesktopServices>
+#include <QHeaderView>
+#include <QLabel>
+#include <QScrollArea>
+#include <QSplitter>
+#include <QStackedWidget>
+#include <QSystemTrayIcon>
+#include <QTableView>
+#include <QVBoxLayout>
+
+InteractionPanel::InteractionPanel(QWidget* parent)
+    : QDockWidget(parent)
+    , m_model(new InteractionModel(this))
+    , m_list(new QTableView)
+    , m_stack(new QStackedWidget)
+{
+    setObjectName(QStringLiteral("interactionPanel"));
+    // Answering is the panel's whole job; closing it by accident would hide questions.
+    setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
+
+    m_list->setObjectName(QStringLiteral("interactionList"));
+    m_list->setModel(m_model);
+    m_list->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_list->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_list->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_list->setShowGrid(false);
+    m_list->setAlternatingRowColors(true);
+    m_list->setWordWrap(false);
+    m_list->setTextElideMode(Qt::ElideRight);
+    m_list->verticalHeader()->setVisible(false);
+    m_list->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+    m_list->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
+    QHeaderView* columns = m_list->horizontalHeader();
+    columns->setHighlightSections(false);
+    columns->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+    columns->setSectionResizeMode(QHeaderView::ResizeToContents);
+    columns->setSectionResizeMode(InteractionModel::ToolColumn, QHeaderView::Stretch);
+    // The session is in each row's tooltip and the widget's header; the list stays narrow.
+    m_list->setColumnHidden(InteractionModel::SessionColumn, true);
+    m_list->setMinimumHeight(m_list->verticalHeader()->defaultSectionSize() * 3 + columns->sizeHint().height());
+
+    auto* placeholder = new QLabel(tr("No questions are waiting.\n\nWhen a client calls a tool whose permission is "
+                                      "\"ask\", or a client tool such as request_connection, its question appears "
+                                      "here."));
+    placeholder->setObjectName(QStringLiteral("interactionPlaceholder"));
+    placeholder->setAlignment(Qt::AlignCenter);
+    placeholder->setWordWrap(true);
+    placeholder->setForegroundRole(QPalette::PlaceholderText);
+    placeholder->setMargin(12);
+    m_placeholder = placeholder;
+    m_stack->addWidget(m_placeholder);
+
+    auto* splitter = new QSplitter(Qt::Vertical);
+    splitter->setObjectName(QStringLiteral("interactionSplitter"));
+    splitter->setChildrenCollapsible(false);
+    splitter->addWidget(m_list);
+    splitter->addWidget(m_stack);
+    splitter->setStretchFactor(0, 0);
+    splitter->setStretchFactor(1, 1);
+    splitter->setSizes({m_list->verticalHeader()->defaultSectionSize() * 5, 600});
+
+    auto* contents = new QWidget;
+    auto* layout = new QVBoxLayout(contents);
+    layout->setContentsMargins(6, 0, 0, 0);
+    layout->addWidget(splitter);
+    setWidget(contents);
+    setMinimumWidth(380);
+
+    connect(m_list->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+        &InteractionPanel::onCurrentRowChanged);
+    connect(m_model, &InteractionModel::countChanged, this, [this](int count) {
+        updateTitle();
+        Q_EMIT countChanged(count);
+    });
+    updateTitle();
+}
+
+int InteractionPanel::count() const
+{
+    return m_model->count();
+}
+
+InteractionWidget* InteractionPanel::widgetFor(const QString& interactionId) const
+{
+    return m_widgets.value(interactionId);
+}
+
+QString InteractionPanel::currentInteractionId() const
+{
+    const QModelIndex current = m_list->currentIndex();
+    return current.isValid() ? current.data(InteractionIdRole).toString() : QString();
+}
+
+InteractionWidget* InteractionPanel::currentWidget() const
+{
+    return widgetFor(currentInteractionId());
+}
+
+void InteractionPanel::setSecretStorage(const QString& description)
+{
+    m_secretStorage = description;
+    for (InteractionWidget* widget : std::as_const(m_widgets)) {
+        if (auto* connect = qobject_cast<ConnectWidget*>(widget))
+            connect->setSecretStorage(description);
+    }
+}
+
+void InteractionPanel::updateTitle()
+{
+    const int pending = count();
+    setWindowTitle(pending == 0 ? tr("Questions") : tr("Questions (%1)").arg(pending));
+}
+
+InteractionWidget* InteractionPanel::createWidget(const PendingInteraction& interaction)
+{
+    InteractionWidget* widget = nullptr;
+    if (interaction.kind == InteractionKind::Approval) {
+        widget = new ApprovalWidget(interaction);
+    } else if (interaction.render == QStringLiteral("connect")) {
+        auto* connectWidget = new ConnectWidget(interaction);
+        connectWidget->setSecretStorage(m_secretStorage);
+        connect(connectWidget, &ConnectWidget::apiKeyEntered, this, &InteractionPanel::apiKeyEntered);
+        connect(connectWidget, &ConnectWidget::oauthRequested, this, &InteractionPanel::oauthRequested);
+        connect(connectWidget, &ConnectWidget::oauthCancelled, this, &InteractionPanel::oauthCancelled);
+        widget = connectWidget;
+    } else if (interaction.render == QStringLiteral("confirm")) {
+        widget = new ConfirmWidget(interaction);
+    } else if (interaction.render == QStringLiteral("choice")) {
+        widget = new ChoiceWidget(interaction);
+    } else if (interaction.render == QStringLiteral("form")) {
+        widget = new FormWidget(interaction);
+    } else {
+        // A render this console does not know (a newer configuration): the header still says who
+        // asks, and the client's timeout or a cancel ends the call.
+        widget = new InteractionWidget(interaction);
+    }
+    widget->setObjectName(QStringLiteral("interaction_") + interaction.id);
+    connect(widget, &InteractionWidget::answered, this, &InteractionPanel::answerRequested);
+    connect(widget, &InteractionWidget::showCallRequested, this, &InteractionPanel::showCallRequested);
+    return widget;
+}
+
+bool InteractionPanel::upsert(const PendingInteraction& interaction)
+{
+    m_model->upsert(interaction);
+    if (InteractionWidget* widget = m_widgets.value(interaction.id)) {
+        widget->setInteraction(interaction);
+        return false;
+    }
+    InteractionWidget* widget = createWidget(interaction);
+    // Long forms and JSON scroll inside the panel instead of stretching it.
+    auto* page = new QScrollArea;
+    page->setWidget(widget);
+    page->setWidgetResizable(true);
+    page->setFrameShape(QFrame::NoFrame);
+    m_widgets.insert(interaction.id, widget);
+    m_pages.insert(interaction.id, page);
+    m_stack->addWidget(page);
+    return true;
+}
+
+void InteractionPanel::addInteraction(const PendingInteraction& interaction)
+{
+    if (upsert(interaction))
+        notify(1, interaction);
+    selectFirstIfNoneSelected();
+}
+
+void InteractionPanel::updateInteraction(const PendingInteraction& interaction)
+{
+    upsert(interaction);
+    selectFirstIfNoneSelected();
+}
+
+void InteractionPanel::setInteractions(const PendingInteractionList& interactions)
+{
+    const QStringList known = m_widgets.keys();
+    for (const QString& id : known) {
+        const bool listed = std::any_of(interactions.cbegin(), interactions.cend(),
+            [&id](const PendingInteraction& interaction) { return interaction.id == id; });
+        if (!listed)
+            removeInteraction(id);
+    }
+    int added = 0;
+    for (const PendingInteraction& interaction : interactions) {
+        if (upsert(interaction))
+            ++added;
+    }
+    if (added > 0)
+        notify(added, interactions.last());
+    selectFirstIfNoneSelected();
+}
+
+void InteractionPanel::resolveInteraction(const QString& interactionId, const QString& outcome)
+{
+    const QModelIndex index = m_model->indexOfInteraction(interactionId);
+    if (!index.isValid())
+        return;
+    const PendingInteraction interaction = m_model->interactionAt(index.row());
+    removeInteraction(interactionId);
+    selectFirstIfNoneSelected();
+    Q_EMIT interactionResolved(interaction, outcome);
+}
+
+void InteractionPanel::removeInteraction(const QString& interactionId)
+{
+    m_model->remove(interactionId);
+    m_widgets.remove(interactionId);
+    if (QWidget* page = m_pages.take(interactionId)) {
+        m_stack->removeWidget(page);
+        page->deleteLater();
+    }
+    if (!m_list->currentIndex().isValid())
+        m_stack->setCurrentWidget(m_placeholder);
+}
+
+void InteractionPanel::showAnswerFailed(const QString& interactionId, const QString& error)
+{
+    if (InteractionWidget* widget = widgetFor(interactionId))
+        widget->showAnswerFailed(error);
+}
+
+void InteractionPanel::showConnectFailed(const QString& interactionId, const QString& message)
+{
+    if (auto* widget = qobject_cast<ConnectWidget*>(widgetFor(interactionId)))
+        widget->showConnectFailed(message);
+}
+
+void InteractionPanel::showAuthorizationUrl(const QString& interactionId, const QUrl& url)
+{
+    auto* widget = qobject_cast<ConnectWidget*>(widgetFor(interactionId));
+    if (!widget)
+        return;
+    widget->showAuthorizationUrl(url);
+    QDesktopServices::openUrl(url);
+}
+
+void InteractionPanel::selectInteraction(const QString& interactionId)
+{
+    const QModelIndex index = m_model->indexOfInteraction(interactionId);
+    if (!index.isValid())
+        return;
+    m_list->setCurrentIndex(index);
+    m_list->scrollTo(index);
+}
+
+void InteractionPanel::selectFirstIfNoneSelected()
+{
+    if (m_list->currentIndex().isValid() || m_model->count() == 0)
+        return;
+    m_list->setCurrentIndex(m_model->index(0, 0));
+}
+
+void InteractionPanel::onCurrentRowChanged()
+{
+    const QString id = currentInteractionId();
+    QWidget* page = m_pages.value(id);
+    m_stack->setCurrentWidget(page ? page : m_placeholder);
+    // The row the view picks when the selected question leaves is only its current index; select
+    // it too, so the list shows what the widget below answers.
+    const QModelIndex current = m_list->currentIndex();
+    if (current.isValid() && !m_list->selectionModel()->isRowSelected(current.row(), {}))
+        m_list->selectionModel()->select(current, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+}
+
+void InteractionPanel::notify(int newCount, const PendingInteraction& latest)
+{
+    QWidget* top = window();
+    if (top->isActiveWindow())
+        return;
+    const QString title = newCount == 1 ? tr("Switchboard: a question is waiting")
+                                        : tr("Switchboard: %1 questions are waiting").arg(newCount);
+    const QString message = newCount == 1
+        ? tr("%1 from %2").arg(InteractionModel::toolLabel(latest), InteractionModel::clientLabel(latest))
+        : tr("%1 questions in all").arg(count());
+    if (QSystemTrayIcon::isSystemTrayAvailable()) {
+        if (!m_tray) {
+            m_tray = new QSystemTrayIcon(top->windowIcon(), this);
+            m_tray->setToolTip(tr("Switchboard"));
+            connect(m_tray, &QSystemTrayIcon::messageClicked, this, &InteractionPanel::raiseWindow);
+            connect(m_tray, &QSystemTrayIcon::activated, this, &InteractionPanel::raiseWindow);
+        }
+        m_tray->show();
+        m_tray->showMessage(title, message, QSystemTrayIcon::Information, 10'000);
+    }
+    // The taskbar entry asks for attention too (and is all there is without a tray).
+    QApplication::alert(top);
+    Q_EMIT notificationShown(title, message);
+}
+
+void InteractionPanel::raiseWindow()
+{
+    QWidget* top = window();
+    show();
+    raise();
+    if (top->isMinimized())
+        top->showNormal();
+    top->raise();
+    top->activateWindow();
+}
