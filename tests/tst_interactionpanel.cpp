@@ -136,7 +136,7 @@ private Q_SLOTS:
 
         // Failures reach the widget they belong to.
         panel->showConnectFailed(QStringLiteral("ia-2"), QStringLiteral("no keychain"));
-        QCOMPARE(connectWidget->errorText(), QStringLiteral("Could not connect github: no keychain"));
+        QCOMPARE(connectWidget->errorText(), QStringLiteral("no keychain"));
         panel->showAnswerFailed(QStringLiteral("ia-2"), QStringLiteral("not well-formed"));
         QCOMPARE(connectWidget->errorText(), QStringLiteral("The answer was not accepted: not well-formed"));
         panel->showAnswerFailed(QStringLiteral("ia-unknown"), QStringLiteral("ignored"));

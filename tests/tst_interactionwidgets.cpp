@@ -290,7 +290,7 @@ private Q_SLOTS:
 
         // No keychain (say): the message shows, and the person can try again.
         widget.showConnectFailed(QStringLiteral("no keychain is reachable"));
-        QCOMPARE(widget.errorText(), QStringLiteral("Could not connect github: no keychain is reachable"));
+        QCOMPARE(widget.errorText(), QStringLiteral("no keychain is reachable"));
         QVERIFY(child<QGroupBox>(&widget, "apiKeyBox")->isEnabled());
         QVERIFY(!connectButton->isEnabled()); // the field is empty
         QTest::keyClicks(key, QStringLiteral("second"));

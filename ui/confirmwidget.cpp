@@ -14,7 +14,7 @@ ConfirmWidget::ConfirmWidget(const PendingInteraction& interaction, QWidget* par
         QLabel* label = valueLabel(tr("Confirm?"), QStringLiteral("questionLabel"));
         bodyLayout()->addWidget(label);
     }
-    bodyLayout()->addStretch(1);
+    setBodyExpands(false);
 
     auto* yes = new QPushButton(tr("Yes"));
     yes->setObjectName(QStringLiteral("yesButton"));

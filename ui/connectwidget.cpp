@@ -109,7 +109,7 @@ ConnectWidget::ConnectWidget(const PendingInteraction& interaction, QWidget* par
     }
 
     if (m_offersApiKey) {
-        auto* box = new QGroupBox(m_offersOAuth ? tr("Or with an API key") : tr("API key"));
+        auto* box = new QGroupBox(m_offersOAuth ? tr("Or connect with an API key") : tr("Connect with an API key"));
         m_apiKeyBox = box;
         m_apiKeyBox->setObjectName(QStringLiteral("apiKeyBox"));
         auto* form = new QFormLayout(box);
@@ -119,7 +119,7 @@ ConnectWidget::ConnectWidget(const PendingInteraction& interaction, QWidget* par
         m_apiKeyEdit = new QLineEdit;
         m_apiKeyEdit->setObjectName(QStringLiteral("apiKeyEdit"));
         m_apiKeyEdit->setEchoMode(QLineEdit::Password);
-        m_apiKeyEdit->setPlaceholderText(tr("Paste the key; it is never shown or sent to the client"));
+        m_apiKeyEdit->setPlaceholderText(tr("Paste the key (never sent to the client)"));
         // A stored key has no business in an input method's history or suggestions.
         m_apiKeyEdit->setInputMethodHints(Qt::ImhHiddenText | Qt::ImhSensitiveData | Qt::ImhNoPredictiveText);
         m_connectButton = new QPushButton(tr("Connect"));
@@ -149,7 +149,7 @@ ConnectWidget::ConnectWidget(const PendingInteraction& interaction, QWidget* par
     m_progressLabel->setForegroundRole(QPalette::PlaceholderText);
     m_progressLabel->hide();
     body->addWidget(m_progressLabel);
-    body->addStretch(1);
+    setBodyExpands(false);
 
     auto* decline = new QPushButton(tr("Decline"));
     decline->setObjectName(QStringLiteral("declineButton"));
@@ -232,7 +232,8 @@ void ConnectWidget::connectWithKey()
 void ConnectWidget::showConnectFailed(const QString& message)
 {
     setState(State::Idle);
-    showError(tr("Could not connect %1: %2").arg(m_provider, message));
+    // The backend's message already says what failed and how to fix it.
+    showError(message);
 }
 
 void ConnectWidget::refuse(const QString& reason)

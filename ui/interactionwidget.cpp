@@ -104,8 +104,18 @@ InteractionWidget::InteractionWidget(const PendingInteraction& interaction, QWid
     layout->addWidget(m_body, 1);
     layout->addWidget(m_sendingLabel);
     layout->addWidget(m_errorLabel);
+    layout->addStretch(0);
+    m_layout = layout;
 
     updateHeader();
+}
+
+void InteractionWidget::setBodyExpands(bool expands)
+{
+    // Short widgets keep their buttons and messages right under the question; widgets with a list
+    // or a form give it the height.
+    m_layout->setStretchFactor(m_body, expands ? 1 : 0);
+    m_layout->setStretch(m_layout->count() - 1, expands ? 0 : 1);
 }
 
 void InteractionWidget::setInteraction(const PendingInteraction& interaction)

@@ -53,6 +53,8 @@ protected:
     void sendAnswer(const InteractionAnswer& answer);
     // A client tool's answer: Respond with `output` as compact JSON.
     void respond(const nlohmann::json& output);
+    // Whether the body takes the spare height (a list, a form, JSON) or sits at the top; default true.
+    void setBodyExpands(bool expands);
     void showError(const QString& message);
     void clearError();
     // Adds the operator's prompt and the call's own question (client tools), when there are any.
@@ -79,6 +81,7 @@ private:
     QLabel* m_waitingLabel = nullptr;
     QLabel* m_earlierCallsLabel = nullptr;
     QPushButton* m_showCallButton = nullptr;
+    QVBoxLayout* m_layout = nullptr;
     QWidget* m_body = nullptr;
     QVBoxLayout* m_bodyLayout = nullptr;
     QLabel* m_sendingLabel = nullptr;
