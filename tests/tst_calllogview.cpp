@@ -194,6 +194,30 @@ private Q_SLOTS:
         box->setCurrentIndex(0);
         QCOMPARE(view.proxy()->rowCount(), 3);
     }
+
+    // A question's "Show call": the row is selected and scrolled to, even when a filter hid it.
+    void showCallSelectsAndScrollsToTheRow()
+    {
+        CallLogModel model(10'000);
+        CallLogView view(&model);
+        view.resize(700, 300);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QSignalSpy current(&view, &CallLogView::currentCallChanged);
+        model.applyUpdates(makeCalls(1, 300));
+        view.filterEdit()->setText(QStringLiteral("git_status")); // even ids only
+
+        QVERIFY(view.showCall(51));
+        QVERIFY(view.filterEdit()->text().isEmpty());
+        QCOMPARE(view.tableView()->currentIndex().data(CallIdRole).toLongLong(), qint64(51));
+        QCOMPARE(current.last().at(0).value<ToolCall>().id, qint64(51));
+        QVERIFY(!view.isFollowing());
+        const QRect visible = view.tableView()->viewport()->rect();
+        QVERIFY(visible.intersects(view.tableView()->visualRect(view.tableView()->currentIndex())));
+
+        QVERIFY(!view.showCall(999)); // not in the live log
+        QCOMPARE(view.tableView()->currentIndex().data(CallIdRole).toLongLong(), qint64(51));
+    }
 };
 
 QTEST_MAIN(TestCallLogView)

@@ -105,6 +105,27 @@ bool CallLogView::eventFilter(QObject* watched, QEvent* event)
     return QWidget::eventFilter(watched, event);
 }
 
+bool CallLogView::showCall(qint64 callId)
+{
+    const QModelIndex source = m_model->indexOfCall(callId);
+    if (!source.isValid())
+        return false;
+    QModelIndex row = m_proxy->mapFromSource(source);
+    if (!row.isValid()) {
+        // The person asked for this call: filters that hide it give way.
+        m_filterEdit->clear();
+        m_statusFilter->setStatus(std::nullopt);
+        row = m_proxy->mapFromSource(source);
+        if (!row.isValid())
+            return false;
+    }
+    // Following would scroll the row away with the next call.
+    setFollowing(false);
+    m_table->setCurrentIndex(row);
+    m_table->scrollTo(row, QAbstractItemView::PositionAtCenter);
+    return true;
+}
+
 void CallLogView::setInitialColumnWidths()
 {
     // Widths from sample text, set once: resizeColumnsToContents would measure every row on every

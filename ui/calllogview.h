@@ -32,6 +32,10 @@ public:
     // True while the view scrolls along with new calls.
     bool isFollowing() const { return m_following; }
 
+    // Selects the call's row and scrolls to it, clearing the filters when they hide it; false when
+    // the call is not (or no longer) in the live log.
+    bool showCall(qint64 callId);
+
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
 

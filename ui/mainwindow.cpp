@@ -8,6 +8,7 @@
 #include "connectclientdialog.h"
 #include "copybutton.h"
 #include "historydialog.h"
+#include "interactionpanel.h"
 
 #include <QAction>
 #include <QFrame>
@@ -17,6 +18,7 @@
 #include <QLineEdit>
 #include <QSplitter>
 #include <QStatusBar>
+#include <QTableView>
 #include <QToolBar>
 
 // The resources live in the static ui library: nothing references their initialiser, so the linker
@@ -88,6 +90,7 @@ MainWindow::MainWindow(Backend* backend, int callLogRows, bool noAuth, QWidget* 
 
     createToolBar();
     createStatusBar();
+    createInteractionPanel();
 
     connect(m_callLog, &CallLogView::currentCallChanged, m_inspector, &CallInspector::setCall);
     connect(m_model, &CallLogModel::rowsDropped, this, &MainWindow::onRowsDropped);
@@ -100,8 +103,9 @@ MainWindow::MainWindow(Backend* backend, int callLogRows, bool noAuth, QWidget* 
     // Calls from before a restart, so the log does not start empty.
     m_recentRequest = m_backend->loadRecentCalls(callLogRows);
 
-    resize(1280, 800);
-    splitter->setSizes({700, 580});
+    // Wide enough for the call log, the inspector and the questions dock side by side.
+    resize(1480, 860);
+    splitter->setSizes({760, 560});
 }
 
 MainWindow::~MainWindow() = default;
@@ -204,6 +208,83 @@ void MainWindow::createStatusBar()
         bar->addPermanentWidget(m_authLabel);
         bar->addPermanentWidget(m_copyTokenButton);
     }
+}
+
+void MainWindow::createInteractionPanel()
+{
+    m_interactionPanel = new InteractionPanel(this);
+    addDockWidget(Qt::RightDockWidgetArea, m_interactionPanel);
+    resizeDocks({m_interactionPanel}, {440}, Qt::Horizontal);
+
+    // The badge: a toolbar button that brings the questions forward, and a status bar note while
+    // any wait.
+    m_questionsAction = new QAction(this);
+    m_questionsAction->setObjectName(QStringLiteral("questionsAction"));
+    m_questionsAction->setToolTip(tr("Show the questions clients are waiting for you to answer"));
+    connect(m_questionsAction, &QAction::triggered, this, [this] {
+        m_interactionPanel->show();
+        m_interactionPanel->raise();
+        m_interactionPanel->listView()->setFocus(Qt::OtherFocusReason);
+    });
+    if (auto* toolBar = findChild<QToolBar*>(QStringLiteral("mainToolBar")))
+        toolBar->addAction(m_questionsAction);
+    m_questionsLabel = new QLabel;
+    m_questionsLabel->setObjectName(QStringLiteral("questionsLabel"));
+    m_questionsLabel->setToolTip(m_questionsAction->toolTip());
+    connect(m_questionsLabel, &QLabel::linkActivated, m_questionsAction, &QAction::trigger);
+    statusBar()->addPermanentWidget(m_questionsLabel);
+    connect(m_interactionPanel, &InteractionPanel::countChanged, this, &MainWindow::onInteractionCountChanged);
+    onInteractionCountChanged(0);
+
+    connect(m_interactionPanel, &InteractionPanel::showCallRequested, this, &MainWindow::showCall);
+    connect(m_interactionPanel, &InteractionPanel::interactionResolved, this,
+        [this](const PendingInteraction& interaction, const QString& outcome) {
+            const QString tool = interaction.toolTitle.isEmpty() ? interaction.tool : interaction.toolTitle;
+            if (outcome == QStringLiteral("stored"))
+                statusBar()->showMessage(
+                    tr("No call was waiting: the answer to %1 goes to the client's retry").arg(tool), 8000);
+            else if (outcome == QStringLiteral("timeout"))
+                statusBar()->showMessage(tr("No one answered %1 in time; the client was told").arg(tool), 8000);
+            else if (outcome == QStringLiteral("cancelled"))
+                statusBar()->showMessage(tr("The client withdrew %1").arg(tool), 8000);
+        });
+
+    // Backend to panel: questions arrive, change and leave; refusals and sign-in pages. Panel to
+    // backend: the person's answers. The API key goes from the connect widget to
+    // connectWithApiKey and nowhere else.
+    connect(m_backend, &Backend::interactionPending, m_interactionPanel, &InteractionPanel::addInteraction);
+    connect(m_backend, &Backend::interactionChanged, m_interactionPanel, &InteractionPanel::updateInteraction);
+    connect(m_backend, &Backend::interactionResolved, m_interactionPanel, &InteractionPanel::resolveInteraction);
+    connect(m_backend, &Backend::interactionsListed, m_interactionPanel, &InteractionPanel::setInteractions);
+    connect(m_backend, &Backend::interactionAnswerFailed, m_interactionPanel, &InteractionPanel::showAnswerFailed);
+    connect(m_backend, &Backend::connectFailed, m_interactionPanel, &InteractionPanel::showConnectFailed);
+    connect(m_backend, &Backend::oauthAuthorizationUrl, m_interactionPanel, &InteractionPanel::showAuthorizationUrl);
+    connect(m_interactionPanel, &InteractionPanel::answerRequested, m_backend, &Backend::answerInteraction);
+    connect(m_interactionPanel, &InteractionPanel::apiKeyEntered, m_backend, &Backend::connectWithApiKey);
+    connect(m_interactionPanel, &InteractionPanel::oauthRequested, m_backend, &Backend::startOAuth);
+    connect(m_interactionPanel, &InteractionPanel::oauthCancelled, m_backend, &Backend::cancelOAuth);
+    m_interactionPanel->setSecretStorage(m_backend->secretStorage());
+    // Questions from before a restart (and any that arrived before the window existed).
+    m_backend->listInteractions();
+}
+
+void MainWindow::onInteractionCountChanged(int count)
+{
+    m_questionsAction->setText(count == 0 ? tr("Questions") : tr("Questions (%1)").arg(count));
+    // The amber of a paused call, as a link that brings the questions forward.
+    const QString link = QStringLiteral("<a href=\"questions\" style=\"color: #b36b00; font-weight: bold;\">%1</a>");
+    m_questionsLabel->setText(link.arg(count == 1 ? tr("1 question waiting") : tr("%1 questions waiting").arg(count)));
+    m_questionsLabel->setVisible(count > 0);
+}
+
+bool MainWindow::showCall(qint64 callId)
+{
+    if (m_callLog->showCall(callId)) {
+        m_callLog->tableView()->setFocus(Qt::OtherFocusReason);
+        return true;
+    }
+    statusBar()->showMessage(tr("Call #%1 is no longer in the live log; History has it").arg(callId), 8000);
+    return false;
 }
 
 void MainWindow::showConnectClientDialog()

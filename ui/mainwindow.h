@@ -2,7 +2,8 @@
 
 // MainWindow: the operator console: the live call log beside the inspector for the selected call, a
 // toolbar to connect a client or open history, and a status bar with where the server listens, its
-// sessions, the auth state, rows moved out to history and history write failures.
+// sessions, the auth state, rows moved out to history and history write failures. The questions
+// dock (InteractionPanel) queues what clients ask of the person, and is wired to the backend here.
 
 #include "tools/toolcall.h"
 
@@ -16,6 +17,8 @@ class CallLogView;
 class ConnectClientDialog;
 class CopyButton;
 class HistoryDialog;
+class InteractionPanel;
+class QAction;
 class QLabel;
 
 class MainWindow : public QMainWindow
@@ -28,6 +31,7 @@ public:
     CallLogModel* callLogModel() const { return m_model; }
     CallLogView* callLogView() const { return m_callLog; }
     CallInspector* inspector() const { return m_inspector; }
+    InteractionPanel* interactionPanel() const { return m_interactionPanel; }
     // Created on first use.
     ConnectClientDialog* connectClientDialog() const;
     HistoryDialog* historyDialog() const;
@@ -35,10 +39,14 @@ public:
 public Q_SLOTS:
     void showConnectClientDialog();
     void showHistoryDialog();
+    // Selects the call in the call log (a question's "Show call"); false when it has left the log.
+    bool showCall(qint64 callId);
 
 private:
     void createToolBar();
     void createStatusBar();
+    void createInteractionPanel();
+    void onInteractionCountChanged(int count);
     void onHistoryLoaded(quint64 requestId, const ToolCallList& calls, bool hasMore);
     void onSessionsChanged(int count);
     void onRowsDropped(qint64 totalDropped);
@@ -51,6 +59,7 @@ private:
     CallLogModel* m_model;
     CallLogView* m_callLog;
     CallInspector* m_inspector;
+    InteractionPanel* m_interactionPanel = nullptr;
     quint64 m_recentRequest = 0;
 
     QLabel* m_urlLabel = nullptr;
@@ -59,6 +68,8 @@ private:
     CopyButton* m_copyTokenButton = nullptr;
     QLabel* m_droppedLabel = nullptr;
     QLabel* m_historyWarning = nullptr;
+    QAction* m_questionsAction = nullptr;
+    QLabel* m_questionsLabel = nullptr;
 
     QPointer<ConnectClientDialog> m_connectDialog;
     QPointer<HistoryDialog> m_historyDialog;
