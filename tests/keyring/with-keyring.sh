@@ -30,6 +30,8 @@ if [[ -z ${SWITCHBOARD_KEYRING_INSIDE:-} ]]; then
     done
     scratch=$(mktemp -d "${TMPDIR:-/tmp}/switchboard-keyring.XXXXXX")
     trap 'rm -rf "$scratch"' EXIT
+    # Killed (a test timeout, Ctrl-C): still clean up.
+    trap 'exit 143' TERM INT HUP
     # Everything the bus, the keyring daemon and the command might write goes under $scratch; set
     # before the bus starts so services it activates inherit it too.
     export HOME=$scratch/home
@@ -92,7 +94,9 @@ if [[ -z $daemon ]]; then
     echo "with-keyring.sh: gnome-keyring-daemon did not take org.freedesktop.secrets on the private bus" >&2
     exit 1
 fi
+# The daemon does not always leave with the bus: stop it ourselves, also when killed.
 trap 'kill "$daemon" 2>/dev/null || true' EXIT
+trap 'exit 143' TERM INT HUP
 
 status=0
 "$@" || status=$?
