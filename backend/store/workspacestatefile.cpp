@@ -7,6 +7,9 @@
 #include <QSaveFile>
 #include <QThread>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 bool WorkspaceStateFile::write(const QString& path, const QByteArray& contents, QString* error)
 {
     QDir().mkpath(QFileInfo(path).absolutePath());
@@ -25,6 +28,13 @@ bool WorkspaceStateFile::write(const QString& path, const QByteArray& contents, 
     if (!file.commit()) { // fsync, then rename over the old file
         *error = QStringLiteral("cannot write %1: %2").arg(path, file.errorString());
         return false;
+    }
+    // QSaveFile syncs the file but not the directory: without this the rename itself could be lost
+    // in a power cut, leaving the previous state.
+    const int directory = ::open(QFile::encodeName(QFileInfo(path).absolutePath()).constData(), O_RDONLY | O_DIRECTORY);
+    if (directory >= 0) {
+        ::fsync(directory);
+        ::close(directory);
     }
     return true;
 }
