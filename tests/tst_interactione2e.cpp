@@ -3,7 +3,9 @@
 // this process; the questions appear in the real MainWindow's panel (offscreen), and the test
 // answers them as a person would, by typing and clicking. The client must receive connected: true
 // with the provider and account and never the key; echo runs after Allow once and is refused after
-// Deny with the reason; a declined connection reaches the client as connected: false.
+// Deny with the reason; a declined connection reaches the client as connected: false; an OAuth
+// sign-in against the tests' authorization server on loopback (the test plays the browser the
+// window opens) connects with the account the server names, and no token reaches the client.
 //
 // Needs tests/node installed (scripts/install-deps.sh --test runs npm ci there); without it the
 // test fails and says so.
@@ -17,7 +19,9 @@
 #include "interactionpanel.h"
 #include "mainwindow.h"
 #include "modelroles.h"
+#include "oauthtestserver.h"
 
+#include <QDesktopServices>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -26,6 +30,8 @@
 #include <QJsonObject>
 #include <QLabel>
 #include <QLineEdit>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
 #include <QProcess>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -56,6 +62,34 @@ T* child(QWidget* parent, const char* name)
 
 } // namespace
 
+// Stands in for the desktop's browser: QDesktopServices hands it the sign-in page the window opens;
+// when the test says so, it follows the redirects to the connector's loopback listener as a browser
+// would.
+class TestBrowser : public QObject
+{
+    Q_OBJECT
+public:
+    QList<QUrl> opened;
+    int finalStatus = 0; // the status of the page the browser landed on, once it has
+
+    void follow(const QUrl& url)
+    {
+        QNetworkRequest request(url);
+        request.setAttribute(QNetworkRequest::RedirectPolicyAttribute, QNetworkRequest::NoLessSafeRedirectPolicy);
+        QNetworkReply* reply = m_network.get(request);
+        connect(reply, &QNetworkReply::finished, this, [this, reply] {
+            finalStatus = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+            reply->deleteLater();
+        });
+    }
+
+public Q_SLOTS:
+    void open(const QUrl& url) { opened.append(url); }
+
+private:
+    QNetworkAccessManager m_network;
+};
+
 class TestInteractionEndToEnd : public QObject
 {
     Q_OBJECT
@@ -65,6 +99,7 @@ private Q_SLOTS:
     void connectWithAnApiKeyAndAllowOnce();
     void denyWithAReason();
     void declineTheConnection();
+    void signInWithOAuth();
 
 private:
     // Starts the SDK client with this scenario; its output is collected until it ends.
@@ -76,6 +111,8 @@ private:
     Widget* waitForQuestion(const QString& tool);
 
     QTemporaryDir m_stateDir;
+    OAuthTestServer m_authorizationServer;
+    TestBrowser m_browser;
     std::unique_ptr<Backend> m_backend;
     std::unique_ptr<MainWindow> m_window;
     std::unique_ptr<QProcess> m_client;
@@ -103,6 +140,10 @@ void TestInteractionEndToEnd::initTestCase()
     // desktop keychain, and the window must name the file.
     options.config.secretStorage = SwitchboardConfig::SecretStorage::OwnerOnlyFile;
     options.config.secretsFile = m_stateDir.filePath(QStringLiteral("secrets.json"));
+    QVERIFY(m_authorizationServer.port != 0);
+    options.config.oauthProviders = {m_authorizationServer.provider()};
+    // What the window opens in "the browser" comes to the test's.
+    QDesktopServices::setUrlHandler(QStringLiteral("http"), &m_browser, "open");
     m_backend = std::make_unique<Backend>(options);
     QString error;
     QVERIFY2(m_backend->start(&error), qPrintable(error));
@@ -115,6 +156,7 @@ void TestInteractionEndToEnd::initTestCase()
 
 void TestInteractionEndToEnd::cleanupTestCase()
 {
+    QDesktopServices::unsetUrlHandler(QStringLiteral("http"));
     if (m_client && m_client->state() != QProcess::NotRunning) {
         m_client->kill();
         m_client->waitForFinished(10'000);
@@ -258,9 +300,13 @@ void TestInteractionEndToEnd::connectWithAnApiKeyAndAllowOnce()
 
     // The key went to the secret store and nowhere the client or the workspace state can see.
     QVERIFY(!m_output.contains(apiKey.toUtf8()));
-    QFile workspace(m_backend->workspaceStatePath());
-    QVERIFY(workspace.open(QIODevice::ReadOnly));
-    QVERIFY(!workspace.readAll().contains(apiKey.toUtf8()));
+    // The workspace state is written on a thread of its own: wait for the state without the question.
+    const auto workspace = [this] {
+        QFile file(m_backend->workspaceStatePath());
+        return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(!workspace().isEmpty() && !workspace().contains(connectId.toUtf8()), AnswerTimeoutMs);
+    QVERIFY(!workspace().contains(apiKey.toUtf8()));
     QFile secrets(secretsFile);
     QVERIFY(secrets.open(QIODevice::ReadOnly));
     // The file keeps each secret base64-encoded, under a key naming the provider and account.
@@ -308,6 +354,41 @@ void TestInteractionEndToEnd::declineTheConnection()
     const QJsonObject result = lines.value(QStringLiteral("request_connection"))[QLatin1String("result")].toObject();
     QCOMPARE(result[QLatin1String("structuredContent")].toObject(),
         (QJsonObject{{QStringLiteral("connected"), false}, {QStringLiteral("reason"), QStringLiteral("declined")}}));
+}
+
+void TestInteractionEndToEnd::signInWithOAuth()
+{
+    startClient(QStringLiteral("oauth"));
+    InteractionPanel* panel = m_window->interactionPanel();
+    auto* connectWidget = waitForQuestion<ConnectWidget>(QStringLiteral("request_connection"));
+    QVERIFY(connectWidget);
+    QVERIFY(connectWidget->isVisible());
+    QVERIFY(connectWidget->offersOAuth());
+    QVERIFY(!connectWidget->offersApiKey());
+    auto* signIn = child<QPushButton>(connectWidget, "signInButton");
+    QCOMPARE(signIn->text(), QStringLiteral("Sign in with testauth"));
+    QTest::mouseClick(signIn, Qt::LeftButton);
+    QVERIFY(child<QLabel>(connectWidget, "waitingForBrowserLabel")->isVisible());
+
+    // The window opened the sign-in page and shows its address to copy; then the browser signs in.
+    QTRY_COMPARE_WITH_TIMEOUT(m_browser.opened.size(), 1, AnswerTimeoutMs);
+    const QUrl page = m_browser.opened.first();
+    QCOMPARE(page.host(), QStringLiteral("127.0.0.1"));
+    QCOMPARE(page.path(), QStringLiteral("/authorize"));
+    QCOMPARE(child<QLineEdit>(connectWidget, "authorizationUrlEdit")->text(), page.toString(QUrl::FullyEncoded));
+    m_browser.follow(page);
+    QTRY_COMPARE_WITH_TIMEOUT(panel->count(), 0, AnswerTimeoutMs);
+    QTRY_COMPARE_WITH_TIMEOUT(m_browser.finalStatus, 200, AnswerTimeoutMs);
+
+    const QHash<QString, QJsonObject> lines = finishClient();
+    QCOMPARE(m_client->exitCode(), 0);
+    const QJsonObject result = lines.value(QStringLiteral("request_connection"))[QLatin1String("result")].toObject();
+    QCOMPARE(result[QLatin1String("structuredContent")].toObject(),
+        (QJsonObject{{QStringLiteral("connected"), true}, {QStringLiteral("provider"), QStringLiteral("testauth")},
+            {QStringLiteral("account"), QStringLiteral("ada@example.org")}}));
+    QVERIFY(!m_authorizationServer.issuedTokens.isEmpty());
+    for (const QString& token : m_authorizationServer.issuedTokens)
+        QVERIFY2(!m_output.contains(token.toUtf8()), "a token reached the client");
 }
 
 QTEST_MAIN(TestInteractionEndToEnd)

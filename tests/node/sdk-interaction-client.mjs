@@ -3,6 +3,7 @@
 // makes the calls of $SWITCHBOARD_SCENARIO:
 //   connect-and-echo  request_connection {provider: github, kind: api_key, reason} and echo {message: hi}
 //   connect           request_connection only
+//   oauth             request_connection {provider: $SWITCHBOARD_OAUTH_PROVIDER, kind: oauth, scopes: [read]}
 //   echo              echo {message: $SWITCHBOARD_MESSAGE or "hi"} only
 // The calls wait (hold) until the person answers; the client keeps waiting as long as progress
 // notifications arrive. Prints one JSON line per finished call: {"tool", "result"} or {"tool", "error"},
@@ -21,10 +22,20 @@ const connectCall = {
   name: 'request_connection',
   arguments: { provider: 'github', kind: 'api_key', reason: 'File the release issues in acme/web' },
 };
+const oauthCall = {
+  name: 'request_connection',
+  arguments: {
+    provider: process.env.SWITCHBOARD_OAUTH_PROVIDER ?? 'testauth',
+    kind: 'oauth',
+    scopes: ['read'],
+    reason: 'Read the project board',
+  },
+};
 const echoCall = { name: 'echo', arguments: { message } };
 const scenarios = {
   'connect-and-echo': [connectCall, echoCall],
   connect: [connectCall],
+  oauth: [oauthCall],
   echo: [echoCall],
 };
 const calls = scenarios[scenario];
