@@ -21,6 +21,7 @@
 #include "modelroles.h"
 #include "oauthtestserver.h"
 
+#include <QAction>
 #include <QDesktopServices>
 #include <QDir>
 #include <QFile>
@@ -241,6 +242,10 @@ void TestInteractionEndToEnd::connectWithAnApiKeyAndAllowOnce()
     QVERIFY(approvalWidget);
     QTRY_COMPARE_WITH_TIMEOUT(panel->count(), 2, QuestionTimeoutMs);
     QCOMPARE(panel->windowTitle(), QStringLiteral("Questions (2)"));
+    auto* questionsAction = m_window->findChild<QAction*>(QStringLiteral("questionsAction"));
+    QVERIFY(questionsAction);
+    QCOMPARE(questionsAction->text(), QStringLiteral("Questions (2)"));
+    QVERIFY(child<QLabel>(m_window.get(), "questionsLabel")->text().contains(QLatin1String("2 questions waiting")));
     QCOMPARE(connectWidget->interaction().clientName, QStringLiteral("sdk-interaction-client"));
     QTRY_VERIFY_WITH_TIMEOUT(connectWidget->interaction().waiting, QuestionTimeoutMs);
 
@@ -275,6 +280,8 @@ void TestInteractionEndToEnd::connectWithAnApiKeyAndAllowOnce()
     QVERIFY(approvalWidget->isVisible());
     QTest::mouseClick(child<QPushButton>(approvalWidget, "allowOnceButton"), Qt::LeftButton);
     QTRY_COMPARE_WITH_TIMEOUT(panel->count(), 0, AnswerTimeoutMs);
+    QCOMPARE(questionsAction->text(), QStringLiteral("Questions"));
+    QVERIFY(child<QLabel>(m_window.get(), "questionsLabel")->isHidden());
 
     const QHash<QString, QJsonObject> lines = finishClient();
     QCOMPARE(m_client->exitCode(), 0);
