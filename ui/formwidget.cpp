@@ -13,8 +13,10 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 using nlohmann::json;
 using nlohmann::ordered_json;

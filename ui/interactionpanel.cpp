@@ -19,6 +19,8 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 InteractionPanel::InteractionPanel(QWidget* parent)
     : QDockWidget(parent)
     , m_model(new InteractionModel(this))
