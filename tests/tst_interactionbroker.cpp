@@ -31,7 +31,7 @@ RegisteredTool plainTool(const QString& name, bool readOnly, const QString& rout
 
 InteractionBroker::CallOrigin origin(qint64 callId, const QString& session = QStringLiteral("s1"))
 {
-    return {callId, session, QStringLiteral("client"), QStringLiteral("1.0")};
+    return {callId, session, QStringLiteral("client"), QStringLiteral("1.0"), QByteArray()};
 }
 
 InteractionAnswer respond(const json& output)

@@ -181,7 +181,8 @@ PendingInteraction InteractionBroker::describe(
     interaction.tool = tool.spec.name;
     interaction.toolTitle = tool.spec.title;
     interaction.route = tool.route;
-    interaction.arguments = QByteArray::fromStdString(arguments.dump());
+    interaction.arguments
+        = origin.argumentsText.isEmpty() ? QByteArray::fromStdString(arguments.dump(2)) : origin.argumentsText;
     if (tool.clientTool) {
         interaction.render = tool.clientTool->render;
         interaction.renderSpec = QByteArray::fromStdString(tool.clientTool->renderSpec(arguments).dump());

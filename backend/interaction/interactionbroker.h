@@ -47,6 +47,7 @@ public:
         QString sessionId;
         QString clientName;
         QString clientVersion;
+        QByteArray argumentsText; // the arguments as the client wrote them (key order kept), for display
     };
 
     struct Admission

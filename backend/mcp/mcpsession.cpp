@@ -304,8 +304,8 @@ void McpSession::admitCall(const std::string& key)
         return;
     }
     InteractionBroker* broker = m_environment->interactions;
-    const InteractionBroker::CallOrigin origin{
-        entry.record.id, entry.record.sessionId, entry.record.clientName, entry.record.clientVersion};
+    const InteractionBroker::CallOrigin origin{entry.record.id, entry.record.sessionId, entry.record.clientName,
+        entry.record.clientVersion, entry.record.argumentsJson()};
     InteractionBroker::Admission admission = broker->admit(*tool, context->arguments(), origin);
     switch (admission.verdict) {
     case InteractionBroker::Admission::Verdict::Run:
