@@ -4,9 +4,10 @@
 # only what is missing; uses sudo when not root.
 set -euo pipefail
 
+# qt6-httpserver-dev does not declare it, but its CMake package requires Qt6WebSockets.
 build_packages=(
     build-essential cmake ninja-build pkg-config git
-    qt6-base-dev qt6-base-dev-tools qt6-httpserver-dev qt6-networkauth-dev qt6-qpa-plugins libqt6sql6-sqlite
+    qt6-base-dev qt6-base-dev-tools qt6-httpserver-dev qt6-websockets-dev qt6-networkauth-dev qt6-qpa-plugins libqt6sql6-sqlite
     libgit2-dev nlohmann-json3-dev libyaml-cpp-dev
     fonts-dejavu-core
     # SecretStore: QtKeychain, libsecret (QtKeychain loads it at run time to reach the Secret
