@@ -71,6 +71,7 @@ private Q_SLOTS:
     void duplicateParkReusesTheQuestion();
     void outputsAreFifoPerKeyAndPeekDoesNotConsume();
     void outputsThatLookLikeApprovalsStayOutputs();
+    void formFieldsKeepTheSchemaOrder();
     void droppedCallReattachesOnRetry();
     void withdrawRemovesTheQuestion();
     void maximumWaitEndsTheCall();
@@ -361,6 +362,25 @@ void TestInteractionBroker::outputsThatLookLikeApprovalsStayOutputs()
         QCOMPARE(retried.verdict, Verdict::Answer);
         QVERIFY(retried.result.structuredContent.at("values") == values);
     }
+}
+
+void TestInteractionBroker::formFieldsKeepTheSchemaOrder()
+{
+    ClientToolConfig config;
+    config.spec = json{{"name", "release_notes"}};
+    config.render = QStringLiteral("form");
+    config.responseSchema = nlohmann::ordered_json::parse(
+        R"({"type": "object", "properties": {"version": {"type": "string"}, "highlights": {"type": "string"}}})");
+    RegisteredTool tool;
+    QString error;
+    QVERIFY2(ClientTool::fromConfig(config, &tool, &error), qPrintable(error));
+    InteractionBroker broker(settings(), &m_registry);
+    const auto admission = broker.admit(tool, json::object(), origin(1));
+    QCOMPARE(admission.verdict, Verdict::Pause);
+    broker.hold(tool, json::object(), admission, origin(1), {[](const InteractionAnswer&) {}, {}});
+    QCOMPARE(broker.pending().size(), 1);
+    const QByteArray renderSpec = broker.pending().constFirst().renderSpec;
+    QVERIFY2(renderSpec.indexOf("version") < renderSpec.indexOf("highlights"), renderSpec.constData());
 }
 
 void TestInteractionBroker::droppedCallReattachesOnRetry()

@@ -75,28 +75,29 @@ void TestSwitchboardConfig::readsInteractionPermissionsAndClientTools()
 {
     SwitchboardConfig config;
     QString error;
-    QVERIFY2(SwitchboardConfig::load(write("interaction:\n"
-                                           "  mode: park\n"
-                                           "  clients: {claude-code: hold, runner: park}\n"
-                                           "  maxWaitSeconds: 30\n"
-                                           "  progressIntervalSeconds: 2\n"
-                                           "permissions:\n"
-                                           "  default: deny\n"
-                                           "  tools: {echo: allow, push: ask}\n"
-                                           "  adapters: {github: ask}\n"
-                                           "  sinks: {slack: deny}\n"
-                                           "clientTools:\n"
-                                           "  - name: choose_branch\n"
-                                           "    description: Which branch?\n"
-                                           "    input_schema:\n"
-                                           "      type: object\n"
-                                           "      properties: {question: {type: string}, count: {type: integer}}\n"
-                                           "      required: [question]\n"
-                                           "    render: choice\n"
-                                           "    choices: [main, develop]\n"
-                                           "  - name: fill\n"
-                                           "    render: form\n"
-                                           "    responseSchema: {type: object, properties: {n: {type: number}}}\n"),
+    QVERIFY2(SwitchboardConfig::load(
+                 write("interaction:\n"
+                       "  mode: park\n"
+                       "  clients: {claude-code: hold, runner: park}\n"
+                       "  maxWaitSeconds: 30\n"
+                       "  progressIntervalSeconds: 2\n"
+                       "permissions:\n"
+                       "  default: deny\n"
+                       "  tools: {echo: allow, push: ask}\n"
+                       "  adapters: {github: ask}\n"
+                       "  sinks: {slack: deny}\n"
+                       "clientTools:\n"
+                       "  - name: choose_branch\n"
+                       "    description: Which branch?\n"
+                       "    input_schema:\n"
+                       "      type: object\n"
+                       "      properties: {question: {type: string}, count: {type: integer}}\n"
+                       "      required: [question]\n"
+                       "    render: choice\n"
+                       "    choices: [main, develop]\n"
+                       "  - name: fill\n"
+                       "    render: form\n"
+                       "    responseSchema: {type: object, properties: {n: {type: number}, b: {type: string}}}\n"),
                  &config, &error),
         qPrintable(error));
     QCOMPARE(config.interactionMode, QStringLiteral("park"));
@@ -118,6 +119,8 @@ void TestSwitchboardConfig::readsInteractionPermissionsAndClientTools()
     QVERIFY(choice.spec.at("input_schema").at("properties").at("count").at("type") == "integer");
     QVERIFY(choice.spec.at("input_schema").at("required") == nlohmann::json::array({"question"}));
     QVERIFY(config.clientTools.back().responseSchema.at("properties").at("n").at("type") == "number");
+    // A form shows its fields in the order the operator wrote them, not sorted.
+    QCOMPARE(config.clientTools.back().responseSchema.at("properties").begin().key(), std::string("n"));
 }
 
 void TestSwitchboardConfig::readsOAuthProviders()

@@ -12,19 +12,22 @@ namespace {
 
 // YAML → JSON for the parts of the configuration that are JSON by nature (schemas). Scalars keep
 // their YAML type: true/false become booleans, numbers numbers, everything else a string.
-nlohmann::json yamlToJson(const YAML::Node& node)
+// Json is nlohmann::json, or nlohmann::ordered_json where the operator's key order is shown to a
+// person (a form lists its fields in the order the schema gives them).
+template<typename Json>
+Json yamlToJson(const YAML::Node& node)
 {
     switch (node.Type()) {
     case YAML::NodeType::Map: {
-        nlohmann::json object = nlohmann::json::object();
+        Json object = Json::object();
         for (const auto& entry : node)
-            object[entry.first.as<std::string>()] = yamlToJson(entry.second);
+            object[entry.first.as<std::string>()] = yamlToJson<Json>(entry.second);
         return object;
     }
     case YAML::NodeType::Sequence: {
-        nlohmann::json array = nlohmann::json::array();
+        Json array = Json::array();
         for (const auto& item : node)
-            array.push_back(yamlToJson(item));
+            array.push_back(yamlToJson<Json>(item));
         return array;
     }
     case YAML::NodeType::Scalar: {
@@ -163,7 +166,7 @@ public:
                 {"name", "title", "description", "inputSchema", "input_schema", "render", "prompt", "choices",
                     "responseSchema"});
             ClientToolConfig tool;
-            tool.spec = yamlToJson(item);
+            tool.spec = yamlToJson<nlohmann::json>(item);
             for (const char* own : {"render", "prompt", "choices", "responseSchema"})
                 tool.spec.erase(own);
             tool.render = QStringLiteral("confirm");
@@ -175,7 +178,7 @@ public:
                     fail(schema, "clientTools[]", "responseSchema", QStringLiteral("must be a JSON schema object"));
                     return;
                 }
-                tool.responseSchema = yamlToJson(schema);
+                tool.responseSchema = yamlToJson<nlohmann::ordered_json>(schema);
             }
             if (tool.render == QStringLiteral("form") && tool.responseSchema.is_null()) {
                 fail(item, "clientTools[]", "responseSchema",

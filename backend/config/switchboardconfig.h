@@ -65,7 +65,7 @@ struct ClientToolConfig
     QString render; // connect, confirm, choice or form
     QString prompt; // optional text shown above the widget
     QStringList choices; // choice: fixed options (otherwise the call's "options" argument)
-    nlohmann::json responseSchema; // form: the JSON schema of what the person fills in
+    nlohmann::ordered_json responseSchema; // form: the JSON schema of what the person fills in, in its own order
 };
 
 struct SwitchboardConfig

@@ -32,9 +32,9 @@ RegisteredTool clientToolEntry(ToolSpec spec, std::shared_ptr<const ClientTool> 
 
 } // namespace
 
-json ClientTool::renderSpec(const json& arguments) const
+nlohmann::ordered_json ClientTool::renderSpec(const json& arguments) const
 {
-    json spec{{"render", render.toStdString()}};
+    nlohmann::ordered_json spec{{"render", render.toStdString()}};
     if (!prompt.isEmpty())
         spec["prompt"] = prompt.toStdString();
     if (render == QStringLiteral("connect")) {
@@ -124,7 +124,7 @@ QString ClientTool::checkOutput(const json& output) const
         const auto values = output.find("values");
         if (values == output.end())
             return QStringLiteral("a form answer needs \"values\"");
-        const QStringList problems = SchemaValidator::validate(*values, responseSchema);
+        const QStringList problems = SchemaValidator::validate(*values, json(responseSchema));
         return problems.isEmpty() ? QString() : problems.join(QStringLiteral("; "));
     }
     return {};

@@ -22,11 +22,11 @@ public:
     QString render; // connect, confirm, choice or form
     QString prompt; // shown above the widget; may be empty
     QStringList choices; // choice: fixed options; empty means the call's "options" argument
-    nlohmann::json responseSchema; // form: what the person fills in
+    nlohmann::ordered_json responseSchema; // form: what the person fills in; ordered: fields show in schema order
     QStringList oauthProviders; // connect: providers the console can run OAuth for
 
     // What the widget needs, from the call's arguments (JSON for PendingInteraction::renderSpec).
-    nlohmann::json renderSpec(const nlohmann::json& arguments) const;
+    nlohmann::ordered_json renderSpec(const nlohmann::json& arguments) const;
     // A problem with the arguments that the inputSchema cannot express (e.g. an OAuth provider the
     // console does not know); empty when there is none. Checked before any pause.
     QString checkArguments(const nlohmann::json& arguments) const;
