@@ -275,11 +275,10 @@ void Backend::saveSecretAndConnect(const QString& interactionId, const QString& 
                 interactionId, QStringLiteral("Not connected: the secret could not be saved. %1").arg(error));
             return;
         }
-        InteractionAnswer answer;
-        answer.decision = InteractionAnswer::Decision::Respond;
-        answer.output = QByteArray::fromStdString(ClientTool::connected(provider, account).dump());
         QString problem;
-        if (!m_interactions || !m_interactions->answer(interactionId, answer, &problem))
+        if (!m_interactions
+            || !m_interactions->answer(
+                interactionId, InteractionAnswer::respond(ClientTool::connected(provider, account)), &problem))
             Q_EMIT interactionAnswerFailed(interactionId, problem);
     });
 }

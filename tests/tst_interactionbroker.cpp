@@ -36,18 +36,12 @@ InteractionBroker::CallOrigin origin(qint64 callId, const QString& session = QSt
 
 InteractionAnswer respond(const json& output)
 {
-    InteractionAnswer answer;
-    answer.decision = Decision::Respond;
-    answer.output = QByteArray::fromStdString(output.dump());
-    return answer;
+    return InteractionAnswer::respond(output);
 }
 
 InteractionAnswer decide(Decision decision, const QString& reason = {})
 {
-    InteractionAnswer answer;
-    answer.decision = decision;
-    answer.reason = reason;
-    return answer;
+    return InteractionAnswer::decide(decision, reason);
 }
 
 json connectArguments(const QString& provider = QStringLiteral("github"))

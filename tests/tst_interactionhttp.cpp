@@ -34,18 +34,12 @@ const json connectArguments{{"provider", "github"}, {"kind", "api_key"}, {"reaso
 
 InteractionAnswer respond(const json& output)
 {
-    InteractionAnswer answer;
-    answer.decision = Decision::Respond;
-    answer.output = QByteArray::fromStdString(output.dump());
-    return answer;
+    return InteractionAnswer::respond(output);
 }
 
 InteractionAnswer decide(Decision decision, const QString& reason = {})
 {
-    InteractionAnswer answer;
-    answer.decision = decision;
-    answer.reason = reason;
-    return answer;
+    return InteractionAnswer::decide(decision, reason);
 }
 
 // The JSON-RPC response among an event stream's events (or a plain JSON body).

@@ -120,11 +120,8 @@ ApprovalWidget::ApprovalWidget(const PendingInteraction& interaction, QWidget* p
 
 void ApprovalWidget::decide(InteractionAnswer::Decision decision)
 {
-    InteractionAnswer answer;
-    answer.decision = decision;
-    if (decision == InteractionAnswer::Decision::Deny)
-        answer.reason = m_reasonEdit->text().trimmed();
-    sendAnswer(answer);
+    sendAnswer(InteractionAnswer::decide(
+        decision, decision == InteractionAnswer::Decision::Deny ? m_reasonEdit->text().trimmed() : QString()));
 }
 
 void ApprovalWidget::changeEvent(QEvent* event)

@@ -189,10 +189,7 @@ void InteractionWidget::sendAnswer(const InteractionAnswer& answer)
 
 void InteractionWidget::respond(const json& output)
 {
-    InteractionAnswer answer;
-    answer.decision = InteractionAnswer::Decision::Respond;
-    answer.output = QByteArray::fromStdString(output.dump());
-    sendAnswer(answer);
+    sendAnswer(InteractionAnswer::respond(output));
 }
 
 void InteractionWidget::showAnswerFailed(const QString& error)

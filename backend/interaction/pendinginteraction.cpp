@@ -80,3 +80,19 @@ bool PendingInteraction::fromJson(const json& value, PendingInteraction* interac
     *interaction = std::move(result);
     return true;
 }
+
+InteractionAnswer InteractionAnswer::respond(const nlohmann::json& output)
+{
+    InteractionAnswer answer;
+    answer.decision = Decision::Respond;
+    answer.output = QByteArray::fromStdString(output.dump());
+    return answer;
+}
+
+InteractionAnswer InteractionAnswer::decide(Decision decision, const QString& reason)
+{
+    InteractionAnswer answer;
+    answer.decision = decision;
+    answer.reason = reason;
+    return answer;
+}

@@ -63,6 +63,11 @@ struct InteractionAnswer
     Decision decision = Decision::Deny;
     QString reason; // optional, with Deny
     QByteArray output; // JSON, with Respond
+
+    // A client tool's answer: `output` is what the client receives.
+    static InteractionAnswer respond(const nlohmann::json& output);
+    // An approval's answer; `reason` goes with Deny.
+    static InteractionAnswer decide(Decision decision, const QString& reason = {});
 };
 
 using PendingInteractionList = QList<PendingInteraction>;

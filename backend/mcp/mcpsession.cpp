@@ -11,6 +11,8 @@
 #include <QDateTime>
 #include <QPointer>
 
+#include <utility>
+
 using nlohmann::json;
 
 namespace {
@@ -355,11 +357,7 @@ void McpSession::resumeCall(const std::string& key, const InteractionAnswer& ans
     if (it == m_inFlight.end())
         return;
     InFlight& entry = it->second;
-    if (!entry.interactionId.isEmpty()) {
-        entry.interactionId.clear();
-        if (--m_waitingCount == 0)
-            m_waitTicker.stop();
-    }
+    stopWaiting(entry);
     entry.record.status = CallStatus::Running;
     m_environment->events->publishCallChanged(entry.record);
     const std::shared_ptr<ToolCallContext> context = entry.context;
@@ -381,11 +379,7 @@ void McpSession::timeOutCall(const std::string& key)
     if (it == m_inFlight.end())
         return;
     InFlight& entry = it->second;
-    if (!entry.interactionId.isEmpty()) {
-        entry.interactionId.clear();
-        if (--m_waitingCount == 0)
-            m_waitTicker.stop();
-    }
+    stopWaiting(entry);
     const std::shared_ptr<ToolCallContext> context = entry.context;
     const std::shared_ptr<const RegisteredTool> tool = entry.tool;
     const int seconds = m_environment->interactions->settings().maxWaitMs / 1000;
@@ -398,6 +392,16 @@ void McpSession::timeOutCall(const std::string& key)
                                     .arg(seconds)));
 }
 
+// The call no longer waits on its question (answered, timed out, finished, cancelled or left);
+// the session's progress ticker runs only while some call waits. Returns the question's id.
+QString McpSession::stopWaiting(InFlight& entry)
+{
+    const QString interactionId = std::exchange(entry.interactionId, QString());
+    if (!interactionId.isEmpty() && --m_waitingCount == 0)
+        m_waitTicker.stop();
+    return interactionId;
+}
+
 // The call stops waiting without an answer (parked, or its connection dropped) while its question
 // stays pending: no JSON-RPC result is sent, the connection is closed, and the call is recorded
 // as paused.
@@ -408,8 +412,7 @@ void McpSession::leaveWaiting(const std::string& key, const QString& why)
         return;
     InFlight entry = std::move(it->second);
     m_inFlight.erase(it);
-    if (!entry.interactionId.isEmpty() && --m_waitingCount == 0)
-        m_waitTicker.stop();
+    stopWaiting(entry);
     entry.context->cancel(); // nothing of the call may go on running
     if (entry.channel)
         entry.channel->abandon();
@@ -483,11 +486,8 @@ void McpSession::completeCall(const std::string& key, ToolResult result)
         return;
     InFlight entry = std::move(it->second);
     m_inFlight.erase(it);
-    if (!entry.interactionId.isEmpty()) { // finished by other means while a question was open
-        if (--m_waitingCount == 0)
-            m_waitTicker.stop();
-        m_environment->interactions->withdraw(entry.interactionId, QStringLiteral("the call finished"));
-    }
+    if (const QString interactionId = stopWaiting(entry); !interactionId.isEmpty()) // finished by other means
+        m_environment->interactions->withdraw(interactionId, QStringLiteral("the call finished"));
 
     ToolCall& record = entry.record;
     record.status = result.isError ? CallStatus::Error : CallStatus::Ok;
@@ -508,13 +508,11 @@ void McpSession::cancelCall(const std::string& key, const QString& reason, Quest
         return;
     InFlight entry = std::move(it->second);
     m_inFlight.erase(it);
-    if (!entry.interactionId.isEmpty()) {
-        if (--m_waitingCount == 0)
-            m_waitTicker.stop();
+    if (const QString interactionId = stopWaiting(entry); !interactionId.isEmpty()) {
         if (fate == QuestionFate::Withdraw)
-            m_environment->interactions->withdraw(entry.interactionId, reason);
+            m_environment->interactions->withdraw(interactionId, reason);
         else
-            m_environment->interactions->detach(entry.interactionId);
+            m_environment->interactions->detach(interactionId);
     }
     entry.context->cancel();
     if (entry.channel)

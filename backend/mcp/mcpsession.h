@@ -122,6 +122,7 @@ private:
     void resumeCall(const std::string& key, const InteractionAnswer& answer);
     void timeOutCall(const std::string& key);
     void leaveWaiting(const std::string& key, const QString& why);
+    QString stopWaiting(InFlight& entry);
     void tickWaitingCalls();
     void handleNotification(const JsonRpc::Message& message);
     QByteArray redacted(QByteArray text) const;
