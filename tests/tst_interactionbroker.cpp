@@ -66,6 +66,7 @@ private Q_SLOTS:
     void outputsAreFifoPerKeyAndPeekDoesNotConsume();
     void outputsThatLookLikeApprovalsStayOutputs();
     void formFieldsKeepTheSchemaOrder();
+    void approvalShowsArgumentsInTheClientsOrder();
     void droppedCallReattachesOnRetry();
     void withdrawRemovesTheQuestion();
     void maximumWaitEndsTheCall();
@@ -375,6 +376,20 @@ void TestInteractionBroker::formFieldsKeepTheSchemaOrder()
     QCOMPARE(broker.pending().size(), 1);
     const QByteArray renderSpec = broker.pending().constFirst().renderSpec;
     QVERIFY2(renderSpec.indexOf("version") < renderSpec.indexOf("highlights"), renderSpec.constData());
+}
+
+void TestInteractionBroker::approvalShowsArgumentsInTheClientsOrder()
+{
+    InteractionBroker broker(settings(), &m_registry);
+    const json arguments{{"zeta", 1}, {"alpha", "two"}}; // sorted: alpha first
+    InteractionBroker::CallOrigin from = origin(1);
+    from.request = QByteArrayLiteral(
+        R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"write_file","arguments":{"zeta":1,"alpha":"two"}}})");
+    broker.hold(
+        m_write, arguments, broker.admit(m_write, arguments, from), from, {[](const InteractionAnswer&) {}, {}});
+    QCOMPARE(broker.pending().size(), 1);
+    const QByteArray shown = broker.pending().constFirst().arguments;
+    QVERIFY2(shown.indexOf("zeta") >= 0 && shown.indexOf("zeta") < shown.indexOf("alpha"), shown.constData());
 }
 
 void TestInteractionBroker::droppedCallReattachesOnRetry()

@@ -2,6 +2,7 @@
 
 #include "interaction/clienttool.h"
 #include "store/workspacestatefile.h"
+#include "tools/toolcall.h"
 #include "tools/toolregistry.h"
 
 #include <QDateTime>
@@ -181,8 +182,9 @@ PendingInteraction InteractionBroker::describe(
     interaction.tool = tool.spec.name;
     interaction.toolTitle = tool.spec.title;
     interaction.route = tool.route;
-    interaction.arguments
-        = origin.argumentsText.isEmpty() ? QByteArray::fromStdString(arguments.dump(2)) : origin.argumentsText;
+    interaction.arguments = ToolCall::argumentsFromRequest(origin.request);
+    if (interaction.arguments.isEmpty())
+        interaction.arguments = QByteArray::fromStdString(arguments.dump(2));
     if (tool.clientTool) {
         interaction.render = tool.clientTool->render;
         interaction.renderSpec = QByteArray::fromStdString(tool.clientTool->renderSpec(arguments).dump());

@@ -47,7 +47,9 @@ public:
         QString sessionId;
         QString clientName;
         QString clientVersion;
-        QByteArray argumentsText; // the arguments as the client wrote them (key order kept), for display
+        // The tools/call request as the client sent it: a question shows the arguments in the
+        // client's key order. Kept raw (implicitly shared) so calls that never pause pay nothing.
+        QByteArray request;
     };
 
     struct Admission

@@ -307,7 +307,7 @@ void McpSession::admitCall(const std::string& key)
     }
     InteractionBroker* broker = m_environment->interactions;
     const InteractionBroker::CallOrigin origin{entry.record.id, entry.record.sessionId, entry.record.clientName,
-        entry.record.clientVersion, entry.record.argumentsJson()};
+        entry.record.clientVersion, entry.record.request};
     InteractionBroker::Admission admission = broker->admit(*tool, context->arguments(), origin);
     switch (admission.verdict) {
     case InteractionBroker::Admission::Verdict::Run:

@@ -33,6 +33,11 @@ bool callStatusFromName(const QString& name, CallStatus* status)
 
 QByteArray ToolCall::argumentsJson() const
 {
+    return argumentsFromRequest(request);
+}
+
+QByteArray ToolCall::argumentsFromRequest(const QByteArray& request)
+{
     // ordered_json keeps the client's key order, which is what a person expects to read.
     const auto parsed = nlohmann::ordered_json::parse(request.constBegin(), request.constEnd(), nullptr, false);
     if (!parsed.is_object())

@@ -38,6 +38,8 @@ struct ToolCall
     bool isFinished() const { return status != CallStatus::Running && status != CallStatus::Paused; }
     // The "arguments" member of the request's params, pretty-printed; empty if there is none.
     QByteArray argumentsJson() const;
+    // The same, from a tools/call request's text.
+    static QByteArray argumentsFromRequest(const QByteArray& request);
 };
 
 using ToolCallList = QList<ToolCall>;
