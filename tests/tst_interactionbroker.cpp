@@ -34,16 +34,6 @@ InteractionBroker::CallOrigin origin(qint64 callId, const QString& session = QSt
     return {callId, session, QStringLiteral("client"), QStringLiteral("1.0"), QByteArray()};
 }
 
-InteractionAnswer respond(const json& output)
-{
-    return InteractionAnswer::respond(output);
-}
-
-InteractionAnswer decide(Decision decision, const QString& reason = {})
-{
-    return InteractionAnswer::decide(decision, reason);
-}
-
 json connectArguments(const QString& provider = QStringLiteral("github"))
 {
     return json{{"provider", provider.toStdString()}, {"kind", "api_key"}, {"reason", "to read issues"}};
@@ -190,15 +180,17 @@ void TestInteractionBroker::holdDeliversTheAnswer()
     QVERIFY(spec.at("oauthAvailable") == true);
 
     QString error;
-    QVERIFY(
-        broker.answer(id, respond(ClientTool::connected(QStringLiteral("github"), QStringLiteral("octocat"))), &error));
+    QVERIFY(broker.answer(id,
+        InteractionAnswer::respond(ClientTool::connected(QStringLiteral("github"), QStringLiteral("octocat"))),
+        &error));
     QVERIFY(delivered.has_value());
     QCOMPARE(json::parse(delivered->output.toStdString()).at("account").get<std::string>(), std::string("octocat"));
     QCOMPARE(resolvedSpy.count(), 1);
     QCOMPARE(resolvedSpy.at(0).at(1).toString(), QStringLiteral("answered"));
     QVERIFY(broker.pending().isEmpty());
     QVERIFY(broker.clientOutputs().isEmpty()); // delivered, not stored
-    QVERIFY(!broker.answer(id, respond(ClientTool::notConnected(QStringLiteral("declined"))), &error));
+    QVERIFY(
+        !broker.answer(id, InteractionAnswer::respond(ClientTool::notConnected(QStringLiteral("declined"))), &error));
     QVERIFY(error.contains(QStringLiteral("no longer pending")));
 }
 
@@ -214,8 +206,8 @@ void TestInteractionBroker::approvalGrants()
     QString id
         = broker.hold(m_write, arguments, admission, origin(1), {[&](const InteractionAnswer&) { ++answers; }, {}});
     QString error;
-    QVERIFY(!broker.answer(id, respond(json::object()), &error)); // an approval takes allow or deny
-    QVERIFY(broker.answer(id, decide(Decision::AllowForSession), &error));
+    QVERIFY(!broker.answer(id, InteractionAnswer::respond(json::object()), &error)); // an approval takes allow or deny
+    QVERIFY(broker.answer(id, InteractionAnswer::decide(Decision::AllowForSession), &error));
     QCOMPARE(answers, 1);
     QCOMPARE(broker.admit(m_write, arguments, origin(2)).verdict, Verdict::Run);
     QCOMPARE(broker.admit(m_write, arguments, origin(3, QStringLiteral("s2"))).verdict, Verdict::Pause);
@@ -224,7 +216,7 @@ void TestInteractionBroker::approvalGrants()
 
     admission = broker.admit(m_write, arguments, origin(5));
     id = broker.hold(m_write, arguments, admission, origin(5), {[&](const InteractionAnswer&) { ++answers; }, {}});
-    QVERIFY(broker.answer(id, decide(Decision::AlwaysAllow), &error));
+    QVERIFY(broker.answer(id, InteractionAnswer::decide(Decision::AlwaysAllow), &error));
     QCOMPARE(broker.admit(m_write, arguments, origin(6, QStringLiteral("s9"))).verdict, Verdict::Run);
     QCOMPARE(broker.approvals().alwaysAllowed(), QStringList{QStringLiteral("write_file")});
     QVERIFY(broker.revokeAlwaysAllow(QStringLiteral("write_file")));
@@ -252,7 +244,7 @@ void TestInteractionBroker::parkStoresTheAnswerForTheIdenticalCall()
     QSignalSpy resolvedSpy(&broker, &InteractionBroker::interactionResolved);
     QString error;
     const json output = ClientTool::connected(QStringLiteral("github"), QStringLiteral("octocat"));
-    QVERIFY(broker.answer(id, respond(output), &error));
+    QVERIFY(broker.answer(id, InteractionAnswer::respond(output), &error));
     QCOMPARE(resolvedSpy.at(0).at(1).toString(), QStringLiteral("stored"));
     QCOMPARE(broker.clientOutputs().size(), 1);
 
@@ -319,10 +311,10 @@ void TestInteractionBroker::outputsAreFifoPerKeyAndPeekDoesNotConsume()
         broker.detach(id); // both connections dropped
     QCOMPARE(broker.pending().size(), 2);
     QString error;
-    QVERIFY(broker.answer(
-        ids[1], respond(ClientTool::connected(QStringLiteral("github"), QStringLiteral("second"))), &error));
-    QVERIFY(broker.answer(
-        ids[0], respond(ClientTool::connected(QStringLiteral("github"), QStringLiteral("first"))), &error));
+    QVERIFY(broker.answer(ids[1],
+        InteractionAnswer::respond(ClientTool::connected(QStringLiteral("github"), QStringLiteral("second"))), &error));
+    QVERIFY(broker.answer(ids[0],
+        InteractionAnswer::respond(ClientTool::connected(QStringLiteral("github"), QStringLiteral("first"))), &error));
     QCOMPARE(broker.admit(*m_connect, arguments, origin(3)).result.structuredContent.at("account").get<std::string>(),
         std::string("second"));
     QCOMPARE(broker.admit(*m_connect, arguments, origin(4)).result.structuredContent.at("account").get<std::string>(),
@@ -350,7 +342,8 @@ void TestInteractionBroker::outputsThatLookLikeApprovalsStayOutputs()
         const auto admission = broker.admit(*askAnything, json::object(), origin(1));
         QCOMPARE(admission.verdict, Verdict::Pause);
         const QString id = broker.park(*askAnything, json::object(), admission, origin(1), &duplicate);
-        QVERIFY2(broker.answer(id, respond(ClientTool::submitted(values)), &error), qPrintable(error));
+        QVERIFY2(
+            broker.answer(id, InteractionAnswer::respond(ClientTool::submitted(values)), &error), qPrintable(error));
         QCOMPARE(broker.approvals().decisionCount(), 0);
         QVERIFY(broker.approvals().alwaysAllowed().isEmpty());
         const auto retried = broker.admit(*askAnything, json::object(), origin(2));
@@ -408,7 +401,8 @@ void TestInteractionBroker::droppedCallReattachesOnRetry()
     QVERIFY(broker.pending().front().waiting);
     QCOMPARE(broker.pending().front().callId, qint64(2));
     QString error;
-    QVERIFY(broker.answer(id, respond(ClientTool::notConnected(QStringLiteral("declined"))), &error));
+    QVERIFY(
+        broker.answer(id, InteractionAnswer::respond(ClientTool::notConnected(QStringLiteral("declined"))), &error));
     QVERIFY(delivered.has_value());
 }
 
@@ -422,7 +416,7 @@ void TestInteractionBroker::withdrawRemovesTheQuestion()
     QVERIFY(broker.pending().isEmpty());
     QCOMPARE(resolvedSpy.at(0).at(1).toString(), QStringLiteral("cancelled"));
     QString error;
-    QVERIFY(!broker.answer(id, decide(Decision::AllowOnce), &error));
+    QVERIFY(!broker.answer(id, InteractionAnswer::decide(Decision::AllowOnce), &error));
     QCOMPARE(broker.approvals().decisionCount(), 0);
 }
 
@@ -465,9 +459,9 @@ void TestInteractionBroker::malformedAnswersAreRejected()
     const QString id = broker.hold(*m_connect, arguments, broker.admit(*m_connect, arguments, origin(1)), origin(1),
         {[](const InteractionAnswer&) {}, {}});
     QString error;
-    QVERIFY(!broker.answer(id, respond(json{{"connected", "yes"}}), &error));
-    QVERIFY(!broker.answer(id, respond(json{{"connected", false}, {"reason", "bored"}}), &error));
-    QVERIFY(!broker.answer(id, decide(Decision::AllowOnce), &error));
+    QVERIFY(!broker.answer(id, InteractionAnswer::respond(json{{"connected", "yes"}}), &error));
+    QVERIFY(!broker.answer(id, InteractionAnswer::respond(json{{"connected", false}, {"reason", "bored"}}), &error));
+    QVERIFY(!broker.answer(id, InteractionAnswer::decide(Decision::AllowOnce), &error));
     InteractionAnswer garbage;
     garbage.decision = Decision::Respond;
     garbage.output = "{not json";
@@ -505,7 +499,8 @@ void TestInteractionBroker::restartKeepsPendingAndStoresButAnswersNothing()
         const QString answered = broker.park(
             m_write, json{{"path", "y"}}, broker.admit(m_write, json{{"path", "y"}}, origin(3)), origin(3), &duplicate);
         QString error;
-        QVERIFY(broker.answer(answered, decide(Decision::Deny, QStringLiteral("not that file")), &error));
+        QVERIFY(broker.answer(
+            answered, InteractionAnswer::decide(Decision::Deny, QStringLiteral("not that file")), &error));
         broker.flush();
     } // the process ends with both questions pending
 
@@ -525,8 +520,8 @@ void TestInteractionBroker::restartKeepsPendingAndStoresButAnswersNothing()
     QVERIFY(denied.result.firstText().contains(QStringLiteral("not that file")));
     // Answering a restored question stores the answer for the retried call.
     QString error;
-    QVERIFY(restarted.answer(
-        heldId, respond(ClientTool::connected(QStringLiteral("github"), QStringLiteral("me"))), &error));
+    QVERIFY(restarted.answer(heldId,
+        InteractionAnswer::respond(ClientTool::connected(QStringLiteral("github"), QStringLiteral("me"))), &error));
     QCOMPARE(restarted.admit(*m_connect, connectArguments(), origin(5)).verdict, Verdict::Answer);
 }
 

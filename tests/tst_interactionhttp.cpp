@@ -32,16 +32,6 @@ QByteArray callBody(int id, const char* tool, const json& arguments, bool progre
 
 const json connectArguments{{"provider", "github"}, {"kind", "api_key"}, {"reason", "to read issues"}};
 
-InteractionAnswer respond(const json& output)
-{
-    return InteractionAnswer::respond(output);
-}
-
-InteractionAnswer decide(Decision decision, const QString& reason = {})
-{
-    return InteractionAnswer::decide(decision, reason);
-}
-
 // The JSON-RPC response among an event stream's events (or a plain JSON body).
 json responseIn(const RawHttpResponse& response)
 {
@@ -94,8 +84,9 @@ void TestInteractionHttp::holdStreamsProgressUntilTheAnswer()
     QByteArray more = client.readChunk();
     QVERIFY(more.contains("notifications/progress"));
 
-    QCOMPARE(server.answer(
-                 interaction.id, respond(ClientTool::connected(QStringLiteral("github"), QStringLiteral("octocat")))),
+    QCOMPARE(
+        server.answer(interaction.id,
+            InteractionAnswer::respond(ClientTool::connected(QStringLiteral("github"), QStringLiteral("octocat")))),
         QString());
     QByteArray rest;
     for (QByteArray chunk = client.readChunk(); !chunk.isEmpty() && chunk != "<end>"; chunk = client.readChunk())
@@ -127,7 +118,8 @@ void TestInteractionHttp::approvalAllowRunsAndDenyRefuses()
         QCOMPARE(interaction.render, QStringLiteral("approval"));
         QCOMPARE(server.writeRuns.load(), allow ? 0 : 1); // nothing ran before the answer
         QCOMPARE(server.answer(interaction.id,
-                     allow ? decide(Decision::AllowOnce) : decide(Decision::Deny, QStringLiteral("not today"))),
+                     allow ? InteractionAnswer::decide(Decision::AllowOnce)
+                           : InteractionAnswer::decide(Decision::Deny, QStringLiteral("not today"))),
             QString());
         const json message = responseIn(client.read());
         const json& result = message.at("result");
@@ -170,7 +162,8 @@ void TestInteractionHttp::parkClosesUnansweredAndTheRetryGetsTheAnswer()
         QCOMPARE(call.status, CallStatus::Paused);
 
     QCOMPARE(
-        server.answer(parked.id, respond(ClientTool::connected(QStringLiteral("github"), QStringLiteral("octocat")))),
+        server.answer(parked.id,
+            InteractionAnswer::respond(ClientTool::connected(QStringLiteral("github"), QStringLiteral("octocat")))),
         QString());
     QVERIFY(server.pendingInteractions().isEmpty());
     RawHttpClient client(server.port);
@@ -199,7 +192,8 @@ void TestInteractionHttp::droppedConnectionKeepsTheQuestion()
     QTRY_VERIFY_WITH_TIMEOUT(!server.pendingInteractions().front().waiting, 15'000);
     QTRY_COMPARE_WITH_TIMEOUT(server.finishedCalls().size(), 1, 15'000);
     QCOMPARE(server.finishedCalls().front().status, CallStatus::Paused);
-    QCOMPARE(server.answer(server.pendingInteractions().front().id, decide(Decision::AllowOnce)), QString());
+    QCOMPARE(server.answer(server.pendingInteractions().front().id, InteractionAnswer::decide(Decision::AllowOnce)),
+        QString());
     QCOMPARE(server.writeRuns.load(), 0); // the answer is kept, not acted on without a call
     RawHttpClient retry(server.port);
     retry.send(RawHttpClient::post(body, sessionHeaders(server.port, session)));
