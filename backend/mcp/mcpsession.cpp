@@ -66,7 +66,7 @@ McpSession::~McpSession()
 
 void McpSession::touch()
 {
-    m_lastActivityMs = QDateTime::currentMSecsSinceEpoch();
+    m_lastActivityMs = m_environment->clock();
 }
 
 bool McpSession::initialize(const JsonRpc::Message& request, QByteArray* response)

@@ -9,6 +9,7 @@
 #include "tools/loglevel.h"
 #include "tools/toolcall.h"
 
+#include <QDateTime>
 #include <QElapsedTimer>
 #include <QObject>
 #include <QTimer>
@@ -45,6 +46,7 @@ struct SessionEnvironment
     QByteArray secret; // never stored in call records (the bearer token); empty for none
     ServerIdentity identity;
     int toolsPageSize = 100;
+    std::function<qint64()> clock = [] { return QDateTime::currentMSecsSinceEpoch(); }; // ms, for activity times
 };
 
 class McpSession : public QObject
