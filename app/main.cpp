@@ -15,6 +15,7 @@
 #include <csignal>
 #include <cstdio>
 #include <memory>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -45,6 +46,19 @@ void quitOnSignals(QCoreApplication& app)
     sigaction(SIGTERM, &action, nullptr);
 }
 
+// Every connection costs a file descriptor, and the usual soft limit (1,024) is far below the hard
+// one: raise it, so that the server's connection cap, not the descriptor table, is what a crowd of
+// idle clients runs into. The server keeps a reserve below whatever limit results.
+void raiseFileDescriptorLimit()
+{
+    rlimit limit{};
+    if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur >= limit.rlim_max)
+        return;
+    limit.rlim_cur = limit.rlim_max == RLIM_INFINITY ? rlim_t(1) << 20 : limit.rlim_max;
+    if (setrlimit(RLIMIT_NOFILE, &limit) != 0)
+        std::perror("switchboard: warning: cannot raise the open-files limit");
+}
+
 bool displayAvailable()
 {
     return qEnvironmentVariableIsSet("DISPLAY") || qEnvironmentVariableIsSet("WAYLAND_DISPLAY")
@@ -65,6 +79,7 @@ int main(int argc, char** argv)
     // extra system calls per HTTP request. Set QT_NO_GLIB yourself to choose otherwise.
     if (!qEnvironmentVariableIsSet("QT_NO_GLIB"))
         qputenv("QT_NO_GLIB", "1");
+    raiseFileDescriptorLimit();
 
     // Decide on a window before any QCoreApplication exists: QApplication aborts without a display.
     bool headless = false;

@@ -10,10 +10,13 @@
 #include <QProcess>
 #include <QRegularExpression>
 #include <QSignalSpy>
+#include <QTcpSocket>
 #include <QTemporaryDir>
 #include <QTest>
 
 #include <csignal>
+#include <functional>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 namespace {
@@ -33,13 +36,16 @@ QProcessEnvironment environmentWithout(const QStringList& names)
 }
 
 // Starts switchboard and waits for its first line. Never reads the user's configuration.
-Running start(QStringList arguments, const QProcessEnvironment& environment)
+Running start(
+    QStringList arguments, const QProcessEnvironment& environment, const std::function<void()>& childSetup = {})
 {
     if (!arguments.contains(QStringLiteral("--config")))
         arguments << QStringLiteral("--config") << QStringLiteral("/nonexistent/switchboard-test.yaml");
     Running running;
     running.process = std::make_unique<QProcess>();
     running.process->setProcessEnvironment(environment);
+    if (childSetup)
+        running.process->setChildProcessModifier(childSetup);
     running.process->start(QStringLiteral(SWITCHBOARD_BINARY), arguments);
     if (!running.process->waitForStarted(10'000))
         return running;
@@ -138,6 +144,7 @@ private Q_SLOTS:
     void badInvocations_data();
     void badInvocations();
     void busyPortIsAClearError();
+    void idleCrowdAtTheDescriptorLimitLocksNobodyOut();
 
 private:
     QTemporaryDir m_dir;
@@ -413,6 +420,50 @@ void TestSwitchboardProcess::busyPortIsAClearError()
                 .contains(QStringLiteral("cannot listen on 127.0.0.1 port %1").arg(first.url.port())));
     int exitCode = -2;
     QVERIFY(stopWithSigterm(*first.process, &exitCode));
+}
+
+void TestSwitchboardProcess::idleCrowdAtTheDescriptorLimitLocksNobodyOut()
+{
+    // 1,100 idle connections against a server limited to 1,024 open files (soft and hard): it
+    // keeps descriptors in reserve, lets the connections idle the longest make room, and every
+    // new client is still served (before, accept() failed with EMFILE and nobody got in again).
+    rlimit own{};
+    QVERIFY(getrlimit(RLIMIT_NOFILE, &own) == 0);
+    if (own.rlim_cur < 2048 && own.rlim_max >= 2048) {
+        own.rlim_cur = 2048;
+        QVERIFY(setrlimit(RLIMIT_NOFILE, &own) == 0);
+    }
+    QVERIFY2(own.rlim_cur >= 2048, "this test needs 2,048 open files for its side of the connections");
+
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    environment.insert(QStringLiteral("SWITCHBOARD_TOKEN"), QStringLiteral("sb_process-test-token"));
+    Running running = start({QStringLiteral("--headless"), QStringLiteral("--port"), QStringLiteral("0"),
+                                QStringLiteral("--state-dir"), m_dir.filePath(QStringLiteral("crowd-state")),
+                                QStringLiteral("--config"), m_dir.filePath(QStringLiteral("none.yaml"))},
+        environment, [] {
+            const rlimit limit{1024, 1024};
+            ::setrlimit(RLIMIT_NOFILE, &limit);
+        });
+    QVERIFY(running.url.isValid());
+
+    std::vector<std::unique_ptr<QTcpSocket>> crowd;
+    for (int i = 0; i < 1100; ++i) {
+        crowd.push_back(std::make_unique<QTcpSocket>());
+        crowd.back()->connectToHost(running.url.host(), quint16(running.url.port()));
+        QVERIFY(crowd.back()->waitForConnected(10'000));
+    }
+    QNetworkAccessManager network;
+    for (int i = 0; i < 3; ++i) {
+        const QByteArray session = openSession(network, running.url, "sb_process-test-token");
+        QVERIFY2(!session.isEmpty(), "a new client was locked out");
+        const Reply ping = post(
+            network, running.url, R"({"jsonrpc":"2.0","id":1,"method":"ping"})", "sb_process-test-token", session);
+        QCOMPARE(ping.status, 200);
+    }
+    crowd.clear();
+    int exitCode = -2;
+    QVERIFY(stopWithSigterm(*running.process, &exitCode));
+    QCOMPARE(exitCode, 0);
 }
 
 QTEST_GUILESS_MAIN(TestSwitchboardProcess)
