@@ -231,7 +231,10 @@ bool Backend::registerClientTools(QString* error)
                          .arg(m_options.configPath, tool.spec.name);
             return false;
         }
-        m_registry->add(std::move(tool));
+        if (!m_registry->add(std::move(tool), &problem)) {
+            *error = QStringLiteral("%1: clientTools: %2").arg(m_options.configPath, problem);
+            return false;
+        }
     }
     return true;
 }

@@ -8,13 +8,15 @@ set -euo pipefail
 build_packages=(
     build-essential cmake ninja-build pkg-config git
     qt6-base-dev qt6-base-dev-tools qt6-httpserver-dev qt6-websockets-dev qt6-networkauth-dev qt6-qpa-plugins libqt6sql6-sqlite
-    libgit2-dev nlohmann-json3-dev libyaml-cpp-dev
+    libgit2-dev nlohmann-json3-dev libyaml-cpp-dev libvalijson-dev
     fonts-dejavu-core
     # SecretStore: QtKeychain, libsecret (QtKeychain loads it at run time to reach the Secret
     # Service) and GLib's headers (SecretStore turns GLib's main context under QT_NO_GLIB)
     qtkeychain-qt6-dev libsecret-1-0 libglib2.0-dev
 )
 test_packages=(nodejs npm wrk ca-certificates)
+# tst_jsonschemasuite: the official JSON Schema Test Suite, which SchemaValidator is held to.
+test_packages+=(json-schema-test-suite)
 # The keychain test: a private session bus (dbus-run-session), gnome-keyring, secret-tool.
 test_packages+=(dbus-daemon dbus-bin gnome-keyring libsecret-tools)
 

@@ -124,6 +124,13 @@ public:
             m_registry->add(tool);
         });
     }
+    // Registers `tool` on the server's thread; returns what ToolRegistry::add returned.
+    bool addTool(RegisteredTool tool, QString* error = nullptr)
+    {
+        bool added = false;
+        run([this, &tool, &added, error] { added = m_registry->add(std::move(tool), error); });
+        return added;
+    }
     ToolCallList finishedCalls()
     {
         QMutexLocker lock(&m_mutex);

@@ -59,6 +59,8 @@ private Q_SLOTS:
     void deletedSessionWithdrawsTheQuestion();
     void maximumWaitIsAToolError();
     void missingArgumentsFailBeforeAnyPause();
+    void oneOfNotAndRefFailBeforeAnyPause_data();
+    void oneOfNotAndRefFailBeforeAnyPause();
     void batchThatWouldPauseIsRefusedWhole();
     void readOnlyToolsRunWithoutAsking();
 };
@@ -264,6 +266,53 @@ void TestInteractionHttp::missingArgumentsFailBeforeAnyPause()
     QVERIFY(result.at("isError") == true);
     const std::string text = result.at("content").at(0).at("text");
     QVERIFY2(text.find("provider") != std::string::npos, text.c_str());
+    QVERIFY(server.pendingInteractions().isEmpty());
+}
+
+// Keywords the validator used to skip (issue 8, item 18): arguments they refuse fail at once with
+// a tool error instead of pausing for a person's approval.
+void TestInteractionHttp::oneOfNotAndRefFailBeforeAnyPause_data()
+{
+    QTest::addColumn<QByteArray>("schema");
+    QTest::addColumn<QByteArray>("arguments");
+    QTest::addColumn<QString>("errorContains");
+    QTest::newRow("oneOf") << QByteArray(R"({"type":"object","properties":{"target":{"oneOf":[{"type":"string"},
+        {"type":"integer","minimum":0}]}},"required":["target"]})")
+                           << QByteArray(R"({"target":-1})") << QStringLiteral("/target");
+    QTest::newRow("not") << QByteArray(R"({"type":"object","properties":{"path":{"type":"string",
+        "not":{"pattern":"^/etc/"}}}})")
+                         << QByteArray(R"({"path":"/etc/passwd"})") << QStringLiteral("/path");
+    QTest::newRow("$ref") << QByteArray(R"({"type":"object","definitions":{"port":{"type":"integer","maximum":65535}},
+        "properties":{"port":{"$ref":"#/definitions/port"}}})")
+                          << QByteArray(R"({"port":70000})") << QStringLiteral("/port");
+    QTest::newRow("$defs") << QByteArray(R"({"type":"object","$defs":{"mode":{"enum":["r","w"]}},
+        "properties":{"mode":{"$ref":"#/$defs/mode"}}})")
+                           << QByteArray(R"({"mode":"x"})") << QStringLiteral("/mode");
+}
+
+void TestInteractionHttp::oneOfNotAndRefFailBeforeAnyPause()
+{
+    QFETCH(QByteArray, schema);
+    QFETCH(QByteArray, arguments);
+    QFETCH(QString, errorContains);
+    ServerFixture server(ServerFixture::defaultOptions(), interactionSettings());
+    RegisteredTool tool;
+    tool.spec.name = QStringLiteral("guarded");
+    tool.spec.inputSchema = json::parse(schema.toStdString());
+    tool.spec.annotations = json{{"readOnlyHint", false}}; // asks the operator before it runs
+    tool.route = QStringLiteral("builtin");
+    tool.handler = [](const std::shared_ptr<ToolCallContext>& context) { context->finish(ToolResult::text({})); };
+    QString error;
+    QVERIFY2(server.addTool(tool, &error), qPrintable(error));
+    const QByteArray session = openSession(server.port);
+    RawHttpClient client(server.port);
+    client.send(RawHttpClient::post(
+        callBody(15, "guarded", json::parse(arguments.toStdString())), sessionHeaders(server.port, session)));
+    const json result = responseIn(client.read()).at("result");
+    QVERIFY(result.at("isError") == true);
+    const QString text = QString::fromStdString(result.at("content").at(0).at("text").get<std::string>());
+    QVERIFY2(text.contains(QStringLiteral("Invalid arguments for tool \"guarded\"")), qPrintable(text));
+    QVERIFY2(text.contains(errorContains), qPrintable(text));
     QVERIFY(server.pendingInteractions().isEmpty());
 }
 
