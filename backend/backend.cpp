@@ -33,6 +33,7 @@ InteractionBroker::Settings interactionSettings(const BackendOptions& options, c
     settings.progressIntervalMs = config.progressIntervalSeconds * 1000;
     settings.policy = PermissionPolicy(config, options.configPath);
     settings.statePath = statePath;
+    settings.redactor = TokenRedactor(options.server.bearerToken);
     return settings;
 }
 

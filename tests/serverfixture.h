@@ -14,6 +14,7 @@
 #include "tools/toolregistry.h"
 
 #include <QMutex>
+#include <QSemaphore>
 #include <QThread>
 
 #include <atomic>
@@ -94,6 +95,21 @@ public:
     void run(const std::function<void()>& work)
     {
         QMetaObject::invokeMethod(&m_context, work, Qt::BlockingQueuedConnection);
+    }
+
+    // Holds the server's thread until `release` is released, returning once it is held: what
+    // clients do meanwhile reaches the server all at once, when its event loop turns again.
+    void holdServerThread(QSemaphore* release)
+    {
+        QSemaphore held;
+        QMetaObject::invokeMethod(
+            &m_context,
+            [&held, release] {
+                held.release();
+                release->acquire();
+            },
+            Qt::QueuedConnection);
+        held.acquire();
     }
 
     // Finishes every pending "slow" call with `text`.

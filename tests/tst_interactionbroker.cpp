@@ -66,6 +66,8 @@ private Q_SLOTS:
     void restartKeepsPendingAndStoresButAnswersNothing();
     void stateFileIsOwnerOnlyAndAtomic();
     void unreadableStateIsSetAside();
+    void answeredFromInsideItsOwnSignal_data();
+    void answeredFromInsideItsOwnSignal();
 
 private:
     InteractionBroker::Settings settings(const QString& stateName = QString()) const
@@ -554,6 +556,78 @@ void TestInteractionBroker::unreadableStateIsSetAside()
     QVERIFY(!QFile::exists(path));
     const QStringList aside = QDir(m_dir.path()).entryList({QStringLiteral("broken.json.unreadable-*")});
     QCOMPARE(aside.size(), 1);
+    QVERIFY(broker.pending().isEmpty());
+}
+
+void TestInteractionBroker::answeredFromInsideItsOwnSignal_data()
+{
+    QTest::addColumn<QString>("path");
+    QTest::newRow("new held question") << QStringLiteral("hold");
+    QTest::newRow("held call takes a parked question") << QStringLiteral("hold-idle");
+    QTest::newRow("parked again") << QStringLiteral("park-idle");
+    QTest::newRow("held call's connection dropped") << QStringLiteral("detach");
+}
+
+// A slot answers the question with the very PendingInteraction the signal handed it (a console
+// that answers at once, or a test). The broker erases the entry while the signal is still being
+// delivered: nothing it hands out or reads afterwards may point into it.
+void TestInteractionBroker::answeredFromInsideItsOwnSignal()
+{
+    QFETCH(QString, path);
+    InteractionBroker broker(settings(), &m_registry);
+    const json arguments = connectArguments();
+    const json output = ClientTool::connected(QStringLiteral("github"), QStringLiteral("octocat"));
+    bool armed = false;
+    int answered = 0;
+    QStringList seenBySecondSlot;
+    const auto answerNow = [&](const PendingInteraction& interaction) {
+        if (!armed)
+            return;
+        armed = false;
+        QString error;
+        QVERIFY2(broker.answer(interaction.id, InteractionAnswer::respond(output), &error), qPrintable(error));
+        ++answered;
+    };
+    connect(&broker, &InteractionBroker::interactionPending, &broker, answerNow);
+    connect(&broker, &InteractionBroker::interactionChanged, &broker, answerNow);
+    // A second slot on the same signals reads what it was handed after the first answered.
+    const auto read = [&](const PendingInteraction& interaction) { seenBySecondSlot.append(interaction.id); };
+    connect(&broker, &InteractionBroker::interactionPending, &broker, read);
+    connect(&broker, &InteractionBroker::interactionChanged, &broker, read);
+
+    InteractionBroker::Admission admission = broker.admit(*m_connect, arguments, origin(1));
+    QCOMPARE(admission.verdict, Verdict::Pause);
+    int delivered = 0;
+    InteractionBroker::Waiter waiter;
+    waiter.answered = [&](const InteractionAnswer&) { ++delivered; };
+    QString id;
+    if (path == QStringLiteral("hold")) {
+        armed = true;
+        id = broker.hold(*m_connect, arguments, admission, origin(1), waiter);
+        QCOMPARE(delivered, 1);
+    } else if (path == QStringLiteral("hold-idle") || path == QStringLiteral("park-idle")) {
+        bool duplicate = false;
+        const QString parked = broker.park(*m_connect, arguments, admission, origin(1), &duplicate);
+        armed = true;
+        if (path == QStringLiteral("hold-idle")) {
+            id = broker.hold(*m_connect, arguments, admission, origin(2), waiter);
+            QCOMPARE(delivered, 1);
+        } else {
+            id = broker.park(*m_connect, arguments, admission, origin(2), &duplicate);
+            QVERIFY(duplicate);
+            QCOMPARE(broker.clientOutputs().size(), 1); // no call waited: the answer is stored
+        }
+        QCOMPARE(id, parked);
+    } else {
+        id = broker.hold(*m_connect, arguments, admission, origin(1), waiter);
+        armed = true;
+        broker.detach(id);
+        QCOMPARE(delivered, 0);
+        QCOMPARE(broker.clientOutputs().size(), 1);
+    }
+    QCOMPARE(answered, 1);
+    QVERIFY(id.startsWith(QStringLiteral("ia-")));
+    QVERIFY(seenBySecondSlot.contains(id));
     QVERIFY(broker.pending().isEmpty());
 }
 

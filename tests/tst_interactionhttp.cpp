@@ -5,7 +5,10 @@
 
 #include "mcphttptestsupport.h"
 
+#include <QSemaphore>
 #include <QTest>
+
+#include <sys/socket.h>
 
 using nlohmann::json;
 using Decision = InteractionAnswer::Decision;
@@ -63,6 +66,7 @@ private Q_SLOTS:
     void oneOfNotAndRefFailBeforeAnyPause();
     void batchThatWouldPauseIsRefusedWhole();
     void readOnlyToolsRunWithoutAsking();
+    void heldCallsWhoseClientsResetKeepTheirQuestions();
 };
 
 void TestInteractionHttp::holdStreamsProgressUntilTheAnswer()
@@ -353,6 +357,56 @@ void TestInteractionHttp::readOnlyToolsRunWithoutAsking()
         RawHttpClient::post(callBody(1, "echo", json{{"message", "hi"}}), sessionHeaders(server.port, session)));
     QVERIFY(responseIn(client.read()).at("result").at("structuredContent").at("message") == "hi");
     QVERIFY(server.pendingInteractions().isEmpty());
+}
+
+// 100 held calls (half with progress, half with keep-alive comments) whose clients reset their
+// connections (RST: SO_LINGER 0, then abort) while the wait ticker writes to every one of them. The
+// server's writes fail and close connections from inside its tick; it must go on serving, every
+// call must end as paused and every question must stay for the retry.
+void TestInteractionHttp::heldCallsWhoseClientsResetKeepTheirQuestions()
+{
+    ServerFixture server(ServerFixture::defaultOptions(), interactionSettings());
+    const QByteArray session = openSession(server.port);
+    constexpr int calls = 100;
+    std::vector<std::unique_ptr<RawHttpClient>> clients;
+    for (int i = 0; i < calls; ++i) {
+        auto client = std::make_unique<RawHttpClient>(server.port);
+        const json arguments{{"provider", "github"}, {"kind", "api_key"}, {"reason", "call " + std::to_string(i)}};
+        client->send(RawHttpClient::post(
+            callBody(i + 1, "request_connection", arguments, i % 2 == 0), sessionHeaders(server.port, session)));
+        clients.push_back(std::move(client));
+    }
+    QTRY_COMPARE_WITH_TIMEOUT(server.pendingInteractions().size(), calls, 60'000);
+    // Every connection has heard from the ticker: it writes to all of them now.
+    for (const auto& client : clients) {
+        const RawHttpResponse head = client->read(30'000, 1);
+        QCOMPARE(head.status, 200);
+        QVERIFY(head.header("content-type").startsWith("text/event-stream"));
+    }
+
+    // The resets arrive while the server's thread is held, so its next tick writes to connections
+    // that are already reset.
+    QSemaphore release;
+    server.holdServerThread(&release);
+    for (const auto& client : clients) {
+        const linger reset{1, 0};
+        QCOMPARE(
+            ::setsockopt(int(client->socket().socketDescriptor()), SOL_SOCKET, SO_LINGER, &reset, sizeof reset), 0);
+        client->socket().abort();
+    }
+    release.release();
+
+    QTRY_COMPARE_WITH_TIMEOUT(server.finishedCalls().size(), calls, 60'000);
+    for (const ToolCall& call : server.finishedCalls()) {
+        QCOMPARE(call.status, CallStatus::Paused);
+        QVERIFY2(call.error.contains(QStringLiteral("closed the connection")), qPrintable(call.error));
+    }
+    const PendingInteractionList pending = server.pendingInteractions();
+    QCOMPARE(pending.size(), calls);
+    for (const PendingInteraction& interaction : pending)
+        QVERIFY(!interaction.waiting);
+    // The server is still there and serving.
+    QVERIFY(!openSession(server.port).isEmpty());
 }
 
 QTEST_GUILESS_MAIN(TestInteractionHttp)

@@ -182,12 +182,16 @@ PendingInteraction InteractionBroker::describe(
     interaction.tool = tool.spec.name;
     interaction.toolTitle = tool.spec.title;
     interaction.route = tool.route;
+    // Shown to the person and written to the workspace state: redacted, like every record.
+    const TokenRedactor& redactor = m_settings.redactor;
     interaction.arguments = ToolCall::argumentsFromRequest(origin.request);
     if (interaction.arguments.isEmpty())
         interaction.arguments = QByteArray::fromStdString(arguments.dump(2));
+    interaction.arguments = redactor.jsonText(interaction.arguments);
     if (tool.clientTool) {
         interaction.render = tool.clientTool->render;
-        interaction.renderSpec = QByteArray::fromStdString(tool.clientTool->renderSpec(arguments).dump());
+        interaction.renderSpec
+            = redactor.jsonText(QByteArray::fromStdString(tool.clientTool->renderSpec(arguments).dump()));
     } else {
         interaction.render = QStringLiteral("approval");
         const PermissionPolicy::Verdict verdict = m_settings.policy.evaluate(tool);
@@ -196,8 +200,8 @@ PendingInteraction InteractionBroker::describe(
             {"annotations", tool.spec.annotations}}.dump());
     }
     interaction.sessionId = origin.sessionId;
-    interaction.clientName = origin.clientName;
-    interaction.clientVersion = origin.clientVersion;
+    interaction.clientName = redactor.text(origin.clientName);
+    interaction.clientVersion = redactor.text(origin.clientVersion);
     interaction.callId = origin.callId;
     interaction.mode = admission.mode;
     interaction.createdAtMs = QDateTime::currentMSecsSinceEpoch();
@@ -222,8 +226,8 @@ void InteractionBroker::startWaiting(Entry& entry, const CallOrigin& origin, Wai
         interaction.earlierCallIds.append(interaction.callId);
     interaction.callId = origin.callId;
     interaction.sessionId = origin.sessionId;
-    interaction.clientName = origin.clientName;
-    interaction.clientVersion = origin.clientVersion;
+    interaction.clientName = m_settings.redactor.text(origin.clientName);
+    interaction.clientVersion = m_settings.redactor.text(origin.clientVersion);
     interaction.mode = PauseMode::Hold;
     interaction.waiting = true;
     interaction.deadlineMs = QDateTime::currentMSecsSinceEpoch() + m_settings.maxWaitMs;
@@ -253,8 +257,10 @@ QString InteractionBroker::hold(const RegisteredTool& tool, const json& argument
     if (Entry* idle = findIdle(admission.key)) {
         startWaiting(*idle, origin, std::move(waiter));
         save();
-        Q_EMIT interactionChanged(idle->interaction);
-        return idle->interaction.id;
+        // Signals carry copies: a slot may answer the question, which erases the entry.
+        const PendingInteraction changed = idle->interaction;
+        Q_EMIT interactionChanged(changed);
+        return changed.id;
     }
     Entry entry;
     entry.interaction = describe(tool, arguments, admission, origin);
@@ -264,7 +270,8 @@ QString InteractionBroker::hold(const RegisteredTool& tool, const json& argument
     m_order.append(id);
     startWaiting(it->second, origin, std::move(waiter));
     save();
-    Q_EMIT interactionPending(it->second.interaction);
+    const PendingInteraction raised = it->second.interaction;
+    Q_EMIT interactionPending(raised);
     return id;
 }
 
@@ -281,8 +288,9 @@ QString InteractionBroker::park(const RegisteredTool& tool, const json& argument
         }
         interaction.mode = PauseMode::Park;
         save();
-        Q_EMIT interactionChanged(interaction);
-        return interaction.id;
+        const PendingInteraction changed = interaction;
+        Q_EMIT interactionChanged(changed);
+        return changed.id;
     }
     Entry entry;
     entry.interaction = describe(tool, arguments, admission, origin);
@@ -303,12 +311,14 @@ void InteractionBroker::detach(const QString& interactionId)
         return;
     stopWaiting(it->second);
     save();
-    Q_EMIT interactionChanged(it->second.interaction);
+    const PendingInteraction changed = it->second.interaction;
+    Q_EMIT interactionChanged(changed);
 }
 
-void InteractionBroker::withdraw(const QString& interactionId, const QString& reason)
+void InteractionBroker::withdraw(const QString& id, const QString& reason)
 {
     Q_UNUSED(reason)
+    const QString interactionId = id; // `id` may be the entry's own, which is erased below
     const auto it = m_entries.find(interactionId);
     if (it == m_entries.end())
         return;
@@ -319,8 +329,9 @@ void InteractionBroker::withdraw(const QString& interactionId, const QString& re
     Q_EMIT interactionResolved(interactionId, QStringLiteral("cancelled"));
 }
 
-void InteractionBroker::expire(const QString& interactionId)
+void InteractionBroker::expire(const QString& id)
 {
+    const QString interactionId = id; // `id` may be the entry's own, which is erased below
     const auto it = m_entries.find(interactionId);
     if (it == m_entries.end())
         return;
@@ -334,8 +345,11 @@ void InteractionBroker::expire(const QString& interactionId)
         waiter.timedOut();
 }
 
-bool InteractionBroker::answer(const QString& interactionId, const InteractionAnswer& answer, QString* error)
+bool InteractionBroker::answer(const QString& id, const InteractionAnswer& answer, QString* error)
 {
+    // `id` may be the entry's own (a slot answering the PendingInteraction it was handed), and the
+    // entry is erased below.
+    const QString interactionId = id;
     const auto it = m_entries.find(interactionId);
     if (it == m_entries.end()) {
         *error = QStringLiteral("this question is no longer pending (it was answered, cancelled or timed out)");

@@ -9,6 +9,7 @@
 //
 // Identical calls share a key: the tool and its canonical arguments (object keys sorted).
 
+#include "auth/tokenredactor.h"
 #include "interaction/approvalstore.h"
 #include "interaction/clientoutputstore.h"
 #include "interaction/pendinginteraction.h"
@@ -39,6 +40,8 @@ public:
         int progressIntervalMs = 10'000;
         PermissionPolicy policy;
         QString statePath; // the workspace state file; empty keeps state in memory only (tests)
+        // What a question shows and the state file keeps never holds the bearer token.
+        TokenRedactor redactor;
     };
 
     struct CallOrigin

@@ -324,7 +324,7 @@ McpHttpServer::McpHttpServer(
     m_environment.router = m_router.get();
     m_environment.events = events;
     m_environment.nextCallId = [this] { return m_nextCallId++; };
-    m_environment.secret = m_options.bearerToken;
+    m_environment.redactor = TokenRedactor(m_options.bearerToken);
     m_environment.identity = m_options.identity;
     m_environment.toolsPageSize = m_options.toolsPageSize;
     if (m_options.clock)

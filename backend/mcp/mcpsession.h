@@ -4,6 +4,7 @@
 // methods (ping, tools/list, tools/call, logging/setLevel), cancellation, and the ToolCall records
 // of its calls. Knows nothing of HTTP; replies go to a ResponseChannel.
 
+#include "auth/tokenredactor.h"
 #include "mcp/jsonrpc.h"
 #include "mcp/responsechannel.h"
 #include "tools/loglevel.h"
@@ -43,7 +44,7 @@ struct SessionEnvironment
     BackendEvents* events = nullptr;
     InteractionBroker* interactions = nullptr; // null: every tool runs at once (no approvals)
     std::function<qint64()> nextCallId;
-    QByteArray secret; // never stored in call records (the bearer token); empty for none
+    TokenRedactor redactor; // keeps the bearer token out of call records (and so out of every sink)
     ServerIdentity identity;
     int toolsPageSize = 100;
     std::function<qint64()> clock = [] { return QDateTime::currentMSecsSinceEpoch(); }; // ms, for activity times
@@ -127,7 +128,6 @@ private:
     QString stopWaiting(InFlight& entry);
     void tickWaitingCalls();
     void handleNotification(const JsonRpc::Message& message);
-    QByteArray redacted(QByteArray text) const;
     void touch();
 
     QByteArray m_id;
