@@ -372,6 +372,17 @@ void TestSwitchboardProcess::badInvocations_data()
                                   << QStringLiteral("config.yaml:");
     QTest::newRow("config type") << QStringList() << QByteArray("server:\n  port: high\n") << 2
                                  << QStringLiteral("config.yaml:2: server.port must be a number");
+    // These aborted (exit 134), crashed or were ignored (issue 8, item 15).
+    QTest::newRow("config complex key") << QStringList() << QByteArray("? [a, b]\n: 1\n") << 2
+                                        << QStringLiteral("config.yaml:1: the document has a key that is a list");
+    QTest::newRow("config recursive anchor")
+        << QStringList() << QByteArray("clientTools:\n  - name: t\n    inputSchema: &s {properties: {p: *s}}\n") << 2
+        << QStringLiteral("config.yaml:3: clientTools[0].inputSchema.properties.p contains itself");
+    QTest::newRow("config section type") << QStringList() << QByteArray("server: 5\n") << 2
+                                         << QStringLiteral("config.yaml:1: server must be a mapping");
+    QTest::newRow("client tool schema that cannot be checked")
+        << QStringList() << QByteArray("clientTools:\n  - name: t\n    inputSchema: {prefixItems: []}\n") << 1
+        << QStringLiteral("clientTools: tool \"t\": inputSchema cannot be checked: keyword \"prefixItems\"");
 }
 
 void TestSwitchboardProcess::badInvocations()
