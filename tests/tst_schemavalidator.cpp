@@ -163,6 +163,11 @@ void TestSchemaValidator::uncheckableSchemasAreRefused_data()
                                 << QStringLiteral("leads back to itself");
     QTest::newRow("$ref to itself") << QByteArray(R"({"properties":{"a":{"$ref":"#/properties/a"}}})")
                                     << QStringLiteral("leads back to itself");
+    QTest::newRow("$ref cycle through allOf")
+        << QByteArray(R"({"allOf":[{"$ref":"#"}]})") << QStringLiteral("$ref at /allOf/0 leads back to itself");
+    QTest::newRow("$ref cycle through not and anyOf") << QByteArray(
+        R"({"definitions":{"a":{"not":{"anyOf":[{"$ref":"#/definitions/a"}]}}},"$ref":"#/definitions/a"})")
+                                                      << QStringLiteral("leads back to itself");
     // valijson threw and, built without exceptions, aborted.
     QTest::newRow("malformed keyword") << QByteArray(R"({"type":5})") << QStringLiteral("not a valid JSON schema");
     QTest::newRow("malformed pattern") << QByteArray(R"({"properties":{"a":{"pattern":"(unclosed"}}})")

@@ -461,6 +461,19 @@ void TestSwitchboardProcess::badInvocations_data()
     QTest::newRow("token with a space") << QStringList() << QByteArray() << 2
                                         << QStringLiteral("SWITCHBOARD_TOKEN contains whitespace")
                                         << QStringLiteral("sb_process-test-token 0123456789abcdef");
+    // These aborted (exit 134), crashed or were ignored (issue 8, item 15).
+    QTest::newRow("config complex key") << QStringList() << QByteArray("? [a, b]\n: 1\n") << 2
+                                        << QStringLiteral("config.yaml:1: the document has a key that is a list")
+                                        << QString();
+    QTest::newRow("config recursive anchor")
+        << QStringList() << QByteArray("clientTools:\n  - name: t\n    inputSchema: &s {properties: {p: *s}}\n") << 2
+        << QStringLiteral("config.yaml:3: clientTools[0].inputSchema.properties.p contains itself") << QString();
+    QTest::newRow("config section type") << QStringList() << QByteArray("server: 5\n") << 2
+                                         << QStringLiteral("config.yaml:1: server must be a mapping") << QString();
+    QTest::newRow("client tool schema that cannot be checked")
+        << QStringList() << QByteArray("clientTools:\n  - name: t\n    inputSchema: {prefixItems: []}\n") << 1
+        << QStringLiteral("clientTools: tool \"t\": inputSchema cannot be checked: keyword \"prefixItems\"")
+        << QString();
 }
 
 void TestSwitchboardProcess::badInvocations()

@@ -14,6 +14,7 @@
 #include <QUrl>
 
 #include <cmath>
+#include <map>
 #include <optional>
 #include <set>
 
@@ -226,6 +227,8 @@ public:
         , m_rewritten(root)
     {
         walk(root, std::string(), 0);
+        if (problems.isEmpty())
+            findEndlessRecursion();
     }
 
     QStringList problems;
@@ -253,7 +256,10 @@ private:
                 rewritten[key == "pattern" ? PatternKeyword : FormatKeyword] = *it;
                 rewritten.erase(key);
             } else if (key == "$ref") {
-                followReference(*it, pointer, depth);
+                if (const auto target = resolve(*it, pointer)) {
+                    m_sameValue[pointer].push_back(*target);
+                    walk(m_root.at(json::json_pointer(*target)), *target, depth + 1);
+                }
             } else if (key == "patternProperties") {
                 usesPatternProperties = true;
                 if (it->is_object()) {
@@ -262,16 +268,26 @@ private:
                 }
             } else if (key == "properties" || key == "definitions" || key == "$defs" || key == "dependencies") {
                 if (it->is_object()) {
-                    for (auto sub = it->begin(); sub != it->end(); ++sub)
-                        child(*sub, path + '/' + escapeToken(sub.key()));
+                    for (auto sub = it->begin(); sub != it->end(); ++sub) {
+                        const std::string subPath = path + '/' + escapeToken(sub.key());
+                        if (key == "dependencies" && sub->is_object())
+                            m_sameValue[pointer].push_back(subPath);
+                        child(*sub, subPath);
+                    }
                 }
             } else if (key == "allOf" || key == "anyOf" || key == "oneOf" || (key == "items" && it->is_array())) {
                 if (it->is_array()) {
-                    for (std::size_t i = 0; i < it->size(); ++i)
-                        child((*it)[i], path + '/' + std::to_string(i));
+                    for (std::size_t i = 0; i < it->size(); ++i) {
+                        const std::string subPath = path + '/' + std::to_string(i);
+                        if (key != "items")
+                            m_sameValue[pointer].push_back(subPath);
+                        child((*it)[i], subPath);
+                    }
                 }
             } else if (key == "items" || key == "additionalItems" || key == "additionalProperties" || key == "contains"
                 || key == "propertyNames" || key == "if" || key == "then" || key == "else" || key == "not") {
+                if (key == "if" || key == "then" || key == "else" || key == "not")
+                    m_sameValue[pointer].push_back(path);
                 child(*it, path);
             }
         }
@@ -304,29 +320,42 @@ private:
         }
     }
 
-    // A chain of $refs that comes back to itself would send valijson into endless recursion.
-    void followReference(const json& reference, const std::string& from, int depth)
+    // A $ref that leads back to where it started without descending into the value (through
+    // other $refs, allOf, anyOf, oneOf, not, if/then/else or dependencies) would apply the same
+    // schema to the same value forever: valijson recursed until the stack overflowed.
+    void findEndlessRecursion()
     {
-        std::set<std::string> chain{from};
-        std::optional<std::string> target = resolve(reference, from);
-        const std::string first = target.value_or(std::string());
-        while (target) {
-            if (!chain.insert(*target).second) {
-                problems << QStringLiteral("$ref at %1 leads back to itself").arg(where(from));
+        std::map<std::string, int> state; // absent: not seen; 1: on the current path; 2: done
+        for (const auto& [from, targets] : m_sameValue) {
+            if (!state.count(from) && leadsBack(from, &state))
                 return;
-            }
-            const json& schema = m_root.at(json::json_pointer(*target));
-            if (!schema.is_object() || !schema.contains("$ref"))
-                break;
-            target = resolve(schema["$ref"], *target);
         }
-        if (target)
-            walk(m_root.at(json::json_pointer(first)), first, depth + 1);
+    }
+
+    bool leadsBack(const std::string& from, std::map<std::string, int>* state)
+    {
+        (*state)[from] = 1;
+        if (const auto edges = m_sameValue.find(from); edges != m_sameValue.end()) {
+            for (const std::string& next : edges->second) {
+                const auto seen = state->find(next);
+                if (seen != state->end() && seen->second == 1) {
+                    problems << QStringLiteral("$ref at %1 leads back to itself without descending into the value")
+                                    .arg(where(from));
+                    return true;
+                }
+                if (seen == state->end() && leadsBack(next, state))
+                    return true;
+            }
+        }
+        (*state)[from] = 2;
+        return false;
     }
 
     const json& m_root;
     json m_rewritten;
     std::set<std::string> m_visited;
+    // Schema locations that apply to the same value as another (allOf/…, not, $ref, …).
+    std::map<std::string, std::vector<std::string>> m_sameValue;
 };
 
 // Draft 6 and later count 2.0 as an integer; valijson 1.0 does not. Numerically equal values are
