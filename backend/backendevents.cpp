@@ -23,6 +23,7 @@ void BackendEvents::publishCallFinished(const ToolCall& call)
 
 void BackendEvents::publishCallChanged(const ToolCall& call)
 {
+    Q_EMIT callChanged(call);
     queue(call);
 }
 
