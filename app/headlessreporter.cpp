@@ -1,6 +1,5 @@
 #include "headlessreporter.h"
 
-#include "backgroundpriority.h"
 #include "printabletext.h"
 
 #include <QDateTime>
@@ -10,9 +9,8 @@
 HeadlessReporter::HeadlessReporter(QObject* parent)
     : QObject(parent)
 {
-    // Without a window the main thread only writes this log: bookkeeping that must not take the
-    // CPU from serving calls.
-    BackgroundPriority::applyToCurrentThread();
+    // The main thread stays at normal priority although it mostly writes this log: it also ends
+    // the process on SIGTERM (writing history), which must not starve on a busy core.
 }
 
 QByteArray HeadlessReporter::formatLine(const ToolCall& call, qint64 utcOffsetMs)

@@ -8,6 +8,7 @@
 #include "config/switchboardconfig.h"
 #include "headlessreporter.h"
 #include "mainwindow.h"
+#include "store/statedirectory.h"
 
 #include <QApplication>
 #include <QSocketNotifier>
@@ -126,6 +127,12 @@ int main(int argc, char** argv)
         = QStringLiteral("Switchboard is an operator console: every tool call you make here is shown live to a person. "
                          "Call echo to check that your wiring works.");
 
+    // Before anything is written into it (the token comes first): the state is the operator's alone.
+    if (!StateDirectory::prepare(options.stateDirectory, &error)) {
+        std::fprintf(stderr, "switchboard: %s\n", qPrintable(error));
+        return 2;
+    }
+
     ServerToken token;
     if (!commandLine.noAuth) {
         if (!ServerToken::resolve(options.stateDirectory, qgetenv("SWITCHBOARD_TOKEN"), &token, &error)) {
@@ -166,6 +173,12 @@ int main(int argc, char** argv)
         QObject::connect(backend.events(), &BackendEvents::callsUpdated, &reporter, &HeadlessReporter::report);
         QObject::connect(&backend, &Backend::historyWriteFailed, &reporter,
             [](const QString& message) { std::fprintf(stderr, "switchboard: warning: %s\n", qPrintable(message)); });
+        QObject::connect(&backend, &Backend::historyCallsLeftOut, &reporter, [](qint64 total) {
+            std::fprintf(stderr,
+                "switchboard: warning: %lld calls in all are not in history: they were left out while the disk "
+                "failed\n",
+                static_cast<long long>(total));
+        });
         QObject::connect(&backend, &Backend::historyNotice, &reporter,
             [](const QString& message) { std::fprintf(stderr, "switchboard: %s\n", qPrintable(message)); });
         QObject::connect(&backend, &Backend::workspaceStateProblem, &reporter,

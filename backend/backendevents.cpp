@@ -27,7 +27,9 @@ void BackendEvents::publishCallFinished(const ToolCall& call)
 
 void BackendEvents::publishCallChanged(const ToolCall& call)
 {
-    queue(call.withBoundedText());
+    const ToolCall bounded = call.withBoundedText();
+    Q_EMIT callChanged(bounded);
+    queue(bounded);
 }
 
 void BackendEvents::queue(const ToolCall& call)

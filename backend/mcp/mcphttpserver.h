@@ -62,6 +62,9 @@ public:
     // Calls that wait for a person go through `broker` (approvals, client tools); without one every
     // tool runs at once. Set before listening.
     void setInteractionBroker(InteractionBroker* broker) { m_environment.interactions = broker; }
+    // While `feed` says history has no room, new tools/call requests wait (back-pressure). Set before
+    // listening.
+    void setHistoryFeed(HistoryFeed* feed) { m_environment.history = feed; }
 
     // Sends a notification to every session's notification stream (e.g. tools/list_changed).
     void broadcast(const nlohmann::json& notification);

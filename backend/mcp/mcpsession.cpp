@@ -4,6 +4,7 @@
 #include "interaction/clienttool.h"
 #include "interaction/interactionbroker.h"
 #include "mcp/protocolversion.h"
+#include "store/historyfeed.h"
 #include "tools/toolcallcontext.h"
 #include "tools/toolregistry.h"
 #include "tools/toolrouter.h"
@@ -131,7 +132,11 @@ void McpSession::handleMessage(
 
     const std::string& method = message.method;
     if (method == "tools/call") {
-        handleToolsCall(message, rawText, channel);
+        HistoryFeed* history = m_environment->history;
+        if (history && (!m_heldForHistory.empty() || !history->hasRoom()))
+            holdForHistory(message, rawText, channel);
+        else
+            handleToolsCall(message, rawText, channel);
     } else if (method == "ping") {
         reply(channel, JsonRpc::makeResult(message.id, json::object()));
     } else if (method == "tools/list") {
@@ -190,6 +195,43 @@ json McpSession::handleToolsList(const JsonRpc::Message& message)
     if (more)
         result["nextCursor"] = encodeCursor(lastName);
     return JsonRpc::makeResult(message.id, std::move(result));
+}
+
+// History's queue is full: the call waits, unread and unrun, until the writer has caught up, so
+// that every answered call is kept (back-pressure: its client hears nothing until then). Later
+// calls of this session wait behind it, in order.
+void McpSession::holdForHistory(
+    const JsonRpc::Message& message, const QByteArray& rawText, const std::shared_ptr<ResponseChannel>& channel)
+{
+    // The message points into its POST's document, which is gone by the time the call resumes.
+    m_heldForHistory.push_back({*message.raw, rawText, channel});
+    if (m_heldForHistory.size() == 1) {
+        QPointer<McpSession> self(this);
+        m_environment->history->whenRoom(this, [self] {
+            if (self)
+                self->resumeHeldCalls();
+        });
+    }
+}
+
+void McpSession::resumeHeldCalls()
+{
+    HistoryFeed* history = m_environment->history;
+    while (!m_heldForHistory.empty() && history->hasRoom()) {
+        HeldCall held = std::move(m_heldForHistory.front());
+        m_heldForHistory.pop_front();
+        // A call whose connection closed while it waited was never run and is owed no answer.
+        if (held.channel && !held.channel->isOpen())
+            continue;
+        handleToolsCall(JsonRpc::classify(held.document), held.rawText, held.channel);
+    }
+    if (!m_heldForHistory.empty()) {
+        QPointer<McpSession> self(this);
+        history->whenRoom(this, [self] {
+            if (self)
+                self->resumeHeldCalls();
+        });
+    }
 }
 
 ToolCall McpSession::newRecord(
