@@ -61,7 +61,8 @@ void StatusWarning::showNotice(const QString& summary, const QString& detail)
     // A notice never hides a problem that is still there; it waits in the events.
     if (m_state == State::Problem)
         return;
-    setState(State::Notice, QStringLiteral("ⓘ ") + summary, QStringLiteral("#b36b00"),
+    // No symbol: the common fonts lack an information sign, and a box would show instead.
+    setState(State::Notice, summary + QStringLiteral(" — ") + tr("click to read"), QStringLiteral("#b36b00"),
         detail + QStringLiteral("\n\n") + tr("Click to read it and the recent events."));
 }
 

@@ -154,6 +154,7 @@ int main(int argc, char** argv)
                 "(%lld MB after malloc_trim); the log holds %d rows\n",
         calls, qlonglong(megabytes), double(sending.elapsed()) / 1000.0, baseline / 1024, after / 1024,
         afterTrim / 1024, model->rowCount());
+    std::fflush(stdout);
 
     // One 3 MB call, selected in the log while a 10 ms timer measures the event loop's lateness.
     client.echo(5, messageOf(3 * 1024 * 1024, 999));
@@ -195,6 +196,7 @@ int main(int argc, char** argv)
                 "%lld ms after selecting (%d characters)\n",
         qlonglong(window.inspector()->call().request.size()), qlonglong(longest), qlonglong(lastChange - selectedAt),
         lastChars);
+    std::fflush(stdout);
     backend.stop();
     return 0;
 }
