@@ -4,6 +4,7 @@
 #include "auth/servertoken.h"
 #include "backend.h"
 #include "backendevents.h"
+#include "calllogmodel.h"
 #include "commandline.h"
 #include "config/switchboardconfig.h"
 #include "headlessreporter.h"
@@ -193,6 +194,7 @@ int main(int argc, char** argv)
     // Lets desktops match the window to switchboard.desktop and its icon.
     QGuiApplication::setDesktopFileName(QStringLiteral("switchboard"));
     MainWindow window(&backend, config.callLogRows, commandLine.noAuth);
+    window.callLogModel()->setByteBudget(config.callLogBytes);
     window.show();
     return app->exec();
 }

@@ -1,5 +1,6 @@
 // CallInspector and JsonHighlighter: pretty JSON (raw text when it does not parse), a running call
-// that says so, in-place refreshes that keep the scroll position, and distinguishable colours.
+// that says so, in-place refreshes that keep the scroll position, distinguishable colours, large
+// bodies formatted off the GUI thread and added in pages, and previews that ask for the whole call.
 
 #include "callinspector.h"
 #include "jsonhighlighter.h"
@@ -7,6 +8,7 @@
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QScrollBar>
+#include <QSignalSpy>
 #include <QTabWidget>
 #include <QTest>
 #include <QTextBlock>
@@ -28,6 +30,21 @@ ToolCall runningCall()
         = R"({"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi"}}})";
     call.startedAtMs = 1'700'000'000'123;
     call.status = CallStatus::Running;
+    return call;
+}
+
+// A finished call whose response is about `bytes` of JSON in many short lines once pretty-printed.
+ToolCall largeCall(qint64 id, qsizetype bytes, char fill = 'x')
+{
+    ToolCall call = runningCall();
+    call.id = id;
+    call.status = CallStatus::Ok;
+    call.durationUs = 1000;
+    QByteArray items;
+    const QByteArray item = QByteArray("{\"n\":1,\"s\":\"") + QByteArray(40, fill) + "\"}";
+    while (items.size() < bytes)
+        items += (items.isEmpty() ? "" : ",") + item;
+    call.response = R"({"jsonrpc":"2.0","id":7,"result":{"items":[)" + items + "]}}";
     return call;
 }
 
@@ -159,6 +176,138 @@ private Q_SLOTS:
         other.response = R"({"jsonrpc":"2.0","id":8,"result":{}})";
         inspector.setCall(other);
         QCOMPARE(scrollBar->value(), 0);
+    }
+
+    void largeBodyIsFormattedOffTheGuiThreadAndAddedInPages()
+    {
+        CallInspector inspector;
+        inspector.resize(600, 400);
+        inspector.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&inspector));
+        child<QTabWidget>(inspector, "inspectorTabs")->setCurrentIndex(1);
+        auto* response = child<QPlainTextEdit>(inspector, "responseText");
+        qsizetype largestInsert = 0;
+        connect(response->document(), &QTextDocument::contentsChange, &inspector,
+            [&largestInsert](int, int, int added) { largestInsert = qMax<qsizetype>(largestInsert, added); });
+        QSignalSpy finished(&inspector, &CallInspector::renderingFinished);
+
+        const ToolCall call = largeCall(1, 3 * 1024 * 1024);
+        inspector.setCall(call);
+        // setCall returns before the formatting is done: the header is there, the body follows.
+        QCOMPARE(child<QLabel>(inspector, "statusLabel")->text(), QStringLiteral("ok"));
+        QVERIFY(inspector.isRendering());
+        QVERIFY(response->document()->characterCount() < 100);
+        QVERIFY(response->placeholderText().startsWith(QStringLiteral("Formatting")));
+
+        QVERIFY(finished.wait(60'000));
+        QVERIFY(!inspector.isRendering());
+        const QString expected = CallInspector::prettyJson(call.response);
+        QCOMPARE(response->toPlainText(), expected);
+        // The text arrived a page at a time, never the whole of it in one event-loop iteration.
+        QVERIFY2(largestInsert <= CallInspector::PageChars, qPrintable(QString::number(largestInsert)));
+        QVERIFY(response->document()->blockCount() > 1000);
+
+        // Only the top is coloured.
+        const QTextBlock first = response->document()->firstBlock();
+        QTRY_VERIFY(!first.layout()->formats().isEmpty());
+        const QTextBlock late = response->document()->findBlock(int(CallInspector::MaxHighlightedChars) + 1000);
+        QVERIFY(late.isValid());
+        QVERIFY(late.layout()->formats().isEmpty());
+    }
+
+    void staleFormattingNeverReplacesTheSelectedCall()
+    {
+        CallInspector inspector;
+        inspector.show();
+        QSignalSpy finished(&inspector, &CallInspector::renderingFinished);
+        auto* response = child<QPlainTextEdit>(inspector, "responseText");
+
+        // Two large calls in a row: formatting is first in, first out, so when the second is shown
+        // the first has finished too, and was dropped.
+        const ToolCall first = largeCall(1, 1024 * 1024, 'a');
+        const ToolCall second = largeCall(2, 1024 * 1024, 'b');
+        inspector.setCall(first);
+        inspector.setCall(second);
+        QTRY_VERIFY_WITH_TIMEOUT(!inspector.isRendering(), 60'000);
+        QCOMPARE(response->toPlainText(), CallInspector::prettyJson(second.response));
+
+        // A small call selected while a large one formats shows at once and stays.
+        inspector.setCall(largeCall(3, 1024 * 1024, 'c'));
+        ToolCall small = runningCall();
+        small.id = 4;
+        small.status = CallStatus::Ok;
+        small.response = R"({"jsonrpc":"2.0","id":4,"result":{"small":true}})";
+        finished.clear();
+        inspector.setCall(small);
+        QVERIFY(!inspector.isRendering());
+        QCOMPARE(response->toPlainText(), CallInspector::prettyJson(small.response));
+        // The cancelled work ends before a later call's (one formatting thread, first in, first
+        // out); its result never shows.
+        const ToolCall later = largeCall(5, 200 * 1024, 'd');
+        inspector.setCall(later);
+        QVERIFY(finished.wait(60'000));
+        QTRY_VERIFY_WITH_TIMEOUT(!inspector.isRendering(), 60'000);
+        QCOMPARE(response->toPlainText(), CallInspector::prettyJson(later.response));
+    }
+
+    void longLinesAreBrokenForDisplay()
+    {
+        CallInspector inspector;
+        ToolCall call = runningCall();
+        call.status = CallStatus::Ok;
+        const QString text(3 * CallInspector::MaxLineChars + 5, QLatin1Char('z'));
+        call.response = "{\"result\":\"" + text.toUtf8() + "\"}";
+        QSignalSpy finished(&inspector, &CallInspector::renderingFinished);
+        inspector.setCall(call);
+        QTRY_VERIFY_WITH_TIMEOUT(!inspector.isRendering(), 60'000);
+        auto* response = child<QPlainTextEdit>(inspector, "responseText");
+        const QString shown = response->toPlainText();
+        QVERIFY(shown.size() > text.size());
+        QString joined = shown;
+        joined.remove(QLatin1Char('\n'));
+        QVERIFY(joined.contains(text));
+        for (QTextBlock block = response->document()->firstBlock(); block.isValid(); block = block.next())
+            QVERIFY(block.length() <= CallInspector::MaxLineChars + 1);
+    }
+
+    void previewSaysSoAndAsksForTheWholeCall()
+    {
+        CallInspector inspector;
+        inspector.show();
+        ToolCall preview = largeCall(9, 200 * 1024);
+        preview.request = "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\","
+                          "\"arguments\":{\"message\":\"hello, this is cut";
+        preview.response = preview.response.left(4096);
+        QSignalSpy requested(&inspector, &CallInspector::fullCallRequested);
+        inspector.setCallPreview(preview, QStringLiteral("Loading… <a href=\"load\">Load it again</a>"));
+        QVERIFY(inspector.isPreview());
+        auto* note = child<QLabel>(inspector, "previewNote");
+        QVERIFY(note->isVisible());
+        QVERIFY(note->text().contains(QStringLiteral("Loading")));
+        // The cut request's arguments show as the text that follows "arguments".
+        QCOMPARE(child<QPlainTextEdit>(inspector, "argumentsText")->toPlainText(),
+            QStringLiteral("{\"message\":\"hello, this is cut"));
+        QCOMPARE(child<QPlainTextEdit>(inspector, "responseText")->toPlainText(), QString::fromUtf8(preview.response));
+
+        Q_EMIT note->linkActivated(QStringLiteral("load"));
+        QCOMPARE(requested.size(), 1);
+        QCOMPARE(requested.at(0).at(0).toLongLong(), qint64(9));
+
+        // The whole call replaces the preview and the note goes.
+        inspector.setCall(largeCall(9, 200 * 1024));
+        QVERIFY(!inspector.isPreview());
+        QVERIFY(!note->isVisible());
+    }
+
+    void longErrorIsShortenedInTheLabel()
+    {
+        CallInspector inspector;
+        inspector.show();
+        ToolCall call = runningCall();
+        call.status = CallStatus::Error;
+        call.error = QString(100'000, QLatin1Char('e'));
+        inspector.setCall(call);
+        QCOMPARE(child<QLabel>(inspector, "errorLabel")->text().size(), CallInspector::MaxErrorChars + 1);
     }
 
     void highlighterColoursEachKindOfToken()

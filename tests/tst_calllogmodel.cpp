@@ -1,5 +1,6 @@
-// CallLogModel: batches insert in one go, known calls update in place, the capacity trims the
-// oldest rows, and calls older than the shown ones (history loaded after live calls) land sorted.
+// CallLogModel: batches insert in one go, known calls update in place, the capacity and the byte
+// budget trim the oldest rows, rows keep previews of large bodies, and calls older than the shown
+// ones (history loaded after live calls) land sorted.
 
 #include "calllogmodel.h"
 #include "modelroles.h"
@@ -31,6 +32,18 @@ ToolCallList makeCalls(const QList<qint64>& ids)
     for (qint64 id : ids)
         calls.append(makeCall(id));
     return calls;
+}
+
+// A finished call whose request and response are each `bytes` long (a tools/call and its answer).
+ToolCall makeLargeCall(qint64 id, qsizetype bytes)
+{
+    ToolCall call = makeCall(id);
+    const QByteArray head
+        = QByteArray("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\","
+                     "\"arguments\":{\"message\":\"");
+    call.request = head + QByteArray(bytes - head.size() - 4, 'q') + "\"}}}";
+    call.response = "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"text\":\"" + QByteArray(bytes - 43, 'r') + "\"}}";
+    return call;
 }
 
 QList<qint64> idsOf(const CallLogModel& model)
@@ -192,6 +205,94 @@ private Q_SLOTS:
         QVERIFY(!model.indexOfCall(0).isValid());
         QVERIFY(!model.indexOfCall(1000).isValid());
         QCOMPARE(model.callAt(2).id, qint64(15));
+    }
+
+    void keepsPreviewsOfLargeBodies()
+    {
+        CallLogModel model(100);
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        ToolCall large = makeLargeCall(1, 1024 * 1024);
+        large.status = CallStatus::Error;
+        large.error = QString(100'000, QLatin1Char('e'));
+        ToolCall small = makeCall(2);
+        small.request = R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo"}})";
+        model.applyUpdates({large, small});
+
+        const ToolCall& kept = model.callAt(0);
+        QCOMPARE(kept.request, large.request.left(CallLogModel::PreviewBytes));
+        QCOMPARE(kept.response, large.response.left(CallLogModel::PreviewBytes));
+        QCOMPARE(kept.error, large.error.left(CallLogModel::PreviewBytes));
+        const CallPreview preview = model.previewAt(0);
+        QVERIFY(preview.truncated);
+        QCOMPARE(preview.requestBytes, large.request.size());
+        QCOMPARE(preview.responseBytes, large.response.size());
+        QCOMPARE(preview.errorChars, large.error.size());
+        QCOMPARE(model.index(0, CallColumns::ToolColumn).data().toString(), QStringLiteral("echo"));
+
+        // Small calls are kept whole and say so.
+        QCOMPARE(model.callAt(1).request, small.request);
+        QVERIFY(!model.previewAt(1).truncated);
+
+        // An update of a large call is cut again; the accounting follows.
+        const qint64 before = model.retainedBytes();
+        ToolCall finished = large;
+        finished.status = CallStatus::Ok;
+        finished.error.clear();
+        model.applyUpdates({finished});
+        QCOMPARE(model.callAt(0).status, CallStatus::Ok);
+        QCOMPARE(model.callAt(0).request.size(), CallLogModel::PreviewBytes);
+        QCOMPARE(model.retainedBytes(), before - CallLogModel::PreviewBytes * qint64(sizeof(QChar)));
+    }
+
+    void boundedByBytes()
+    {
+        // 300 one-megabyte calls (the issue's case): what the rows retain stays far below the
+        // bodies' size and within the budget.
+        CallLogModel model(10'000);
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QCOMPARE(model.byteBudget(), CallLogModel::DefaultByteBudget);
+        for (qint64 id = 1; id <= 300; ++id)
+            model.applyUpdates({makeLargeCall(id, 1024 * 1024)});
+        QCOMPARE(model.rowCount(), 300);
+        QVERIFY(model.retainedBytes() <= model.byteBudget());
+        QVERIFY2(model.retainedBytes() < 300 * (2 * CallLogModel::PreviewBytes + 1024),
+            qPrintable(QString::number(model.retainedBytes())));
+        for (int row = 0; row < model.rowCount(); ++row) {
+            QVERIFY(model.callAt(row).request.size() <= CallLogModel::PreviewBytes);
+            QVERIFY(model.callAt(row).response.size() <= CallLogModel::PreviewBytes);
+        }
+    }
+
+    void byteBudgetDropsTheOldestRows()
+    {
+        CallLogModel model(10'000);
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setByteBudget(1); // raised to the smallest budget
+        QCOMPARE(model.byteBudget(), CallLogModel::MinByteBudget);
+        QSignalSpy dropped(&model, &CallLogModel::rowsDropped);
+        ToolCallList batch;
+        for (qint64 id = 1; id <= 1000; ++id)
+            batch.append(makeLargeCall(id, 64 * 1024));
+        model.applyUpdates(batch);
+        QVERIFY(model.retainedBytes() <= model.byteBudget());
+        QVERIFY(model.rowCount() < 1000);
+        QVERIFY(model.rowCount() > 50);
+        QCOMPARE(model.droppedCount(), qint64(1000 - model.rowCount()));
+        QVERIFY(!dropped.isEmpty());
+        // The newest calls stay, in order.
+        QCOMPARE(model.callAt(model.rowCount() - 1).id, qint64(1000));
+        QCOMPARE(model.callAt(0).id, qint64(1000 - model.rowCount() + 1));
+
+        // A larger budget keeps more; a smaller one trims at once.
+        model.setByteBudget(4 * CallLogModel::MinByteBudget);
+        model.applyUpdates({makeLargeCall(1001, 64 * 1024)});
+        const int rows = model.rowCount();
+        model.setByteBudget(CallLogModel::MinByteBudget);
+        QVERIFY(model.rowCount() < rows);
+        QVERIFY(model.retainedBytes() <= CallLogModel::MinByteBudget);
+
+        model.clear();
+        QCOMPARE(model.retainedBytes(), qint64(0));
     }
 
     void clearResets()

@@ -104,6 +104,7 @@ private Q_SLOTS:
     void queryFiltersAndPages_data();
     void queryFiltersAndPages();
     void queryTextIsNotAWildcard();
+    void queryByCallId();
     void prunesBeyondMaxCalls();
     void unopenableDatabaseIsAClearError();
     void readerDoesNotBlockWrites();
@@ -257,6 +258,36 @@ void TestHistoryStore::queryFiltersAndPages()
         foundIds << call.id;
     QCOMPARE(foundIds, ids);
     QCOMPARE(more, hasMore);
+}
+
+void TestHistoryStore::queryByCallId()
+{
+    // The inspector's whole call behind a live-log preview: one call by id, bodies complete.
+    QTemporaryDir dir;
+    HistoryStore store(dir.filePath(QStringLiteral("h.sqlite")));
+    QString error;
+    QVERIFY(store.open(&error));
+    ToolCallList calls;
+    for (int i = 1; i <= 5; ++i)
+        calls << makeCall(i, CallStatus::Ok, QStringLiteral("echo"));
+    calls[2].response = QByteArray(1024 * 1024, 'r');
+    store.record(calls);
+
+    HistoryQuery query;
+    query.callId = 3;
+    query.limit = 1;
+    bool more = true;
+    const auto found = answer(
+        store, 4, [&] { store.query(4, query); }, &more);
+    QCOMPARE(found.size(), 1);
+    QCOMPARE(found.first().id, qint64(3));
+    QCOMPARE(found.first().response, calls.at(2).response);
+    QVERIFY(!more);
+
+    query.callId = 99;
+    QVERIFY(answer(
+        store, 5, [&] { store.query(5, query); }, &more)
+                .isEmpty());
 }
 
 void TestHistoryStore::queryTextIsNotAWildcard()

@@ -1,7 +1,9 @@
 // MainWindow against a real Backend: a real MCP client (QNetworkAccessManager speaking Streamable
 // HTTP) makes a call, and the test looks for it where a person would: in the call log, in the
-// inspector after clicking the row, in History; and checks the filter, the token handling and the
-// Connect dialog.
+// inspector after clicking the row, in History; and checks the filter, the token handling, the
+// Connect dialog, a large call's preview and whole call, and what the status bar says about history
+// and workspace-state problems. Each test function makes the calls it needs, so any one runs alone
+// (`tst_mainwindow <function>`) or in any order.
 
 #include "backend.h"
 #include "callinspector.h"
@@ -15,6 +17,7 @@
 #include "mainwindow.h"
 #include "modelroles.h"
 #include "snippetwidget.h"
+#include "statuswarning.h"
 
 #include <QAction>
 #include <QClipboard>
@@ -83,12 +86,20 @@ private Q_SLOTS:
     void statusBarReportsHistoryFailuresAndDroppedRows();
     void newWindowLoadsRecentCalls();
     void noAuthIsShownInRed();
+    void largeCallShowsItsPreviewThenTheWholeCall();
+    void statusBarShowsWorkspaceStateAndHistoryProblemsUntilResolved();
 
 private:
     // Posts one JSON-RPC message to the MCP endpoint and returns the JSON answer (empty for 202).
     QJsonObject post(const QJsonObject& message, int expectedStatus);
     QModelIndex echoRow() const;
+    QModelIndex rowWithRequestContaining(const QByteArray& text) const;
     QJsonObject callEcho(int id, const QString& text);
+    // Opens the MCP session the calls go through, once.
+    bool ensureSession();
+    // Makes the echo call with `message` unless the live log still shows one.
+    bool ensureEchoCall();
+    int m_nextRequestId = 1000;
 
     QTemporaryDir m_stateDir;
     std::unique_ptr<Backend> m_backend;
@@ -175,8 +186,10 @@ QModelIndex TestMainWindow::echoRow() const
     return {};
 }
 
-void TestMainWindow::callShowsInLogAndInspector()
+bool TestMainWindow::ensureSession()
 {
+    if (!m_sessionId.isEmpty())
+        return true;
     const QJsonObject initialize
         = post(QJsonObject{{QStringLiteral("jsonrpc"), QStringLiteral("2.0")}, {QStringLiteral("id"), 1},
                    {QStringLiteral("method"), QStringLiteral("initialize")},
@@ -187,25 +200,50 @@ void TestMainWindow::callShowsInLogAndInspector()
                                QJsonObject{{QStringLiteral("name"), QStringLiteral("gui-test")},
                                    {QStringLiteral("version"), QStringLiteral("0.9")}}}}}},
             200);
-    QVERIFY2(initialize.contains(QLatin1String("result")), QJsonDocument(initialize).toJson().constData());
-    QVERIFY(!m_sessionId.isEmpty());
+    if (!initialize.contains(QLatin1String("result")) || m_sessionId.isEmpty()) {
+        qWarning("initialize failed: %s", QJsonDocument(initialize).toJson().constData());
+        return false;
+    }
     m_protocolVersion
         = initialize[QLatin1String("result")].toObject()[QLatin1String("protocolVersion")].toString().toUtf8();
-
     post(QJsonObject{{QStringLiteral("jsonrpc"), QStringLiteral("2.0")},
              {QStringLiteral("method"), QStringLiteral("notifications/initialized")}},
         202);
+    return true;
+}
+
+bool TestMainWindow::ensureEchoCall()
+{
+    if (echoRow().isValid())
+        return true;
+    if (!ensureSession())
+        return false;
+    const QJsonObject answer = callEcho(m_nextRequestId++, message);
+    if (!answer.contains(QLatin1String("result"))) {
+        qWarning("echo failed: %s", QJsonDocument(answer).toJson().constData());
+        return false;
+    }
+    return QTest::qWaitFor([this] { return echoRow().isValid(); }, TimeoutMs);
+}
+
+QModelIndex TestMainWindow::rowWithRequestContaining(const QByteArray& text) const
+{
+    CallLogModel* model = m_window->callLogModel();
+    for (int row = model->rowCount() - 1; row >= 0; --row) {
+        if (model->callAt(row).request.contains(text))
+            return model->index(row, CallColumns::ToolColumn);
+    }
+    return {};
+}
+
+void TestMainWindow::callShowsInLogAndInspector()
+{
+    QVERIFY(ensureSession());
     auto* sessions = m_window->findChild<QLabel*>(QStringLiteral("sessionsLabel"));
     QVERIFY(sessions);
     QTRY_COMPARE_WITH_TIMEOUT(sessions->text(), QStringLiteral("1 session"), TimeoutMs);
 
-    const QJsonObject answer
-        = post(QJsonObject{{QStringLiteral("jsonrpc"), QStringLiteral("2.0")}, {QStringLiteral("id"), 2},
-                   {QStringLiteral("method"), QStringLiteral("tools/call")},
-                   {QStringLiteral("params"),
-                       QJsonObject{{QStringLiteral("name"), QStringLiteral("echo")},
-                           {QStringLiteral("arguments"), QJsonObject{{QStringLiteral("message"), message}}}}}},
-            200);
+    const QJsonObject answer = callEcho(m_nextRequestId++, message);
     QVERIFY2(answer.contains(QLatin1String("result")), QJsonDocument(answer).toJson().constData());
 
     // The row appears in the live log…
@@ -237,7 +275,7 @@ void TestMainWindow::callShowsInLogAndInspector()
 
 void TestMainWindow::filterHidesNonMatchingRows()
 {
-    QVERIFY(echoRow().isValid());
+    QVERIFY(ensureEchoCall());
     QLineEdit* filter = m_window->callLogView()->filterEdit();
     filter->setFocus();
     QTest::keyClicks(filter, QStringLiteral("nosuchword"));
@@ -300,6 +338,8 @@ void TestMainWindow::connectDialogMasksTheToken()
 
 void TestMainWindow::historyFindsTheCall()
 {
+    // Once the call is in the log, it has been handed to the history thread ahead of the search.
+    QVERIFY(ensureEchoCall());
     auto* action = m_window->findChild<QAction*>(QStringLiteral("historyAction"));
     QVERIFY(action);
     action->trigger();
@@ -345,12 +385,13 @@ QJsonObject TestMainWindow::callEcho(int id, const QString& text)
 
 void TestMainWindow::historyPagesThroughOlderCalls()
 {
+    QVERIFY(ensureSession());
     const int extra = 5;
     for (int i = 0; i < HistoryDialog::PageSize + extra; ++i)
         QVERIFY(callEcho(100 + i, QStringLiteral("paging test %1").arg(i)).contains(QLatin1String("result")));
     // History is written from the same batches the log shows: once the last call is in the log, it
     // has been handed to the history thread ahead of any query sent after this point.
-    QTRY_VERIFY_WITH_TIMEOUT(m_window->callLogModel()->rowCount() >= HistoryDialog::PageSize + extra + 1, TimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(rowWithRequestContaining("\"paging test 204\"").isValid(), TimeoutMs);
 
     m_window->showHistoryDialog();
     HistoryDialog* dialog = m_window->historyDialog();
@@ -388,22 +429,25 @@ void TestMainWindow::historyPagesThroughOlderCalls()
 
 void TestMainWindow::statusBarReportsHistoryFailuresAndDroppedRows()
 {
-    auto* warning = m_window->findChild<QLabel*>(QStringLiteral("historyWarningLabel"));
+    auto* warning = m_window->findChild<StatusWarning*>(QStringLiteral("historyWarningLabel"));
     auto* dropped = m_window->findChild<QLabel*>(QStringLiteral("droppedLabel"));
     QVERIFY(warning && dropped);
-    QVERIFY(!warning->isVisible());
     Q_EMIT m_backend->historyWriteFailed(QStringLiteral("database or disk is full"));
     QVERIFY(warning->isVisible());
+    QCOMPARE(warning->state(), StatusWarning::State::Problem);
     QVERIFY(warning->toolTip().contains(QStringLiteral("disk is full")));
     Q_EMIT m_backend->historyWriteRecovered();
-    QVERIFY(!warning->isVisible());
+    QCOMPARE(warning->state(), StatusWarning::State::Recovered);
+    QVERIFY(!warning->toolTip().contains(QStringLiteral("disk is full")));
 
-    // Calls beyond the log's capacity leave it, and the status bar says where they went.
-    QVERIFY(!dropped->isVisible());
+    // Calls beyond the log's capacity leave it, and the status bar says where they went. The
+    // synthetic calls come after every call the log has (or has had).
     CallLogModel* model = m_window->callLogModel();
     ToolCallList calls;
-    const qint64 firstId = model->callAt(model->rowCount() - 1).id + 1;
-    for (int i = 0; i < model->capacity(); ++i) {
+    const qint64 droppedBefore = model->droppedCount();
+    const qint64 firstId = (model->rowCount() > 0 ? model->callAt(model->rowCount() - 1).id : 0) + 1'000'000;
+    // One more than fits, even when the log starts empty (this test run alone).
+    for (int i = 0; i < model->capacity() + 1; ++i) {
         ToolCall call;
         call.id = firstId + i;
         call.tool = QStringLiteral("synthetic");
@@ -412,13 +456,19 @@ void TestMainWindow::statusBarReportsHistoryFailuresAndDroppedRows()
     }
     const int before = model->rowCount();
     model->applyUpdates(calls);
+    QCOMPARE(model->rowCount(), model->capacity());
     QVERIFY(dropped->isVisible());
-    QCOMPARE(dropped->text(), QStringLiteral("<a href=\"history\">%1 older calls are in History</a>").arg(before));
+    QCOMPARE(dropped->text(),
+        QStringLiteral("<a href=\"history\">%1 older calls are in History</a>").arg(droppedBefore + before + 1));
     QVERIFY(!dropped->text().contains(QLatin1String(token)));
+    // The synthetic ids are beyond the server's: leave the log as a new window starts, so later
+    // calls land in it whatever test runs next.
+    model->clear();
 }
 
 void TestMainWindow::newWindowLoadsRecentCalls()
 {
+    QVERIFY(ensureEchoCall());
     // A second window stands in for a restart: it starts with the calls history holds.
     MainWindow window(m_backend.get(), 1000, false);
     QTRY_VERIFY_WITH_TIMEOUT(window.callLogModel()->rowCount() >= 1, TimeoutMs);
@@ -453,6 +503,106 @@ void TestMainWindow::noAuthIsShownInRed()
         QVERIFY(!claude->copyText().contains(QStringLiteral("Authorization")));
     }
     backend.stop();
+}
+
+void TestMainWindow::largeCallShowsItsPreviewThenTheWholeCall()
+{
+    QVERIFY(ensureSession());
+    // A 300 KB message: far more than a row of the live log keeps.
+    QString large;
+    for (int i = 0; large.size() < 300'000; ++i)
+        large += QStringLiteral("large-%1 ").arg(i);
+    QVERIFY(callEcho(m_nextRequestId++, large).contains(QLatin1String("result")));
+    const QByteArray tail = large.right(40).toUtf8();
+    QModelIndex row;
+    QTRY_VERIFY_WITH_TIMEOUT((row = rowWithRequestContaining("large-0 large-1 ")).isValid(), TimeoutMs);
+    CallLogModel* model = m_window->callLogModel();
+    QTRY_COMPARE_WITH_TIMEOUT(model->callAt(row.row()).status, CallStatus::Ok, TimeoutMs);
+    // The row keeps a preview only.
+    QVERIFY(model->previewAt(row.row()).truncated);
+    QCOMPARE(model->callAt(row.row()).request.size(), CallLogModel::PreviewBytes);
+    QVERIFY(!model->callAt(row.row()).request.contains(tail));
+    QVERIFY(model->previewAt(row.row()).requestBytes > 300'000);
+
+    // Selecting it shows the preview with a note at once, then the whole call from history.
+    m_window->callLogView()->filterEdit()->clear();
+    QVERIFY(m_window->showCall(model->callAt(row.row()).id));
+    CallInspector* inspector = m_window->inspector();
+    QVERIFY(inspector->hasCall());
+    auto* note = inspector->findChild<QLabel*>(QStringLiteral("previewNote"));
+    QVERIFY(note);
+    if (inspector->isPreview()) {
+        // (The answer from history may already be here on a fast machine.)
+        QVERIFY(note->isVisible());
+        QVERIFY2(note->text().contains(QStringLiteral("Loading the whole call")), qPrintable(note->text()));
+    }
+    QTRY_VERIFY_WITH_TIMEOUT(!inspector->isPreview(), TimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(!inspector->isRendering(), TimeoutMs * 3);
+    QVERIFY(!note->isVisible());
+    QCOMPARE(inspector->call().request.size(), model->previewAt(row.row()).requestBytes);
+    QCOMPARE(inspector->call().response.size(), model->previewAt(row.row()).responseBytes);
+    auto* arguments = inspector->findChild<QPlainTextEdit*>(QStringLiteral("argumentsText"));
+    QString shown = arguments->toPlainText();
+    shown.remove(QLatin1Char('\n')); // long lines are broken for display
+    QVERIFY(shown.contains(QString::fromUtf8(tail)));
+    saveScreenshot(m_window.get(), "ui-large-call");
+}
+
+void TestMainWindow::statusBarShowsWorkspaceStateAndHistoryProblemsUntilResolved()
+{
+    auto* state = m_window->findChild<StatusWarning*>(QStringLiteral("workspaceStateWarningLabel"));
+    auto* history = m_window->findChild<StatusWarning*>(QStringLiteral("historyWarningLabel"));
+    QVERIFY(state && history);
+    QCOMPARE(state, m_window->workspaceStateStatus());
+    QCOMPARE(history, m_window->historyStatus());
+
+    // A workspace-state problem (the signal --headless prints) stays in the window.
+    const QString problem = QStringLiteral("pending questions and stored answers could not be saved: disk full");
+    Q_EMIT m_backend->workspaceStateProblem(problem);
+    QVERIFY(state->isVisible());
+    QCOMPARE(state->state(), StatusWarning::State::Problem);
+    QVERIFY(state->text().contains(QStringLiteral("not saved")));
+    QVERIFY(state->toolTip().contains(problem));
+    QVERIFY(state->events().last().contains(problem));
+    QVERIFY(statusBarText(m_window->statusBar()).contains(problem));
+    // Clicking shows the detail; a problem stays until it is resolved.
+    QTest::mouseClick(state, Qt::LeftButton);
+    auto* details = m_window->findChild<QWidget*>(QStringLiteral("statusWarningDetails"));
+    QVERIFY(details);
+    QTRY_VERIFY(details->isVisible());
+    details->close();
+    QCOMPARE(state->state(), StatusWarning::State::Problem);
+    QVERIFY(state->isVisible());
+    m_window->onWorkspaceStateRecovered();
+    QCOMPARE(state->state(), StatusWarning::State::Recovered);
+    QVERIFY(state->text().contains(QStringLiteral("saved again")));
+
+    // A history notice (calls left out of history) stays until the person has read it.
+    const QString notice = QStringLiteral("history caught up; 12 calls were left out of it");
+    Q_EMIT m_backend->historyNotice(notice);
+    QCOMPARE(history->state(), StatusWarning::State::Notice);
+    QVERIFY(history->isVisible());
+    QVERIFY(history->toolTip().contains(notice));
+    // A failure outranks the notice; the notice stays in the events.
+    Q_EMIT m_backend->historyWriteFailed(QStringLiteral("disk I/O error"));
+    QCOMPARE(history->state(), StatusWarning::State::Problem);
+    Q_EMIT m_backend->historyNotice(notice);
+    QCOMPARE(history->state(), StatusWarning::State::Problem);
+    QVERIFY(history->events().join(QLatin1Char('\n')).contains(notice));
+    Q_EMIT m_backend->historyWriteRecovered();
+    QCOMPARE(history->state(), StatusWarning::State::Recovered);
+    QVERIFY(history->isVisible());
+    QVERIFY(history->text().contains(QStringLiteral("saved again")));
+    Q_EMIT m_backend->historyNotice(notice);
+    QCOMPARE(history->state(), StatusWarning::State::Notice);
+    saveScreenshot(m_window.get(), "ui-status");
+    history->showDetails();
+    QCOMPARE(history->state(), StatusWarning::State::Idle);
+    QVERIFY(!history->isVisible());
+    // The details are window-modal: close them so later tests can click the window.
+    const auto boxes = m_window->findChildren<QWidget*>(QStringLiteral("statusWarningDetails"));
+    for (QWidget* box : boxes)
+        box->close();
 }
 
 QTEST_MAIN(TestMainWindow)

@@ -57,7 +57,7 @@ void TestSwitchboardConfig::readsEveryKey()
                                            "  maxBodyBytes: 1048576\n"
                                            "  toolsPageSize: 25\n"
                                            "  maxSessions: 8\n"
-                                           "console:\n  callLogRows: 500\n"
+                                           "console:\n  callLogRows: 500\n  callLogBytes: 8388608\n"
                                            "history:\n  maxCalls: 2000\n"),
                  &config, &error),
         qPrintable(error));
@@ -69,6 +69,7 @@ void TestSwitchboardConfig::readsEveryKey()
     QCOMPARE(config.toolsPageSize, 25);
     QCOMPARE(config.maxSessions, 8);
     QCOMPARE(config.callLogRows, 500);
+    QCOMPARE(config.callLogBytes, qint64(8388608));
     QCOMPARE(config.historyMaxCalls, qint64(2000));
 }
 
@@ -343,6 +344,8 @@ void TestSwitchboardConfig::errors_data()
         << QByteArray("clientTools: 5\n") << QStringLiteral(":1: clientTools must be a list of tools");
     QTest::newRow("rows too small") << QByteArray("console:\n  callLogRows: 3\n")
                                     << QStringLiteral("console.callLogRows must be between");
+    QTest::newRow("log bytes too small") << QByteArray("console:\n  callLogBytes: 1000\n")
+                                         << QStringLiteral("console.callLogBytes must be between");
 }
 
 void TestSwitchboardConfig::errors()

@@ -80,7 +80,7 @@ ApprovalWidget::ApprovalWidget(const PendingInteraction& interaction, QWidget* p
     m_arguments->setWordWrapMode(QTextOption::WrapAtWordBoundaryOrAnywhere);
     m_arguments->setPlaceholderText(tr("No arguments."));
     m_arguments->setMinimumHeight(QFontMetrics(m_arguments->font()).lineSpacing() * 4);
-    if (interaction.arguments.size() <= CallInspector::MaxHighlightedBytes)
+    if (interaction.arguments.size() <= CallInspector::MaxHighlightedChars)
         m_highlighter = new JsonHighlighter(m_arguments->document());
     const QString arguments = CallInspector::prettyJson(interaction.arguments);
     m_arguments->setPlainText(arguments == QStringLiteral("{}") ? QString() : arguments);

@@ -6,14 +6,21 @@
 #include <QDateTime>
 #include <QEvent>
 #include <QFontDatabase>
+#include <QFutureWatcher>
 #include <QGridLayout>
 #include <QLabel>
+#include <QLocale>
 #include <QPlainTextEdit>
+#include <QPromise>
 #include <QScrollBar>
 #include <QStackedWidget>
 #include <QTabWidget>
+#include <QTextCursor>
+#include <QThreadPool>
 #include <QTimeZone>
+#include <QTimer>
 #include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
 
 #include <nlohmann/json.hpp>
 
@@ -39,6 +46,19 @@ QLabel* captionLabel(const QString& text)
 bool isDark(const QPalette& palette)
 {
     return palette.color(QPalette::Base).lightness() < 128;
+}
+
+// One formatting thread for every inspector: selecting call after call queues (and cancels) work
+// there instead of taking every core from the server.
+QThreadPool* formattingPool()
+{
+    static QThreadPool* pool = [] {
+        auto* created = new QThreadPool;
+        created->setMaxThreadCount(1);
+        created->setObjectName(QStringLiteral("inspector formatting"));
+        return created;
+    }();
+    return pool;
 }
 
 } // namespace
@@ -102,6 +122,24 @@ CallInspector::CallInspector(QWidget* parent)
     detailsLayout->addLayout(grid);
     detailsLayout->addSpacing(4);
 
+    m_previewNote = new QLabel;
+    m_previewNote->setObjectName(QStringLiteral("previewNote"));
+    m_previewNote->setWordWrap(true);
+    m_previewNote->setTextFormat(Qt::RichText);
+    m_previewNote->setStyleSheet(
+        QStringLiteral("QLabel { background: rgba(179, 107, 0, 40); border: 1px solid #b36b00; "
+                       "border-radius: 4px; padding: 3px 6px; }"));
+    m_previewNote->hide();
+    connect(m_previewNote, &QLabel::linkActivated, this, [this] {
+        if (m_hasCall)
+            Q_EMIT fullCallRequested(m_call.id);
+    });
+    detailsLayout->addWidget(m_previewNote);
+
+    m_pageTimer = new QTimer(this);
+    m_pageTimer->setInterval(0);
+    connect(m_pageTimer, &QTimer::timeout, this, [this] { addPage(); });
+
     m_tabs = new QTabWidget;
     m_tabs->setObjectName(QStringLiteral("inspectorTabs"));
     m_tabs->setDocumentMode(true);
@@ -121,6 +159,13 @@ CallInspector::CallInspector(QWidget* parent)
     updateHighlighterColours();
 }
 
+CallInspector::~CallInspector()
+{
+    // The work holds only its own copy of the bytes: cancelling is enough, nothing to wait for.
+    for (Pane* pane : {&m_arguments, &m_response, &m_request})
+        pane->formatting.cancel();
+}
+
 CallInspector::Pane CallInspector::createPane(const QString& objectName)
 {
     Pane pane;
@@ -131,7 +176,10 @@ CallInspector::Pane CallInspector::createPane(const QString& objectName)
     pane.edit->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     pane.edit->setLineWrapMode(QPlainTextEdit::WidgetWidth);
     pane.edit->setWordWrapMode(QTextOption::WrapAtWordBoundaryOrAnywhere);
+    // Read-only text added page by page: an undo history would hold a second copy.
+    pane.edit->setUndoRedoEnabled(false);
     pane.highlighter = new JsonHighlighter(pane.edit->document());
+    pane.highlighter->setHighlightLimit(MaxHighlightedChars);
     return pane;
 }
 
@@ -144,14 +192,108 @@ QString CallInspector::prettyJson(const QByteArray& bytes)
     return QString::fromStdString(parsed.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
 }
 
+QString CallInspector::formatText(const QByteArray& bytes, Format format)
+{
+    switch (format) {
+    case Format::Json:
+        return prettyJson(bytes);
+    case Format::Arguments:
+        return QString::fromUtf8(ToolCall::argumentsFromRequest(bytes));
+    case Format::Raw:
+        break;
+    }
+    return QString::fromUtf8(bytes);
+}
+
+QString CallInspector::fitForDisplay(QString text)
+{
+    qsizetype omitted = 0;
+    if (text.size() > MaxShownChars) {
+        omitted = text.size() - MaxShownChars;
+        text.truncate(MaxShownChars);
+    }
+    // One block per line: a block of megabytes (a long string value) takes seconds to lay out, so
+    // long lines become several blocks. With the view's wrapping this looks the same.
+    bool longLine = false;
+    for (qsizetype start = 0, end = 0; start < text.size(); start = end + 1) {
+        end = text.indexOf(QLatin1Char('\n'), start);
+        if (end < 0)
+            end = text.size();
+        if (end - start > MaxLineChars) {
+            longLine = true;
+            break;
+        }
+    }
+    if (longLine) {
+        QString broken;
+        broken.reserve(text.size() + text.size() / MaxLineChars + 1);
+        qsizetype lineLength = 0;
+        for (const QChar c : std::as_const(text)) {
+            if (c == QLatin1Char('\n')) {
+                lineLength = 0;
+            } else if (lineLength == MaxLineChars) {
+                broken += QLatin1Char('\n');
+                lineLength = 0;
+            }
+            if (c != QLatin1Char('\n'))
+                ++lineLength;
+            broken += c;
+        }
+        text = std::move(broken);
+    }
+    if (omitted > 0)
+        text += QLatin1String("\n\n")
+            + tr("[%1 more characters not shown here; History keeps the whole call]").arg(QLocale().toString(omitted));
+    return text;
+}
+
 void CallInspector::setCall(const ToolCall& call)
+{
+    showCall(call, false);
+    setPreviewNote(QString());
+}
+
+void CallInspector::setCallPreview(const ToolCall& preview, const QString& note)
+{
+    showCall(preview, true);
+    setPreviewNote(note);
+}
+
+void CallInspector::setPreviewNote(const QString& note)
+{
+    m_previewNote->setText(note);
+    m_previewNote->setVisible(!note.isEmpty());
+}
+
+bool CallInspector::isRendering() const
+{
+    for (const Pane* pane : {&m_arguments, &m_response, &m_request}) {
+        if (pane->formatting.isRunning() || !pane->pending.isEmpty())
+            return true;
+    }
+    return false;
+}
+
+void CallInspector::showCall(const ToolCall& call, bool preview)
 {
     m_call = call;
     m_hasCall = true;
+    m_preview = preview;
     m_stack->setCurrentIndex(1);
     updateHeader();
 
-    showInPane(m_arguments, call.argumentsJson(), true, tr("No arguments."));
+    // A preview's request may be cut: its arguments are then shown as the text that follows
+    // "arguments" in what is kept.
+    const bool requestWhole = !preview
+        || nlohmann::json::accept(call.request.constBegin(), call.request.constEnd(), /*ignore_comments=*/false);
+    if (requestWhole) {
+        showInPane(m_arguments, call.request, Format::Arguments, tr("No arguments."));
+    } else {
+        const QByteArray key = QByteArrayLiteral("\"arguments\":");
+        const qsizetype at = call.request.indexOf(key);
+        showInPane(m_arguments, at < 0 ? QByteArray() : call.request.mid(at + key.size()), Format::Raw,
+            tr("The arguments are beyond the preview."));
+    }
     QString noResponse;
     switch (call.status) {
     case CallStatus::Running:
@@ -164,33 +306,126 @@ void CallInspector::setCall(const ToolCall& call)
         noResponse = tr("No response was sent.");
         break;
     }
-    showInPane(m_response, call.response, false, noResponse);
-    showInPane(m_request, call.request, false, tr("No request recorded."));
+    showInPane(m_response, call.response, Format::Json, noResponse);
+    showInPane(m_request, call.request, Format::Json, tr("No request recorded."));
+    if (!isRendering())
+        Q_EMIT renderingFinished();
 }
 
 void CallInspector::clear()
 {
     m_call = ToolCall();
     m_hasCall = false;
+    m_preview = false;
     m_stack->setCurrentIndex(0);
+    setPreviewNote(QString());
     for (Pane* pane : {&m_arguments, &m_response, &m_request}) {
+        pane->formatting.cancel();
+        pane->formatting = QFuture<QString>();
+        pane->generation = ++m_nextGeneration;
+        pane->pending.clear();
         pane->edit->clear();
         pane->shown.clear();
     }
+    m_pageTimer->stop();
 }
 
-void CallInspector::showInPane(Pane& pane, const QByteArray& bytes, bool alreadyPretty, const QString& emptyText)
+void CallInspector::showInPane(Pane& pane, const QByteArray& bytes, Format format, const QString& emptyText)
 {
-    pane.edit->setPlaceholderText(emptyText);
-    if (bytes == pane.shown && !pane.edit->document()->isEmpty())
+    if (bytes == pane.shown && format == pane.shownFormat
+        && (!pane.edit->document()->isEmpty() || pane.formatting.isRunning() || !pane.pending.isEmpty()))
         return; // same call refreshed with an unchanged body: keep where the person scrolled to
     pane.shown = bytes;
-    const bool highlight = bytes.size() <= MaxHighlightedBytes;
-    if (!highlight)
-        pane.highlighter->setDocument(nullptr);
-    else if (!pane.highlighter->document())
-        pane.highlighter->setDocument(pane.edit->document());
-    pane.edit->setPlainText(alreadyPretty ? QString::fromUtf8(bytes) : prettyJson(bytes));
+    pane.shownFormat = format;
+    // Whatever the pane was still doing is for a call no longer shown.
+    pane.formatting.cancel();
+    pane.formatting = QFuture<QString>();
+    pane.generation = ++m_nextGeneration;
+    pane.pending.clear();
+    pane.pendingOffset = 0;
+    pane.edit->setPlaceholderText(emptyText);
+    if (bytes.size() <= SyncFormatBytes) {
+        startText(pane, fitForDisplay(formatText(bytes, format)));
+        return;
+    }
+    pane.edit->clear();
+    pane.edit->setPlaceholderText(
+        tr("Formatting %1…").arg(QLocale().formattedDataSize(bytes.size(), 1, QLocale::DataSizeTraditionalFormat)));
+    pane.formatting = QtConcurrent::run(formattingPool(), [bytes, format](QPromise<QString>& promise) {
+        if (promise.isCanceled())
+            return;
+        QString text = formatText(bytes, format);
+        if (promise.isCanceled())
+            return;
+        promise.addResult(fitForDisplay(std::move(text)));
+    });
+    auto* watcher = new QFutureWatcher<QString>(this);
+    Pane* target = &pane;
+    const quint64 generation = pane.generation;
+    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, target, generation, emptyText] {
+        watcher->deleteLater();
+        if (target->generation != generation || watcher->future().resultCount() == 0)
+            return; // superseded: a newer text is on its way or shown
+        target->edit->setPlaceholderText(emptyText);
+        startText(*target, watcher->future().result());
+        if (!isRendering())
+            Q_EMIT renderingFinished();
+    });
+    watcher->setFuture(pane.formatting);
+}
+
+void CallInspector::startText(Pane& pane, QString text)
+{
+    if (text.size() <= PageChars) {
+        pane.edit->setPlainText(text);
+        return;
+    }
+    pane.edit->clear();
+    pane.pending = std::move(text);
+    pane.pendingOffset = 0;
+    // The top of the text at once; the rest a page per event-loop iteration.
+    addPage(&pane);
+    m_pageTimer->start();
+}
+
+void CallInspector::addPage(Pane* first)
+{
+    // The pane the person looks at first, then the others in tab order.
+    Pane* pane = first;
+    if (!pane || pane->pending.isEmpty()) {
+        pane = nullptr;
+        QWidget* current = m_tabs->currentWidget();
+        for (Pane* candidate : {&m_arguments, &m_response, &m_request}) {
+            if (candidate->pending.isEmpty())
+                continue;
+            if (!pane || candidate->edit == current)
+                pane = candidate;
+        }
+    }
+    if (!pane) {
+        m_pageTimer->stop();
+        return;
+    }
+    const QString& text = pane->pending;
+    qsizetype end = qMin(text.size(), pane->pendingOffset + PageChars);
+    if (end < text.size()) {
+        // Whole lines where possible, so no block is laid out twice.
+        const qsizetype newline = text.lastIndexOf(QLatin1Char('\n'), end - 1);
+        if (newline >= pane->pendingOffset)
+            end = newline + 1;
+    }
+    QTextCursor cursor(pane->edit->document());
+    cursor.movePosition(QTextCursor::End);
+    cursor.insertText(text.mid(pane->pendingOffset, end - pane->pendingOffset));
+    pane->pendingOffset = end;
+    if (end >= text.size()) {
+        pane->pending.clear();
+        pane->pendingOffset = 0;
+        if (!isRendering()) {
+            m_pageTimer->stop();
+            Q_EMIT renderingFinished();
+        }
+    }
 }
 
 void CallInspector::updateHeader()
@@ -218,7 +453,10 @@ void CallInspector::updateHeader()
     const bool hasError = !m_call.error.isEmpty();
     m_errorCaption->setVisible(hasError);
     m_errorLabel->setVisible(hasError);
-    m_errorLabel->setText(m_call.error);
+    // The label lays out everything it is given: a long error shows its start, the tooltip more.
+    m_errorLabel->setText(
+        m_call.error.size() > MaxErrorChars ? m_call.error.left(MaxErrorChars) + QChar(0x2026) : m_call.error);
+    m_errorLabel->setToolTip(m_call.error.size() > MaxErrorChars ? m_call.error.left(8 * MaxErrorChars) : QString());
     m_errorLabel->setStyleSheet(hasError ? QStringLiteral("QLabel { color: %1; }").arg(colour.name()) : QString());
 }
 

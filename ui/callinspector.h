@@ -3,9 +3,13 @@
 // CallInspector: everything about one ToolCall: who asked, the route, timing, the error, and the
 // arguments, response and request as pretty-printed, coloured JSON. Shows a value, so it keeps
 // showing a call after the call leaves the live log; setCall() with the same id refreshes in place.
+// Stays responsive for bodies of any size: large bodies are formatted on a worker thread (stale work
+// is cancelled when the selection changes), their text is added a page per event-loop iteration,
+// and only the first MaxHighlightedChars are coloured.
 
 #include "tools/toolcall.h"
 
+#include <QFuture>
 #include <QWidget>
 
 class JsonHighlighter;
@@ -13,43 +17,87 @@ class QLabel;
 class QPlainTextEdit;
 class QStackedWidget;
 class QTabWidget;
+class QTimer;
 
 class CallInspector : public QWidget
 {
     Q_OBJECT
 public:
     explicit CallInspector(QWidget* parent = nullptr);
+    ~CallInspector() override;
 
     bool hasCall() const { return m_hasCall; }
     const ToolCall& call() const { return m_call; }
+    // True when the bodies shown are the live log's previews rather than the whole call.
+    bool isPreview() const { return m_preview; }
+    // True while a pane's text is being formatted or added page by page.
+    bool isRendering() const;
 
     // Pretty-printed JSON when `bytes` parse, otherwise the raw text.
     static QString prettyJson(const QByteArray& bytes);
-    // Texts above this size are shown without colours: highlighting megabytes would stall the GUI.
-    static constexpr qsizetype MaxHighlightedBytes = 512 * 1024;
+    // Bodies up to this size are formatted at once; larger ones on a worker thread.
+    static constexpr qsizetype SyncFormatBytes = 64 * 1024;
+    // Characters added to a pane per event-loop iteration.
+    static constexpr qsizetype PageChars = 32 * 1024;
+    // Only this much of a pane's text is coloured: highlighting megabytes would stall the GUI.
+    static constexpr qsizetype MaxHighlightedChars = 256 * 1024;
+    // Longer lines are broken for display: laying out one line of megabytes takes seconds.
+    static constexpr qsizetype MaxLineChars = 8 * 1024;
+    // A pane shows at most this much and says how much it leaves out.
+    static constexpr qsizetype MaxShownChars = 8 * 1024 * 1024;
+    // The error label shows at most this much (the tooltip and history have the rest).
+    static constexpr qsizetype MaxErrorChars = 2000;
 
 public Q_SLOTS:
+    // Shows a whole call.
     void setCall(const ToolCall& call);
+    // Shows the live log's preview of a call whose bodies were cut, with a note (rich text; a link
+    // in it asks for the whole call through fullCallRequested).
+    void setCallPreview(const ToolCall& preview, const QString& note);
+    // Changes the note over a preview (empty hides it).
+    void setPreviewNote(const QString& note);
     void clear();
+
+Q_SIGNALS:
+    void fullCallRequested(qint64 callId);
+    // Every pane shows its whole text.
+    void renderingFinished();
 
 protected:
     void changeEvent(QEvent* event) override;
 
 private:
+    enum class Format {
+        Json, // pretty-printed when it parses
+        Arguments, // the request's arguments, pretty-printed
+        Raw, // a preview: shown as it is
+    };
     struct Pane
     {
         QPlainTextEdit* edit = nullptr;
         JsonHighlighter* highlighter = nullptr;
         QByteArray shown; // what the pane shows, so a refresh with the same bytes keeps the scroll position
+        Format shownFormat = Format::Json;
+        quint64 generation = 0; // of the latest text asked for; older results are dropped
+        QFuture<QString> formatting;
+        QString pending; // formatted text still to be added, from pendingOffset
+        qsizetype pendingOffset = 0;
     };
 
     Pane createPane(const QString& objectName);
-    void showInPane(Pane& pane, const QByteArray& bytes, bool alreadyPretty, const QString& emptyText);
+    void showCall(const ToolCall& call, bool preview);
+    void showInPane(Pane& pane, const QByteArray& bytes, Format format, const QString& emptyText);
+    void startText(Pane& pane, QString text);
+    void addPage(Pane* first = nullptr);
     void updateHeader();
     void updateHighlighterColours();
+    static QString formatText(const QByteArray& bytes, Format format);
+    static QString fitForDisplay(QString text);
 
     ToolCall m_call;
     bool m_hasCall = false;
+    bool m_preview = false;
+    quint64 m_nextGeneration = 0;
 
     QStackedWidget* m_stack = nullptr;
     QLabel* m_toolLabel = nullptr;
@@ -61,7 +109,9 @@ private:
     QLabel* m_durationLabel = nullptr;
     QLabel* m_errorCaption = nullptr;
     QLabel* m_errorLabel = nullptr;
+    QLabel* m_previewNote = nullptr;
     QTabWidget* m_tabs = nullptr;
+    QTimer* m_pageTimer = nullptr;
     Pane m_arguments;
     Pane m_response;
     Pane m_request;

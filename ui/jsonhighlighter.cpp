@@ -62,6 +62,8 @@ void JsonHighlighter::highlightBlock(const QString& text)
 {
     // Pretty-printed JSON never splits a token across lines (newlines inside strings are escaped),
     // so a block can be tokenised on its own without carrying state between blocks.
+    if (currentBlock().position() >= m_limit)
+        return;
     const qsizetype length = text.size();
     qsizetype i = 0;
     while (i < length) {

@@ -2,10 +2,13 @@
 
 // JsonHighlighter: colours JSON text (keys, strings, numbers, true/false/null, punctuation) in a
 // QTextDocument. It only tokenises for colour and never judges validity, so raw text that is not
-// JSON still shows, just with fewer colours.
+// JSON still shows, just with fewer colours. Colours only the text before a limit: a highlighter
+// pass over megabytes would cost the GUI thread seconds.
 
 #include <QSyntaxHighlighter>
 #include <QTextCharFormat>
+
+#include <limits>
 
 class JsonHighlighter : public QSyntaxHighlighter
 {
@@ -24,6 +27,9 @@ public:
     QTextCharFormat format(Token token) const;
     // Picks colours that read well on this background (light or dark palettes).
     void setDarkBackground(bool dark);
+    // Blocks that start at or beyond this position stay uncoloured.
+    void setHighlightLimit(qsizetype position) { m_limit = position; }
+    qsizetype highlightLimit() const { return m_limit; }
 
 protected:
     void highlightBlock(const QString& text) override;
@@ -34,4 +40,5 @@ private:
     QTextCharFormat m_number;
     QTextCharFormat m_keyword;
     QTextCharFormat m_punctuation;
+    qsizetype m_limit = std::numeric_limits<qsizetype>::max();
 };

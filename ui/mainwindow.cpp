@@ -9,6 +9,7 @@
 #include "copybutton.h"
 #include "historydialog.h"
 #include "interactionpanel.h"
+#include "statuswarning.h"
 
 #include <QAction>
 #include <QFrame>
@@ -16,9 +17,11 @@
 #include <QIcon>
 #include <QLabel>
 #include <QLineEdit>
+#include <QLocale>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTableView>
+#include <QTimer>
 #include <QToolBar>
 
 // The resources live in the static ui library: nothing references their initialiser, so the linker
@@ -92,14 +95,30 @@ MainWindow::MainWindow(Backend* backend, int callLogRows, bool noAuth, QWidget* 
     createStatusBar();
     createInteractionPanel();
 
-    connect(m_callLog, &CallLogView::currentCallChanged, m_inspector, &CallInspector::setCall);
+    connect(m_callLog, &CallLogView::currentCallChanged, this, &MainWindow::onCurrentCallChanged);
+    connect(m_inspector, &CallInspector::fullCallRequested, this, [this](qint64 callId) {
+        const QModelIndex row = m_model->indexOfCall(callId);
+        if (callId != m_fullCallId || !row.isValid())
+            return;
+        m_fullCallAttempts = 0;
+        m_inspector->setPreviewNote(previewNote(m_model->previewAt(row.row()), true));
+        requestFullCall();
+    });
+    m_fullCallRetry = new QTimer(this);
+    m_fullCallRetry->setSingleShot(true);
+    m_fullCallRetry->setInterval(FullCallRetryMs);
+    connect(m_fullCallRetry, &QTimer::timeout, this, &MainWindow::requestFullCall);
     connect(m_model, &CallLogModel::rowsDropped, this, &MainWindow::onRowsDropped);
     // BackendEvents lives on the backend thread: these are queued connections, one per batch.
     connect(m_backend->events(), &BackendEvents::callsUpdated, m_model, &CallLogModel::applyUpdates);
     connect(m_backend, &Backend::historyLoaded, this, &MainWindow::onHistoryLoaded);
     connect(m_backend, &Backend::sessionsChanged, this, &MainWindow::onSessionsChanged);
+    // The same problems --headless prints to standard error. Further arguments a signal may gain are
+    // dropped by these connections until the slots take them.
     connect(m_backend, &Backend::historyWriteFailed, this, &MainWindow::onHistoryWriteFailed);
     connect(m_backend, &Backend::historyWriteRecovered, this, &MainWindow::onHistoryWriteRecovered);
+    connect(m_backend, &Backend::historyNotice, this, &MainWindow::onHistoryNotice);
+    connect(m_backend, &Backend::workspaceStateProblem, this, &MainWindow::onWorkspaceStateProblem);
     // Calls from before a restart, so the log does not start empty.
     m_recentRequest = m_backend->loadRecentCalls(callLogRows);
 
@@ -174,15 +193,15 @@ void MainWindow::createStatusBar()
     bar->addWidget(m_sessionsLabel);
     onSessionsChanged(0);
 
-    m_historyWarning = warningLabel(QStringLiteral("historyWarningLabel"));
-    m_historyWarning->setText(tr("⚠ History is not being saved (retrying)"));
-    m_historyWarning->hide();
-    bar->addPermanentWidget(m_historyWarning);
+    m_historyStatus = new StatusWarning(tr("History"));
+    m_historyStatus->setObjectName(QStringLiteral("historyWarningLabel"));
+    bar->addPermanentWidget(m_historyStatus);
+    m_stateStatus = new StatusWarning(tr("Workspace state"));
+    m_stateStatus->setObjectName(QStringLiteral("workspaceStateWarningLabel"));
+    bar->addPermanentWidget(m_stateStatus);
 
     m_droppedLabel = new QLabel;
     m_droppedLabel->setObjectName(QStringLiteral("droppedLabel"));
-    m_droppedLabel->setToolTip(
-        tr("The live log keeps the newest %1 calls; open History to see the rest").arg(m_model->capacity()));
     connect(m_droppedLabel, &QLabel::linkActivated, this, &MainWindow::showHistoryDialog);
     m_droppedLabel->hide();
     bar->addPermanentWidget(m_droppedLabel);
@@ -310,6 +329,10 @@ void MainWindow::showHistoryDialog()
 
 void MainWindow::onHistoryLoaded(quint64 requestId, const ToolCallList& calls, bool /*hasMore*/)
 {
+    if (requestId != 0 && requestId == m_fullCallRequest) {
+        onFullCallLoaded(calls);
+        return;
+    }
     if (requestId != m_recentRequest)
         return;
     m_recentRequest = 0;
@@ -331,17 +354,116 @@ void MainWindow::onSessionsChanged(int count)
 void MainWindow::onRowsDropped(qint64 totalDropped)
 {
     m_droppedLabel->setText(tr("<a href=\"history\">%1 older calls are in History</a>").arg(totalDropped));
+    // Here rather than at construction: the byte budget is set after the window is made.
+    m_droppedLabel->setToolTip(
+        tr("The live log keeps the newest %1 calls within %2; open History to see the rest")
+            .arg(m_model->capacity())
+            .arg(QLocale().formattedDataSize(m_model->byteBudget(), 0, QLocale::DataSizeTraditionalFormat)));
     m_droppedLabel->show();
 }
 
 void MainWindow::onHistoryWriteFailed(const QString& error)
 {
-    m_historyWarning->setToolTip(
-        tr("Writing history failed: %1\nCalls are kept in memory and written when it works again.").arg(error));
-    m_historyWarning->show();
+    m_historyStatus->showProblem(tr("History is not being saved"), tr("Writing history failed: %1").arg(error));
 }
 
 void MainWindow::onHistoryWriteRecovered()
 {
-    m_historyWarning->hide();
+    m_historyStatus->showRecovered(tr("History is being saved again"));
+}
+
+void MainWindow::onHistoryNotice(const QString& message)
+{
+    m_historyStatus->showNotice(tr("History"), message);
+}
+
+void MainWindow::onWorkspaceStateProblem(const QString& message)
+{
+    m_stateStatus->showProblem(tr("Questions and answers are not saved"), tr("Workspace state: %1").arg(message));
+}
+
+void MainWindow::onWorkspaceStateRecovered()
+{
+    m_stateStatus->showRecovered(tr("Questions and answers are saved again"));
+}
+
+QString MainWindow::previewNote(const CallPreview& preview, bool loading) const
+{
+    const auto size
+        = [](qint64 bytes) { return QLocale().formattedDataSize(bytes, 1, QLocale::DataSizeTraditionalFormat); };
+    const QString shown
+        = tr("Showing the first %1 of the request (%2) and of the response (%3).")
+              .arg(size(CallLogModel::PreviewBytes), size(preview.requestBytes), size(preview.responseBytes));
+    if (loading)
+        return shown + QLatin1Char(' ') + tr("Loading the whole call from history…");
+    return shown + QLatin1Char(' ') + tr("History does not have this state of the call yet.")
+        + QStringLiteral(" <a href=\"load\">") + tr("Load it again") + QStringLiteral("</a>");
+}
+
+void MainWindow::onCurrentCallChanged(const ToolCall& call)
+{
+    const QModelIndex row = m_model->indexOfCall(call.id);
+    const CallPreview preview = row.isValid() ? m_model->previewAt(row.row()) : CallPreview();
+    if (!preview.truncated) {
+        m_fullCallId = 0;
+        m_fullCall = ToolCall();
+        m_fullCallRetry->stop();
+        m_inspector->setCall(call);
+        return;
+    }
+    // The whole call from history is current while history has the state the log shows.
+    const bool fullIsCurrent = m_fullCall.id == call.id && m_fullCall.status == call.status
+        && m_fullCall.durationUs == call.durationUs && m_fullCall.request.size() == preview.requestBytes
+        && m_fullCall.response.size() == preview.responseBytes;
+    if (fullIsCurrent) {
+        m_inspector->setCall(m_fullCall);
+        return;
+    }
+    m_fullCallId = call.id;
+    m_fullCallAttempts = 0;
+    m_inspector->setCallPreview(call, previewNote(preview, true));
+    requestFullCall();
+}
+
+void MainWindow::requestFullCall()
+{
+    m_fullCallRetry->stop();
+    if (m_fullCallId == 0)
+        return;
+    ++m_fullCallAttempts;
+    HistoryQuery query;
+    query.callId = m_fullCallId;
+    query.limit = 1;
+    m_fullCallRequest = m_backend->queryHistory(query);
+}
+
+void MainWindow::onFullCallLoaded(const ToolCallList& calls)
+{
+    m_fullCallRequest = 0;
+    if (m_fullCallId == 0 || !m_inspector->hasCall() || m_inspector->call().id != m_fullCallId)
+        return; // the selection moved on
+    const QModelIndex row = m_model->indexOfCall(m_fullCallId);
+    if (!row.isValid()) {
+        // Left the live log meanwhile: whatever history has is the best there is.
+        if (!calls.isEmpty() && calls.first().id == m_fullCallId) {
+            m_fullCall = calls.first();
+            m_inspector->setCall(m_fullCall);
+        }
+        return;
+    }
+    const ToolCall& live = m_model->callAt(row.row());
+    const CallPreview preview = m_model->previewAt(row.row());
+    for (const ToolCall& call : calls) {
+        if (call.id == m_fullCallId && call.status == live.status && call.durationUs == live.durationUs
+            && call.request.size() == preview.requestBytes && call.response.size() == preview.responseBytes) {
+            m_fullCall = call;
+            m_inspector->setCall(call);
+            return;
+        }
+    }
+    // History writes in batches: a call that just finished may not be there yet.
+    if (m_fullCallAttempts < FullCallAttempts)
+        m_fullCallRetry->start();
+    else
+        m_inspector->setPreviewNote(previewNote(preview, false));
 }

@@ -2,8 +2,10 @@
 
 // MainWindow: the operator console: the live call log beside the inspector for the selected call, a
 // toolbar to connect a client or open history, and a status bar with where the server listens, its
-// sessions, the auth state, rows moved out to history and history write failures. The questions
-// dock (InteractionPanel) queues what clients ask of the person, and is wired to the backend here.
+// sessions, the auth state, rows moved out to history, and what goes wrong in the background
+// (history and workspace-state problems, until they recover). The questions dock
+// (InteractionPanel) queues what clients ask of the person, and is wired to the backend here. The
+// live log keeps previews of large calls; the inspector gets the whole call from history.
 
 #include "tools/toolcall.h"
 
@@ -20,6 +22,9 @@ class HistoryDialog;
 class InteractionPanel;
 class QAction;
 class QLabel;
+class QTimer;
+class StatusWarning;
+struct CallPreview;
 
 class MainWindow : public QMainWindow
 {
@@ -35,12 +40,27 @@ public:
     // Created on first use.
     ConnectClientDialog* connectClientDialog() const;
     HistoryDialog* historyDialog() const;
+    StatusWarning* historyStatus() const { return m_historyStatus; }
+    StatusWarning* workspaceStateStatus() const { return m_stateStatus; }
+
+    // Attempts to get a call from history that history has not written yet, a second apart.
+    static constexpr int FullCallAttempts = 5;
+    static constexpr int FullCallRetryMs = 1000;
 
 public Q_SLOTS:
     void showConnectClientDialog();
     void showHistoryDialog();
     // Selects the call in the call log (a question's "Show call"); false when it has left the log.
     bool showCall(qint64 callId);
+
+    // What the status bar says about history and the workspace state (Backend's historyWriteFailed,
+    // historyWriteRecovered, historyNotice and workspaceStateProblem; the first argument is the
+    // message, further ones are ignored until they are shown).
+    void onHistoryWriteFailed(const QString& error);
+    void onHistoryWriteRecovered();
+    void onHistoryNotice(const QString& message);
+    void onWorkspaceStateProblem(const QString& message);
+    void onWorkspaceStateRecovered();
 
 private:
     void createToolBar();
@@ -50,8 +70,10 @@ private:
     void onHistoryLoaded(quint64 requestId, const ToolCallList& calls, bool hasMore);
     void onSessionsChanged(int count);
     void onRowsDropped(qint64 totalDropped);
-    void onHistoryWriteFailed(const QString& error);
-    void onHistoryWriteRecovered();
+    void onCurrentCallChanged(const ToolCall& call);
+    void requestFullCall();
+    void onFullCallLoaded(const ToolCallList& calls);
+    QString previewNote(const CallPreview& preview, bool loading) const;
 
     Backend* m_backend;
     bool m_noAuth; // the server accepts calls without a token
@@ -61,13 +83,20 @@ private:
     CallInspector* m_inspector;
     InteractionPanel* m_interactionPanel = nullptr;
     quint64 m_recentRequest = 0;
+    // The whole call behind the inspector's preview: which call, the request for it, the answer.
+    qint64 m_fullCallId = 0;
+    quint64 m_fullCallRequest = 0;
+    int m_fullCallAttempts = 0;
+    ToolCall m_fullCall;
+    QTimer* m_fullCallRetry = nullptr;
 
     QLabel* m_urlLabel = nullptr;
     QLabel* m_sessionsLabel = nullptr;
     QLabel* m_authLabel = nullptr;
     CopyButton* m_copyTokenButton = nullptr;
     QLabel* m_droppedLabel = nullptr;
-    QLabel* m_historyWarning = nullptr;
+    StatusWarning* m_historyStatus = nullptr;
+    StatusWarning* m_stateStatus = nullptr;
     QAction* m_questionsAction = nullptr;
     QLabel* m_questionsLabel = nullptr;
 

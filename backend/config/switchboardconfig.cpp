@@ -437,8 +437,10 @@ bool SwitchboardConfig::load(const QString& path, SwitchboardConfig* config, QSt
     }
     const YAML::Node console = root["console"];
     if (reader.isSection(console, "console")) {
-        reader.checkKeys(console, "console", {"callLogRows"});
+        reader.checkKeys(console, "console", {"callLogRows", "callLogBytes"});
         reader.read(console, "console", "callLogRows", &config->callLogRows, 100, 1'000'000);
+        reader.read<qint64>(
+            console, "console", "callLogBytes", &config->callLogBytes, qint64(1) << 20, qint64(16) << 30);
     }
     const YAML::Node history = root["history"];
     if (reader.isSection(history, "history")) {

@@ -14,6 +14,7 @@
 //     maxSessions: 256
 //   console:
 //     callLogRows: 10000
+//     callLogBytes: 67108864
 //   history:
 //     maxCalls: 500000
 //   interaction:                 # calls that wait for a person (client tools, approvals)
@@ -78,6 +79,7 @@ struct SwitchboardConfig
     int toolsPageSize = 100;
     int maxSessions = 256;
     int callLogRows = 10'000;
+    qint64 callLogBytes = qint64(64) * 1024 * 1024; // what the live log's rows may hold in memory
     qint64 historyMaxCalls = 500'000;
 
     // interaction

@@ -14,6 +14,7 @@ struct HistoryQuery
     QString text; // matched against tool, client, route, session, error and request
     std::optional<CallStatus> status; // only calls with this status
     qint64 beforeId = 0; // only calls older than this id; 0 for the newest
+    qint64 callId = 0; // only the call with this id (the inspector's whole call); 0 for any
     int limit = 200;
 };
 

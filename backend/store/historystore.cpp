@@ -248,6 +248,10 @@ void HistoryStore::query(quint64 requestId, const HistoryQuery& query)
         where << QStringLiteral("id < ?");
         bindings << query.beforeId;
     }
+    if (query.callId > 0) {
+        where << QStringLiteral("id = ?");
+        bindings << query.callId;
+    }
     if (query.status) {
         where << QStringLiteral("status = ?");
         bindings << callStatusName(*query.status);
