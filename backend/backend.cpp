@@ -9,7 +9,6 @@
 #include "store/historystore.h"
 #include "store/historywriter.h"
 #include "store/statedirectory.h"
-#include "store/workspacestatefile.h"
 #include "tools/builtintools.h"
 #include "tools/toolregistry.h"
 
@@ -35,6 +34,7 @@ InteractionBroker::Settings interactionSettings(const BackendOptions& options, c
     settings.policy = PermissionPolicy(config, options.configPath);
     settings.statePath = statePath;
     settings.redactor = TokenRedactor(options.server.bearerToken);
+    settings.maxPending = config.maxPendingQuestions;
     return settings;
 }
 
@@ -104,12 +104,6 @@ bool Backend::start(QString* error)
         return false;
     }
     connect(m_history, &HistoryStore::queryFinished, this, &Backend::historyLoaded);
-    m_stateWriter = new WorkspaceStateWriter(workspaceStatePath());
-    m_stateWriter->moveToThread(&m_historyThread);
-    connect(m_stateWriter, &WorkspaceStateWriter::writeFailed, this, [this](const QString& problem) {
-        Q_EMIT workspaceStateProblem(
-            QStringLiteral("pending questions and stored answers could not be saved: %1").arg(problem));
-    });
 
     bool listening = false;
     m_serverContext = new QObject;
@@ -125,8 +119,15 @@ bool Backend::start(QString* error)
                 return;
             m_secrets = new SecretStore(m_options.config, m_options.stateDirectory);
             m_secretStorage = m_secrets->description();
+            // The broker writes its state on a thread of its own (WorkspaceStateWriter), never this one
+            // and never the history thread, and retries a write that fails.
             m_interactions = new InteractionBroker(interactionSettings(m_options, workspaceStatePath()), m_registry);
-            m_interactions->setWriter(m_stateWriter);
+            connect(m_interactions, &InteractionBroker::stateWriteFailed, this, [this](const QString& problem) {
+                Q_EMIT workspaceStateProblem(
+                    QStringLiteral("pending questions and stored answers could not be saved (retrying): %1")
+                        .arg(problem));
+            });
+            connect(m_interactions, &InteractionBroker::stateWriteRecovered, this, &Backend::workspaceStateRecovered);
             QString stateWarning;
             m_interactions->load(&stateWarning);
             if (!stateWarning.isEmpty())
@@ -169,9 +170,14 @@ void Backend::stop()
                 if (m_events)
                     m_events->flush();
                 delete m_server;
-                if (m_interactions)
-                    m_interactions->flush(); // the workspace state is on disk before the process ends
-                delete m_interactions;
+                QString stateError;
+                if (m_interactions && !m_interactions->flush(&stateError)) {
+                    // The last state could not be written: the event loop that would carry a signal
+                    // may already be gone, so this goes straight to the log.
+                    qWarning("switchboard: pending questions and stored answers could not be saved at shutdown: %s",
+                        qPrintable(stateError));
+                }
+                delete m_interactions; // ends the state writer's thread
                 m_interactions = nullptr;
                 qDeleteAll(m_oauthFlows);
                 m_oauthFlows.clear();
@@ -198,8 +204,6 @@ void Backend::stop()
             [this] {
                 delete m_history;
                 m_history = nullptr;
-                delete m_stateWriter;
-                m_stateWriter = nullptr;
             },
             Qt::BlockingQueuedConnection);
         m_historyThread.quit();
@@ -207,8 +211,6 @@ void Backend::stop()
     } else {
         delete m_history;
         m_history = nullptr;
-        delete m_stateWriter;
-        m_stateWriter = nullptr;
     }
     m_running = false;
 }

@@ -23,7 +23,6 @@ class InteractionBroker;
 class OAuthConnector;
 class SecretStore;
 class ToolRegistry;
-class WorkspaceStateWriter;
 
 struct BackendOptions
 {
@@ -102,8 +101,11 @@ Q_SIGNALS:
     void interactionAnswerFailed(const QString& interactionId, const QString& error);
     void oauthAuthorizationUrl(const QString& interactionId, const QUrl& url);
     void connectFailed(const QString& interactionId, const QString& message);
-    // The workspace state (pending questions, stored answers) could not be written or read.
+    // The workspace state (pending questions, stored answers) could not be written (writes are
+    // retried) or read (the file was set aside).
     void workspaceStateProblem(const QString& message);
+    // After a failed write: the workspace state is on disk again.
+    void workspaceStateRecovered();
 
 private:
     bool registerClientTools(QString* error);
@@ -120,7 +122,6 @@ private:
     HistoryWriter* m_historyWriter = nullptr; // its own thread
     HistoryStore* m_history = nullptr; // searches; m_historyThread
     InteractionBroker* m_interactions = nullptr; // server thread
-    WorkspaceStateWriter* m_stateWriter = nullptr; // history thread
     SecretStore* m_secrets = nullptr; // server thread
     QString m_secretStorage; // m_secrets->description(), readable from the GUI thread
     QHash<QString, OAuthConnector*> m_oauthFlows; // by interaction id; server thread

@@ -1,7 +1,7 @@
 // Calls that wait for a person, over real HTTP: hold (progress while waiting, then the answer),
 // park (the connection closes unanswered; the retry gets the stored answer), dropped connections,
-// cancellation, session deletion, the maximum wait, arguments checked before any pause, and
-// batches refused whole.
+// cancellation, session deletion, the maximum wait, arguments checked before any pause, batches
+// refused whole, stored answers kept per client, and the limit on pending questions.
 
 #include "mcphttptestsupport.h"
 
@@ -21,6 +21,7 @@ InteractionBroker::Settings interactionSettings(int maxWaitMs = 600'000)
     settings.maxWaitMs = maxWaitMs;
     settings.progressIntervalMs = 100;
     settings.clientModes.insert(QStringLiteral("runner"), PauseMode::Park);
+    settings.clientModes.insert(QStringLiteral("other-runner"), PauseMode::Park);
     return settings;
 }
 
@@ -67,6 +68,8 @@ private Q_SLOTS:
     void batchThatWouldPauseIsRefusedWhole();
     void readOnlyToolsRunWithoutAsking();
     void heldCallsWhoseClientsResetKeepTheirQuestions();
+    void storedAnswersBelongToTheClientThatWasAsked();
+    void questionsBeyondTheLimitAreAToolError();
 };
 
 void TestInteractionHttp::holdStreamsProgressUntilTheAnswer()
@@ -407,6 +410,63 @@ void TestInteractionHttp::heldCallsWhoseClientsResetKeepTheirQuestions()
         QVERIFY(!interaction.waiting);
     // The server is still there and serving.
     QVERIFY(!openSession(server.port).isEmpty());
+}
+
+void TestInteractionHttp::storedAnswersBelongToTheClientThatWasAsked()
+{
+    ServerFixture server(ServerFixture::defaultOptions(), interactionSettings());
+    const QByteArray first = openSession(server.port, "2025-06-18", "runner");
+    const QByteArray second = openSession(server.port, "2025-06-18", "other-runner");
+    const QByteArray body = callBody(4, "request_connection", connectArguments);
+    {
+        RawHttpClient client(server.port);
+        client.send(RawHttpClient::post(body, sessionHeaders(server.port, first)));
+        QVERIFY(client.waitForClose()); // parked
+    }
+    QCOMPARE(server.pendingInteractions().size(), 1);
+    QCOMPARE(server.answer(server.pendingInteractions().front().id,
+                 InteractionAnswer::respond(ClientTool::connected(QStringLiteral("github"), QStringLiteral("mine")))),
+        QString());
+
+    // The other client repeating the same call is asked itself; it does not get (or use up) the
+    // first client's answer.
+    {
+        RawHttpClient client(server.port);
+        client.send(RawHttpClient::post(body, sessionHeaders(server.port, second)));
+        QVERIFY(client.waitForClose());
+    }
+    QCOMPARE(server.pendingInteractions().size(), 1);
+    QCOMPARE(server.pendingInteractions().front().clientName, QStringLiteral("other-runner"));
+
+    RawHttpClient retry(server.port);
+    retry.send(RawHttpClient::post(body, sessionHeaders(server.port, first)));
+    const RawHttpResponse response = retry.read();
+    QCOMPARE(response.status, 200);
+    QVERIFY(bodyJson(response).at("result").at("structuredContent").at("account") == "mine");
+}
+
+void TestInteractionHttp::questionsBeyondTheLimitAreAToolError()
+{
+    InteractionBroker::Settings settings = interactionSettings();
+    settings.maxPending = 1;
+    ServerFixture server(ServerFixture::defaultOptions(), settings);
+    const QByteArray session = openSession(server.port, "2025-06-18", "runner");
+    {
+        RawHttpClient client(server.port);
+        client.send(
+            RawHttpClient::post(callBody(1, "write", json{{"path", "one"}}), sessionHeaders(server.port, session)));
+        QVERIFY(client.waitForClose()); // parked: the one question allowed
+    }
+    QCOMPARE(server.pendingInteractions().size(), 1);
+    RawHttpClient client(server.port);
+    client.send(RawHttpClient::post(callBody(2, "write", json{{"path", "two"}}), sessionHeaders(server.port, session)));
+    const json message = responseIn(client.read());
+    const json& result = message.at("result");
+    QVERIFY(result.at("isError") == true);
+    const std::string text = result.at("content").at(0).at("text").get<std::string>();
+    QVERIFY2(text.find("interaction.maxPendingQuestions") != std::string::npos, text.c_str());
+    QCOMPARE(server.pendingInteractions().size(), 1);
+    QCOMPARE(server.writeRuns.load(), 0);
 }
 
 QTEST_GUILESS_MAIN(TestInteractionHttp)

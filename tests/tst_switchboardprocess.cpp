@@ -139,6 +139,8 @@ private Q_SLOTS:
     void historySurvivesARestart();
     void generatedTokenIsStoredOwnerOnly();
     void pendingQuestionSurvivesARestart();
+    void mistypedStateFileIsSetAside_data();
+    void mistypedStateFileIsSetAside();
     void noAuthWarnsLoudly();
     void nonLoopbackBindWarns();
     void noDisplayFallsBackToHeadless();
@@ -371,6 +373,48 @@ void TestSwitchboardProcess::pendingQuestionSurvivesARestart()
     QVERIFY(after.open(QIODevice::ReadOnly));
     QVERIFY(after.readAll().contains(interactionId.toUtf8()));
     retried->deleteLater();
+}
+
+void TestSwitchboardProcess::mistypedStateFileIsSetAside_data()
+{
+    QTest::addColumn<QByteArray>("contents");
+    QTest::newRow("version is a string") << QByteArray(R"({"version":"1"})");
+    QTest::newRow("interactionId is a number")
+        << QByteArray(R"({"version":1,"clientOutputs":[{"key":"k","outputs":[{"output":"{}","interactionId":5}]}]})");
+    QTest::newRow("pending is an object") << QByteArray(R"({"version":1,"pending":{}})");
+    QTest::newRow("alwaysAllow is a string") << QByteArray(R"({"version":1,"approvals":{"alwaysAllow":"echo"}})");
+}
+
+void TestSwitchboardProcess::mistypedStateFileIsSetAside()
+{
+    QFETCH(QByteArray, contents);
+    const QString state = m_dir.filePath(QStringLiteral("mistyped-") + QString::fromLatin1(QTest::currentDataTag()));
+    QVERIFY(QDir().mkpath(state));
+    const QString stateFile = QDir(state).filePath(QStringLiteral("workspace.json"));
+    {
+        QFile file(stateFile);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(contents);
+    }
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    environment.insert(QStringLiteral("SWITCHBOARD_TOKEN"), QStringLiteral("sb_process-test-token"));
+    Running running = start({QStringLiteral("--headless"), QStringLiteral("--port"), QStringLiteral("0"),
+                                QStringLiteral("--state-dir"), state},
+        environment);
+    QVERIFY2(running.url.isValid(), "the binary must start despite the state file");
+    QNetworkAccessManager network;
+    QVERIFY(!openSession(network, running.url, "sb_process-test-token").isEmpty());
+    int exitCode = -2;
+    QVERIFY(stopWithSigterm(*running.process, &exitCode));
+    QCOMPARE(exitCode, 0);
+    const QString errors = QString::fromUtf8(running.process->readAllStandardError());
+    QVERIFY2(errors.contains(QStringLiteral("could not be read")) && errors.contains(QStringLiteral("kept as")),
+        qPrintable(errors));
+    const QStringList aside = QDir(state).entryList({QStringLiteral("workspace.json.unreadable-*")}, QDir::Files);
+    QCOMPARE(aside.size(), 1);
+    QFile kept(QDir(state).filePath(aside.front()));
+    QVERIFY(kept.open(QIODevice::ReadOnly));
+    QCOMPARE(kept.readAll(), contents);
 }
 
 void TestSwitchboardProcess::generatedTokenIsStoredOwnerOnly()

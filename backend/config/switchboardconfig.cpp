@@ -449,12 +449,14 @@ bool SwitchboardConfig::load(const QString& path, SwitchboardConfig* config, QSt
     }
     const YAML::Node interaction = root["interaction"];
     if (reader.isSection(interaction, "interaction")) {
-        reader.checkKeys(interaction, "interaction", {"mode", "clients", "maxWaitSeconds", "progressIntervalSeconds"});
+        reader.checkKeys(interaction, "interaction",
+            {"mode", "clients", "maxWaitSeconds", "progressIntervalSeconds", "maxPendingQuestions"});
         const QStringList modes = {QStringLiteral("hold"), QStringLiteral("park")};
         reader.readChoice(interaction, "interaction", "mode", modes, &config->interactionMode);
         reader.readChoiceMap(interaction, "interaction", "clients", modes, &config->clientModes);
         reader.read(interaction, "interaction", "maxWaitSeconds", &config->maxWaitSeconds, 1, 7 * 24 * 3600);
         reader.read(interaction, "interaction", "progressIntervalSeconds", &config->progressIntervalSeconds, 1, 3600);
+        reader.read(interaction, "interaction", "maxPendingQuestions", &config->maxPendingQuestions, 1, 100'000);
     }
     const YAML::Node permissions = root["permissions"];
     if (reader.isSection(permissions, "permissions")) {

@@ -515,7 +515,7 @@ bool McpSession::refuseBatchThatWouldPause(
         if (name == message.params().end() || !name->is_string())
             continue;
         const ToolRouter::Resolution resolution = m_environment->router->resolve(name->get<std::string>());
-        if (resolution.tool && broker->wouldPause(*resolution.tool, QString::fromLatin1(m_id))) {
+        if (resolution.tool && broker->wouldPause(*resolution.tool, QString::fromLatin1(m_id), m_clientName)) {
             pausing = resolution.tool->spec.name;
             break;
         }
