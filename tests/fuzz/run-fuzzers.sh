@@ -2,7 +2,7 @@
 # Builds the libFuzzer targets (the fuzz preset: clang 14, ASan and UBSan, build/fuzz) and runs
 # each for a bounded time, starting from its corpus in tests/fuzz/corpus/<target>/. Fails when a
 # target crashes, hangs, runs out of memory or leaks, and prints the input that does it.
-#   tests/fuzz/run-fuzzers.sh                     every target, FUZZ_SECONDS (default 45) each
+#   tests/fuzz/run-fuzzers.sh                     every target, FUZZ_SECONDS (default 30) each
 #   tests/fuzz/run-fuzzers.sh -t 600 fuzz_jsonrpc one target for ten minutes
 # New inputs that reach new code go to build/fuzz/corpus/<target>/, never into the repository;
 # copy the ones worth keeping into tests/fuzz/corpus/<target>/ by hand. Reproduce a crash with
@@ -11,7 +11,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$here"
 
-seconds=${FUZZ_SECONDS:-45}
+seconds=${FUZZ_SECONDS:-30}
 if [[ ${1:-} == -t ]]; then
     seconds=$2
     shift 2
