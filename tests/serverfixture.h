@@ -7,6 +7,7 @@
 // request_connection is offered.
 
 #include "backendevents.h"
+#include "blockingcall.h"
 #include "interaction/clienttool.h"
 #include "interaction/interactionbroker.h"
 #include "mcp/mcphttpserver.h"
@@ -91,10 +92,7 @@ public:
     }
     static QByteArray token() { return QByteArrayLiteral("sb_test-token-0123456789"); }
 
-    void run(const std::function<void()>& work)
-    {
-        QMetaObject::invokeMethod(&m_context, work, Qt::BlockingQueuedConnection);
-    }
+    void run(const std::function<void()>& work) { runBlocking(&m_context, work); }
 
     // Finishes every pending "slow" call with `text`.
     void releaseSlow(const QString& text)

@@ -1,5 +1,6 @@
 // HistoryStore: calls survive restarts, searches page through them, a full disk loses nothing.
 
+#include "blockingcall.h"
 #include "store/historyfeed.h"
 #include "store/historystore.h"
 
@@ -292,8 +293,7 @@ void TestHistoryStore::feedBoundsTheBacklog()
     thread.start();
     bool opened = false;
     QString error;
-    QMetaObject::invokeMethod(
-        store, [&] { opened = store->open(&error); }, Qt::BlockingQueuedConnection);
+    runBlocking(store, [&] { opened = store->open(&error); });
     QVERIFY(opened);
 
     // Hold the store's thread, as a saturated machine would.
@@ -326,11 +326,9 @@ void TestHistoryStore::feedBoundsTheBacklog()
     QTRY_COMPARE_WITH_TIMEOUT(feed.backlog(), qint64(0), 10'000);
 
     ToolCallList stored;
-    QMetaObject::invokeMethod(
-        store, [&] { stored = answer(*store, 1, [&] { store->loadRecent(1, 1000); }); }, Qt::BlockingQueuedConnection);
+    runBlocking(store, [&] { stored = answer(*store, 1, [&] { store->loadRecent(1, 1000); }); });
     QCOMPARE(stored.size(), 95);
-    QMetaObject::invokeMethod(
-        store, [store] { delete store; }, Qt::BlockingQueuedConnection);
+    runBlocking(store, [store] { delete store; });
     thread.quit();
     thread.wait();
 }
