@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what building and running Switchboard needs on Debian 12, and with --test what the test
-# suite needs too (Node.js for the conformance suite and SDK client, the benchmark's wrk). Installs
-# only what is missing; uses sudo when not root.
+# suite needs too (Node.js for the conformance suite and SDK client, the benchmark's wrk, clang 14
+# for the fuzzers and the format check). Installs only what is missing; uses sudo when not root.
 set -euo pipefail
 
 # qt6-httpserver-dev does not declare it, but its CMake package requires Qt6WebSockets.
@@ -19,6 +19,8 @@ test_packages=(nodejs npm wrk ca-certificates)
 test_packages+=(json-schema-test-suite)
 # The keychain test: a private session bus (dbus-run-session), gnome-keyring, secret-tool.
 test_packages+=(dbus-daemon dbus-bin gnome-keyring libsecret-tools)
+# The libFuzzer targets (clang and its sanitizer and fuzzer runtimes) and the format check.
+test_packages+=(clang-14 libclang-rt-14-dev clang-format-14)
 
 packages=("${build_packages[@]}")
 if [[ ${1:-} == --test ]]; then packages+=("${test_packages[@]}"); fi

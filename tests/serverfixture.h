@@ -7,6 +7,7 @@
 // request_connection is offered.
 
 #include "backendevents.h"
+#include "blockingcall.h"
 #include "interaction/clienttool.h"
 #include "interaction/interactionbroker.h"
 #include "mcp/mcphttpserver.h"
@@ -92,10 +93,7 @@ public:
     }
     static QByteArray token() { return QByteArrayLiteral("sb_test-token-0123456789"); }
 
-    void run(const std::function<void()>& work)
-    {
-        QMetaObject::invokeMethod(&m_context, work, Qt::BlockingQueuedConnection);
-    }
+    void run(const std::function<void()>& work) { runBlocking(&m_context, work); }
 
     // Holds the server's thread until `release` is released, returning once it is held: what
     // clients do meanwhile reaches the server all at once, when its event loop turns again.
