@@ -5,6 +5,9 @@
 #include "interaction/clienttool.h"
 #include "interaction/interactionbroker.h"
 #include "mcp/mcpsession.h"
+#include "store/historyfeed.h"
+#include "store/historystore.h"
+#include "store/historywriter.h"
 #include "tools/builtintools.h"
 #include "tools/toolregistry.h"
 #include "tools/toolrouter.h"
@@ -13,8 +16,11 @@
 #include <QSignalSpy>
 
 #include <QFile>
+#include <QSemaphore>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <thread>
 
 using nlohmann::json;
 
@@ -172,6 +178,7 @@ private Q_SLOTS:
     void tokenNeverReachesARecord_data();
     void tokenNeverReachesARecord();
     void tokenNeverReachesTheWorkspaceState();
+    void callsWaitWhileHistoryIsFullAndNoneIsLost();
 };
 
 void TestMcpSession::initializeNegotiatesVersion_data()
@@ -793,6 +800,61 @@ void TestMcpSession::notificationStreamClosedByItsOwnWrite()
     QCOMPARE(*writes, 1);
     QVERIFY(!*alive); // released once its write returned
     QVERIFY(!session->hasNotificationStream());
+}
+
+void TestMcpSession::callsWaitWhileHistoryIsFullAndNoneIsLost()
+{
+    Fixture f;
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("h.sqlite"));
+    HistoryWriterLimits limits;
+    limits.maxQueuedCalls = 4;
+    HistoryWriter writer(path, 1000, limits);
+    QString error;
+    QVERIFY2(writer.start(&error), qPrintable(error));
+    HistoryFeed feed(&writer, &f.events);
+    f.environment.history = &feed;
+    auto session = f.session();
+    QVERIFY(session);
+
+    // The writer is held, as a stalled disk would hold it.
+    QSemaphore gate;
+    QSemaphore held;
+    std::thread holder([&] {
+        writer.runOnWriterThread([&](HistoryStore&) {
+            held.release();
+            gate.acquire();
+        });
+    });
+    held.acquire();
+    std::vector<std::shared_ptr<RecordingChannel>> channels;
+    for (int i = 1; i <= 10; ++i)
+        channels.push_back(send(*session,
+            R"({"jsonrpc":"2.0","id":)" + std::to_string(i)
+                + R"(,"method":"tools/call","params":{"name":"echo","arguments":{"message":"m"}}})"));
+    const auto answered = [&] {
+        int count = 0;
+        for (const auto& channel : channels)
+            count += int(channel->responses.size());
+        return count;
+    };
+    // History took five calls (one beyond its bound); the other five wait, unanswered and unrun.
+    QCOMPARE(answered(), 5);
+    QVERIFY(!writer.hasRoom());
+
+    gate.release();
+    holder.join();
+    QTRY_COMPARE_WITH_TIMEOUT(answered(), 10, 30'000);
+    for (int i = 0; i < 10; ++i)
+        QCOMPARE(channels.at(std::size_t(i))->responses.at(0).at("id").get<int>(), i + 1);
+    writer.stop();
+
+    HistoryStore store(path);
+    QVERIFY(store.open(&error, HistoryStore::Role::Reader));
+    QSignalSpy found(&store, &HistoryStore::queryFinished);
+    store.loadRecent(1, 100);
+    QCOMPARE(found.size(), 1);
+    QCOMPARE(found.first().at(1).value<ToolCallList>().size(), 10);
 }
 
 QTEST_GUILESS_MAIN(TestMcpSession)

@@ -5,6 +5,10 @@
 
 #include <future>
 
+#ifdef Q_OS_LINUX
+#include <pthread.h>
+#endif
+
 HistoryWriter::HistoryWriter(QString databasePath, qint64 maxCalls, HistoryWriterLimits limits, QObject* parent)
     : QObject(parent)
     , m_path(std::move(databasePath))
@@ -29,6 +33,9 @@ bool HistoryWriter::start(QString* error)
         // Whatever the thread that started it runs at (the headless log runs at idle priority),
         // history is written at normal priority: a starved writer loses calls.
         BackgroundPriority::applyNormalToCurrentThread();
+#ifdef Q_OS_LINUX
+        pthread_setname_np(pthread_self(), "history-writer"); // as top and perf show it
+#endif
         HistoryStore store(m_path);
         store.setMaxCalls(m_maxCalls);
         const bool ok = store.open(error);
