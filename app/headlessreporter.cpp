@@ -1,6 +1,6 @@
 #include "headlessreporter.h"
 
-#include "backgroundpriority.h"
+#include "printabletext.h"
 
 #include <QDateTime>
 
@@ -9,9 +9,8 @@
 HeadlessReporter::HeadlessReporter(QObject* parent)
     : QObject(parent)
 {
-    // Without a window the main thread only writes this log: bookkeeping that must not take the
-    // CPU from serving calls.
-    BackgroundPriority::applyToCurrentThread();
+    // The main thread stays at normal priority although it mostly writes this log: it also ends
+    // the process on SIGTERM (writing history), which must not starve on a busy core.
 }
 
 QByteArray HeadlessReporter::formatLine(const ToolCall& call, qint64 utcOffsetMs)
@@ -26,15 +25,16 @@ QByteArray HeadlessReporter::formatLine(const ToolCall& call, qint64 utcOffsetMs
     QByteArray line;
     line.reserve(128);
     line += time;
-    line += " #" + QByteArray::number(call.id) + ' ' + callStatusName(call.status).toLatin1() + ' ' + call.tool.toUtf8()
-        + " via " + call.route.toUtf8();
+    // Names and messages come from clients: escaped, so none can end the line early or forge one.
+    line += " #" + QByteArray::number(call.id) + ' ' + callStatusName(call.status).toLatin1() + ' '
+        + PrintableText::escaped(call.tool) + " via " + PrintableText::escaped(call.route);
     if (call.durationUs >= 0)
         line += " in " + QByteArray::number(double(call.durationUs) / 1000.0, 'f', 2) + " ms";
-    line += " from " + call.clientName.toUtf8();
+    line += " from " + PrintableText::escaped(call.clientName);
     if (!call.clientVersion.isEmpty())
-        line += ' ' + call.clientVersion.toUtf8();
+        line += ' ' + PrintableText::escaped(call.clientVersion);
     if (!call.error.isEmpty())
-        line += ": " + call.error.simplified().toUtf8();
+        line += ": " + PrintableText::escaped(call.error);
     line += '\n';
     return line;
 }
@@ -55,9 +55,10 @@ void HeadlessReporter::report(const ToolCallList& calls)
 QByteArray HeadlessReporter::formatQuestion(const PendingInteraction& interaction, const char* state)
 {
     const QByteArray what = interaction.kind == InteractionKind::Approval ? QByteArray("approval of ") : QByteArray();
-    return "question " + interaction.id.toUtf8() + ' ' + state + ": " + what + interaction.tool.toUtf8() + " for "
-        + interaction.clientName.toUtf8() + " (call #" + QByteArray::number(interaction.callId) + ", "
-        + pauseModeName(interaction.mode).toUtf8() + "); answer it in the Switchboard window\n";
+    return "question " + PrintableText::escaped(interaction.id) + ' ' + state + ": " + what
+        + PrintableText::escaped(interaction.tool) + " for " + PrintableText::escaped(interaction.clientName)
+        + " (call #" + QByteArray::number(interaction.callId) + ", " + pauseModeName(interaction.mode).toUtf8()
+        + "); answer it in the Switchboard window\n";
 }
 
 void HeadlessReporter::reportPending(const PendingInteraction& interaction)
@@ -78,7 +79,8 @@ void HeadlessReporter::reportRestored(const PendingInteractionList& interactions
 
 void HeadlessReporter::reportResolved(const QString& interactionId, const QString& outcome)
 {
-    const QByteArray line = "question " + interactionId.toUtf8() + ' ' + outcome.toUtf8() + '\n';
+    const QByteArray line
+        = "question " + PrintableText::escaped(interactionId) + ' ' + PrintableText::escaped(outcome) + '\n';
     std::fwrite(line.constData(), 1, std::size_t(line.size()), stdout);
     std::fflush(stdout);
 }

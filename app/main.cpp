@@ -9,6 +9,7 @@
 #include "config/switchboardconfig.h"
 #include "headlessreporter.h"
 #include "mainwindow.h"
+#include "store/statedirectory.h"
 
 #include <QApplication>
 #include <QSocketNotifier>
@@ -16,6 +17,7 @@
 #include <csignal>
 #include <cstdio>
 #include <memory>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -46,6 +48,19 @@ void quitOnSignals(QCoreApplication& app)
     sigaction(SIGTERM, &action, nullptr);
 }
 
+// Every connection costs a file descriptor, and the usual soft limit (1,024) is far below the hard
+// one: raise it, so that the server's connection cap, not the descriptor table, is what a crowd of
+// idle clients runs into. The server keeps a reserve below whatever limit results.
+void raiseFileDescriptorLimit()
+{
+    rlimit limit{};
+    if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur >= limit.rlim_max)
+        return;
+    limit.rlim_cur = limit.rlim_max == RLIM_INFINITY ? rlim_t(1) << 20 : limit.rlim_max;
+    if (setrlimit(RLIMIT_NOFILE, &limit) != 0)
+        std::perror("switchboard: warning: cannot raise the open-files limit");
+}
+
 bool displayAvailable()
 {
     return qEnvironmentVariableIsSet("DISPLAY") || qEnvironmentVariableIsSet("WAYLAND_DISPLAY")
@@ -66,6 +81,7 @@ int main(int argc, char** argv)
     // extra system calls per HTTP request. Set QT_NO_GLIB yourself to choose otherwise.
     if (!qEnvironmentVariableIsSet("QT_NO_GLIB"))
         qputenv("QT_NO_GLIB", "1");
+    raiseFileDescriptorLimit();
 
     // Decide on a window before any QCoreApplication exists: QApplication aborts without a display.
     bool headless = false;
@@ -112,6 +128,12 @@ int main(int argc, char** argv)
         = QStringLiteral("Switchboard is an operator console: every tool call you make here is shown live to a person. "
                          "Call echo to check that your wiring works.");
 
+    // Before anything is written into it (the token comes first): the state is the operator's alone.
+    if (!StateDirectory::prepare(options.stateDirectory, &error)) {
+        std::fprintf(stderr, "switchboard: %s\n", qPrintable(error));
+        return 2;
+    }
+
     ServerToken token;
     if (!commandLine.noAuth) {
         if (!ServerToken::resolve(options.stateDirectory, qgetenv("SWITCHBOARD_TOKEN"), &token, &error)) {
@@ -152,10 +174,18 @@ int main(int argc, char** argv)
         QObject::connect(backend.events(), &BackendEvents::callsUpdated, &reporter, &HeadlessReporter::report);
         QObject::connect(&backend, &Backend::historyWriteFailed, &reporter,
             [](const QString& message) { std::fprintf(stderr, "switchboard: warning: %s\n", qPrintable(message)); });
+        QObject::connect(&backend, &Backend::historyCallsLeftOut, &reporter, [](qint64 total) {
+            std::fprintf(stderr,
+                "switchboard: warning: %lld calls in all are not in history: they were left out while the disk "
+                "failed\n",
+                static_cast<long long>(total));
+        });
         QObject::connect(&backend, &Backend::historyNotice, &reporter,
             [](const QString& message) { std::fprintf(stderr, "switchboard: %s\n", qPrintable(message)); });
         QObject::connect(&backend, &Backend::workspaceStateProblem, &reporter,
             [](const QString& message) { std::fprintf(stderr, "switchboard: warning: %s\n", qPrintable(message)); });
+        QObject::connect(&backend, &Backend::workspaceStateRecovered, &reporter,
+            [] { std::fprintf(stderr, "switchboard: pending questions and stored answers are saved again\n"); });
         QObject::connect(&backend, &Backend::interactionPending, &reporter, &HeadlessReporter::reportPending);
         QObject::connect(&backend, &Backend::interactionResolved, &reporter, &HeadlessReporter::reportResolved);
         QObject::connect(&backend, &Backend::interactionsListed, &reporter, &HeadlessReporter::reportRestored);

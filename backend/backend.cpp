@@ -3,12 +3,12 @@
 #include "auth/oauthconnector.h"
 #include "auth/secretstore.h"
 #include "backendevents.h"
-#include "backgroundpriority.h"
 #include "interaction/clienttool.h"
 #include "interaction/interactionbroker.h"
 #include "store/historyfeed.h"
 #include "store/historystore.h"
-#include "store/workspacestatefile.h"
+#include "store/historywriter.h"
+#include "store/statedirectory.h"
 #include "tools/builtintools.h"
 #include "tools/toolregistry.h"
 
@@ -33,6 +33,8 @@ InteractionBroker::Settings interactionSettings(const BackendOptions& options, c
     settings.progressIntervalMs = config.progressIntervalSeconds * 1000;
     settings.policy = PermissionPolicy(config, options.configPath);
     settings.statePath = statePath;
+    settings.redactor = TokenRedactor(options.server.bearerToken);
+    settings.maxPending = config.maxPendingQuestions;
     return settings;
 }
 
@@ -43,7 +45,7 @@ Backend::Backend(BackendOptions options, QObject* parent)
     , m_options(std::move(options))
 {
     m_serverThread.setObjectName(QStringLiteral("switchboard-backend"));
-    m_historyThread.setObjectName(QStringLiteral("switchboard-history"));
+    m_historyThread.setObjectName(QStringLiteral("switchboard-history-search"));
 }
 
 Backend::~Backend()
@@ -66,32 +68,42 @@ bool Backend::start(QString* error)
     if (m_running)
         return true;
 
+    if (!StateDirectory::prepare(m_options.stateDirectory, error))
+        return false;
+    // Writes on a thread of their own at normal priority; searches on another with a connection of
+    // their own, so that no search ever delays a write.
+    m_historyWriter = new HistoryWriter(historyPath(), m_options.historyMaxCalls);
+    if (!m_historyWriter->start(error)) {
+        stop();
+        return false;
+    }
+    connect(m_historyWriter, &HistoryWriter::writeFailed, this, &Backend::historyWriteFailed);
+    connect(m_historyWriter, &HistoryWriter::writeRecovered, this, &Backend::historyWriteRecovered);
+    connect(m_historyWriter, &HistoryWriter::callsLeftOutChanged, this, &Backend::historyCallsLeftOut);
+    if (const qint64 leftOut = m_historyWriter->callsLeftOut(); leftOut > 0) {
+        // Said once the event loop runs, when the window and the headless log listen.
+        QMetaObject::invokeMethod(
+            this,
+            [this, leftOut] {
+                Q_EMIT historyCallsLeftOut(leftOut);
+                Q_EMIT historyNotice(QStringLiteral("%1 calls are not in history: they were left out while the disk "
+                                                    "failed (%2).")
+                                         .arg(leftOut)
+                                         .arg(historyPath()));
+            },
+            Qt::QueuedConnection);
+    }
     m_history = new HistoryStore(historyPath());
-    m_history->setMaxCalls(m_options.historyMaxCalls);
     m_history->moveToThread(&m_historyThread);
     m_historyThread.start();
     bool opened = false;
     QMetaObject::invokeMethod(
-        m_history,
-        [&] {
-            // History is bookkeeping: written when serving calls leaves the CPU idle.
-            BackgroundPriority::applyToCurrentThread();
-            opened = m_history->open(error);
-        },
-        Qt::BlockingQueuedConnection);
+        m_history, [&] { opened = m_history->open(error, HistoryStore::Role::Reader); }, Qt::BlockingQueuedConnection);
     if (!opened) {
         stop();
         return false;
     }
     connect(m_history, &HistoryStore::queryFinished, this, &Backend::historyLoaded);
-    connect(m_history, &HistoryStore::writeFailed, this, &Backend::historyWriteFailed);
-    connect(m_history, &HistoryStore::writeRecovered, this, &Backend::historyWriteRecovered);
-    m_stateWriter = new WorkspaceStateWriter(workspaceStatePath());
-    m_stateWriter->moveToThread(&m_historyThread);
-    connect(m_stateWriter, &WorkspaceStateWriter::writeFailed, this, [this](const QString& problem) {
-        Q_EMIT workspaceStateProblem(
-            QStringLiteral("pending questions and stored answers could not be saved: %1").arg(problem));
-    });
 
     bool listening = false;
     m_serverContext = new QObject;
@@ -107,8 +119,15 @@ bool Backend::start(QString* error)
                 return;
             m_secrets = new SecretStore(m_options.config, m_options.stateDirectory);
             m_secretStorage = m_secrets->description();
+            // The broker writes its state on a thread of its own (WorkspaceStateWriter), never this one
+            // and never the history thread, and retries a write that fails.
             m_interactions = new InteractionBroker(interactionSettings(m_options, workspaceStatePath()), m_registry);
-            m_interactions->setWriter(m_stateWriter);
+            connect(m_interactions, &InteractionBroker::stateWriteFailed, this, [this](const QString& problem) {
+                Q_EMIT workspaceStateProblem(
+                    QStringLiteral("pending questions and stored answers could not be saved (retrying): %1")
+                        .arg(problem));
+            });
+            connect(m_interactions, &InteractionBroker::stateWriteRecovered, this, &Backend::workspaceStateRecovered);
             QString stateWarning;
             m_interactions->load(&stateWarning);
             if (!stateWarning.isEmpty())
@@ -116,8 +135,16 @@ bool Backend::start(QString* error)
             connect(m_interactions, &InteractionBroker::interactionPending, this, &Backend::interactionPending);
             connect(m_interactions, &InteractionBroker::interactionChanged, this, &Backend::interactionChanged);
             connect(m_interactions, &InteractionBroker::interactionResolved, this, &Backend::interactionResolved);
-            m_server = new McpHttpServer(m_options.server, m_registry, m_events, m_history->lastCallId() + 1);
+            m_server = new McpHttpServer(m_options.server, m_registry, m_events, m_historyWriter->lastCallId() + 1);
             m_server->setInteractionBroker(m_interactions);
+            auto* feed = new HistoryFeed(m_historyWriter, m_events, m_events);
+            connect(feed, &HistoryFeed::callsHeld, this, [this] {
+                Q_EMIT historyNotice(QStringLiteral("History is behind the server: new calls wait until it has "
+                                                    "caught up (none are lost)."));
+            });
+            connect(feed, &HistoryFeed::callsResumed, this,
+                [this] { Q_EMIT historyNotice(QStringLiteral("History has caught up; waiting calls go on.")); });
+            m_server->setHistoryFeed(feed);
             listening = m_server->listen(error);
             if (listening)
                 m_url = m_server->url();
@@ -127,16 +154,6 @@ bool Backend::start(QString* error)
         stop();
         return false;
     }
-    QMetaObject::invokeMethod(
-        m_serverContext,
-        [this] {
-            auto* feed = new HistoryFeed(m_history, MaxHistoryBacklog, m_events);
-            connect(m_events, &BackendEvents::callsUpdated, feed, &HistoryFeed::feed);
-            connect(feed, &HistoryFeed::fellBehind, this, &Backend::historyWriteFailed);
-            connect(feed, &HistoryFeed::caughtUp, this, &Backend::historyWriteRecovered);
-            connect(feed, &HistoryFeed::caughtUp, this, &Backend::historyNotice);
-        },
-        Qt::BlockingQueuedConnection);
     connect(m_server, &McpHttpServer::sessionsChanged, this, &Backend::sessionsChanged);
     m_running = true;
     return true;
@@ -153,9 +170,14 @@ void Backend::stop()
                 if (m_events)
                     m_events->flush();
                 delete m_server;
-                if (m_interactions)
-                    m_interactions->flush(); // the workspace state is on disk before the process ends
-                delete m_interactions;
+                QString stateError;
+                if (m_interactions && !m_interactions->flush(&stateError)) {
+                    // The last state could not be written: the event loop that would carry a signal
+                    // may already be gone, so this goes straight to the log.
+                    qWarning("switchboard: pending questions and stored answers could not be saved at shutdown: %s",
+                        qPrintable(stateError));
+                }
+                delete m_interactions; // ends the state writer's thread
                 m_interactions = nullptr;
                 qDeleteAll(m_oauthFlows);
                 m_oauthFlows.clear();
@@ -173,17 +195,15 @@ void Backend::stop()
     }
     delete m_serverContext;
     m_serverContext = nullptr;
+    // The server is gone, so every record is with the writer: it writes them all, then ends.
+    delete m_historyWriter;
+    m_historyWriter = nullptr;
     if (m_historyThread.isRunning()) {
-        // Queued record() calls from the last batch are ahead of this one in the history thread's
-        // queue, so they are written before the store closes.
         QMetaObject::invokeMethod(
             m_history,
             [this] {
-                m_history->flush();
                 delete m_history;
                 m_history = nullptr;
-                delete m_stateWriter;
-                m_stateWriter = nullptr;
             },
             Qt::BlockingQueuedConnection);
         m_historyThread.quit();
@@ -191,8 +211,6 @@ void Backend::stop()
     } else {
         delete m_history;
         m_history = nullptr;
-        delete m_stateWriter;
-        m_stateWriter = nullptr;
     }
     m_running = false;
 }
@@ -231,7 +249,10 @@ bool Backend::registerClientTools(QString* error)
                          .arg(m_options.configPath, tool.spec.name);
             return false;
         }
-        m_registry->add(std::move(tool));
+        if (!m_registry->add(std::move(tool), &problem)) {
+            *error = QStringLiteral("%1: clientTools: %2").arg(m_options.configPath, problem);
+            return false;
+        }
     }
     return true;
 }

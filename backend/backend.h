@@ -2,7 +2,7 @@
 
 // Backend: the composition of everything that works without a screen, and the one narrow API the
 // models and widgets use. The MCP server and its sessions run on a backend thread with its own
-// event loop; history is written on a thread of its own. Nothing here blocks the caller's event
+// event loop; history is written on a thread of its own and searched on another. Nothing here blocks the caller's event
 // loop after start().
 
 #include "config/switchboardconfig.h"
@@ -18,11 +18,11 @@
 
 class BackendEvents;
 class HistoryStore;
+class HistoryWriter;
 class InteractionBroker;
 class OAuthConnector;
 class SecretStore;
 class ToolRegistry;
-class WorkspaceStateWriter;
 
 struct BackendOptions
 {
@@ -78,14 +78,17 @@ public:
     // the operator chose).
     QString secretStorage() const;
 
-    // Records queued for history beyond which calls are left out of it (see HistoryFeed).
-    static constexpr qint64 MaxHistoryBacklog = 250'000;
-
 Q_SIGNALS:
     void historyLoaded(quint64 requestId, const ToolCallList& calls, bool hasMore);
+    // History could not be written (the disk failed); unwritten calls are kept and retried.
     void historyWriteFailed(const QString& error);
     void historyWriteRecovered();
-    // Something about history the operator should read (e.g. how many calls were left out of it).
+    // The exact number of calls left out of history because the disk failed, over the history
+    // database's life (kept in it across restarts). Emitted when it grows, and after start() when
+    // it is not zero.
+    void historyCallsLeftOut(qint64 total);
+    // Something about history the operator should read (calls waiting for history to catch up, calls
+    // left out by an earlier run).
     void historyNotice(const QString& message);
 
     void sessionsChanged(int count);
@@ -98,8 +101,11 @@ Q_SIGNALS:
     void interactionAnswerFailed(const QString& interactionId, const QString& error);
     void oauthAuthorizationUrl(const QString& interactionId, const QUrl& url);
     void connectFailed(const QString& interactionId, const QString& message);
-    // The workspace state (pending questions, stored answers) could not be written or read.
+    // The workspace state (pending questions, stored answers) could not be written (writes are
+    // retried) or read (the file was set aside).
     void workspaceStateProblem(const QString& message);
+    // After a failed write: the workspace state is on disk again.
+    void workspaceStateRecovered();
 
 private:
     bool registerClientTools(QString* error);
@@ -108,14 +114,14 @@ private:
         const QString& secretKey, const QByteArray& secret);
     BackendOptions m_options;
     QThread m_serverThread;
-    QThread m_historyThread;
+    QThread m_historyThread; // history searches (and, for now, the workspace state writer)
     QObject* m_serverContext = nullptr; // lives on the server thread; the target of cross-thread calls
     BackendEvents* m_events = nullptr;
     ToolRegistry* m_registry = nullptr;
     McpHttpServer* m_server = nullptr;
-    HistoryStore* m_history = nullptr;
+    HistoryWriter* m_historyWriter = nullptr; // its own thread
+    HistoryStore* m_history = nullptr; // searches; m_historyThread
     InteractionBroker* m_interactions = nullptr; // server thread
-    WorkspaceStateWriter* m_stateWriter = nullptr; // history thread
     SecretStore* m_secrets = nullptr; // server thread
     QString m_secretStorage; // m_secrets->description(), readable from the GUI thread
     QHash<QString, OAuthConnector*> m_oauthFlows; // by interaction id; server thread

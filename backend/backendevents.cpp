@@ -9,21 +9,27 @@ BackendEvents::BackendEvents(QObject* parent)
     qRegisterMetaType<ToolCallList>();
 }
 
+// Every record leaves the backend with its name and error bounded (ToolCall::MaxToolChars,
+// MaxErrorChars): this is the one door to the call log, history and the terminal.
 void BackendEvents::publishCallStarted(const ToolCall& call)
 {
-    Q_EMIT callStarted(call);
-    queue(call);
+    const ToolCall bounded = call.withBoundedText();
+    Q_EMIT callStarted(bounded);
+    queue(bounded);
 }
 
 void BackendEvents::publishCallFinished(const ToolCall& call)
 {
-    Q_EMIT callFinished(call);
-    queue(call);
+    const ToolCall bounded = call.withBoundedText();
+    Q_EMIT callFinished(bounded);
+    queue(bounded);
 }
 
 void BackendEvents::publishCallChanged(const ToolCall& call)
 {
-    queue(call);
+    const ToolCall bounded = call.withBoundedText();
+    Q_EMIT callChanged(bounded);
+    queue(bounded);
 }
 
 void BackendEvents::queue(const ToolCall& call)

@@ -3,9 +3,10 @@
 // BackendEvents: what happens in the backend, published as value types. Lives on the backend
 // thread.
 //
-// callStarted/callFinished fire at once, for listeners on the backend thread. Listeners on other
-// threads (models, history, the headless log) connect to callsUpdated instead: bursts are coalesced
-// into one batch a few dozen times a second, each call appearing once with its newest state, so
+// callStarted/callChanged/callFinished fire at once, for listeners on the backend thread (history
+// takes every record from them, so a kill cannot catch an answered call in a batch timer).
+// Listeners on other threads (models, the headless log) connect to callsUpdated instead: bursts are
+// coalesced into one batch a few dozen times a second, each call appearing once with its newest state, so
 // thousands of calls per second cost a few dozen queued events, not thousands.
 
 #include "tools/toolcall.h"
@@ -33,6 +34,7 @@ public:
 Q_SIGNALS:
     void callStarted(const ToolCall& call);
     void callFinished(const ToolCall& call);
+    void callChanged(const ToolCall& call);
     // The newest state of every call that started or changed since the previous batch, in the order
     // the calls started.
     void callsUpdated(const ToolCallList& calls);

@@ -9,15 +9,11 @@
 
 namespace BackgroundPriority {
 
-void applyToCurrentThread()
+void applyNormalToCurrentThread()
 {
 #ifdef Q_OS_LINUX
-    // A nice value is not enough: a woken normal thread preempts a lower-nice thread only after the
-    // scheduler's wake-up granularity (milliseconds), which shows up directly as response latency.
-    // SCHED_IDLE threads are preempted at once. (QThread::IdlePriority does the same, but only for
-    // QThreads that Qt started, not for the main thread.)
     sched_param parameters = {};
-    pthread_setschedparam(pthread_self(), SCHED_IDLE, &parameters);
+    pthread_setschedparam(pthread_self(), SCHED_OTHER, &parameters);
 #endif
 }
 

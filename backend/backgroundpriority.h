@@ -1,13 +1,14 @@
 #pragma once
 
-// Bookkeeping threads (history writes, the headless log) run at idle scheduling priority, so that
-// on a busy machine they never delay a response: the scheduler runs them when the backend thread
-// does not need the CPU, and preempts them the moment it does.
+// Thread priority for data that must not be lost. Threads inherit their creator's scheduling
+// policy, so a thread that writes history or state says itself that it runs at normal priority:
+// at idle priority (SCHED_IDLE) it would starve for as long as its core is busy, and with it the
+// calls it should keep.
 
 namespace BackgroundPriority {
 
-// Moves the calling thread to idle priority (Linux: SCHED_IDLE, for this thread only). Does nothing
-// where that is not available.
-void applyToCurrentThread();
+// Moves the calling thread to normal priority (Linux: SCHED_OTHER, for this thread only). Does
+// nothing where that is not available.
+void applyNormalToCurrentThread();
 
 } // namespace BackgroundPriority

@@ -4,6 +4,13 @@
 # Tests labelled unit (and any also labelled sanitize) run again in the AddressSanitizer+UBSan
 # build; the target sanitized_tests builds just those.
 #
+# Of those, the backend's own (linking backend, neither models nor ui) also get the label tsan and
+# run in the ThreadSanitizer build; the target tsan_tests builds just those. Debian's Qt is not
+# built with ThreadSanitizer: Qt's own threads (QtTest's watchdog, QThread::wait) synchronise through
+# QMutex's futex, which TSan cannot see, so TSAN_OPTIONS ignores accesses that uninstrumented
+# libraries make through intercepted calls (ignore_noninstrumented_modules; every access our code
+# makes is still checked), and points at tests/tsan.supp for anything left that is not ours.
+#
 # One Qt Test executable per unit, built from tests/<name>.cpp; tests link the libraries and never
 # re-list their sources (GammaRay's gammaray_add_test is the pattern).
 #
@@ -27,6 +34,13 @@ function(switchboard_add_test name)
             add_custom_target(sanitized_tests)
         endif()
         add_dependencies(sanitized_tests ${name})
+        if("backend" IN_LIST ARG_LIBS AND NOT "models" IN_LIST ARG_LIBS AND NOT "ui" IN_LIST ARG_LIBS)
+            list(APPEND ARG_LABEL tsan)
+            if(NOT TARGET tsan_tests)
+                add_custom_target(tsan_tests)
+            endif()
+            add_dependencies(tsan_tests ${name})
+        endif()
     endif()
     if(NOT ARG_TIMEOUT)
         set(ARG_TIMEOUT 300)
@@ -34,5 +48,5 @@ function(switchboard_add_test name)
     set_tests_properties(${name} PROPERTIES
         LABELS "${ARG_LABEL}"
         TIMEOUT ${ARG_TIMEOUT}
-        ENVIRONMENT "QT_QPA_PLATFORM=offscreen;QT_FORCE_STDERR_LOGGING=1;ASAN_OPTIONS=detect_leaks=1:abort_on_error=1;UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1")
+        ENVIRONMENT "QT_QPA_PLATFORM=offscreen;QT_FORCE_STDERR_LOGGING=1;ASAN_OPTIONS=detect_leaks=1:abort_on_error=1;UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1;TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:ignore_noninstrumented_modules=1:suppressions=${PROJECT_SOURCE_DIR}/tests/tsan.supp")
 endfunction()

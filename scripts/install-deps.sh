@@ -1,22 +1,26 @@
 #!/usr/bin/env bash
 # Installs what building and running Switchboard needs on Debian 12, and with --test what the test
-# suite needs too (Node.js for the conformance suite and SDK client, the benchmark's wrk). Installs
-# only what is missing; uses sudo when not root.
+# suite needs too (Node.js for the conformance suite and SDK client, the benchmark's wrk, clang 14
+# for the fuzzers and the format check). Installs only what is missing; uses sudo when not root.
 set -euo pipefail
 
 # qt6-httpserver-dev does not declare it, but its CMake package requires Qt6WebSockets.
 build_packages=(
     build-essential cmake ninja-build pkg-config git
     qt6-base-dev qt6-base-dev-tools qt6-httpserver-dev qt6-websockets-dev qt6-networkauth-dev qt6-qpa-plugins libqt6sql6-sqlite
-    libgit2-dev nlohmann-json3-dev libyaml-cpp-dev
+    libgit2-dev nlohmann-json3-dev libyaml-cpp-dev libvalijson-dev
     fonts-dejavu-core
     # SecretStore: QtKeychain, libsecret (QtKeychain loads it at run time to reach the Secret
     # Service) and GLib's headers (SecretStore turns GLib's main context under QT_NO_GLIB)
     qtkeychain-qt6-dev libsecret-1-0 libglib2.0-dev
 )
 test_packages=(nodejs npm wrk ca-certificates)
+# tst_jsonschemasuite: the official JSON Schema Test Suite, which SchemaValidator is held to.
+test_packages+=(json-schema-test-suite)
 # The keychain test: a private session bus (dbus-run-session), gnome-keyring, secret-tool.
 test_packages+=(dbus-daemon dbus-bin gnome-keyring libsecret-tools)
+# The libFuzzer targets (clang and its sanitizer and fuzzer runtimes) and the format check.
+test_packages+=(clang-14 libclang-rt-14-dev clang-format-14)
 
 packages=("${build_packages[@]}")
 if [[ ${1:-} == --test ]]; then packages+=("${test_packages[@]}"); fi

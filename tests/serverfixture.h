@@ -7,6 +7,7 @@
 // request_connection is offered.
 
 #include "backendevents.h"
+#include "blockingcall.h"
 #include "interaction/clienttool.h"
 #include "interaction/interactionbroker.h"
 #include "mcp/mcphttpserver.h"
@@ -14,6 +15,7 @@
 #include "tools/toolregistry.h"
 
 #include <QMutex>
+#include <QSemaphore>
 #include <QThread>
 
 #include <atomic>
@@ -91,9 +93,21 @@ public:
     }
     static QByteArray token() { return QByteArrayLiteral("sb_test-token-0123456789"); }
 
-    void run(const std::function<void()>& work)
+    void run(const std::function<void()>& work) { runBlocking(&m_context, work); }
+
+    // Holds the server's thread until `release` is released, returning once it is held: what
+    // clients do meanwhile reaches the server all at once, when its event loop turns again.
+    void holdServerThread(QSemaphore* release)
     {
-        QMetaObject::invokeMethod(&m_context, work, Qt::BlockingQueuedConnection);
+        QSemaphore held;
+        QMetaObject::invokeMethod(
+            &m_context,
+            [&held, release] {
+                held.release();
+                release->acquire();
+            },
+            Qt::QueuedConnection);
+        held.acquire();
     }
 
     // Finishes every pending "slow" call with `text`.
@@ -123,6 +137,13 @@ public:
             tool.handler = [](const std::shared_ptr<ToolCallContext>& c) { c->finish({}); };
             m_registry->add(tool);
         });
+    }
+    // Registers `tool` on the server's thread; returns what ToolRegistry::add returned.
+    bool addTool(RegisteredTool tool, QString* error = nullptr)
+    {
+        bool added = false;
+        run([this, &tool, &added, error] { added = m_registry->add(std::move(tool), error); });
+        return added;
     }
     ToolCallList finishedCalls()
     {

@@ -1,10 +1,18 @@
-// HistoryStore: calls survive restarts, searches page through them, a full disk loses nothing.
+// HistoryStore and HistoryWriter: calls survive restarts, searches page through them, a busy
+// writer holds calls back rather than lose them, a failing disk loses nothing it can keep and counts
+// exactly what it cannot, and everything on disk is owner-only.
 
-#include "store/historyfeed.h"
 #include "store/historystore.h"
+#include "store/historywriter.h"
 
 #include <QSemaphore>
+#include <QSqlQuery>
 #include <QThread>
+
+#include <pthread.h>
+#include <sched.h>
+#include <sys/stat.h>
+#include <thread>
 
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -43,6 +51,46 @@ ToolCallList answer(HistoryStore& store, quint64 requestId, const std::function<
     return spy.last().at(1).value<ToolCallList>();
 }
 
+void write(HistoryStore& store, const ToolCallList& calls)
+{
+    QString error;
+    QVERIFY2(store.write(calls, 0, &error), qPrintable(error));
+}
+
+int modeOf(const QString& path)
+{
+    struct stat info = {};
+    return ::stat(QFile::encodeName(path).constData(), &info) == 0 ? int(info.st_mode & 07777) : -1;
+}
+
+// What a fresh connection (as after a restart) finds in the database.
+ToolCallList storedCalls(const QString& path, qint64* leftOut = nullptr)
+{
+    HistoryStore store(path);
+    QString error;
+    if (!store.open(&error, HistoryStore::Role::Reader))
+        return {};
+    if (leftOut)
+        *leftOut = store.callsLeftOut();
+    return answer(store, 1, [&] { store.loadRecent(1, 1'000'000); });
+}
+
+// A writer's signals, counted on the test's thread (the writer emits them on its own).
+struct WriterSignals : QObject
+{
+    explicit WriterSignals(HistoryWriter* writer)
+    {
+        connect(writer, &HistoryWriter::writeFailed, this, [this](const QString& error) { failed << error; });
+        connect(writer, &HistoryWriter::writeRecovered, this, [this] { ++recovered; });
+        connect(writer, &HistoryWriter::callsLeftOutChanged, this, [this](qint64 total) { leftOut << total; });
+        connect(writer, &HistoryWriter::roomAvailable, this, [this] { ++room; });
+    }
+    QStringList failed;
+    int recovered = 0;
+    QList<qint64> leftOut;
+    int room = 0;
+};
+
 } // namespace
 
 class TestHistoryStore : public QObject
@@ -57,10 +105,14 @@ private Q_SLOTS:
     void queryFiltersAndPages();
     void queryTextIsNotAWildcard();
     void queryByCallId();
-    void fullDiskKeepsCallsAndRecovers();
     void prunesBeyondMaxCalls();
     void unopenableDatabaseIsAClearError();
-    void feedBoundsTheBacklog();
+    void readerDoesNotBlockWrites();
+    void writerRunsAtNormalPriority();
+    void busyWriterHoldsCallsBackAndLosesNone();
+    void writerMergesRecordsOfOneCall();
+    void failingDiskLeavesOutExactlyTheCallsBeyondTheBound();
+    void filesAreOwnerOnlyWhateverTheUmask();
 };
 
 void TestHistoryStore::survivesReopening()
@@ -72,7 +124,7 @@ void TestHistoryStore::survivesReopening()
         QString error;
         QVERIFY2(store.open(&error), qPrintable(error));
         QCOMPARE(store.lastCallId(), qint64(0));
-        store.record({makeCall(1), makeCall(2)});
+        write(store, {makeCall(1), makeCall(2)});
     }
     HistoryStore store(path);
     QString error;
@@ -101,8 +153,8 @@ void TestHistoryStore::updatesReplaceTheRunningRecord()
     HistoryStore store(dir.filePath(QStringLiteral("h.sqlite")));
     QString error;
     QVERIFY(store.open(&error));
-    store.record({makeCall(5, CallStatus::Running)});
-    store.record({makeCall(5, CallStatus::Error)});
+    write(store, {makeCall(5, CallStatus::Running)});
+    write(store, {makeCall(5, CallStatus::Error)});
     const auto calls = answer(store, 1, [&] { store.loadRecent(1, 10); });
     QCOMPARE(calls.size(), 1);
     QCOMPARE(calls.first().status, CallStatus::Error);
@@ -117,7 +169,7 @@ void TestHistoryStore::runningCallsAreMarkedInterruptedAfterACrash()
         HistoryStore store(path);
         QString error;
         QVERIFY(store.open(&error));
-        store.record({makeCall(1, CallStatus::Running), makeCall(2, CallStatus::Ok)});
+        write(store, {makeCall(1, CallStatus::Running), makeCall(2, CallStatus::Ok)});
     }
     HistoryStore store(path);
     QString error;
@@ -137,7 +189,7 @@ void TestHistoryStore::loadRecentIsOldestFirst()
     ToolCallList calls;
     for (int i = 1; i <= 30; ++i)
         calls << makeCall(i);
-    store.record(calls);
+    write(store, calls);
     bool hasMore = false;
     const auto recent = answer(
         store, 3, [&] { store.loadRecent(3, 10); }, &hasMore);
@@ -190,7 +242,7 @@ void TestHistoryStore::queryFiltersAndPages()
     for (int i = 1; i <= 20; ++i)
         calls << makeCall(i, i % 5 == 0 ? CallStatus::Error : CallStatus::Ok,
             i % 7 == 0 ? QStringLiteral("git_log") : QStringLiteral("echo"));
-    store.record(calls);
+    write(store, calls);
 
     HistoryQuery query;
     query.text = text;
@@ -244,44 +296,14 @@ void TestHistoryStore::queryTextIsNotAWildcard()
     HistoryStore store(dir.filePath(QStringLiteral("h.sqlite")));
     QString error;
     QVERIFY(store.open(&error));
-    store.record({makeCall(1), makeCall(2, CallStatus::Ok, QStringLiteral("a_b")),
-        makeCall(3, CallStatus::Ok, QStringLiteral("100%"))});
+    write(store,
+        {makeCall(1), makeCall(2, CallStatus::Ok, QStringLiteral("a_b")),
+            makeCall(3, CallStatus::Ok, QStringLiteral("100%"))});
     HistoryQuery query;
     query.text = QStringLiteral("%");
     QCOMPARE(answer(store, 1, [&] { store.query(1, query); }).size(), 1);
     query.text = QStringLiteral("_");
     QCOMPARE(answer(store, 2, [&] { store.query(2, query); }).size(), 1);
-}
-
-void TestHistoryStore::fullDiskKeepsCallsAndRecovers()
-{
-    QTemporaryDir dir;
-    HistoryStore store(dir.filePath(QStringLiteral("h.sqlite")));
-    QString error;
-    QVERIFY(store.open(&error));
-    store.record({makeCall(1)});
-    QVERIFY(store.limitDatabasePages(1)); // far smaller than the file already is: every write fails
-
-    QSignalSpy failed(&store, &HistoryStore::writeFailed);
-    QSignalSpy recovered(&store, &HistoryStore::writeRecovered);
-    ToolCallList big;
-    for (int i = 2; i <= 200; ++i) {
-        ToolCall call = makeCall(i);
-        call.response = QByteArray(2000, 'r');
-        big << call;
-    }
-    store.record(big);
-    QCOMPARE(failed.size(), 1);
-    QVERIFY2(failed.first().first().toString().contains(QStringLiteral("full")),
-        qPrintable(failed.first().first().toString()));
-    store.record({makeCall(201)}); // queued behind the failure, not a second warning
-    QCOMPARE(failed.size(), 1);
-
-    QVERIFY(store.limitDatabasePages(0));
-    QVERIFY(recovered.wait(HistoryStore::RetryIntervalMs * 3));
-    const auto calls = answer(store, 1, [&] { store.loadRecent(1, 1000); });
-    QCOMPARE(calls.size(), 201);
-    QCOMPARE(calls.last().id, qint64(201));
 }
 
 void TestHistoryStore::prunesBeyondMaxCalls()
@@ -294,7 +316,7 @@ void TestHistoryStore::prunesBeyondMaxCalls()
     ToolCallList calls;
     for (int i = 1; i <= 12'000; ++i)
         calls << makeCall(i);
-    store.record(calls);
+    write(store, calls);
     bool hasMore = true;
     const auto all = answer(
         store, 1, [&] { store.loadRecent(1, 100'000); }, &hasMore);
@@ -314,56 +336,206 @@ void TestHistoryStore::unopenableDatabaseIsAClearError()
     QVERIFY2(error.contains(QStringLiteral("h.sqlite")), qPrintable(error));
 }
 
-void TestHistoryStore::feedBoundsTheBacklog()
+void TestHistoryStore::readerDoesNotBlockWrites()
 {
     QTemporaryDir dir;
-    QThread thread;
-    auto* store = new HistoryStore(dir.filePath(QStringLiteral("h.sqlite")));
-    store->moveToThread(&thread);
-    thread.start();
-    bool opened = false;
+    const QString path = dir.filePath(QStringLiteral("h.sqlite"));
+    HistoryStore writer(path);
     QString error;
-    QMetaObject::invokeMethod(
-        store, [&] { opened = store->open(&error); }, Qt::BlockingQueuedConnection);
-    QVERIFY(opened);
+    QVERIFY(writer.open(&error));
+    write(writer, {makeCall(1), makeCall(2)});
 
-    // Hold the store's thread, as a saturated machine would.
+    // A search in the middle of reading its rows (SQLite holds a read snapshot meanwhile).
+    QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("reader"));
+    db.setDatabaseName(path);
+    QVERIFY(db.open());
+    {
+        QSqlQuery search(db);
+        search.setForwardOnly(true);
+        QVERIFY(search.exec(QStringLiteral("SELECT id FROM calls ORDER BY id")));
+        QVERIFY(search.next());
+
+        ToolCallList more;
+        for (int i = 3; i <= 500; ++i)
+            more << makeCall(i);
+        QVERIFY2(writer.write(more, 0, &error), qPrintable(error)); // neither waits nor fails
+        QVERIFY(search.next());
+    }
+    db.close();
+    db = QSqlDatabase();
+    QSqlDatabase::removeDatabase(QStringLiteral("reader"));
+    QCOMPARE(storedCalls(path).size(), 500);
+}
+
+void TestHistoryStore::writerRunsAtNormalPriority()
+{
+    // Started from an idle-priority thread, the writer must not inherit idle priority: on a busy
+    // core it would starve.
+    QTemporaryDir dir;
+    int policy = -1;
+    std::thread starter([&] {
+        sched_param parameters = {};
+        pthread_setschedparam(pthread_self(), SCHED_IDLE, &parameters);
+        HistoryWriter writer(dir.filePath(QStringLiteral("h.sqlite")), 1000);
+        QString error;
+        if (!writer.start(&error))
+            return;
+        writer.runOnWriterThread([&](HistoryStore&) { policy = sched_getscheduler(0); });
+    });
+    starter.join();
+    QCOMPARE(policy, int(SCHED_OTHER));
+}
+
+void TestHistoryStore::busyWriterHoldsCallsBackAndLosesNone()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("h.sqlite"));
+    HistoryWriterLimits limits;
+    limits.maxQueuedCalls = 100;
+    HistoryWriter writer(path, 1'000'000, limits);
+    QString error;
+    QVERIFY2(writer.start(&error), qPrintable(error));
+    WriterSignals seen(&writer);
+
+    // Hold the writer, as a saturated core or a stalled disk would.
     QSemaphore gate;
-    QMetaObject::invokeMethod(store, [&gate] { gate.acquire(); });
-    HistoryFeed feed(store, 100);
-    QSignalSpy behind(&feed, &HistoryFeed::fellBehind);
-    QSignalSpy caughtUp(&feed, &HistoryFeed::caughtUp);
-    qint64 id = 0;
-    auto batch = [&id](int size) {
-        ToolCallList calls;
-        for (int i = 0; i < size; ++i)
-            calls << makeCall(++id);
-        return calls;
-    };
-    feed.feed(batch(60));
-    feed.feed(batch(30));
-    QCOMPARE(feed.backlog(), qint64(90));
-    feed.feed(batch(20)); // would exceed 100: left out
-    feed.feed(batch(20));
-    QCOMPARE(behind.size(), 1);
-    QCOMPARE(feed.leftOut(), qint64(40));
-    QCOMPARE(feed.backlog(), qint64(90));
+    QSemaphore held;
+    std::thread holder([&] {
+        writer.runOnWriterThread([&](HistoryStore&) {
+            held.release();
+            gate.acquire();
+        });
+    });
+    held.acquire();
+    for (int i = 1; i <= 60; ++i)
+        writer.record(makeCall(i));
+    QVERIFY(writer.hasRoom());
+    for (int i = 61; i <= 1000; ++i)
+        writer.record(makeCall(i)); // past the bound: told to hold back, yet nothing is dropped
+    QVERIFY(!writer.hasRoom());
+    QCOMPARE(writer.queuedCalls(), qsizetype(1000));
 
     gate.release();
-    QTRY_COMPARE_WITH_TIMEOUT(feed.backlog(), qint64(0), 10'000);
-    feed.feed(batch(5));
-    QCOMPARE(caughtUp.size(), 1);
-    QVERIFY(caughtUp.first().first().toString().contains(QStringLiteral("40 calls")));
-    QTRY_COMPARE_WITH_TIMEOUT(feed.backlog(), qint64(0), 10'000);
+    holder.join();
+    QTRY_VERIFY_WITH_TIMEOUT(writer.hasRoom(), 30'000);
+    QTRY_COMPARE_WITH_TIMEOUT(seen.room, 1, 30'000);
+    writer.stop();
+    QCoreApplication::processEvents();
+    QCOMPARE(seen.leftOut.size(), 0);
+    QCOMPARE(writer.callsLeftOut(), qint64(0));
+    const ToolCallList stored = storedCalls(path);
+    QCOMPARE(stored.size(), 1000);
+    QCOMPARE(stored.first().id, qint64(1));
+    QCOMPARE(stored.last().id, qint64(1000));
+}
 
-    ToolCallList stored;
-    QMetaObject::invokeMethod(
-        store, [&] { stored = answer(*store, 1, [&] { store->loadRecent(1, 1000); }); }, Qt::BlockingQueuedConnection);
-    QCOMPARE(stored.size(), 95);
-    QMetaObject::invokeMethod(
-        store, [store] { delete store; }, Qt::BlockingQueuedConnection);
-    thread.quit();
-    thread.wait();
+void TestHistoryStore::writerMergesRecordsOfOneCall()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("h.sqlite"));
+    HistoryWriter writer(path, 1000);
+    QString error;
+    QVERIFY(writer.start(&error));
+    QSemaphore gate;
+    QSemaphore held;
+    std::thread holder([&] {
+        writer.runOnWriterThread([&](HistoryStore&) {
+            held.release();
+            gate.acquire();
+        });
+    });
+    held.acquire();
+    writer.record(makeCall(7, CallStatus::Running));
+    writer.record(makeCall(7, CallStatus::Paused));
+    writer.record(makeCall(7, CallStatus::Error));
+    QCOMPARE(writer.queuedCalls(), qsizetype(1));
+    gate.release();
+    holder.join();
+    writer.stop();
+    const ToolCallList stored = storedCalls(path);
+    QCOMPARE(stored.size(), 1);
+    QCOMPARE(stored.first().status, CallStatus::Error);
+}
+
+void TestHistoryStore::failingDiskLeavesOutExactlyTheCallsBeyondTheBound()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("h.sqlite"));
+    HistoryWriterLimits limits;
+    limits.maxRetainedCalls = 50;
+    limits.retryIntervalMs = 50;
+    {
+        HistoryWriter writer(path, 1'000'000, limits);
+        QString error;
+        QVERIFY(writer.start(&error));
+        WriterSignals seen(&writer);
+        // Far smaller than the file already is: every write fails with "database or disk is full".
+        bool capped = false;
+        writer.runOnWriterThread([&](HistoryStore& store) { capped = store.limitDatabasePages(1); });
+        QVERIFY(capped);
+
+        ToolCall big = makeCall(1);
+        big.response = QByteArray(4000, 'r');
+        writer.record(big);
+        QTRY_COMPARE_WITH_TIMEOUT(seen.failed.size(), 1, 30'000);
+        QVERIFY2(seen.failed.first().contains(QStringLiteral("full")), qPrintable(seen.failed.first()));
+        for (int i = 2; i <= 80; ++i)
+            writer.record(makeCall(i));
+        // Calls 81-90 are left out while they run; each counts once, although its end comes too.
+        for (int i = 81; i <= 90; ++i)
+            writer.record(makeCall(i, CallStatus::Running));
+        for (int i = 81; i <= 90; ++i)
+            writer.record(makeCall(i, CallStatus::Ok));
+        QTRY_COMPARE_WITH_TIMEOUT(writer.callsLeftOut(), qint64(40), 30'000);
+        QVERIFY(writer.hasRoom()); // a failed disk never holds the server back
+        QTRY_COMPARE_WITH_TIMEOUT(seen.leftOut.value(seen.leftOut.size() - 1), qint64(40), 30'000);
+        QCOMPARE(seen.failed.size(), 1);
+
+        writer.runOnWriterThread([&](HistoryStore& store) { store.limitDatabasePages(0); });
+        QTRY_COMPARE_WITH_TIMEOUT(seen.recovered, 1, 30'000);
+        writer.record(makeCall(91));
+    }
+    qint64 leftOut = 0;
+    const ToolCallList stored = storedCalls(path, &leftOut);
+    QCOMPARE(stored.size(), 51); // the 50 kept in memory while the disk failed, and the one after
+    QCOMPARE(stored.at(49).id, qint64(50));
+    QCOMPARE(stored.last().id, qint64(91));
+    QCOMPARE(leftOut, qint64(40)); // kept across a restart
+
+    HistoryWriter reopened(path, 1000);
+    QString error;
+    QVERIFY(reopened.start(&error));
+    QCOMPARE(reopened.callsLeftOut(), qint64(40));
+}
+
+void TestHistoryStore::filesAreOwnerOnlyWhateverTheUmask()
+{
+    const mode_t previous = ::umask(022);
+    QTemporaryDir dir;
+    const QString state = dir.filePath(QStringLiteral("state"));
+    const QString path = QDir(state).filePath(QStringLiteral("history.sqlite"));
+    {
+        HistoryStore store(path);
+        QString error;
+        QVERIFY2(store.open(&error), qPrintable(error));
+        write(store, {makeCall(1)});
+        QCOMPARE(modeOf(state), 0700);
+        QCOMPARE(modeOf(path), 0600);
+        QCOMPARE(modeOf(path + QStringLiteral("-wal")), 0600);
+        QCOMPARE(modeOf(path + QStringLiteral("-shm")), 0600);
+    }
+    // Files an older version left readable by others are tightened when history opens.
+    for (const QString& name : QStringList{path, path + QStringLiteral("-wal"), path + QStringLiteral("-shm")})
+        QFile(name).setPermissions(
+            QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ReadGroup | QFileDevice::ReadOther);
+    HistoryStore store(path);
+    QString error;
+    QVERIFY(store.open(&error));
+    ::umask(previous);
+    for (const QString& name : QStringList{path, path + QStringLiteral("-wal"), path + QStringLiteral("-shm")}) {
+        if (QFile::exists(name))
+            QCOMPARE(modeOf(name), 0600);
+    }
 }
 
 QTEST_GUILESS_MAIN(TestHistoryStore)

@@ -1,11 +1,14 @@
 // Calls that wait for a person, over real HTTP: hold (progress while waiting, then the answer),
 // park (the connection closes unanswered; the retry gets the stored answer), dropped connections,
-// cancellation, session deletion, the maximum wait, arguments checked before any pause, and
-// batches refused whole.
+// cancellation, session deletion, the maximum wait, arguments checked before any pause, batches
+// refused whole, stored answers kept per client, and the limit on pending questions.
 
 #include "mcphttptestsupport.h"
 
+#include <QSemaphore>
 #include <QTest>
+
+#include <sys/socket.h>
 
 using nlohmann::json;
 using Decision = InteractionAnswer::Decision;
@@ -18,6 +21,7 @@ InteractionBroker::Settings interactionSettings(int maxWaitMs = 600'000)
     settings.maxWaitMs = maxWaitMs;
     settings.progressIntervalMs = 100;
     settings.clientModes.insert(QStringLiteral("runner"), PauseMode::Park);
+    settings.clientModes.insert(QStringLiteral("other-runner"), PauseMode::Park);
     return settings;
 }
 
@@ -59,8 +63,13 @@ private Q_SLOTS:
     void deletedSessionWithdrawsTheQuestion();
     void maximumWaitIsAToolError();
     void missingArgumentsFailBeforeAnyPause();
+    void oneOfNotAndRefFailBeforeAnyPause_data();
+    void oneOfNotAndRefFailBeforeAnyPause();
     void batchThatWouldPauseIsRefusedWhole();
     void readOnlyToolsRunWithoutAsking();
+    void heldCallsWhoseClientsResetKeepTheirQuestions();
+    void storedAnswersBelongToTheClientThatWasAsked();
+    void questionsBeyondTheLimitAreAToolError();
 };
 
 void TestInteractionHttp::holdStreamsProgressUntilTheAnswer()
@@ -267,6 +276,53 @@ void TestInteractionHttp::missingArgumentsFailBeforeAnyPause()
     QVERIFY(server.pendingInteractions().isEmpty());
 }
 
+// Keywords the validator used to skip (issue 8, item 18): arguments they refuse fail at once with
+// a tool error instead of pausing for a person's approval.
+void TestInteractionHttp::oneOfNotAndRefFailBeforeAnyPause_data()
+{
+    QTest::addColumn<QByteArray>("schema");
+    QTest::addColumn<QByteArray>("arguments");
+    QTest::addColumn<QString>("errorContains");
+    QTest::newRow("oneOf") << QByteArray(R"({"type":"object","properties":{"target":{"oneOf":[{"type":"string"},
+        {"type":"integer","minimum":0}]}},"required":["target"]})")
+                           << QByteArray(R"({"target":-1})") << QStringLiteral("/target");
+    QTest::newRow("not") << QByteArray(R"({"type":"object","properties":{"path":{"type":"string",
+        "not":{"pattern":"^/etc/"}}}})")
+                         << QByteArray(R"({"path":"/etc/passwd"})") << QStringLiteral("/path");
+    QTest::newRow("$ref") << QByteArray(R"({"type":"object","definitions":{"port":{"type":"integer","maximum":65535}},
+        "properties":{"port":{"$ref":"#/definitions/port"}}})")
+                          << QByteArray(R"({"port":70000})") << QStringLiteral("/port");
+    QTest::newRow("$defs") << QByteArray(R"({"type":"object","$defs":{"mode":{"enum":["r","w"]}},
+        "properties":{"mode":{"$ref":"#/$defs/mode"}}})")
+                           << QByteArray(R"({"mode":"x"})") << QStringLiteral("/mode");
+}
+
+void TestInteractionHttp::oneOfNotAndRefFailBeforeAnyPause()
+{
+    QFETCH(QByteArray, schema);
+    QFETCH(QByteArray, arguments);
+    QFETCH(QString, errorContains);
+    ServerFixture server(ServerFixture::defaultOptions(), interactionSettings());
+    RegisteredTool tool;
+    tool.spec.name = QStringLiteral("guarded");
+    tool.spec.inputSchema = json::parse(schema.toStdString());
+    tool.spec.annotations = json{{"readOnlyHint", false}}; // asks the operator before it runs
+    tool.route = QStringLiteral("builtin");
+    tool.handler = [](const std::shared_ptr<ToolCallContext>& context) { context->finish(ToolResult::text({})); };
+    QString error;
+    QVERIFY2(server.addTool(tool, &error), qPrintable(error));
+    const QByteArray session = openSession(server.port);
+    RawHttpClient client(server.port);
+    client.send(RawHttpClient::post(
+        callBody(15, "guarded", json::parse(arguments.toStdString())), sessionHeaders(server.port, session)));
+    const json result = responseIn(client.read()).at("result");
+    QVERIFY(result.at("isError") == true);
+    const QString text = QString::fromStdString(result.at("content").at(0).at("text").get<std::string>());
+    QVERIFY2(text.contains(QStringLiteral("Invalid arguments for tool \"guarded\"")), qPrintable(text));
+    QVERIFY2(text.contains(errorContains), qPrintable(text));
+    QVERIFY(server.pendingInteractions().isEmpty());
+}
+
 void TestInteractionHttp::batchThatWouldPauseIsRefusedWhole()
 {
     ServerFixture server(ServerFixture::defaultOptions(), interactionSettings());
@@ -304,6 +360,113 @@ void TestInteractionHttp::readOnlyToolsRunWithoutAsking()
         RawHttpClient::post(callBody(1, "echo", json{{"message", "hi"}}), sessionHeaders(server.port, session)));
     QVERIFY(responseIn(client.read()).at("result").at("structuredContent").at("message") == "hi");
     QVERIFY(server.pendingInteractions().isEmpty());
+}
+
+// 100 held calls (half with progress, half with keep-alive comments) whose clients reset their
+// connections (RST: SO_LINGER 0, then abort) while the wait ticker writes to every one of them. The
+// server's writes fail and close connections from inside its tick; it must go on serving, every
+// call must end as paused and every question must stay for the retry.
+void TestInteractionHttp::heldCallsWhoseClientsResetKeepTheirQuestions()
+{
+    ServerFixture server(ServerFixture::defaultOptions(), interactionSettings());
+    const QByteArray session = openSession(server.port);
+    constexpr int calls = 100;
+    std::vector<std::unique_ptr<RawHttpClient>> clients;
+    for (int i = 0; i < calls; ++i) {
+        auto client = std::make_unique<RawHttpClient>(server.port);
+        const json arguments{{"provider", "github"}, {"kind", "api_key"}, {"reason", "call " + std::to_string(i)}};
+        client->send(RawHttpClient::post(
+            callBody(i + 1, "request_connection", arguments, i % 2 == 0), sessionHeaders(server.port, session)));
+        clients.push_back(std::move(client));
+    }
+    QTRY_COMPARE_WITH_TIMEOUT(server.pendingInteractions().size(), calls, 60'000);
+    // Every connection has heard from the ticker: it writes to all of them now.
+    for (const auto& client : clients) {
+        const RawHttpResponse head = client->read(30'000, 1);
+        QCOMPARE(head.status, 200);
+        QVERIFY(head.header("content-type").startsWith("text/event-stream"));
+    }
+
+    // The resets arrive while the server's thread is held, so its next tick writes to connections
+    // that are already reset.
+    QSemaphore release;
+    server.holdServerThread(&release);
+    for (const auto& client : clients) {
+        const linger reset{1, 0};
+        QCOMPARE(
+            ::setsockopt(int(client->socket().socketDescriptor()), SOL_SOCKET, SO_LINGER, &reset, sizeof reset), 0);
+        client->socket().abort();
+    }
+    release.release();
+
+    QTRY_COMPARE_WITH_TIMEOUT(server.finishedCalls().size(), calls, 60'000);
+    for (const ToolCall& call : server.finishedCalls()) {
+        QCOMPARE(call.status, CallStatus::Paused);
+        QVERIFY2(call.error.contains(QStringLiteral("closed the connection")), qPrintable(call.error));
+    }
+    const PendingInteractionList pending = server.pendingInteractions();
+    QCOMPARE(pending.size(), calls);
+    for (const PendingInteraction& interaction : pending)
+        QVERIFY(!interaction.waiting);
+    // The server is still there and serving.
+    QVERIFY(!openSession(server.port).isEmpty());
+}
+
+void TestInteractionHttp::storedAnswersBelongToTheClientThatWasAsked()
+{
+    ServerFixture server(ServerFixture::defaultOptions(), interactionSettings());
+    const QByteArray first = openSession(server.port, "2025-06-18", "runner");
+    const QByteArray second = openSession(server.port, "2025-06-18", "other-runner");
+    const QByteArray body = callBody(4, "request_connection", connectArguments);
+    {
+        RawHttpClient client(server.port);
+        client.send(RawHttpClient::post(body, sessionHeaders(server.port, first)));
+        QVERIFY(client.waitForClose()); // parked
+    }
+    QCOMPARE(server.pendingInteractions().size(), 1);
+    QCOMPARE(server.answer(server.pendingInteractions().front().id,
+                 InteractionAnswer::respond(ClientTool::connected(QStringLiteral("github"), QStringLiteral("mine")))),
+        QString());
+
+    // The other client repeating the same call is asked itself; it does not get (or use up) the
+    // first client's answer.
+    {
+        RawHttpClient client(server.port);
+        client.send(RawHttpClient::post(body, sessionHeaders(server.port, second)));
+        QVERIFY(client.waitForClose());
+    }
+    QCOMPARE(server.pendingInteractions().size(), 1);
+    QCOMPARE(server.pendingInteractions().front().clientName, QStringLiteral("other-runner"));
+
+    RawHttpClient retry(server.port);
+    retry.send(RawHttpClient::post(body, sessionHeaders(server.port, first)));
+    const RawHttpResponse response = retry.read();
+    QCOMPARE(response.status, 200);
+    QVERIFY(bodyJson(response).at("result").at("structuredContent").at("account") == "mine");
+}
+
+void TestInteractionHttp::questionsBeyondTheLimitAreAToolError()
+{
+    InteractionBroker::Settings settings = interactionSettings();
+    settings.maxPending = 1;
+    ServerFixture server(ServerFixture::defaultOptions(), settings);
+    const QByteArray session = openSession(server.port, "2025-06-18", "runner");
+    {
+        RawHttpClient client(server.port);
+        client.send(
+            RawHttpClient::post(callBody(1, "write", json{{"path", "one"}}), sessionHeaders(server.port, session)));
+        QVERIFY(client.waitForClose()); // parked: the one question allowed
+    }
+    QCOMPARE(server.pendingInteractions().size(), 1);
+    RawHttpClient client(server.port);
+    client.send(RawHttpClient::post(callBody(2, "write", json{{"path", "two"}}), sessionHeaders(server.port, session)));
+    const json message = responseIn(client.read());
+    const json& result = message.at("result");
+    QVERIFY(result.at("isError") == true);
+    const std::string text = result.at("content").at(0).at("text").get<std::string>();
+    QVERIFY2(text.find("interaction.maxPendingQuestions") != std::string::npos, text.c_str());
+    QCOMPARE(server.pendingInteractions().size(), 1);
+    QCOMPARE(server.writeRuns.load(), 0);
 }
 
 QTEST_GUILESS_MAIN(TestInteractionHttp)

@@ -15,6 +15,8 @@ private Q_SLOTS:
     void parse_data();
     void parse();
     void depthLimitIsInclusive();
+    void valueLimitIsInclusive();
+    void millionsOfEmptyObjectsStopEarly();
     void classify_data();
     void classify();
     void errorShape();
@@ -69,6 +71,32 @@ void TestJsonRpc::depthLimitIsInclusive()
     QVERIFY(JsonRpc::parse(atLimit, {64}).ok);
     const QByteArray overLimit = QByteArray(65, '[') + QByteArray(65, ']');
     QVERIFY(!JsonRpc::parse(overLimit, {64}).ok);
+}
+
+void TestJsonRpc::valueLimitIsInclusive()
+{
+    // [{},{},{}] is four values: the array and three objects.
+    QVERIFY(JsonRpc::parse("[{},{},{}]", {64, 4}).ok);
+    const auto over = JsonRpc::parse("[{},{},{}]", {64, 3});
+    QVERIFY(!over.ok);
+    QCOMPARE(over.error, std::string("JSON has more than 3 values"));
+    QVERIFY(over.value.is_null());
+    // Every kind of value counts: keys do not.
+    QVERIFY(JsonRpc::parse(R"({"a":1,"b":"x","c":null,"d":true,"e":1.5})", {64, 6}).ok);
+    QVERIFY(!JsonRpc::parse(R"({"a":1,"b":"x","c":null,"d":true,"e":1.5})", {64, 5}).ok);
+}
+
+void TestJsonRpc::millionsOfEmptyObjectsStopEarly()
+{
+    // 4 MiB of "{}" is 1.4 million objects (about 440 MB as a DOM): the default limit refuses it.
+    QByteArray body = "[";
+    while (body.size() < 4 * 1024 * 1024 - 8)
+        body += "{},";
+    body += "{}]";
+    const auto result = JsonRpc::parse(body);
+    QVERIFY(!result.ok);
+    QVERIFY2(result.error.find("more than 100000 values") != std::string::npos, result.error.c_str());
+    QVERIFY(result.value.is_null());
 }
 
 void TestJsonRpc::classify_data()

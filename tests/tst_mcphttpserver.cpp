@@ -6,11 +6,60 @@
 #include "rawhttpclient.h"
 #include "serverfixture.h"
 
+#include <QFile>
 #include <QRandomGenerator>
 #include <QRegularExpression>
 #include <QTest>
 
+#include <atomic>
+
 using nlohmann::json;
+
+namespace {
+
+// Peak resident memory of this process (the server runs in it, on its own thread), in bytes.
+qint64 peakResidentBytes()
+{
+    QFile status(QStringLiteral("/proc/self/status"));
+    if (!status.open(QIODevice::ReadOnly))
+        return -1;
+    for (const QByteArray& line : status.readAll().split('\n')) {
+        if (line.startsWith("VmHWM:"))
+            return line.mid(6).trimmed().split(' ').first().toLongLong() * 1024;
+    }
+    return -1;
+}
+
+// Resets the peak to the current resident size (Linux: "5" to /proc/PID/clear_refs).
+bool resetPeakResident()
+{
+    QFile refs(QStringLiteral("/proc/self/clear_refs"));
+    return refs.open(QIODevice::WriteOnly) && refs.write("5") == 1;
+}
+
+QByteArray headOf(
+    const Headers& headers, const QByteArray& requestLine = "POST /mcp HTTP/1.1", const QByteArray& lineEnd = "\r\n")
+{
+    QByteArray head = requestLine + lineEnd;
+    for (const auto& [name, value] : headers)
+        head += name + ": " + value + lineEnd;
+    return head;
+}
+
+// Sends up to `total` bytes in pieces (one reused buffer, so the client's own memory stays flat)
+// until the server stops reading or closes.
+void keepSending(RawHttpClient& client, qint64 total)
+{
+    const QByteArray piece(256 * 1024, 'x');
+    for (qint64 sent = 0; sent < total && client.socket().state() == QAbstractSocket::ConnectedState;
+         sent += piece.size()) {
+        client.socket().write(piece);
+        if (!client.socket().waitForBytesWritten(5000))
+            break;
+    }
+}
+
+} // namespace
 
 class TestMcpHttpServer : public QObject
 {
@@ -39,6 +88,22 @@ private Q_SLOTS:
     void sessionsAreEvictedLeastRecentlyUsedFirst();
     void corsPreflight();
     void randomBodiesNeverBreakTheServer();
+
+    void hugeChunkIsRefusedBeforeItIsBuffered();
+    void bareLfHeadWithHugeContentLengthIsRefused();
+    void refusedBodyIsDrainedWithoutBuffering();
+    void millionsOfEmptyObjectsAreRefused();
+    void trickledHeadMeetsItsDeadline();
+    void stalledBodyMeetsItsDeadline();
+    void connectionsAreCappedOldestIdleFirst();
+    void connectionsArePerPeerCapped();
+    void busyConnectionsMakeNewcomersWait503();
+    void sessionEvictionIsFairBetweenClients();
+    void connectionCloseIsHonouredForEveryAnswer();
+    void websocketUpgradeGetsOneAnswer();
+    void requestOnAnOpenEventStreamWaits();
+    void pipelinedRequestsAreAnsweredInOrder();
+    void pipelinedInOneWriteAreAllAnswered();
 
 private:
     std::unique_ptr<ServerFixture> m_server;
@@ -89,6 +154,24 @@ void TestMcpHttpServer::httpErrors_data()
                                      << H{{"Accept", "text/event-stream"}} << true << 406 << -32000;
     QTest::newRow("no accept") << QByteArray("POST") << QByteArray("/mcp") << ping << H{{"Accept", QByteArray()}}
                                << true << 406 << -32000;
+    QTest::newRow("accept q=0") << QByteArray("POST") << QByteArray("/mcp") << ping
+                                << H{{"Accept", "application/json;q=0, text/event-stream;q=0"}} << true << 406
+                                << -32000;
+    QTest::newRow("accept json q=0 wildcard") << QByteArray("POST") << QByteArray("/mcp") << ping
+                                              << H{{"Accept", "application/json;q=0, */*"}} << true << 406 << -32000;
+    QTest::newRow("accept weighted") << QByteArray("POST") << QByteArray("/mcp") << ping
+                                     << H{{"Accept", "application/json;q=0.5, text/event-stream;q=0.1"}} << true << 200
+                                     << 0;
+    QTest::newRow("transfer-encoding gzip") << QByteArray("POST") << QByteArray("/mcp") << ping
+                                            << H{{"Transfer-Encoding", "gzip"}} << true << 400 << -32700;
+    QTest::newRow("transfer-encoding gzip, chunked")
+        << QByteArray("POST") << QByteArray("/mcp") << ping << H{{"Transfer-Encoding", "gzip, chunked"}} << true << 400
+        << -32700;
+    QTest::newRow("content-length and transfer-encoding")
+        << QByteArray("POST") << QByteArray("/mcp") << ping << H{{"Transfer-Encoding", "chunked"}} << true << 400
+        << -32700;
+    QTest::newRow("two content-lengths") << QByteArray("POST") << QByteArray("/mcp") << ping
+                                         << H{{"Content-Length", "3"}} << true << 400 << -32700;
     QTest::newRow("bad origin") << QByteArray("POST") << QByteArray("/mcp") << init
                                 << H{{"Origin", "http://evil.example.com"}} << false << 403 << -32000;
     QTest::newRow("null origin") << QByteArray("POST") << QByteArray("/mcp") << init << H{{"Origin", "null"}} << false
@@ -142,8 +225,10 @@ void TestMcpHttpServer::httpErrors_data()
                                      << H{{"Mcp-Session-Id", "no-such-session"}} << false << 404 << -32001;
     QTest::newRow("unsupported version") << QByteArray("POST") << QByteArray("/mcp") << ping
                                          << H{{"MCP-Protocol-Version", "1999-01-01"}} << true << 400 << -32000;
-    QTest::newRow("mismatched version") << QByteArray("POST") << QByteArray("/mcp") << ping
-                                        << H{{"MCP-Protocol-Version", "2025-11-25"}} << true << 400 << -32000;
+    QTest::newRow("other supported version") << QByteArray("POST") << QByteArray("/mcp") << ping
+                                             << H{{"MCP-Protocol-Version", "2025-11-25"}} << true << 200 << 0;
+    QTest::newRow("oldest supported version") << QByteArray("POST") << QByteArray("/mcp") << ping
+                                              << H{{"MCP-Protocol-Version", "2025-03-26"}} << true << 200 << 0;
     QTest::newRow("no version header") << QByteArray("POST") << QByteArray("/mcp") << ping
                                        << H{{"MCP-Protocol-Version", QByteArray()}} << true << 200 << 0;
     QTest::newRow("batch in 2025-06-18") << QByteArray("POST") << QByteArray("/mcp") << QByteArray("[" + ping + "]")
@@ -478,18 +563,21 @@ void TestMcpHttpServer::closedConnectionCancelsTheCall()
 
 void TestMcpHttpServer::sessionsAreEvictedLeastRecentlyUsedFirst()
 {
+    // Activity times come from a clock the test moves: no sleeps to make them distinct.
+    auto now = std::make_shared<std::atomic<qint64>>(1'000'000);
     McpServerOptions options = ServerFixture::defaultOptions();
     options.maxSessions = 2;
+    options.clock = [now] { return now->load(); };
     ServerFixture small(options);
     const QByteArray first = openSession(small.port);
-    QTest::qWait(5); // distinct activity times
+    *now += 1000;
     const QByteArray second = openSession(small.port);
-    QTest::qWait(5);
+    *now += 1000;
     // Touch the first so the second is the least recently used.
     RawHttpClient client(small.port);
     client.send(RawHttpClient::post(R"({"jsonrpc":"2.0","id":1,"method":"ping"})", sessionHeaders(small.port, first)));
     QCOMPARE(client.read().status, 200);
-    QTest::qWait(5);
+    *now += 1000;
     openSession(small.port);
     QCOMPARE(small.sessionCount(), 2);
     client.send(RawHttpClient::post(R"({"jsonrpc":"2.0","id":2,"method":"ping"})", sessionHeaders(small.port, second)));
@@ -520,7 +608,16 @@ void TestMcpHttpServer::randomBodiesNeverBreakTheServer()
     // and stay up.
     const QByteArray valid
         = R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi","n":[1,2,{"x":null}]}}})";
-    auto* random = QRandomGenerator::global();
+    // Seeded, and the seed printed, so that a failure can be replayed: SWITCHBOARD_FUZZ_SEED=<seed>.
+    bool seedGiven = false;
+    const quint32 seed = qEnvironmentVariableIsSet("SWITCHBOARD_FUZZ_SEED")
+        ? quint32(qEnvironmentVariable("SWITCHBOARD_FUZZ_SEED").toUInt(&seedGiven))
+        : QRandomGenerator::system()->generate();
+    if (qEnvironmentVariableIsSet("SWITCHBOARD_FUZZ_SEED"))
+        QVERIFY2(seedGiven, "SWITCHBOARD_FUZZ_SEED must be an unsigned 32-bit number");
+    qInfo("randomBodiesNeverBreakTheServer: seed %u (replay with SWITCHBOARD_FUZZ_SEED=%u)", seed, seed);
+    QRandomGenerator generator(seed);
+    auto* random = &generator;
     RawHttpClient client(m_server->port);
     const Headers headers = sessionHeaders(m_server->port, m_session);
     for (int i = 0; i < 300; ++i) {
@@ -552,6 +649,315 @@ void TestMcpHttpServer::randomBodiesNeverBreakTheServer()
     RawHttpClient after(m_server->port);
     after.send(RawHttpClient::post(R"({"jsonrpc":"2.0","id":1,"method":"ping"})", headers));
     QCOMPARE(after.read().status, 200);
+}
+
+void TestMcpHttpServer::hugeChunkIsRefusedBeforeItIsBuffered()
+{
+    // A chunk announcing 2 GiB: refused as soon as its size line arrives, before Qt's parser could
+    // reserve room for it, and whatever follows is drained, not kept.
+    QVERIFY(resetPeakResident());
+    const qint64 before = peakResidentBytes();
+    RawHttpClient client(m_server->port);
+    client.send(headOf(sessionHeaders(m_server->port, m_session)) + "Transfer-Encoding: chunked\r\n\r\n7fffffff\r\n");
+    const auto response = client.read();
+    QCOMPARE(response.status, 413);
+    QCOMPARE_JSON(bodyJson(response)["error"]["code"], -32600);
+    keepSending(client, 64 * 1024 * 1024);
+    QVERIFY(client.waitForClose());
+    const qint64 grown = peakResidentBytes() - before;
+    QVERIFY2(grown < 24 * 1024 * 1024, QByteArray::number(grown).constData());
+}
+
+void TestMcpHttpServer::bareLfHeadWithHugeContentLengthIsRefused()
+{
+    // Qt's parser ends a head at LF LF too; the guard must see the same end, and the 100 MB length.
+    QVERIFY(resetPeakResident());
+    const qint64 before = peakResidentBytes();
+    RawHttpClient client(m_server->port);
+    client.send(headOf(sessionHeaders(m_server->port, m_session), "POST /mcp HTTP/1.1", "\n")
+        + "Content-Length: 100000000\n\n");
+    const auto response = client.read();
+    QCOMPARE(response.status, 413);
+    keepSending(client, 64 * 1024 * 1024);
+    QVERIFY(client.waitForClose());
+    const qint64 grown = peakResidentBytes() - before;
+    QVERIFY2(grown < 24 * 1024 * 1024, QByteArray::number(grown).constData());
+
+    // A well-formed request with bare LF line endings is served as Qt's parser reads it.
+    RawHttpClient polite(m_server->port);
+    const QByteArray body = R"({"jsonrpc":"2.0","id":1,"method":"ping"})";
+    polite.send(headOf(sessionHeaders(m_server->port, m_session), "POST /mcp HTTP/1.1", "\n")
+        + "Content-Length: " + QByteArray::number(body.size()) + "\n\n" + body);
+    QCOMPARE(polite.read().status, 200);
+}
+
+void TestMcpHttpServer::refusedBodyIsDrainedWithoutBuffering()
+{
+    // A chunked body that grows past the limit in small chunks: refused once past it, and the rest
+    // is drained rather than kept in the socket's transaction.
+    QVERIFY(resetPeakResident());
+    const qint64 before = peakResidentBytes();
+    RawHttpClient client(m_server->port);
+    client.send(headOf(sessionHeaders(m_server->port, m_session)) + "Transfer-Encoding: chunked\r\n\r\n");
+    const QByteArray piece(64 * 1024, 'x');
+    const QByteArray chunk = QByteArray::number(piece.size(), 16) + "\r\n" + piece + "\r\n";
+    for (int i = 0; i < 1024 && client.socket().state() == QAbstractSocket::ConnectedState; ++i) {
+        client.socket().write(chunk);
+        if (!client.socket().waitForBytesWritten(5000))
+            break;
+        if (client.socket().bytesAvailable() > 0)
+            break;
+    }
+    QCOMPARE(client.read().status, 413);
+    keepSending(client, 64 * 1024 * 1024);
+    client.waitForClose();
+    const qint64 grown = peakResidentBytes() - before;
+    QVERIFY2(grown < 40 * 1024 * 1024, QByteArray::number(grown).constData());
+}
+
+void TestMcpHttpServer::millionsOfEmptyObjectsAreRefused()
+{
+    // Almost 4 MiB of "{}" (1.4 million values) would parse into some 440 MB of DOM.
+    QVERIFY(resetPeakResident());
+    const qint64 before = peakResidentBytes();
+    QByteArray body = "[";
+    body.reserve(4 * 1024 * 1024);
+    while (body.size() < 4 * 1024 * 1024 - 8)
+        body += "{},";
+    body += "{}]";
+    RawHttpClient client(m_server->port);
+    client.send(RawHttpClient::post(body, sessionHeaders(m_server->port, m_session)));
+    const auto response = client.read(60'000);
+    QCOMPARE(response.status, 400);
+    const json error = bodyJson(response)["error"];
+    QCOMPARE_JSON(error["code"], -32700);
+    QVERIFY2(error["message"].get<std::string>().find("100000 values") != std::string::npos, response.body.constData());
+    const qint64 grown = peakResidentBytes() - before;
+    QVERIFY2(grown < 96 * 1024 * 1024, QByteArray::number(grown).constData());
+}
+
+void TestMcpHttpServer::trickledHeadMeetsItsDeadline()
+{
+    // A byte now and then keeps a connection busy but never finishes the head: the head's total
+    // deadline ends it, however lively the trickle.
+    McpServerOptions options = ServerFixture::defaultOptions();
+    options.limits.headTimeoutMs = 1000;
+    ServerFixture server(options);
+    RawHttpClient client(server.port);
+    const QByteArray head = headOf(standardHeaders(server.port));
+    RawHttpResponse response;
+    for (qsizetype i = 0; i < head.size() && !response.ok; ++i) {
+        client.send(head.mid(i, 1));
+        response = client.read(200);
+    }
+    QVERIFY2(response.ok, "the trickle outlived the whole head");
+    QCOMPARE(response.status, 408);
+    QVERIFY(client.waitForClose());
+}
+
+void TestMcpHttpServer::stalledBodyMeetsItsDeadline()
+{
+    McpServerOptions options = ServerFixture::defaultOptions();
+    options.limits.bodyTimeoutMs = 1000;
+    ServerFixture server(options);
+    RawHttpClient client(server.port);
+    client.send(headOf(standardHeaders(server.port)) + "Content-Length: 100\r\n\r\n{\"jsonrpc\":");
+    const auto response = client.read(60'000);
+    QCOMPARE(response.status, 408);
+    QVERIFY(client.waitForClose());
+}
+
+void TestMcpHttpServer::connectionsAreCappedOldestIdleFirst()
+{
+    McpServerOptions options = ServerFixture::defaultOptions();
+    options.limits.maxConnections = 4;
+    ServerFixture server(options);
+    std::vector<std::unique_ptr<RawHttpClient>> idle;
+    for (int i = 0; i < 4; ++i) {
+        idle.push_back(std::make_unique<RawHttpClient>(server.port));
+        idle.back()->send(RawHttpClient::post(initializeBody(), standardHeaders(server.port)));
+        QCOMPARE(idle.back()->read().status, 200);
+    }
+    // The fifth connection is served; the connection idle the longest made room for it.
+    RawHttpClient newcomer(server.port);
+    newcomer.send(RawHttpClient::post(initializeBody(), standardHeaders(server.port)));
+    QCOMPARE(newcomer.read().status, 200);
+    QVERIFY(idle.front()->waitForClose());
+    for (std::size_t i = 1; i < idle.size(); ++i)
+        QCOMPARE(idle[i]->socket().state(), QAbstractSocket::ConnectedState);
+}
+
+void TestMcpHttpServer::connectionsArePerPeerCapped()
+{
+    McpServerOptions options = ServerFixture::defaultOptions();
+    options.limits.maxConnectionsPerPeer = 2;
+    ServerFixture server(options);
+    RawHttpClient first(server.port);
+    first.send(RawHttpClient::post(initializeBody(), standardHeaders(server.port)));
+    QCOMPARE(first.read().status, 200);
+    RawHttpClient second(server.port);
+    second.send(RawHttpClient::post(initializeBody(), standardHeaders(server.port)));
+    QCOMPARE(second.read().status, 200);
+    RawHttpClient third(server.port);
+    third.send(RawHttpClient::post(initializeBody(), standardHeaders(server.port)));
+    QCOMPARE(third.read().status, 200);
+    QVERIFY(first.waitForClose());
+    QCOMPARE(second.socket().state(), QAbstractSocket::ConnectedState);
+}
+
+void TestMcpHttpServer::busyConnectionsMakeNewcomersWait503()
+{
+    McpServerOptions options = ServerFixture::defaultOptions();
+    options.limits.maxConnections = 2;
+    ServerFixture server(options);
+    const QByteArray session = openSession(server.port);
+    std::vector<std::unique_ptr<RawHttpClient>> busy;
+    for (int i = 0; i < 2; ++i) {
+        busy.push_back(std::make_unique<RawHttpClient>(server.port));
+        busy.back()->send(RawHttpClient::post(
+            R"({"jsonrpc":"2.0","id":)" + QByteArray::number(i) + R"(,"method":"tools/call","params":{"name":"slow"}})",
+            sessionHeaders(server.port, session)));
+    }
+    QTRY_COMPARE_WITH_TIMEOUT(server.pendingSlow(), 2, 10'000);
+    RawHttpClient refused(server.port);
+    const auto response = refused.read();
+    QCOMPARE(response.status, 503);
+    QCOMPARE_JSON(bodyJson(response)["error"]["code"], -32000);
+    QVERIFY(refused.waitForClose());
+    server.releaseSlow(QStringLiteral("done"));
+    for (auto& client : busy)
+        QCOMPARE(client->read().status, 200);
+}
+
+void TestMcpHttpServer::sessionEvictionIsFairBetweenClients()
+{
+    McpServerOptions options = ServerFixture::defaultOptions();
+    options.maxSessions = 3;
+    ServerFixture server(options);
+    const QByteArray victim = openSession(server.port, "2025-06-18", "quiet-client");
+    for (int i = 0; i < 8; ++i)
+        QVERIFY(!openSession(server.port, "2025-06-18", "flooding-client").isEmpty());
+    QCOMPARE(server.sessionCount(), 3);
+    RawHttpClient client(server.port);
+    client.send(
+        RawHttpClient::post(R"({"jsonrpc":"2.0","id":1,"method":"ping"})", sessionHeaders(server.port, victim)));
+    QCOMPARE(client.read().status, 200);
+}
+
+void TestMcpHttpServer::connectionCloseIsHonouredForEveryAnswer()
+{
+    const auto closing = [this](const QByteArray& body, bool withSession) {
+        Headers headers = withSession ? sessionHeaders(m_server->port, m_session) : standardHeaders(m_server->port);
+        return RawHttpClient::post(body, withHeader(headers, "Connection", "close"));
+    };
+    {
+        RawHttpClient client(m_server->port); // 200 for initialize, answered synchronously
+        client.send(closing(initializeBody(), false));
+        QCOMPARE(client.read().status, 200);
+        QVERIFY(client.waitForClose());
+    }
+    {
+        RawHttpClient client(m_server->port); // 202 for a notification
+        client.send(closing(R"({"jsonrpc":"2.0","method":"notifications/roots/list_changed"})", true));
+        QCOMPARE(client.read().status, 202);
+        QVERIFY(client.waitForClose());
+    }
+    {
+        RawHttpClient client(m_server->port); // an error
+        client.send(closing(R"({"jsonrpc":"2.0","id":1,"method":"ping"})", false));
+        QCOMPARE(client.read().status, 400);
+        QVERIFY(client.waitForClose());
+    }
+    {
+        RawHttpClient client(m_server->port); // HTTP/1.0 closes unless asked to keep alive
+        QByteArray request = RawHttpClient::post(
+            R"({"jsonrpc":"2.0","id":1,"method":"ping"})", sessionHeaders(m_server->port, m_session));
+        request.replace("HTTP/1.1", "HTTP/1.0");
+        client.send(request);
+        QCOMPARE(client.read().status, 200);
+        QVERIFY(client.waitForClose());
+    }
+}
+
+void TestMcpHttpServer::websocketUpgradeGetsOneAnswer()
+{
+    RawHttpClient client(m_server->port);
+    client.send(headOf(sessionHeaders(m_server->port, m_session), "GET /mcp HTTP/1.1")
+        + "Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\n"
+          "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n");
+    const auto response = client.read();
+    QCOMPARE(response.status, 400);
+    QVERIFY2(bodyJson(response)["error"]["message"].get<std::string>().find("upgrade") != std::string::npos,
+        response.body.constData());
+    QVERIFY(client.waitForClose());
+    QVERIFY(client.read(500).status == 0); // nothing after the one answer
+}
+
+void TestMcpHttpServer::requestOnAnOpenEventStreamWaits()
+{
+    // A request sent on the connection of an open event stream must not be answered inside the
+    // stream's chunked body; it waits until the stream ends.
+    const QByteArray session = openSession(m_server->port);
+    RawHttpClient stream(m_server->port);
+    stream.send(headOf(sessionHeaders(m_server->port, session), "GET /mcp HTTP/1.1") + "\r\n");
+    QCOMPARE(stream.read(15'000, 1).status, 200);
+    stream.send(RawHttpClient::post(
+        R"({"jsonrpc":"2.0","id":1,"method":"ping"})", sessionHeaders(m_server->port, session), "/elsewhere"));
+    m_server->addTool(QStringLiteral("added_while_streaming"));
+    const QByteArray event = stream.readChunk();
+    QVERIFY2(event.contains("notifications/tools/list_changed"), event.constData());
+    QVERIFY2(!event.contains("HTTP/1.1"), event.constData());
+    // Ending the session ends the stream; then the held request is answered, in order.
+    RawHttpClient deleter(m_server->port);
+    deleter.send(headOf(sessionHeaders(m_server->port, session), "DELETE /mcp HTTP/1.1") + "\r\n");
+    QCOMPARE(deleter.read().status, 204);
+    QByteArray rest;
+    while ((rest = stream.readChunk()) != "<end>") {
+        QVERIFY2(!rest.isEmpty(), "the event stream did not end");
+        QVERIFY2(!rest.contains("HTTP/1.1"), rest.constData());
+    }
+    QCOMPARE(stream.read().status, 404);
+}
+
+void TestMcpHttpServer::pipelinedRequestsAreAnsweredInOrder()
+{
+    RawHttpClient client(m_server->port);
+    const Headers headers = sessionHeaders(m_server->port, m_session);
+    client.send(RawHttpClient::post(
+        R"({"jsonrpc":"2.0","id":"first","method":"tools/call","params":{"name":"slow"}})", headers));
+    QTRY_COMPARE_WITH_TIMEOUT(m_server->pendingSlow(), 1, 10'000);
+    // The second request arrives while the first is still being answered.
+    client.send(RawHttpClient::post(R"({"jsonrpc":"2.0","id":"second","method":"ping"})", headers));
+    QVERIFY(client.read(300).status == 0); // nothing is answered before the first
+    m_server->releaseSlow(QStringLiteral("first done"));
+    const auto first = client.read();
+    QCOMPARE(first.status, 200);
+    QCOMPARE_JSON(bodyJson(first)["id"], "first");
+    const auto second = client.read();
+    QCOMPARE(second.status, 200);
+    QCOMPARE_JSON(bodyJson(second)["id"], "second");
+}
+
+void TestMcpHttpServer::pipelinedInOneWriteAreAllAnswered()
+{
+    // Three requests in one write: each is answered, once, in order, and the connection stays usable.
+    RawHttpClient client(m_server->port);
+    const Headers headers = sessionHeaders(m_server->port, m_session);
+    QByteArray all;
+    for (int i = 0; i < 3; ++i) {
+        all += RawHttpClient::post(R"({"jsonrpc":"2.0","id":)" + QByteArray::number(i)
+                + R"(,"method":"tools/call","params":{"name":"echo","arguments":{"i":)" + QByteArray::number(i) + "}}}",
+            headers);
+    }
+    client.send(all);
+    for (int i = 0; i < 3; ++i) {
+        const auto response = client.read();
+        QCOMPARE(response.status, 200);
+        QCOMPARE_JSON(bodyJson(response)["id"], i);
+    }
+    QVERIFY(client.read(300).status == 0);
+    client.send(RawHttpClient::post(R"({"jsonrpc":"2.0","id":9,"method":"ping"})", headers));
+    QCOMPARE(client.read().status, 200);
 }
 
 QTEST_GUILESS_MAIN(TestMcpHttpServer)

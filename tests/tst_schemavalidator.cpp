@@ -13,6 +13,10 @@ private Q_SLOTS:
     void validate_data();
     void validate();
     void errorCountIsBounded();
+    void uncheckableSchemasAreRefused_data();
+    void uncheckableSchemasAreRefused();
+    void longStringsAgainstPatterns();
+    void longPropertyNamesAgainstPatternProperties();
 };
 
 void TestSchemaValidator::validate_data()
@@ -91,6 +95,29 @@ void TestSchemaValidator::validate_data()
                                   << QStringList{QStringLiteral("/v: no value is allowed")};
     QTest::newRow("pointer escaping") << QByteArray(R"({"additionalProperties":{"type":"string"}})")
                                       << QByteArray(R"({"a/b~c":1})") << QStringList{QStringLiteral("/a~1b~0c:")};
+    // Keywords the hand-written validator skipped (issue 8, item 18).
+    const QByteArray oneOf = R"({"properties":{"v":{"oneOf":[{"type":"string"},{"minLength":1}]}}})";
+    QTest::newRow("oneOf one") << oneOf << QByteArray(R"({"v":""})") << QStringList();
+    QTest::newRow("oneOf both") << oneOf << QByteArray(R"({"v":"ab"})")
+                                << QStringList{QStringLiteral("/v: Failed to validate against exactly one")};
+    QTest::newRow("not") << QByteArray(R"({"properties":{"v":{"not":{"type":"string"}}}})")
+                         << QByteArray(R"({"v":"x"})") << QStringList{QStringLiteral("/v: Target should not validate")};
+    QTest::newRow("not with a pattern") << QByteArray(R"({"properties":{"p":{"not":{"pattern":"^/etc"}}}})")
+                                        << QByteArray(R"({"p":"/etc/passwd"})") << QStringList{QStringLiteral("/p:")};
+    const QByteArray ref
+        = R"({"definitions":{"n":{"type":"integer","minimum":1}},"properties":{"v":{"$ref":"#/definitions/n"}}})";
+    QTest::newRow("$ref ok") << ref << QByteArray(R"({"v":3})") << QStringList();
+    QTest::newRow("$ref bad") << ref << QByteArray(R"({"v":0})") << QStringList{QStringLiteral("/v:")};
+    QTest::newRow("recursive $ref") << QByteArray(R"({"properties":{"child":{"$ref":"#"},"n":{"type":"integer"}}})")
+                                    << QByteArray(R"({"child":{"child":{"n":"x"}}})")
+                                    << QStringList{QStringLiteral("/child/child/n")};
+    QTest::newRow("supplementary characters count once") << QByteArray(R"({"properties":{"s":{"maxLength":1}}})")
+                                                         << QByteArray("{\"s\":\"\xf0\x9f\x98\x80\"}") << QStringList();
+    QTest::newRow("uniqueItems") << QByteArray(R"({"properties":{"a":{"uniqueItems":true}}})")
+                                 << QByteArray(R"({"a":[1,2,1]})") << QStringList{QStringLiteral("/a:")};
+    QTest::newRow("date-time") << QByteArray(R"({"properties":{"t":{"format":"date-time"}}})")
+                               << QByteArray(R"({"t":"yesterday"})")
+                               << QStringList{QStringLiteral("/t: must be a date-time")};
     QTest::newRow("unknown keywords ignored")
         << QByteArray(R"({"type":"object","x-custom":1,"format":"uri"})") << QByteArray(R"({})") << QStringList();
 }
@@ -114,6 +141,79 @@ void TestSchemaValidator::errorCountIsBounded()
         value["p" + std::to_string(i)] = i;
     const json schema{{"type", "object"}, {"additionalProperties", false}};
     QCOMPARE(SchemaValidator::validate(value, schema, 5).size(), 5);
+}
+
+void TestSchemaValidator::uncheckableSchemasAreRefused_data()
+{
+    QTest::addColumn<QByteArray>("schema");
+    QTest::addColumn<QString>("errorContains");
+    QTest::newRow("$dynamicRef") << QByteArray(R"({"properties":{"a":{"$dynamicRef":"#x"}}})")
+                                 << QStringLiteral("keyword \"$dynamicRef\" at /properties/a cannot be checked");
+    QTest::newRow("prefixItems") << QByteArray(R"({"prefixItems":[{"type":"string"}]})")
+                                 << QStringLiteral("keyword \"prefixItems\" at the schema's root");
+    QTest::newRow("unevaluatedProperties") << QByteArray(R"({"allOf":[{"unevaluatedProperties":false}]})")
+                                           << QStringLiteral("unevaluatedProperties\" at /allOf/0");
+    QTest::newRow("remote $ref") << QByteArray(R"({"$ref":"https://example.com/schema.json"})")
+                                 << QStringLiteral("refers to another document");
+    QTest::newRow("dangling $ref") << QByteArray(R"({"properties":{"a":{"$ref":"#/definitions/missing"}}})")
+                                   << QStringLiteral("points to nothing in the schema");
+    // valijson recursed until the stack overflowed on these.
+    QTest::newRow("$ref cycle") << QByteArray(
+        R"({"definitions":{"a":{"$ref":"#/definitions/b"},"b":{"$ref":"#/definitions/a"}},"$ref":"#/definitions/a"})")
+                                << QStringLiteral("leads back to itself");
+    QTest::newRow("$ref to itself") << QByteArray(R"({"properties":{"a":{"$ref":"#/properties/a"}}})")
+                                    << QStringLiteral("leads back to itself");
+    QTest::newRow("$ref cycle through allOf")
+        << QByteArray(R"({"allOf":[{"$ref":"#"}]})") << QStringLiteral("$ref at /allOf/0 leads back to itself");
+    QTest::newRow("$ref cycle through not and anyOf") << QByteArray(
+        R"({"definitions":{"a":{"not":{"anyOf":[{"$ref":"#/definitions/a"}]}}},"$ref":"#/definitions/a"})")
+                                                      << QStringLiteral("leads back to itself");
+    // valijson threw and, built without exceptions, aborted.
+    QTest::newRow("malformed keyword") << QByteArray(R"({"type":5})") << QStringLiteral("not a valid JSON schema");
+    QTest::newRow("malformed pattern") << QByteArray(R"({"properties":{"a":{"pattern":"(unclosed"}}})")
+                                       << QStringLiteral("not a valid regular expression");
+}
+
+void TestSchemaValidator::uncheckableSchemasAreRefused()
+{
+    QFETCH(QByteArray, schema);
+    QFETCH(QString, errorContains);
+    const SchemaValidator validator(json::parse(schema.toStdString()));
+    QVERIFY(!validator.isUsable());
+    QVERIFY2(validator.schemaError().contains(errorContains), qPrintable(validator.schemaError()));
+    // Nothing passes a schema that cannot be checked.
+    const QStringList errors = validator.check(json::object());
+    QCOMPARE(errors.size(), 1);
+    QVERIFY2(errors.first().contains(QStringLiteral("cannot be checked")), qPrintable(errors.first()));
+}
+
+// std::regex (valijson's own pattern check) recurses once per character and overflows the stack
+// on strings like these; pattern runs on QRegularExpression instead.
+void TestSchemaValidator::longStringsAgainstPatterns()
+{
+    const json schema = json::parse(
+        R"({"properties":{"s":{"pattern":"^[a-z]+$"},"g":{"pattern":"^(a|b)*$"},"t":{"format":"date-time"}}})");
+    const SchemaValidator validator(schema);
+    QVERIFY2(validator.isUsable(), qPrintable(validator.schemaError()));
+    const std::string megabyte(1 << 20, 'a');
+    QVERIFY(validator.check(json{{"s", megabyte}}).isEmpty());
+    QCOMPARE(validator.check(json{{"s", megabyte + "C"}}).size(), 1);
+    QCOMPARE(validator.check(json{{"t", std::string(1 << 20, '1')}}).size(), 1);
+    // A match that would exceed PCRE2's backtracking limits counts as no match: refused, with the
+    // pattern named, rather than let through unchecked.
+    const QStringList errors = validator.check(json{{"g", megabyte}});
+    QCOMPARE(errors.size(), 1);
+    QVERIFY2(errors.first().contains(QStringLiteral("/g: must match the pattern")), qPrintable(errors.first()));
+}
+
+void TestSchemaValidator::longPropertyNamesAgainstPatternProperties()
+{
+    const SchemaValidator validator(json::parse(R"({"patternProperties":{"^[a-z]+$":{"type":"string"}}})"));
+    QVERIFY(validator.check(json{{"abc", 1}}).size() == 1);
+    QVERIFY(validator.check(json{{"abc", "x"}}).isEmpty());
+    const QStringList errors = validator.check(json{{"nested", {{std::string(1 << 20, 'a'), "x"}}}});
+    QCOMPARE(errors.size(), 1);
+    QVERIFY2(errors.first().contains(QStringLiteral("a property name of 1048576 bytes")), qPrintable(errors.first()));
 }
 
 QTEST_GUILESS_MAIN(TestSchemaValidator)

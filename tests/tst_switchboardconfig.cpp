@@ -18,6 +18,7 @@ private Q_SLOTS:
     void readsSecrets();
     void errors_data();
     void errors();
+    void emptySectionsAreDefaults();
 
 private:
     QString write(const QByteArray& text)
@@ -225,7 +226,7 @@ void TestSwitchboardConfig::unknownKeysAreWarnings()
 void TestSwitchboardConfig::errors_data()
 {
     QTest::addColumn<QByteArray>("text");
-    QTest::addColumn<QString>("errorContains");
+    QTest::addColumn<QString>("errorContains"); // pieces separated by * appear in this order
     QTest::newRow("malformed yaml") << QByteArray("server: [unclosed\n") << QStringLiteral(":2:");
     QTest::newRow("not a mapping") << QByteArray("- a\n- b\n") << QStringLiteral("mapping of sections");
     QTest::newRow("port type") << QByteArray("server:\n  port: eighty\n")
@@ -293,6 +294,54 @@ void TestSwitchboardConfig::errors_data()
                                                  ":3: oauthProviders[gh].name is used by an earlier provider");
     QTest::newRow("form without schema") << QByteArray("clientTools:\n  - name: x\n    render: form\n")
                                          << QStringLiteral("responseSchema is required for render: form");
+    // Files that crashed or hung the program (issue 8, item 15): each is refused with the file,
+    // the line and the key.
+    QTest::newRow("complex key") << QByteArray("? [a, b]\n: 1\n")
+                                 << QStringLiteral(":1: the document has a key that is a list; keys must be plain");
+    QTest::newRow("complex key in a section")
+        << QByteArray("server:\n  port: 1\n  ? {a: 1}\n  : 2\n")
+        << QStringLiteral(":3: server has a key that is a mapping; keys must be plain strings");
+    QTest::newRow("complex key in a schema")
+        << QByteArray("clientTools:\n  - name: t\n    inputSchema:\n      properties:\n        ? [x]\n        : 1\n")
+        << QStringLiteral(":5: clientTools[0].inputSchema.properties has a key that is a list");
+    QTest::newRow("recursive anchor in a client tool schema")
+        << QByteArray("clientTools:\n  - name: t\n    inputSchema: &schema\n      type: object\n"
+                      "      properties:\n        self: *schema\n")
+        << QStringLiteral(":3: clientTools[0].inputSchema.properties.self contains itself (an alias used inside its "
+                          "own anchor)");
+    QTest::newRow("recursive anchor in a list") << QByteArray("server:\n  allowedHosts: &h [a, *h]\n")
+                                                << QStringLiteral("server.allowedHosts[1] contains itself");
+    {
+        // A billion laughs: nine lines that stand for 10^8 values once the aliases are expanded.
+        QByteArray laughs = "l0: &l0 [x, x, x, x, x, x, x, x, x, x]\n";
+        for (int level = 1; level <= 8; ++level) {
+            laughs += "l" + QByteArray::number(level) + ": &l" + QByteArray::number(level) + " [";
+            for (int i = 0; i < 10; ++i)
+                laughs += (i ? ", *l" : "*l") + QByteArray::number(level - 1);
+            laughs += "]\n";
+        }
+        laughs += "clientTools:\n  - name: t\n    inputSchema: {type: object, default: *l8}\n";
+        QTest::newRow("alias chain of 10^8 values")
+            << laughs << QStringLiteral(": the file holds more than 100000 values once aliases are expanded");
+    }
+    {
+        QByteArray deep = "clientTools:\n  - name: t\n    inputSchema: ";
+        deep += QByteArray(100, '[') + QByteArray(100, ']') + "\n";
+        QTest::newRow("nested too deep")
+            << deep << QStringLiteral(":3: clientTools[0].inputSchema[0][0]*[0] is nested deeper than 64 levels");
+    }
+    QTest::newRow("server not a mapping")
+        << QByteArray("server: 5\n") << QStringLiteral(":1: server must be a mapping of keys to values");
+    QTest::newRow("console not a mapping")
+        << QByteArray("console: [callLogRows]\n") << QStringLiteral(":1: console must be a mapping");
+    QTest::newRow("history not a mapping")
+        << QByteArray("console: {}\nhistory: lots\n") << QStringLiteral(":2: history must be a mapping");
+    QTest::newRow("interaction not a mapping")
+        << QByteArray("interaction: park\n") << QStringLiteral(":1: interaction must be a mapping");
+    QTest::newRow("permissions not a mapping")
+        << QByteArray("permissions: [allow]\n") << QStringLiteral(":1: permissions must be a mapping");
+    QTest::newRow("clientTools not a list")
+        << QByteArray("clientTools: 5\n") << QStringLiteral(":1: clientTools must be a list of tools");
     QTest::newRow("rows too small") << QByteArray("console:\n  callLogRows: 3\n")
                                     << QStringLiteral("console.callLogRows must be between");
     QTest::newRow("log bytes too small") << QByteArray("console:\n  callLogBytes: 1000\n")
@@ -307,8 +356,28 @@ void TestSwitchboardConfig::errors()
     QString error;
     const QString path = write(text);
     QVERIFY(!SwitchboardConfig::load(path, &config, &error));
-    QVERIFY2(error.contains(errorContains), qPrintable(error));
+    qsizetype from = 0;
+    for (const QString& piece : errorContains.split(QLatin1Char('*'))) {
+        from = error.indexOf(piece, from);
+        QVERIFY2(from >= 0, qPrintable(error.left(500)));
+    }
     QVERIFY2(error.contains(path), qPrintable(error));
+}
+
+void TestSwitchboardConfig::emptySectionsAreDefaults()
+{
+    SwitchboardConfig config;
+    QString error;
+    QVERIFY2(SwitchboardConfig::load(write("server:\nconsole:\nclientTools:\nsecrets:\n"), &config, &error),
+        qPrintable(error));
+    QCOMPARE(config.port, quint16(8765));
+    QVERIFY(config.clientTools.empty());
+    // Aliases within the bounds are read as written.
+    QVERIFY2(SwitchboardConfig::load(write("server:\n  allowedHosts: &hosts [a.local, b.local]\n"
+                                           "  allowedOrigins: *hosts\n"),
+                 &config, &error),
+        qPrintable(error));
+    QCOMPARE(config.allowedOrigins, (QStringList{QStringLiteral("a.local"), QStringLiteral("b.local")}));
 }
 
 QTEST_GUILESS_MAIN(TestSwitchboardConfig)

@@ -10,10 +10,13 @@
 #include <QProcess>
 #include <QRegularExpression>
 #include <QSignalSpy>
+#include <QTcpSocket>
 #include <QTemporaryDir>
 #include <QTest>
 
 #include <csignal>
+#include <functional>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 namespace {
@@ -33,13 +36,16 @@ QProcessEnvironment environmentWithout(const QStringList& names)
 }
 
 // Starts switchboard and waits for its first line. Never reads the user's configuration.
-Running start(QStringList arguments, const QProcessEnvironment& environment)
+Running start(
+    QStringList arguments, const QProcessEnvironment& environment, const std::function<void()>& childSetup = {})
 {
     if (!arguments.contains(QStringLiteral("--config")))
         arguments << QStringLiteral("--config") << QStringLiteral("/nonexistent/switchboard-test.yaml");
     Running running;
     running.process = std::make_unique<QProcess>();
     running.process->setProcessEnvironment(environment);
+    if (childSetup)
+        running.process->setChildProcessModifier(childSetup);
     running.process->start(QStringLiteral(SWITCHBOARD_BINARY), arguments);
     if (!running.process->waitForStarted(10'000))
         return running;
@@ -129,15 +135,19 @@ class TestSwitchboardProcess : public QObject
     Q_OBJECT
 private Q_SLOTS:
     void headlessServesAndLogsEveryCall();
+    void headlessLinesNeitherLeakTheTokenNorBreak();
     void historySurvivesARestart();
     void generatedTokenIsStoredOwnerOnly();
     void pendingQuestionSurvivesARestart();
+    void mistypedStateFileIsSetAside_data();
+    void mistypedStateFileIsSetAside();
     void noAuthWarnsLoudly();
     void nonLoopbackBindWarns();
     void noDisplayFallsBackToHeadless();
     void badInvocations_data();
     void badInvocations();
     void busyPortIsAClearError();
+    void idleCrowdAtTheDescriptorLimitLocksNobodyOut();
 
 private:
     QTemporaryDir m_dir;
@@ -146,7 +156,7 @@ private:
 void TestSwitchboardProcess::headlessServesAndLogsEveryCall()
 {
     QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
-    environment.insert(QStringLiteral("SWITCHBOARD_TOKEN"), QStringLiteral("sb_process-test-token"));
+    environment.insert(QStringLiteral("SWITCHBOARD_TOKEN"), QStringLiteral("sb_process-test-token-0123456789abcdef"));
     const QString state = m_dir.filePath(QStringLiteral("state"));
     Running running = start(
         {QStringLiteral("--headless"), QStringLiteral("--port"), QStringLiteral("0"), QStringLiteral("--state-dir"),
@@ -155,14 +165,15 @@ void TestSwitchboardProcess::headlessServesAndLogsEveryCall()
     QVERIFY(running.url.isValid());
 
     QNetworkAccessManager network;
-    const QByteArray session = openSession(network, running.url, "sb_process-test-token");
+    const QByteArray session = openSession(network, running.url, "sb_process-test-token-0123456789abcdef");
     QVERIFY(!session.isEmpty());
     const Reply echo = post(network, running.url,
-        R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"sb_process-test-token is secret"}}})",
-        "sb_process-test-token", session);
+        R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"sb_process-test-token-0123456789abcdef is secret"}}})",
+        "sb_process-test-token-0123456789abcdef", session);
     QCOMPARE(echo.status, 200);
-    const Reply unknown = post(network, running.url,
-        R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"ecoh"}})", "sb_process-test-token", session);
+    const Reply unknown
+        = post(network, running.url, R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"ecoh"}})",
+            "sb_process-test-token-0123456789abcdef", session);
     QCOMPARE(unknown.status, 200);
 
     QString seen;
@@ -176,14 +187,68 @@ void TestSwitchboardProcess::headlessServesAndLogsEveryCall()
                  QRegularExpression(QStringLiteral(R"(#\d+ error ecoh via unknown .*Closest matches: echo)")), &seen)
                   .isEmpty(),
         qPrintable(seen));
-    QVERIFY(!seen.contains(QStringLiteral("sb_process-test-token")));
+    QVERIFY(!seen.contains(QStringLiteral("sb_process-test-token-0123456789abcdef")));
 
     int exitCode = -2;
     QVERIFY(stopWithSigterm(*running.process, &exitCode));
     QCOMPARE(exitCode, 0);
     const QString errors = QString::fromUtf8(running.process->readAllStandardError());
     QVERIFY2(errors.contains(QStringLiteral("token from SWITCHBOARD_TOKEN")), qPrintable(errors));
-    QVERIFY(!errors.contains(QStringLiteral("sb_process-test-token")));
+    QVERIFY(!errors.contains(QStringLiteral("sb_process-test-token-0123456789abcdef")));
+}
+
+// Names and messages come from clients: one that is the token is redacted, one with a newline
+// or a terminal escape cannot forge or garble a line.
+void TestSwitchboardProcess::headlessLinesNeitherLeakTheTokenNorBreak()
+{
+    const QByteArray token = "sb_process-test-token-0123456789abcdef";
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    environment.insert(QStringLiteral("SWITCHBOARD_TOKEN"), QString::fromLatin1(token));
+    Running running = start({QStringLiteral("--headless"), QStringLiteral("--port"), QStringLiteral("0"),
+                                QStringLiteral("--state-dir"), m_dir.filePath(QStringLiteral("lines"))},
+        environment);
+    QVERIFY(running.url.isValid());
+    QNetworkAccessManager network;
+    const Reply init = post(network, running.url,
+        R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},)"
+        R"("clientInfo":{"name":"sb_process-test-token-0123456789abcde\u0066","version":"\u001b[31mred"}}})",
+        token);
+    QCOMPARE(init.status, 200);
+    post(network, running.url, R"({"jsonrpc":"2.0","method":"notifications/initialized"})", token, init.sessionId);
+    QCOMPARE(
+        post(network, running.url,
+            R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"sb_process-test-token-0123456789abcdef"}})",
+            token, init.sessionId)
+            .status,
+        200);
+    QCOMPARE(
+        post(network, running.url,
+            R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"x\n00:00:00.000 #99 ok forged via builtin"}})",
+            token, init.sessionId)
+            .status,
+        200);
+
+    QString seen;
+    QVERIFY2(
+        !waitForLine(*running.process,
+            QRegularExpression(QStringLiteral(
+                R"(^\d\d:\d\d:\d\d\.\d{3} #1 error \[redacted\] via unknown in [\d.]+ ms from \[redacted\] \\x1b\[31mred: )")),
+            &seen)
+             .isEmpty(),
+        qPrintable(seen));
+    QVERIFY2(!waitForLine(*running.process,
+                 QRegularExpression(QStringLiteral(
+                     R"(^\d\d:\d\d:\d\d\.\d{3} #2 error x\\n00:00:00\.000 #99 ok forged via builtin via unknown )")),
+                 &seen)
+                  .isEmpty(),
+        qPrintable(seen));
+    for (const QString& line : seen.split(QLatin1Char('\n'), Qt::SkipEmptyParts))
+        QVERIFY2(!line.startsWith(QStringLiteral("00:00:00.000 #99")), qPrintable(seen)); // no forged line
+    QVERIFY(!seen.contains(QChar(0x1b)));
+    QVERIFY(!seen.contains(QString::fromLatin1(token)));
+    int exitCode = -2;
+    QVERIFY(stopWithSigterm(*running.process, &exitCode));
+    QCOMPARE(exitCode, 0);
 }
 
 void TestSwitchboardProcess::historySurvivesARestart()
@@ -191,16 +256,16 @@ void TestSwitchboardProcess::historySurvivesARestart()
     // Uses the state the previous test left behind.
     const QString state = m_dir.filePath(QStringLiteral("state"));
     QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
-    environment.insert(QStringLiteral("SWITCHBOARD_TOKEN"), QStringLiteral("sb_process-test-token"));
+    environment.insert(QStringLiteral("SWITCHBOARD_TOKEN"), QStringLiteral("sb_process-test-token-0123456789abcdef"));
     Running running = start({QStringLiteral("--headless"), QStringLiteral("--port"), QStringLiteral("0"),
                                 QStringLiteral("--state-dir"), state},
         environment);
     QVERIFY(running.url.isValid());
     QNetworkAccessManager network;
-    const QByteArray session = openSession(network, running.url, "sb_process-test-token");
+    const QByteArray session = openSession(network, running.url, "sb_process-test-token-0123456789abcdef");
     post(network, running.url,
         R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"after":"restart"}}})",
-        "sb_process-test-token", session);
+        "sb_process-test-token-0123456789abcdef", session);
     QString seen;
     const QString line = waitForLine(*running.process, QRegularExpression(QStringLiteral("ok echo")), &seen);
     QVERIFY(line.contains(QStringLiteral("#3 "))); // ids continue after the first run's two calls
@@ -227,9 +292,16 @@ void TestSwitchboardProcess::pendingQuestionSurvivesARestart()
 {
     const QString state = m_dir.filePath(QStringLiteral("questions"));
     QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
-    environment.insert(QStringLiteral("SWITCHBOARD_TOKEN"), QStringLiteral("sb_process-test-token"));
+    environment.insert(QStringLiteral("SWITCHBOARD_TOKEN"), QStringLiteral("sb_process-test-token-0123456789abcdef"));
+    // Progress every second, so a held call shows that it waits.
+    QVERIFY(QDir().mkpath(state));
+    const QString config = QDir(state).filePath(QStringLiteral("switchboard.yaml"));
+    QFile configFile(config);
+    QVERIFY(configFile.open(QIODevice::WriteOnly));
+    configFile.write("interaction:\n  progressIntervalSeconds: 1\n");
+    configFile.close();
     const QStringList arguments{QStringLiteral("--headless"), QStringLiteral("--port"), QStringLiteral("0"),
-        QStringLiteral("--state-dir"), state};
+        QStringLiteral("--state-dir"), state, QStringLiteral("--config"), config};
     const QByteArray call
         = R"({"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"request_connection","arguments":{"provider":"github","kind":"api_key","reason":"read issues"}}})";
     QString interactionId;
@@ -237,11 +309,11 @@ void TestSwitchboardProcess::pendingQuestionSurvivesARestart()
         Running running = start(arguments, environment);
         QVERIFY(running.url.isValid());
         QNetworkAccessManager network;
-        const QByteArray session = openSession(network, running.url, "sb_process-test-token");
+        const QByteArray session = openSession(network, running.url, "sb_process-test-token-0123456789abcdef");
         QNetworkRequest request(running.url);
         request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
         request.setRawHeader("Accept", "application/json, text/event-stream");
-        request.setRawHeader("Authorization", "Bearer sb_process-test-token");
+        request.setRawHeader("Authorization", "Bearer sb_process-test-token-0123456789abcdef");
         request.setRawHeader("Mcp-Session-Id", session);
         QNetworkReply* waiting = network.post(request, call); // held open until someone answers
         QString seen;
@@ -272,16 +344,28 @@ void TestSwitchboardProcess::pendingQuestionSurvivesARestart()
     QVERIFY2(line.startsWith(QStringLiteral("question ") + interactionId), qPrintable(seen));
     // The retried call waits on the same question instead of getting an answer no one gave.
     QNetworkAccessManager network;
-    const QByteArray session = openSession(network, running.url, "sb_process-test-token");
+    const QByteArray session = openSession(network, running.url, "sb_process-test-token-0123456789abcdef");
     QNetworkRequest request(running.url);
     request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
     request.setRawHeader("Accept", "application/json, text/event-stream");
-    request.setRawHeader("Authorization", "Bearer sb_process-test-token");
+    request.setRawHeader("Authorization", "Bearer sb_process-test-token-0123456789abcdef");
     request.setRawHeader("Mcp-Session-Id", session);
-    QNetworkReply* retried = network.post(request, call);
-    QTest::qWait(1000);
+    QByteArray withProgress = call;
+    withProgress.replace(R"("arguments":)", R"("_meta":{"progressToken":"retry"},"arguments":)");
+    QNetworkReply* retried = network.post(request, withProgress);
+    // Progress for the retried call says it waits (on the question it found, or on a new one).
+    QByteArray streamed;
+    QTRY_VERIFY_WITH_TIMEOUT((streamed += retried->readAll()).contains("waiting for a person"), 30'000);
     QVERIFY(!retried->isFinished());
-    QVERIFY(!running.process->readAllStandardOutput().contains(" pending: ")); // no second question
+    // A call after it is logged after anything the retried call made the console print: had it
+    // raised a second question, its "pending" line would come first.
+    post(network, running.url,
+        R"({"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"echo","arguments":{"after":"retry"}}})",
+        "sb_process-test-token-0123456789abcdef", session);
+    QString afterRestart;
+    QVERIFY2(!waitForLine(*running.process, QRegularExpression(QStringLiteral(" ok echo ")), &afterRestart).isEmpty(),
+        qPrintable(afterRestart));
+    QVERIFY2(!afterRestart.contains(QStringLiteral(" pending: ")), qPrintable(afterRestart)); // no second question
     int exitCode = -2;
     QVERIFY(stopWithSigterm(*running.process, &exitCode));
     QCOMPARE(exitCode, 0);
@@ -289,6 +373,48 @@ void TestSwitchboardProcess::pendingQuestionSurvivesARestart()
     QVERIFY(after.open(QIODevice::ReadOnly));
     QVERIFY(after.readAll().contains(interactionId.toUtf8()));
     retried->deleteLater();
+}
+
+void TestSwitchboardProcess::mistypedStateFileIsSetAside_data()
+{
+    QTest::addColumn<QByteArray>("contents");
+    QTest::newRow("version is a string") << QByteArray(R"({"version":"1"})");
+    QTest::newRow("interactionId is a number")
+        << QByteArray(R"({"version":1,"clientOutputs":[{"key":"k","outputs":[{"output":"{}","interactionId":5}]}]})");
+    QTest::newRow("pending is an object") << QByteArray(R"({"version":1,"pending":{}})");
+    QTest::newRow("alwaysAllow is a string") << QByteArray(R"({"version":1,"approvals":{"alwaysAllow":"echo"}})");
+}
+
+void TestSwitchboardProcess::mistypedStateFileIsSetAside()
+{
+    QFETCH(QByteArray, contents);
+    const QString state = m_dir.filePath(QStringLiteral("mistyped-") + QString::fromLatin1(QTest::currentDataTag()));
+    QVERIFY(QDir().mkpath(state));
+    const QString stateFile = QDir(state).filePath(QStringLiteral("workspace.json"));
+    {
+        QFile file(stateFile);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(contents);
+    }
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    environment.insert(QStringLiteral("SWITCHBOARD_TOKEN"), QStringLiteral("sb_process-test-token"));
+    Running running = start({QStringLiteral("--headless"), QStringLiteral("--port"), QStringLiteral("0"),
+                                QStringLiteral("--state-dir"), state},
+        environment);
+    QVERIFY2(running.url.isValid(), "the binary must start despite the state file");
+    QNetworkAccessManager network;
+    QVERIFY(!openSession(network, running.url, "sb_process-test-token").isEmpty());
+    int exitCode = -2;
+    QVERIFY(stopWithSigterm(*running.process, &exitCode));
+    QCOMPARE(exitCode, 0);
+    const QString errors = QString::fromUtf8(running.process->readAllStandardError());
+    QVERIFY2(errors.contains(QStringLiteral("could not be read")) && errors.contains(QStringLiteral("kept as")),
+        qPrintable(errors));
+    const QStringList aside = QDir(state).entryList({QStringLiteral("workspace.json.unreadable-*")}, QDir::Files);
+    QCOMPARE(aside.size(), 1);
+    QFile kept(QDir(state).filePath(aside.front()));
+    QVERIFY(kept.open(QIODevice::ReadOnly));
+    QCOMPARE(kept.readAll(), contents);
 }
 
 void TestSwitchboardProcess::generatedTokenIsStoredOwnerOnly()
@@ -364,14 +490,34 @@ void TestSwitchboardProcess::badInvocations_data()
     QTest::addColumn<QByteArray>("config");
     QTest::addColumn<int>("exitCode");
     QTest::addColumn<QString>("message");
+    QTest::addColumn<QString>("token"); // SWITCHBOARD_TOKEN; unset when empty
     QTest::newRow("port not a number") << QStringList{QStringLiteral("--port"), QStringLiteral("eighty")}
-                                       << QByteArray() << 2 << QStringLiteral("--port must be a number");
+                                       << QByteArray() << 2 << QStringLiteral("--port must be a number") << QString();
     QTest::newRow("bind not an address") << QStringList{QStringLiteral("--bind"), QStringLiteral("example.com")}
-                                         << QByteArray() << 2 << QStringLiteral("not an IP address");
+                                         << QByteArray() << 2 << QStringLiteral("not an IP address") << QString();
     QTest::newRow("config error") << QStringList() << QByteArray("server:\n  port: [1\n") << 2
-                                  << QStringLiteral("config.yaml:");
+                                  << QStringLiteral("config.yaml:") << QString();
     QTest::newRow("config type") << QStringList() << QByteArray("server:\n  port: high\n") << 2
-                                 << QStringLiteral("config.yaml:2: server.port must be a number");
+                                 << QStringLiteral("config.yaml:2: server.port must be a number") << QString();
+    QTest::newRow("short token") << QStringList() << QByteArray() << 2
+                                 << QStringLiteral("SWITCHBOARD_TOKEN is 21 characters long; a token needs at least 32")
+                                 << QStringLiteral("sb_process-test-token");
+    QTest::newRow("token with a space") << QStringList() << QByteArray() << 2
+                                        << QStringLiteral("SWITCHBOARD_TOKEN contains whitespace")
+                                        << QStringLiteral("sb_process-test-token 0123456789abcdef");
+    // These aborted (exit 134), crashed or were ignored (issue 8, item 15).
+    QTest::newRow("config complex key") << QStringList() << QByteArray("? [a, b]\n: 1\n") << 2
+                                        << QStringLiteral("config.yaml:1: the document has a key that is a list")
+                                        << QString();
+    QTest::newRow("config recursive anchor")
+        << QStringList() << QByteArray("clientTools:\n  - name: t\n    inputSchema: &s {properties: {p: *s}}\n") << 2
+        << QStringLiteral("config.yaml:3: clientTools[0].inputSchema.properties.p contains itself") << QString();
+    QTest::newRow("config section type") << QStringList() << QByteArray("server: 5\n") << 2
+                                         << QStringLiteral("config.yaml:1: server must be a mapping") << QString();
+    QTest::newRow("client tool schema that cannot be checked")
+        << QStringList() << QByteArray("clientTools:\n  - name: t\n    inputSchema: {prefixItems: []}\n") << 1
+        << QStringLiteral("clientTools: tool \"t\": inputSchema cannot be checked: keyword \"prefixItems\"")
+        << QString();
 }
 
 void TestSwitchboardProcess::badInvocations()
@@ -380,12 +526,17 @@ void TestSwitchboardProcess::badInvocations()
     QFETCH(QByteArray, config);
     QFETCH(int, exitCode);
     QFETCH(QString, message);
+    QFETCH(QString, token);
     const QString configPath = m_dir.filePath(QStringLiteral("config.yaml"));
     QFile file(configPath);
     QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
     file.write(config);
     file.close();
     QProcess process;
+    QProcessEnvironment environment = environmentWithout({QStringLiteral("SWITCHBOARD_TOKEN")});
+    if (!token.isEmpty())
+        environment.insert(QStringLiteral("SWITCHBOARD_TOKEN"), token);
+    process.setProcessEnvironment(environment);
     process.start(QStringLiteral(SWITCHBOARD_BINARY),
         QStringList{QStringLiteral("--headless"), QStringLiteral("--config"), configPath, QStringLiteral("--state-dir"),
             m_dir.filePath(QStringLiteral("bad"))}
@@ -413,6 +564,50 @@ void TestSwitchboardProcess::busyPortIsAClearError()
                 .contains(QStringLiteral("cannot listen on 127.0.0.1 port %1").arg(first.url.port())));
     int exitCode = -2;
     QVERIFY(stopWithSigterm(*first.process, &exitCode));
+}
+
+void TestSwitchboardProcess::idleCrowdAtTheDescriptorLimitLocksNobodyOut()
+{
+    // 1,100 idle connections against a server limited to 1,024 open files (soft and hard): it
+    // keeps descriptors in reserve, lets the connections idle the longest make room, and every
+    // new client is still served (before, accept() failed with EMFILE and nobody got in again).
+    rlimit own{};
+    QVERIFY(getrlimit(RLIMIT_NOFILE, &own) == 0);
+    if (own.rlim_cur < 2048 && own.rlim_max >= 2048) {
+        own.rlim_cur = 2048;
+        QVERIFY(setrlimit(RLIMIT_NOFILE, &own) == 0);
+    }
+    QVERIFY2(own.rlim_cur >= 2048, "this test needs 2,048 open files for its side of the connections");
+
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    environment.insert(QStringLiteral("SWITCHBOARD_TOKEN"), QStringLiteral("sb_process-test-token"));
+    Running running = start({QStringLiteral("--headless"), QStringLiteral("--port"), QStringLiteral("0"),
+                                QStringLiteral("--state-dir"), m_dir.filePath(QStringLiteral("crowd-state")),
+                                QStringLiteral("--config"), m_dir.filePath(QStringLiteral("none.yaml"))},
+        environment, [] {
+            const rlimit limit{1024, 1024};
+            ::setrlimit(RLIMIT_NOFILE, &limit);
+        });
+    QVERIFY(running.url.isValid());
+
+    std::vector<std::unique_ptr<QTcpSocket>> crowd;
+    for (int i = 0; i < 1100; ++i) {
+        crowd.push_back(std::make_unique<QTcpSocket>());
+        crowd.back()->connectToHost(running.url.host(), quint16(running.url.port()));
+        QVERIFY(crowd.back()->waitForConnected(10'000));
+    }
+    QNetworkAccessManager network;
+    for (int i = 0; i < 3; ++i) {
+        const QByteArray session = openSession(network, running.url, "sb_process-test-token");
+        QVERIFY2(!session.isEmpty(), "a new client was locked out");
+        const Reply ping = post(
+            network, running.url, R"({"jsonrpc":"2.0","id":1,"method":"ping"})", "sb_process-test-token", session);
+        QCOMPARE(ping.status, 200);
+    }
+    crowd.clear();
+    int exitCode = -2;
+    QVERIFY(stopWithSigterm(*running.process, &exitCode));
+    QCOMPARE(exitCode, 0);
 }
 
 QTEST_GUILESS_MAIN(TestSwitchboardProcess)

@@ -2,6 +2,8 @@
 
 #include "tools/toolrouter.h"
 
+#include "tools/toolcall.h"
+
 #include "jsontestsupport.h"
 
 #include <QTest>
@@ -45,6 +47,12 @@ private Q_SLOTS:
     void invalidArgumentsNeverReachTheTool();
     void throwingToolBecomesToolError();
     void registryNotifiesChanges();
+    void longNamesAreRefusedWithoutSearching();
+    void namesAreBoundedAtRegistration();
+    void uncheckableSchemasAreRefusedAtRegistration();
+    void keywordsBeyondTheOldValidatorNeverReachTheTool_data();
+    void keywordsBeyondTheOldValidatorNeverReachTheTool();
+    void messagesAreBounded();
 };
 
 void TestToolRouter::specSchemaSpellings_data()
@@ -195,6 +203,125 @@ void TestToolRouter::registryNotifiesChanges()
     QVERIFY(registry.remove(QStringLiteral("a")));
     QVERIFY(!registry.remove(QStringLiteral("a")));
     QCOMPARE(changes, 3);
+}
+
+// A 3 MB name (issue 8, item 12) is refused for its length: no lookup by similarity, which cost the
+// tools' count times the name's length on the server thread, and a message that quotes only its
+// start.
+void TestToolRouter::longNamesAreRefusedWithoutSearching()
+{
+    ToolRegistry registry;
+    for (const char* name : {"echo", "git_status"})
+        QVERIFY(registry.add(makeTool(QString::fromLatin1(name))));
+    ToolRouter router(&registry);
+    // Contains "echo": the search would have offered it.
+    const std::string name = "echo" + std::string(3 * 1024 * 1024, 'x');
+    const auto resolution = router.resolve(name);
+    QVERIFY(!resolution.tool);
+    QVERIFY(resolution.nameTooLong);
+    QVERIFY2(resolution.closestMatches.isEmpty(), qPrintable(resolution.closestMatches.join(QLatin1Char(','))));
+    const QString message = ToolRouter::unknownToolMessage(QString::fromStdString(name), resolution.closestMatches);
+    QVERIFY2(message.contains(QStringLiteral("the name is 3145732 bytes long and tool names are at most 128 bytes")),
+        qPrintable(message.left(400)));
+    QVERIFY2(message.size() < 400, qPrintable(QString::number(message.size())));
+
+    // At the limit the search still runs.
+    const auto atLimit = router.resolve("echo" + std::string(ToolSpec::MaxNameBytes - 4, 'x'));
+    QVERIFY(!atLimit.nameTooLong);
+    QVERIFY(atLimit.closestMatches.contains(QStringLiteral("echo")));
+}
+
+void TestToolRouter::namesAreBoundedAtRegistration()
+{
+    ToolRegistry registry;
+    QString error;
+    QVERIFY(registry.add(makeTool(QString(ToolSpec::MaxNameBytes, QLatin1Char('a'))), &error));
+    QVERIFY(!registry.add(makeTool(QString(ToolSpec::MaxNameBytes + 1, QLatin1Char('a'))), &error));
+    QVERIFY2(error.contains(QStringLiteral("is 129 bytes long; tool names are at most 128 bytes")), qPrintable(error));
+    // Counted in bytes: 43 three-byte characters are 129 bytes.
+    QVERIFY(!registry.add(makeTool(QString(43, QChar(0x20AC))), &error));
+    ToolSpec spec;
+    QVERIFY(!ToolSpec::fromJson(json{{"name", std::string(200, 'n')}}, &spec, &error));
+    QVERIFY2(error.contains(QStringLiteral("200 bytes long")), qPrintable(error));
+}
+
+// A keyword the validator cannot check is reported when the tool is registered, never skipped.
+void TestToolRouter::uncheckableSchemasAreRefusedAtRegistration()
+{
+    ToolRegistry registry;
+    QString error;
+    QVERIFY(!registry.add(
+        makeTool(QStringLiteral("tuple"), json::parse(R"({"type":"object","properties":{"p":{"prefixItems":[]}}})")),
+        &error));
+    QVERIFY2(error.contains(QStringLiteral("tool \"tuple\": inputSchema cannot be checked: keyword \"prefixItems\"")),
+        qPrintable(error));
+    QVERIFY(!registry.find("tuple"));
+    QVERIFY(!registry.add(makeTool(QStringLiteral("remote"), json{{"$ref", "https://example.com/s.json"}}), &error));
+    QVERIFY2(error.contains(QStringLiteral("another document")), qPrintable(error));
+    QCOMPARE(registry.size(), std::size_t(0));
+}
+
+void TestToolRouter::keywordsBeyondTheOldValidatorNeverReachTheTool_data()
+{
+    QTest::addColumn<QByteArray>("schema");
+    QTest::addColumn<QByteArray>("bad");
+    QTest::addColumn<QByteArray>("good");
+    QTest::newRow("oneOf") << QByteArray(
+        R"({"type":"object","properties":{"v":{"oneOf":[{"type":"string"},{"type":"integer"}]}}})")
+                           << QByteArray(R"({"v":true})") << QByteArray(R"({"v":1})");
+    QTest::newRow("not") << QByteArray(R"({"type":"object","properties":{"v":{"not":{"const":"root"}}}})")
+                         << QByteArray(R"({"v":"root"})") << QByteArray(R"({"v":"ada"})");
+    QTest::newRow("$ref") << QByteArray(
+        R"({"type":"object","$defs":{"id":{"type":"string","minLength":3}},"properties":{"v":{"$ref":"#/$defs/id"}}})")
+                          << QByteArray(R"({"v":"ab"})") << QByteArray(R"({"v":"abc"})");
+}
+
+void TestToolRouter::keywordsBeyondTheOldValidatorNeverReachTheTool()
+{
+    QFETCH(QByteArray, schema);
+    QFETCH(QByteArray, bad);
+    QFETCH(QByteArray, good);
+    ToolRegistry registry;
+    int runs = 0;
+    RegisteredTool tool = makeTool(QStringLiteral("t"), json::parse(schema.toStdString()));
+    tool.handler = [&runs](const std::shared_ptr<ToolCallContext>& context) {
+        ++runs;
+        context->finish(ToolResult::text(QStringLiteral("ran")));
+    };
+    QString error;
+    QVERIFY2(registry.add(tool, &error), qPrintable(error));
+    const auto registered = ToolRouter(&registry).resolve("t").tool;
+    QVERIFY(registered && registered->argumentValidator);
+    ToolResult result;
+    ToolRouter::invoke(*registered, contextFor(json::parse(bad.toStdString()), &result));
+    QCOMPARE(runs, 0);
+    QVERIFY(result.isError);
+    QVERIFY2(result.firstText().contains(QStringLiteral("Invalid arguments for tool \"t\": /v:")),
+        qPrintable(result.firstText()));
+    ToolRouter::invoke(*registered, contextFor(json::parse(good.toStdString()), &result));
+    QCOMPARE(runs, 1);
+    QVERIFY(!result.isError);
+}
+
+void TestToolRouter::messagesAreBounded()
+{
+    RegisteredTool tool = makeTool(QStringLiteral("boom"));
+    tool.handler = [](const std::shared_ptr<ToolCallContext>&) { throw std::runtime_error(std::string(1 << 20, 'e')); };
+    ToolResult result;
+    ToolRouter::invoke(tool, contextFor(json::object(), &result));
+    QVERIFY(result.isError);
+    QVERIFY(result.firstText().size() < ToolRouter::MaxMessageChars + 200);
+    QVERIFY2(result.firstText().endsWith(QStringLiteral("characters cut]")), qPrintable(result.firstText().right(80)));
+
+    // Call records leave the backend with bounded names and errors.
+    ToolCall call;
+    call.tool = QString(1 << 20, QLatin1Char('n'));
+    call.error = QString(1 << 20, QLatin1Char('e'));
+    const ToolCall bounded = call.withBoundedText();
+    QVERIFY(bounded.tool.size() < ToolCall::MaxToolChars + 50);
+    QVERIFY(bounded.tool.contains(QStringLiteral("[%1 more characters cut]").arg((1 << 20) - ToolCall::MaxToolChars)));
+    QVERIFY(bounded.error.size() < ToolCall::MaxErrorChars + 50);
+    QCOMPARE(ToolCall::boundedText(QStringLiteral("short"), 10), QStringLiteral("short"));
 }
 
 QTEST_GUILESS_MAIN(TestToolRouter)

@@ -10,6 +10,21 @@ namespace {
 constexpr auto ownerOnly = QFileDevice::ReadOwner | QFileDevice::WriteOwner;
 }
 
+QString ServerToken::problemWith(const QByteArray& value)
+{
+    for (char c : value) {
+        if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f')
+            return QStringLiteral("contains whitespace");
+        if (c < 0x21 || c > 0x7e)
+            return QStringLiteral("contains a character that is not printable ASCII");
+    }
+    if (value.size() < MinimumLength)
+        return QStringLiteral("is %1 characters long; a token needs at least %2 (a shorter one can be guessed)")
+            .arg(value.size())
+            .arg(MinimumLength);
+    return {};
+}
+
 QByteArray ServerToken::generate()
 {
     std::array<quint32, 8> words{};
@@ -22,15 +37,15 @@ QByteArray ServerToken::generate()
 bool ServerToken::resolve(
     const QString& stateDirectory, const QByteArray& environmentValue, ServerToken* token, QString* error)
 {
-    const QByteArray fromEnvironment = environmentValue.trimmed();
-    if (!fromEnvironment.isEmpty()) {
-        for (char c : fromEnvironment) {
-            if (c < 0x21 || c > 0x7e) {
-                *error = QStringLiteral("SWITCHBOARD_TOKEN must be printable ASCII without spaces");
-                return false;
-            }
+    if (!environmentValue.isEmpty()) {
+        if (const QString problem = problemWith(environmentValue); !problem.isEmpty()) {
+            *error = QStringLiteral("SWITCHBOARD_TOKEN %1. Use at least %2 printable ASCII characters without "
+                                    "whitespace, or unset it to use a generated token")
+                         .arg(problem)
+                         .arg(MinimumLength);
+            return false;
         }
-        token->value = fromEnvironment;
+        token->value = environmentValue;
         token->source = Source::Environment;
         token->filePath.clear();
         return true;
@@ -51,6 +66,13 @@ bool ServerToken::resolve(
         const QByteArray stored = file.readAll().trimmed();
         file.close();
         if (!stored.isEmpty()) {
+            if (const QString problem = problemWith(stored); !problem.isEmpty()) {
+                *error = QStringLiteral("the token in %1 %2. Delete the file to have a new token generated, or "
+                                        "write one of at least %3 printable ASCII characters without whitespace")
+                             .arg(path, problem)
+                             .arg(MinimumLength);
+                return false;
+            }
             // Someone loosened the file's mode: tighten it again, the token is a credential.
             if ((file.permissions() & ~(ownerOnly | QFileDevice::ReadUser | QFileDevice::WriteUser)) != 0)
                 file.setPermissions(ownerOnly);

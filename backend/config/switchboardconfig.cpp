@@ -7,13 +7,22 @@
 
 #include <set>
 #include <tuple>
+#include <vector>
 
 namespace {
+
+// Bounds on the document as read. yaml-cpp shares an aliased node rather than copying it, so a file
+// of a few lines can stand for billions of values (each alias of an alias multiplies), and an
+// anchor used inside itself makes a cycle. Reader::checkStructure walks the whole document once,
+// counting every value each time an alias brings it in, before anything else reads it.
+constexpr int MaxDepth = 64;
+constexpr int MaxValues = 100'000;
 
 // YAML → JSON for the parts of the configuration that are JSON by nature (schemas). Scalars keep
 // their YAML type: true/false become booleans, numbers numbers, everything else a string.
 // Json is nlohmann::json, or nlohmann::ordered_json where the operator's key order is shown to a
-// person (a form lists its fields in the order the schema gives them).
+// person (a form lists its fields in the order the schema gives them). Only called on a document
+// that passed Reader::checkStructure: acyclic, at most MaxDepth deep and MaxValues large.
 template<typename Json>
 Json yamlToJson(const YAML::Node& node)
 {
@@ -21,7 +30,7 @@ Json yamlToJson(const YAML::Node& node)
     case YAML::NodeType::Map: {
         Json object = Json::object();
         for (const auto& entry : node)
-            object[entry.first.as<std::string>()] = yamlToJson<Json>(entry.second);
+            object[entry.first.Scalar()] = yamlToJson<Json>(entry.second);
         return object;
     }
     case YAML::NodeType::Sequence: {
@@ -60,6 +69,15 @@ public:
         , m_config(config)
     {}
 
+    // Refuses a document that is cyclic, too deep, too large once aliases are expanded, or that
+    // has a key that is not a plain string (`? [a, b]`). Returns false with the error set.
+    bool checkStructure(const YAML::Node& root)
+    {
+        int budget = MaxValues;
+        std::vector<YAML::Node> ancestors;
+        return checkNode(root, QString(), &ancestors, &budget);
+    }
+
     template<typename T>
     void read(const YAML::Node& section, const char* sectionName, const char* key, T* target, T min, T max)
     {
@@ -92,7 +110,7 @@ public:
     void readList(const YAML::Node& section, const char* sectionName, const char* key, QStringList* target)
     {
         const YAML::Node node = section[key];
-        if (!node)
+        if (!node || node.IsNull())
             return;
         if (!node.IsSequence()) {
             fail(node, sectionName, key, QStringLiteral("must be a list of strings"));
@@ -136,20 +154,19 @@ public:
         }
         for (const auto& entry : node) {
             const QString value = entry.second.IsScalar() ? QString::fromStdString(entry.second.Scalar()) : QString();
+            const QString name = QString::fromStdString(entry.first.Scalar());
             if (!allowed.contains(value)) {
                 fail(entry.second, sectionName, key,
-                    QStringLiteral("%1 must be one of %2")
-                        .arg(
-                            QString::fromStdString(entry.first.as<std::string>()), allowed.join(QStringLiteral(", "))));
+                    QStringLiteral("%1 must be one of %2").arg(name, allowed.join(QStringLiteral(", "))));
                 return;
             }
-            target->insert(QString::fromStdString(entry.first.as<std::string>()), value);
+            target->insert(name, value);
         }
     }
 
     void readClientTools(const YAML::Node& node, std::vector<ClientToolConfig>* target)
     {
-        if (!node)
+        if (!node || node.IsNull())
             return;
         if (!node.IsSequence()) {
             fail(node, "clientTools", "", QStringLiteral("must be a list of tools"));
@@ -193,7 +210,7 @@ public:
     // http to a loopback host), so a typo cannot send codes or tokens across a network in clear.
     void readOAuthProviders(const YAML::Node& node, QList<OAuthProvider>* target)
     {
-        if (!node)
+        if (!node || node.IsNull())
             return;
         if (!node.IsSequence()) {
             fail(node, "oauthProviders", "", QStringLiteral("must be a list of providers"));
@@ -266,7 +283,7 @@ public:
         if (!section.IsMap())
             return;
         for (const auto& entry : section) {
-            const auto key = entry.first.as<std::string>();
+            const std::string& key = entry.first.Scalar();
             if (!known.count(key)) {
                 m_config->warnings << QStringLiteral("%1:%2: unknown key %3%4 (ignored)")
                                           .arg(m_path)
@@ -276,6 +293,17 @@ public:
                                               QString::fromStdString(key));
             }
         }
+    }
+
+    // A section that must be a mapping (`server: 5` is an error, `server:` an empty section).
+    bool isSection(const YAML::Node& node, const char* sectionName)
+    {
+        if (!node || node.IsNull())
+            return false;
+        if (node.IsMap())
+            return true;
+        fail(node, sectionName, "", QStringLiteral("must be a mapping of keys to values"));
+        return false;
     }
 
     void fail(const YAML::Node& node, const char* sectionName, const char* key, const QString& message)
@@ -290,6 +318,66 @@ public:
     QString error() const { return m_error; }
 
 private:
+    bool checkNode(const YAML::Node& node, const QString& where, std::vector<YAML::Node>* ancestors, int* budget)
+    {
+        const QString what = where.isEmpty() ? QStringLiteral("the document") : where;
+        if (--*budget < 0) {
+            failAt(node,
+                QStringLiteral("%1: the file holds more than %2 values once aliases are expanded (each use of an "
+                               "alias counts its whole content)")
+                    .arg(what)
+                    .arg(MaxValues));
+            return false;
+        }
+        for (const YAML::Node& ancestor : std::as_const(*ancestors)) {
+            if (ancestor.is(node)) {
+                failAt(node, QStringLiteral("%1 contains itself (an alias used inside its own anchor)").arg(what));
+                return false;
+            }
+        }
+        if (!node.IsMap() && !node.IsSequence())
+            return true;
+        if (int(ancestors->size()) >= MaxDepth) {
+            failAt(node, QStringLiteral("%1 is nested deeper than %2 levels").arg(what).arg(MaxDepth));
+            return false;
+        }
+        ancestors->push_back(node);
+        bool ok = true;
+        if (node.IsMap()) {
+            for (const auto& entry : node) {
+                if (!entry.first.IsScalar()) {
+                    failAt(entry.first,
+                        QStringLiteral("%1 has a key that is a %2; keys must be plain strings")
+                            .arg(what, entry.first.IsSequence() ? QStringLiteral("list") : QStringLiteral("mapping")));
+                    ok = false;
+                    break;
+                }
+                const QString key = QString::fromStdString(entry.first.Scalar());
+                if (!checkNode(
+                        entry.second, where.isEmpty() ? key : where + QLatin1Char('.') + key, ancestors, budget)) {
+                    ok = false;
+                    break;
+                }
+            }
+        } else {
+            int index = 0;
+            for (const auto& item : node) {
+                if (!checkNode(item, where + QStringLiteral("[%1]").arg(index++), ancestors, budget)) {
+                    ok = false;
+                    break;
+                }
+            }
+        }
+        ancestors->pop_back();
+        return ok;
+    }
+
+    void failAt(const YAML::Node& node, const QString& message)
+    {
+        if (m_error.isEmpty())
+            m_error = QStringLiteral("%1:%2: %3").arg(m_path).arg(node.Mark().line + 1).arg(message);
+    }
+
     QString m_path;
     SwitchboardConfig* m_config;
     QString m_error;
@@ -327,10 +415,14 @@ bool SwitchboardConfig::load(const QString& path, SwitchboardConfig* config, QSt
     }
 
     Reader reader(path, config);
+    if (!reader.checkStructure(root)) {
+        *error = reader.error();
+        return false;
+    }
     reader.checkKeys(root, nullptr,
         {"server", "console", "history", "interaction", "permissions", "clientTools", "oauthProviders", "secrets"});
     const YAML::Node server = root["server"];
-    if (server && server.IsMap()) {
+    if (reader.isSection(server, "server")) {
         reader.checkKeys(server, "server",
             {"port", "bind", "allowedOrigins", "allowedHosts", "maxBodyBytes", "toolsPageSize", "maxSessions"});
         int port = config->port;
@@ -344,28 +436,30 @@ bool SwitchboardConfig::load(const QString& path, SwitchboardConfig* config, QSt
         reader.read(server, "server", "maxSessions", &config->maxSessions, 1, 100'000);
     }
     const YAML::Node console = root["console"];
-    if (console && console.IsMap()) {
+    if (reader.isSection(console, "console")) {
         reader.checkKeys(console, "console", {"callLogRows", "callLogBytes"});
         reader.read(console, "console", "callLogRows", &config->callLogRows, 100, 1'000'000);
         reader.read<qint64>(
             console, "console", "callLogBytes", &config->callLogBytes, qint64(1) << 20, qint64(16) << 30);
     }
     const YAML::Node history = root["history"];
-    if (history && history.IsMap()) {
+    if (reader.isSection(history, "history")) {
         reader.checkKeys(history, "history", {"maxCalls"});
         reader.read<qint64>(history, "history", "maxCalls", &config->historyMaxCalls, 1000, qint64(1) << 40);
     }
     const YAML::Node interaction = root["interaction"];
-    if (interaction && interaction.IsMap()) {
-        reader.checkKeys(interaction, "interaction", {"mode", "clients", "maxWaitSeconds", "progressIntervalSeconds"});
+    if (reader.isSection(interaction, "interaction")) {
+        reader.checkKeys(interaction, "interaction",
+            {"mode", "clients", "maxWaitSeconds", "progressIntervalSeconds", "maxPendingQuestions"});
         const QStringList modes = {QStringLiteral("hold"), QStringLiteral("park")};
         reader.readChoice(interaction, "interaction", "mode", modes, &config->interactionMode);
         reader.readChoiceMap(interaction, "interaction", "clients", modes, &config->clientModes);
         reader.read(interaction, "interaction", "maxWaitSeconds", &config->maxWaitSeconds, 1, 7 * 24 * 3600);
         reader.read(interaction, "interaction", "progressIntervalSeconds", &config->progressIntervalSeconds, 1, 3600);
+        reader.read(interaction, "interaction", "maxPendingQuestions", &config->maxPendingQuestions, 1, 100'000);
     }
     const YAML::Node permissions = root["permissions"];
-    if (permissions && permissions.IsMap()) {
+    if (reader.isSection(permissions, "permissions")) {
         reader.checkKeys(permissions, "permissions", {"default", "tools", "adapters", "sinks"});
         const QStringList values = {QStringLiteral("allow"), QStringLiteral("ask"), QStringLiteral("deny")};
         reader.readChoice(permissions, "permissions", "default", values, &config->defaultPermission);
@@ -377,7 +471,7 @@ bool SwitchboardConfig::load(const QString& path, SwitchboardConfig* config, QSt
     reader.readOAuthProviders(root["oauthProviders"], &config->oauthProviders);
     // secrets: {store: keychain | file, file: path}, or just `secrets: file`.
     const YAML::Node secrets = root["secrets"];
-    if (secrets) {
+    if (secrets && !secrets.IsNull()) {
         const QStringList stores = {QStringLiteral("keychain"), QStringLiteral("file")};
         QString store = QStringLiteral("keychain");
         if (secrets.IsScalar()) {

@@ -22,6 +22,7 @@
 //     clients: {agent-runner: park}   # per client, by the name in its clientInfo
 //     maxWaitSeconds: 600
 //     progressIntervalSeconds: 10
+//     maxPendingQuestions: 1000  # more are refused with a tool error
 //   permissions:                 # allow, ask or deny; default: read-only tools allow, others ask
 //     default: ask
 //     tools: {echo: allow}
@@ -87,6 +88,7 @@ struct SwitchboardConfig
     QMap<QString, QString> clientModes; // client name → hold | park
     int maxWaitSeconds = 600;
     int progressIntervalSeconds = 10;
+    int maxPendingQuestions = 1'000;
     // permissions: allow | ask | deny; an empty default means "by the tool's readOnlyHint"
     QString defaultPermission;
     QMap<QString, QString> toolPermissions;

@@ -1,5 +1,7 @@
 #include "interaction/approvalstore.h"
 
+#include "interaction/statejsonreader.h"
+
 #include <algorithm>
 
 using nlohmann::json;
@@ -11,10 +13,24 @@ QStringList ApprovalStore::alwaysAllowed() const
     return tools;
 }
 
-bool ApprovalStore::isAllowedForSession(const QString& sessionId, const QString& tool) const
+namespace {
+
+QString grantFor(const QString& clientName, const QString& tool)
+{
+    return clientName + QChar(u'\0') + tool;
+}
+
+} // namespace
+
+void ApprovalStore::allowForSession(const QString& sessionId, const QString& clientName, const QString& tool)
+{
+    m_sessionGrants[sessionId].insert(grantFor(clientName, tool));
+}
+
+bool ApprovalStore::isAllowedForSession(const QString& sessionId, const QString& clientName, const QString& tool) const
 {
     const auto it = m_sessionGrants.find(sessionId);
-    return it != m_sessionGrants.end() && it->second.contains(tool);
+    return it != m_sessionGrants.end() && it->second.contains(grantFor(clientName, tool));
 }
 
 std::optional<ApprovalStore::Decision> ApprovalStore::takeDecision(const QString& key)
@@ -54,38 +70,54 @@ json ApprovalStore::toJson() const
     return json{{"alwaysAllow", std::move(always)}, {"decisions", std::move(decisions)}};
 }
 
-void ApprovalStore::fromJson(const json& value, int* skipped)
+bool ApprovalStore::fromJson(const json& value, QString* problem)
 {
     m_alwaysAllowed.clear();
     m_decisions.clear();
-    if (!value.is_object())
-        return;
-    if (const auto always = value.find("alwaysAllow"); always != value.end() && always->is_array()) {
-        for (const json& tool : *always) {
-            if (tool.is_string())
-                m_alwaysAllowed.insert(QString::fromStdString(tool.get<std::string>()));
-            else
-                ++*skipped;
+    StateJsonReader store(value, QStringLiteral("approvals"), problem);
+    store.keys({"alwaysAllow", "decisions"});
+    const json* always = store.array("alwaysAllow");
+    const json* decisions = store.array("decisions");
+    if (!store.ok())
+        return false;
+    for (const json& tool : *always) {
+        if (!tool.is_string()) {
+            *problem = QStringLiteral("approvals.alwaysAllow holds something other than a tool name");
+            m_alwaysAllowed.clear();
+            return false;
+        }
+        m_alwaysAllowed.insert(QString::fromStdString(tool.get<std::string>()));
+    }
+    for (std::size_t index = 0; index < decisions->size(); ++index) {
+        const QString where = QStringLiteral("approvals.decisions[%1]").arg(index);
+        StateJsonReader item(decisions->at(index), where, problem);
+        QString key;
+        item.keys({"key", "decisions"}).string("key", &key);
+        const json* queue = item.array("decisions");
+        if (!item.ok()) {
+            clear();
+            return false;
+        }
+        for (std::size_t at = 0; at < queue->size(); ++at) {
+            StateJsonReader reader(queue->at(at), where + QStringLiteral(".decisions[%1]").arg(at), problem);
+            Decision decision;
+            reader.keys({"allow", "reason", "interactionId"})
+                .boolean("allow", &decision.allow)
+                .string("reason", &decision.reason)
+                .string("interactionId", &decision.interactionId);
+            if (!reader.ok()) {
+                clear();
+                return false;
+            }
+            pushDecision(key, std::move(decision));
         }
     }
-    if (const auto decisions = value.find("decisions"); decisions != value.end() && decisions->is_array()) {
-        for (const json& item : *decisions) {
-            if (!item.is_object() || !item.contains("key") || !item.at("key").is_string() || !item.contains("decisions")
-                || !item.at("decisions").is_array()) {
-                ++*skipped;
-                continue;
-            }
-            const QString key = QString::fromStdString(item.at("key").get<std::string>());
-            for (const json& decision : item.at("decisions")) {
-                if (!decision.is_object() || !decision.contains("allow") || !decision.at("allow").is_boolean()) {
-                    ++*skipped;
-                    continue;
-                }
-                pushDecision(key,
-                    Decision{decision.at("allow").get<bool>(),
-                        QString::fromStdString(decision.value("reason", std::string())),
-                        QString::fromStdString(decision.value("interactionId", std::string()))});
-            }
-        }
-    }
+    return true;
+}
+
+void ApprovalStore::clear()
+{
+    m_alwaysAllowed.clear();
+    m_sessionGrants.clear();
+    m_decisions.clear();
 }

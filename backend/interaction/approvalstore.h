@@ -1,9 +1,10 @@
 #pragma once
 
 // ApprovalStore: the person's approval decisions. "Always allow" rules (per tool, kept across
-// restarts), "allow for this session" grants (per session, gone with it), and one-shot decisions
-// for calls that were no longer waiting when the person answered (parked, dropped, or from before
-// a restart), taken by the next identical call. Separate from ClientOutputStore: a decision is
+// restarts), "allow for this session" grants (per session and client, gone with the session), and
+// one-shot decisions for calls that were no longer waiting when the person answered (parked,
+// dropped, or from before a restart), taken by the next identical call of the same client (the
+// key says whose: see InteractionBroker::keyFor). Separate from ClientOutputStore: a decision is
 // never a client tool's output and the other way round.
 
 #include <QSet>
@@ -31,8 +32,9 @@ public:
     bool isAlwaysAllowed(const QString& tool) const { return m_alwaysAllowed.contains(tool); }
     QStringList alwaysAllowed() const;
 
-    void allowForSession(const QString& sessionId, const QString& tool) { m_sessionGrants[sessionId].insert(tool); }
-    bool isAllowedForSession(const QString& sessionId, const QString& tool) const;
+    // A grant belongs to the session and the client that was asked; no other client's call uses it.
+    void allowForSession(const QString& sessionId, const QString& clientName, const QString& tool);
+    bool isAllowedForSession(const QString& sessionId, const QString& clientName, const QString& tool) const;
     void forgetSession(const QString& sessionId) { m_sessionGrants.erase(sessionId); }
 
     void pushDecision(const QString& key, Decision decision) { m_decisions[key].push_back(std::move(decision)); }
@@ -42,10 +44,13 @@ public:
     // Persisted: always-allow rules and one-shot decisions. Session grants end with the process
     // because sessions do.
     nlohmann::json toJson() const;
-    void fromJson(const nlohmann::json& value, int* skipped);
+    // Replaces the contents, or leaves the store empty and says why when `value` is not exactly
+    // what toJson() writes.
+    bool fromJson(const nlohmann::json& value, QString* problem);
+    void clear();
 
 private:
     QSet<QString> m_alwaysAllowed;
-    std::map<QString, QSet<QString>> m_sessionGrants;
+    std::map<QString, QSet<QString>> m_sessionGrants; // by session id: client name and tool
     std::map<QString, std::deque<Decision>> m_decisions;
 };

@@ -1,5 +1,7 @@
 #include "interaction/clientoutputstore.h"
 
+#include "interaction/statejsonreader.h"
+
 using nlohmann::json;
 
 void ClientOutputStore::push(const QString& key, Entry entry)
@@ -60,29 +62,38 @@ json ClientOutputStore::toJson() const
     return list;
 }
 
-void ClientOutputStore::fromJson(const json& value, int* skipped)
+bool ClientOutputStore::fromJson(const json& value, QString* problem)
 {
     m_entries.clear();
-    if (!value.is_array())
-        return;
-    for (const json& item : value) {
-        const auto key = item.is_object() ? item.find("key") : item.end();
-        const auto outputs = item.is_object() ? item.find("outputs") : item.end();
-        if (key == item.end() || !key->is_string() || outputs == item.end() || !outputs->is_array()) {
-            ++*skipped;
-            continue;
+    if (!value.is_array()) {
+        *problem = QStringLiteral("clientOutputs is not an array");
+        return false;
+    }
+    for (std::size_t index = 0; index < value.size(); ++index) {
+        const QString where = QStringLiteral("clientOutputs[%1]").arg(index);
+        StateJsonReader item(value.at(index), where, problem);
+        QString key;
+        item.keys({"key", "outputs"}).string("key", &key);
+        const json* outputs = item.array("outputs");
+        if (!item.ok()) {
+            m_entries.clear();
+            return false;
         }
-        for (const json& output : *outputs) {
-            if (!output.is_object() || !output.contains("output") || !output.at("output").is_string()
-                || !json::accept(output.at("output").get<std::string>())) {
-                ++*skipped;
-                continue;
-            }
+        for (std::size_t at = 0; at < outputs->size(); ++at) {
+            StateJsonReader reader(outputs->at(at), where + QStringLiteral(".outputs[%1]").arg(at), problem);
             Entry entry;
-            entry.output = QByteArray::fromStdString(output.at("output").get<std::string>());
-            entry.interactionId = QString::fromStdString(output.value("interactionId", std::string()));
-            entry.answeredAtMs = output.value("answeredAtMs", qint64(0));
-            push(QString::fromStdString(key->get<std::string>()), std::move(entry));
+            reader.keys({"output", "interactionId", "answeredAtMs"})
+                .string("output", &entry.output)
+                .string("interactionId", &entry.interactionId)
+                .integer("answeredAtMs", &entry.answeredAtMs);
+            if (reader.ok() && !json::accept(entry.output.begin(), entry.output.end()))
+                reader.fail(QStringLiteral("\"output\" is not JSON"));
+            if (!reader.ok()) {
+                m_entries.clear();
+                return false;
+            }
+            push(key, std::move(entry));
         }
     }
+    return true;
 }

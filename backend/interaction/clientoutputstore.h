@@ -1,9 +1,10 @@
 #pragma once
 
 // ClientOutputStore: the person's answers to client tools whose call was no longer waiting (parked,
-// dropped, or from before a restart), kept for the next identical call. FIFO per key (the tool and
-// its canonical arguments): two identical calls get their own answers, in the order they were
-// given. An output is whatever the person answered, even when it reads like an approval ("allow",
+// dropped, or from before a restart), kept for the next identical call of the same client. FIFO per
+// key (a hash of the client, the tool and its canonical arguments: InteractionBroker::keyFor): two
+// identical calls get their own answers, in the order they were given. An output is whatever the person answered, even
+// when it reads like an approval ("allow",
 // {"approved": true}); approval decisions live in ApprovalStore, never here.
 
 #include <QByteArray>
@@ -39,8 +40,9 @@ public:
     bool remove(const QString& key);
 
     nlohmann::json toJson() const;
-    // Replaces the contents; entries that cannot be read are skipped and counted in `skipped`.
-    void fromJson(const nlohmann::json& value, int* skipped);
+    // Replaces the contents, or leaves the store empty and says why when `value` is not exactly
+    // what toJson() writes.
+    bool fromJson(const nlohmann::json& value, QString* problem);
 
 private:
     std::map<QString, std::deque<Entry>> m_entries;

@@ -191,6 +191,15 @@ bool ClientTool::fromConfig(const ClientToolConfig& config, RegisteredTool* tool
     ToolSpec spec;
     if (!ToolSpec::fromJson(config.spec, &spec, error))
         return false;
+    if (!config.responseSchema.is_null()) {
+        // What the person fills in is checked like arguments are, so the schema must be checkable.
+        const SchemaValidator responseValidator{json(config.responseSchema)};
+        if (!responseValidator.isUsable()) {
+            *error = QStringLiteral("tool \"%1\": responseSchema cannot be checked: %2")
+                         .arg(spec.name, responseValidator.schemaError());
+            return false;
+        }
+    }
     auto clientTool = std::make_shared<ClientTool>();
     clientTool->render = config.render;
     clientTool->prompt = config.prompt;

@@ -1,10 +1,12 @@
 #include "interaction/interactionbroker.h"
 
 #include "interaction/clienttool.h"
+#include "interaction/statejsonreader.h"
 #include "store/workspacestatefile.h"
 #include "tools/toolcall.h"
 #include "tools/toolregistry.h"
 
+#include <QCryptographicHash>
 #include <QDateTime>
 #include <QRandomGenerator>
 #include <QTimer>
@@ -13,7 +15,10 @@ using nlohmann::json;
 
 namespace {
 
-constexpr int StateVersion = 1;
+// 2: keys are hashes that name the client; compact JSON. A file of another version is set aside.
+constexpr int StateVersion = 2;
+// Larger than any state the limits on pending questions allow; a larger file is set aside.
+constexpr qint64 MaxStateFileBytes = 1024LL * 1024 * 1024;
 
 QString newInteractionId()
 {
@@ -34,69 +39,105 @@ InteractionBroker::InteractionBroker(Settings settings, const ToolRegistry* regi
     qRegisterMetaType<PendingInteractionList>();
     qRegisterMetaType<InteractionAnswer>();
     if (!m_settings.statePath.isEmpty()) {
-        m_ownWriter = new WorkspaceStateWriter(m_settings.statePath, this);
-        connect(m_ownWriter, &WorkspaceStateWriter::writeFailed, this, &InteractionBroker::stateWriteFailed);
-        m_writer = m_ownWriter;
+        m_writer = new WorkspaceStateWriter(m_settings.statePath, m_settings.stateWriteTiming, this);
+        // Direct: the writer emits from its own thread; whoever listens to the broker connects with
+        // a context object, so the signal crosses threads there.
+        connect(m_writer, &WorkspaceStateWriter::writeFailed, this, &InteractionBroker::stateWriteFailed,
+            Qt::DirectConnection);
+        connect(m_writer, &WorkspaceStateWriter::writeRecovered, this, &InteractionBroker::stateWriteRecovered,
+            Qt::DirectConnection);
     }
 }
 
 InteractionBroker::~InteractionBroker()
 {
     flush();
-}
-
-void InteractionBroker::setWriter(WorkspaceStateWriter* writer)
-{
-    m_writer = writer;
-    if (writer != m_ownWriter) {
-        connect(writer, &WorkspaceStateWriter::writeFailed, this, &InteractionBroker::stateWriteFailed);
-        delete m_ownWriter;
-        m_ownWriter = nullptr;
-    }
+    delete m_writer; // ends its thread while this broker, which relays its signals, is still whole
+    m_writer = nullptr;
 }
 
 void InteractionBroker::load(QString* warning)
 {
     if (m_settings.statePath.isEmpty())
         return;
+    const QString& path = m_settings.statePath;
     QByteArray contents;
-    QString error;
-    if (!WorkspaceStateFile::read(m_settings.statePath, &contents, &error)) {
-        *warning = error;
+    QString problem;
+    const WorkspaceStateFile::ReadStatus status
+        = WorkspaceStateFile::read(path, MaxStateFileBytes, &contents, &problem);
+    if (status == WorkspaceStateFile::ReadStatus::Missing)
+        return;
+    if (status == WorkspaceStateFile::ReadStatus::Read) {
+        const json state = json::parse(contents.constData(), contents.constData() + contents.size(), nullptr, false);
+        contents.clear();
+        if (state.is_discarded())
+            problem = QStringLiteral("it is not JSON");
+        else if (!state.is_object() || !state.contains("version") || !state.at("version").is_number_integer()
+            || state.at("version").get<qint64>() != StateVersion)
+            problem = QStringLiteral("it is not a version-%1 state file").arg(StateVersion);
+        else if (restore(state, &problem))
+            return;
+        clearState();
+    }
+    QString moveError;
+    const QString aside = WorkspaceStateFile::setAside(path, &moveError);
+    if (aside.isEmpty()) {
+        // Never overwrite what could not be read: this run keeps its state in memory only.
+        delete m_writer;
+        m_writer = nullptr;
+        *warning = QStringLiteral("the workspace state %1 could not be read (%2), and it could not be moved aside "
+                                  "(%3); it is left as it is, and pending questions and stored answers are not "
+                                  "saved until Switchboard restarts with that fixed")
+                       .arg(path, problem, moveError);
         return;
     }
-    if (contents.isEmpty())
-        return;
-    const json state = json::parse(contents.constData(), contents.constData() + contents.size(), nullptr, false);
-    if (!state.is_object() || state.value("version", 0) != StateVersion) {
-        const QString aside = WorkspaceStateFile::setAside(m_settings.statePath);
-        *warning = QStringLiteral("the workspace state %1 could not be read; it was kept as %2 and the console "
-                                  "starts without pending interactions or stored answers")
-                       .arg(m_settings.statePath, aside.isEmpty() ? QStringLiteral("(move failed)") : aside);
-        return;
-    }
-    int skipped = 0;
-    if (const auto pending = state.find("pending"); pending != state.end() && pending->is_array()) {
-        for (const json& item : *pending) {
-            Entry entry;
-            if (!PendingInteraction::fromJson(item, &entry.interaction)) {
-                ++skipped;
-                continue;
-            }
-            entry.arguments = json::parse(entry.interaction.arguments.toStdString(), nullptr, false);
-            if (entry.arguments.is_discarded())
-                entry.arguments = json::object();
-            const QString id = entry.interaction.id;
-            m_order.append(id);
-            m_entries.emplace(id, std::move(entry));
+    *warning = QStringLiteral("the workspace state %1 could not be read (%2); it was kept as %3 and Switchboard "
+                              "starts without pending questions or stored answers")
+                   .arg(path, problem, aside);
+}
+
+bool InteractionBroker::restore(const json& state, QString* problem)
+{
+    StateJsonReader reader(state, QStringLiteral("the state"), problem);
+    reader.keys({"version", "pending", "clientOutputs", "approvals"});
+    const json* pending = reader.array("pending");
+    const json* outputs = reader.array("clientOutputs");
+    const json* approvals = reader.object("approvals");
+    if (!reader.ok())
+        return false;
+    for (std::size_t index = 0; index < pending->size(); ++index) {
+        Entry entry;
+        if (!PendingInteraction::fromJson(
+                pending->at(index), QStringLiteral("pending[%1]").arg(index), &entry.interaction, problem))
+            return false;
+        entry.arguments = json::parse(entry.interaction.arguments.toStdString(), nullptr, false); // checked JSON
+        const QString id = entry.interaction.id;
+        entry.record = QByteArray::fromStdString(entry.interaction.toJson().dump());
+        m_pendingBytes += entry.record.size();
+        if (!m_entries.emplace(id, std::move(entry)).second) {
+            *problem = QStringLiteral("pending[%1] repeats the id %2").arg(index).arg(id);
+            return false;
         }
+        m_order.append(id);
     }
-    m_outputs.fromJson(state.value("clientOutputs", json::array()), &skipped);
-    m_approvals.fromJson(state.value("approvals", json::object()), &skipped);
-    if (skipped > 0)
-        *warning = QStringLiteral("%1 entries of the workspace state %2 could not be read and were left out")
-                       .arg(skipped)
-                       .arg(m_settings.statePath);
+    if (!m_outputs.fromJson(*outputs, problem) || !m_approvals.fromJson(*approvals, problem))
+        return false;
+    m_outputsRecord = QByteArray::fromStdString(m_outputs.toJson().dump());
+    m_approvalsRecord = QByteArray::fromStdString(m_approvals.toJson().dump());
+    return true;
+}
+
+void InteractionBroker::clearState()
+{
+    for (auto& [id, entry] : m_entries)
+        stopWaiting(entry);
+    m_entries.clear();
+    m_order.clear();
+    m_pendingBytes = 0;
+    m_outputs = ClientOutputStore();
+    m_approvals = ApprovalStore();
+    m_outputsRecord = QByteArray::fromStdString(m_outputs.toJson().dump());
+    m_approvalsRecord = QByteArray::fromStdString(m_approvals.toJson().dump());
 }
 
 PauseMode InteractionBroker::modeFor(const QString& clientName) const
@@ -104,10 +145,17 @@ PauseMode InteractionBroker::modeFor(const QString& clientName) const
     return m_settings.clientModes.value(clientName, m_settings.defaultMode);
 }
 
-QString InteractionBroker::keyFor(const QString& tool, const json& arguments)
+QString InteractionBroker::keyFor(const QString& clientName, const QString& tool, const json& arguments)
 {
+    QCryptographicHash hash(QCryptographicHash::Sha256);
+    // Lengths first, so no two (client, tool) pairs run together into the same bytes.
+    const QByteArray client = clientName.toUtf8();
+    const QByteArray name = tool.toUtf8();
+    hash.addData(
+        QByteArray(QByteArray::number(client.size()) + ':' + client + QByteArray::number(name.size()) + ':' + name));
     // nlohmann::json keeps object keys sorted, so dump() is canonical.
-    return tool + QLatin1Char('\n') + QString::fromStdString(arguments.dump());
+    hash.addData(QByteArray::fromStdString(arguments.dump()));
+    return QStringLiteral("sha256:") + QString::fromLatin1(hash.result().toHex());
 }
 
 InteractionBroker::Admission InteractionBroker::admit(
@@ -130,22 +178,22 @@ InteractionBroker::Admission InteractionBroker::admit(
             return admission;
         }
         admission.kind = InteractionKind::ClientTool;
-        admission.key = keyFor(tool.spec.name, arguments);
+        admission.key = keyFor(origin.clientName, tool.spec.name, arguments);
         if (auto stored = m_outputs.take(admission.key)) {
             admission.verdict = Admission::Verdict::Answer;
             admission.result = ClientTool::resultFor(json::parse(stored->output.toStdString(), nullptr, false));
-            save();
+            save(nullptr, true);
             Q_EMIT storesChanged();
             return admission;
         }
     } else {
         if (verdict.permission == Permission::Allow || m_approvals.isAlwaysAllowed(tool.spec.name)
-            || m_approvals.isAllowedForSession(origin.sessionId, tool.spec.name))
+            || m_approvals.isAllowedForSession(origin.sessionId, origin.clientName, tool.spec.name))
             return admission; // Run
         admission.kind = InteractionKind::Approval;
-        admission.key = keyFor(tool.spec.name, arguments);
+        admission.key = keyFor(origin.clientName, tool.spec.name, arguments);
         if (auto decision = m_approvals.takeDecision(admission.key)) {
-            save();
+            save(nullptr, true);
             Q_EMIT storesChanged();
             if (decision->allow)
                 return admission; // Run: the person allowed this call while it was parked
@@ -157,12 +205,31 @@ InteractionBroker::Admission InteractionBroker::admit(
             return admission;
         }
     }
+    // A question of the same client that no call waits on is reused (hold and park); only a new one
+    // counts against the limits.
+    if (!findIdle(admission.key)) {
+        const qsizetype count = qsizetype(m_entries.size());
+        if (count >= m_settings.maxPending || m_pendingBytes + origin.request.size() > m_settings.maxPendingBytes) {
+            admission.verdict = Admission::Verdict::Refuse;
+            admission.result = ToolResult::error(
+                QStringLiteral("This call of \"%1\" needs a person at the Switchboard console, but %2 questions are "
+                               "already waiting there (the limit is %3, interaction.maxPendingQuestions; and %4 "
+                               "MiB in all). It did not run and was not paused. Retry after the person has answered "
+                               "or dismissed some of them.")
+                    .arg(tool.spec.name)
+                    .arg(count)
+                    .arg(m_settings.maxPending)
+                    .arg(m_settings.maxPendingBytes / (1024 * 1024)));
+            return admission;
+        }
+    }
     admission.verdict = Admission::Verdict::Pause;
     admission.mode = modeFor(origin.clientName);
     return admission;
 }
 
-bool InteractionBroker::wouldPause(const RegisteredTool& tool, const QString& sessionId) const
+bool InteractionBroker::wouldPause(
+    const RegisteredTool& tool, const QString& sessionId, const QString& clientName) const
 {
     const Permission permission = m_settings.policy.evaluate(tool).permission;
     if (permission == Permission::Deny)
@@ -170,7 +237,7 @@ bool InteractionBroker::wouldPause(const RegisteredTool& tool, const QString& se
     if (tool.clientTool)
         return true;
     return permission == Permission::Ask && !m_approvals.isAlwaysAllowed(tool.spec.name)
-        && !m_approvals.isAllowedForSession(sessionId, tool.spec.name);
+        && !m_approvals.isAllowedForSession(sessionId, clientName, tool.spec.name);
 }
 
 PendingInteraction InteractionBroker::describe(
@@ -182,12 +249,16 @@ PendingInteraction InteractionBroker::describe(
     interaction.tool = tool.spec.name;
     interaction.toolTitle = tool.spec.title;
     interaction.route = tool.route;
+    // Shown to the person and written to the workspace state: redacted, like every record.
+    const TokenRedactor& redactor = m_settings.redactor;
     interaction.arguments = ToolCall::argumentsFromRequest(origin.request);
     if (interaction.arguments.isEmpty())
         interaction.arguments = QByteArray::fromStdString(arguments.dump(2));
+    interaction.arguments = redactor.jsonText(interaction.arguments);
     if (tool.clientTool) {
         interaction.render = tool.clientTool->render;
-        interaction.renderSpec = QByteArray::fromStdString(tool.clientTool->renderSpec(arguments).dump());
+        interaction.renderSpec
+            = redactor.jsonText(QByteArray::fromStdString(tool.clientTool->renderSpec(arguments).dump()));
     } else {
         interaction.render = QStringLiteral("approval");
         const PermissionPolicy::Verdict verdict = m_settings.policy.evaluate(tool);
@@ -196,8 +267,8 @@ PendingInteraction InteractionBroker::describe(
             {"annotations", tool.spec.annotations}}.dump());
     }
     interaction.sessionId = origin.sessionId;
-    interaction.clientName = origin.clientName;
-    interaction.clientVersion = origin.clientVersion;
+    interaction.clientName = redactor.text(origin.clientName);
+    interaction.clientVersion = redactor.text(origin.clientVersion);
     interaction.callId = origin.callId;
     interaction.mode = admission.mode;
     interaction.createdAtMs = QDateTime::currentMSecsSinceEpoch();
@@ -222,8 +293,8 @@ void InteractionBroker::startWaiting(Entry& entry, const CallOrigin& origin, Wai
         interaction.earlierCallIds.append(interaction.callId);
     interaction.callId = origin.callId;
     interaction.sessionId = origin.sessionId;
-    interaction.clientName = origin.clientName;
-    interaction.clientVersion = origin.clientVersion;
+    interaction.clientName = m_settings.redactor.text(origin.clientName);
+    interaction.clientVersion = m_settings.redactor.text(origin.clientVersion);
     interaction.mode = PauseMode::Hold;
     interaction.waiting = true;
     interaction.deadlineMs = QDateTime::currentMSecsSinceEpoch() + m_settings.maxWaitMs;
@@ -252,9 +323,11 @@ QString InteractionBroker::hold(const RegisteredTool& tool, const json& argument
 {
     if (Entry* idle = findIdle(admission.key)) {
         startWaiting(*idle, origin, std::move(waiter));
-        save();
-        Q_EMIT interactionChanged(idle->interaction);
-        return idle->interaction.id;
+        save(idle, false);
+        // Signals carry copies: a slot may answer the question, which erases the entry.
+        const PendingInteraction changed = idle->interaction;
+        Q_EMIT interactionChanged(changed);
+        return changed.id;
     }
     Entry entry;
     entry.interaction = describe(tool, arguments, admission, origin);
@@ -263,8 +336,9 @@ QString InteractionBroker::hold(const RegisteredTool& tool, const json& argument
     auto [it, inserted] = m_entries.emplace(id, std::move(entry));
     m_order.append(id);
     startWaiting(it->second, origin, std::move(waiter));
-    save();
-    Q_EMIT interactionPending(it->second.interaction);
+    save(&it->second, false);
+    const PendingInteraction raised = it->second.interaction;
+    Q_EMIT interactionPending(raised);
     return id;
 }
 
@@ -280,19 +354,20 @@ QString InteractionBroker::park(const RegisteredTool& tool, const json& argument
             interaction.callId = origin.callId;
         }
         interaction.mode = PauseMode::Park;
-        save();
-        Q_EMIT interactionChanged(interaction);
-        return interaction.id;
+        save(idle, false);
+        const PendingInteraction changed = interaction;
+        Q_EMIT interactionChanged(changed);
+        return changed.id;
     }
     Entry entry;
     entry.interaction = describe(tool, arguments, admission, origin);
     entry.interaction.mode = PauseMode::Park;
     entry.arguments = arguments;
     const QString id = entry.interaction.id;
-    m_entries.emplace(id, entry);
+    auto [it, inserted] = m_entries.emplace(id, std::move(entry));
     m_order.append(id);
-    save();
-    Q_EMIT interactionPending(entry.interaction);
+    save(&it->second, false);
+    Q_EMIT interactionPending(it->second.interaction);
     return id;
 }
 
@@ -301,41 +376,42 @@ void InteractionBroker::detach(const QString& interactionId)
     const auto it = m_entries.find(interactionId);
     if (it == m_entries.end() || !it->second.interaction.waiting)
         return;
-    stopWaiting(it->second);
-    save();
-    Q_EMIT interactionChanged(it->second.interaction);
+    stopWaiting(it->second); // waiting is not in the state file: nothing to write
+    const PendingInteraction changed = it->second.interaction;
+    Q_EMIT interactionChanged(changed);
 }
 
-void InteractionBroker::withdraw(const QString& interactionId, const QString& reason)
+void InteractionBroker::withdraw(const QString& id, const QString& reason)
 {
     Q_UNUSED(reason)
+    const QString interactionId = id; // `id` may be the entry's own, which is erased below
     const auto it = m_entries.find(interactionId);
     if (it == m_entries.end())
         return;
-    stopWaiting(it->second);
-    m_entries.erase(it);
-    m_order.removeOne(interactionId);
-    save();
+    erase(it);
+    save(nullptr, false);
     Q_EMIT interactionResolved(interactionId, QStringLiteral("cancelled"));
 }
 
-void InteractionBroker::expire(const QString& interactionId)
+void InteractionBroker::expire(const QString& id)
 {
+    const QString interactionId = id; // `id` may be the entry's own, which is erased below
     const auto it = m_entries.find(interactionId);
     if (it == m_entries.end())
         return;
     Waiter waiter = std::move(it->second.waiter);
-    stopWaiting(it->second);
-    m_entries.erase(it);
-    m_order.removeOne(interactionId);
-    save();
+    erase(it);
+    save(nullptr, false);
     Q_EMIT interactionResolved(interactionId, QStringLiteral("timeout"));
     if (waiter.timedOut)
         waiter.timedOut();
 }
 
-bool InteractionBroker::answer(const QString& interactionId, const InteractionAnswer& answer, QString* error)
+bool InteractionBroker::answer(const QString& id, const InteractionAnswer& answer, QString* error)
 {
+    // `id` may be the entry's own (a slot answering the PendingInteraction it was handed), and the
+    // entry is erased below.
+    const QString interactionId = id;
     const auto it = m_entries.find(interactionId);
     if (it == m_entries.end()) {
         *error = QStringLiteral("this question is no longer pending (it was answered, cancelled or timed out)");
@@ -363,26 +439,27 @@ bool InteractionBroker::answer(const QString& interactionId, const InteractionAn
     }
 
     Waiter waiter = std::move(it->second.waiter);
-    stopWaiting(it->second);
-    m_entries.erase(it);
-    m_order.removeOne(interactionId);
+    erase(it);
 
     if (answer.decision == Decision::AllowForSession)
-        m_approvals.allowForSession(interaction.sessionId, interaction.tool);
+        m_approvals.allowForSession(interaction.sessionId, interaction.clientName, interaction.tool);
     else if (answer.decision == Decision::AlwaysAllow)
         m_approvals.alwaysAllow(interaction.tool);
 
     const bool delivered = bool(waiter.answered);
     if (!delivered) {
-        // No call is waiting: keep the answer for the next identical call.
+        // No call is waiting: keep the answer for the next identical call of the same client (the key
+        // names the client). "Allow for this session" and "always allow" need nothing stored: the
+        // grant or the rule lets the retry run, and only in that session when the answer was
+        // session-scoped.
         if (interaction.kind == InteractionKind::ClientTool) {
             m_outputs.push(interaction.key, {answer.output, interactionId, QDateTime::currentMSecsSinceEpoch()});
-        } else {
+        } else if (answer.decision == Decision::AllowOnce || answer.decision == Decision::Deny) {
             m_approvals.pushDecision(
                 interaction.key, {answer.decision != Decision::Deny, answer.reason, interactionId});
         }
     }
-    save();
+    save(nullptr, true);
     Q_EMIT interactionResolved(interactionId, delivered ? QStringLiteral("answered") : QStringLiteral("stored"));
     Q_EMIT storesChanged();
     if (delivered)
@@ -403,7 +480,7 @@ bool InteractionBroker::revokeAlwaysAllow(const QString& tool)
 {
     if (!m_approvals.revokeAlways(tool))
         return false;
-    save();
+    save(nullptr, true);
     Q_EMIT storesChanged();
     return true;
 }
@@ -413,24 +490,48 @@ void InteractionBroker::forgetSession(const QString& sessionId)
     m_approvals.forgetSession(sessionId);
 }
 
-QByteArray InteractionBroker::snapshot() const
+void InteractionBroker::erase(std::map<QString, Entry>::iterator it)
 {
-    json pending = json::array();
-    for (const QString& id : m_order)
-        pending.push_back(m_entries.at(id).interaction.toJson());
-    const json state{{"version", StateVersion}, {"pending", std::move(pending)}, {"clientOutputs", m_outputs.toJson()},
-        {"approvals", m_approvals.toJson()}};
-    return QByteArray::fromStdString(state.dump(2));
+    stopWaiting(it->second);
+    m_pendingBytes -= it->second.record.size();
+    m_order.removeOne(it->first);
+    m_entries.erase(it);
 }
 
-void InteractionBroker::save()
+QByteArrayList InteractionBroker::snapshot() const
 {
+    // Records are implicitly shared: this copies pointers, and the writer thread joins the bytes.
+    static const QByteArray comma = QByteArrayLiteral(",");
+    QByteArrayList parts;
+    parts.reserve(2 * m_order.size() + 6);
+    parts << QByteArrayLiteral("{\"version\":") + QByteArray::number(StateVersion)
+            + QByteArrayLiteral(",\"pending\":[");
+    for (qsizetype index = 0; index < m_order.size(); ++index) {
+        if (index > 0)
+            parts << comma;
+        parts << m_entries.at(m_order.at(index)).record;
+    }
+    parts << QByteArrayLiteral("],\"clientOutputs\":") << m_outputsRecord << QByteArrayLiteral(",\"approvals\":")
+          << m_approvalsRecord << QByteArrayLiteral("}\n");
+    return parts;
+}
+
+void InteractionBroker::save(Entry* changed, bool stores)
+{
+    if (changed) {
+        m_pendingBytes -= changed->record.size();
+        changed->record = QByteArray::fromStdString(changed->interaction.toJson().dump());
+        m_pendingBytes += changed->record.size();
+    }
+    if (stores) {
+        m_outputsRecord = QByteArray::fromStdString(m_outputs.toJson().dump());
+        m_approvalsRecord = QByteArray::fromStdString(m_approvals.toJson().dump());
+    }
     if (m_writer)
         m_writer->submit(snapshot());
 }
 
-void InteractionBroker::flush()
+bool InteractionBroker::flush(QString* error)
 {
-    if (m_writer)
-        m_writer->flush();
+    return !m_writer || m_writer->flush(error);
 }

@@ -2,17 +2,25 @@
 
 // InteractionBroker: everything about calls that wait for a person. Decides per call whether it
 // runs, is refused (a deny rule), is answered at once from a stored answer, or pauses; keeps the
-// pending interactions (the widgets the console shows), delivers the person's answers to waiting
-// calls or stores them for the next identical call, enforces the maximum wait, and writes all of
-// it to the workspace state file after every change, so a restart loses nothing and answers
-// nothing by itself. Lives on the server thread.
+// pending interactions (the widgets the console shows, at most Settings::maxPending), delivers the
+// person's answers to waiting calls or stores them for the next identical call of the same client,
+// enforces the maximum wait, and hands the state to the workspace state writer after every change,
+// so a restart loses nothing and answers nothing by itself. Lives on the server thread; the writer
+// has a thread of its own.
 //
-// Identical calls share a key: the tool and its canonical arguments (object keys sorted).
+// Identical calls of one client share a key: a hash of the client's name, the tool and its canonical
+// arguments (object keys sorted), so a stored answer or a reattached question never goes to another
+// client, and arguments never sit in the state file as keys.
+//
+// The state file is compact JSON assembled from per-question records serialised once when a
+// question changes: a change costs the server thread the changed record, not the whole state.
 
+#include "auth/tokenredactor.h"
 #include "interaction/approvalstore.h"
 #include "interaction/clientoutputstore.h"
 #include "interaction/pendinginteraction.h"
 #include "interaction/permissionpolicy.h"
+#include "store/workspacestatefile.h"
 #include "tools/toolresult.h"
 
 #include <QHash>
@@ -25,7 +33,6 @@
 class QTimer;
 struct RegisteredTool;
 class ToolRegistry;
-class WorkspaceStateWriter;
 
 class InteractionBroker : public QObject
 {
@@ -39,6 +46,11 @@ public:
         int progressIntervalMs = 10'000;
         PermissionPolicy policy;
         QString statePath; // the workspace state file; empty keeps state in memory only (tests)
+        // What a question shows and the state file keeps never holds the bearer token.
+        TokenRedactor redactor;
+        WorkspaceStateWriter::Timing stateWriteTiming;
+        int maxPending = 1'000; // questions waiting for a person; more are refused with a tool error
+        qint64 maxPendingBytes = 64 * 1024 * 1024; // their records in the state file, together
     };
 
     struct CallOrigin
@@ -78,20 +90,20 @@ public:
     InteractionBroker(Settings settings, const ToolRegistry* registry, QObject* parent = nullptr);
     ~InteractionBroker() override;
 
-    // Reads the workspace state file. An unreadable file is set aside (kept, never overwritten)
-    // and reported in `warning`; the broker then starts empty.
+    // Reads the workspace state file. A file that is not exactly what the program writes (or that
+    // cannot be read) is set aside under a name of its own, kept and never overwritten, and the
+    // broker starts empty, saying so in `warning`. When it cannot even be set aside, nothing is
+    // written this run, and `warning` says that too.
     void load(QString* warning);
-    // Writes to disk through `writer` (on a bookkeeping thread) instead of synchronously.
-    void setWriter(WorkspaceStateWriter* writer);
 
     const Settings& settings() const { return m_settings; }
     PauseMode modeFor(const QString& clientName) const;
-    static QString keyFor(const QString& tool, const nlohmann::json& arguments);
+    static QString keyFor(const QString& clientName, const QString& tool, const nlohmann::json& arguments);
 
     // Arguments are valid against the inputSchema when this is called.
     Admission admit(const RegisteredTool& tool, const nlohmann::json& arguments, const CallOrigin& origin);
     // Whether a call of `tool` would pause or ask, for refusing a batch before any of it runs.
-    bool wouldPause(const RegisteredTool& tool, const QString& sessionId) const;
+    bool wouldPause(const RegisteredTool& tool, const QString& sessionId, const QString& clientName) const;
 
     // Hold: the call waits on an interaction: a new one, or a pending one of the same question that
     // no call is waiting on (its earlier call dropped, or it is from before a restart). Returns its
@@ -117,8 +129,10 @@ public:
     bool revokeAlwaysAllow(const QString& tool);
     void forgetSession(const QString& sessionId);
 
-    // Blocks until the newest state is on disk (shutdown).
-    void flush();
+    // Blocks until the newest state is on disk or one attempt to write it failed (shutdown).
+    bool flush(QString* error = nullptr);
+    // The writer, for its signals and figures; null when state is kept in memory only.
+    const WorkspaceStateWriter* writer() const { return m_writer; }
 
 Q_SIGNALS:
     void interactionPending(const PendingInteraction& interaction);
@@ -126,13 +140,17 @@ Q_SIGNALS:
     // outcome: answered, stored (answered while no call waited), cancelled, timeout
     void interactionResolved(const QString& interactionId, const QString& outcome);
     void storesChanged();
+    // From the writer's thread (connect with a context object): the state could not be written and
+    // is retried; it is on disk again.
     void stateWriteFailed(const QString& error);
+    void stateWriteRecovered();
 
 private:
     struct Entry
     {
         PendingInteraction interaction;
         nlohmann::json arguments;
+        QByteArray record; // interaction.toJson(), compact: this question's part of the state file
         Waiter waiter; // empty when no call waits
         QTimer* deadline = nullptr;
     };
@@ -143,15 +161,25 @@ private:
     void startWaiting(Entry& entry, const CallOrigin& origin, Waiter waiter);
     void stopWaiting(Entry& entry);
     void expire(const QString& interactionId);
-    void save();
-    QByteArray snapshot() const;
+    // Fills the broker from a parsed state file; false (saying why) unless it is exactly what
+    // snapshot() writes.
+    bool restore(const nlohmann::json& state, QString* problem);
+    void clearState();
+    // Something the state file holds changed: `changed` is a question that was added or altered
+    // (its record is serialised again), `stores` that stored answers or rules changed.
+    void save(Entry* changed, bool stores);
+    void erase(std::map<QString, Entry>::iterator it);
+    QByteArrayList snapshot() const;
 
     Settings m_settings;
     const ToolRegistry* m_registry;
     std::map<QString, Entry> m_entries; // by interaction id
     QStringList m_order; // interaction ids, oldest first
+    qint64 m_pendingBytes = 0; // the records of m_entries, together
     ClientOutputStore m_outputs;
     ApprovalStore m_approvals;
-    WorkspaceStateWriter* m_writer = nullptr;
-    WorkspaceStateWriter* m_ownWriter = nullptr;
+    QByteArray m_outputsRecord = QByteArrayLiteral("[]"); // m_outputs.toJson(), compact
+    QByteArray m_approvalsRecord
+        = QByteArrayLiteral(R"({"alwaysAllow":[],"decisions":[]})"); // m_approvals.toJson(), compact
+    WorkspaceStateWriter* m_writer = nullptr; // owned; null when state is kept in memory only
 };

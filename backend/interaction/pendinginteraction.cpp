@@ -1,5 +1,7 @@
 #include "interaction/pendinginteraction.h"
 
+#include "interaction/statejsonreader.h"
+
 using nlohmann::json;
 
 namespace {
@@ -9,18 +11,6 @@ std::string kindName(InteractionKind kind)
     return kind == InteractionKind::Approval ? "approval" : "client-tool";
 }
 
-QString stringAt(const json& object, const char* key)
-{
-    const auto it = object.find(key);
-    return it != object.end() && it->is_string() ? QString::fromStdString(it->get<std::string>()) : QString();
-}
-
-qint64 integerAt(const json& object, const char* key)
-{
-    const auto it = object.find(key);
-    return it != object.end() && it->is_number_integer() ? it->get<qint64>() : 0;
-}
-
 } // namespace
 
 QString pauseModeName(PauseMode mode)
@@ -28,6 +18,7 @@ QString pauseModeName(PauseMode mode)
     return mode == PauseMode::Hold ? QStringLiteral("hold") : QStringLiteral("park");
 }
 
+// The one place a paused call's arguments are serialised into the workspace state file.
 json PendingInteraction::toJson() const
 {
     json earlier = json::array();
@@ -41,40 +32,58 @@ json PendingInteraction::toJson() const
         {"mode", pauseModeName(mode).toStdString()}, {"createdAtMs", createdAtMs}, {"key", key.toStdString()}};
 }
 
-bool PendingInteraction::fromJson(const json& value, PendingInteraction* interaction)
+bool PendingInteraction::fromJson(
+    const json& value, const QString& where, PendingInteraction* interaction, QString* problem)
 {
-    if (!value.is_object())
-        return false;
     PendingInteraction result;
-    result.id = stringAt(value, "id");
-    result.key = stringAt(value, "key");
-    result.tool = stringAt(value, "tool");
-    if (result.id.isEmpty() || result.key.isEmpty() || result.tool.isEmpty())
+    StateJsonReader reader(value, where, problem);
+    QString kind;
+    QString mode;
+    reader
+        .keys({"id", "kind", "render", "tool", "toolTitle", "route", "arguments", "renderSpec", "sessionId",
+            "clientName", "clientVersion", "callId", "earlierCallIds", "mode", "createdAtMs", "key"})
+        .string("id", &result.id)
+        .string("kind", &kind)
+        .string("render", &result.render)
+        .string("tool", &result.tool)
+        .string("toolTitle", &result.toolTitle)
+        .string("route", &result.route)
+        .string("arguments", &result.arguments)
+        .string("renderSpec", &result.renderSpec)
+        .string("sessionId", &result.sessionId)
+        .string("clientName", &result.clientName)
+        .string("clientVersion", &result.clientVersion)
+        .integer("callId", &result.callId)
+        .string("mode", &mode)
+        .integer("createdAtMs", &result.createdAtMs)
+        .string("key", &result.key);
+    const json* earlier = reader.array("earlierCallIds");
+    if (!reader.ok())
         return false;
-    const QString kind = stringAt(value, "kind");
+    if (result.id.isEmpty() || result.key.isEmpty() || result.tool.isEmpty()) {
+        reader.fail(QStringLiteral("has an empty \"id\", \"key\" or \"tool\""));
+        return false;
+    }
     if (kind == QStringLiteral("approval"))
         result.kind = InteractionKind::Approval;
     else if (kind == QStringLiteral("client-tool"))
         result.kind = InteractionKind::ClientTool;
     else
-        return false;
-    result.render = stringAt(value, "render");
-    result.toolTitle = stringAt(value, "toolTitle");
-    result.route = stringAt(value, "route");
-    result.arguments = stringAt(value, "arguments").toUtf8();
-    result.renderSpec = stringAt(value, "renderSpec").toUtf8();
-    result.sessionId = stringAt(value, "sessionId");
-    result.clientName = stringAt(value, "clientName");
-    result.clientVersion = stringAt(value, "clientVersion");
-    result.callId = integerAt(value, "callId");
-    if (const auto it = value.find("earlierCallIds"); it != value.end() && it->is_array()) {
-        for (const json& item : *it) {
-            if (item.is_number_integer())
-                result.earlierCallIds.append(item.get<qint64>());
-        }
+        return reader.fail(QStringLiteral("has an unknown kind \"%1\"").arg(kind)).ok();
+    if (mode == QStringLiteral("hold"))
+        result.mode = PauseMode::Hold;
+    else if (mode == QStringLiteral("park"))
+        result.mode = PauseMode::Park;
+    else
+        return reader.fail(QStringLiteral("has an unknown mode \"%1\"").arg(mode)).ok();
+    if (!json::accept(result.arguments.begin(), result.arguments.end())
+        || !json::accept(result.renderSpec.begin(), result.renderSpec.end()))
+        return reader.fail(QStringLiteral("has \"arguments\" or \"renderSpec\" that are not JSON")).ok();
+    for (const json& item : *earlier) {
+        if (!item.is_number_integer())
+            return reader.fail(QStringLiteral("has an \"earlierCallIds\" entry that is not an integer")).ok();
+        result.earlierCallIds.append(item.get<qint64>());
     }
-    result.mode = stringAt(value, "mode") == QStringLiteral("park") ? PauseMode::Park : PauseMode::Hold;
-    result.createdAtMs = integerAt(value, "createdAtMs");
     result.waiting = false; // no call survives a restart
     result.deadlineMs = 0;
     *interaction = std::move(result);

@@ -45,10 +45,14 @@ struct PendingInteraction
     bool waiting = false; // a call is open and waiting for the answer
     qint64 createdAtMs = 0; // milliseconds since the Unix epoch, UTC
     qint64 deadlineMs = 0; // when the waiting call gives up; 0 when no call waits
-    QString key; // the tool and its canonical arguments: identical calls share it
+    QString key; // a hash of the client, the tool and its canonical arguments: InteractionBroker::keyFor
 
+    // The record in the workspace state file.
     nlohmann::json toJson() const;
-    static bool fromJson(const nlohmann::json& value, PendingInteraction* interaction);
+    // False, saying why in `problem` (naming the record `where`), unless `value` is exactly what
+    // toJson() writes.
+    static bool fromJson(
+        const nlohmann::json& value, const QString& where, PendingInteraction* interaction, QString* problem);
 };
 
 struct InteractionAnswer

@@ -4,28 +4,32 @@ namespace JsonRpc {
 
 namespace {
 
-// Wraps nlohmann's DOM builder to stop parsing as soon as nesting exceeds the limit: the deep
-// document is never built, so a hostile body cannot exhaust the stack or the heap.
-class DepthLimitedSax
+// Wraps nlohmann's DOM builder to stop parsing as soon as nesting or the number of values exceeds
+// its limit: the deep or huge document is never built, so a hostile body cannot exhaust the stack
+// or the heap.
+class LimitedSax
 {
 public:
-    DepthLimitedSax(json& root, int maxDepth)
+    LimitedSax(json& root, const ParseLimits& limits)
         : m_builder(root, false)
-        , m_maxDepth(maxDepth)
+        , m_maxDepth(limits.maxDepth)
+        , m_maxValues(limits.maxValues)
     {}
 
-    bool null() { return m_builder.null(); }
-    bool boolean(bool value) { return m_builder.boolean(value); }
-    bool number_integer(json::number_integer_t value) { return m_builder.number_integer(value); }
-    bool number_unsigned(json::number_unsigned_t value) { return m_builder.number_unsigned(value); }
+    bool null() { return counted() && m_builder.null(); }
+    bool boolean(bool value) { return counted() && m_builder.boolean(value); }
+    bool number_integer(json::number_integer_t value) { return counted() && m_builder.number_integer(value); }
+    bool number_unsigned(json::number_unsigned_t value) { return counted() && m_builder.number_unsigned(value); }
     bool number_float(json::number_float_t value, const json::string_t& text)
     {
-        return m_builder.number_float(value, text);
+        return counted() && m_builder.number_float(value, text);
     }
-    bool string(json::string_t& value) { return m_builder.string(value); }
-    bool binary(json::binary_t& value) { return m_builder.binary(value); }
+    bool string(json::string_t& value) { return counted() && m_builder.string(value); }
+    bool binary(json::binary_t& value) { return counted() && m_builder.binary(value); }
     bool start_object(std::size_t elements)
     {
+        if (!counted())
+            return false;
         if (++m_depth > m_maxDepth) {
             m_error = "JSON is nested deeper than " + std::to_string(m_maxDepth) + " levels";
             return false;
@@ -40,6 +44,8 @@ public:
     }
     bool start_array(std::size_t elements)
     {
+        if (!counted())
+            return false;
         if (++m_depth > m_maxDepth) {
             m_error = "JSON is nested deeper than " + std::to_string(m_maxDepth) + " levels";
             return false;
@@ -62,9 +68,19 @@ public:
     const std::string& error() const { return m_error; }
 
 private:
+    bool counted()
+    {
+        if (++m_values <= m_maxValues)
+            return true;
+        m_error = "JSON has more than " + std::to_string(m_maxValues) + " values";
+        return false;
+    }
+
     nlohmann::detail::json_sax_dom_parser<json> m_builder;
     int m_maxDepth;
+    int m_maxValues;
     int m_depth = 0;
+    int m_values = 0;
     std::string m_error;
 };
 
@@ -78,7 +94,7 @@ bool isValidId(const json& id)
 ParseResult parse(const QByteArray& body, const ParseLimits& limits)
 {
     ParseResult result;
-    DepthLimitedSax sax(result.value, limits.maxDepth);
+    LimitedSax sax(result.value, limits);
     const auto* begin = reinterpret_cast<const std::uint8_t*>(body.constData());
     const bool ok = json::sax_parse(begin, begin + body.size(), &sax, json::input_format_t::json, true);
     if (!ok) {

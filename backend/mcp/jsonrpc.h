@@ -25,6 +25,9 @@ enum ErrorCode : int {
 struct ParseLimits
 {
     int maxDepth = 64; // objects and arrays nested deeper than this are a parse error
+    // More values than this (every object, array, string, number, literal counts one) are a parse
+    // error: a few megabytes of "{}" would otherwise become hundreds of megabytes of DOM.
+    int maxValues = 100'000;
 };
 
 struct ParseResult
@@ -34,8 +37,8 @@ struct ParseResult
     std::string error; // why parsing failed, for the -32700 message
 };
 
-// Parses a request body. Invalid UTF-8 and nesting deeper than the limit are rejected while parsing,
-// before any part of the document is copied or serialised.
+// Parses a request body. Invalid UTF-8, nesting deeper than the limit and more values than the limit
+// are rejected while parsing, before the document grows past them.
 ParseResult parse(const QByteArray& body, const ParseLimits& limits = {});
 
 enum class Kind {

@@ -37,16 +37,36 @@ QByteArray mediaType(const QByteArray& headerValue)
     return (semicolon < 0 ? headerValue : headerValue.left(semicolon)).trimmed().toLower();
 }
 
+// Whether an Accept header admits `type` (RFC 9110 12.5.1): the most specific range that matches
+// decides, and a quality of 0 means "not acceptable".
 bool acceptsMediaType(const QByteArray& accept, const QByteArray& type)
 {
     const QByteArray family = type.left(type.indexOf('/')) + "/*";
+    int bestSpecificity = -1;
+    bool acceptable = false;
     const auto ranges = accept.split(',');
     for (const QByteArray& range : ranges) {
         const QByteArray value = mediaType(range);
-        if (value == type || value == family || value == "*/*")
-            return true;
+        const int specificity = value == type ? 2 : value == family ? 1 : value == "*/*" ? 0 : -1;
+        if (specificity < 0 || specificity < bestSpecificity)
+            continue;
+        double quality = 1.0;
+        const auto parameters = range.split(';');
+        for (qsizetype i = 1; i < parameters.size(); ++i) {
+            const QByteArray parameter = parameters.at(i).trimmed().toLower();
+            if (parameter.startsWith("q=")) {
+                bool ok = false;
+                quality = parameter.mid(2).toDouble(&ok);
+                if (!ok)
+                    quality = 0.0; // an unreadable weight is not a reason to assume the best
+            }
+        }
+        if (specificity > bestSpecificity)
+            acceptable = false;
+        bestSpecificity = specificity;
+        acceptable = acceptable || quality > 0.0;
     }
-    return false;
+    return acceptable;
 }
 
 QByteArray hostName(const QByteArray& host)
@@ -304,9 +324,11 @@ McpHttpServer::McpHttpServer(
     m_environment.router = m_router.get();
     m_environment.events = events;
     m_environment.nextCallId = [this] { return m_nextCallId++; };
-    m_environment.secret = m_options.bearerToken;
+    m_environment.redactor = TokenRedactor(m_options.bearerToken);
     m_environment.identity = m_options.identity;
     m_environment.toolsPageSize = m_options.toolsPageSize;
+    if (m_options.clock)
+        m_environment.clock = m_options.clock;
 
     connect(registry, &ToolRegistry::toolsChanged, this,
         [this] { broadcast(JsonRpc::makeNotification("notifications/tools/list_changed", nullptr)); });
@@ -441,8 +463,18 @@ bool McpHttpServer::isAuthorized(const QByteArray& authorization) const
 
 bool McpHttpServer::handleRequest(const QHttpServerRequest& request, QTcpSocket* socket)
 {
-    if (auto* guard = HttpConnectionGuard::of(socket))
-        guard->requestStarted();
+    const QPointer<HttpConnectionGuard> guard = HttpConnectionGuard::of(socket);
+    if (guard && !guard->beginRequest())
+        return true; // not a new request: nothing to answer
+    handleRequestOf(request, socket);
+    // The answer is written, unless a response was left pending (a call in flight, an event stream).
+    if (guard)
+        guard->requestHandled();
+    return true;
+}
+
+void McpHttpServer::handleRequestOf(const QHttpServerRequest& request, QTcpSocket* socket)
+{
     QHttpServerResponder responder = makeResponder(request, socket);
     Headers headers;
 
@@ -450,13 +482,13 @@ bool McpHttpServer::handleRequest(const QHttpServerRequest& request, QTcpSocket*
     if (!isAllowedHost(request.value("host"))) {
         writeError(responder, StatusCode::Forbidden, SessionErrorCode,
             "Forbidden: the Host header does not name this server (DNS rebinding protection)", headers);
-        return true;
+        return;
     }
     if (!origin.isEmpty()) {
         if (!isAllowedOrigin(origin)) {
             writeError(responder, StatusCode::Forbidden, SessionErrorCode,
                 "Forbidden: Origin " + origin.toStdString() + " is not allowed", headers);
-            return true;
+            return;
         }
         headers.emplace_back("Access-Control-Allow-Origin", origin);
         headers.emplace_back("Access-Control-Expose-Headers", "Mcp-Session-Id, MCP-Protocol-Version, WWW-Authenticate");
@@ -465,7 +497,7 @@ bool McpHttpServer::handleRequest(const QHttpServerRequest& request, QTcpSocket*
 
     if (request.url().path() != QLatin1String("/mcp")) {
         writeError(responder, StatusCode::NotFound, SessionErrorCode, "Not found: the MCP endpoint is /mcp", headers);
-        return true;
+        return;
     }
 
     const auto method = request.method();
@@ -476,7 +508,7 @@ bool McpHttpServer::handleRequest(const QHttpServerRequest& request, QTcpSocket*
             "Content-Type, Accept, Authorization, Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID");
         headers.emplace_back("Access-Control-Max-Age", "600");
         writeReply(responder, StatusCode::NoContent, {}, {}, headers);
-        return true;
+        return;
     }
 
     if (!isAuthorized(request.value("authorization"))) {
@@ -487,7 +519,7 @@ bool McpHttpServer::handleRequest(const QHttpServerRequest& request, QTcpSocket*
             presented ? "Unauthorized: the bearer token is wrong"
                       : "Unauthorized: send the Switchboard token as 'Authorization: Bearer <token>'",
             headers);
-        return true;
+        return;
     }
 
     switch (method) {
@@ -505,7 +537,7 @@ bool McpHttpServer::handleRequest(const QHttpServerRequest& request, QTcpSocket*
         writeError(responder, StatusCode::MethodNotAllowed, SessionErrorCode, "Method not allowed", headers);
         break;
     }
-    return true;
+    return;
 }
 
 void McpHttpServer::missingHandler(const QHttpServerRequest& request, QTcpSocket* socket)
@@ -530,33 +562,46 @@ McpSession* McpHttpServer::sessionFor(
         return nullptr;
     }
     McpSession* session = it->second.get();
+    // Any version this server speaks is accepted, as the reference server does (a client may
+    // send the newest one it knows on every request); only an unknown one is refused.
     const QByteArray version = request.value("mcp-protocol-version");
-    if (!version.isEmpty() && version.toStdString() != session->negotiatedVersion()) {
-        const std::string reason = ProtocolVersion::isSupported(version)
-            ? "does not match the version negotiated for this session (" + session->negotiatedVersion() + ")"
-            : "is not supported (supported: 2025-03-26, 2025-06-18, 2025-11-25)";
+    if (!version.isEmpty() && !ProtocolVersion::isSupported(version)) {
         writeError(responder, StatusCode::BadRequest, SessionErrorCode,
-            "Bad Request: MCP-Protocol-Version " + version.toStdString() + " " + reason, headers);
+            "Bad Request: MCP-Protocol-Version " + version.toStdString()
+                + " is not supported (supported: 2025-03-26, 2025-06-18, 2025-11-25)",
+            headers);
         return nullptr;
     }
     return session;
 }
 
-McpSession* McpHttpServer::createSession(QByteArray* evictionError)
+McpSession* McpHttpServer::createSession(const QString& clientName, QByteArray* evictionError)
 {
     if (int(m_sessions.size()) >= m_options.maxSessions) {
-        // Make room by ending the least recently used session that has nothing in flight.
-        McpSession* oldest = nullptr;
+        // Make room fairly: the client holding the most sessions (counting the one it asks for now)
+        // gives up its least recently used session that has nothing in flight. A client opening
+        // sessions in a loop thus evicts its own, not everybody else's.
+        std::unordered_map<QString, int> perClient;
+        ++perClient[clientName];
+        for (const auto& [id, session] : m_sessions)
+            ++perClient[session->clientName()];
+        McpSession* victim = nullptr;
+        int victimClientSessions = 0;
         for (const auto& [id, session] : m_sessions) {
-            if (session->inFlightCount() == 0 && !session->hasNotificationStream()
-                && (!oldest || session->lastActivityMs() < oldest->lastActivityMs()))
-                oldest = session.get();
+            if (session->inFlightCount() != 0 || session->hasNotificationStream())
+                continue;
+            const int held = perClient[session->clientName()];
+            if (!victim || held > victimClientSessions
+                || (held == victimClientSessions && session->lastActivityMs() < victim->lastActivityMs())) {
+                victim = session.get();
+                victimClientSessions = held;
+            }
         }
-        if (!oldest) {
+        if (!victim) {
             *evictionError = "too many active sessions";
             return nullptr;
         }
-        removeSession(oldest->id(), QStringLiteral("session evicted: too many sessions"));
+        removeSession(victim->id(), QStringLiteral("session evicted: too many sessions"));
     }
     QByteArray id = newSessionId();
     auto session = std::make_unique<McpSession>(id, &m_environment);
@@ -595,7 +640,7 @@ void McpHttpServer::handlePost(
             "request body is larger than the limit", headers);
         return;
     }
-    JsonRpc::ParseResult parsed = JsonRpc::parse(body, {m_options.maxJsonDepth});
+    JsonRpc::ParseResult parsed = JsonRpc::parse(body, {m_options.maxJsonDepth, m_options.maxJsonValues});
     if (!parsed.ok) {
         writeError(responder, StatusCode::BadRequest, JsonRpc::ParseError, "Parse error: " + parsed.error, headers);
         return;
@@ -626,7 +671,14 @@ void McpHttpServer::handlePost(
 
     if (request.value("mcp-session-id").isEmpty() && isInitialize) {
         QByteArray evictionError;
-        McpSession* session = createSession(&evictionError);
+        QString clientName = QStringLiteral("unknown client"); // as McpSession names a client without one
+        const json& params = messages.front().params();
+        if (const auto info = params.find("clientInfo");
+            params.is_object() && info != params.end() && info->is_object()) {
+            if (const auto name = info->find("name"); name != info->end() && name->is_string())
+                clientName = QString::fromStdString(name->get<std::string>());
+        }
+        McpSession* session = createSession(clientName, &evictionError);
         if (!session) {
             writeError(responder, StatusCode::ServiceUnavailable, SessionErrorCode,
                 "Service Unavailable: " + evictionError.toStdString(), headers, messages.front().id);

@@ -16,6 +16,7 @@
 #include <QStringList>
 #include <QUrl>
 
+#include <functional>
 #include <memory>
 #include <unordered_map>
 
@@ -35,10 +36,12 @@ struct McpServerOptions
     QStringList allowedHosts; // beyond localhost, 127.0.0.1 and [::1]
     HttpLimits limits;
     int maxJsonDepth = 64;
+    int maxJsonValues = 100'000; // values in one request body (objects, arrays, strings, numbers, ...)
     int maxSessions = 256;
     int toolsPageSize = 100;
     int keepAliveIntervalMs = 25'000; // comment lines on idle event streams
     ServerIdentity identity;
+    std::function<qint64()> clock; // milliseconds, for session activity; empty: the system clock
 };
 
 class InteractionBroker;
@@ -59,6 +62,9 @@ public:
     // Calls that wait for a person go through `broker` (approvals, client tools); without one every
     // tool runs at once. Set before listening.
     void setInteractionBroker(InteractionBroker* broker) { m_environment.interactions = broker; }
+    // While `feed` says history has no room, new tools/call requests wait (back-pressure). Set before
+    // listening.
+    void setHistoryFeed(HistoryFeed* feed) { m_environment.history = feed; }
 
     // Sends a notification to every session's notification stream (e.g. tools/list_changed).
     void broadcast(const nlohmann::json& notification);
@@ -79,6 +85,8 @@ private:
     friend class EventStream;
     using Headers = std::vector<std::pair<QByteArray, QByteArray>>;
 
+    void handleRequestOf(const QHttpServerRequest& request, QTcpSocket* socket);
+
     void handlePost(
         const QHttpServerRequest& request, QTcpSocket* socket, QHttpServerResponder& responder, Headers& headers);
     void handleGet(
@@ -87,7 +95,7 @@ private:
 
     // Looks up the request's session; answers 400/404 itself and returns null when there is none.
     McpSession* sessionFor(const QHttpServerRequest& request, QHttpServerResponder& responder, const Headers& headers);
-    McpSession* createSession(QByteArray* evictionError);
+    McpSession* createSession(const QString& clientName, QByteArray* evictionError);
     void removeSession(const QByteArray& id, const QString& reason);
 
     bool isAllowedHost(const QByteArray& host) const;

@@ -4,6 +4,7 @@
 #include "interaction/clienttool.h"
 #include "interaction/interactionbroker.h"
 #include "mcp/protocolversion.h"
+#include "store/historyfeed.h"
 #include "tools/toolcallcontext.h"
 #include "tools/toolregistry.h"
 #include "tools/toolrouter.h"
@@ -66,7 +67,7 @@ McpSession::~McpSession()
 
 void McpSession::touch()
 {
-    m_lastActivityMs = QDateTime::currentMSecsSinceEpoch();
+    m_lastActivityMs = m_environment->clock();
 }
 
 bool McpSession::initialize(const JsonRpc::Message& request, QByteArray* response)
@@ -88,8 +89,9 @@ bool McpSession::initialize(const JsonRpc::Message& request, QByteArray* respons
     // newest this server speaks and let the client decide whether to go on.
     m_version = ProtocolVersion::isSupported(requested) ? requested : std::string(ProtocolVersion::latest);
     const json clientInfo = params.value("clientInfo", json::object());
-    m_clientName = stringOr(clientInfo, "name", QStringLiteral("unknown client"));
-    m_clientVersion = stringOr(clientInfo, "version", QString());
+    // Client info goes into every call record, question and headless line: the token never does.
+    m_clientName = m_environment->redactor.text(stringOr(clientInfo, "name", QStringLiteral("unknown client")));
+    m_clientVersion = m_environment->redactor.text(stringOr(clientInfo, "version", QString()));
 
     const ServerIdentity& identity = m_environment->identity;
     json serverInfo{{"name", identity.name.toStdString()}, {"version", identity.version.toStdString()}};
@@ -130,7 +132,11 @@ void McpSession::handleMessage(
 
     const std::string& method = message.method;
     if (method == "tools/call") {
-        handleToolsCall(message, rawText, channel);
+        HistoryFeed* history = m_environment->history;
+        if (history && (!m_heldForHistory.empty() || !history->hasRoom()))
+            holdForHistory(message, rawText, channel);
+        else
+            handleToolsCall(message, rawText, channel);
     } else if (method == "ping") {
         reply(channel, JsonRpc::makeResult(message.id, json::object()));
     } else if (method == "tools/list") {
@@ -191,6 +197,43 @@ json McpSession::handleToolsList(const JsonRpc::Message& message)
     return JsonRpc::makeResult(message.id, std::move(result));
 }
 
+// History's queue is full: the call waits, unread and unrun, until the writer has caught up, so
+// that every answered call is kept (back-pressure: its client hears nothing until then). Later
+// calls of this session wait behind it, in order.
+void McpSession::holdForHistory(
+    const JsonRpc::Message& message, const QByteArray& rawText, const std::shared_ptr<ResponseChannel>& channel)
+{
+    // The message points into its POST's document, which is gone by the time the call resumes.
+    m_heldForHistory.push_back({*message.raw, rawText, channel});
+    if (m_heldForHistory.size() == 1) {
+        QPointer<McpSession> self(this);
+        m_environment->history->whenRoom(this, [self] {
+            if (self)
+                self->resumeHeldCalls();
+        });
+    }
+}
+
+void McpSession::resumeHeldCalls()
+{
+    HistoryFeed* history = m_environment->history;
+    while (!m_heldForHistory.empty() && history->hasRoom()) {
+        HeldCall held = std::move(m_heldForHistory.front());
+        m_heldForHistory.pop_front();
+        // A call whose connection closed while it waited was never run and is owed no answer.
+        if (held.channel && !held.channel->isOpen())
+            continue;
+        handleToolsCall(JsonRpc::classify(held.document), held.rawText, held.channel);
+    }
+    if (!m_heldForHistory.empty()) {
+        QPointer<McpSession> self(this);
+        history->whenRoom(this, [self] {
+            if (self)
+                self->resumeHeldCalls();
+        });
+    }
+}
+
 ToolCall McpSession::newRecord(
     const JsonRpc::Message& message, const QByteArray& rawText, const QString& tool, const QString& route)
 {
@@ -199,9 +242,9 @@ ToolCall McpSession::newRecord(
     record.sessionId = QString::fromLatin1(m_id);
     record.clientName = m_clientName;
     record.clientVersion = m_clientVersion;
-    record.tool = tool;
+    record.tool = m_environment->redactor.text(tool);
     record.route = route;
-    record.request = redacted(rawText.isEmpty() ? JsonRpc::serialize(*message.raw) : rawText);
+    record.request = m_environment->redactor.jsonText(rawText.isEmpty() ? JsonRpc::serialize(*message.raw) : rawText);
     record.startedAtMs = QDateTime::currentMSecsSinceEpoch();
     return record;
 }
@@ -215,8 +258,8 @@ void McpSession::rejectCall(const JsonRpc::Message& message, ToolCall record, in
         channel->sendResponse(bytes);
     m_environment->events->publishCallStarted(record);
     record.status = CallStatus::Error;
-    record.error = text;
-    record.response = redacted(bytes);
+    record.error = m_environment->redactor.text(text);
+    record.response = m_environment->redactor.jsonText(bytes);
     record.durationUs = 0;
     m_environment->events->publishCallFinished(record);
 }
@@ -344,9 +387,16 @@ void McpSession::admitCall(const std::string& key)
         if (self)
             self->timeOutCall(key);
     };
-    entry.interactionId = broker->hold(*tool, context->arguments(), admission, origin, std::move(waiter));
+    // Raising the question emits signals: someone may answer it before hold() returns, and the call
+    // may then have run and finished. An answer sets the status back to Running; a finished call is
+    // gone: so the entry is looked up again afterwards.
     entry.record.status = CallStatus::Paused;
-    m_environment->events->publishCallChanged(entry.record);
+    const QString interactionId = broker->hold(*tool, context->arguments(), admission, origin, std::move(waiter));
+    const auto it = m_inFlight.find(key);
+    if (it == m_inFlight.end() || it->second.record.status != CallStatus::Paused)
+        return;
+    it->second.interactionId = interactionId;
+    m_environment->events->publishCallChanged(it->second.record);
     if (m_waitingCount++ == 0)
         m_waitTicker.start();
 }
@@ -425,15 +475,28 @@ void McpSession::leaveWaiting(const std::string& key, const QString& why)
 
 void McpSession::tickWaitingCalls()
 {
-    for (auto& [key, entry] : m_inFlight) {
-        if (entry.interactionId.isEmpty())
+    // Each write below can close its connection at once (the peer reset), and a closed connection
+    // removes its calls from m_inFlight: so the waiting calls are collected first and each is looked
+    // up again, and what is being written through is held here, not only by the entry.
+    std::vector<std::string> waiting;
+    waiting.reserve(std::size_t(m_waitingCount));
+    for (const auto& [key, entry] : m_inFlight) {
+        if (!entry.interactionId.isEmpty())
+            waiting.push_back(key);
+    }
+    for (const std::string& key : waiting) {
+        const auto it = m_inFlight.find(key);
+        if (it == m_inFlight.end() || it->second.interactionId.isEmpty())
             continue;
+        const InFlight& entry = it->second;
         const double waitedSeconds = double(entry.timer.elapsed()) / 1000.0;
-        if (entry.context->hasProgressToken()) {
-            entry.context->reportProgress(waitedSeconds, std::nullopt,
+        const std::shared_ptr<ToolCallContext> context = entry.context;
+        const std::shared_ptr<ResponseChannel> channel = entry.channel;
+        if (context->hasProgressToken()) {
+            context->reportProgress(waitedSeconds, std::nullopt,
                 QStringLiteral("waiting for a person to answer %1 at the Switchboard console").arg(entry.record.tool));
-        } else if (entry.channel) {
-            entry.channel->sendKeepAlive();
+        } else if (channel) {
+            channel->sendKeepAlive();
         }
     }
 }
@@ -452,7 +515,7 @@ bool McpSession::refuseBatchThatWouldPause(
         if (name == message.params().end() || !name->is_string())
             continue;
         const ToolRouter::Resolution resolution = m_environment->router->resolve(name->get<std::string>());
-        if (resolution.tool && broker->wouldPause(*resolution.tool, QString::fromLatin1(m_id))) {
+        if (resolution.tool && broker->wouldPause(*resolution.tool, QString::fromLatin1(m_id), m_clientName)) {
             pausing = resolution.tool->spec.name;
             break;
         }
@@ -492,12 +555,12 @@ void McpSession::completeCall(const std::string& key, ToolResult result)
     ToolCall& record = entry.record;
     record.status = result.isError ? CallStatus::Error : CallStatus::Ok;
     if (result.isError)
-        record.error = result.firstText().left(500);
+        record.error = m_environment->redactor.text(result.firstText()).left(500);
     const QByteArray bytes = JsonRpc::serialize(JsonRpc::makeResult(entry.requestId, std::move(result).toJson()));
     if (entry.channel)
         entry.channel->sendResponse(bytes);
     record.durationUs = entry.timer.nsecsElapsed() / 1000;
-    record.response = redacted(bytes);
+    record.response = m_environment->redactor.jsonText(bytes);
     m_environment->events->publishCallFinished(record);
 }
 
@@ -520,7 +583,7 @@ void McpSession::cancelCall(const std::string& key, const QString& reason, Quest
     ToolCall& record = entry.record;
     record.durationUs = entry.timer.nsecsElapsed() / 1000;
     record.status = CallStatus::Cancelled;
-    record.error = reason;
+    record.error = m_environment->redactor.text(reason); // may quote the client's own reason
     m_environment->events->publishCallFinished(record);
 }
 
@@ -550,20 +613,25 @@ void McpSession::channelClosed(const ResponseChannel* channel)
         if (entry.channel.get() == channel)
             keys.push_back(key);
     }
+    // Cancelling or leaving one call writes to channels and calls the broker, either of which can
+    // end other calls: each is looked up again.
     for (const auto& key : keys) {
-        InFlight& entry = m_inFlight.at(key);
-        if (entry.interactionId.isEmpty()) {
+        const auto it = m_inFlight.find(key);
+        if (it == m_inFlight.end() || it->second.channel.get() != channel)
+            continue;
+        const QString interactionId = it->second.interactionId;
+        if (interactionId.isEmpty()) {
             cancelCall(key, QStringLiteral("the client closed the connection"));
             continue;
         }
         // A dropped connection alone does not cancel a question: the widget stays, and the answer
-        // is kept for the retried call.
-        m_environment->interactions->detach(entry.interactionId);
-        entry.channel.reset();
+        // is kept for the retried call. The channel is closed: nothing more is written to it.
+        it->second.channel.reset();
+        m_environment->interactions->detach(interactionId);
         leaveWaiting(key,
             QStringLiteral("the client closed the connection while waiting; the question (%1) stays open and its "
                            "answer goes to the next identical call")
-                .arg(entry.interactionId));
+                .arg(interactionId));
     }
     clearNotificationStream(channel);
 }
@@ -610,14 +678,8 @@ void McpSession::clearNotificationStream(const ResponseChannel* stream)
 
 void McpSession::sendNotification(const json& notification)
 {
-    if (hasNotificationStream())
-        m_notificationStream->sendNotification(JsonRpc::serialize(notification));
-}
-
-QByteArray McpSession::redacted(QByteArray text) const
-{
-    const QByteArray& secret = m_environment->secret;
-    if (!secret.isEmpty() && text.contains(secret))
-        text.replace(secret, QByteArrayLiteral("[redacted]"));
-    return text;
+    // Held here: a write can close the stream, which clears m_notificationStream from inside it.
+    const std::shared_ptr<ResponseChannel> stream = m_notificationStream;
+    if (stream && stream->isOpen())
+        stream->sendNotification(JsonRpc::serialize(notification));
 }

@@ -4,20 +4,24 @@
 // methods (ping, tools/list, tools/call, logging/setLevel), cancellation, and the ToolCall records
 // of its calls. Knows nothing of HTTP; replies go to a ResponseChannel.
 
+#include "auth/tokenredactor.h"
 #include "mcp/jsonrpc.h"
 #include "mcp/responsechannel.h"
 #include "tools/loglevel.h"
 #include "tools/toolcall.h"
 
+#include <QDateTime>
 #include <QElapsedTimer>
 #include <QObject>
 #include <QTimer>
 
+#include <deque>
 #include <functional>
 #include <memory>
 #include <unordered_map>
 
 class BackendEvents;
+class HistoryFeed;
 class InteractionBroker;
 struct InteractionAnswer;
 struct RegisteredTool;
@@ -41,10 +45,12 @@ struct SessionEnvironment
     const ToolRouter* router = nullptr;
     BackendEvents* events = nullptr;
     InteractionBroker* interactions = nullptr; // null: every tool runs at once (no approvals)
+    HistoryFeed* history = nullptr; // null: calls never wait for history to catch up
     std::function<qint64()> nextCallId;
-    QByteArray secret; // never stored in call records (the bearer token); empty for none
+    TokenRedactor redactor; // keeps the bearer token out of call records (and so out of every sink)
     ServerIdentity identity;
     int toolsPageSize = 100;
+    std::function<qint64()> clock = [] { return QDateTime::currentMSecsSinceEpoch(); }; // ms, for activity times
 };
 
 class McpSession : public QObject
@@ -112,6 +118,9 @@ private:
     nlohmann::json handleToolsList(const JsonRpc::Message& message);
     void handleToolsCall(
         const JsonRpc::Message& message, const QByteArray& rawText, const std::shared_ptr<ResponseChannel>& channel);
+    void holdForHistory(
+        const JsonRpc::Message& message, const QByteArray& rawText, const std::shared_ptr<ResponseChannel>& channel);
+    void resumeHeldCalls();
     ToolCall newRecord(
         const JsonRpc::Message& message, const QByteArray& rawText, const QString& tool, const QString& route);
     void rejectCall(const JsonRpc::Message& message, ToolCall record, int code, const QString& text,
@@ -125,7 +134,6 @@ private:
     QString stopWaiting(InFlight& entry);
     void tickWaitingCalls();
     void handleNotification(const JsonRpc::Message& message);
-    QByteArray redacted(QByteArray text) const;
     void touch();
 
     QByteArray m_id;
@@ -137,6 +145,13 @@ private:
     LogLevel m_logLevel = LogLevel::Info;
     qint64 m_lastActivityMs = 0;
     std::unordered_map<std::string, InFlight> m_inFlight; // key: the request id as JSON text
+    struct HeldCall
+    {
+        nlohmann::json document; // the tools/call request
+        QByteArray rawText;
+        std::shared_ptr<ResponseChannel> channel;
+    };
+    std::deque<HeldCall> m_heldForHistory; // tools/call requests waiting for room in history, oldest first
     std::shared_ptr<ResponseChannel> m_notificationStream;
     QTimer m_waitTicker; // progress for calls that wait for a person
     int m_waitingCount = 0;

@@ -1,37 +1,66 @@
 #include "store/historyfeed.h"
 
-#include "store/historystore.h"
+#include "backendevents.h"
+#include "store/historywriter.h"
 
-HistoryFeed::HistoryFeed(HistoryStore* store, qint64 maxBacklog, QObject* parent)
+HistoryFeed::HistoryFeed(HistoryWriter* writer, BackendEvents* events, QObject* parent)
     : QObject(parent)
-    , m_store(store)
-    , m_maxBacklog(maxBacklog)
-{}
-
-void HistoryFeed::feed(const ToolCallList& calls)
+    , m_writer(writer)
 {
-    HistoryStore* store = m_store.data();
-    if (!store || calls.isEmpty())
-        return;
-    const qint64 queued = m_backlog->load();
-    if (m_behind && queued <= m_maxBacklog / 2) {
-        m_behind = false;
-        Q_EMIT caughtUp(
-            QStringLiteral("History has caught up; %1 calls made while it was behind are not in it.").arg(m_leftOut));
-    }
-    if (queued + calls.size() > m_maxBacklog) {
-        m_leftOut += calls.size();
-        if (!m_behind) {
-            m_behind = true;
-            Q_EMIT fellBehind(QStringLiteral("History is %1 calls behind; calls are left out of history until it "
-                                             "catches up (they still show in the call log).")
-                                  .arg(queued));
+    // Direct connections: the records reach the writer's queue before control returns to the
+    // event loop, so no answered call sits in a batch timer when the process is killed.
+    const auto record = [writer](const ToolCall& call) { writer->record(call); };
+    connect(events, &BackendEvents::callStarted, this, record);
+    connect(events, &BackendEvents::callChanged, this, record);
+    connect(events, &BackendEvents::callFinished, this, record);
+    connect(writer, &HistoryWriter::roomAvailable, this, &HistoryFeed::resumeWaiting, Qt::QueuedConnection);
+}
+
+bool HistoryFeed::hasRoom() const
+{
+    return m_writer->hasRoom();
+}
+
+void HistoryFeed::whenRoom(QObject* context, std::function<void()> resume)
+{
+    m_waiting.append({context, std::move(resume)});
+    if (!m_held) {
+        m_held = true;
+        // One notice per burst of back-pressure, not one per turn of it.
+        if (!m_lastNotice.isValid() || m_lastNotice.hasExpired(NoticeIntervalMs)) {
+            m_lastNotice.start();
+            m_noticeGiven = true;
+            Q_EMIT callsHeld();
         }
-        return;
     }
-    m_backlog->fetch_add(calls.size());
-    QMetaObject::invokeMethod(store, [store, calls, backlog = m_backlog] {
-        store->record(calls);
-        backlog->fetch_sub(calls.size());
-    });
+    // Room may have come back between the caller's check and now.
+    if (m_writer->hasRoom() && !m_resuming)
+        QMetaObject::invokeMethod(this, &HistoryFeed::resumeWaiting, Qt::QueuedConnection);
+}
+
+void HistoryFeed::resumeWaiting()
+{
+    if (m_resuming)
+        return;
+    m_resuming = true;
+    // Each resume may ask again (appending to m_waiting): take the list first, and put back what
+    // could not run when room runs out again.
+    QList<Waiter> waiting = std::exchange(m_waiting, {});
+    qsizetype next = 0;
+    while (next < waiting.size() && m_writer->hasRoom()) {
+        Waiter waiter = std::move(waiting[next++]);
+        if (waiter.context)
+            waiter.resume();
+    }
+    if (next < waiting.size()) {
+        QList<Waiter> rest = waiting.mid(next);
+        rest.append(m_waiting);
+        m_waiting = std::move(rest);
+    }
+    m_resuming = false;
+    if (m_waiting.isEmpty() && m_held) {
+        m_held = false;
+        if (std::exchange(m_noticeGiven, false))
+            Q_EMIT callsResumed();
+    }
 }

@@ -1,41 +1,57 @@
 #pragma once
 
-// HistoryFeed: hands the backend's call batches to the HistoryStore on its thread, and keeps the
-// queue between them bounded. The store runs at idle priority; when the machine is saturated for
-// long, it falls behind. Past `maxBacklog` queued records the feed leaves batches out of history
-// (saying so, once) rather than let memory grow without bound, and says so again when the store
-// has caught up. Lives on the backend thread.
+// HistoryFeed: the server thread's side of history. Hands every call's record to the
+// HistoryWriter at once as the call starts, changes and ends — the finished record in the same
+// turn of the event loop as the response is written — and is the gate of back-pressure: while the
+// writer's queue is full, sessions hold new calls (unread, unrun) and the feed resumes them, oldest
+// first, when the writer has room again. Nothing is dropped and the server thread never blocks.
+// Lives on the backend thread.
 
 #include "tools/toolcall.h"
 
+#include <QElapsedTimer>
+#include <QList>
 #include <QObject>
 #include <QPointer>
 
-#include <atomic>
-#include <memory>
+#include <functional>
 
-class HistoryStore;
+class BackendEvents;
+class HistoryWriter;
 
 class HistoryFeed : public QObject
 {
     Q_OBJECT
 public:
-    HistoryFeed(HistoryStore* store, qint64 maxBacklog, QObject* parent = nullptr);
+    HistoryFeed(HistoryWriter* writer, BackendEvents* events, QObject* parent = nullptr);
 
-    qint64 backlog() const { return m_backlog->load(); }
-    qint64 leftOut() const { return m_leftOut; }
+    // False while history's queue is full: new calls wait.
+    bool hasRoom() const;
+    // Runs `resume` on this thread once history has room, in the order asked, unless `context` is
+    // gone by then. `resume` may ask again (when room ran out while it resumed).
+    void whenRoom(QObject* context, std::function<void()> resume);
+    qsizetype waiting() const { return m_waiting.size(); }
 
-public Q_SLOTS:
-    void feed(const ToolCallList& calls);
+    static constexpr int NoticeIntervalMs = 60'000;
 
 Q_SIGNALS:
-    void fellBehind(const QString& message);
-    void caughtUp(const QString& message);
+    // Calls began to wait for history (at most once a minute), and stopped waiting.
+    void callsHeld();
+    void callsResumed();
 
 private:
-    QPointer<HistoryStore> m_store;
-    qint64 m_maxBacklog;
-    std::shared_ptr<std::atomic<qint64>> m_backlog = std::make_shared<std::atomic<qint64>>(0);
-    qint64 m_leftOut = 0;
-    bool m_behind = false;
+    void resumeWaiting();
+
+    struct Waiter
+    {
+        QPointer<QObject> context;
+        std::function<void()> resume;
+    };
+
+    HistoryWriter* m_writer;
+    QList<Waiter> m_waiting;
+    bool m_resuming = false;
+    bool m_held = false;
+    bool m_noticeGiven = false;
+    QElapsedTimer m_lastNotice;
 };

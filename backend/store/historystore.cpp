@@ -1,11 +1,14 @@
 #include "store/historystore.h"
 
-#include <QDir>
+#include "store/statedirectory.h"
+
+#include <QFile>
 #include <QFileInfo>
 #include <QSqlError>
 #include <QSqlQuery>
-#include <QTimerEvent>
 #include <QUuid>
+
+#include <algorithm>
 
 namespace {
 
@@ -52,37 +55,70 @@ HistoryStore::HistoryStore(QString databasePath, QObject* parent)
 
 HistoryStore::~HistoryStore()
 {
-    if (m_db.isOpen()) {
-        QString ignored;
-        writePending(&ignored);
+    m_insert.reset();
+    if (m_db.isOpen())
         m_db.close();
-    }
     m_db = QSqlDatabase();
     QSqlDatabase::removeDatabase(m_connectionName);
 }
 
-bool HistoryStore::open(QString* error)
+bool HistoryStore::makeOwnerOnly(const QString& path, QString* error)
 {
-    QDir().mkpath(QFileInfo(m_path).absolutePath());
+    constexpr auto ownerOnly = QFileDevice::ReadOwner | QFileDevice::WriteOwner;
+    QFile database(path);
+    if (!database.exists() && !database.open(QIODevice::WriteOnly | QIODevice::NewOnly, ownerOnly)
+        && !database.exists()) {
+        *error = QStringLiteral("cannot create history %1: %2").arg(path, database.errorString());
+        return false;
+    }
+    database.close();
+    for (const QString& name : QStringList{path, path + QStringLiteral("-wal"), path + QStringLiteral("-shm")}) {
+        QFile file(name);
+        if (file.exists() && !file.setPermissions(ownerOnly)) {
+            *error = QStringLiteral("cannot make %1 owner-only: %2").arg(name, file.errorString());
+            return false;
+        }
+    }
+    return true;
+}
+
+bool HistoryStore::open(QString* error, Role role)
+{
+    if (role == Role::Writer) {
+        const QString directory = QFileInfo(m_path).absolutePath();
+        if (!QFileInfo::exists(directory) && !StateDirectory::prepare(directory, error))
+            return false;
+        if (!makeOwnerOnly(m_path, error))
+            return false;
+    }
     m_db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), m_connectionName);
     m_db.setDatabaseName(m_path);
+    // A search and a write can meet while SQLite checkpoints the WAL; wait rather than fail.
+    m_db.setConnectOptions(QStringLiteral("QSQLITE_BUSY_TIMEOUT=5000"));
     if (!m_db.open()) {
         *error = QStringLiteral("cannot open history %1: %2").arg(m_path, m_db.lastError().text());
         return false;
     }
     QSqlQuery q(m_db);
-    const QStringList statements = {
+    QStringList statements = {
         QStringLiteral("PRAGMA journal_mode=WAL"),
+        // With WAL, NORMAL loses no committed transaction when the process is killed (the kernel
+        // keeps what was written); only a power cut can take back the newest commits.
         QStringLiteral("PRAGMA synchronous=NORMAL"),
-        QStringLiteral("CREATE TABLE IF NOT EXISTS calls (id INTEGER PRIMARY KEY, session TEXT, client_name TEXT, "
-                       "client_version TEXT, tool TEXT, route TEXT, request BLOB, response BLOB, error TEXT, "
-                       "started_at INTEGER, duration_us INTEGER, status TEXT)"),
-        QStringLiteral("CREATE INDEX IF NOT EXISTS calls_status ON calls(status)"),
-        // Calls a killed process left running did not finish; say so rather than show them running.
-        QStringLiteral("UPDATE calls SET status='error', error='interrupted: Switchboard stopped before the call "
-                       "finished' WHERE status='running'"),
     };
-    for (const QString& statement : statements) {
+    if (role == Role::Writer) {
+        statements += {
+            QStringLiteral("CREATE TABLE IF NOT EXISTS calls (id INTEGER PRIMARY KEY, session TEXT, client_name TEXT, "
+                           "client_version TEXT, tool TEXT, route TEXT, request BLOB, response BLOB, error TEXT, "
+                           "started_at INTEGER, duration_us INTEGER, status TEXT)"),
+            QStringLiteral("CREATE INDEX IF NOT EXISTS calls_status ON calls(status)"),
+            QStringLiteral("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER)"),
+            // Calls a killed process left running did not finish; say so rather than show them running.
+            QStringLiteral("UPDATE calls SET status='error', error='interrupted: Switchboard stopped before the call "
+                           "finished' WHERE status='running'"),
+        };
+    }
+    for (const QString& statement : std::as_const(statements)) {
         if (!q.exec(statement)) {
             *error = QStringLiteral("cannot prepare history %1: %2").arg(m_path, q.lastError().text());
             return false;
@@ -90,6 +126,17 @@ bool HistoryStore::open(QString* error)
     }
     if (q.exec(QStringLiteral("SELECT MAX(id) FROM calls")) && q.next())
         m_lastCallId = q.value(0).toLongLong();
+    if (q.exec(QStringLiteral("SELECT value FROM meta WHERE key = 'calls_left_out'")) && q.next())
+        m_callsLeftOut = q.value(0).toLongLong();
+    q.finish();
+    if (role == Role::Writer) {
+        m_insert.emplace(m_db);
+        if (!m_insert->prepare(QStringLiteral("INSERT OR REPLACE INTO calls (%1) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)")
+                                   .arg(QLatin1String(columns)))) {
+            *error = QStringLiteral("cannot prepare history %1: %2").arg(m_path, m_insert->lastError().text());
+            return false;
+        }
+    }
     return true;
 }
 
@@ -99,35 +146,20 @@ bool HistoryStore::limitDatabasePages(qint64 pages)
     return q.exec(QStringLiteral("PRAGMA max_page_count = %1").arg(pages > 0 ? pages : qint64(1073741823)));
 }
 
-void HistoryStore::record(const ToolCallList& calls)
+bool HistoryStore::write(const ToolCallList& calls, qint64 leftOut, QString* error)
 {
-    m_pending.append(calls);
-    if (m_failing)
-        return; // the retry timer writes them
-    QString error;
-    if (!writePending(&error)) {
-        m_failing = true;
-        m_retryTimer.start(RetryIntervalMs, this);
-        Q_EMIT writeFailed(error + QStringLiteral(" (calls are kept in memory and retried)"));
-    }
-}
-
-bool HistoryStore::writePending(QString* error)
-{
-    if (m_pending.isEmpty())
+    if (calls.isEmpty() && leftOut == 0)
         return true;
-    if (!m_db.isOpen()) {
-        *error = QStringLiteral("history database is not open");
+    if (!m_db.isOpen() || !m_insert) {
+        *error = QStringLiteral("history database is not open for writing");
         return false;
     }
     if (!m_db.transaction()) {
-        *error = m_db.lastError().text();
+        *error = QStringLiteral("cannot write call history: %1").arg(m_db.lastError().text());
         return false;
     }
-    QSqlQuery q(m_db);
-    q.prepare(QStringLiteral("INSERT OR REPLACE INTO calls (%1) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)")
-                  .arg(QLatin1String(columns)));
-    for (const ToolCall& call : std::as_const(m_pending)) {
+    QSqlQuery& q = *m_insert;
+    for (const ToolCall& call : calls) {
         q.bindValue(0, call.id);
         q.bindValue(1, call.sessionId);
         q.bindValue(2, call.clientName);
@@ -146,13 +178,26 @@ bool HistoryStore::writePending(QString* error)
             return false;
         }
     }
+    if (leftOut != 0) {
+        QSqlQuery count(m_db);
+        count.prepare(QStringLiteral("INSERT INTO meta (key, value) VALUES ('calls_left_out', ?) "
+                                     "ON CONFLICT(key) DO UPDATE SET value = value + excluded.value"));
+        count.bindValue(0, leftOut);
+        if (!count.exec()) {
+            *error = QStringLiteral("cannot write call history: %1").arg(count.lastError().text());
+            m_db.rollback();
+            return false;
+        }
+    }
     if (!m_db.commit()) {
         *error = QStringLiteral("cannot write call history: %1").arg(m_db.lastError().text());
         m_db.rollback();
         return false;
     }
-    m_writtenSincePrune += m_pending.size();
-    m_pending.clear();
+    m_callsLeftOut += leftOut;
+    for (const ToolCall& call : calls)
+        m_lastCallId = std::max(m_lastCallId, call.id);
+    m_writtenSincePrune += calls.size();
     if (m_writtenSincePrune >= 10'000)
         prune();
     return true;
@@ -165,31 +210,6 @@ void HistoryStore::prune()
     q.prepare(QStringLiteral("DELETE FROM calls WHERE id <= (SELECT MAX(id) FROM calls) - ?"));
     q.bindValue(0, m_maxCalls);
     q.exec();
-}
-
-void HistoryStore::timerEvent(QTimerEvent* event)
-{
-    if (event->timerId() != m_retryTimer.timerId())
-        return QObject::timerEvent(event);
-    // While failing, keep the newest records and drop the oldest beyond a bound, so memory stays
-    // bounded however long the disk stays full.
-    if (m_pending.size() > MaxRetainedOnFailure)
-        m_pending.remove(0, m_pending.size() - MaxRetainedOnFailure);
-    QString error;
-    if (writePending(&error)) {
-        m_failing = false;
-        m_retryTimer.stop();
-        Q_EMIT writeRecovered();
-    }
-}
-
-void HistoryStore::flush()
-{
-    QString error;
-    if (!writePending(&error) && !m_failing) {
-        m_failing = true;
-        Q_EMIT writeFailed(error);
-    }
 }
 
 ToolCallList HistoryStore::runSelect(const QString& sql, const QVariantList& bindings)

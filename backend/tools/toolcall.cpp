@@ -31,6 +31,24 @@ bool callStatusFromName(const QString& name, CallStatus* status)
     return false;
 }
 
+QString ToolCall::boundedText(const QString& text, qsizetype maxChars)
+{
+    if (text.size() <= maxChars)
+        return text;
+    qsizetype cut = maxChars;
+    if (cut > 0 && text.at(cut - 1).isHighSurrogate())
+        --cut; // never split a character
+    return text.left(cut) + QStringLiteral("… [%1 more characters cut]").arg(text.size() - cut);
+}
+
+ToolCall ToolCall::withBoundedText() const
+{
+    ToolCall bounded = *this;
+    bounded.tool = boundedText(tool, MaxToolChars);
+    bounded.error = boundedText(error, MaxErrorChars);
+    return bounded;
+}
+
 QByteArray ToolCall::argumentsJson() const
 {
     return argumentsFromRequest(request);

@@ -35,7 +35,17 @@ struct ToolCall
     qint64 durationUs = -1; // -1 while running
     CallStatus status = CallStatus::Running;
 
+    // The longest tool name and error a record keeps. A client can send a name of megabytes and a
+    // tool can fail with a message of any size; the call log, history and terminal get the start
+    // of it and a marker saying how much was left out.
+    static constexpr qsizetype MaxToolChars = 256;
+    static constexpr qsizetype MaxErrorChars = 2000;
+
     bool isFinished() const { return status != CallStatus::Running && status != CallStatus::Paused; }
+    // This record with tool and error cut to the lengths above.
+    ToolCall withBoundedText() const;
+    // `text` cut to `maxChars` characters, followed by a marker when anything was cut.
+    static QString boundedText(const QString& text, qsizetype maxChars);
     // The "arguments" member of the request's params, pretty-printed; empty if there is none.
     QByteArray argumentsJson() const;
     // The same, from a tools/call request's text.

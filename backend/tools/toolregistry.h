@@ -15,6 +15,7 @@
 #include <vector>
 
 class ClientTool;
+class SchemaValidator;
 
 struct RegisteredTool
 {
@@ -24,6 +25,9 @@ struct RegisteredTool
     // Set for tools a person answers at the console (backend/interaction); such calls pause
     // instead of running the handler.
     std::shared_ptr<const ClientTool> clientTool;
+    // The inputSchema compiled once, by ToolRegistry::add; ToolRouter compiles it per call when
+    // a tool was never registered.
+    std::shared_ptr<const SchemaValidator> argumentValidator;
 };
 
 class ToolRegistry : public QObject
@@ -34,7 +38,10 @@ public:
 
     explicit ToolRegistry(QObject* parent = nullptr);
 
-    // Adds or replaces a tool. Fails for an empty name or a tool without a handler.
+    // Adds or replaces a tool. Fails for an empty name, a name longer than ToolSpec::MaxNameBytes,
+    // a tool without a handler, and an inputSchema SchemaValidator cannot check in full (a
+    // keyword of a later draft, a $ref to another document, …): such a tool would let arguments
+    // through that its schema forbids, so it is refused with the reason rather than half-checked.
     bool add(RegisteredTool tool, QString* error = nullptr);
     bool remove(const QString& name);
 

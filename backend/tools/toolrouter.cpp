@@ -1,6 +1,7 @@
 #include "tools/toolrouter.h"
 
 #include "tools/schemavalidator.h"
+#include "tools/toolcall.h"
 
 #include <algorithm>
 #include <vector>
@@ -47,6 +48,12 @@ ToolRouter::ToolRouter(const ToolRegistry* registry)
 ToolRouter::Resolution ToolRouter::resolve(const std::string& requestedName) const
 {
     Resolution resolution;
+    // No tool has a longer name, so there is nothing to find, and the closest-match search would
+    // cost the tools' count times the name's length on the server thread.
+    if (requestedName.size() > std::size_t(ToolSpec::MaxNameBytes)) {
+        resolution.nameTooLong = true;
+        return resolution;
+    }
     resolution.tool = m_registry->find(requestedName);
     if (resolution.tool)
         return resolution;
@@ -76,6 +83,13 @@ ToolRouter::Resolution ToolRouter::resolve(const std::string& requestedName) con
 
 QString ToolRouter::unknownToolMessage(const QString& requestedName, const QStringList& closestMatches)
 {
+    if (const qsizetype bytes = requestedName.toUtf8().size(); bytes > ToolSpec::MaxNameBytes) {
+        return QStringLiteral("Unknown tool \"%1\": the name is %2 bytes long and tool names are at most %3 bytes. "
+                              "Call tools/list to see the available tools.")
+            .arg(ToolCall::boundedText(requestedName, 64))
+            .arg(bytes)
+            .arg(ToolSpec::MaxNameBytes);
+    }
     QString message = QStringLiteral("Unknown tool \"%1\".").arg(requestedName);
     if (!closestMatches.isEmpty())
         message += QStringLiteral(" Closest matches: %1.").arg(closestMatches.join(QStringLiteral(", ")));
@@ -86,12 +100,13 @@ QString ToolRouter::unknownToolMessage(const QString& requestedName, const QStri
 
 QString ToolRouter::argumentError(const RegisteredTool& tool, const nlohmann::json& arguments)
 {
-    const QStringList problems = SchemaValidator::validate(arguments, tool.spec.inputSchema);
+    const QStringList problems = tool.argumentValidator ? tool.argumentValidator->check(arguments)
+                                                        : SchemaValidator::validate(arguments, tool.spec.inputSchema);
     if (problems.isEmpty())
         return {};
     return QStringLiteral("Invalid arguments for tool \"%1\": %2. Fix the arguments to match the tool's inputSchema "
                           "and call it again.")
-        .arg(tool.spec.name, problems.join(QStringLiteral("; ")));
+        .arg(tool.spec.name, ToolCall::boundedText(problems.join(QStringLiteral("; ")), MaxMessageChars));
 }
 
 void ToolRouter::invoke(const RegisteredTool& tool, const std::shared_ptr<ToolCallContext>& context)
@@ -110,6 +125,7 @@ void ToolRouter::run(const RegisteredTool& tool, const std::shared_ptr<ToolCallC
         tool.handler(context);
     } catch (const std::exception& e) {
         context->finish(ToolResult::error(
-            QStringLiteral("Tool \"%1\" failed: %2").arg(tool.spec.name, QString::fromUtf8(e.what()))));
+            QStringLiteral("Tool \"%1\" failed: %2")
+                .arg(tool.spec.name, ToolCall::boundedText(QString::fromUtf8(e.what()), MaxMessageChars))));
     }
 }

@@ -1,5 +1,7 @@
 #include "tools/toolspec.h"
 
+#include "tools/toolcall.h"
+
 using nlohmann::json;
 
 namespace {
@@ -51,6 +53,13 @@ bool ToolSpec::fromJson(const json& value, ToolSpec* spec, QString* error)
     result.name = stringMember(value, "name");
     if (result.name.isEmpty()) {
         *error = QStringLiteral("a tool spec needs a non-empty \"name\"");
+        return false;
+    }
+    if (const qsizetype bytes = result.name.toUtf8().size(); bytes > MaxNameBytes) {
+        *error = QStringLiteral("tool name \"%1\" is %2 bytes long; tool names are at most %3 bytes")
+                     .arg(ToolCall::boundedText(result.name, 64))
+                     .arg(bytes)
+                     .arg(MaxNameBytes);
         return false;
     }
     result.title = stringMember(value, "title");

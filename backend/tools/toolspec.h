@@ -9,6 +9,10 @@
 
 struct ToolSpec
 {
+    // MCP tool names are short identifiers (the specification suggests 1 to 128 characters); a
+    // longer one is refused when a tool is registered and when a client asks for it.
+    static constexpr qsizetype MaxNameBytes = 128;
+
     QString name;
     QString title;
     QString description;

@@ -30,7 +30,7 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 
 start_switchboard() {
     local port; port=$(free_port)
-    export TOKEN=sb_bench_$RANDOM$RANDOM$RANDOM
+    export TOKEN=sb_bench_$(head -c 24 /dev/urandom | base64 | tr -d "/+=")
     SWITCHBOARD_TOKEN=$TOKEN "$switchboard" --headless --port "$port" --state-dir "$work/state-$port" \
         --config "$work/none.yaml" >"$work/switchboard-$port.log" 2>&1 &
     server_pid=$!

@@ -1,0 +1,316 @@
+#include "store/historywriter.h"
+
+#include "backgroundpriority.h"
+#include "store/historystore.h"
+
+#include <future>
+
+HistoryWriter::HistoryWriter(QString databasePath, qint64 maxCalls, HistoryWriterLimits limits, QObject* parent)
+    : QObject(parent)
+    , m_path(std::move(databasePath))
+    , m_maxCalls(maxCalls)
+    , m_limits(limits)
+{
+    qRegisterMetaType<ToolCallList>();
+}
+
+HistoryWriter::~HistoryWriter()
+{
+    stop();
+}
+
+bool HistoryWriter::start(QString* error)
+{
+    if (m_thread.joinable())
+        return true;
+    std::promise<bool> opened;
+    std::future<bool> result = opened.get_future();
+    m_thread = std::thread([this, error, &opened] {
+        // Whatever the thread that started it runs at (the headless log runs at idle priority),
+        // history is written at normal priority: a starved writer loses calls.
+        BackgroundPriority::applyNormalToCurrentThread();
+        HistoryStore store(m_path);
+        store.setMaxCalls(m_maxCalls);
+        const bool ok = store.open(error);
+        if (ok) {
+            m_lastCallId = store.lastCallId();
+            m_callsLeftOut = store.callsLeftOut();
+        }
+        opened.set_value(ok);
+        if (ok)
+            run(store);
+    });
+    if (!result.get()) {
+        m_thread.join();
+        return false;
+    }
+    return true;
+}
+
+void HistoryWriter::stop()
+{
+    if (!m_thread.joinable())
+        return;
+    {
+        std::lock_guard lock(m_mutex);
+        m_stopping = true;
+    }
+    m_wake.notify_all();
+    m_thread.join();
+}
+
+qint64 HistoryWriter::sizeOf(const ToolCall& call)
+{
+    return 256 + call.request.size() + call.response.size()
+        + 2
+        * (call.sessionId.size() + call.clientName.size() + call.clientVersion.size() + call.tool.size()
+            + call.route.size() + call.error.size());
+}
+
+void HistoryWriter::record(const ToolCall& call)
+{
+    const qint64 bytes = sizeOf(call);
+    bool wake = false;
+    {
+        std::lock_guard lock(m_mutex);
+        const auto it = m_queueIndex.constFind(call.id);
+        if (it != m_queueIndex.constEnd()) {
+            ToolCall& queued = m_queue[*it];
+            m_pendingBytes += bytes - sizeOf(queued);
+            queued = call;
+        } else {
+            wake = m_queue.isEmpty();
+            m_queueIndex.insert(call.id, m_queue.size());
+            m_queue.append(call);
+            ++m_pendingCalls;
+            m_pendingBytes += bytes;
+            // Enough for a full transaction: no need to wait for the batch window.
+            wake = wake || m_queue.size() == m_limits.maxCallsPerTransaction;
+        }
+        if (m_pendingCalls > m_limits.maxQueuedCalls || m_pendingBytes > m_limits.maxQueuedBytes)
+            m_hasRoom.store(false, std::memory_order_relaxed);
+    }
+    if (wake)
+        m_wake.notify_one();
+}
+
+qsizetype HistoryWriter::queuedCalls() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_pendingCalls;
+}
+
+void HistoryWriter::runOnWriterThread(const std::function<void(HistoryStore&)>& work)
+{
+    std::promise<void> done;
+    std::future<void> finished = done.get_future();
+    {
+        std::lock_guard lock(m_mutex);
+        m_tasks.push_back([&work, &done](HistoryStore& store) {
+            work(store);
+            done.set_value();
+        });
+    }
+    m_wake.notify_one();
+    finished.wait();
+}
+
+void HistoryWriter::run(HistoryStore& store)
+{
+    const auto window = std::chrono::milliseconds(m_limits.batchWindowMs);
+    std::unique_lock lock(m_mutex);
+    for (;;) {
+        const auto due
+            = [this] { return m_stopping || !m_tasks.empty() || m_queue.size() >= m_limits.maxCallsPerTransaction; };
+        if (!m_failing) {
+            m_wake.wait(lock, [&] { return due() || !m_queue.isEmpty(); });
+            // Let a batch gather, but never longer than the window: a kill loses at most that.
+            m_wake.wait_for(lock, window, due);
+        } else {
+            // Take new calls into memory as they come, so the server never waits on a failed
+            // disk; write again when the retry is due.
+            m_wake.wait_until(lock, m_nextRetry, [&] { return due() || !m_queue.isEmpty(); });
+        }
+        if (!m_tasks.empty()) {
+            const auto tasks = std::exchange(m_tasks, {});
+            lock.unlock();
+            for (const auto& task : tasks)
+                task(store);
+            lock.lock();
+            continue;
+        }
+        const bool stopping = m_stopping;
+        ToolCallList taken;
+        taken.swap(m_queue);
+        m_queueIndex.clear();
+        lock.unlock();
+
+        if (m_failing) {
+            qint64 bytes = 0;
+            for (const ToolCall& call : std::as_const(taken))
+                bytes += sizeOf(call);
+            const qsizetype count = taken.size();
+            retain(std::move(taken));
+            release(count, bytes);
+            if (stopping || Clock::now() >= m_nextRetry)
+                retryRetained(store);
+        } else {
+            writeTaken(store, std::move(taken));
+        }
+
+        if (stopping) {
+            if (m_failing) {
+                // The disk never came back: what is still in memory is lost with the process.
+                const qint64 lost = m_retained.size();
+                m_retained.clear();
+                m_retainedIndex.clear();
+                addLeftOut(lost);
+                QString error;
+                if (store.write({}, m_leftOutUnsaved, &error))
+                    m_leftOutUnsaved = 0;
+                if (lost > 0)
+                    Q_EMIT writeFailed(QStringLiteral("%1 calls could not be written to history before Switchboard "
+                                                      "stopped and are not in it")
+                                           .arg(lost));
+            }
+            lock.lock();
+            if (m_queue.isEmpty() && m_tasks.empty())
+                return;
+            continue;
+        }
+        lock.lock();
+    }
+}
+
+void HistoryWriter::writeTaken(HistoryStore& store, ToolCallList taken)
+{
+    if (!m_leftOutRunning.isEmpty()) {
+        // Calls whose start was left out while the disk failed and whose end is written now are
+        // in history after all.
+        qint64 keptAfterAll = 0;
+        for (const ToolCall& call : std::as_const(taken)) {
+            if (call.isFinished() && m_leftOutRunning.remove(call.id))
+                ++keptAfterAll;
+        }
+        addLeftOut(-keptAfterAll);
+    }
+    const qsizetype chunkSize = m_limits.maxCallsPerTransaction;
+    for (qsizetype start = 0; start < taken.size(); start += chunkSize) {
+        const ToolCallList chunk = taken.mid(start, chunkSize);
+        qint64 bytes = 0;
+        for (const ToolCall& call : chunk)
+            bytes += sizeOf(call);
+        QString error;
+        if (store.write(chunk, m_leftOutUnsaved, &error)) {
+            m_leftOutUnsaved = 0;
+            release(chunk.size(), bytes);
+            continue;
+        }
+        m_failing = true;
+        m_nextRetry = Clock::now() + std::chrono::milliseconds(m_limits.retryIntervalMs);
+        Q_EMIT writeFailed(QStringLiteral("%1 (unwritten calls are kept in memory and written again every %2 s; "
+                                          "beyond %3 calls, calls are left out of history and counted)")
+                               .arg(error)
+                               .arg(m_limits.retryIntervalMs / 1000.0)
+                               .arg(m_limits.maxRetainedCalls));
+        ToolCallList rest = taken.mid(start);
+        qint64 restBytes = 0;
+        for (const ToolCall& call : std::as_const(rest))
+            restBytes += sizeOf(call);
+        const qsizetype restCount = rest.size();
+        retain(std::move(rest));
+        release(restCount, restBytes);
+        return;
+    }
+}
+
+void HistoryWriter::retain(ToolCallList calls)
+{
+    qint64 leftOut = 0;
+    for (ToolCall& call : calls) {
+        const qint64 bytes = sizeOf(call);
+        const auto it = m_retainedIndex.constFind(call.id);
+        if (it != m_retainedIndex.constEnd()) {
+            ToolCall& kept = m_retained[*it];
+            m_retainedBytes += bytes - sizeOf(kept);
+            kept = std::move(call);
+            continue;
+        }
+        const bool unfinished = !call.isFinished();
+        if (m_retained.size() >= m_limits.maxRetainedCalls || m_retainedBytes + bytes > m_limits.maxRetainedBytes) {
+            // Left out. A call counts once, however many of its records are left out.
+            if (m_leftOutRunning.contains(call.id)) {
+                if (!unfinished)
+                    m_leftOutRunning.remove(call.id);
+            } else {
+                ++leftOut;
+                if (unfinished)
+                    m_leftOutRunning.insert(call.id);
+            }
+            continue;
+        }
+        if (!unfinished && m_leftOutRunning.remove(call.id))
+            --leftOut; // its start was left out, but its whole record is kept after all
+        m_retainedIndex.insert(call.id, m_retained.size());
+        m_retainedBytes += bytes;
+        m_retained.append(std::move(call));
+    }
+    addLeftOut(leftOut);
+}
+
+void HistoryWriter::retryRetained(HistoryStore& store)
+{
+    const qsizetype chunkSize = m_limits.maxCallsPerTransaction;
+    qsizetype written = 0;
+    QString error;
+    bool ok = true;
+    while (written < m_retained.size() || m_leftOutUnsaved > 0) {
+        const ToolCallList chunk = m_retained.mid(written, chunkSize);
+        if (!store.write(chunk, m_leftOutUnsaved, &error)) {
+            ok = false;
+            break;
+        }
+        m_leftOutUnsaved = 0;
+        written += chunk.size();
+    }
+    if (written > 0) {
+        m_retained.remove(0, written);
+        m_retainedIndex.clear();
+        m_retainedBytes = 0;
+        for (qsizetype i = 0; i < m_retained.size(); ++i) {
+            m_retainedIndex.insert(m_retained.at(i).id, i);
+            m_retainedBytes += sizeOf(m_retained.at(i));
+        }
+    }
+    if (!ok) {
+        m_nextRetry = Clock::now() + std::chrono::milliseconds(m_limits.retryIntervalMs);
+        return;
+    }
+    m_failing = false;
+    Q_EMIT writeRecovered();
+}
+
+void HistoryWriter::release(qsizetype calls, qint64 bytes)
+{
+    bool room = false;
+    {
+        std::lock_guard lock(m_mutex);
+        m_pendingCalls -= calls;
+        m_pendingBytes -= bytes;
+        if (!m_hasRoom.load(std::memory_order_relaxed) && m_pendingCalls <= m_limits.maxQueuedCalls / 2
+            && m_pendingBytes <= m_limits.maxQueuedBytes / 2) {
+            m_hasRoom.store(true, std::memory_order_relaxed);
+            room = true;
+        }
+    }
+    if (room)
+        Q_EMIT roomAvailable();
+}
+
+void HistoryWriter::addLeftOut(qint64 calls)
+{
+    if (calls == 0)
+        return;
+    m_leftOutUnsaved += calls;
+    Q_EMIT callsLeftOutChanged(m_callsLeftOut.fetch_add(calls) + calls);
+}

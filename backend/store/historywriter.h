@@ -1,0 +1,120 @@
+#pragma once
+
+// HistoryWriter: keeps every call in history at the server's full sustained rate.
+//
+// The server thread hands over each call's record as the call starts, changes and ends (record():
+// a lock and an append, never a wait, never a drop). A thread of normal priority (nothing that
+// must not be lost waits on a thread that can starve) writes whatever has gathered, at most
+// BatchWindowMs after it arrived, in transactions of up to MaxCallsPerTransaction calls through one
+// prepared statement; records of the same call still waiting are merged, so a quick call costs
+// one row write. With WAL and synchronous=NORMAL a committed transaction survives kill -9, so every
+// call answered more than ~100 ms before a kill is in history.
+//
+// The queue is bounded by count and bytes: past the bound hasRoom() turns false, and the server
+// holds new calls until the writer has caught up (HistoryFeed) — back-pressure, not loss. Only a
+// failing disk leaves calls out: the writer keeps up to a bound of unwritten calls in memory and
+// retries; calls beyond it are left out, counted exactly, the count kept in the database and
+// reported through callsLeftOutChanged.
+
+#include "tools/toolcall.h"
+
+#include <QHash>
+#include <QObject>
+#include <QSet>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+class HistoryStore;
+
+struct HistoryWriterLimits
+{
+    qsizetype maxQueuedCalls = 50'000; // queued or being written; beyond: no room for new calls
+    qint64 maxQueuedBytes = 64LL << 20;
+    qsizetype maxRetainedCalls = 200'000; // kept in memory while the disk fails
+    qint64 maxRetainedBytes = 256LL << 20;
+    int maxCallsPerTransaction = 2'000;
+    int batchWindowMs = 10;
+    int retryIntervalMs = 5'000;
+};
+
+class HistoryWriter : public QObject
+{
+    Q_OBJECT
+public:
+    HistoryWriter(QString databasePath, qint64 maxCalls, HistoryWriterLimits limits = {}, QObject* parent = nullptr);
+    ~HistoryWriter() override;
+
+    // Starts the writer thread, which opens (creating if needed) the database. Blocks until it has.
+    bool start(QString* error);
+    // Writes everything recorded so far (once more trying a failing disk), then ends the thread.
+    void stop();
+
+    // Any thread. Hands over a call's newest state; replaces its earlier state if not yet written.
+    void record(const ToolCall& call);
+    // False while the queue is over its bound; true again once it is back under half of it.
+    bool hasRoom() const { return m_hasRoom.load(std::memory_order_relaxed); }
+
+    qint64 lastCallId() const { return m_lastCallId; } // after start()
+    // Calls left out of history because the disk failed: the database's persisted count plus
+    // those left out since that could not be written yet.
+    qint64 callsLeftOut() const { return m_callsLeftOut.load(); }
+    qsizetype queuedCalls() const;
+
+    // Runs `work` on the writer thread, between two transactions, and waits for it (tests use it
+    // to cap the database's size, or to hold the writer as a saturated disk would).
+    void runOnWriterThread(const std::function<void(HistoryStore&)>& work);
+
+    static constexpr int BatchWindowMs = HistoryWriterLimits().batchWindowMs;
+    static constexpr int MaxCallsPerTransaction = HistoryWriterLimits().maxCallsPerTransaction;
+
+Q_SIGNALS:
+    // Emitted from the writer thread; connect with queued connections.
+    void writeFailed(const QString& error);
+    void writeRecovered();
+    void callsLeftOutChanged(qint64 total);
+    void roomAvailable();
+
+private:
+    using Clock = std::chrono::steady_clock;
+
+    void run(HistoryStore& store);
+    void writeTaken(HistoryStore& store, ToolCallList taken);
+    void retain(ToolCallList calls);
+    void retryRetained(HistoryStore& store);
+    void release(qsizetype calls, qint64 bytes);
+    void addLeftOut(qint64 calls);
+    static qint64 sizeOf(const ToolCall& call);
+
+    QString m_path;
+    qint64 m_maxCalls;
+    HistoryWriterLimits m_limits;
+    std::thread m_thread;
+    qint64 m_lastCallId = 0;
+
+    // Shared with the threads that record, under m_mutex.
+    mutable std::mutex m_mutex;
+    std::condition_variable m_wake;
+    ToolCallList m_queue;
+    QHash<qint64, qsizetype> m_queueIndex; // call id → index in m_queue
+    qsizetype m_pendingCalls = 0; // queued or being written
+    qint64 m_pendingBytes = 0;
+    bool m_stopping = false;
+    std::vector<std::function<void(HistoryStore&)>> m_tasks;
+    std::atomic<bool> m_hasRoom = true;
+    std::atomic<qint64> m_callsLeftOut = 0;
+
+    // Writer thread only: what a failing disk has not taken yet.
+    bool m_failing = false;
+    Clock::time_point m_nextRetry;
+    ToolCallList m_retained;
+    QHash<qint64, qsizetype> m_retainedIndex;
+    qint64 m_retainedBytes = 0;
+    QSet<qint64> m_leftOutRunning; // calls whose unfinished record was left out; bounded by calls in flight
+    qint64 m_leftOutUnsaved = 0; // not yet added to the database's count
+};
