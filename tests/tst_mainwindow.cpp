@@ -573,7 +573,7 @@ void TestMainWindow::statusBarShowsWorkspaceStateAndHistoryProblemsUntilResolved
     details->close();
     QCOMPARE(state->state(), StatusWarning::State::Problem);
     QVERIFY(state->isVisible());
-    m_window->onWorkspaceStateRecovered();
+    Q_EMIT m_backend->workspaceStateRecovered();
     QCOMPARE(state->state(), StatusWarning::State::Recovered);
     QVERIFY(state->text().contains(QStringLiteral("saved again")));
 
@@ -596,6 +596,12 @@ void TestMainWindow::statusBarShowsWorkspaceStateAndHistoryProblemsUntilResolved
     Q_EMIT m_backend->historyNotice(notice);
     QCOMPARE(history->state(), StatusWarning::State::Notice);
     saveScreenshot(m_window.get(), "ui-status");
+    history->showDetails();
+    QCOMPARE(history->state(), StatusWarning::State::Idle);
+    // The exact count of calls left out of history shows until read.
+    Q_EMIT m_backend->historyCallsLeftOut(12);
+    QCOMPARE(history->state(), StatusWarning::State::Notice);
+    QVERIFY(history->text().contains(QStringLiteral("12 calls left out of history")));
     history->showDetails();
     QCOMPARE(history->state(), StatusWarning::State::Idle);
     QVERIFY(!history->isVisible());

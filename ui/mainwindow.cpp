@@ -119,6 +119,8 @@ MainWindow::MainWindow(Backend* backend, int callLogRows, bool noAuth, QWidget* 
     connect(m_backend, &Backend::historyWriteRecovered, this, &MainWindow::onHistoryWriteRecovered);
     connect(m_backend, &Backend::historyNotice, this, &MainWindow::onHistoryNotice);
     connect(m_backend, &Backend::workspaceStateProblem, this, &MainWindow::onWorkspaceStateProblem);
+    connect(m_backend, &Backend::workspaceStateRecovered, this, &MainWindow::onWorkspaceStateRecovered);
+    connect(m_backend, &Backend::historyCallsLeftOut, this, &MainWindow::onHistoryCallsLeftOut);
     // Calls from before a restart, so the log does not start empty.
     m_recentRequest = m_backend->loadRecentCalls(callLogRows);
 
@@ -375,6 +377,13 @@ void MainWindow::onHistoryWriteRecovered()
 void MainWindow::onHistoryNotice(const QString& message)
 {
     m_historyStatus->showNotice(tr("History"), message);
+}
+
+void MainWindow::onHistoryCallsLeftOut(qint64 total)
+{
+    m_historyStatus->showNotice(
+        total == 1 ? tr("1 call left out of history") : tr("%1 calls left out of history").arg(total),
+        tr("%1 calls could not be written to history because the disk failed; history keeps this count.").arg(total));
 }
 
 void MainWindow::onWorkspaceStateProblem(const QString& message)

@@ -54,11 +54,12 @@ public Q_SLOTS:
     bool showCall(qint64 callId);
 
     // What the status bar says about history and the workspace state (Backend's historyWriteFailed,
-    // historyWriteRecovered, historyNotice and workspaceStateProblem; the first argument is the
-    // message, further ones are ignored until they are shown).
+    // historyWriteRecovered, historyNotice, historyCallsLeftOut, workspaceStateProblem and
+    // workspaceStateRecovered; arguments a signal may gain are ignored until a slot takes them).
     void onHistoryWriteFailed(const QString& error);
     void onHistoryWriteRecovered();
     void onHistoryNotice(const QString& message);
+    void onHistoryCallsLeftOut(qint64 total);
     void onWorkspaceStateProblem(const QString& message);
     void onWorkspaceStateRecovered();
 
