@@ -271,7 +271,7 @@ void TestHistoryStore::queryByCallId()
     for (int i = 1; i <= 5; ++i)
         calls << makeCall(i, CallStatus::Ok, QStringLiteral("echo"));
     calls[2].response = QByteArray(1024 * 1024, 'r');
-    store.record(calls);
+    write(store, calls);
 
     HistoryQuery query;
     query.callId = 3;
