@@ -397,13 +397,13 @@ void TestSwitchboardProcess::mistypedStateFileIsSetAside()
         file.write(contents);
     }
     QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
-    environment.insert(QStringLiteral("SWITCHBOARD_TOKEN"), QStringLiteral("sb_process-test-token"));
+    environment.insert(QStringLiteral("SWITCHBOARD_TOKEN"), QStringLiteral("sb_process-test-token-0123456789abcdef"));
     Running running = start({QStringLiteral("--headless"), QStringLiteral("--port"), QStringLiteral("0"),
                                 QStringLiteral("--state-dir"), state},
         environment);
     QVERIFY2(running.url.isValid(), "the binary must start despite the state file");
     QNetworkAccessManager network;
-    QVERIFY(!openSession(network, running.url, "sb_process-test-token").isEmpty());
+    QVERIFY(!openSession(network, running.url, "sb_process-test-token-0123456789abcdef").isEmpty());
     int exitCode = -2;
     QVERIFY(stopWithSigterm(*running.process, &exitCode));
     QCOMPARE(exitCode, 0);
@@ -580,7 +580,7 @@ void TestSwitchboardProcess::idleCrowdAtTheDescriptorLimitLocksNobodyOut()
     QVERIFY2(own.rlim_cur >= 2048, "this test needs 2,048 open files for its side of the connections");
 
     QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
-    environment.insert(QStringLiteral("SWITCHBOARD_TOKEN"), QStringLiteral("sb_process-test-token"));
+    environment.insert(QStringLiteral("SWITCHBOARD_TOKEN"), QStringLiteral("sb_process-test-token-0123456789abcdef"));
     Running running = start({QStringLiteral("--headless"), QStringLiteral("--port"), QStringLiteral("0"),
                                 QStringLiteral("--state-dir"), m_dir.filePath(QStringLiteral("crowd-state")),
                                 QStringLiteral("--config"), m_dir.filePath(QStringLiteral("none.yaml"))},
@@ -598,10 +598,10 @@ void TestSwitchboardProcess::idleCrowdAtTheDescriptorLimitLocksNobodyOut()
     }
     QNetworkAccessManager network;
     for (int i = 0; i < 3; ++i) {
-        const QByteArray session = openSession(network, running.url, "sb_process-test-token");
+        const QByteArray session = openSession(network, running.url, "sb_process-test-token-0123456789abcdef");
         QVERIFY2(!session.isEmpty(), "a new client was locked out");
         const Reply ping = post(
-            network, running.url, R"({"jsonrpc":"2.0","id":1,"method":"ping"})", "sb_process-test-token", session);
+            network, running.url, R"({"jsonrpc":"2.0","id":1,"method":"ping"})", "sb_process-test-token-0123456789abcdef", session);
         QCOMPARE(ping.status, 200);
     }
     crowd.clear();
