@@ -600,8 +600,8 @@ void TestSwitchboardProcess::idleCrowdAtTheDescriptorLimitLocksNobodyOut()
     for (int i = 0; i < 3; ++i) {
         const QByteArray session = openSession(network, running.url, "sb_process-test-token-0123456789abcdef");
         QVERIFY2(!session.isEmpty(), "a new client was locked out");
-        const Reply ping = post(
-            network, running.url, R"({"jsonrpc":"2.0","id":1,"method":"ping"})", "sb_process-test-token-0123456789abcdef", session);
+        const Reply ping = post(network, running.url, R"({"jsonrpc":"2.0","id":1,"method":"ping"})",
+            "sb_process-test-token-0123456789abcdef", session);
         QCOMPARE(ping.status, 200);
     }
     crowd.clear();
