@@ -50,7 +50,8 @@ qsizetype findHeadEnd(QByteArrayView bytes, qsizetype start, qsizetype from)
 struct HeadFacts
 {
     QByteArray error; // why the head is refused (400); empty when it is acceptable
-    QByteArrayView contentLength; // empty when absent
+    // A copy, not a view: the head it came from is released before the length is read.
+    QByteArray contentLength; // empty when absent
     bool chunked = false;
     bool expectContinue = false;
     bool closeAfterResponse = false;
@@ -124,7 +125,7 @@ HeadFacts scanHead(QByteArrayView head)
                 facts.error = "conflicting Content-Length headers";
                 return facts;
             }
-            facts.contentLength = value;
+            facts.contentLength = value.toByteArray();
         } else if (equalsIgnoringCase(name, "transfer-encoding")) {
             // RFC 9112 6.1: the only coding this server understands is chunked, on its own.
             if (hasTransferEncoding || !equalsIgnoringCase(value, "chunked")) {
