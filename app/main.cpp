@@ -184,6 +184,8 @@ int main(int argc, char** argv)
             [](const QString& message) { std::fprintf(stderr, "switchboard: %s\n", qPrintable(message)); });
         QObject::connect(&backend, &Backend::workspaceStateProblem, &reporter,
             [](const QString& message) { std::fprintf(stderr, "switchboard: warning: %s\n", qPrintable(message)); });
+        QObject::connect(&backend, &Backend::workspaceStateNotice, &reporter,
+            [](const QString& message) { std::fprintf(stderr, "switchboard: %s\n", qPrintable(message)); });
         QObject::connect(&backend, &Backend::workspaceStateRecovered, &reporter,
             [] { std::fprintf(stderr, "switchboard: pending questions and stored answers are saved again\n"); });
         QObject::connect(&backend, &Backend::interactionPending, &reporter, &HeadlessReporter::reportPending);

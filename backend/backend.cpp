@@ -129,8 +129,10 @@ bool Backend::start(QString* error)
             });
             connect(m_interactions, &InteractionBroker::stateWriteRecovered, this, &Backend::workspaceStateRecovered);
             QString stateWarning;
-            m_interactions->load(&stateWarning);
-            if (!stateWarning.isEmpty())
+            const InteractionBroker::LoadResult loaded = m_interactions->load(&stateWarning);
+            if (loaded == InteractionBroker::LoadResult::SetAside)
+                QMetaObject::invokeMethod(this, [this, stateWarning] { Q_EMIT workspaceStateNotice(stateWarning); });
+            else if (loaded == InteractionBroker::LoadResult::NotSaved)
                 QMetaObject::invokeMethod(this, [this, stateWarning] { Q_EMIT workspaceStateProblem(stateWarning); });
             connect(m_interactions, &InteractionBroker::interactionPending, this, &Backend::interactionPending);
             connect(m_interactions, &InteractionBroker::interactionChanged, this, &Backend::interactionChanged);

@@ -102,8 +102,11 @@ Q_SIGNALS:
     void oauthAuthorizationUrl(const QString& interactionId, const QUrl& url);
     void connectFailed(const QString& interactionId, const QString& message);
     // The workspace state (pending questions, stored answers) could not be written (writes are
-    // retried) or read (the file was set aside).
+    // retried), or could not be read and could not be moved aside either (nothing is saved).
     void workspaceStateProblem(const QString& message);
+    // At start: the workspace state could not be read and was set aside under a name of its own;
+    // the console starts clean and saves its state as usual.
+    void workspaceStateNotice(const QString& message);
     // After a failed write: the workspace state is on disk again.
     void workspaceStateRecovered();
 

@@ -77,6 +77,7 @@ private Q_SLOTS:
     void duplicateParkReusesTheQuestion();
     void outputsAreFifoPerKeyAndPeekDoesNotConsume();
     void outputsThatLookLikeApprovalsStayOutputs();
+    void storedAnswersAreBoundedByCountAndBytes();
     void formFieldsKeepTheSchemaOrder();
     void approvalShowsArgumentsInTheClientsOrder();
     void droppedCallReattachesOnRetry();
@@ -315,6 +316,52 @@ void TestInteractionBroker::duplicateParkReusesTheQuestion()
     const PendingInteraction interaction = broker.pending().front();
     QCOMPARE(interaction.callId, qint64(2)); // the widget links to the newest call
     QCOMPARE(interaction.earlierCallIds, QList<qint64>{1});
+}
+
+void TestInteractionBroker::storedAnswersAreBoundedByCountAndBytes()
+{
+    // Answers nobody comes back for must not pile up without end: beyond the count the oldest
+    // answer gives way, whichever key it is under.
+    ClientOutputStore outputs;
+    const auto keyOf = [](int n) {
+        return InteractionBroker::keyFor(QStringLiteral("c"), QStringLiteral("t"), json{{"n", n}});
+    };
+    // Answered out of order: the entries' times, not the order of pushing, say which is oldest.
+    QCOMPARE(outputs.push(keyOf(0), {"0", QStringLiteral("ia-0"), 5}), 0);
+    for (int n = 1; n < ClientOutputStore::MaxEntries; ++n)
+        QCOMPARE(outputs.push(keyOf(n), {"1", QStringLiteral("ia-%1").arg(n), 1000 + n}), 0);
+    QCOMPARE(outputs.size(), ClientOutputStore::MaxEntries);
+    QCOMPARE(outputs.push(keyOf(-1), {"2", QStringLiteral("ia-new"), 1}), 1);
+    QCOMPARE(outputs.size(), ClientOutputStore::MaxEntries);
+    // The new answer, stamped 1 ms, is itself the oldest and gives way at once.
+    QVERIFY(!outputs.peek(keyOf(-1)));
+    QVERIFY(outputs.peek(keyOf(0)));
+    QCOMPARE(outputs.push(keyOf(-2), {"3", QStringLiteral("ia-newer"), 999'999}), 1);
+    QVERIFY(!outputs.peek(keyOf(0))); // answered at 5 ms, now the oldest
+    QVERIFY(outputs.peek(keyOf(-2)));
+
+    // By bytes: a few large answers push the small ones out, and the count of bytes stays exact.
+    ClientOutputStore large;
+    const QByteArray big = '"' + QByteArray(ClientOutputStore::MaxBytes / 4, 'x') + '"';
+    for (int n = 0; n < 10; ++n)
+        large.push(keyOf(n), {big, QStringLiteral("ia-%1").arg(n), n});
+    QVERIFY(large.bytes() <= ClientOutputStore::MaxBytes);
+    QCOMPARE(large.size(), 3);
+    QVERIFY(large.peek(keyOf(9)) && large.peek(keyOf(7)) && !large.peek(keyOf(6)));
+    while (large.take(keyOf(7)) || large.take(keyOf(8)) || large.take(keyOf(9))) {}
+    QCOMPARE(large.size(), 0);
+    QCOMPARE(large.bytes(), qint64(0));
+
+    // One-shot approval decisions, likewise by count, oldest first.
+    ApprovalStore approvals;
+    for (int n = 0; n < ApprovalStore::MaxDecisions; ++n)
+        QCOMPARE(approvals.pushDecision(keyOf(n % 7), {true, QString(), QStringLiteral("ia-%1").arg(n)}), 0);
+    QCOMPARE(approvals.pushDecision(keyOf(100), {false, QStringLiteral("no"), QStringLiteral("ia-last")}), 1);
+    QCOMPARE(approvals.decisionCount(), ApprovalStore::MaxDecisions);
+    // ia-0 (key 0's first) gave way: key 0 now starts with ia-7.
+    QCOMPARE(approvals.takeDecision(keyOf(0))->interactionId, QStringLiteral("ia-7"));
+    QCOMPARE(approvals.takeDecision(keyOf(100))->interactionId, QStringLiteral("ia-last"));
+    QCOMPARE(approvals.decisionCount(), ApprovalStore::MaxDecisions - 2);
 }
 
 void TestInteractionBroker::outputsAreFifoPerKeyAndPeekDoesNotConsume()
@@ -758,7 +805,8 @@ void TestInteractionBroker::mistypedStateIsSetAside()
     {
         InteractionBroker broker(settings(name), &m_registry);
         QString warning;
-        broker.load(&warning); // must not throw
+        // Must not throw; a file set aside is a notice, the state is saved again from now on.
+        QCOMPARE(broker.load(&warning), InteractionBroker::LoadResult::SetAside);
         QVERIFY2(warning.contains(QStringLiteral("could not be read")) && warning.contains(QStringLiteral("kept as")),
             qPrintable(warning));
         QVERIFY(broker.pending().isEmpty());
@@ -779,7 +827,7 @@ void TestInteractionBroker::mistypedStateIsSetAside()
     }
     InteractionBroker restarted(settings(name), &m_registry);
     QString warning;
-    restarted.load(&warning);
+    QCOMPARE(restarted.load(&warning), InteractionBroker::LoadResult::Loaded);
     QVERIFY2(warning.isEmpty(), qPrintable(warning));
     QCOMPARE(restarted.pending().size(), 1);
 }
@@ -829,7 +877,7 @@ void TestInteractionBroker::stateThatCannotBeSetAsideIsNeverOverwritten()
     writeFile(path, contents);
     InteractionBroker broker(settings(QStringLiteral("stuck.json")), &m_registry);
     QString warning;
-    broker.load(&warning);
+    QCOMPARE(broker.load(&warning), InteractionBroker::LoadResult::NotSaved);
     QVERIFY2(warning.contains(QStringLiteral("could not be moved aside")), qPrintable(warning));
     QVERIFY(warning.contains(QStringLiteral("not saved")));
     bool duplicate = false;

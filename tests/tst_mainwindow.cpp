@@ -576,6 +576,17 @@ void TestMainWindow::statusBarShowsWorkspaceStateAndHistoryProblemsUntilResolved
     Q_EMIT m_backend->workspaceStateRecovered();
     QCOMPARE(state->state(), StatusWarning::State::Recovered);
     QVERIFY(state->text().contains(QStringLiteral("saved again")));
+    // A state file set aside at start is something to read, not a failure: amber, never "not saved".
+    const QString setAside = QStringLiteral(
+        "the workspace state /s/workspace.json could not be read (it is not JSON); it was kept as "
+        "/s/workspace.json.unreadable-20261124T090000Z and Switchboard starts without pending questions");
+    Q_EMIT m_backend->workspaceStateNotice(setAside);
+    QCOMPARE(state->state(), StatusWarning::State::Notice);
+    QVERIFY(state->isVisible());
+    QVERIFY2(!state->text().contains(QStringLiteral("not saved")), qPrintable(state->text()));
+    QVERIFY(state->toolTip().contains(setAside));
+    state->showDetails();
+    QCOMPARE(state->state(), StatusWarning::State::Idle);
 
     // A history notice (calls left out of history) stays until the person has read it.
     const QString notice = QStringLiteral("history caught up; 12 calls were left out of it");

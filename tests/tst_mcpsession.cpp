@@ -160,6 +160,7 @@ private Q_SLOTS:
     void toolsListPages();
     void echoCallIsRecorded();
     void unknownToolIsRecordedAsError();
+    void longToolErrorIsCutWithAMarker();
     void refusedCallsAreRecorded_data();
     void refusedCallsAreRecorded();
     void argumentsKeepTheClientsOrder();
@@ -385,6 +386,27 @@ void TestMcpSession::unknownToolIsRecordedAsError()
     QCOMPARE(record.status, CallStatus::Error);
     QCOMPARE(record.route, QStringLiteral("unknown"));
     QVERIFY(record.error.contains(QStringLiteral("Unknown tool \"ecoh\"")));
+}
+
+void TestMcpSession::longToolErrorIsCutWithAMarker()
+{
+    // The record keeps ToolCall::MaxErrorChars of a tool's error and says how much was cut; the
+    // client still gets the whole message.
+    Fixture f;
+    auto session = f.session();
+    QSignalSpy finished(&f.events, &BackendEvents::callFinished);
+    const auto channel = send(*session, R"({"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"slow"}})");
+    QCOMPARE(f.pending.size(), std::size_t(1));
+    const QString message = QString(ToolCall::MaxErrorChars, QLatin1Char('e')) + QString(1000, QLatin1Char('x'));
+    f.pending.front()->finish(ToolResult::error(message));
+    QCOMPARE(channel->responses.size(), std::size_t(1));
+    QCOMPARE(channel->responses.at(0)["result"]["content"][0]["text"].get<std::string>(), message.toStdString());
+    QCOMPARE(finished.size(), 1);
+    const auto record = finished.at(0).at(0).value<ToolCall>();
+    QCOMPARE(record.status, CallStatus::Error);
+    QVERIFY2(
+        record.error.startsWith(QString(ToolCall::MaxErrorChars, QLatin1Char('e'))), qPrintable(record.error.left(80)));
+    QVERIFY2(record.error.endsWith(QStringLiteral("[1000 more characters cut]")), qPrintable(record.error.right(80)));
 }
 
 void TestMcpSession::invalidArgumentsAreAToolError()

@@ -119,6 +119,7 @@ MainWindow::MainWindow(Backend* backend, int callLogRows, bool noAuth, QWidget* 
     connect(m_backend, &Backend::historyWriteRecovered, this, &MainWindow::onHistoryWriteRecovered);
     connect(m_backend, &Backend::historyNotice, this, &MainWindow::onHistoryNotice);
     connect(m_backend, &Backend::workspaceStateProblem, this, &MainWindow::onWorkspaceStateProblem);
+    connect(m_backend, &Backend::workspaceStateNotice, this, &MainWindow::onWorkspaceStateNotice);
     connect(m_backend, &Backend::workspaceStateRecovered, this, &MainWindow::onWorkspaceStateRecovered);
     connect(m_backend, &Backend::historyCallsLeftOut, this, &MainWindow::onHistoryCallsLeftOut);
     // Calls from before a restart, so the log does not start empty.
@@ -389,6 +390,11 @@ void MainWindow::onHistoryCallsLeftOut(qint64 total)
 void MainWindow::onWorkspaceStateProblem(const QString& message)
 {
     m_stateStatus->showProblem(tr("Questions and answers are not saved"), tr("Workspace state: %1").arg(message));
+}
+
+void MainWindow::onWorkspaceStateNotice(const QString& message)
+{
+    m_stateStatus->showNotice(tr("Earlier workspace state set aside"), tr("Workspace state: %1").arg(message));
 }
 
 void MainWindow::onWorkspaceStateRecovered()

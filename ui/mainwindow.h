@@ -61,6 +61,7 @@ public Q_SLOTS:
     void onHistoryNotice(const QString& message);
     void onHistoryCallsLeftOut(qint64 total);
     void onWorkspaceStateProblem(const QString& message);
+    void onWorkspaceStateNotice(const QString& message);
     void onWorkspaceStateRecovered();
 
 private:

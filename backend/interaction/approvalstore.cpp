@@ -33,6 +33,25 @@ bool ApprovalStore::isAllowedForSession(const QString& sessionId, const QString&
     return it != m_sessionGrants.end() && it->second.contains(grantFor(clientName, tool));
 }
 
+int ApprovalStore::pushDecision(const QString& key, Decision decision)
+{
+    decision.sequence = m_nextSequence++;
+    m_decisions[key].push_back(std::move(decision));
+    ++m_decisionCount;
+    int dropped = 0;
+    while (m_decisionCount > MaxDecisions) {
+        // The oldest decision is at the front of some key's queue.
+        auto oldest = m_decisions.begin();
+        for (auto it = m_decisions.begin(); it != m_decisions.end(); ++it) {
+            if (it->second.front().sequence < oldest->second.front().sequence)
+                oldest = it;
+        }
+        takeDecision(oldest->first);
+        ++dropped;
+    }
+    return dropped;
+}
+
 std::optional<ApprovalStore::Decision> ApprovalStore::takeDecision(const QString& key)
 {
     const auto it = m_decisions.find(key);
@@ -40,17 +59,10 @@ std::optional<ApprovalStore::Decision> ApprovalStore::takeDecision(const QString
         return std::nullopt;
     Decision decision = std::move(it->second.front());
     it->second.pop_front();
+    --m_decisionCount;
     if (it->second.empty())
         m_decisions.erase(it);
     return decision;
-}
-
-int ApprovalStore::decisionCount() const
-{
-    int total = 0;
-    for (const auto& [key, queue] : m_decisions)
-        total += int(queue.size());
-    return total;
 }
 
 json ApprovalStore::toJson() const
@@ -74,6 +86,7 @@ bool ApprovalStore::fromJson(const json& value, QString* problem)
 {
     m_alwaysAllowed.clear();
     m_decisions.clear();
+    m_decisionCount = 0;
     StateJsonReader store(value, QStringLiteral("approvals"), problem);
     store.keys({"alwaysAllow", "decisions"});
     const json* always = store.array("alwaysAllow");
@@ -120,4 +133,5 @@ void ApprovalStore::clear()
     m_alwaysAllowed.clear();
     m_sessionGrants.clear();
     m_decisions.clear();
+    m_decisionCount = 0;
 }

@@ -4,9 +4,41 @@
 
 using nlohmann::json;
 
-void ClientOutputStore::push(const QString& key, Entry entry)
+qint64 ClientOutputStore::bytesOf(const QString& key, const Entry& entry)
 {
+    return entry.output.size() + 2 * (key.size() + entry.interactionId.size());
+}
+
+int ClientOutputStore::push(const QString& key, Entry entry)
+{
+    m_bytes += bytesOf(key, entry);
+    ++m_count;
     m_entries[key].push_back(std::move(entry));
+    int dropped = 0;
+    while (m_count > 1 && (m_count > MaxEntries || m_bytes > MaxBytes)) {
+        dropOldest();
+        ++dropped;
+    }
+    return dropped;
+}
+
+void ClientOutputStore::dropOldest()
+{
+    // The oldest answer is at the front of some key's queue; the store holds at most MaxEntries.
+    auto oldest = m_entries.end();
+    for (auto it = m_entries.begin(); it != m_entries.end(); ++it) {
+        if (oldest == m_entries.end() || it->second.front().answeredAtMs < oldest->second.front().answeredAtMs)
+            oldest = it;
+    }
+    if (oldest != m_entries.end())
+        take(oldest->first);
+}
+
+void ClientOutputStore::clear()
+{
+    m_entries.clear();
+    m_count = 0;
+    m_bytes = 0;
 }
 
 std::optional<ClientOutputStore::Entry> ClientOutputStore::peek(const QString& key) const
@@ -24,6 +56,8 @@ std::optional<ClientOutputStore::Entry> ClientOutputStore::take(const QString& k
         return std::nullopt;
     Entry entry = std::move(it->second.front());
     it->second.pop_front();
+    --m_count;
+    m_bytes -= bytesOf(key, entry);
     if (it->second.empty())
         m_entries.erase(it);
     return entry;
@@ -35,17 +69,16 @@ int ClientOutputStore::count(const QString& key) const
     return it == m_entries.end() ? 0 : int(it->second.size());
 }
 
-int ClientOutputStore::size() const
-{
-    int total = 0;
-    for (const auto& [key, queue] : m_entries)
-        total += int(queue.size());
-    return total;
-}
-
 bool ClientOutputStore::remove(const QString& key)
 {
-    return m_entries.erase(key) > 0;
+    const auto it = m_entries.find(key);
+    if (it == m_entries.end())
+        return false;
+    for (const Entry& entry : it->second)
+        m_bytes -= bytesOf(key, entry);
+    m_count -= int(it->second.size());
+    m_entries.erase(it);
+    return true;
 }
 
 json ClientOutputStore::toJson() const
@@ -64,7 +97,7 @@ json ClientOutputStore::toJson() const
 
 bool ClientOutputStore::fromJson(const json& value, QString* problem)
 {
-    m_entries.clear();
+    clear();
     if (!value.is_array()) {
         *problem = QStringLiteral("clientOutputs is not an array");
         return false;
@@ -76,7 +109,7 @@ bool ClientOutputStore::fromJson(const json& value, QString* problem)
         item.keys({"key", "outputs"}).string("key", &key);
         const json* outputs = item.array("outputs");
         if (!item.ok()) {
-            m_entries.clear();
+            clear();
             return false;
         }
         for (std::size_t at = 0; at < outputs->size(); ++at) {
@@ -89,7 +122,7 @@ bool ClientOutputStore::fromJson(const json& value, QString* problem)
             if (reader.ok() && !json::accept(entry.output.begin(), entry.output.end()))
                 reader.fail(QStringLiteral("\"output\" is not JSON"));
             if (!reader.ok()) {
-                m_entries.clear();
+                clear();
                 return false;
             }
             push(key, std::move(entry));

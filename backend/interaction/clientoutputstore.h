@@ -6,6 +6,8 @@
 // identical calls get their own answers, in the order they were given. An output is whatever the person answered, even
 // when it reads like an approval ("allow",
 // {"approved": true}); approval decisions live in ApprovalStore, never here.
+// Bounded by count and by bytes: beyond MaxEntries answers or MaxBytes of output, the oldest
+// answer (by answeredAtMs) gives way; its call, if it ever comes back, is asked again.
 
 #include <QByteArray>
 #include <QString>
@@ -26,14 +28,19 @@ public:
         qint64 answeredAtMs = 0;
     };
 
-    void push(const QString& key, Entry entry);
+    static constexpr int MaxEntries = 1'000;
+    static constexpr qint64 MaxBytes = 16 * 1024 * 1024;
+
+    // Returns how many older answers gave way to keep the store within its bounds.
+    int push(const QString& key, Entry entry);
     // The oldest answer for `key`, left in place.
     std::optional<Entry> peek(const QString& key) const;
     // The oldest answer for `key`, removed.
     std::optional<Entry> take(const QString& key);
 
     int count(const QString& key) const;
-    int size() const;
+    int size() const { return m_count; }
+    qint64 bytes() const { return m_bytes; }
     bool isEmpty() const { return m_entries.empty(); }
     // Every stored answer, oldest first within each key, for display.
     std::map<QString, std::deque<Entry>> entries() const { return m_entries; }
@@ -45,5 +52,11 @@ public:
     bool fromJson(const nlohmann::json& value, QString* problem);
 
 private:
+    static qint64 bytesOf(const QString& key, const Entry& entry);
+    void dropOldest();
+    void clear();
+
     std::map<QString, std::deque<Entry>> m_entries;
+    int m_count = 0;
+    qint64 m_bytes = 0;
 };

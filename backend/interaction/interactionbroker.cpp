@@ -56,17 +56,17 @@ InteractionBroker::~InteractionBroker()
     m_writer = nullptr;
 }
 
-void InteractionBroker::load(QString* warning)
+InteractionBroker::LoadResult InteractionBroker::load(QString* warning)
 {
     if (m_settings.statePath.isEmpty())
-        return;
+        return LoadResult::Loaded;
     const QString& path = m_settings.statePath;
     QByteArray contents;
     QString problem;
     const WorkspaceStateFile::ReadStatus status
         = WorkspaceStateFile::read(path, MaxStateFileBytes, &contents, &problem);
     if (status == WorkspaceStateFile::ReadStatus::Missing)
-        return;
+        return LoadResult::Loaded;
     if (status == WorkspaceStateFile::ReadStatus::Read) {
         const json state = json::parse(contents.constData(), contents.constData() + contents.size(), nullptr, false);
         contents.clear();
@@ -76,7 +76,7 @@ void InteractionBroker::load(QString* warning)
             || state.at("version").get<qint64>() != StateVersion)
             problem = QStringLiteral("it is not a version-%1 state file").arg(StateVersion);
         else if (restore(state, &problem))
-            return;
+            return LoadResult::Loaded;
         clearState();
     }
     QString moveError;
@@ -89,11 +89,12 @@ void InteractionBroker::load(QString* warning)
                                   "(%3); it is left as it is, and pending questions and stored answers are not "
                                   "saved until Switchboard restarts with that fixed")
                        .arg(path, problem, moveError);
-        return;
+        return LoadResult::NotSaved;
     }
     *warning = QStringLiteral("the workspace state %1 could not be read (%2); it was kept as %3 and Switchboard "
                               "starts without pending questions or stored answers")
                    .arg(path, problem, aside);
+    return LoadResult::SetAside;
 }
 
 bool InteractionBroker::restore(const json& state, QString* problem)

@@ -93,8 +93,14 @@ public:
     // Reads the workspace state file. A file that is not exactly what the program writes (or that
     // cannot be read) is set aside under a name of its own, kept and never overwritten, and the
     // broker starts empty, saying so in `warning`. When it cannot even be set aside, nothing is
-    // written this run, and `warning` says that too.
-    void load(QString* warning);
+    // written this run, and `warning` says that too. The result tells the two apart: a file set
+    // aside is a notice (the state is saved again from now on), one left in place is a problem.
+    enum class LoadResult {
+        Loaded, // restored, or there was no file
+        SetAside,
+        NotSaved,
+    };
+    LoadResult load(QString* warning);
 
     const Settings& settings() const { return m_settings; }
     PauseMode modeFor(const QString& clientName) const;
