@@ -3,14 +3,139 @@
 #include "printabletext.h"
 
 #include <QDateTime>
+#include <QDeadlineTimer>
 
+#include <cerrno>
+#include <csignal>
 #include <cstdio>
+#include <poll.h>
+#include <pthread.h>
+#include <unistd.h>
 
-HeadlessReporter::HeadlessReporter(QObject* parent)
-    : QObject(parent)
+namespace {
+
+// A write of at most PIPE_BUF bytes to a pipe that poll() reports writable does not block, so the
+// writer can always give up at its deadline.
+constexpr qsizetype WriteChunkBytes = PIPE_BUF;
+constexpr int PollIntervalMs = 100;
+
+qint64 nowMs()
 {
-    // The main thread stays at normal priority although it mostly writes this log: it also ends
-    // the process on SIGTERM (writing history), which must not starve on a busy core.
+    return QDeadlineTimer::current().deadline();
+}
+
+} // namespace
+
+HeadlessReporter::HeadlessReporter(int fd, qint64 maxBufferedBytes, QObject* parent)
+    : QObject(parent)
+    , m_fd(fd)
+    , m_maxBufferedBytes(maxBufferedBytes)
+{
+    m_writer = std::thread([this] { writeLoop(); });
+}
+
+HeadlessReporter::~HeadlessReporter()
+{
+    {
+        const std::lock_guard lock(m_mutex);
+        m_stopping = true;
+        m_drainDeadlineMs = nowMs() + DrainMs;
+    }
+    m_wake.notify_all();
+    m_writer.join();
+}
+
+qint64 HeadlessReporter::linesLeftOut() const
+{
+    const std::lock_guard lock(m_mutex);
+    return m_totalLeftOut;
+}
+
+qint64 HeadlessReporter::bufferedBytes() const
+{
+    const std::lock_guard lock(m_mutex);
+    return m_buffer.size() + m_writing;
+}
+
+void HeadlessReporter::append(const QByteArray& line)
+{
+    {
+        const std::lock_guard lock(m_mutex);
+        if (m_broken || m_stopping)
+            return;
+        if (m_buffer.size() + m_writing + line.size() > m_maxBufferedBytes) {
+            ++m_pendingLeftOut;
+            ++m_totalLeftOut;
+            return;
+        }
+        if (m_pendingLeftOut > 0) {
+            m_buffer += "switchboard: " + QByteArray::number(m_pendingLeftOut)
+                + " lines were left out here: the output did not keep up\n";
+            m_pendingLeftOut = 0;
+        }
+        m_buffer += line;
+    }
+    m_wake.notify_one();
+}
+
+void HeadlessReporter::writeLoop()
+{
+    // A reader that went away must end the output, not the process: SIGPIPE is raised in the
+    // thread that writes, so this thread turns it into EPIPE.
+    sigset_t pipe;
+    sigemptyset(&pipe);
+    sigaddset(&pipe, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe, nullptr);
+
+    std::unique_lock lock(m_mutex);
+    for (;;) {
+        m_wake.wait(lock, [this] { return !m_buffer.isEmpty() || m_stopping; });
+        if (m_buffer.isEmpty())
+            return; // stopping, everything written
+        QByteArray bytes;
+        bytes.swap(m_buffer);
+        m_writing = bytes.size();
+        lock.unlock();
+        const bool written = writeAll(bytes);
+        bytes.clear();
+        lock.lock();
+        m_writing = 0;
+        if (!written) {
+            m_broken = true;
+            m_buffer.clear();
+            m_buffer.squeeze();
+            return;
+        }
+    }
+}
+
+bool HeadlessReporter::writeAll(const QByteArray& bytes)
+{
+    qsizetype done = 0;
+    while (done < bytes.size()) {
+        {
+            const std::lock_guard lock(m_mutex);
+            if (m_stopping && nowMs() >= m_drainDeadlineMs)
+                return false;
+        }
+        pollfd ready{m_fd, POLLOUT, 0};
+        const int polled = ::poll(&ready, 1, PollIntervalMs);
+        if (polled < 0 && errno != EINTR)
+            return false;
+        if (polled <= 0)
+            continue;
+        if ((ready.revents & (POLLERR | POLLNVAL)) != 0)
+            return false;
+        const ssize_t wrote
+            = ::write(m_fd, bytes.constData() + done, std::size_t(qMin(WriteChunkBytes, bytes.size() - done)));
+        if (wrote < 0) {
+            if (errno == EINTR || errno == EAGAIN)
+                continue;
+            return false; // EPIPE and the like: the output is gone
+        }
+        done += wrote;
+    }
+    return true;
 }
 
 QByteArray HeadlessReporter::formatLine(const ToolCall& call, qint64 utcOffsetMs)
@@ -42,14 +167,11 @@ QByteArray HeadlessReporter::formatLine(const ToolCall& call, qint64 utcOffsetMs
 void HeadlessReporter::report(const ToolCallList& calls)
 {
     const qint64 utcOffsetMs = qint64(QDateTime::currentDateTime().offsetFromUtc()) * 1000;
-    QByteArray text;
     for (const ToolCall& call : calls) {
         // A paused call with a duration has stopped waiting (parked, or its connection dropped).
         if (call.isFinished() || (call.status == CallStatus::Paused && call.durationUs >= 0))
-            text += formatLine(call, utcOffsetMs);
+            append(formatLine(call, utcOffsetMs));
     }
-    std::fwrite(text.constData(), 1, std::size_t(text.size()), stdout);
-    std::fflush(stdout);
 }
 
 QByteArray HeadlessReporter::formatQuestion(const PendingInteraction& interaction, const char* state)
@@ -63,24 +185,16 @@ QByteArray HeadlessReporter::formatQuestion(const PendingInteraction& interactio
 
 void HeadlessReporter::reportPending(const PendingInteraction& interaction)
 {
-    const QByteArray line = formatQuestion(interaction, "pending");
-    std::fwrite(line.constData(), 1, std::size_t(line.size()), stdout);
-    std::fflush(stdout);
+    append(formatQuestion(interaction, "pending"));
 }
 
 void HeadlessReporter::reportRestored(const PendingInteractionList& interactions)
 {
-    QByteArray text;
     for (const PendingInteraction& interaction : interactions)
-        text += formatQuestion(interaction, "pending from before the restart");
-    std::fwrite(text.constData(), 1, std::size_t(text.size()), stdout);
-    std::fflush(stdout);
+        append(formatQuestion(interaction, "pending from before the restart"));
 }
 
 void HeadlessReporter::reportResolved(const QString& interactionId, const QString& outcome)
 {
-    const QByteArray line
-        = "question " + PrintableText::escaped(interactionId) + ' ' + PrintableText::escaped(outcome) + '\n';
-    std::fwrite(line.constData(), 1, std::size_t(line.size()), stdout);
-    std::fflush(stdout);
+    append("question " + PrintableText::escaped(interactionId) + ' ' + PrintableText::escaped(outcome) + '\n');
 }

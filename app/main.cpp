@@ -171,7 +171,10 @@ int main(int argc, char** argv)
 
     if (headless) {
         HeadlessReporter reporter;
-        QObject::connect(backend.events(), &BackendEvents::callsUpdated, &reporter, &HeadlessReporter::report);
+        // Directly on the server thread: the reporter only appends to its bounded buffer, so a slow
+        // terminal or pipe never piles call batches up in this thread's event queue.
+        QObject::connect(
+            backend.events(), &BackendEvents::callsUpdated, &reporter, &HeadlessReporter::report, Qt::DirectConnection);
         QObject::connect(&backend, &Backend::historyWriteFailed, &reporter,
             [](const QString& message) { std::fprintf(stderr, "switchboard: warning: %s\n", qPrintable(message)); });
         QObject::connect(&backend, &Backend::historyCallsLeftOut, &reporter, [](qint64 total) {
