@@ -63,16 +63,17 @@ void HeadlessReporter::append(const QByteArray& line)
         const std::lock_guard lock(m_mutex);
         if (m_broken || m_stopping)
             return;
-        if (m_buffer.size() + m_writing + line.size() > m_maxBufferedBytes) {
+        // The line saying how many were left out counts against the bound too.
+        const QByteArray leftOutNote = m_pendingLeftOut == 0 ? QByteArray()
+                                                             : "switchboard: " + QByteArray::number(m_pendingLeftOut)
+                + " lines were left out here: the output did not keep up\n";
+        if (m_buffer.size() + m_writing + leftOutNote.size() + line.size() > m_maxBufferedBytes) {
             ++m_pendingLeftOut;
             ++m_totalLeftOut;
             return;
         }
-        if (m_pendingLeftOut > 0) {
-            m_buffer += "switchboard: " + QByteArray::number(m_pendingLeftOut)
-                + " lines were left out here: the output did not keep up\n";
-            m_pendingLeftOut = 0;
-        }
+        m_buffer += leftOutNote;
+        m_pendingLeftOut = 0;
         m_buffer += line;
     }
     m_wake.notify_one();
