@@ -5,6 +5,10 @@
 # process and session and a warm-up. Prints calls/s, p50 and p99, and the ratios.
 #
 #   tests/bench/run-bench.sh [seconds-per-measurement]   (default 10)
+#   BASELINE=/path/to/older/switchboard tests/bench/run-bench.sh 10
+#
+# With BASELINE, an older build of switchboard is measured in the same run too (before/after a
+# change, against the same reference figures).
 #
 # Switchboard runs as a user runs it: release build, headless, bearer token required, history on.
 set -euo pipefail
@@ -28,10 +32,13 @@ trap cleanup EXIT
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
-start_switchboard() {
+start_switchboard() { start_binary "$switchboard"; }
+start_baseline() { start_binary "$BASELINE"; }
+
+start_binary() {
     local port; port=$(free_port)
     export TOKEN=sb_bench_$(head -c 24 /dev/urandom | base64 | tr -d "/+=")
-    SWITCHBOARD_TOKEN=$TOKEN "$switchboard" --headless --port "$port" --state-dir "$work/state-$port" \
+    SWITCHBOARD_TOKEN=$TOKEN "$1" --headless --port "$port" --state-dir "$work/state-$port" \
         --config "$work/none.yaml" >"$work/switchboard-$port.log" 2>&1 &
     server_pid=$!
     URL=http://127.0.0.1:$port/mcp
@@ -75,9 +82,14 @@ measure() { # <name> <connections> → "calls_per_s p50_us p99_us"
     sed -E 's/.*calls_per_s=([0-9.]+) p50_us=([0-9]+) p99_us=([0-9]+).*/\1 \2 \3/' <<<"$line"
 }
 
+servers=(reference switchboard)
+if [[ -n ${BASELINE:-} ]]; then
+    [[ -x $BASELINE ]] || { echo "BASELINE=$BASELINE is not an executable" >&2; exit 2; }
+    servers=(reference baseline switchboard)
+fi
 declare -A result
 for connections in 1 16; do
-    for server in reference switchboard; do
+    for server in "${servers[@]}"; do
         "start_$server"
         open_session
         result[$server,$connections]=$(measure "$server" "$connections")
@@ -89,13 +101,21 @@ echo
 echo "tools/call echo over keep-alive HTTP, ${duration}s per measurement, wrk -t1, $(nproc) cores"
 printf '%-12s %5s %12s %10s %10s\n' server conns calls/s p50_us p99_us
 for connections in 1 16; do
-    for server in reference switchboard; do
+    for server in "${servers[@]}"; do
         read -r rate p50 p99 <<<"${result[$server,$connections]}"
         printf '%-12s %5s %12.0f %10s %10s\n' "$server" "$connections" "$rate" "$p50" "$p99"
     done
 done
 echo
 status=0
+if [[ -n ${BASELINE:-} ]]; then
+    for connections in 1 16; do
+        read -r ref_rate _ ref_p99 <<<"${result[reference,$connections]}"
+        read -r base_rate _ base_p99 <<<"${result[baseline,$connections]}"
+        read -r sb_rate _ sb_p99 <<<"${result[switchboard,$connections]}"
+        echo "$connections connection(s): baseline/reference calls/s = $(awk -v a="$base_rate" -v b="$ref_rate" 'BEGIN {printf "%.1f", a / b}')x, p99 = $(awk -v a="$base_p99" -v b="$ref_p99" 'BEGIN {printf "%.3f", a / b}')x; switchboard/baseline calls/s = $(awk -v a="$sb_rate" -v b="$base_rate" 'BEGIN {printf "%.2f", a / b}')x"
+    done
+fi
 for connections in 1 16; do
     read -r ref_rate _ ref_p99 <<<"${result[reference,$connections]}"
     read -r sb_rate _ sb_p99 <<<"${result[switchboard,$connections]}"
