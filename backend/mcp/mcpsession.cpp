@@ -555,7 +555,7 @@ void McpSession::completeCall(const std::string& key, ToolResult result)
     ToolCall& record = entry.record;
     record.status = result.isError ? CallStatus::Error : CallStatus::Ok;
     if (result.isError)
-        record.error = ToolCall::boundedText(m_environment->redactor.text(result.firstText()), ToolCall::MaxErrorChars);
+        record.error = m_environment->redactor.text(result.firstText()); // BackendEvents cuts it to MaxErrorChars
     const QByteArray bytes = JsonRpc::serialize(JsonRpc::makeResult(entry.requestId, std::move(result).toJson()));
     if (entry.channel)
         entry.channel->sendResponse(bytes);
