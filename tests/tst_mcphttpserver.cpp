@@ -30,6 +30,21 @@ qint64 peakResidentBytes()
     return -1;
 }
 
+// How much the peak resident size grew over `before` stays under `bound`. AddressSanitizer keeps
+// freed memory in quarantine (up to 256 MiB), so there the resident size says nothing about what
+// the server keeps: the bound is checked in the build without sanitizers (CTest's ci preset), and
+// the sanitized build checks these tests' memory safety.
+void verifyPeakGrowth(qint64 before, qint64 bound)
+{
+#if defined(__SANITIZE_ADDRESS__)
+    Q_UNUSED(before);
+    Q_UNUSED(bound);
+#else
+    const qint64 grown = peakResidentBytes() - before;
+    QVERIFY2(grown < bound, QByteArray::number(grown).constData());
+#endif
+}
+
 // Resets the peak to the current resident size (Linux: "5" to /proc/PID/clear_refs).
 bool resetPeakResident()
 {
@@ -664,8 +679,7 @@ void TestMcpHttpServer::hugeChunkIsRefusedBeforeItIsBuffered()
     QCOMPARE_JSON(bodyJson(response)["error"]["code"], -32600);
     keepSending(client, 64 * 1024 * 1024);
     QVERIFY(client.waitForClose());
-    const qint64 grown = peakResidentBytes() - before;
-    QVERIFY2(grown < 24 * 1024 * 1024, QByteArray::number(grown).constData());
+    verifyPeakGrowth(before, 24 * 1024 * 1024);
 }
 
 void TestMcpHttpServer::bareLfHeadWithHugeContentLengthIsRefused()
@@ -680,8 +694,9 @@ void TestMcpHttpServer::bareLfHeadWithHugeContentLengthIsRefused()
     QCOMPARE(response.status, 413);
     keepSending(client, 64 * 1024 * 1024);
     QVERIFY(client.waitForClose());
-    const qint64 grown = peakResidentBytes() - before;
-    QVERIFY2(grown < 24 * 1024 * 1024, QByteArray::number(grown).constData());
+    verifyPeakGrowth(before, 24 * 1024 * 1024);
+    if (QTest::currentTestFailed())
+        return;
 
     // A well-formed request with bare LF line endings is served as Qt's parser reads it.
     RawHttpClient polite(m_server->port);
@@ -711,8 +726,7 @@ void TestMcpHttpServer::refusedBodyIsDrainedWithoutBuffering()
     QCOMPARE(client.read().status, 413);
     keepSending(client, 64 * 1024 * 1024);
     client.waitForClose();
-    const qint64 grown = peakResidentBytes() - before;
-    QVERIFY2(grown < 40 * 1024 * 1024, QByteArray::number(grown).constData());
+    verifyPeakGrowth(before, 40 * 1024 * 1024);
 }
 
 void TestMcpHttpServer::millionsOfEmptyObjectsAreRefused()
@@ -732,8 +746,7 @@ void TestMcpHttpServer::millionsOfEmptyObjectsAreRefused()
     const json error = bodyJson(response)["error"];
     QCOMPARE_JSON(error["code"], -32700);
     QVERIFY2(error["message"].get<std::string>().find("100000 values") != std::string::npos, response.body.constData());
-    const qint64 grown = peakResidentBytes() - before;
-    QVERIFY2(grown < 96 * 1024 * 1024, QByteArray::number(grown).constData());
+    verifyPeakGrowth(before, 96 * 1024 * 1024);
 }
 
 void TestMcpHttpServer::trickledHeadMeetsItsDeadline()
