@@ -19,6 +19,7 @@
 
 #include <atomic>
 #include <csignal>
+#include <pthread.h>
 #include <sys/resource.h>
 
 using nlohmann::json;
@@ -900,12 +901,17 @@ void TestInteractionBroker::stateWritesAreRetriedAndReported()
     QStringList failures;
     int recoveries = 0;
     std::atomic<bool> onWriterThread = false;
-    connect(&broker, &InteractionBroker::stateWriteFailed, &broker, [&](const QString& error) { failures << error; });
-    connect(&broker, &InteractionBroker::stateWriteRecovered, &broker, [&] { ++recoveries; });
+    // Connected first, so it runs (on the writer's thread) before the queued slot below is posted.
     connect(
         &broker, &InteractionBroker::stateWriteFailed, &broker,
-        [&] { onWriterThread = QThread::currentThread()->objectName() == QStringLiteral("switchboard-state"); },
+        [&] {
+            char name[16] = {};
+            pthread_getname_np(pthread_self(), name, sizeof name);
+            onWriterThread = qstrcmp(name, "state-writer") == 0;
+        },
         Qt::DirectConnection);
+    connect(&broker, &InteractionBroker::stateWriteFailed, &broker, [&](const QString& error) { failures << error; });
+    connect(&broker, &InteractionBroker::stateWriteRecovered, &broker, [&] { ++recoveries; });
     bool duplicate = false;
     const QString id = broker.park(
         m_write, json{{"path", "p"}}, broker.admit(m_write, json{{"path", "p"}}, origin(1)), origin(1), &duplicate);

@@ -12,12 +12,12 @@
 #include <QByteArray>
 #include <QByteArrayList>
 #include <QElapsedTimer>
-#include <QMutex>
 #include <QObject>
 #include <QString>
-#include <QWaitCondition>
 
-class QThread;
+#include <condition_variable>
+#include <mutex>
+#include <thread>
 
 class WorkspaceStateFile
 {
@@ -80,11 +80,14 @@ private:
 
     const QString m_path;
     const Timing m_timing;
-    QThread* m_thread = nullptr;
+    // The standard library's thread, mutex and condition variables rather than Qt's: Debian's Qt is
+    // not built for ThreadSanitizer, which then cannot see QWaitCondition release and retake the
+    // mutex and reports a lock held by two threads.
+    std::thread m_thread;
     QElapsedTimer m_clock;
-    mutable QMutex m_mutex;
-    QWaitCondition m_wake; // the writer thread waits for work
-    QWaitCondition m_done; // flush() waits for an attempt
+    mutable std::mutex m_mutex;
+    std::condition_variable m_wake; // the writer thread waits for work
+    std::condition_variable m_done; // flush() waits for an attempt
     // Guarded by m_mutex:
     QByteArrayList m_pending; // the newest snapshot, kept until it is on disk
     quint64 m_submitted = 0; // generation of m_pending
