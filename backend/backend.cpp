@@ -217,11 +217,13 @@ void Backend::stop()
     m_running = false;
 }
 
-quint64 Backend::loadRecentCalls(int limit)
+quint64 Backend::loadRecentCalls(int limit, qsizetype bodyPreviewBytes)
 {
     const quint64 id = m_nextRequestId++;
-    if (m_history)
-        QMetaObject::invokeMethod(m_history, [history = m_history, id, limit] { history->loadRecent(id, limit); });
+    if (m_history) {
+        QMetaObject::invokeMethod(m_history,
+            [history = m_history, id, limit, bodyPreviewBytes] { history->loadRecent(id, limit, bodyPreviewBytes); });
+    }
     return id;
 }
 

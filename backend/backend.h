@@ -56,7 +56,8 @@ public:
     BackendEvents* events() const { return m_events; }
 
     // Asynchronous history reads; the answer comes as historyLoaded with the same request id.
-    quint64 loadRecentCalls(int limit);
+    // `bodyPreviewBytes` as in HistoryQuery: > 0 reads only that much of each request and response.
+    quint64 loadRecentCalls(int limit, qsizetype bodyPreviewBytes = 0);
     quint64 queryHistory(const HistoryQuery& query);
 
     // The person's side of calls that wait (approvals, client tools). All asynchronous: the pending

@@ -29,8 +29,9 @@ CallLogModel::Row CallLogModel::makeRow(const ToolCall& call)
 {
     Row row;
     row.call = call;
-    row.preview.requestBytes = call.request.size();
-    row.preview.responseBytes = call.response.size();
+    // A call read from history may come with previews already; its whole sizes come with it.
+    row.preview.requestBytes = call.hasBodyPreviews() ? call.wholeRequestBytes : call.request.size();
+    row.preview.responseBytes = call.hasBodyPreviews() ? call.wholeResponseBytes : call.response.size();
     row.preview.errorChars = call.error.size();
     // left() of a shorter array shares it; a cut copies only the preview, so the whole body is freed
     // when the batch that carried it goes.
@@ -40,7 +41,7 @@ CallLogModel::Row CallLogModel::makeRow(const ToolCall& call)
         row.call.response = call.response.left(PreviewBytes);
     if (call.error.size() > PreviewBytes)
         row.call.error = call.error.left(PreviewBytes);
-    row.preview.truncated = row.call.request.size() != call.request.size()
+    row.preview.truncated = call.hasBodyPreviews() || row.call.request.size() != call.request.size()
         || row.call.response.size() != call.response.size() || row.call.error.size() != call.error.size();
     const ToolCall& kept = row.call;
     row.retainedBytes = RowOverheadBytes + kept.request.size() + kept.response.size() + stringBytes(kept.error)

@@ -244,6 +244,24 @@ private Q_SLOTS:
         QCOMPARE(model.retainedBytes(), before - CallLogModel::PreviewBytes * qint64(sizeof(QChar)));
     }
 
+    void previewsFromHistoryKeepTheirWholeSizes()
+    {
+        // History sends previews already cut (HistoryQuery::bodyPreviewBytes) with the whole sizes:
+        // the row is a preview of the whole call, not a whole call of four kilobytes.
+        CallLogModel model(100);
+        ToolCall fromHistory = makeCall(1);
+        fromHistory.request = QByteArray(CallLogModel::PreviewBytes, 'q');
+        fromHistory.response = R"({"result":{}})";
+        fromHistory.wholeRequestBytes = 3 * 1024 * 1024;
+        fromHistory.wholeResponseBytes = fromHistory.response.size();
+        model.applyUpdates({fromHistory});
+        const CallPreview preview = model.previewAt(0);
+        QVERIFY(preview.truncated);
+        QCOMPARE(preview.requestBytes, qint64(3 * 1024 * 1024));
+        QCOMPARE(preview.responseBytes, fromHistory.response.size());
+        QCOMPARE(model.callAt(0).request, fromHistory.request);
+    }
+
     void boundedByBytes()
     {
         // 300 one-megabyte calls (the issue's case): what the rows retain stays far below the

@@ -101,6 +101,7 @@ private Q_SLOTS:
     void updatesReplaceTheRunningRecord();
     void runningCallsAreMarkedInterruptedAfterACrash();
     void loadRecentIsOldestFirst();
+    void previewsAreCutInSqliteAndKeepTheWholeSizes();
     void queryFiltersAndPages_data();
     void queryFiltersAndPages();
     void queryTextIsNotAWildcard();
@@ -258,6 +259,51 @@ void TestHistoryStore::queryFiltersAndPages()
         foundIds << call.id;
     QCOMPARE(foundIds, ids);
     QCOMPARE(more, hasMore);
+}
+
+void TestHistoryStore::previewsAreCutInSqliteAndKeepTheWholeSizes()
+{
+    // A page of large calls costs a page of previews: the bodies are cut before they leave SQLite,
+    // and each cut call says how long its bodies are.
+    QTemporaryDir dir;
+    HistoryStore store(dir.filePath(QStringLiteral("h.sqlite")));
+    QString error;
+    QVERIFY(store.open(&error));
+    ToolCallList calls;
+    for (int i = 1; i <= 4; ++i)
+        calls << makeCall(i);
+    calls[1].request = QByteArray(3 * 1024 * 1024, 'q');
+    calls[2].response = QByteArray(2 * 1024 * 1024, 'r');
+    write(store, calls);
+
+    constexpr qsizetype preview = 4096;
+    const auto check = [&](const ToolCallList& found) {
+        QCOMPARE(found.size(), 4);
+        for (const ToolCall& call : found) {
+            const ToolCall& stored = calls.at(call.id - 1);
+            QCOMPARE(call.request, stored.request.left(preview));
+            QCOMPARE(call.response, stored.response.left(preview));
+            if (stored.request.size() > preview || stored.response.size() > preview) {
+                QVERIFY(call.hasBodyPreviews());
+                QCOMPARE(call.wholeRequestBytes, stored.request.size());
+                QCOMPARE(call.wholeResponseBytes, stored.response.size());
+            } else {
+                QVERIFY(!call.hasBodyPreviews()); // small calls come whole, as they are
+                QCOMPARE(call.wholeRequestBytes, qint64(-1));
+            }
+            QCOMPARE(call.tool, stored.tool);
+            QCOMPARE(call.status, stored.status);
+        }
+    };
+    HistoryQuery query;
+    query.bodyPreviewBytes = preview;
+    check(answer(store, 2, [&] { store.query(2, query); }));
+    check(answer(store, 3, [&] { store.loadRecent(3, 10, preview); }));
+    // Without a preview size, the bodies come whole.
+    const auto whole = answer(store, 4, [&] { store.loadRecent(4, 10); });
+    QCOMPARE(whole.size(), 4);
+    QCOMPARE(whole.at(1).request.size(), calls.at(1).request.size());
+    QVERIFY(!whole.at(1).hasBodyPreviews());
 }
 
 void TestHistoryStore::queryByCallId()

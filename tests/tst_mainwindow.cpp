@@ -88,6 +88,7 @@ private Q_SLOTS:
     void noAuthIsShownInRed();
     void largeCallShowsItsPreviewThenTheWholeCall();
     void statusBarShowsWorkspaceStateAndHistoryProblemsUntilResolved();
+    void historyHoldsPreviewsAndShowsTheWholeSelectedCall();
 
 private:
     // Posts one JSON-RPC message to the MCP endpoint and returns the JSON answer (empty for 202).
@@ -546,6 +547,67 @@ void TestMainWindow::largeCallShowsItsPreviewThenTheWholeCall()
     shown.remove(QLatin1Char('\n')); // long lines are broken for display
     QVERIFY(shown.contains(QString::fromUtf8(tail)));
     saveScreenshot(m_window.get(), "ui-large-call");
+}
+
+void TestMainWindow::historyHoldsPreviewsAndShowsTheWholeSelectedCall()
+{
+    QVERIFY(ensureSession());
+    // A 300 KB call with a word of its own to search for.
+    QString large = QStringLiteral("previewed-in-history ");
+    for (int i = 0; large.size() < 300'000; ++i)
+        large += QStringLiteral("big-%1 ").arg(i);
+    QVERIFY(callEcho(m_nextRequestId++, large).contains(QLatin1String("result")));
+    const QByteArray tail = large.right(40).toUtf8();
+    QModelIndex live;
+    QTRY_VERIFY_WITH_TIMEOUT((live = rowWithRequestContaining("previewed-in-history")).isValid(), TimeoutMs);
+    QTRY_COMPARE_WITH_TIMEOUT(m_window->callLogModel()->callAt(live.row()).status, CallStatus::Ok, TimeoutMs);
+
+    // The History dialog's page holds the preview; selecting the call brings the whole of it.
+    m_window->showHistoryDialog();
+    HistoryDialog* dialog = m_window->historyDialog();
+    QVERIFY(QTest::qWaitForWindowExposed(dialog));
+    auto* search = dialog->findChild<QLineEdit*>(QStringLiteral("historySearch"));
+    search->setText(QStringLiteral("previewed-in-history"));
+    // Searched again until the history thread has written the call (within milliseconds, but the
+    // machine may be loaded).
+    QTRY_VERIFY_WITH_TIMEOUT(([&] {
+        if (dialog->isSearching())
+            return false;
+        if (dialog->model()->rowCount() == 1)
+            return true;
+        dialog->search();
+        return false;
+    }()),
+        TimeoutMs);
+    const ToolCall page = dialog->model()->callAt(0);
+    QVERIFY(page.hasBodyPreviews());
+    QCOMPARE(page.request.size(), CallLogModel::PreviewBytes);
+    QVERIFY(page.wholeRequestBytes > 300'000);
+    QTableView* table = dialog->tableView();
+    table->setCurrentIndex(table->model()->index(0, CallColumns::ToolColumn));
+    CallInspector* inspector = dialog->inspector();
+    QVERIFY(inspector->hasCall());
+    QTRY_VERIFY_WITH_TIMEOUT(!inspector->isPreview(), TimeoutMs);
+    QCOMPARE(inspector->call().request.size(), page.wholeRequestBytes);
+    QVERIFY(inspector->call().request.contains(tail));
+    QTRY_VERIFY_WITH_TIMEOUT(!inspector->isRendering(), TimeoutMs * 3);
+    dialog->close();
+
+    // A new window (a restart) reads previews of its recent calls from history, with their sizes.
+    MainWindow window(m_backend.get(), 1000, false);
+    QModelIndex row;
+    const auto findRow = [&] {
+        for (int r = 0; r < window.callLogModel()->rowCount(); ++r) {
+            if (window.callLogModel()->callAt(r).request.contains("previewed-in-history"))
+                return window.callLogModel()->index(r, 0);
+        }
+        return QModelIndex();
+    };
+    QTRY_VERIFY_WITH_TIMEOUT((row = findRow()).isValid(), TimeoutMs);
+    const CallPreview preview = window.callLogModel()->previewAt(row.row());
+    QVERIFY(preview.truncated);
+    QCOMPARE(preview.requestBytes, page.wholeRequestBytes);
+    QCOMPARE(window.callLogModel()->callAt(row.row()).request.size(), CallLogModel::PreviewBytes);
 }
 
 void TestMainWindow::statusBarShowsWorkspaceStateAndHistoryProblemsUntilResolved()

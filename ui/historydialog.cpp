@@ -3,6 +3,7 @@
 #include "backend.h"
 #include "callcolumns.h"
 #include "callinspector.h"
+#include "calllogmodel.h"
 #include "datedtimeproxy.h"
 #include "historymodel.h"
 #include "modelroles.h"
@@ -13,6 +14,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QLocale>
 #include <QPushButton>
 #include <QSplitter>
 #include <QTableView>
@@ -141,12 +143,17 @@ void HistoryDialog::runQuery(qint64 beforeId)
 {
     m_query.beforeId = beforeId;
     m_query.limit = PageSize;
+    m_query.bodyPreviewBytes = CallLogModel::PreviewBytes;
     m_pendingRequest = m_backend->queryHistory(m_query);
     updateSummary();
 }
 
 void HistoryDialog::onHistoryLoaded(quint64 requestId, const ToolCallList& calls, bool hasMore)
 {
+    if (requestId != 0 && requestId == m_wholeCallRequest) {
+        onWholeCallLoaded(calls);
+        return;
+    }
     // The main window's start-up load and superseded searches answer on the same signal.
     if (requestId != m_pendingRequest)
         return;
@@ -160,8 +167,38 @@ void HistoryDialog::onHistoryLoaded(quint64 requestId, const ToolCallList& calls
 void HistoryDialog::onCurrentRowChanged()
 {
     const QModelIndex current = m_table->currentIndex();
-    if (current.isValid())
-        m_inspector->setCall(m_model->callAt(current.row()));
+    if (!current.isValid())
+        return;
+    const ToolCall& call = m_model->callAt(current.row());
+    if (!call.hasBodyPreviews()) {
+        m_wholeCallRequest = 0;
+        m_wholeCallId = 0;
+        m_inspector->setCall(call);
+        return;
+    }
+    const auto size
+        = [](qint64 bytes) { return QLocale().formattedDataSize(bytes, 1, QLocale::DataSizeTraditionalFormat); };
+    m_inspector->setCallPreview(call,
+        tr("Showing the first %1 of the request (%2) and of the response (%3). Loading the whole call from history…")
+            .arg(size(CallLogModel::PreviewBytes), size(call.wholeRequestBytes), size(call.wholeResponseBytes)));
+    HistoryQuery whole;
+    whole.callId = call.id;
+    whole.limit = 1;
+    m_wholeCallId = call.id;
+    m_wholeCallRequest = m_backend->queryHistory(whole);
+}
+
+void HistoryDialog::onWholeCallLoaded(const ToolCallList& calls)
+{
+    m_wholeCallRequest = 0;
+    if (!m_inspector->hasCall() || m_inspector->call().id != m_wholeCallId)
+        return; // the selection moved on
+    if (calls.isEmpty() || calls.first().id != m_wholeCallId) {
+        m_inspector->setPreviewNote(tr("History no longer holds this call (it keeps the newest calls only); "
+                                       "this is the part the search found."));
+        return;
+    }
+    m_inspector->setCall(calls.first());
 }
 
 void HistoryDialog::updateSummary()

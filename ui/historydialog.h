@@ -2,7 +2,9 @@
 
 // HistoryDialog: searches every stored call (not only the live log's rows), one page at a time,
 // newest first, and shows the selected one in its own CallInspector. Queries run on the backend's
-// history thread; an answer for anything but the latest request is ignored.
+// history thread; an answer for anything but the latest request is ignored. A page holds previews of
+// the calls' bodies (CallLogModel::PreviewBytes each), so its memory is bounded by bytes as well as
+// rows; a selected call whose bodies were cut is shown as a preview, then whole once history sends it.
 
 #include "store/historyquery.h"
 
@@ -40,6 +42,7 @@ private:
     void runQuery(qint64 beforeId);
     void onHistoryLoaded(quint64 requestId, const ToolCallList& calls, bool hasMore);
     void onCurrentRowChanged();
+    void onWholeCallLoaded(const ToolCallList& calls);
     void updateSummary();
 
     Backend* m_backend;
@@ -55,4 +58,6 @@ private:
     HistoryQuery m_query; // the query on screen (or on its way)
     int m_page = 0; // 0 for the newest page
     quint64 m_pendingRequest = 0;
+    quint64 m_wholeCallRequest = 0; // the selected call, whole
+    qint64 m_wholeCallId = 0;
 };

@@ -123,7 +123,8 @@ MainWindow::MainWindow(Backend* backend, int callLogRows, bool noAuth, QWidget* 
     connect(m_backend, &Backend::workspaceStateRecovered, this, &MainWindow::onWorkspaceStateRecovered);
     connect(m_backend, &Backend::historyCallsLeftOut, this, &MainWindow::onHistoryCallsLeftOut);
     // Calls from before a restart, so the log does not start empty.
-    m_recentRequest = m_backend->loadRecentCalls(callLogRows);
+    // Previews only: the rows keep no more, and ten thousand whole calls could be gigabytes.
+    m_recentRequest = m_backend->loadRecentCalls(callLogRows, CallLogModel::PreviewBytes);
 
     // Wide enough for the call log, the inspector and the questions dock side by side.
     resize(1480, 860);

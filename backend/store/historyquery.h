@@ -16,6 +16,10 @@ struct HistoryQuery
     qint64 beforeId = 0; // only calls older than this id; 0 for the newest
     qint64 callId = 0; // only the call with this id (the inspector's whole call); 0 for any
     int limit = 200;
+    // > 0: request and response come cut to this many bytes, and ToolCall::wholeRequestBytes and
+    // wholeResponseBytes say how long the cut ones are, so a page of large calls costs a page of
+    // previews (the whole call is one query by callId away). 0: whole bodies.
+    qsizetype bodyPreviewBytes = 0;
 };
 
 Q_DECLARE_METATYPE(HistoryQuery)

@@ -15,7 +15,19 @@ namespace {
 const char* const columns = "id, session, client_name, client_version, tool, route, request, response, error, "
                             "started_at, duration_us, status";
 
-ToolCall readCall(const QSqlQuery& q)
+// The same columns with request and response cut to `previewBytes` in SQLite, followed by their
+// whole lengths, so the bodies past the preview are never read.
+QString columnsFor(qsizetype previewBytes)
+{
+    if (previewBytes <= 0)
+        return QLatin1String(columns);
+    return QStringLiteral("id, session, client_name, client_version, tool, route, substr(request, 1, %1), "
+                          "substr(response, 1, %1), error, started_at, duration_us, status, length(request), "
+                          "length(response)")
+        .arg(previewBytes);
+}
+
+ToolCall readCall(const QSqlQuery& q, qsizetype previewBytes)
 {
     ToolCall call;
     call.id = q.value(0).toLongLong();
@@ -31,6 +43,14 @@ ToolCall readCall(const QSqlQuery& q)
     call.durationUs = q.value(10).toLongLong();
     if (!callStatusFromName(q.value(11).toString(), &call.status))
         call.status = CallStatus::Error;
+    if (previewBytes > 0) {
+        const qint64 requestBytes = q.value(12).toLongLong();
+        const qint64 responseBytes = q.value(13).toLongLong();
+        if (requestBytes > call.request.size() || responseBytes > call.response.size()) {
+            call.wholeRequestBytes = requestBytes;
+            call.wholeResponseBytes = responseBytes;
+        }
+    }
     return call;
 }
 
@@ -212,7 +232,7 @@ void HistoryStore::prune()
     q.exec();
 }
 
-ToolCallList HistoryStore::runSelect(const QString& sql, const QVariantList& bindings)
+ToolCallList HistoryStore::runSelect(const QString& sql, const QVariantList& bindings, qsizetype previewBytes)
 {
     ToolCallList calls;
     if (!m_db.isOpen())
@@ -225,14 +245,15 @@ ToolCallList HistoryStore::runSelect(const QString& sql, const QVariantList& bin
     if (!q.exec())
         return calls;
     while (q.next())
-        calls.append(readCall(q));
+        calls.append(readCall(q, previewBytes));
     return calls;
 }
 
-void HistoryStore::loadRecent(quint64 requestId, int limit)
+void HistoryStore::loadRecent(quint64 requestId, int limit, qsizetype bodyPreviewBytes)
 {
-    ToolCallList calls = runSelect(
-        QStringLiteral("SELECT %1 FROM calls ORDER BY id DESC LIMIT ?").arg(QLatin1String(columns)), {limit + 1});
+    ToolCallList calls
+        = runSelect(QStringLiteral("SELECT %1 FROM calls ORDER BY id DESC LIMIT ?").arg(columnsFor(bodyPreviewBytes)),
+            {limit + 1}, bodyPreviewBytes);
     const bool hasMore = calls.size() > limit;
     if (hasMore)
         calls.removeLast();
@@ -269,9 +290,9 @@ void HistoryStore::query(quint64 requestId, const HistoryQuery& query)
     bindings << limit + 1;
     const QString sql
         = QStringLiteral("SELECT %1 FROM calls %2 ORDER BY id DESC LIMIT ?")
-              .arg(QLatin1String(columns),
+              .arg(columnsFor(query.bodyPreviewBytes),
                   where.isEmpty() ? QString() : QStringLiteral("WHERE ") + where.join(QStringLiteral(" AND ")));
-    ToolCallList calls = runSelect(sql, bindings);
+    ToolCallList calls = runSelect(sql, bindings, query.bodyPreviewBytes);
     const bool hasMore = calls.size() > limit;
     if (hasMore)
         calls.removeLast();

@@ -48,8 +48,9 @@ public:
     static bool makeOwnerOnly(const QString& path, QString* error);
 
 public Q_SLOTS:
-    // Emits queryFinished(requestId, …) with the newest `limit` calls, oldest first.
-    void loadRecent(quint64 requestId, int limit);
+    // Emits queryFinished(requestId, …) with the newest `limit` calls, oldest first; with
+    // `bodyPreviewBytes` > 0, their bodies cut as HistoryQuery::bodyPreviewBytes says.
+    void loadRecent(quint64 requestId, int limit, qsizetype bodyPreviewBytes = 0);
     // Emits queryFinished(requestId, …) with one page of matches, newest first.
     void query(quint64 requestId, const HistoryQuery& query);
 
@@ -58,7 +59,7 @@ Q_SIGNALS:
 
 private:
     void prune();
-    ToolCallList runSelect(const QString& sql, const QVariantList& bindings);
+    ToolCallList runSelect(const QString& sql, const QVariantList& bindings, qsizetype previewBytes);
 
     QString m_path;
     QString m_connectionName;

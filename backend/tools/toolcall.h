@@ -34,6 +34,10 @@ struct ToolCall
     qint64 startedAtMs = 0; // milliseconds since the Unix epoch, UTC
     qint64 durationUs = -1; // -1 while running
     CallStatus status = CallStatus::Running;
+    // Set (both) when the request or the response holds only its first bytes (a preview read from
+    // history, see HistoryQuery::bodyPreviewBytes): the whole bodies' sizes. -1 when both are whole.
+    qint64 wholeRequestBytes = -1;
+    qint64 wholeResponseBytes = -1;
 
     // The longest tool name and error a record keeps. A client can send a name of megabytes and a
     // tool can fail with a message of any size; the call log, history and terminal get the start
@@ -42,6 +46,7 @@ struct ToolCall
     static constexpr qsizetype MaxErrorChars = 2000;
 
     bool isFinished() const { return status != CallStatus::Running && status != CallStatus::Paused; }
+    bool hasBodyPreviews() const { return wholeRequestBytes >= 0 || wholeResponseBytes >= 0; }
     // This record with tool and error cut to the lengths above.
     ToolCall withBoundedText() const;
     // `text` cut to `maxChars` characters, followed by a marker when anything was cut.
