@@ -863,20 +863,15 @@ void TestInteractionBroker::setAsideNamesNeverCollide()
 
 void TestInteractionBroker::stateThatCannotBeSetAsideIsNeverOverwritten()
 {
-    // Every name the file could be moved to is taken, so it stays where it is: the broker must then
-    // leave it alone for the whole run rather than overwrite what it could not read.
-    const QString path = m_dir.filePath(QStringLiteral("stuck.json"));
-    const QDateTime now = QDateTime::currentDateTimeUtc();
-    for (int second = -1; second <= 2; ++second) {
-        const QString stem
-            = path + QStringLiteral(".unreadable-") + now.addSecs(second).toString(QStringLiteral("yyyyMMddTHHmmssZ"));
-        writeFile(stem, "taken");
-        for (int attempt = 2; attempt <= 100; ++attempt)
-            writeFile(stem + QStringLiteral("-%1").arg(attempt), "taken");
-    }
+    // The file cannot be moved aside: every set-aside name would be longer than a file name may be
+    // (NAME_MAX), whatever the time, so it stays where it is. The broker must then leave it alone
+    // for the whole run rather than overwrite what it could not read. (Names that are all taken
+    // are setAsideNamesNeverCollide's part.)
+    const QString name = QString(230, QLatin1Char('s')) + QStringLiteral(".json");
+    const QString path = m_dir.filePath(name);
     const QByteArray contents = R"({"version":"1"})";
     writeFile(path, contents);
-    InteractionBroker broker(settings(QStringLiteral("stuck.json")), &m_registry);
+    InteractionBroker broker(settings(name), &m_registry);
     QString warning;
     QCOMPARE(broker.load(&warning), InteractionBroker::LoadResult::NotSaved);
     QVERIFY2(warning.contains(QStringLiteral("could not be moved aside")), qPrintable(warning));
