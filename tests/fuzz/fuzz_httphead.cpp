@@ -4,7 +4,7 @@
 // guard on each accepted socket as in production, and a reader connected after the guard stands in
 // for Qt HttpServer's parser (it takes every byte the guard lets through). The first input byte
 // chooses how the rest is cut into reads and whether the server "takes" a request after each read
-// (HttpConnectionGuard::requestStarted) or has a response pending (setResponsePending); the rest
+// (HttpConnectionGuard::beginRequest, requestHandled) or has a response pending (setResponsePending); the rest
 // is sent over a real loopback connection. Whatever the guard answers must be an HTTP/1.1 response.
 
 #include "mcp/guardedtcpserver.h"
@@ -93,8 +93,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         accepted->waitForReadyRead(5000);
         QCoreApplication::processEvents(); // zero timers: the guard's check for a dropped request
         if (takeRequestAfterEachRead && accepted) {
-            if (auto* current = HttpConnectionGuard::of(accepted))
-                current->requestStarted();
+            // As McpHttpServer does when the parser hands it a request: begin, then (unless the
+            // guard says it is not a new request) finish handling it.
+            if (auto* current = HttpConnectionGuard::of(accepted); current && current->beginRequest())
+                current->requestHandled();
         }
     }
     QCoreApplication::processEvents();
