@@ -56,6 +56,25 @@ void TestSchemaValidator::validate_data()
     QTest::newRow("additional schema ok") << additionalSchema << QByteArray(R"({"a":1,"b":2.5})") << QStringList();
     QTest::newRow("additional schema bad") << additionalSchema << QByteArray(R"({"a":"x"})")
                                            << QStringList{QStringLiteral("/a: expected number, got string")};
+    // multipleOf on numbers of any size (fuzz_schemavalidator: valijson converted 1e300 to a 64-bit
+    // integer, which is undefined behaviour).
+    const QByteArray three = R"({"properties":{"n":{"multipleOf":3}}})";
+    QTest::newRow("multipleOf integer ok") << three << QByteArray(R"({"n":-9})") << QStringList();
+    QTest::newRow("multipleOf integer bad")
+        << three << QByteArray(R"({"n":10})") << QStringList{QStringLiteral("/n: must be a multiple of 3")};
+    QTest::newRow("multipleOf smallest integer")
+        << three << QByteArray(R"({"n":-9223372036854775808})") << QStringList{QStringLiteral("multiple of 3")};
+    // 1e300 and 3e300 are exact integers as doubles, and multiples of 3; 2^1000 is not.
+    QTest::newRow("multipleOf 1e300 of 3") << three << QByteArray(R"({"n":1e300})") << QStringList();
+    QTest::newRow("multipleOf 3e300 of 3") << three << QByteArray(R"({"n":3e300})") << QStringList();
+    QTest::newRow("multipleOf 2^1000 of 3")
+        << three << QByteArray(R"({"n":1.0715086071862673e301})") << QStringList{QStringLiteral("multiple of 3")};
+    QTest::newRow("multipleOf 2.5 of 3") << three << QByteArray(R"({"n":2.5})")
+                                         << QStringList{QStringLiteral("multiple of 3")};
+    QTest::newRow("multipleOf 1e308 of 0.5")
+        << QByteArray(R"({"multipleOf":0.5})") << QByteArray("1e308") << QStringList();
+    QTest::newRow("multipleOf 0.0075 of 0.0001")
+        << QByteArray(R"({"multipleOf":0.0001})") << QByteArray("0.0075") << QStringList();
     QTest::newRow("additional allowed by default")
         << QByteArray(R"({"type":"object","properties":{}})") << QByteArray(R"({"z":null})") << QStringList();
 
@@ -170,6 +189,13 @@ void TestSchemaValidator::uncheckableSchemasAreRefused_data()
                                                       << QStringLiteral("leads back to itself");
     // valijson threw and, built without exceptions, aborted.
     QTest::newRow("malformed keyword") << QByteArray(R"({"type":5})") << QStringLiteral("not a valid JSON schema");
+    // A divisor of 0 made valijson divide by zero (found by fuzz_schemavalidator).
+    QTest::newRow("multipleOf 0") << QByteArray(R"({"anyOf":[{"type":"integer","multipleOf":0}]})")
+                                  << QStringLiteral("\"multipleOf\" must be a number greater than 0");
+    QTest::newRow("multipleOf negative") << QByteArray(R"({"multipleOf":-1})")
+                                         << QStringLiteral("\"multipleOf\" must be a number greater than 0");
+    QTest::newRow("multipleOf not a number")
+        << QByteArray(R"({"multipleOf":"3"})") << QStringLiteral("\"multipleOf\" must be a number greater than 0");
     QTest::newRow("malformed pattern") << QByteArray(R"({"properties":{"a":{"pattern":"(unclosed"}}})")
                                        << QStringLiteral("not a valid regular expression");
 }

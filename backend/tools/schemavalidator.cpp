@@ -14,6 +14,8 @@
 #include <QUrl>
 
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -25,6 +27,9 @@ namespace {
 // The keywords valijson reads under other names, so that no client string reaches std::regex.
 constexpr const char* PatternKeyword = "x-switchboard-pattern";
 constexpr const char* FormatKeyword = "x-switchboard-format";
+// valijson's own multipleOf converts any number to a 64-bit integer (undefined for 1e300, which a
+// client may send) and divides by the divisor as given (by zero for a schema's 0).
+constexpr const char* MultipleOfKeyword = "x-switchboard-multipleOf";
 constexpr int MaxSchemaDepth = 128;
 
 QString typeName(const json& value)
@@ -146,6 +151,66 @@ private:
     bool m_startsWithDate = false; // a date: the day must exist in its month (no 2021-02-30)
 };
 
+// `multipleOf`: exact for an integer against an integer divisor, otherwise valijson's rule for
+// numbers (the IEEE remainder within machine epsilon), for values of any size.
+class MultipleOfConstraint : public valijson::constraints::PolyConstraint
+{
+public:
+    MultipleOfConstraint(double divisor, std::int64_t integerDivisor, std::string description)
+        : m_divisor(divisor)
+        , m_integerDivisor(integerDivisor)
+        , m_description(std::move(description))
+    {}
+
+    bool validate(const valijson::adapters::Adapter& target, const std::vector<std::string>& context,
+        valijson::ValidationResults* results) const override
+    {
+        bool multiple = true;
+        if (target.isInteger() && m_integerDivisor > 0) {
+            multiple = target.getInteger() % m_integerDivisor == 0;
+        } else if (target.isNumber()) {
+            const double value = target.isInteger() ? double(target.getInteger()) : target.getDouble();
+            multiple = value == 0
+                || (std::isfinite(value)
+                    && std::fabs(std::remainder(value, m_divisor)) <= std::numeric_limits<double>::epsilon());
+        }
+        if (!multiple && results)
+            results->pushError(context, m_description);
+        return multiple;
+    }
+
+private:
+    valijson::constraints::Constraint* cloneInto(void* memory) const override
+    {
+        return new (memory) MultipleOfConstraint(*this);
+    }
+    std::size_t sizeOf() const override { return sizeof(MultipleOfConstraint); }
+
+    double m_divisor;
+    std::int64_t m_integerDivisor; // 0 unless the divisor is an integer
+    std::string m_description;
+};
+
+class MultipleOfBuilder : public valijson::ConstraintBuilder
+{
+public:
+    valijson::constraints::Constraint* make(const valijson::adapters::Adapter& value) const override
+    {
+        // Draft 7: "The value of multipleOf MUST be a number, strictly greater than 0."
+        if (value.isInteger()) {
+            const std::int64_t divisor = value.getInteger();
+            if (divisor <= 0)
+                throw std::runtime_error("\"multipleOf\" must be a number greater than 0");
+            return new MultipleOfConstraint(
+                double(divisor), divisor, "must be a multiple of " + std::to_string(divisor));
+        }
+        if (!value.isDouble() || !(value.getDouble() > 0) || !std::isfinite(value.getDouble()))
+            throw std::runtime_error("\"multipleOf\" must be a number greater than 0");
+        const double divisor = value.getDouble();
+        return new MultipleOfConstraint(divisor, 0, "must be a multiple of " + json(divisor).dump());
+    }
+};
+
 class PatternBuilder : public valijson::ConstraintBuilder
 {
 public:
@@ -251,9 +316,12 @@ private:
             if (uncheckedKeywords().count(key)) {
                 problems << QStringLiteral("keyword \"%1\" at %2 cannot be checked (only draft 7 keywords are)")
                                 .arg(QString::fromStdString(key), where(pointer));
-            } else if (key == "pattern" || key == "format") {
+            } else if (key == "pattern" || key == "format" || key == "multipleOf") {
                 json& rewritten = m_rewritten.at(json::json_pointer(pointer));
-                rewritten[key == "pattern" ? PatternKeyword : FormatKeyword] = *it;
+                rewritten[key == "pattern" ? PatternKeyword
+                        : key == "format"  ? FormatKeyword
+                                           : MultipleOfKeyword]
+                    = *it;
                 rewritten.erase(key);
             } else if (key == "$ref") {
                 if (const auto target = resolve(*it, pointer)) {
@@ -625,6 +693,7 @@ SchemaValidator::SchemaValidator(const json& schema)
         // The parser owns and deletes its builders.
         parser.addConstraintBuilder(PatternKeyword, new PatternBuilder);
         parser.addConstraintBuilder(FormatKeyword, new FormatBuilder);
+        parser.addConstraintBuilder(MultipleOfKeyword, new MultipleOfBuilder);
         auto compiled = std::make_unique<valijson::Schema>();
         const valijson::adapters::NlohmannJsonAdapter adapter(scan.rewritten());
         parser.populateSchema(adapter, *compiled);
