@@ -196,6 +196,17 @@ void TestSchemaValidator::uncheckableSchemasAreRefused_data()
                                          << QStringLiteral("\"multipleOf\" must be a number greater than 0");
     QTest::newRow("multipleOf not a number")
         << QByteArray(R"({"multipleOf":"3"})") << QStringLiteral("\"multipleOf\" must be a number greater than 0");
+    // valijson compiled these with std::regex on every call, and an invalid one ended the process
+    // (found by fuzz_schemavalidator).
+    QTest::newRow("invalid patternProperties name")
+        << QByteArray(R"({"type":"object","patternProperties":{"^(((x-":{"type":"string"}}})")
+        << QStringLiteral("the patternProperties name at /patternProperties/^(((x- is not a valid regular expression");
+    QTest::newRow("deeply nested patternProperties name")
+        << QByteArray("{\"patternProperties\":{\"" + QByteArray(40, '(') + "a" + QByteArray(40, ')') + "\":{}}}")
+        << QStringLiteral("nests groups deeper than 32 levels");
+    QTest::newRow("long patternProperties name")
+        << QByteArray("{\"patternProperties\":{\"" + QByteArray(2000, 'a') + "\":{}}}")
+        << QStringLiteral("is longer than 1024 bytes");
     QTest::newRow("malformed pattern") << QByteArray(R"({"properties":{"a":{"pattern":"(unclosed"}}})")
                                        << QStringLiteral("not a valid regular expression");
 }

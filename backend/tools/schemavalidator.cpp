@@ -18,6 +18,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <regex>
 #include <set>
 
 using nlohmann::json;
@@ -31,6 +32,40 @@ constexpr const char* FormatKeyword = "x-switchboard-format";
 // client may send) and divides by the divisor as given (by zero for a schema's 0).
 constexpr const char* MultipleOfKeyword = "x-switchboard-multipleOf";
 constexpr int MaxSchemaDepth = 128;
+// patternProperties' names are the one place valijson still uses std::regex: it compiles them on
+// every validation, throws (and, inside its visitor, terminates the process) on an invalid one, and
+// recurses once per nesting level. They are compiled once at registration and bounded here.
+constexpr std::size_t MaxPropertyPatternBytes = 1024;
+constexpr int MaxPropertyPatternNesting = 32;
+
+// Why `pattern` (a patternProperties name) cannot be used, or an empty string when it can.
+QString propertyPatternProblem(const std::string& pattern)
+{
+    if (pattern.size() > MaxPropertyPatternBytes)
+        return QStringLiteral("is longer than %1 bytes").arg(MaxPropertyPatternBytes);
+    int depth = 0;
+    int deepest = 0;
+    bool escaped = false;
+    for (const char c : pattern) {
+        if (escaped) {
+            escaped = false;
+        } else if (c == '\\') {
+            escaped = true;
+        } else if (c == '(' || c == '[' || c == '{') {
+            deepest = std::max(deepest, ++depth);
+        } else if (c == ')' || c == ']' || c == '}') {
+            depth = std::max(0, depth - 1);
+        }
+    }
+    if (deepest > MaxPropertyPatternNesting)
+        return QStringLiteral("nests groups deeper than %1 levels").arg(MaxPropertyPatternNesting);
+    try {
+        const std::regex compiled(pattern);
+    } catch (const std::regex_error& error) {
+        return QStringLiteral("is not a valid regular expression (%1)").arg(QString::fromUtf8(error.what()));
+    }
+    return {};
+}
 
 QString typeName(const json& value)
 {
@@ -331,8 +366,13 @@ private:
             } else if (key == "patternProperties") {
                 usesPatternProperties = true;
                 if (it->is_object()) {
-                    for (auto sub = it->begin(); sub != it->end(); ++sub)
+                    for (auto sub = it->begin(); sub != it->end(); ++sub) {
+                        if (const QString problem = propertyPatternProblem(sub.key()); !problem.isEmpty()) {
+                            problems << QStringLiteral("the patternProperties name at %1 %2")
+                                            .arg(QString::fromStdString(path + '/' + escapeToken(sub.key())), problem);
+                        }
                         child(*sub, path + '/' + escapeToken(sub.key()));
+                    }
                 }
             } else if (key == "properties" || key == "definitions" || key == "$defs" || key == "dependencies") {
                 if (it->is_object()) {
