@@ -54,10 +54,10 @@ qint64 HeadlessReporter::linesLeftOut() const
 qint64 HeadlessReporter::bufferedBytes() const
 {
     const std::lock_guard lock(m_mutex);
-    return m_buffer.size() + m_writing;
+    return m_queuedBytes + m_writing;
 }
 
-void HeadlessReporter::append(const QByteArray& line)
+void HeadlessReporter::append(Entry entry)
 {
     {
         const std::lock_guard lock(m_mutex);
@@ -67,14 +67,18 @@ void HeadlessReporter::append(const QByteArray& line)
         const QByteArray leftOutNote = m_pendingLeftOut == 0 ? QByteArray()
                                                              : "switchboard: " + QByteArray::number(m_pendingLeftOut)
                 + " lines were left out here: the output did not keep up\n";
-        if (m_buffer.size() + m_writing + leftOutNote.size() + line.size() > m_maxBufferedBytes) {
+        if (m_queuedBytes + m_writing + leftOutNote.size() + entry.bytes > m_maxBufferedBytes) {
             ++m_pendingLeftOut;
             ++m_totalLeftOut;
             return;
         }
-        m_buffer += leftOutNote;
+        if (!leftOutNote.isEmpty()) {
+            m_queuedBytes += leftOutNote.size();
+            m_queue.push_back({leftOutNote, {}, false, leftOutNote.size()});
+        }
         m_pendingLeftOut = 0;
-        m_buffer += line;
+        m_queuedBytes += entry.bytes;
+        m_queue.push_back(std::move(entry));
     }
     m_wake.notify_one();
 }
@@ -90,21 +94,28 @@ void HeadlessReporter::writeLoop()
 
     std::unique_lock lock(m_mutex);
     for (;;) {
-        m_wake.wait(lock, [this] { return !m_buffer.isEmpty() || m_stopping; });
-        if (m_buffer.isEmpty())
+        m_wake.wait(lock, [this] { return !m_queue.empty() || m_stopping; });
+        if (m_queue.empty())
             return; // stopping, everything written
-        QByteArray bytes;
-        bytes.swap(m_buffer);
-        m_writing = bytes.size();
+        std::deque<Entry> entries;
+        entries.swap(m_queue);
+        m_writing = m_queuedBytes;
+        m_queuedBytes = 0;
         lock.unlock();
+        // Formatting happens here, not on the thread that reported the calls.
+        const qint64 utcOffsetMs = qint64(QDateTime::currentDateTime().offsetFromUtc()) * 1000;
+        QByteArray bytes;
+        for (const Entry& entry : entries)
+            bytes += entry.isCall ? formatLine(entry.call, utcOffsetMs) : entry.text;
+        entries.clear();
         const bool written = writeAll(bytes);
         bytes.clear();
         lock.lock();
         m_writing = 0;
         if (!written) {
             m_broken = true;
-            m_buffer.clear();
-            m_buffer.squeeze();
+            m_queue.clear();
+            m_queuedBytes = 0;
             return;
         }
     }
@@ -167,11 +178,21 @@ QByteArray HeadlessReporter::formatLine(const ToolCall& call, qint64 utcOffsetMs
 
 void HeadlessReporter::report(const ToolCallList& calls)
 {
-    const qint64 utcOffsetMs = qint64(QDateTime::currentDateTime().offsetFromUtc()) * 1000;
     for (const ToolCall& call : calls) {
         // A paused call with a duration has stopped waiting (parked, or its connection dropped).
-        if (call.isFinished() || (call.status == CallStatus::Paused && call.durationUs >= 0))
-            append(formatLine(call, utcOffsetMs));
+        if (!call.isFinished() && !(call.status == CallStatus::Paused && call.durationUs >= 0))
+            continue;
+        Entry entry;
+        entry.isCall = true;
+        entry.call = call;
+        entry.call.request = QByteArray(); // the line needs neither body
+        entry.call.response = QByteArray();
+        // An upper bound of the line's length: escaping writes at most 10 bytes per character.
+        entry.bytes = 96
+            + 10
+                * (call.tool.size() + call.route.size() + call.clientName.size() + call.clientVersion.size()
+                    + call.error.size());
+        append(std::move(entry));
     }
 }
 
@@ -186,16 +207,16 @@ QByteArray HeadlessReporter::formatQuestion(const PendingInteraction& interactio
 
 void HeadlessReporter::reportPending(const PendingInteraction& interaction)
 {
-    append(formatQuestion(interaction, "pending"));
+    appendText(formatQuestion(interaction, "pending"));
 }
 
 void HeadlessReporter::reportRestored(const PendingInteractionList& interactions)
 {
     for (const PendingInteraction& interaction : interactions)
-        append(formatQuestion(interaction, "pending from before the restart"));
+        appendText(formatQuestion(interaction, "pending from before the restart"));
 }
 
 void HeadlessReporter::reportResolved(const QString& interactionId, const QString& outcome)
 {
-    append("question " + PrintableText::escaped(interactionId) + ' ' + PrintableText::escaped(outcome) + '\n');
+    appendText("question " + PrintableText::escaped(interactionId) + ' ' + PrintableText::escaped(outcome) + '\n');
 }

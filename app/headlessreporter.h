@@ -4,11 +4,12 @@
 // left paused), and one per question that waits for a person, so an operator sees that something
 // needs the window.
 //
-// Lines go out through a buffer bounded by bytes and a writer thread of its own, so a terminal or a
+// Lines go out through a queue bounded by bytes and a writer thread of its own, so a terminal or a
 // pipe that does not keep up never holds up the thread that reports (the server thread hands call
-// batches straight to report()) and never makes memory grow: beyond the bound, lines are left out
-// and counted, and the next line that fits is preceded by a line saying how many were left out. A
-// reader that goes away (EPIPE) ends the output, not the process.
+// batches straight to report(), which copies the few fields a line needs; the writer formats them)
+// and never makes memory grow: beyond the bound, lines are left out and counted, and the next line
+// that fits is preceded by a line saying how many were left out. A reader that goes away (EPIPE)
+// ends the output, not the process.
 
 #include "interaction/pendinginteraction.h"
 #include "tools/toolcall.h"
@@ -17,6 +18,7 @@
 #include <QObject>
 
 #include <condition_variable>
+#include <deque>
 #include <mutex>
 #include <thread>
 
@@ -39,7 +41,8 @@ public:
 
     // Lines left out because the output did not keep up, since the start.
     qint64 linesLeftOut() const;
-    // Bytes waiting to be written, including what the writer is writing now.
+    // Bytes waiting to be written (a call's line counted by an upper estimate until it is formatted),
+    // including what the writer is writing now.
     qint64 bufferedBytes() const;
 
 public Q_SLOTS:
@@ -50,7 +53,16 @@ public Q_SLOTS:
     void reportResolved(const QString& interactionId, const QString& outcome);
 
 private:
-    void append(const QByteArray& line);
+    // A line as text, or a call whose line the writer formats (its bodies dropped).
+    struct Entry
+    {
+        QByteArray text;
+        ToolCall call;
+        bool isCall = false;
+        qint64 bytes = 0; // what it counts against the bound
+    };
+    void append(Entry entry);
+    void appendText(const QByteArray& text) { append({text, {}, false, text.size()}); }
     void writeLoop();
     // Writes all of `bytes`, or gives up (false) when the output is gone or, while stopping, the
     // drain deadline has passed.
@@ -60,8 +72,9 @@ private:
     const qint64 m_maxBufferedBytes;
     mutable std::mutex m_mutex;
     std::condition_variable m_wake;
-    QByteArray m_buffer;
-    qint64 m_writing = 0; // bytes the writer took out of m_buffer and has not finished writing
+    std::deque<Entry> m_queue;
+    qint64 m_queuedBytes = 0;
+    qint64 m_writing = 0; // bytes the writer took out of the queue and has not finished writing
     qint64 m_pendingLeftOut = 0; // not yet said on the output
     qint64 m_totalLeftOut = 0;
     bool m_stopping = false;
