@@ -183,6 +183,15 @@ CallInspector::Pane CallInspector::createPane(const QString& objectName)
     return pane;
 }
 
+QString CallInspector::previewNote(qint64 shownBytes, qint64 requestBytes, qint64 responseBytes, bool loading)
+{
+    const auto size
+        = [](qint64 bytes) { return QLocale().formattedDataSize(bytes, 1, QLocale::DataSizeTraditionalFormat); };
+    const QString shown = tr("Showing the first %1 of the request (%2) and of the response (%3).")
+                              .arg(size(shownBytes), size(requestBytes), size(responseBytes));
+    return loading ? shown + QLatin1Char(' ') + tr("Loading the whole call from history…") : shown;
+}
+
 QString CallInspector::prettyJson(const QByteArray& bytes)
 {
     // ordered_json keeps the members in the order the client or tool wrote them.

@@ -33,6 +33,10 @@ public:
     // True while a pane's text is being formatted or added page by page.
     bool isRendering() const;
 
+    // The note over a preview: how much of the request and of the response is shown, and, while
+    // `loading`, that the whole call is on its way from history.
+    static QString previewNote(qint64 shownBytes, qint64 requestBytes, qint64 responseBytes, bool loading);
+
     // Pretty-printed JSON when `bytes` parse, otherwise the raw text.
     static QString prettyJson(const QByteArray& bytes);
     // Bodies up to this size are formatted at once; larger ones on a worker thread.

@@ -14,7 +14,6 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
-#include <QLocale>
 #include <QPushButton>
 #include <QSplitter>
 #include <QTableView>
@@ -176,11 +175,8 @@ void HistoryDialog::onCurrentRowChanged()
         m_inspector->setCall(call);
         return;
     }
-    const auto size
-        = [](qint64 bytes) { return QLocale().formattedDataSize(bytes, 1, QLocale::DataSizeTraditionalFormat); };
     m_inspector->setCallPreview(call,
-        tr("Showing the first %1 of the request (%2) and of the response (%3). Loading the whole call from history…")
-            .arg(size(CallLogModel::PreviewBytes), size(call.wholeRequestBytes), size(call.wholeResponseBytes)));
+        CallInspector::previewNote(CallLogModel::PreviewBytes, call.wholeRequestBytes, call.wholeResponseBytes, true));
     HistoryQuery whole;
     whole.callId = call.id;
     whole.limit = 1;

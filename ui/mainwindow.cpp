@@ -405,13 +405,10 @@ void MainWindow::onWorkspaceStateRecovered()
 
 QString MainWindow::previewNote(const CallPreview& preview, bool loading) const
 {
-    const auto size
-        = [](qint64 bytes) { return QLocale().formattedDataSize(bytes, 1, QLocale::DataSizeTraditionalFormat); };
     const QString shown
-        = tr("Showing the first %1 of the request (%2) and of the response (%3).")
-              .arg(size(CallLogModel::PreviewBytes), size(preview.requestBytes), size(preview.responseBytes));
+        = CallInspector::previewNote(CallLogModel::PreviewBytes, preview.requestBytes, preview.responseBytes, loading);
     if (loading)
-        return shown + QLatin1Char(' ') + tr("Loading the whole call from history…");
+        return shown;
     return shown + QLatin1Char(' ') + tr("History does not have this state of the call yet.")
         + QStringLiteral(" <a href=\"load\">") + tr("Load it again") + QStringLiteral("</a>");
 }
