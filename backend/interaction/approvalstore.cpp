@@ -1,5 +1,6 @@
 #include "interaction/approvalstore.h"
 
+#include "interaction/oldestfront.h"
 #include "interaction/statejsonreader.h"
 
 #include <algorithm>
@@ -40,13 +41,7 @@ int ApprovalStore::pushDecision(const QString& key, Decision decision)
     ++m_decisionCount;
     int dropped = 0;
     while (m_decisionCount > MaxDecisions) {
-        // The oldest decision is at the front of some key's queue.
-        auto oldest = m_decisions.begin();
-        for (auto it = m_decisions.begin(); it != m_decisions.end(); ++it) {
-            if (it->second.front().sequence < oldest->second.front().sequence)
-                oldest = it;
-        }
-        takeDecision(oldest->first);
+        takeDecision(queueWithOldestFront(m_decisions, [](const Decision& stored) { return stored.sequence; })->first);
         ++dropped;
     }
     return dropped;

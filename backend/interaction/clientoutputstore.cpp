@@ -1,5 +1,6 @@
 #include "interaction/clientoutputstore.h"
 
+#include "interaction/oldestfront.h"
 #include "interaction/statejsonreader.h"
 
 using nlohmann::json;
@@ -24,12 +25,7 @@ int ClientOutputStore::push(const QString& key, Entry entry)
 
 void ClientOutputStore::dropOldest()
 {
-    // The oldest answer is at the front of some key's queue; the store holds at most MaxEntries.
-    auto oldest = m_entries.end();
-    for (auto it = m_entries.begin(); it != m_entries.end(); ++it) {
-        if (oldest == m_entries.end() || it->second.front().answeredAtMs < oldest->second.front().answeredAtMs)
-            oldest = it;
-    }
+    const auto oldest = queueWithOldestFront(m_entries, [](const Entry& entry) { return entry.answeredAtMs; });
     if (oldest != m_entries.end())
         take(oldest->first);
 }
