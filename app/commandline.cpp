@@ -45,12 +45,16 @@ CommandLine CommandLine::parse(const QCoreApplication& app)
         QStringLiteral("dir"));
     const QCommandLineOption config(QStringLiteral("config"),
         QStringLiteral("Configuration file (default %1).").arg(defaultConfigFile()), QStringLiteral("file"));
-    parser.addOptions({headless, port, bind, noAuth, stateDir, config});
+    const QCommandLineOption debugTools(QStringLiteral("debug-tools"),
+        QStringLiteral("Also offer the debug.* test tools (block, progress, ignore_cancel, throw), for trying how a "
+                       "client handles long, progressing, stuck and failing calls."));
+    parser.addOptions({headless, port, bind, noAuth, stateDir, config, debugTools});
     parser.process(app);
 
     CommandLine line;
     line.headless = parser.isSet(headless);
     line.noAuth = parser.isSet(noAuth);
+    line.debugTools = parser.isSet(debugTools);
     if (parser.isSet(port)) {
         bool ok = false;
         const uint value = parser.value(port).toUInt(&ok);

@@ -12,6 +12,7 @@ struct CommandLine
 {
     bool headless = false;
     bool noAuth = false;
+    bool debugTools = false;
     std::optional<quint16> port;
     QString bindAddress; // empty: from configuration
     QString stateDirectory;

@@ -164,7 +164,7 @@ QByteArray HeadlessReporter::formatLine(const ToolCall& call, qint64 utcOffsetMs
     line += time;
     // Names and messages come from clients: escaped, so none can end the line early or forge one.
     line += " #" + QByteArray::number(call.id) + ' ' + callStatusName(call.status).toLatin1() + ' '
-        + PrintableText::escaped(call.tool) + " via " + PrintableText::escaped(call.route);
+        + PrintableText::escaped(call.tool) + " via " + PrintableText::escaped(call.route.toString());
     if (call.durationUs >= 0)
         line += " in " + QByteArray::number(double(call.durationUs) / 1000.0, 'f', 2) + " ms";
     line += " from " + PrintableText::escaped(call.clientName);
@@ -190,7 +190,7 @@ void HeadlessReporter::report(const ToolCallList& calls)
         // An upper bound of the line's length: escaping writes at most 10 bytes per character.
         entry.bytes = 96
             + 10
-                * (call.tool.size() + call.route.size() + call.clientName.size() + call.clientVersion.size()
+                * (call.tool.size() + call.route.owner.size() + 8 + call.clientName.size() + call.clientVersion.size()
                     + call.error.size());
         append(std::move(entry));
     }

@@ -123,6 +123,13 @@ int main(int argc, char** argv)
     server.limits.maxBodyBytes = config.maxBodyBytes;
     server.toolsPageSize = config.toolsPageSize;
     server.maxSessions = config.maxSessions;
+    server.heartbeatIntervalMs = config.heartbeatSeconds * 1000;
+    server.executor.workerThreads = config.executionWorkers;
+    server.executor.maxQueuedCalls = config.executionMaxQueuedCalls;
+    server.executor.defaultDeadlineMs = qint64(config.defaultDeadlineSeconds) * 1000;
+    for (auto it = config.toolDeadlineSeconds.cbegin(); it != config.toolDeadlineSeconds.cend(); ++it)
+        server.executor.toolDeadlinesMs.insert(it.key(), qint64(it.value()) * 1000);
+    options.debugTools = commandLine.debugTools;
     server.identity.version = QStringLiteral(SWITCHBOARD_VERSION);
     server.identity.instructions
         = QStringLiteral("Switchboard is an operator console: every tool call you make here is shown live to a person. "

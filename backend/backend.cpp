@@ -10,6 +10,7 @@
 #include "store/historywriter.h"
 #include "store/statedirectory.h"
 #include "tools/builtintools.h"
+#include "tools/debugtools.h"
 #include "tools/toolregistry.h"
 
 #include <QDir>
@@ -115,6 +116,8 @@ bool Backend::start(QString* error)
             m_events = new BackendEvents;
             m_registry = new ToolRegistry;
             registerBuiltinTools(*m_registry);
+            if (m_options.debugTools)
+                m_registry->replaceSource(QStringLiteral("debug"), debugTools());
             if (!registerClientTools(error))
                 return;
             m_secrets = new SecretStore(m_options.config, m_options.stateDirectory);
@@ -240,7 +243,8 @@ bool Backend::registerClientTools(QString* error)
     QStringList oauthProviders;
     for (const OAuthProvider& provider : m_options.config.oauthProviders)
         oauthProviders << provider.name;
-    m_registry->add(ClientTool::requestConnection(oauthProviders));
+    std::vector<RegisteredTool> tools;
+    tools.push_back(ClientTool::requestConnection(oauthProviders));
     for (const ClientToolConfig& config : m_options.config.clientTools) {
         RegisteredTool tool;
         QString problem;
@@ -248,15 +252,14 @@ bool Backend::registerClientTools(QString* error)
             *error = QStringLiteral("%1: clientTools: %2").arg(m_options.configPath, problem);
             return false;
         }
-        if (m_registry->find(tool.spec.name.toStdString())) {
-            *error = QStringLiteral("%1: clientTools: a tool named \"%2\" already exists")
-                         .arg(m_options.configPath, tool.spec.name);
-            return false;
-        }
-        if (!m_registry->add(std::move(tool), &problem)) {
-            *error = QStringLiteral("%1: clientTools: %2").arg(m_options.configPath, problem);
-            return false;
-        }
+        tools.push_back(std::move(tool));
+    }
+    // One source, one step: clients hear one tools/list_changed for the whole set.
+    QStringList problems;
+    m_registry->replaceSource(QStringLiteral("client"), std::move(tools), &problems);
+    if (!problems.isEmpty()) {
+        *error = QStringLiteral("%1: clientTools: %2").arg(m_options.configPath, problems.join(QStringLiteral("; ")));
+        return false;
     }
     return true;
 }

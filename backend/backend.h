@@ -31,6 +31,9 @@ struct BackendOptions
     qint64 historyMaxCalls = 500'000;
     SwitchboardConfig config; // interaction, permissions, client tools
     QString configPath; // named in messages about permission rules
+    // Offers the debug.* test tools (a tool that blocks, one that reports progress, one that ignores
+    // cancellation, one that throws): --debug-tools, for trying clients and the executor by hand.
+    bool debugTools = false;
 };
 
 class Backend : public QObject

@@ -69,7 +69,7 @@ QVariant data(const ToolCall& call, int column, int role)
         case ToolColumn:
             return call.tool;
         case RouteColumn:
-            return call.route;
+            return call.route.toString();
         case StatusColumn:
             return callStatusName(call.status);
         case DurationColumn:
@@ -106,7 +106,7 @@ QVariant data(const ToolCall& call, int column, int role)
             return data(call, column, Qt::DisplayRole);
         }
     case FilterRole:
-        return QString(call.tool + QLatin1Char(' ') + clientLabel(call) + QLatin1Char(' ') + call.route
+        return QString(call.tool + QLatin1Char(' ') + clientLabel(call) + QLatin1Char(' ') + call.route.toString()
             + QLatin1Char(' ') + callStatusName(call.status) + QLatin1Char(' ') + call.sessionId + QLatin1Char(' ')
             + call.error)
             .toLower();

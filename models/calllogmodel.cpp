@@ -46,7 +46,7 @@ CallLogModel::Row CallLogModel::makeRow(const ToolCall& call)
     const ToolCall& kept = row.call;
     row.retainedBytes = RowOverheadBytes + kept.request.size() + kept.response.size() + stringBytes(kept.error)
         + stringBytes(kept.sessionId) + stringBytes(kept.clientName) + stringBytes(kept.clientVersion)
-        + stringBytes(kept.tool) + stringBytes(kept.route);
+        + stringBytes(kept.tool) + stringBytes(kept.route.owner);
     return row;
 }
 

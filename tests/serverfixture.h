@@ -3,7 +3,8 @@
 // ServerFixture: a real McpHttpServer on port 0, on a thread of its own (as the Backend runs it),
 // with the builtin tools plus test tools: "slow" finishes only when released, and counts the
 // cancellations that aborted its work; "write" is not read-only (so it asks when approvals are on)
-// and counts its runs. With interaction settings, calls go through a real InteractionBroker and
+// and counts its runs; the debug.* tools run on the executor's worker pool (tools/debugtools.h).
+// With interaction settings, calls go through a real InteractionBroker and
 // request_connection is offered.
 
 #include "backendevents.h"
@@ -12,6 +13,7 @@
 #include "interaction/interactionbroker.h"
 #include "mcp/mcphttpserver.h"
 #include "tools/builtintools.h"
+#include "tools/debugtools.h"
 #include "tools/toolregistry.h"
 
 #include <QMutex>
@@ -37,7 +39,7 @@ public:
             RegisteredTool slow;
             slow.spec.name = QStringLiteral("slow");
             slow.spec.description = QStringLiteral("Finishes when the test releases it");
-            slow.route = QStringLiteral("builtin");
+            slow.route = ToolRoute::builtin();
             slow.handler = [this](const std::shared_ptr<ToolCallContext>& context) {
                 m_slow.push_back(context);
                 context->setCancellationHandler([this] { ++abortedWork; });
@@ -48,12 +50,13 @@ public:
             write.spec.inputSchema
                 = nlohmann::json{{"type", "object"}, {"properties", {{"path", {{"type", "string"}}}}}};
             write.spec.annotations = nlohmann::json{{"readOnlyHint", false}};
-            write.route = QStringLiteral("builtin");
+            write.route = ToolRoute::builtin();
             write.handler = [this](const std::shared_ptr<ToolCallContext>& context) {
                 ++writeRuns;
                 context->finish(ToolResult::text(QStringLiteral("written")));
             };
             m_registry->add(write);
+            m_registry->replaceSource(QStringLiteral("debug"), debugTools());
             if (interactions) {
                 m_registry->add(ClientTool::requestConnection({QStringLiteral("github")}));
                 m_broker = new InteractionBroker(*interactions, m_registry);
@@ -133,7 +136,7 @@ public:
         run([this, name] {
             RegisteredTool tool;
             tool.spec.name = name;
-            tool.route = QStringLiteral("builtin");
+            tool.route = ToolRoute::builtin();
             tool.handler = [](const std::shared_ptr<ToolCallContext>& c) { c->finish({}); };
             m_registry->add(tool);
         });
@@ -144,6 +147,23 @@ public:
         bool added = false;
         run([this, &tool, &added, error] { added = m_registry->add(std::move(tool), error); });
         return added;
+    }
+    // Replaces the tool source `source` with one backend-thread tool per name, in one step.
+    int replaceSource(const QString& source, const QStringList& names)
+    {
+        int offered = 0;
+        run([&] {
+            std::vector<RegisteredTool> tools;
+            for (const QString& name : names) {
+                RegisteredTool tool;
+                tool.spec.name = name;
+                tool.route = ToolRoute::adapter(source);
+                tool.handler = [](const std::shared_ptr<ToolCallContext>& c) { c->finish({}); };
+                tools.push_back(std::move(tool));
+            }
+            offered = m_registry->replaceSource(source, std::move(tools));
+        });
+        return offered;
     }
     ToolCallList finishedCalls()
     {

@@ -25,7 +25,7 @@ ToolCall runningCall()
     call.clientName = QStringLiteral("claude-code");
     call.clientVersion = QStringLiteral("1.2.3");
     call.tool = QStringLiteral("echo");
-    call.route = QStringLiteral("builtin");
+    call.route = ToolRoute::builtin();
     call.request
         = R"({"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi"}}})";
     call.startedAtMs = 1'700'000'000'123;

@@ -19,7 +19,8 @@ ToolCall makeCall(
     call.clientName = client;
     call.clientVersion = QStringLiteral("2.1");
     call.tool = tool;
-    call.route = tool.startsWith(QLatin1String("gh.")) ? QStringLiteral("adapter:github") : QStringLiteral("builtin");
+    call.route
+        = tool.startsWith(QLatin1String("gh.")) ? ToolRoute::adapter(QStringLiteral("github")) : ToolRoute::builtin();
     call.status = status;
     call.error = error;
     call.durationUs = status == CallStatus::Running ? -1 : 100;

@@ -19,7 +19,7 @@ ToolCall makeCall(qint64 id, CallStatus status = CallStatus::Ok, const QString& 
     call.clientName = QStringLiteral("claude-code");
     call.clientVersion = QStringLiteral("1.0");
     call.tool = tool;
-    call.route = QStringLiteral("builtin");
+    call.route = ToolRoute::builtin();
     call.startedAtMs = 1'700'000'000'000 + id;
     call.durationUs = status == CallStatus::Running ? -1 : 1500;
     call.status = status;

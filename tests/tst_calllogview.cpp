@@ -23,7 +23,7 @@ ToolCall makeCall(qint64 id, CallStatus status = CallStatus::Ok)
     call.id = id;
     call.clientName = QStringLiteral("client");
     call.tool = id % 2 ? QStringLiteral("echo") : QStringLiteral("git_status");
-    call.route = QStringLiteral("builtin");
+    call.route = ToolRoute::builtin();
     call.status = status;
     call.durationUs = status == CallStatus::Running ? -1 : 10;
     return call;

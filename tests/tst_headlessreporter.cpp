@@ -21,7 +21,7 @@ ToolCall finishedCall(qint64 id, const QString& tool = QStringLiteral("echo"))
     ToolCall call;
     call.id = id;
     call.tool = tool;
-    call.route = QStringLiteral("builtin");
+    call.route = ToolRoute::builtin();
     call.clientName = QStringLiteral("tester");
     call.startedAtMs = 1'700'000'000'000;
     call.durationUs = 1500;

@@ -16,7 +16,7 @@ ToolCallList makeCalls(const QList<qint64>& ids)
         ToolCall call;
         call.id = id;
         call.tool = QStringLiteral("tool_%1").arg(id);
-        call.route = QStringLiteral("builtin");
+        call.route = ToolRoute::builtin();
         call.status = id % 2 ? CallStatus::Ok : CallStatus::Error;
         call.durationUs = 10;
         calls.append(call);

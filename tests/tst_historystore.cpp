@@ -28,7 +28,7 @@ ToolCall makeCall(qint64 id, CallStatus status = CallStatus::Ok, const QString& 
     call.clientName = id % 2 ? QStringLiteral("claude-code") : QStringLiteral("inspector");
     call.clientVersion = QStringLiteral("1.0");
     call.tool = tool;
-    call.route = QStringLiteral("builtin");
+    call.route = ToolRoute::builtin();
     call.request = R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"n":)"
         + QByteArray::number(id) + "}}}";
     call.response = status == CallStatus::Running ? QByteArray() : QByteArray(R"({"result":{}})");

@@ -33,7 +33,7 @@ RegisteredTool plainTool(const QString& name, bool readOnly, const QString& rout
     RegisteredTool tool;
     tool.spec.name = name;
     tool.spec.annotations = json{{"readOnlyHint", readOnly}};
-    tool.route = route;
+    tool.route = ToolRoute::fromString(route);
     tool.handler = [](const std::shared_ptr<ToolCallContext>&) {};
     return tool;
 }

@@ -307,7 +307,7 @@ void TestInteractionHttp::oneOfNotAndRefFailBeforeAnyPause()
     tool.spec.name = QStringLiteral("guarded");
     tool.spec.inputSchema = json::parse(schema.toStdString());
     tool.spec.annotations = json{{"readOnlyHint", false}}; // asks the operator before it runs
-    tool.route = QStringLiteral("builtin");
+    tool.route = ToolRoute::builtin();
     tool.handler = [](const std::shared_ptr<ToolCallContext>& context) { context->finish(ToolResult::text({})); };
     QString error;
     QVERIFY2(server.addTool(tool, &error), qPrintable(error));

@@ -33,7 +33,7 @@ PendingInteraction approval(const QString& id, qint64 callId)
     interaction.kind = InteractionKind::Approval;
     interaction.render = QStringLiteral("approval");
     interaction.tool = QStringLiteral("echo");
-    interaction.route = QStringLiteral("builtin");
+    interaction.route = ToolRoute::builtin();
     interaction.arguments = R"({"message":"hi"})";
     interaction.renderSpec = R"({"render":"approval","rule":"permissions.tools.echo: ask"})";
     interaction.sessionId = QStringLiteral("session-1");
@@ -53,7 +53,7 @@ PendingInteraction connectQuestion(const QString& id, qint64 callId)
     interaction.render = QStringLiteral("connect");
     interaction.tool = QStringLiteral("request_connection");
     interaction.toolTitle = QStringLiteral("Request a connection");
-    interaction.route = QStringLiteral("client");
+    interaction.route = ToolRoute::client();
     interaction.renderSpec = QByteArray::fromStdString(json{{"render", "connect"}, {"provider", "github"},
         {"kind", "api_key"}, {"reason", "to file issues"}, {"scopes", json::array()},
         {"oauthAvailable", false}}.dump());

@@ -42,7 +42,7 @@ PendingInteraction approval()
     interaction.render = QStringLiteral("approval");
     interaction.tool = QStringLiteral("deploy");
     interaction.toolTitle = QStringLiteral("Deploy a preview");
-    interaction.route = QStringLiteral("command");
+    interaction.route = ToolRoute{RouteKind::Command, {}};
     interaction.arguments = R"({"env":"staging","tags":["web","preview"],"retries":2})";
     interaction.renderSpec = QByteArray::fromStdString(json{{"render", "approval"},
         {"rule", "permissions.tools.deploy: ask (/etc/switchboard.yaml)"}, {"description", "Deploys a preview."},
@@ -68,7 +68,7 @@ PendingInteraction clientTool(const QString& id, const QString& render, const js
     interaction.tool
         = render == QStringLiteral("connect") ? QStringLiteral("request_connection") : QStringLiteral("ask");
     interaction.toolTitle = QString();
-    interaction.route = QStringLiteral("client");
+    interaction.route = ToolRoute::client();
     interaction.arguments = "{}";
     interaction.earlierCallIds.clear();
     interaction.renderSpec = QByteArray::fromStdString(spec.dump());

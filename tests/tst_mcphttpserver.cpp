@@ -120,6 +120,12 @@ private Q_SLOTS:
     void pipelinedRequestsAreAnsweredInOrder();
     void pipelinedInOneWriteAreAllAnswered();
 
+    // The execution core (issue 9).
+    void oneListChangedPerSourceUpdate();
+    void echoIsAnsweredWhileBlockingCallsRun();
+    void longCallsGetHeartbeats();
+    void deadlineEndsAStuckCall();
+
 private:
     std::unique_ptr<ServerFixture> m_server;
     QByteArray m_session;
@@ -971,6 +977,144 @@ void TestMcpHttpServer::pipelinedInOneWriteAreAllAnswered()
     QVERIFY(client.read(300).status == 0);
     client.send(RawHttpClient::post(R"({"jsonrpc":"2.0","id":9,"method":"ping"})", headers));
     QCOMPARE(client.read().status, 200);
+}
+
+namespace {
+
+QByteArray getRequest(quint16 port, const QByteArray& session)
+{
+    QByteArray get = "GET /mcp HTTP/1.1\r\n";
+    for (const auto& [name, value] : sessionHeaders(port, session))
+        get += name + ": " + value + "\r\n";
+    return get + "\r\n";
+}
+
+} // namespace
+
+// A source that replaces its whole set of tools (an adapter reconnecting with three tools, then
+// going away) is one notifications/tools/list_changed each time, on a real GET event stream.
+void TestMcpHttpServer::oneListChangedPerSourceUpdate()
+{
+    const QByteArray session = openSession(m_server->port);
+    RawHttpClient stream(m_server->port);
+    stream.send(getRequest(m_server->port, session));
+    QCOMPARE(stream.read(15'000, 1).status, 200);
+
+    QCOMPARE(m_server->replaceSource(QStringLiteral("upstream"),
+                 {QStringLiteral("upstream.a"), QStringLiteral("upstream.b"), QStringLiteral("upstream.c")}),
+        3);
+    m_server->replaceSource(QStringLiteral("upstream"), {});
+    // Two updates, two events; then a ping on the stream's session proves nothing else was queued.
+    QList<QByteArray> events;
+    for (int i = 0; i < 2; ++i)
+        events << stream.readChunk();
+    for (const QByteArray& event : std::as_const(events))
+        QVERIFY2(event.contains("notifications/tools/list_changed"), event.constData());
+    const QByteArray more = stream.readChunk(500);
+    QVERIFY2(!more.contains("list_changed"), more.constData());
+}
+
+// While 16 calls of a blocking tool hold workers, echo on other connections is answered: nothing
+// blocks the server thread. (The p99 figure comes from tests/bench/run-executor-bench.sh.)
+void TestMcpHttpServer::echoIsAnsweredWhileBlockingCallsRun()
+{
+    std::vector<std::unique_ptr<RawHttpClient>> blockers;
+    for (int i = 0; i < 16; ++i) {
+        blockers.push_back(std::make_unique<RawHttpClient>(m_server->port));
+        blockers.back()->send(RawHttpClient::post(QByteArray(R"({"jsonrpc":"2.0","id":)") + QByteArray::number(1000 + i)
+                + R"(,"method":"tools/call","params":{"name":"debug.block","arguments":{"seconds":30}}})",
+            sessionHeaders(m_server->port, m_session)));
+    }
+    RawHttpClient echo(m_server->port);
+    for (int i = 0; i < 20; ++i) {
+        echo.send(RawHttpClient::post(
+            R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi"}}})",
+            sessionHeaders(m_server->port, m_session)));
+        const auto answer = echo.read();
+        QCOMPARE(answer.status, 200);
+        QCOMPARE_JSON(bodyJson(answer)["result"]["structuredContent"]["message"], "hi");
+    }
+    // None of the blocking calls has answered yet; closing their connections cancels them, and the
+    // workers end (debug.block honours the token).
+    const auto finishedMeanwhile = m_server->finishedCalls();
+    QVERIFY(std::none_of(finishedMeanwhile.begin(), finishedMeanwhile.end(),
+        [](const ToolCall& c) { return c.tool == QStringLiteral("debug.block"); }));
+    blockers.clear();
+    QTRY_VERIFY_WITH_TIMEOUT(
+        [&] {
+            const auto calls = m_server->finishedCalls();
+            return std::count_if(calls.begin(), calls.end(), [](const ToolCall& c) {
+                return c.tool == QStringLiteral("debug.block") && c.status == CallStatus::Cancelled;
+            }) >= 16;
+        }(),
+        15'000);
+}
+
+void TestMcpHttpServer::longCallsGetHeartbeats()
+{
+    McpServerOptions options = ServerFixture::defaultOptions();
+    options.heartbeatIntervalMs = 200;
+    ServerFixture server(options);
+    const QByteArray session = openSession(server.port);
+
+    // Without a progressToken: event-stream comments keep the connection alive, then the result.
+    RawHttpClient quiet(server.port);
+    quiet.send(RawHttpClient::post(
+        R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"debug.block","arguments":{"seconds":1}}})",
+        sessionHeaders(server.port, session)));
+    const auto plain = quiet.read();
+    QCOMPARE(plain.status, 200);
+    QCOMPARE(plain.header("content-type"), QByteArray("text/event-stream"));
+    QVERIFY2(plain.body.contains(": still running"), plain.body.constData());
+    QCOMPARE(plain.events().size(), 1);
+    QCOMPARE_JSON(json::parse(plain.events().at(0).toStdString())["result"]["structuredContent"]["cancelled"], false);
+
+    // With one: progress notifications that only increase, then the result.
+    RawHttpClient progressed(server.port);
+    progressed.send(RawHttpClient::post(
+        R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"debug.block","arguments":{"seconds":1},"_meta":{"progressToken":"hb"}}})",
+        sessionHeaders(server.port, session)));
+    const auto withProgress = progressed.read();
+    const auto events = withProgress.events();
+    QVERIFY2(events.size() >= 2, withProgress.body.constData());
+    double last = -1;
+    for (qsizetype i = 0; i + 1 < events.size(); ++i) {
+        const json notification = json::parse(events.at(i).toStdString());
+        QCOMPARE_JSON(notification["method"], "notifications/progress");
+        QCOMPARE_JSON(notification["params"]["progressToken"], "hb");
+        QVERIFY(notification["params"]["message"].get<std::string>().find("still running") != std::string::npos);
+        QVERIFY(notification["params"]["progress"].get<double>() > last);
+        last = notification["params"]["progress"].get<double>();
+    }
+    QCOMPARE_JSON(json::parse(events.last().toStdString())["id"], 2);
+}
+
+void TestMcpHttpServer::deadlineEndsAStuckCall()
+{
+    McpServerOptions options = ServerFixture::defaultOptions();
+    options.executor.toolDeadlinesMs.insert(QStringLiteral("debug.ignore_cancel"), 300);
+    ServerFixture server(options);
+    const QByteArray session = openSession(server.port);
+    RawHttpClient caller(server.port);
+    caller.send(RawHttpClient::post(
+        R"({"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"debug.ignore_cancel","arguments":{"seconds":1}}})",
+        sessionHeaders(server.port, session)));
+    const auto answer = caller.read();
+    QCOMPARE(answer.status, 200);
+    const json result = bodyJson(answer)["result"];
+    QCOMPARE_JSON(result["isError"], true);
+    QVERIFY2(result["content"][0]["text"].get<std::string>().find("deadline of 300 ms") != std::string::npos,
+        result.dump().c_str());
+    // The worker returns a second later; its result is dropped and the server goes on.
+    QTest::qWait(1'200);
+    caller.send(
+        RawHttpClient::post(R"({"jsonrpc":"2.0","id":8,"method":"ping"})", sessionHeaders(server.port, session)));
+    QCOMPARE(caller.read().status, 200);
+    const auto calls = server.finishedCalls();
+    QCOMPARE(std::count_if(calls.begin(), calls.end(),
+                 [](const ToolCall& c) { return c.tool == QStringLiteral("debug.ignore_cancel"); }),
+        1);
+    QCOMPARE(calls.last().status, CallStatus::Error);
 }
 
 QTEST_GUILESS_MAIN(TestMcpHttpServer)

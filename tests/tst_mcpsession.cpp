@@ -9,6 +9,7 @@
 #include "store/historystore.h"
 #include "store/historywriter.h"
 #include "tools/builtintools.h"
+#include "tools/toolexecutor.h"
 #include "tools/toolregistry.h"
 #include "tools/toolrouter.h"
 
@@ -52,7 +53,7 @@ public:
     void sendNotification(const QByteArray&) override { close(); }
     void sendResponse(const QByteArray&) override { close(); }
     void skipResponse() override {}
-    void sendKeepAlive() override { close(); }
+    void sendKeepAlive(const char*) override { close(); }
     bool isOpen() const override { return !closed; }
 
     McpSession* session = nullptr;
@@ -99,7 +100,7 @@ struct Fixture
         RegisteredTool slow;
         slow.spec.name = QStringLiteral("slow");
         slow.spec.description = QStringLiteral("finishes only when the test says so");
-        slow.route = QStringLiteral("builtin");
+        slow.route = ToolRoute::builtin();
         slow.handler = [this](const std::shared_ptr<ToolCallContext>& context) {
             pending.push_back(context);
             context->setCancellationHandler([this] { ++abortedWork; });
@@ -107,6 +108,7 @@ struct Fixture
         registry.add(slow);
         environment.registry = &registry;
         environment.router = &router;
+        environment.executor = &executor;
         environment.events = &events;
         environment.nextCallId = [this] { return nextId++; };
         environment.redactor = TokenRedactor("sb_secret-token");
@@ -129,6 +131,7 @@ struct Fixture
 
     ToolRegistry registry;
     ToolRouter router;
+    ToolExecutor executor{ToolExecutor::Settings{}};
     BackendEvents events;
     SessionEnvironment environment;
     qint64 nextId = 100;
@@ -307,7 +310,7 @@ void TestMcpSession::toolsListPages()
     for (int i = 0; i < 5; ++i) {
         RegisteredTool tool;
         tool.spec.name = QStringLiteral("t%1").arg(i);
-        tool.route = QStringLiteral("builtin");
+        tool.route = ToolRoute::builtin();
         tool.handler = [](const std::shared_ptr<ToolCallContext>& c) { c->finish({}); };
         f.registry.add(tool);
     }
@@ -359,7 +362,7 @@ void TestMcpSession::echoCallIsRecorded()
     const auto record = finished.at(0).at(0).value<ToolCall>();
     QCOMPARE(record.id, qint64(100));
     QCOMPARE(record.tool, QStringLiteral("echo"));
-    QCOMPARE(record.route, QStringLiteral("builtin"));
+    QCOMPARE(record.route, ToolRoute::builtin());
     QCOMPARE(record.clientName, QStringLiteral("tester"));
     QCOMPARE(record.clientVersion, QStringLiteral("1.2"));
     QCOMPARE(record.sessionId, QStringLiteral("session-1"));
@@ -384,7 +387,7 @@ void TestMcpSession::unknownToolIsRecordedAsError()
     QCOMPARE(finished.size(), 1);
     const auto record = finished.at(0).at(0).value<ToolCall>();
     QCOMPARE(record.status, CallStatus::Error);
-    QCOMPARE(record.route, QStringLiteral("unknown"));
+    QCOMPARE(record.route, ToolRoute());
     QVERIFY(record.error.contains(QStringLiteral("Unknown tool \"ecoh\"")));
 }
 
@@ -570,7 +573,7 @@ void TestMcpSession::refusedCallsAreRecorded()
     const auto record = finished.at(0).at(0).value<ToolCall>();
     QCOMPARE(record.status, CallStatus::Error);
     QCOMPARE(record.tool, tool);
-    QCOMPARE(record.route, route);
+    QCOMPARE(record.route.toString(), route);
     QVERIFY2(record.error.contains(error), qPrintable(record.error));
 }
 
@@ -647,7 +650,7 @@ void TestMcpSession::callAnsweredWhileItsQuestionIsRaised()
     RegisteredTool write;
     write.spec.name = QStringLiteral("write");
     write.spec.annotations = json{{"readOnlyHint", false}};
-    write.route = QStringLiteral("builtin");
+    write.route = ToolRoute::builtin();
     write.handler = [](const std::shared_ptr<ToolCallContext>& context) {
         context->finish(ToolResult::text(QStringLiteral("written")));
     };
@@ -732,7 +735,7 @@ void TestMcpSession::tokenNeverReachesARecord()
     Fixture f;
     RegisteredTool fail;
     fail.spec.name = QStringLiteral("fail");
-    fail.route = QStringLiteral("builtin");
+    fail.route = ToolRoute::builtin();
     fail.handler = [](const std::shared_ptr<ToolCallContext>& context) {
         context->finish(ToolResult::error(
             QStringLiteral("refused: ") + QString::fromStdString(context->arguments().value("why", std::string()))));

@@ -3,6 +3,7 @@
 #include "tools/toolrouter.h"
 
 #include "tools/toolcall.h"
+#include "tools/toolexecutor.h"
 
 #include "jsontestsupport.h"
 
@@ -18,7 +19,7 @@ RegisteredTool makeTool(const QString& name, json schema = json{{"type", "object
     tool.spec.name = name;
     tool.spec.description = QStringLiteral("test tool");
     tool.spec.inputSchema = std::move(schema);
-    tool.route = QStringLiteral("builtin");
+    tool.route = ToolRoute::builtin();
     tool.handler = [](const std::shared_ptr<ToolCallContext>& context) {
         context->finish(ToolResult::text(QStringLiteral("ran")));
     };
@@ -29,7 +30,19 @@ std::shared_ptr<ToolCallContext> contextFor(json arguments, ToolResult* result)
 {
     ToolCallContext::Hooks hooks;
     hooks.complete = [result](ToolResult r) { *result = std::move(r); };
-    return std::make_shared<ToolCallContext>(std::move(arguments), nullptr, std::move(hooks));
+    return std::make_shared<ToolCallContext>(std::move(arguments), CallMetadata{}, std::move(hooks));
+}
+
+// What the session does with an admitted call: the arguments are checked, then the executor runs it.
+void invoke(const RegisteredTool& tool, const std::shared_ptr<ToolCallContext>& context)
+{
+    const QString error = ToolRouter::argumentError(tool, context->arguments());
+    if (!error.isEmpty()) {
+        context->finish(ToolResult::error(error));
+        return;
+    }
+    ToolExecutor executor{ToolExecutor::Settings{}};
+    executor.run(std::make_shared<const RegisteredTool>(tool), context);
 }
 
 } // namespace
@@ -137,7 +150,7 @@ void TestToolRouter::resolve()
     const auto resolution = router.resolve(requested.toStdString());
     if (resolved.isEmpty()) {
         QVERIFY(!resolution.tool);
-        QCOMPARE(resolution.route(), QStringLiteral("unknown"));
+        QCOMPARE(resolution.route(), ToolRoute());
         for (const QString& s : suggestions)
             QVERIFY2(
                 resolution.closestMatches.contains(s), qPrintable(resolution.closestMatches.join(QLatin1Char(','))));
@@ -161,14 +174,14 @@ void TestToolRouter::invalidArgumentsNeverReachTheTool()
         context->finish(ToolResult::text(QStringLiteral("hi")));
     };
     ToolResult result;
-    ToolRouter::invoke(tool, contextFor(json{{"name", 42}}, &result));
+    invoke(tool, contextFor(json{{"name", 42}}, &result));
     QVERIFY(!ran);
     QVERIFY(result.isError);
     QVERIFY2(result.firstText().contains(QStringLiteral("Invalid arguments for tool \"greet\"")),
         qPrintable(result.firstText()));
     QVERIFY(result.firstText().contains(QStringLiteral("/name: expected string, got integer")));
 
-    ToolRouter::invoke(tool, contextFor(json{{"name", "Ada"}}, &result));
+    invoke(tool, contextFor(json{{"name", "Ada"}}, &result));
     QVERIFY(ran);
     QVERIFY(!result.isError);
 }
@@ -178,7 +191,7 @@ void TestToolRouter::throwingToolBecomesToolError()
     RegisteredTool tool = makeTool(QStringLiteral("boom"));
     tool.handler = [](const std::shared_ptr<ToolCallContext>&) { throw std::runtime_error("disk on fire"); };
     ToolResult result;
-    ToolRouter::invoke(tool, contextFor(json::object(), &result));
+    invoke(tool, contextFor(json::object(), &result));
     QVERIFY(result.isError);
     QCOMPARE(result.firstText(), QStringLiteral("Tool \"boom\" failed: disk on fire"));
     QCOMPARE_JSON(result.toJson()["isError"], json(true));
@@ -293,12 +306,12 @@ void TestToolRouter::keywordsBeyondTheOldValidatorNeverReachTheTool()
     const auto registered = ToolRouter(&registry).resolve("t").tool;
     QVERIFY(registered && registered->argumentValidator);
     ToolResult result;
-    ToolRouter::invoke(*registered, contextFor(json::parse(bad.toStdString()), &result));
+    invoke(*registered, contextFor(json::parse(bad.toStdString()), &result));
     QCOMPARE(runs, 0);
     QVERIFY(result.isError);
     QVERIFY2(result.firstText().contains(QStringLiteral("Invalid arguments for tool \"t\": /v:")),
         qPrintable(result.firstText()));
-    ToolRouter::invoke(*registered, contextFor(json::parse(good.toStdString()), &result));
+    invoke(*registered, contextFor(json::parse(good.toStdString()), &result));
     QCOMPARE(runs, 1);
     QVERIFY(!result.isError);
 }
@@ -308,7 +321,7 @@ void TestToolRouter::messagesAreBounded()
     RegisteredTool tool = makeTool(QStringLiteral("boom"));
     tool.handler = [](const std::shared_ptr<ToolCallContext>&) { throw std::runtime_error(std::string(1 << 20, 'e')); };
     ToolResult result;
-    ToolRouter::invoke(tool, contextFor(json::object(), &result));
+    invoke(tool, contextFor(json::object(), &result));
     QVERIFY(result.isError);
     QVERIFY(result.firstText().size() < ToolRouter::MaxMessageChars + 200);
     QVERIFY2(result.firstText().endsWith(QStringLiteral("characters cut]")), qPrintable(result.firstText().right(80)));

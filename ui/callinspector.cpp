@@ -448,7 +448,7 @@ void CallInspector::updateHeader()
                                                 "padding: 1px 6px; font-weight: bold; }")
                                      .arg(colour.name()));
 
-    m_routeLabel->setText(m_call.route);
+    m_routeLabel->setText(m_call.route.toString());
     m_clientLabel->setText(
         CallColumns::clientLabel(m_call).isEmpty() ? tr("(unnamed client)") : CallColumns::clientLabel(m_call));
     m_sessionLabel->setText(m_call.sessionId);

@@ -139,7 +139,7 @@ void InteractionWidget::updateHeader()
     const bool titled = !interaction.toolTitle.isEmpty() && interaction.toolTitle != interaction.tool;
     m_toolNameLabel->setText(titled ? interaction.tool : QString());
     m_toolNameLabel->setVisible(titled);
-    m_toolLabel->setToolTip(tr("Tool %1, route %2").arg(interaction.tool, interaction.route));
+    m_toolLabel->setToolTip(tr("Tool %1, route %2").arg(interaction.tool, interaction.route.toString()));
 
     m_clientLabel->setText(InteractionModel::clientLabel(interaction));
     m_sessionLabel->setText(InteractionModel::shortSession(interaction.sessionId));

@@ -140,6 +140,34 @@ public:
             *target = value;
     }
 
+    // A mapping of names to whole numbers between min and max.
+    void readNumberMap(const YAML::Node& section, const char* sectionName, const char* key, int min, int max,
+        QMap<QString, int>* target)
+    {
+        const YAML::Node node = section[key];
+        if (!node)
+            return;
+        if (!node.IsMap()) {
+            fail(node, sectionName, key, QStringLiteral("must be a mapping of names to numbers"));
+            return;
+        }
+        for (const auto& entry : node) {
+            const QString name = QString::fromStdString(entry.first.Scalar());
+            try {
+                const int value = entry.second.as<int>();
+                if (value < min || value > max) {
+                    fail(entry.second, sectionName, key,
+                        QStringLiteral("%1 must be between %2 and %3").arg(name).arg(min).arg(max));
+                    return;
+                }
+                target->insert(name, value);
+            } catch (const YAML::Exception&) {
+                fail(entry.second, sectionName, key, QStringLiteral("%1 must be a number").arg(name));
+                return;
+            }
+        }
+    }
+
     // A mapping of names to one of `allowed`.
     void readChoiceMap(const YAML::Node& section, const char* sectionName, const char* key, const QStringList& allowed,
         QMap<QString, QString>* target)
@@ -457,6 +485,17 @@ bool SwitchboardConfig::load(const QString& path, SwitchboardConfig* config, QSt
         reader.read(interaction, "interaction", "maxWaitSeconds", &config->maxWaitSeconds, 1, 7 * 24 * 3600);
         reader.read(interaction, "interaction", "progressIntervalSeconds", &config->progressIntervalSeconds, 1, 3600);
         reader.read(interaction, "interaction", "maxPendingQuestions", &config->maxPendingQuestions, 1, 100'000);
+    }
+    const YAML::Node execution = root["execution"];
+    if (reader.isSection(execution, "execution")) {
+        reader.checkKeys(execution, "execution",
+            {"workers", "maxQueuedCalls", "defaultDeadlineSeconds", "heartbeatSeconds", "deadlines"});
+        reader.read(execution, "execution", "workers", &config->executionWorkers, 1, 1024);
+        reader.read(execution, "execution", "maxQueuedCalls", &config->executionMaxQueuedCalls, 0, 100'000);
+        reader.read(
+            execution, "execution", "defaultDeadlineSeconds", &config->defaultDeadlineSeconds, 1, 7 * 24 * 3600);
+        reader.read(execution, "execution", "heartbeatSeconds", &config->heartbeatSeconds, 1, 3600);
+        reader.readNumberMap(execution, "execution", "deadlines", 1, 7 * 24 * 3600, &config->toolDeadlineSeconds);
     }
     const YAML::Node permissions = root["permissions"];
     if (reader.isSection(permissions, "permissions")) {

@@ -23,6 +23,12 @@
 //     maxWaitSeconds: 600
 //     progressIntervalSeconds: 10
 //     maxPendingQuestions: 1000  # more are refused with a tool error
+//   execution:                   # how tools run (ToolExecutor)
+//     workers: 16                # blocking tool calls that run at once; more wait in a queue
+//     maxQueuedCalls: 1000       # blocking calls waiting for a worker; more get a tool error
+//     defaultDeadlineSeconds: 600   # a call running longer ends with a tool error
+//     heartbeatSeconds: 5        # a silent running call gets progress or a keep-alive comment
+//     deadlines: {git_clone_repository: 1800}   # per tool, in seconds
 //   permissions:                 # allow, ask or deny; default: read-only tools allow, others ask
 //     default: ask
 //     tools: {echo: allow}
@@ -89,6 +95,12 @@ struct SwitchboardConfig
     int maxWaitSeconds = 600;
     int progressIntervalSeconds = 10;
     int maxPendingQuestions = 1'000;
+    // execution
+    int executionWorkers = 16;
+    int executionMaxQueuedCalls = 1'000;
+    int defaultDeadlineSeconds = 600;
+    int heartbeatSeconds = 5;
+    QMap<QString, int> toolDeadlineSeconds;
     // permissions: allow | ask | deny; an empty default means "by the tool's readOnlyHint"
     QString defaultPermission;
     QMap<QString, QString> toolPermissions;

@@ -18,7 +18,7 @@ RegisteredTool clientToolEntry(ToolSpec spec, std::shared_ptr<const ClientTool> 
 {
     RegisteredTool tool;
     tool.spec = std::move(spec);
-    tool.route = QStringLiteral("client");
+    tool.route = ToolRoute::client();
     tool.clientTool = std::move(clientTool);
     // The session pauses client tools before they would run; reaching this handler means a call
     // bypassed that gate, which must not turn into a silent success.

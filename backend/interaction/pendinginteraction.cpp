@@ -25,7 +25,7 @@ json PendingInteraction::toJson() const
     for (qint64 callIdBefore : earlierCallIds)
         earlier.push_back(callIdBefore);
     return json{{"id", id.toStdString()}, {"kind", kindName(kind)}, {"render", render.toStdString()},
-        {"tool", tool.toStdString()}, {"toolTitle", toolTitle.toStdString()}, {"route", route.toStdString()},
+        {"tool", tool.toStdString()}, {"toolTitle", toolTitle.toStdString()}, {"route", route.toString().toStdString()},
         {"arguments", arguments.toStdString()}, {"renderSpec", renderSpec.toStdString()},
         {"sessionId", sessionId.toStdString()}, {"clientName", clientName.toStdString()},
         {"clientVersion", clientVersion.toStdString()}, {"callId", callId}, {"earlierCallIds", std::move(earlier)},
@@ -39,6 +39,7 @@ bool PendingInteraction::fromJson(
     StateJsonReader reader(value, where, problem);
     QString kind;
     QString mode;
+    QString route;
     reader
         .keys({"id", "kind", "render", "tool", "toolTitle", "route", "arguments", "renderSpec", "sessionId",
             "clientName", "clientVersion", "callId", "earlierCallIds", "mode", "createdAtMs", "key"})
@@ -47,7 +48,7 @@ bool PendingInteraction::fromJson(
         .string("render", &result.render)
         .string("tool", &result.tool)
         .string("toolTitle", &result.toolTitle)
-        .string("route", &result.route)
+        .string("route", &route)
         .string("arguments", &result.arguments)
         .string("renderSpec", &result.renderSpec)
         .string("sessionId", &result.sessionId)
@@ -57,6 +58,7 @@ bool PendingInteraction::fromJson(
         .string("mode", &mode)
         .integer("createdAtMs", &result.createdAtMs)
         .string("key", &result.key);
+    result.route = ToolRoute::fromString(route);
     const json* earlier = reader.array("earlierCallIds");
     if (!reader.ok())
         return false;

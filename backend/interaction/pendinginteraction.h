@@ -10,6 +10,8 @@
 #include <QMetaType>
 #include <QString>
 
+#include "tools/toolroute.h"
+
 #include <nlohmann/json.hpp>
 
 enum class InteractionKind {
@@ -33,7 +35,7 @@ struct PendingInteraction
     QString render; // approval, connect, confirm, choice or form
     QString tool; // the tool's own name (aliases resolved)
     QString toolTitle;
-    QString route;
+    ToolRoute route;
     QByteArray arguments; // the call's arguments, compact JSON
     QByteArray renderSpec; // JSON: what the widget needs (prompt, provider, choices, schema, …)
     QString sessionId;

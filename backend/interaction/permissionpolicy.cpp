@@ -46,19 +46,15 @@ PermissionPolicy::Verdict PermissionPolicy::evaluate(const RegisteredTool& tool)
         verdict.rule = QStringLiteral("permissions.tools.%1: %2%3").arg(name, *it, where);
         return verdict;
     }
-    // Routes name their subsystem: "adapter:<name>" and "sink:<name>".
-    const qsizetype colon = tool.route.indexOf(QLatin1Char(':'));
-    if (colon > 0) {
-        const QString subsystem = tool.route.left(colon);
-        const QString owner = tool.route.mid(colon + 1);
-        const QMap<QString, QString>* rules = subsystem == QStringLiteral("adapter") ? &m_adapters
-            : subsystem == QStringLiteral("sink")                                    ? &m_sinks
-                                                                                     : nullptr;
-        if (rules) {
-            if (const auto it = rules->constFind(owner); it != rules->constEnd() && parse(*it, &verdict.permission)) {
-                verdict.rule = QStringLiteral("permissions.%1s.%2: %3%4").arg(subsystem, owner, *it, where);
-                return verdict;
-            }
+    const QMap<QString, QString>* rules = tool.route.kind == RouteKind::Adapter ? &m_adapters
+        : tool.route.kind == RouteKind::Sink                                    ? &m_sinks
+                                                                                : nullptr;
+    if (rules) {
+        const QString& owner = tool.route.owner;
+        if (const auto it = rules->constFind(owner); it != rules->constEnd() && parse(*it, &verdict.permission)) {
+            verdict.rule
+                = QStringLiteral("permissions.%1s.%2: %3%4").arg(routeKindName(tool.route.kind), owner, *it, where);
+            return verdict;
         }
     }
     if (parse(m_default, &verdict.permission)) {

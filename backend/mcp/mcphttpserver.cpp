@@ -4,6 +4,7 @@
 #include "mcp/guardedtcpserver.h"
 #include "mcp/httpconnectionguard.h"
 #include "mcp/protocolversion.h"
+#include "tools/toolexecutor.h"
 #include "tools/toolregistry.h"
 #include "tools/toolrouter.h"
 
@@ -173,12 +174,12 @@ public:
         finish();
     }
 
-    void sendKeepAlive() override
+    void sendKeepAlive(const char* reason) override
     {
         if (!isOpen())
             return;
         startStream();
-        m_responder.writeBody(chunk(": waiting for a person at the Switchboard console\n\n"));
+        m_responder.writeBody(chunk(QByteArray(": ") + reason + "\n\n"));
         sendNow(m_responder);
     }
 
@@ -318,8 +319,11 @@ McpHttpServer::McpHttpServer(
     , m_options(std::move(options))
     , m_registry(registry)
     , m_router(std::make_unique<ToolRouter>(registry))
+    , m_executor(std::make_unique<ToolExecutor>(m_options.executor))
     , m_nextCallId(firstCallId)
 {
+    m_environment.executor = m_executor.get();
+    m_environment.heartbeatIntervalMs = m_options.heartbeatIntervalMs;
     m_environment.registry = registry;
     m_environment.router = m_router.get();
     m_environment.events = events;
@@ -338,6 +342,7 @@ McpHttpServer::~McpHttpServer()
 {
     // Sessions publish their cancelled calls through m_environment, so they go first.
     m_sessions.clear();
+    m_executor->shutDown();
 }
 
 bool McpHttpServer::listen(QString* error)
@@ -384,6 +389,8 @@ void McpHttpServer::shutdown()
     for (auto& [id, session] : m_sessions)
         session->shutDown();
     m_sessions.clear();
+    // The sessions cancelled their calls; the workers that honour the token are done now.
+    m_executor->shutDown();
     Q_EMIT sessionsChanged(0);
     if (m_tcpServer)
         m_tcpServer->closeAll();

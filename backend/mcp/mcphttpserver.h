@@ -8,6 +8,7 @@
 
 #include "mcp/httplimits.h"
 #include "mcp/mcpsession.h"
+#include "tools/toolexecutor.h"
 
 #include <QAbstractHttpServer>
 #include <QHostAddress>
@@ -40,6 +41,10 @@ struct McpServerOptions
     int maxSessions = 256;
     int toolsPageSize = 100;
     int keepAliveIntervalMs = 25'000; // comment lines on idle event streams
+    // A call silent for this long gets a heartbeat: progress when its client asked for progress, an
+    // event-stream comment otherwise, so proxies and client timeouts do not end it.
+    int heartbeatIntervalMs = 5'000;
+    ToolExecutor::Settings executor;
     ServerIdentity identity;
     std::function<qint64()> clock; // milliseconds, for session activity; empty: the system clock
 };
@@ -110,6 +115,7 @@ private:
     McpServerOptions m_options;
     ToolRegistry* m_registry;
     std::unique_ptr<ToolRouter> m_router;
+    std::unique_ptr<ToolExecutor> m_executor;
     SessionEnvironment m_environment;
     qint64 m_nextCallId;
     quint16 m_port = 0;

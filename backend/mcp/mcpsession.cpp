@@ -6,11 +6,14 @@
 #include "mcp/protocolversion.h"
 #include "store/historyfeed.h"
 #include "tools/toolcallcontext.h"
+#include "tools/toolexecutor.h"
 #include "tools/toolregistry.h"
 #include "tools/toolrouter.h"
 
 #include <QDateTime>
 #include <QPointer>
+
+#include <chrono>
 
 #include <utility>
 
@@ -58,6 +61,10 @@ McpSession::McpSession(QByteArray id, const SessionEnvironment* environment, QOb
     if (m_environment->interactions)
         m_waitTicker.setInterval(m_environment->interactions->settings().progressIntervalMs);
     connect(&m_waitTicker, &QTimer::timeout, this, &McpSession::tickWaitingCalls);
+    // The heartbeat looks at every running call this often; each one gets a beat only when it has
+    // been silent for a whole interval.
+    m_heartbeat.setInterval(qMax(100, m_environment->heartbeatIntervalMs / 2));
+    connect(&m_heartbeat, &QTimer::timeout, this, &McpSession::beatRunningCalls);
 }
 
 McpSession::~McpSession()
@@ -235,7 +242,7 @@ void McpSession::resumeHeldCalls()
 }
 
 ToolCall McpSession::newRecord(
-    const JsonRpc::Message& message, const QByteArray& rawText, const QString& tool, const QString& route)
+    const JsonRpc::Message& message, const QByteArray& rawText, const QString& tool, const ToolRoute& route)
 {
     ToolCall record;
     record.id = m_environment->nextCallId();
@@ -270,7 +277,7 @@ void McpSession::handleToolsCall(
     const json& params = message.params();
     const auto nameIt = params.is_object() ? params.find("name") : params.end();
     if (nameIt == params.end() || !nameIt->is_string() || nameIt->get_ref<const std::string&>().empty()) {
-        rejectCall(message, newRecord(message, rawText, QStringLiteral("(no name)"), QStringLiteral("unknown")),
+        rejectCall(message, newRecord(message, rawText, QStringLiteral("(no name)"), ToolRoute()),
             JsonRpc::InvalidParams, QStringLiteral("tools/call needs params.name, the name of a tool from tools/list"),
             channel);
         return;
@@ -318,7 +325,16 @@ void McpSession::handleToolsCall(
         if (self)
             self->completeCall(key, std::move(result));
     };
-    auto context = std::make_shared<ToolCallContext>(std::move(arguments), std::move(progressToken), std::move(hooks));
+    CallMetadata metadata;
+    metadata.callId = record.id;
+    metadata.tool = resolution.tool->spec.name;
+    metadata.route = resolution.tool->route;
+    metadata.sessionId = record.sessionId;
+    metadata.clientName = m_clientName;
+    metadata.clientVersion = m_clientVersion;
+    metadata.progressToken = std::move(progressToken);
+    auto context = std::make_shared<ToolCallContext>(
+        std::move(arguments), std::move(metadata), std::move(hooks), m_environment->executor->home());
 
     InFlight& entry = m_inFlight[key];
     entry.context = context;
@@ -329,11 +345,60 @@ void McpSession::handleToolsCall(
     entry.timer.start();
     m_environment->events->publishCallStarted(record);
 
-    if (!m_environment->interactions) {
-        ToolRouter::invoke(*resolution.tool, context);
+    admitCall(key);
+}
+
+// Hands an admitted call to the executor, which runs it as its tool declares; a call still running
+// afterwards is kept alive by the heartbeat.
+void McpSession::execute(const std::string& key)
+{
+    const auto it = m_inFlight.find(key);
+    if (it == m_inFlight.end())
+        return;
+    const std::shared_ptr<ToolCallContext> context = it->second.context;
+    const std::shared_ptr<const RegisteredTool> tool = it->second.tool;
+    m_environment->executor->run(tool, context);
+    watchRunning(key);
+}
+
+void McpSession::watchRunning(const std::string& key)
+{
+    if (!m_heartbeat.isActive() && m_inFlight.count(key))
+        m_heartbeat.start();
+}
+
+void McpSession::beatRunningCalls()
+{
+    // As in tickWaitingCalls: a write can close its connection and end calls, so the keys are
+    // collected first and each is looked up again, holding what is written through.
+    const qint64 now
+        = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
+              .count();
+    std::vector<std::string> due;
+    for (const auto& [key, entry] : m_inFlight) {
+        if (entry.interactionId.isEmpty() && entry.record.status == CallStatus::Running
+            && now - entry.context->lastNotificationMs() >= m_environment->heartbeatIntervalMs)
+            due.push_back(key);
+    }
+    if (m_inFlight.empty()) {
+        m_heartbeat.stop();
         return;
     }
-    admitCall(key);
+    for (const std::string& key : due) {
+        const auto it = m_inFlight.find(key);
+        if (it == m_inFlight.end() || !it->second.interactionId.isEmpty())
+            continue;
+        const std::shared_ptr<ToolCallContext> context = it->second.context;
+        const std::shared_ptr<ResponseChannel> channel = it->second.channel;
+        const qint64 seconds = it->second.timer.elapsed() / 1000;
+        if (context->hasProgressToken()) {
+            context->sendHeartbeatProgress(
+                QStringLiteral("%1 is still running (%2 s)").arg(it->second.record.tool).arg(seconds));
+        } else if (channel) {
+            channel->sendKeepAlive("still running");
+            context->noteKeepAlive();
+        }
+    }
 }
 
 void McpSession::admitCall(const std::string& key)
@@ -349,12 +414,16 @@ void McpSession::admitCall(const std::string& key)
         return;
     }
     InteractionBroker* broker = m_environment->interactions;
+    if (!broker) {
+        execute(key);
+        return;
+    }
     const InteractionBroker::CallOrigin origin{entry.record.id, entry.record.sessionId, entry.record.clientName,
         entry.record.clientVersion, entry.record.request};
     InteractionBroker::Admission admission = broker->admit(*tool, context->arguments(), origin);
     switch (admission.verdict) {
     case InteractionBroker::Admission::Verdict::Run:
-        ToolRouter::run(*tool, context);
+        execute(key);
         return;
     case InteractionBroker::Admission::Verdict::Refuse:
     case InteractionBroker::Admission::Verdict::Answer:
@@ -419,7 +488,7 @@ void McpSession::resumeCall(const std::string& key, const InteractionAnswer& ans
             QStringLiteral("The person at the Switchboard console denied this call of \"%1\"%2.")
                 .arg(tool->spec.name, answer.reason.isEmpty() ? QString() : QStringLiteral(": ") + answer.reason)));
     } else {
-        ToolRouter::run(*tool, context);
+        execute(key);
     }
 }
 
@@ -496,7 +565,7 @@ void McpSession::tickWaitingCalls()
             context->reportProgress(waitedSeconds, std::nullopt,
                 QStringLiteral("waiting for a person to answer %1 at the Switchboard console").arg(entry.record.tool));
         } else if (channel) {
-            channel->sendKeepAlive();
+            channel->sendKeepAlive("waiting for a person at the Switchboard console");
         }
     }
 }

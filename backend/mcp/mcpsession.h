@@ -28,6 +28,7 @@ struct RegisteredTool;
 class ToolCallContext;
 struct ToolResult;
 class ToolRegistry;
+class ToolExecutor;
 class ToolRouter;
 
 struct ServerIdentity
@@ -43,6 +44,7 @@ struct SessionEnvironment
 {
     const ToolRegistry* registry = nullptr;
     const ToolRouter* router = nullptr;
+    ToolExecutor* executor = nullptr; // runs every admitted call (required)
     BackendEvents* events = nullptr;
     InteractionBroker* interactions = nullptr; // null: every tool runs at once (no approvals)
     HistoryFeed* history = nullptr; // null: calls never wait for history to catch up
@@ -50,6 +52,8 @@ struct SessionEnvironment
     TokenRedactor redactor; // keeps the bearer token out of call records (and so out of every sink)
     ServerIdentity identity;
     int toolsPageSize = 100;
+    // A running call silent for this long gets a heartbeat (progress or an event-stream comment).
+    int heartbeatIntervalMs = 5'000;
     std::function<qint64()> clock = [] { return QDateTime::currentMSecsSinceEpoch(); }; // ms, for activity times
 };
 
@@ -122,7 +126,7 @@ private:
         const JsonRpc::Message& message, const QByteArray& rawText, const std::shared_ptr<ResponseChannel>& channel);
     void resumeHeldCalls();
     ToolCall newRecord(
-        const JsonRpc::Message& message, const QByteArray& rawText, const QString& tool, const QString& route);
+        const JsonRpc::Message& message, const QByteArray& rawText, const QString& tool, const ToolRoute& route);
     void rejectCall(const JsonRpc::Message& message, ToolCall record, int code, const QString& text,
         const std::shared_ptr<ResponseChannel>& channel);
     void completeCall(const std::string& key, ToolResult result);
@@ -133,6 +137,10 @@ private:
     void leaveWaiting(const std::string& key, const QString& why);
     QString stopWaiting(InFlight& entry);
     void tickWaitingCalls();
+    void beatRunningCalls();
+    // Starts the heartbeat when a call is still running after its tool was started.
+    void watchRunning(const std::string& key);
+    void execute(const std::string& key);
     void handleNotification(const JsonRpc::Message& message);
     void touch();
 
@@ -154,5 +162,6 @@ private:
     std::deque<HeldCall> m_heldForHistory; // tools/call requests waiting for room in history, oldest first
     std::shared_ptr<ResponseChannel> m_notificationStream;
     QTimer m_waitTicker; // progress for calls that wait for a person
+    QTimer m_heartbeat; // keeps the connections of long-running calls alive
     int m_waitingCount = 0;
 };

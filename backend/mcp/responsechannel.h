@@ -21,7 +21,7 @@ public:
     virtual bool isOpen() const = 0;
     // A parked call: the exchange ends with no response at all and the connection is closed.
     virtual void abandon() { skipResponse(); }
-    // Something that keeps a long wait's connection alive when the client asked for no progress
-    // (an event-stream comment); nothing by default.
-    virtual void sendKeepAlive() {}
+    // Something that keeps a long call's connection alive when the client asked for no progress
+    // (an event-stream comment saying `reason`, one line of ASCII); nothing by default.
+    virtual void sendKeepAlive(const char* reason) { (void)reason; }
 };

@@ -35,7 +35,7 @@ ToolCall readCall(const QSqlQuery& q, qsizetype previewBytes)
     call.clientName = q.value(2).toString();
     call.clientVersion = q.value(3).toString();
     call.tool = q.value(4).toString();
-    call.route = q.value(5).toString();
+    call.route = ToolRoute::fromString(q.value(5).toString());
     call.request = q.value(6).toByteArray();
     call.response = q.value(7).toByteArray();
     call.error = q.value(8).toString();
@@ -185,7 +185,7 @@ bool HistoryStore::write(const ToolCallList& calls, qint64 leftOut, QString* err
         q.bindValue(2, call.clientName);
         q.bindValue(3, call.clientVersion);
         q.bindValue(4, call.tool);
-        q.bindValue(5, call.route);
+        q.bindValue(5, call.route.toString());
         q.bindValue(6, call.request);
         q.bindValue(7, call.response);
         q.bindValue(8, call.error);

@@ -71,7 +71,7 @@ qint64 HistoryWriter::sizeOf(const ToolCall& call)
     return 256 + call.request.size() + call.response.size()
         + 2
         * (call.sessionId.size() + call.clientName.size() + call.clientVersion.size() + call.tool.size()
-            + call.route.size() + call.error.size());
+            + call.route.owner.size() + call.error.size());
 }
 
 void HistoryWriter::record(const ToolCall& call)

@@ -22,7 +22,6 @@ RegisteredTool echoTool()
     tool.spec.outputSchema = json{{"type", "object"}, {"additionalProperties", true}};
     tool.spec.annotations = json{{"title", "Echo"}, {"readOnlyHint", true}, {"destructiveHint", false},
         {"idempotentHint", true}, {"openWorldHint", false}};
-    tool.route = QStringLiteral("builtin");
     tool.handler = [](const std::shared_ptr<ToolCallContext>& context) {
         context->reportProgress(1, 1, QStringLiteral("echoing"));
         context->log(
@@ -39,5 +38,7 @@ RegisteredTool echoTool()
 
 void registerBuiltinTools(ToolRegistry& registry)
 {
-    registry.add(echoTool());
+    std::vector<RegisteredTool> tools;
+    tools.push_back(echoTool());
+    registry.replaceSource(QStringLiteral("builtin"), std::move(tools));
 }

@@ -8,6 +8,8 @@
 #include <QMetaType>
 #include <QString>
 
+#include "tools/toolroute.h"
+
 enum class CallStatus {
     Running,
     Ok,
@@ -27,7 +29,7 @@ struct ToolCall
     QString clientName;
     QString clientVersion;
     QString tool; // the name the client asked for
-    QString route; // builtin, unknown, … (later: command, sink, adapter:<name>, client)
+    ToolRoute route; // where the call went; Unknown when no tool answered to the name
     QByteArray request; // the JSON-RPC request, compact JSON
     QByteArray response; // the JSON-RPC response, compact JSON; empty while running
     QString error; // a one-line reason when status is Error or Cancelled

@@ -1,21 +1,48 @@
 #pragma once
 
-// ToolCallContext: everything a running tool may use: its arguments, progress and log
-// notifications to the calling client, the cancellation flag, and the one way to finish.
+// ToolCallContext: everything a running tool may use: its arguments and call metadata, progress
+// and log notifications to the calling client, the cancellation token, the deadline, and the one
+// way to finish.
 //
-// A context belongs to the backend thread. Only isCancelled() may be read from a worker thread;
-// workers post their results back to the backend thread before calling finish().
+// Safe to use from any thread. The session's hooks run only on the context's home thread (the
+// backend thread): progress, log messages and the result given on another thread (a worker of the
+// ToolExecutor) are posted there. A result that arrives after the call was cancelled or ran out of
+// time is dropped.
 
 #include "tools/loglevel.h"
 #include "tools/toolresult.h"
+#include "tools/toolroute.h"
+
+#include <QString>
 
 #include <nlohmann/json.hpp>
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <functional>
+#include <memory>
+#include <mutex>
 #include <optional>
 
-class ToolCallContext
+class HomeThread;
+
+// Who asked for what: set once when the call is admitted, read-only afterwards.
+struct CallMetadata
+{
+    qint64 callId = 0;
+    QString tool; // the tool's own name (aliases resolved)
+    ToolRoute route;
+    QString sessionId;
+    QString clientName;
+    QString clientVersion;
+    nlohmann::json progressToken; // null when the client asked for no progress
+    // Invocation metadata a caller verified before handing the call over (the one-shot runner's
+    // metadata.invocation with its user context token); null for calls that came over HTTP.
+    nlohmann::json invocation;
+};
+
+class ToolCallContext : public std::enable_shared_from_this<ToolCallContext>
 {
 public:
     struct Hooks
@@ -24,33 +51,77 @@ public:
         std::function<bool(LogLevel level)> wantsLog; // the session's logging/setLevel
         std::function<void(ToolResult result)> complete; // exactly once
     };
+    using Clock = std::chrono::steady_clock;
 
-    ToolCallContext(nlohmann::json arguments, nlohmann::json progressToken, Hooks hooks);
+    // `home` is where the hooks run; null means the thread that creates the context, with no
+    // posting (tests that drive a tool directly).
+    ToolCallContext(
+        nlohmann::json arguments, CallMetadata metadata, Hooks hooks, std::shared_ptr<HomeThread> home = nullptr);
+    ~ToolCallContext();
 
     const nlohmann::json& arguments() const { return m_arguments; }
-    bool hasProgressToken() const { return !m_progressToken.is_null(); }
+    const CallMetadata& metadata() const { return m_metadata; }
+    bool hasProgressToken() const { return !m_metadata.progressToken.is_null(); }
 
-    bool isCancelled() const { return m_cancelled.load(std::memory_order_relaxed); }
-    bool isFinished() const { return m_finished; }
-    // Runs once when the call is cancelled, so in-flight work can be aborted rather than left
-    // running.
+    // The cancellation token: set when the client cancels, the connection closes, the session ends,
+    // the server stops, or the deadline passes. Blocking work checks it (or waits on it) and stops.
+    bool isCancelled() const { return m_cancelled.load(std::memory_order_acquire); }
+    // Sleeps up to `duration`, waking at once when the call is cancelled; returns isCancelled().
+    bool waitForCancellation(std::chrono::milliseconds duration) const;
+    bool isFinished() const { return m_finished.load(std::memory_order_acquire); }
+    // Runs once, on the home thread, when the call is cancelled (or runs out of time), so in-flight
+    // work can be aborted rather than left running.
     void setCancellationHandler(std::function<void()> handler);
 
+    // When the call must have finished; none until the executor sets it.
+    std::optional<Clock::time_point> deadline() const;
+    void setDeadline(Clock::time_point deadline);
+
     // Sends notifications/progress when the client asked for progress; otherwise does nothing.
+    // Progress only ever increases: a value not above the last one sent goes out just above it.
     void reportProgress(double progress, std::optional<double> total = std::nullopt, const QString& message = {});
     // Sends notifications/message when the session's level lets `level` through.
     void log(LogLevel level, const nlohmann::json& data, const QString& logger = {});
     // Finishes the call; later calls (and calls after cancellation) are ignored.
     void finish(ToolResult result);
 
-    // For the session: marks the call cancelled and runs the cancellation handler.
+    // For the session (home thread): marks the call cancelled and runs the cancellation handler.
     void cancel();
+    // For the executor (home thread): the deadline passed. The call finishes with `result` and its
+    // work is cancelled; whatever the work hands back later is dropped.
+    void expire(ToolResult result);
+    // For the executor (home thread): runs once when the call finishes, is cancelled or expires.
+    void setSettledHandler(std::function<void()> handler);
+
+    // For the session's heartbeat (home thread): milliseconds (steady clock) of the last
+    // notification sent to the client, or of the call's start; and a progress notification that
+    // repeats the last one sent, just above it, saying `message`.
+    qint64 lastNotificationMs() const { return m_lastNotificationMs; }
+    void sendHeartbeatProgress(const QString& message);
+    // A keep-alive went out on the call's connection (a comment, not a notification).
+    void noteKeepAlive();
 
 private:
-    nlohmann::json m_arguments;
-    nlohmann::json m_progressToken;
+    bool onHomeThread() const;
+    // Runs `work` on the home thread: now when this is it, otherwise posted (and dropped if the
+    // context is gone by then).
+    void onHome(std::function<void(ToolCallContext&)> work);
+    void sendProgress(double progress, std::optional<double> total, const QString& message);
+    void settle();
+
+    const nlohmann::json m_arguments;
+    const CallMetadata m_metadata;
     Hooks m_hooks;
-    std::function<void()> m_cancellationHandler;
+    std::shared_ptr<HomeThread> m_home;
+    std::function<void()> m_cancellationHandler; // home thread
+    std::function<void()> m_settledHandler; // home thread
     std::atomic<bool> m_cancelled{false};
-    bool m_finished = false;
+    std::atomic<bool> m_finished{false};
+    mutable std::mutex m_mutex; // guards m_deadline and the cancellation wait
+    mutable std::condition_variable m_cancelledChanged;
+    std::optional<Clock::time_point> m_deadline;
+    // Home thread only.
+    std::optional<double> m_lastProgress;
+    std::optional<double> m_lastTotal;
+    qint64 m_lastNotificationMs = 0;
 };

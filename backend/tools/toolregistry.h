@@ -3,10 +3,13 @@
 // ToolRegistry: the tools the backend offers, each with its spec, its route and its handler.
 // Listing order is by name, so tools/list pages are stable while the registry does not change.
 
+#include "tools/executionpolicy.h"
 #include "tools/toolcallcontext.h"
+#include "tools/toolroute.h"
 #include "tools/toolspec.h"
 
 #include <QObject>
+#include <QStringList>
 
 #include <functional>
 #include <map>
@@ -20,14 +23,23 @@ class SchemaValidator;
 struct RegisteredTool
 {
     ToolSpec spec;
-    QString route; // "builtin" for the tools in this folder; later subsystems name their own
+    ToolRoute route = ToolRoute::builtin();
+    ExecutionPolicy execution;
+    // ExecutionKind::BackendThread: runs on the backend thread, must not block, and finishes the
+    // call through the context (now or later).
     std::function<void(const std::shared_ptr<ToolCallContext>&)> handler;
+    // ExecutionKind::Blocking: runs on a worker of the ToolExecutor and returns the result; checks
+    // context.isCancelled() (or waits with waitForCancellation) and gives up when it is set. An
+    // exception becomes a tool error.
+    std::function<ToolResult(ToolCallContext& context)> blockingHandler;
     // Set for tools a person answers at the console (backend/interaction); such calls pause
     // instead of running the handler.
     std::shared_ptr<const ClientTool> clientTool;
     // The inputSchema compiled once, by ToolRegistry::add; ToolRouter compiles it per call when
     // a tool was never registered.
     std::shared_ptr<const SchemaValidator> argumentValidator;
+    // The tool source that offers it; set by ToolRegistry.
+    QString source;
 };
 
 class ToolRegistry : public QObject
@@ -35,23 +47,37 @@ class ToolRegistry : public QObject
     Q_OBJECT
 public:
     using ToolPtr = std::shared_ptr<const RegisteredTool>;
+    using ToolMap = std::map<std::string, ToolPtr>;
 
     explicit ToolRegistry(QObject* parent = nullptr);
 
-    // Adds or replaces a tool. Fails for an empty name, a name longer than ToolSpec::MaxNameBytes,
-    // a tool without a handler, and an inputSchema SchemaValidator cannot check in full (a
-    // keyword of a later draft, a $ref to another document, …): such a tool would let arguments
-    // through that its schema forbids, so it is refused with the reason rather than half-checked.
+    // A tool source (the builtins, the client tools, git, each adapter, the command tools) replaces
+    // its whole set of tools in one step, which emits toolsChanged once (one
+    // notifications/tools/list_changed for clients). Tools that cannot be offered are left out and
+    // described in `problems`: an empty name, a name longer than ToolSpec::MaxNameBytes, a tool
+    // without the handler its ExecutionKind needs, a name another source already offers, and an
+    // inputSchema SchemaValidator cannot check in full (a keyword of a later draft, a $ref to
+    // another document, …), which would let arguments through that its schema forbids. Returns
+    // the number of tools the source now offers. An empty set removes the source.
+    int replaceSource(const QString& source, std::vector<RegisteredTool> tools, QStringList* problems = nullptr);
+    // Adds or replaces one tool in the source named after its route ("builtin", "adapter:github").
     bool add(RegisteredTool tool, QString* error = nullptr);
     bool remove(const QString& name);
 
     ToolPtr find(const std::string& name) const;
     std::vector<ToolPtr> tools() const;
+    // Every tool by name, in listing order.
+    const ToolMap& byName() const { return m_tools; }
     std::size_t size() const { return m_tools.size(); }
+    QStringList sources() const;
+    std::vector<ToolPtr> toolsOf(const QString& source) const;
 
 Q_SIGNALS:
     void toolsChanged();
 
 private:
-    std::map<std::string, ToolPtr> m_tools;
+    bool prepare(RegisteredTool& tool, const QString& source, QString* error) const;
+
+    ToolMap m_tools;
+    std::map<QString, std::vector<std::string>> m_sourceTools; // source → its tools' names
 };

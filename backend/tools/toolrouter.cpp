@@ -4,6 +4,7 @@
 #include "tools/toolcall.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <vector>
 
 namespace {
@@ -65,15 +66,38 @@ ToolRouter::Resolution ToolRouter::resolve(const std::string& requestedName) con
     }
 
     const std::string& probe = aliased.empty() ? requestedName : aliased;
+    // A namespaced name whose owner exists is compared with that owner's tools first.
+    const auto dot = probe.find('.');
+    const std::string ownerPrefix = dot == std::string::npos ? std::string() : probe.substr(0, dot + 1);
     std::vector<std::pair<int, QString>> scored;
-    for (const auto& tool : m_registry->tools()) {
-        const std::string name = tool->spec.name.toStdString();
-        const int distance = editDistance(probe, name);
+    qint64 cellsLeft = MaxSuggestionCells;
+    auto consider = [&](const std::string& name, const ToolRegistry::ToolPtr& tool) {
         const bool contains
             = !probe.empty() && (name.find(probe) != std::string::npos || probe.find(name) != std::string::npos);
+        if (contains) {
+            scored.emplace_back(0, tool->spec.name);
+            return;
+        }
         const int threshold = std::max<int>(2, int(std::max(probe.size(), name.size()) / 3));
-        if (contains || distance <= threshold)
-            scored.emplace_back(contains ? 0 : distance, tool->spec.name);
+        const qint64 lengthGap = qint64(probe.size()) - qint64(name.size());
+        if (std::abs(lengthGap) > threshold) // the distance is at least the difference in length
+            return;
+        const qint64 cells = qint64(probe.size() + 1) * qint64(name.size() + 1);
+        if (cells > cellsLeft)
+            return;
+        cellsLeft -= cells;
+        const int distance = editDistance(probe, name);
+        if (distance <= threshold)
+            scored.emplace_back(distance, tool->spec.name);
+    };
+    const ToolRegistry::ToolMap& tools = m_registry->byName();
+    if (!ownerPrefix.empty()) {
+        for (auto it = tools.lower_bound(ownerPrefix); it != tools.end() && it->first.rfind(ownerPrefix, 0) == 0; ++it)
+            consider(it->first, it->second);
+    }
+    for (const auto& [name, tool] : tools) {
+        if (ownerPrefix.empty() || name.rfind(ownerPrefix, 0) != 0)
+            consider(name, tool);
     }
     std::stable_sort(scored.begin(), scored.end(), [](const auto& l, const auto& r) { return l.first < r.first; });
     for (std::size_t i = 0; i < scored.size() && i < 3; ++i)
@@ -107,25 +131,4 @@ QString ToolRouter::argumentError(const RegisteredTool& tool, const nlohmann::js
     return QStringLiteral("Invalid arguments for tool \"%1\": %2. Fix the arguments to match the tool's inputSchema "
                           "and call it again.")
         .arg(tool.spec.name, ToolCall::boundedText(problems.join(QStringLiteral("; ")), MaxMessageChars));
-}
-
-void ToolRouter::invoke(const RegisteredTool& tool, const std::shared_ptr<ToolCallContext>& context)
-{
-    const QString error = argumentError(tool, context->arguments());
-    if (!error.isEmpty()) {
-        context->finish(ToolResult::error(error));
-        return;
-    }
-    run(tool, context);
-}
-
-void ToolRouter::run(const RegisteredTool& tool, const std::shared_ptr<ToolCallContext>& context)
-{
-    try {
-        tool.handler(context);
-    } catch (const std::exception& e) {
-        context->finish(ToolResult::error(
-            QStringLiteral("Tool \"%1\" failed: %2")
-                .arg(tool.spec.name, ToolCall::boundedText(QString::fromUtf8(e.what()), MaxMessageChars))));
-    }
 }
