@@ -216,7 +216,8 @@ void HeadlessReporter::reportRestored(const PendingInteractionList& interactions
         appendText(formatQuestion(interaction, "pending from before the restart"));
 }
 
-void HeadlessReporter::reportResolved(const QString& interactionId, const QString& outcome)
+void HeadlessReporter::reportResolved(const QString& interactionId, InteractionOutcome outcome)
 {
-    appendText("question " + PrintableText::escaped(interactionId) + ' ' + PrintableText::escaped(outcome) + '\n');
+    appendText("question " + PrintableText::escaped(interactionId) + ' '
+        + PrintableText::escaped(interactionOutcomeName(outcome)) + '\n');
 }

@@ -11,8 +11,9 @@
 // that fits is preceded by a line saying how many were left out. A reader that goes away (EPIPE)
 // ends the output, not the process.
 
-#include "interaction/pendinginteraction.h"
-#include "tools/toolcall.h"
+#include "pendinginteraction.h"
+#include "renderhint.h"
+#include "toolcall.h"
 
 #include <QByteArray>
 #include <QObject>
@@ -50,7 +51,7 @@ public Q_SLOTS:
     void report(const ToolCallList& calls);
     void reportPending(const PendingInteraction& interaction);
     void reportRestored(const PendingInteractionList& interactions);
-    void reportResolved(const QString& interactionId, const QString& outcome);
+    void reportResolved(const QString& interactionId, InteractionOutcome outcome);
 
 private:
     // A line as text, or a call whose line the writer formats (its bodies dropped).

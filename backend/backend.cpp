@@ -1,4 +1,5 @@
 #include "backend.h"
+#include "clientanswer.h"
 
 #include "auth/oauthconnector.h"
 #include "auth/secretstore.h"
@@ -42,7 +43,7 @@ InteractionBroker::Settings interactionSettings(const BackendOptions& options, c
 } // namespace
 
 Backend::Backend(BackendOptions options, QObject* parent)
-    : QObject(parent)
+    : OperatorInterface(parent)
     , m_options(std::move(options))
 {
     m_serverThread.setObjectName(QStringLiteral("switchboard-backend"));
@@ -160,6 +161,12 @@ bool Backend::start(QString* error)
         return false;
     }
     connect(m_server, &McpHttpServer::sessionsChanged, this, &Backend::sessionsChanged);
+    // The hub's batches, queued to this object's thread, are what the window hears.
+    connect(m_events, &BackendEvents::callsUpdated, this, &Backend::callsUpdated);
+    connect(m_events, &BackendEvents::breakerStatesChanged, this, &Backend::breakerStatesChanged);
+    connect(m_events, &BackendEvents::adapterStatusesChanged, this, &Backend::adapterStatusesChanged);
+    connect(m_events, &BackendEvents::repositoryStatesChanged, this, &Backend::repositoryStatesChanged);
+    connect(m_events, &BackendEvents::transfersChanged, this, &Backend::transfersChanged);
     m_running = true;
     return true;
 }
@@ -306,7 +313,7 @@ void Backend::saveSecretAndConnect(const QString& interactionId, const QString& 
         QString problem;
         if (!m_interactions
             || !m_interactions->answer(
-                interactionId, InteractionAnswer::respond(ClientTool::connected(provider, account)), &problem))
+                interactionId, InteractionAnswer::respond(ClientAnswer::connected(provider, account)), &problem))
             Q_EMIT interactionAnswerFailed(interactionId, problem);
     });
 }

@@ -1,15 +1,17 @@
 #pragma once
 
-// Backend: the composition of everything that works without a screen, and the one narrow API the
-// models and widgets use. The MCP server and its sessions run on a backend thread with its own
-// event loop; history is written on a thread of its own and searched on another. Nothing here blocks the caller's event
+// Backend: the composition of everything that works without a screen, and the in-process
+// implementation of the OperatorInterface the window uses. The MCP server and its sessions run on a
+// backend thread with its own event loop, blocking tools on the ToolExecutor's pool; history is
+// written on a thread of its own and searched on another. Nothing here blocks the caller's event
 // loop after start().
 
 #include "config/switchboardconfig.h"
-#include "interaction/pendinginteraction.h"
+#include "historyquery.h"
 #include "mcp/mcphttpserver.h"
-#include "store/historyquery.h"
-#include "tools/toolcall.h"
+#include "operatorinterface.h"
+#include "pendinginteraction.h"
+#include "toolcall.h"
 
 #include <QHash>
 #include <QObject>
@@ -36,7 +38,7 @@ struct BackendOptions
     bool debugTools = false;
 };
 
-class Backend : public QObject
+class Backend : public OperatorInterface
 {
     Q_OBJECT
 public:
@@ -49,9 +51,9 @@ public:
     // Cancels what is in flight, closes connections, writes pending history. Idempotent.
     void stop();
 
-    QUrl serverUrl() const { return m_url; }
-    bool requiresToken() const { return !m_options.server.bearerToken.isEmpty(); }
-    QByteArray token() const { return m_options.server.bearerToken; }
+    QUrl serverUrl() const override { return m_url; }
+    bool requiresToken() const override { return !m_options.server.bearerToken.isEmpty(); }
+    QByteArray token() const override { return m_options.server.bearerToken; }
     QString historyPath() const;
     QString stateDirectory() const { return m_options.stateDirectory; }
 
@@ -60,59 +62,27 @@ public:
 
     // Asynchronous history reads; the answer comes as historyLoaded with the same request id.
     // `bodyPreviewBytes` as in HistoryQuery: > 0 reads only that much of each request and response.
-    quint64 loadRecentCalls(int limit, qsizetype bodyPreviewBytes = 0);
-    quint64 queryHistory(const HistoryQuery& query);
+    quint64 loadRecentCalls(int limit, qsizetype bodyPreviewBytes = 0) override;
+    quint64 queryHistory(const HistoryQuery& query) override;
 
     // The person's side of calls that wait (approvals, client tools). All asynchronous: the pending
     // list arrives as interactionsListed; a refused answer as interactionAnswerFailed.
-    void listInteractions();
-    void answerInteraction(const QString& interactionId, const InteractionAnswer& answer);
+    void listInteractions() override;
+    void answerInteraction(const QString& interactionId, const InteractionAnswer& answer) override;
     QString workspaceStatePath() const;
     // Connect answers (request_connection and other connect tools). The secret goes to the
     // SecretStore; the client receives only {"connected": true, "provider", "account"}. Failures
     // (no keychain, a declined OAuth sign-in) come as connectFailed and leave the question open so
     // the person can retry or decline.
-    void connectWithApiKey(
-        const QString& interactionId, const QString& provider, const QString& account, const QByteArray& apiKey);
+    void connectWithApiKey(const QString& interactionId, const QString& provider, const QString& account,
+        const QByteArray& apiKey) override;
     // Starts an OAuth sign-in (authorization code + PKCE, loopback redirect); the page to open in
     // the browser arrives as oauthAuthorizationUrl.
-    void startOAuth(const QString& interactionId, const QString& provider, const QStringList& scopes);
-    void cancelOAuth(const QString& interactionId);
+    void startOAuth(const QString& interactionId, const QString& provider, const QStringList& scopes) override;
+    void cancelOAuth(const QString& interactionId) override;
     // Where secrets are kept, for the window to name (the desktop keychain, or the owner-only file
     // the operator chose).
-    QString secretStorage() const;
-
-Q_SIGNALS:
-    void historyLoaded(quint64 requestId, const ToolCallList& calls, bool hasMore);
-    // History could not be written (the disk failed); unwritten calls are kept and retried.
-    void historyWriteFailed(const QString& error);
-    void historyWriteRecovered();
-    // The exact number of calls left out of history because the disk failed, over the history
-    // database's life (kept in it across restarts). Emitted when it grows, and after start() when
-    // it is not zero.
-    void historyCallsLeftOut(qint64 total);
-    // Something about history the operator should read (calls waiting for history to catch up, calls
-    // left out by an earlier run).
-    void historyNotice(const QString& message);
-
-    void sessionsChanged(int count);
-
-    void interactionsListed(const PendingInteractionList& interactions);
-    void interactionPending(const PendingInteraction& interaction);
-    void interactionChanged(const PendingInteraction& interaction);
-    // outcome: answered, stored (no call was waiting; kept for the retry), cancelled, timeout
-    void interactionResolved(const QString& interactionId, const QString& outcome);
-    void interactionAnswerFailed(const QString& interactionId, const QString& error);
-    void oauthAuthorizationUrl(const QString& interactionId, const QUrl& url);
-    void connectFailed(const QString& interactionId, const QString& message);
-    // The workspace state (pending questions, stored answers) could not be written (writes are
-    // retried), or could not be read and could not be moved aside either (nothing is saved).
-    void workspaceStateProblem(const QString& message);
-    // At start: the workspace state could not be read and was set aside under a name of its own;
-    // the console starts clean and saves its state as usual.
-    void workspaceStateNotice(const QString& message);
-    // After a failed write: the workspace state is on disk again.
-    void workspaceStateRecovered();
+    QString secretStorage() const override;
 
 private:
     bool registerClientTools(QString* error);

@@ -7,6 +7,10 @@ BackendEvents::BackendEvents(QObject* parent)
 {
     qRegisterMetaType<ToolCall>();
     qRegisterMetaType<ToolCallList>();
+    qRegisterMetaType<BreakerStateList>();
+    qRegisterMetaType<AdapterStatusList>();
+    qRegisterMetaType<RepositoryStateList>();
+    qRegisterMetaType<TransferProgressList>();
 }
 
 // Every record leaves the backend with its name and error bounded (ToolCall::MaxToolChars,
@@ -34,13 +38,36 @@ void BackendEvents::publishCallChanged(const ToolCall& call)
 
 void BackendEvents::queue(const ToolCall& call)
 {
-    const auto it = m_pendingIndex.constFind(call.id);
-    if (it != m_pendingIndex.constEnd()) {
-        m_pending[*it] = call;
-    } else {
-        m_pendingIndex.insert(call.id, m_pending.size());
-        m_pending.append(call);
-    }
+    m_calls.put(call.id, call);
+    armBatch();
+}
+
+void BackendEvents::publishBreakerState(const BreakerState& state)
+{
+    m_breakers.put(state.key(), state);
+    armBatch();
+}
+
+void BackendEvents::publishAdapterStatus(const AdapterStatus& status)
+{
+    m_adapters.put(status.key(), status);
+    armBatch();
+}
+
+void BackendEvents::publishRepositoryState(const RepositoryState& state)
+{
+    m_repositories.put(state.key(), state);
+    armBatch();
+}
+
+void BackendEvents::publishTransferProgress(const TransferProgress& progress)
+{
+    m_transfers.put(progress.key(), progress);
+    armBatch();
+}
+
+void BackendEvents::armBatch()
+{
     if (!m_batchTimer.isActive())
         m_batchTimer.start(BatchIntervalMs, Qt::PreciseTimer, this);
 }
@@ -48,12 +75,17 @@ void BackendEvents::queue(const ToolCall& call)
 void BackendEvents::flush()
 {
     m_batchTimer.stop();
-    if (m_pending.isEmpty())
-        return;
-    ToolCallList batch;
-    batch.swap(m_pending);
-    m_pendingIndex.clear();
-    Q_EMIT callsUpdated(batch);
+    // Each list is taken before its signal goes out: a listener on this thread may publish again.
+    if (!m_calls.isEmpty())
+        Q_EMIT callsUpdated(m_calls.take());
+    if (!m_breakers.isEmpty())
+        Q_EMIT breakerStatesChanged(m_breakers.take());
+    if (!m_adapters.isEmpty())
+        Q_EMIT adapterStatusesChanged(m_adapters.take());
+    if (!m_repositories.isEmpty())
+        Q_EMIT repositoryStatesChanged(m_repositories.take());
+    if (!m_transfers.isEmpty())
+        Q_EMIT transfersChanged(m_transfers.take());
 }
 
 void BackendEvents::timerEvent(QTimerEvent* event)

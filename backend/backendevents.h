@@ -1,19 +1,25 @@
 #pragma once
 
-// BackendEvents: what happens in the backend, published as value types. Lives on the backend
-// thread.
+// BackendEvents: the event hub. What happens in the backend, published as value types from common/:
+// calls, and the states of upstream breakers, adapters, repositories and transfers. Lives on the
+// backend thread.
 //
 // callStarted/callChanged/callFinished fire at once, for listeners on the backend thread (history
 // takes every record from them, so a kill cannot catch an answered call in a batch timer).
 // Listeners on other threads (models, the headless log) connect to callsUpdated instead: bursts are
 // coalesced into one batch a few dozen times a second, each call appearing once with its newest state, so
-// thousands of calls per second cost a few dozen queued events, not thousands.
+// thousands of calls per second cost a few dozen queued events, not thousands. States are coalesced
+// the same way, per key (an adapter's name, a repository's path, a transfer's id): each batch holds
+// the newest state of every key that changed, in the order the keys first changed.
 
-#include "tools/toolcall.h"
+#include "backendstates.h"
+#include "toolcall.h"
 
 #include <QBasicTimer>
 #include <QHash>
 #include <QObject>
+
+#include <utility>
 
 class BackendEvents : public QObject
 {
@@ -25,6 +31,11 @@ public:
     void publishCallFinished(const ToolCall& call);
     // A call changed without finishing (it paused, or resumed after a person answered).
     void publishCallChanged(const ToolCall& call);
+
+    void publishBreakerState(const BreakerState& state);
+    void publishAdapterStatus(const AdapterStatus& status);
+    void publishRepositoryState(const RepositoryState& state);
+    void publishTransferProgress(const TransferProgress& progress);
 
     // Emits the pending batch now (shutdown, tests).
     void flush();
@@ -38,14 +49,46 @@ Q_SIGNALS:
     // The newest state of every call that started or changed since the previous batch, in the order
     // the calls started.
     void callsUpdated(const ToolCallList& calls);
+    void breakerStatesChanged(const BreakerStateList& states);
+    void adapterStatusesChanged(const AdapterStatusList& statuses);
+    void repositoryStatesChanged(const RepositoryStateList& states);
+    void transfersChanged(const TransferProgressList& transfers);
 
 protected:
     void timerEvent(QTimerEvent* event) override;
 
 private:
-    void queue(const ToolCall& call);
+    // The newest value per key since the last batch, in the order the keys first appeared.
+    template<typename T, typename Key>
+    struct Coalesced
+    {
+        QList<T> items;
+        QHash<Key, qsizetype> index;
+        void put(const Key& key, const T& value)
+        {
+            const auto it = index.constFind(key);
+            if (it != index.constEnd()) {
+                items[*it] = value;
+            } else {
+                index.insert(key, items.size());
+                items.append(value);
+            }
+        }
+        QList<T> take()
+        {
+            index.clear();
+            return std::exchange(items, {});
+        }
+        bool isEmpty() const { return items.isEmpty(); }
+    };
 
-    ToolCallList m_pending;
-    QHash<qint64, qsizetype> m_pendingIndex; // call id → index in m_pending
+    void queue(const ToolCall& call);
+    void armBatch();
+
+    Coalesced<ToolCall, qint64> m_calls;
+    Coalesced<BreakerState, QString> m_breakers;
+    Coalesced<AdapterStatus, QString> m_adapters;
+    Coalesced<RepositoryState, QString> m_repositories;
+    Coalesced<TransferProgress, QString> m_transfers;
     QBasicTimer m_batchTimer;
 };

@@ -3,7 +3,7 @@
 // CallColumns: how one ToolCall appears as a row (time, client, tool, route, status, duration), for
 // the live call log and the history browser alike.
 
-#include "tools/toolcall.h"
+#include "toolcall.h"
 
 #include <QVariant>
 

@@ -3,7 +3,7 @@
 // CallLogFilterProxy: the call log's text filter and status filter, keyed on FilterRole and
 // StatusRole, so it works over any model that shows calls.
 
-#include "tools/toolcall.h"
+#include "toolcall.h"
 
 #include <QSortFilterProxyModel>
 

@@ -7,7 +7,7 @@
 // inspector asks when a cut call is selected. Oldest at the top, like a log.
 
 #include "callcolumns.h"
-#include "tools/toolcall.h"
+#include "toolcall.h"
 
 #include <QAbstractTableModel>
 

@@ -3,7 +3,7 @@
 // HistoryModel: one page of calls found in history. Each answer replaces the previous one whole.
 
 #include "callcolumns.h"
-#include "tools/toolcall.h"
+#include "toolcall.h"
 
 #include <QAbstractTableModel>
 

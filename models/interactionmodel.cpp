@@ -41,15 +41,19 @@ QString InteractionModel::kindLabel(const PendingInteraction& interaction)
 {
     if (interaction.kind == InteractionKind::Approval)
         return tr("Approval");
-    if (interaction.render == QStringLiteral("connect"))
+    switch (interaction.render) {
+    case RenderHint::Connect:
         return tr("Connect");
-    if (interaction.render == QStringLiteral("confirm"))
+    case RenderHint::Confirm:
         return tr("Confirm");
-    if (interaction.render == QStringLiteral("choice"))
+    case RenderHint::Choice:
         return tr("Choice");
-    if (interaction.render == QStringLiteral("form"))
+    case RenderHint::Form:
         return tr("Form");
-    return interaction.render;
+    case RenderHint::Approval:
+        break;
+    }
+    return tr("Approval");
 }
 
 QString InteractionModel::toolLabel(const PendingInteraction& interaction)

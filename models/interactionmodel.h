@@ -5,7 +5,7 @@
 // insert or update a row by id, resolved removes it, and a listing (the answer to
 // listInteractions, e.g. questions restored after a restart) makes the rows match it.
 
-#include "interaction/pendinginteraction.h"
+#include "pendinginteraction.h"
 
 #include <QAbstractTableModel>
 #include <QTimer>

@@ -105,7 +105,7 @@ void TestHeadlessReporter::linesReachTheOutputInOrder()
     running.status = CallStatus::Running;
     running.durationUs = -1;
     reporter.report({running, finishedCall(7), finishedCall(8, QStringLiteral("two\nlines"))});
-    reporter.reportResolved(QStringLiteral("ia-1"), QStringLiteral("answered"));
+    reporter.reportResolved(QStringLiteral("ia-1"), InteractionOutcome::Answered);
     const QByteArray out = pipe.readUntil("question ia-1 answered\n");
     const QList<QByteArray> lines = out.split('\n');
     QCOMPARE(lines.size(), 4); // three lines and what follows the last newline

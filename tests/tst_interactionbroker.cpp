@@ -1,6 +1,7 @@
 // InteractionBroker: permissions, pauses (hold and park), answers delivered or stored, the two
 // stores kept apart, the maximum wait, and the workspace state across a restart.
 
+#include "clientanswer.h"
 #include "config/switchboardconfig.h"
 #include "interaction/clienttool.h"
 #include "interaction/interactionbroker.h"
@@ -209,7 +210,7 @@ void TestInteractionBroker::holdDeliversTheAnswer()
     const PendingInteraction interaction = pendingSpy.at(0).at(0).value<PendingInteraction>();
     QCOMPARE(interaction.id, id);
     QCOMPARE(interaction.callId, qint64(7));
-    QCOMPARE(interaction.render, QStringLiteral("connect"));
+    QCOMPARE(interaction.render, RenderHint::Connect);
     QVERIFY(interaction.waiting);
     const json spec = json::parse(interaction.renderSpec.toStdString());
     QVERIFY(spec.at("provider") == "github");
@@ -217,16 +218,16 @@ void TestInteractionBroker::holdDeliversTheAnswer()
 
     QString error;
     QVERIFY(broker.answer(id,
-        InteractionAnswer::respond(ClientTool::connected(QStringLiteral("github"), QStringLiteral("octocat"))),
+        InteractionAnswer::respond(ClientAnswer::connected(QStringLiteral("github"), QStringLiteral("octocat"))),
         &error));
     QVERIFY(delivered.has_value());
     QCOMPARE(json::parse(delivered->output.toStdString()).at("account").get<std::string>(), std::string("octocat"));
     QCOMPARE(resolvedSpy.count(), 1);
-    QCOMPARE(resolvedSpy.at(0).at(1).toString(), QStringLiteral("answered"));
+    QCOMPARE(interactionOutcomeName(resolvedSpy.at(0).at(1).value<InteractionOutcome>()), QStringLiteral("answered"));
     QVERIFY(broker.pending().isEmpty());
     QVERIFY(broker.clientOutputs().isEmpty()); // delivered, not stored
     QVERIFY(
-        !broker.answer(id, InteractionAnswer::respond(ClientTool::notConnected(QStringLiteral("declined"))), &error));
+        !broker.answer(id, InteractionAnswer::respond(ClientAnswer::notConnected(QStringLiteral("declined"))), &error));
     QVERIFY(error.contains(QStringLiteral("no longer pending")));
 }
 
@@ -279,9 +280,9 @@ void TestInteractionBroker::parkStoresTheAnswerForTheIdenticalCall()
 
     QSignalSpy resolvedSpy(&broker, &InteractionBroker::interactionResolved);
     QString error;
-    const json output = ClientTool::connected(QStringLiteral("github"), QStringLiteral("octocat"));
+    const json output = ClientAnswer::connected(QStringLiteral("github"), QStringLiteral("octocat"));
     QVERIFY(broker.answer(id, InteractionAnswer::respond(output), &error));
-    QCOMPARE(resolvedSpy.at(0).at(1).toString(), QStringLiteral("stored"));
+    QCOMPARE(interactionOutcomeName(resolvedSpy.at(0).at(1).value<InteractionOutcome>()), QStringLiteral("stored"));
     QCOMPARE(broker.clientOutputs().size(), 1);
 
     // A call with other arguments does not take it; the identical one (keys in another order) of the
@@ -397,9 +398,11 @@ void TestInteractionBroker::outputsAreFifoPerKeyAndPeekDoesNotConsume()
     QCOMPARE(broker.pending().size(), 2);
     QString error;
     QVERIFY(broker.answer(ids[1],
-        InteractionAnswer::respond(ClientTool::connected(QStringLiteral("github"), QStringLiteral("second"))), &error));
+        InteractionAnswer::respond(ClientAnswer::connected(QStringLiteral("github"), QStringLiteral("second"))),
+        &error));
     QVERIFY(broker.answer(ids[0],
-        InteractionAnswer::respond(ClientTool::connected(QStringLiteral("github"), QStringLiteral("first"))), &error));
+        InteractionAnswer::respond(ClientAnswer::connected(QStringLiteral("github"), QStringLiteral("first"))),
+        &error));
     QCOMPARE(broker.admit(*m_connect, arguments, origin(3)).result.structuredContent.at("account").get<std::string>(),
         std::string("second"));
     QCOMPARE(broker.admit(*m_connect, arguments, origin(4)).result.structuredContent.at("account").get<std::string>(),
@@ -428,7 +431,7 @@ void TestInteractionBroker::outputsThatLookLikeApprovalsStayOutputs()
         QCOMPARE(admission.verdict, Verdict::Pause);
         const QString id = broker.park(*askAnything, json::object(), admission, origin(1), &duplicate);
         QVERIFY2(
-            broker.answer(id, InteractionAnswer::respond(ClientTool::submitted(values)), &error), qPrintable(error));
+            broker.answer(id, InteractionAnswer::respond(ClientAnswer::submitted(values)), &error), qPrintable(error));
         QCOMPARE(broker.approvals().decisionCount(), 0);
         QVERIFY(broker.approvals().alwaysAllowed().isEmpty());
         const auto retried = broker.admit(*askAnything, json::object(), origin(2));
@@ -487,7 +490,7 @@ void TestInteractionBroker::droppedCallReattachesOnRetry()
     QCOMPARE(broker.pending().front().callId, qint64(2));
     QString error;
     QVERIFY(
-        broker.answer(id, InteractionAnswer::respond(ClientTool::notConnected(QStringLiteral("declined"))), &error));
+        broker.answer(id, InteractionAnswer::respond(ClientAnswer::notConnected(QStringLiteral("declined"))), &error));
     QVERIFY(delivered.has_value());
 }
 
@@ -499,7 +502,7 @@ void TestInteractionBroker::withdrawRemovesTheQuestion()
         {[](const InteractionAnswer&) { QFAIL("a withdrawn question delivers nothing"); }, {}});
     broker.withdraw(id, QStringLiteral("cancelled by the client"));
     QVERIFY(broker.pending().isEmpty());
-    QCOMPARE(resolvedSpy.at(0).at(1).toString(), QStringLiteral("cancelled"));
+    QCOMPARE(interactionOutcomeName(resolvedSpy.at(0).at(1).value<InteractionOutcome>()), QStringLiteral("cancelled"));
     QString error;
     QVERIFY(!broker.answer(id, InteractionAnswer::decide(Decision::AllowOnce), &error));
     QCOMPARE(broker.approvals().decisionCount(), 0);
@@ -516,13 +519,13 @@ void TestInteractionBroker::maximumWaitEndsTheCall()
         {[](const InteractionAnswer&) {}, [&] { timedOut = true; }});
     QVERIFY(resolvedSpy.wait(10'000));
     QVERIFY(timedOut);
-    QCOMPARE(resolvedSpy.at(0).at(1).toString(), QStringLiteral("timeout"));
+    QCOMPARE(interactionOutcomeName(resolvedSpy.at(0).at(1).value<InteractionOutcome>()), QStringLiteral("timeout"));
     QVERIFY(broker.pending().isEmpty());
 
     const ToolResult result = m_connect->clientTool->timeoutResult(QStringLiteral("request_connection"), 600);
     QVERIFY(result.isError);
     QVERIFY(result.firstText().contains(QStringLiteral("No one answered")));
-    QVERIFY(result.structuredContent == ClientTool::notConnected(QStringLiteral("timeout")));
+    QVERIFY(result.structuredContent == ClientAnswer::notConnected(QStringLiteral("timeout")));
 }
 
 void TestInteractionBroker::oauthForAnUnknownProviderIsRefusedBeforePausing()
@@ -607,7 +610,7 @@ void TestInteractionBroker::restartKeepsPendingAndStoresButAnswersNothing()
     // Answering a restored question stores the answer for the retried call.
     QString error;
     QVERIFY(restarted.answer(heldId,
-        InteractionAnswer::respond(ClientTool::connected(QStringLiteral("github"), QStringLiteral("me"))), &error));
+        InteractionAnswer::respond(ClientAnswer::connected(QStringLiteral("github"), QStringLiteral("me"))), &error));
     QCOMPARE(restarted.admit(*m_connect, connectArguments(), origin(5)).verdict, Verdict::Answer);
 }
 
@@ -707,7 +710,7 @@ void TestInteractionBroker::answeredFromInsideItsOwnSignal()
     QFETCH(QString, path);
     InteractionBroker broker(settings(), &m_registry);
     const json arguments = connectArguments();
-    const json output = ClientTool::connected(QStringLiteral("github"), QStringLiteral("octocat"));
+    const json output = ClientAnswer::connected(QStringLiteral("github"), QStringLiteral("octocat"));
     bool armed = false;
     int answered = 0;
     QStringList seenBySecondSlot;
@@ -1010,7 +1013,7 @@ void TestInteractionBroker::storedAnswersBelongToTheClientThatWasAsked()
     QVERIFY(!duplicate);
     QVERIFY(other != asked);
     QVERIFY(broker.answer(asked,
-        InteractionAnswer::respond(ClientTool::connected(QStringLiteral("github"), QStringLiteral("first-account"))),
+        InteractionAnswer::respond(ClientAnswer::connected(QStringLiteral("github"), QStringLiteral("first-account"))),
         &error));
     QCOMPARE(broker.admit(*m_connect, arguments, second(3)).verdict, Verdict::Pause);
     const auto retried = broker.admit(*m_connect, arguments, first(4));

@@ -3,6 +3,7 @@
 // cancellation, session deletion, the maximum wait, arguments checked before any pause, batches
 // refused whole, stored answers kept per client, and the limit on pending questions.
 
+#include "clientanswer.h"
 #include "mcphttptestsupport.h"
 
 #include <QSemaphore>
@@ -95,7 +96,7 @@ void TestInteractionHttp::holdStreamsProgressUntilTheAnswer()
 
     QCOMPARE(
         server.answer(interaction.id,
-            InteractionAnswer::respond(ClientTool::connected(QStringLiteral("github"), QStringLiteral("octocat")))),
+            InteractionAnswer::respond(ClientAnswer::connected(QStringLiteral("github"), QStringLiteral("octocat")))),
         QString());
     QByteArray rest;
     for (QByteArray chunk = client.readChunk(); !chunk.isEmpty() && chunk != "<end>"; chunk = client.readChunk())
@@ -107,7 +108,7 @@ void TestInteractionHttp::holdStreamsProgressUntilTheAnswer()
     const json& result = message.at("result");
     QVERIFY(!result.value("isError", false));
     QVERIFY(
-        result.at("structuredContent") == ClientTool::connected(QStringLiteral("github"), QStringLiteral("octocat")));
+        result.at("structuredContent") == ClientAnswer::connected(QStringLiteral("github"), QStringLiteral("octocat")));
     QVERIFY(server.pendingInteractions().isEmpty());
     QTRY_COMPARE_WITH_TIMEOUT(server.finishedCalls().size(), 1, 15'000);
     QCOMPARE(server.finishedCalls().front().status, CallStatus::Ok);
@@ -124,7 +125,7 @@ void TestInteractionHttp::approvalAllowRunsAndDenyRefuses()
         QTRY_COMPARE_WITH_TIMEOUT(server.pendingInteractions().size(), 1, 15'000);
         const PendingInteraction interaction = server.pendingInteractions().front();
         QCOMPARE(interaction.kind, InteractionKind::Approval);
-        QCOMPARE(interaction.render, QStringLiteral("approval"));
+        QCOMPARE(interaction.render, RenderHint::Approval);
         QCOMPARE(server.writeRuns.load(), allow ? 0 : 1); // nothing ran before the answer
         QCOMPARE(server.answer(interaction.id,
                      allow ? InteractionAnswer::decide(Decision::AllowOnce)
@@ -172,7 +173,7 @@ void TestInteractionHttp::parkClosesUnansweredAndTheRetryGetsTheAnswer()
 
     QCOMPARE(
         server.answer(parked.id,
-            InteractionAnswer::respond(ClientTool::connected(QStringLiteral("github"), QStringLiteral("octocat")))),
+            InteractionAnswer::respond(ClientAnswer::connected(QStringLiteral("github"), QStringLiteral("octocat")))),
         QString());
     QVERIFY(server.pendingInteractions().isEmpty());
     RawHttpClient client(server.port);
@@ -258,7 +259,7 @@ void TestInteractionHttp::maximumWaitIsAToolError()
     const json& result = message.at("result");
     QVERIFY(result.at("isError") == true);
     QVERIFY(result.at("content").at(0).at("text").get<std::string>().find("No one answered") != std::string::npos);
-    QVERIFY(result.at("structuredContent") == ClientTool::notConnected(QStringLiteral("timeout")));
+    QVERIFY(result.at("structuredContent") == ClientAnswer::notConnected(QStringLiteral("timeout")));
     QVERIFY(server.pendingInteractions().isEmpty()); // the widget is withdrawn
 }
 
@@ -425,7 +426,7 @@ void TestInteractionHttp::storedAnswersBelongToTheClientThatWasAsked()
     }
     QCOMPARE(server.pendingInteractions().size(), 1);
     QCOMPARE(server.answer(server.pendingInteractions().front().id,
-                 InteractionAnswer::respond(ClientTool::connected(QStringLiteral("github"), QStringLiteral("mine")))),
+                 InteractionAnswer::respond(ClientAnswer::connected(QStringLiteral("github"), QStringLiteral("mine")))),
         QString());
 
     // The other client repeating the same call is asked itself; it does not get (or use up) the

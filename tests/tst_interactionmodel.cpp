@@ -17,7 +17,7 @@ PendingInteraction makeInteraction(const QString& id, qint64 callId = 7)
     PendingInteraction interaction;
     interaction.id = id;
     interaction.kind = InteractionKind::Approval;
-    interaction.render = QStringLiteral("approval");
+    interaction.render = RenderHint::Approval;
     interaction.tool = QStringLiteral("echo");
     interaction.toolTitle = QStringLiteral("Echo");
     interaction.route = ToolRoute::builtin();
@@ -171,7 +171,7 @@ private Q_SLOTS:
         QFETCH(QString, toolTitle);
 
         PendingInteraction interaction = makeInteraction(QStringLiteral("ia-1"));
-        interaction.render = render;
+        interaction.render = *renderHintFromName(render);
         interaction.kind
             = render == QStringLiteral("approval") ? InteractionKind::Approval : InteractionKind::ClientTool;
         interaction.waiting = waiting;

@@ -31,7 +31,7 @@ PendingInteraction approval(const QString& id, qint64 callId)
     PendingInteraction interaction;
     interaction.id = id;
     interaction.kind = InteractionKind::Approval;
-    interaction.render = QStringLiteral("approval");
+    interaction.render = RenderHint::Approval;
     interaction.tool = QStringLiteral("echo");
     interaction.route = ToolRoute::builtin();
     interaction.arguments = R"({"message":"hi"})";
@@ -50,7 +50,7 @@ PendingInteraction connectQuestion(const QString& id, qint64 callId)
 {
     PendingInteraction interaction = approval(id, callId);
     interaction.kind = InteractionKind::ClientTool;
-    interaction.render = QStringLiteral("connect");
+    interaction.render = RenderHint::Connect;
     interaction.tool = QStringLiteral("request_connection");
     interaction.toolTitle = QStringLiteral("Request a connection");
     interaction.route = ToolRoute::client();
@@ -115,10 +115,10 @@ private Q_SLOTS:
         QCOMPARE(answers.at(0).at(1).value<InteractionAnswer>().decision, InteractionAnswer::Decision::AllowOnce);
 
         // Answered: it leaves, and the next one comes up.
-        panel->resolveInteraction(QStringLiteral("ia-1"), QStringLiteral("answered"));
+        panel->resolveInteraction(QStringLiteral("ia-1"), InteractionOutcome::Answered);
         QCOMPARE(resolved.size(), 1);
         QCOMPARE(resolved.at(0).at(0).value<PendingInteraction>().id, QStringLiteral("ia-1"));
-        QCOMPARE(resolved.at(0).at(1).toString(), QStringLiteral("answered"));
+        QCOMPARE(resolved.at(0).at(1).value<InteractionOutcome>(), InteractionOutcome::Answered);
         QCOMPARE(panel->windowTitle(), QStringLiteral("Questions (1)"));
         QVERIFY(!panel->widgetFor(QStringLiteral("ia-1")));
         QCOMPARE(panel->currentInteractionId(), QStringLiteral("ia-2"));
@@ -141,12 +141,12 @@ private Q_SLOTS:
         QCOMPARE(connectWidget->errorText(), QStringLiteral("The answer was not accepted: not well-formed"));
         panel->showAnswerFailed(QStringLiteral("ia-unknown"), QStringLiteral("ignored"));
 
-        panel->resolveInteraction(QStringLiteral("ia-2"), QStringLiteral("stored"));
+        panel->resolveInteraction(QStringLiteral("ia-2"), InteractionOutcome::Stored);
         QCOMPARE(panel->count(), 0);
         QCOMPARE(panel->windowTitle(), QStringLiteral("Questions"));
         QCOMPARE(counts.last().at(0).toInt(), 0);
         QCOMPARE(stack->currentWidget()->objectName(), QStringLiteral("interactionPlaceholder"));
-        panel->resolveInteraction(QStringLiteral("ia-2"), QStringLiteral("answered")); // twice: nothing happens
+        panel->resolveInteraction(QStringLiteral("ia-2"), InteractionOutcome::Answered); // twice: nothing happens
         QCOMPARE(resolved.size(), 2);
     }
 

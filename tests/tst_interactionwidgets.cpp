@@ -5,10 +5,10 @@
 
 #include "approvalwidget.h"
 #include "choicewidget.h"
+#include "clientanswer.h"
 #include "confirmwidget.h"
 #include "connectwidget.h"
 #include "formwidget.h"
-#include "interaction/clienttool.h"
 #include "jsonhighlighter.h"
 
 #include <QCheckBox>
@@ -39,7 +39,7 @@ PendingInteraction approval()
     PendingInteraction interaction;
     interaction.id = QStringLiteral("ia-approval");
     interaction.kind = InteractionKind::Approval;
-    interaction.render = QStringLiteral("approval");
+    interaction.render = RenderHint::Approval;
     interaction.tool = QStringLiteral("deploy");
     interaction.toolTitle = QStringLiteral("Deploy a preview");
     interaction.route = ToolRoute{RouteKind::Command, {}};
@@ -64,7 +64,7 @@ PendingInteraction clientTool(const QString& id, const QString& render, const js
     PendingInteraction interaction = approval();
     interaction.id = id;
     interaction.kind = InteractionKind::ClientTool;
-    interaction.render = render;
+    interaction.render = *renderHintFromName(render);
     interaction.tool
         = render == QStringLiteral("connect") ? QStringLiteral("request_connection") : QStringLiteral("ask");
     interaction.toolTitle = QString();
@@ -319,7 +319,7 @@ private Q_SLOTS:
         QTest::mouseClick(widget.findChild<QPushButton*>(button), Qt::LeftButton);
         const InteractionAnswer answer = takeAnswer(answered, QStringLiteral("ia-connect"));
         QCOMPARE(answer.decision, InteractionAnswer::Decision::Respond);
-        QCOMPARE(answer.output, compact(ClientTool::notConnected(reason)));
+        QCOMPARE(answer.output, compact(ClientAnswer::notConnected(reason)));
         QVERIFY(
             json::parse(answer.output.toStdString()) == (json{{"connected", false}, {"reason", reason.toStdString()}}));
     }
@@ -365,7 +365,7 @@ private Q_SLOTS:
         QTest::mouseClick(child<QPushButton>(&widget, "declineButton"), Qt::LeftButton);
         QCOMPARE(cancelled.size(), 1);
         QCOMPARE(takeAnswer(answered, QStringLiteral("ia-connect")).output,
-            compact(ClientTool::notConnected(QStringLiteral("declined"))));
+            compact(ClientAnswer::notConnected(QStringLiteral("declined"))));
     }
 
     void oauthOnlyOffersNoKeyField()
@@ -514,7 +514,7 @@ private Q_SLOTS:
                     {"notify", false}, {"labels", {"web", "api"}}}}};
         QCOMPARE(QByteArray::fromStdString(json::parse(answer.output.toStdString()).dump()),
             QByteArray::fromStdString(expected.dump()));
-        QCOMPARE(answer.output, compact(ClientTool::submitted(expected.at("values"))));
+        QCOMPARE(answer.output, compact(ClientAnswer::submitted(expected.at("values"))));
     }
 
     void formRejectsJsonThatDoesNotParse()

@@ -2,7 +2,7 @@
 
 #include "tools/toolrouter.h"
 
-#include "tools/toolcall.h"
+#include "toolcall.h"
 #include "tools/toolexecutor.h"
 
 #include "jsontestsupport.h"

@@ -7,7 +7,7 @@
 // is cancelled when the selection changes), their text is added a page per event-loop iteration,
 // and only the first MaxHighlightedChars are coloured.
 
-#include "tools/toolcall.h"
+#include "toolcall.h"
 
 #include <QFuture>
 #include <QWidget>

@@ -5,7 +5,7 @@
 // they scroll up. Per-insert work is constant (fixed row heights, column widths set once), so the
 // view keeps up with the model's batches at thousands of calls per second.
 
-#include "tools/toolcall.h"
+#include "toolcall.h"
 
 #include <QWidget>
 

@@ -1,6 +1,6 @@
 #include "choicewidget.h"
 
-#include "interaction/clienttool.h"
+#include "clientanswer.h"
 
 #include <QButtonGroup>
 #include <QLabel>
@@ -53,7 +53,7 @@ ChoiceWidget::ChoiceWidget(const PendingInteraction& interaction, QWidget* paren
 
     connect(m_group, &QButtonGroup::idToggled, this, [this] { m_chooseButton->setEnabled(m_group->checkedId() >= 0); });
     connect(m_chooseButton, &QPushButton::clicked, this, &ChoiceWidget::choose);
-    connect(decline, &QPushButton::clicked, this, [this] { respond(ClientTool::declined(QStringLiteral("choice"))); });
+    connect(decline, &QPushButton::clicked, this, [this] { respond(ClientAnswer::declined(RenderHint::Choice)); });
 }
 
 void ChoiceWidget::choose()
@@ -61,5 +61,5 @@ void ChoiceWidget::choose()
     const int id = m_group->checkedId();
     if (id < 0 || id >= m_choices.size())
         return;
-    respond(ClientTool::chosen(m_choices.at(id)));
+    respond(ClientAnswer::chosen(m_choices.at(id)));
 }

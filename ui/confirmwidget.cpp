@@ -1,6 +1,6 @@
 #include "confirmwidget.h"
 
-#include "interaction/clienttool.h"
+#include "clientanswer.h"
 
 #include <QLabel>
 #include <QPushButton>
@@ -21,6 +21,6 @@ ConfirmWidget::ConfirmWidget(const PendingInteraction& interaction, QWidget* par
     auto* no = new QPushButton(tr("No"));
     no->setObjectName(QStringLiteral("noButton"));
     addButtonRow({yes, no}, {});
-    connect(yes, &QPushButton::clicked, this, [this] { respond(ClientTool::confirmed(true)); });
-    connect(no, &QPushButton::clicked, this, [this] { respond(ClientTool::confirmed(false)); });
+    connect(yes, &QPushButton::clicked, this, [this] { respond(ClientAnswer::confirmed(true)); });
+    connect(no, &QPushButton::clicked, this, [this] { respond(ClientAnswer::confirmed(false)); });
 }

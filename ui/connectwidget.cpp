@@ -1,7 +1,7 @@
 #include "connectwidget.h"
 
+#include "clientanswer.h"
 #include "copybutton.h"
-#include "interaction/clienttool.h"
 
 #include <QFormLayout>
 #include <QGridLayout>
@@ -243,5 +243,5 @@ void ConnectWidget::refuse(const QString& reason)
         setState(State::Idle);
         Q_EMIT oauthCancelled(interactionId());
     }
-    respond(ClientTool::notConnected(reason));
+    respond(ClientAnswer::notConnected(reason));
 }

@@ -1,6 +1,6 @@
 #include "formwidget.h"
 
-#include "interaction/clienttool.h"
+#include "clientanswer.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -112,7 +112,7 @@ FormWidget::FormWidget(const PendingInteraction& interaction, QWidget* parent)
     decline->setToolTip(tr("Do not fill in the form; the client is told you declined"));
     addButtonRow({submitButton}, {decline});
     connect(submitButton, &QPushButton::clicked, this, &FormWidget::submit);
-    connect(decline, &QPushButton::clicked, this, [this] { respond(ClientTool::declined(QStringLiteral("form"))); });
+    connect(decline, &QPushButton::clicked, this, [this] { respond(ClientAnswer::declined(RenderHint::Form)); });
 }
 
 void FormWidget::addField(QFormLayout* form, const QString& name, const ordered_json& schema, bool required)
@@ -288,5 +288,5 @@ void FormWidget::submit()
         showError(tr("Not sent: %1.").arg(problems.join(QStringLiteral("; "))));
         return;
     }
-    respond(ClientTool::submitted(values));
+    respond(ClientAnswer::submitted(values));
 }

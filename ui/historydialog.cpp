@@ -1,12 +1,12 @@
 #include "historydialog.h"
 
-#include "backend.h"
 #include "callcolumns.h"
 #include "callinspector.h"
 #include "calllogmodel.h"
 #include "datedtimeproxy.h"
 #include "historymodel.h"
 #include "modelroles.h"
+#include "operatorinterface.h"
 #include "statusfilterbox.h"
 
 #include <QDialogButtonBox>
@@ -19,7 +19,7 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
-HistoryDialog::HistoryDialog(Backend* backend, QWidget* parent)
+HistoryDialog::HistoryDialog(OperatorInterface* backend, QWidget* parent)
     : QDialog(parent)
     , m_backend(backend)
     , m_model(new HistoryModel(this))
@@ -52,7 +52,7 @@ HistoryDialog::HistoryDialog(Backend* backend, QWidget* parent)
     connect(m_newestButton, &QPushButton::clicked, this, &HistoryDialog::search);
     connect(m_olderButton, &QPushButton::clicked, this, &HistoryDialog::showOlder);
     connect(m_statusFilter, &StatusFilterBox::statusFilterChanged, this, &HistoryDialog::search);
-    connect(m_backend, &Backend::historyLoaded, this, &HistoryDialog::onHistoryLoaded);
+    connect(m_backend, &OperatorInterface::historyLoaded, this, &HistoryDialog::onHistoryLoaded);
 
     m_table->setObjectName(QStringLiteral("historyTable"));
     // History spans days, so its time column carries the date too.

@@ -6,11 +6,11 @@
 // the calls' bodies (CallLogModel::PreviewBytes each), so its memory is bounded by bytes as well as
 // rows; a selected call whose bodies were cut is shown as a preview, then whole once history sends it.
 
-#include "store/historyquery.h"
+#include "historyquery.h"
 
 #include <QDialog>
 
-class Backend;
+class OperatorInterface;
 class CallInspector;
 class HistoryModel;
 class QLabel;
@@ -23,7 +23,7 @@ class HistoryDialog : public QDialog
 {
     Q_OBJECT
 public:
-    explicit HistoryDialog(Backend* backend, QWidget* parent = nullptr);
+    explicit HistoryDialog(OperatorInterface* backend, QWidget* parent = nullptr);
 
     static constexpr int PageSize = 200;
 
@@ -45,7 +45,7 @@ private:
     void onWholeCallLoaded(const ToolCallList& calls);
     void updateSummary();
 
-    Backend* m_backend;
+    OperatorInterface* m_backend;
     HistoryModel* m_model;
     QLineEdit* m_searchEdit;
     StatusFilterBox* m_statusFilter;

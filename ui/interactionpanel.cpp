@@ -129,18 +129,18 @@ InteractionWidget* InteractionPanel::createWidget(const PendingInteraction& inte
     InteractionWidget* widget = nullptr;
     if (interaction.kind == InteractionKind::Approval) {
         widget = new ApprovalWidget(interaction);
-    } else if (interaction.render == QStringLiteral("connect")) {
+    } else if (interaction.render == RenderHint::Connect) {
         auto* connectWidget = new ConnectWidget(interaction);
         connectWidget->setSecretStorage(m_secretStorage);
         connect(connectWidget, &ConnectWidget::apiKeyEntered, this, &InteractionPanel::apiKeyEntered);
         connect(connectWidget, &ConnectWidget::oauthRequested, this, &InteractionPanel::oauthRequested);
         connect(connectWidget, &ConnectWidget::oauthCancelled, this, &InteractionPanel::oauthCancelled);
         widget = connectWidget;
-    } else if (interaction.render == QStringLiteral("confirm")) {
+    } else if (interaction.render == RenderHint::Confirm) {
         widget = new ConfirmWidget(interaction);
-    } else if (interaction.render == QStringLiteral("choice")) {
+    } else if (interaction.render == RenderHint::Choice) {
         widget = new ChoiceWidget(interaction);
-    } else if (interaction.render == QStringLiteral("form")) {
+    } else if (interaction.render == RenderHint::Form) {
         widget = new FormWidget(interaction);
     } else {
         // A render this console does not know (a newer configuration): the header still says who
@@ -204,7 +204,7 @@ void InteractionPanel::setInteractions(const PendingInteractionList& interaction
     selectFirstIfNoneSelected();
 }
 
-void InteractionPanel::resolveInteraction(const QString& interactionId, const QString& outcome)
+void InteractionPanel::resolveInteraction(const QString& interactionId, InteractionOutcome outcome)
 {
     const QModelIndex index = m_model->indexOfInteraction(interactionId);
     if (!index.isValid())

@@ -7,7 +7,7 @@
 // through the slots, and the person's answers leave as signals (MainWindow wires both to Backend),
 // so the panel is tested with plain values.
 
-#include "interaction/pendinginteraction.h"
+#include "pendinginteraction.h"
 
 #include <QDockWidget>
 #include <QHash>
@@ -43,7 +43,7 @@ public Q_SLOTS:
     // A retried call re-attached, a call stopped waiting, …: the header follows, typed input stays.
     void updateInteraction(const PendingInteraction& interaction);
     // Answered, stored for the retry, cancelled or timed out: the question leaves the panel.
-    void resolveInteraction(const QString& interactionId, const QString& outcome);
+    void resolveInteraction(const QString& interactionId, InteractionOutcome outcome);
     // Every pending question (the answer to Backend::listInteractions, e.g. after a restart).
     void setInteractions(const PendingInteractionList& interactions);
     void showAnswerFailed(const QString& interactionId, const QString& error);
@@ -61,7 +61,7 @@ Q_SIGNALS:
     void showCallRequested(qint64 callId);
     void countChanged(int count);
     // A question left the panel: what it was and how (answered, stored, cancelled, timeout).
-    void interactionResolved(const PendingInteraction& interaction, const QString& outcome);
+    void interactionResolved(const PendingInteraction& interaction, InteractionOutcome outcome);
     // A desktop notification was raised (tray message or taskbar alert).
     void notificationShown(const QString& title, const QString& message);
 

@@ -6,7 +6,7 @@
 // call in the call log, and why an answer was refused. Answers leave as the `answered` signal, so
 // the widgets work (and are tested) without a backend; the panel forwards them.
 
-#include "interaction/pendinginteraction.h"
+#include "pendinginteraction.h"
 
 #include <QWidget>
 

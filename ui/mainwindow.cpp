@@ -1,7 +1,5 @@
 #include "mainwindow.h"
 
-#include "backend.h"
-#include "backendevents.h"
 #include "callinspector.h"
 #include "calllogmodel.h"
 #include "calllogview.h"
@@ -9,6 +7,7 @@
 #include "copybutton.h"
 #include "historydialog.h"
 #include "interactionpanel.h"
+#include "operatorinterface.h"
 #include "statuswarning.h"
 
 #include <QAction>
@@ -61,7 +60,7 @@ QLabel* warningLabel(const QString& objectName)
 
 } // namespace
 
-MainWindow::MainWindow(Backend* backend, int callLogRows, bool noAuth, QWidget* parent)
+MainWindow::MainWindow(OperatorInterface* backend, int callLogRows, bool noAuth, QWidget* parent)
     : QMainWindow(parent)
     , m_backend(backend)
     // What the server enforces decides what the window says; the flag only names why.
@@ -109,19 +108,19 @@ MainWindow::MainWindow(Backend* backend, int callLogRows, bool noAuth, QWidget* 
     m_fullCallRetry->setInterval(FullCallRetryMs);
     connect(m_fullCallRetry, &QTimer::timeout, this, &MainWindow::requestFullCall);
     connect(m_model, &CallLogModel::rowsDropped, this, &MainWindow::onRowsDropped);
-    // BackendEvents lives on the backend thread: these are queued connections, one per batch.
-    connect(m_backend->events(), &BackendEvents::callsUpdated, m_model, &CallLogModel::applyUpdates);
-    connect(m_backend, &Backend::historyLoaded, this, &MainWindow::onHistoryLoaded);
-    connect(m_backend, &Backend::sessionsChanged, this, &MainWindow::onSessionsChanged);
+    // The operator interface answers on this thread: call batches arrive a few dozen times a second.
+    connect(m_backend, &OperatorInterface::callsUpdated, m_model, &CallLogModel::applyUpdates);
+    connect(m_backend, &OperatorInterface::historyLoaded, this, &MainWindow::onHistoryLoaded);
+    connect(m_backend, &OperatorInterface::sessionsChanged, this, &MainWindow::onSessionsChanged);
     // The same problems --headless prints to standard error. Further arguments a signal may gain are
     // dropped by these connections until the slots take them.
-    connect(m_backend, &Backend::historyWriteFailed, this, &MainWindow::onHistoryWriteFailed);
-    connect(m_backend, &Backend::historyWriteRecovered, this, &MainWindow::onHistoryWriteRecovered);
-    connect(m_backend, &Backend::historyNotice, this, &MainWindow::onHistoryNotice);
-    connect(m_backend, &Backend::workspaceStateProblem, this, &MainWindow::onWorkspaceStateProblem);
-    connect(m_backend, &Backend::workspaceStateNotice, this, &MainWindow::onWorkspaceStateNotice);
-    connect(m_backend, &Backend::workspaceStateRecovered, this, &MainWindow::onWorkspaceStateRecovered);
-    connect(m_backend, &Backend::historyCallsLeftOut, this, &MainWindow::onHistoryCallsLeftOut);
+    connect(m_backend, &OperatorInterface::historyWriteFailed, this, &MainWindow::onHistoryWriteFailed);
+    connect(m_backend, &OperatorInterface::historyWriteRecovered, this, &MainWindow::onHistoryWriteRecovered);
+    connect(m_backend, &OperatorInterface::historyNotice, this, &MainWindow::onHistoryNotice);
+    connect(m_backend, &OperatorInterface::workspaceStateProblem, this, &MainWindow::onWorkspaceStateProblem);
+    connect(m_backend, &OperatorInterface::workspaceStateNotice, this, &MainWindow::onWorkspaceStateNotice);
+    connect(m_backend, &OperatorInterface::workspaceStateRecovered, this, &MainWindow::onWorkspaceStateRecovered);
+    connect(m_backend, &OperatorInterface::historyCallsLeftOut, this, &MainWindow::onHistoryCallsLeftOut);
     // Calls from before a restart, so the log does not start empty.
     // Previews only: the rows keep no more, and ten thousand whole calls could be gigabytes.
     m_recentRequest = m_backend->loadRecentCalls(callLogRows, CallLogModel::PreviewBytes);
@@ -261,31 +260,35 @@ void MainWindow::createInteractionPanel()
 
     connect(m_interactionPanel, &InteractionPanel::showCallRequested, this, &MainWindow::showCall);
     connect(m_interactionPanel, &InteractionPanel::interactionResolved, this,
-        [this](const PendingInteraction& interaction, const QString& outcome) {
+        [this](const PendingInteraction& interaction, InteractionOutcome outcome) {
             const QString tool = interaction.toolTitle.isEmpty() ? interaction.tool : interaction.toolTitle;
-            if (outcome == QStringLiteral("stored"))
+            if (outcome == InteractionOutcome::Stored)
                 statusBar()->showMessage(
                     tr("No call was waiting: the answer to %1 goes to the client's retry").arg(tool), 8000);
-            else if (outcome == QStringLiteral("timeout"))
+            else if (outcome == InteractionOutcome::Timeout)
                 statusBar()->showMessage(tr("No one answered %1 in time; the client was told").arg(tool), 8000);
-            else if (outcome == QStringLiteral("cancelled"))
+            else if (outcome == InteractionOutcome::Cancelled)
                 statusBar()->showMessage(tr("The client withdrew %1").arg(tool), 8000);
         });
 
     // Backend to panel: questions arrive, change and leave; refusals and sign-in pages. Panel to
     // backend: the person's answers. The API key goes from the connect widget to
     // connectWithApiKey and nowhere else.
-    connect(m_backend, &Backend::interactionPending, m_interactionPanel, &InteractionPanel::addInteraction);
-    connect(m_backend, &Backend::interactionChanged, m_interactionPanel, &InteractionPanel::updateInteraction);
-    connect(m_backend, &Backend::interactionResolved, m_interactionPanel, &InteractionPanel::resolveInteraction);
-    connect(m_backend, &Backend::interactionsListed, m_interactionPanel, &InteractionPanel::setInteractions);
-    connect(m_backend, &Backend::interactionAnswerFailed, m_interactionPanel, &InteractionPanel::showAnswerFailed);
-    connect(m_backend, &Backend::connectFailed, m_interactionPanel, &InteractionPanel::showConnectFailed);
-    connect(m_backend, &Backend::oauthAuthorizationUrl, m_interactionPanel, &InteractionPanel::showAuthorizationUrl);
-    connect(m_interactionPanel, &InteractionPanel::answerRequested, m_backend, &Backend::answerInteraction);
-    connect(m_interactionPanel, &InteractionPanel::apiKeyEntered, m_backend, &Backend::connectWithApiKey);
-    connect(m_interactionPanel, &InteractionPanel::oauthRequested, m_backend, &Backend::startOAuth);
-    connect(m_interactionPanel, &InteractionPanel::oauthCancelled, m_backend, &Backend::cancelOAuth);
+    connect(m_backend, &OperatorInterface::interactionPending, m_interactionPanel, &InteractionPanel::addInteraction);
+    connect(
+        m_backend, &OperatorInterface::interactionChanged, m_interactionPanel, &InteractionPanel::updateInteraction);
+    connect(
+        m_backend, &OperatorInterface::interactionResolved, m_interactionPanel, &InteractionPanel::resolveInteraction);
+    connect(m_backend, &OperatorInterface::interactionsListed, m_interactionPanel, &InteractionPanel::setInteractions);
+    connect(m_backend, &OperatorInterface::interactionAnswerFailed, m_interactionPanel,
+        &InteractionPanel::showAnswerFailed);
+    connect(m_backend, &OperatorInterface::connectFailed, m_interactionPanel, &InteractionPanel::showConnectFailed);
+    connect(m_backend, &OperatorInterface::oauthAuthorizationUrl, m_interactionPanel,
+        &InteractionPanel::showAuthorizationUrl);
+    connect(m_interactionPanel, &InteractionPanel::answerRequested, m_backend, &OperatorInterface::answerInteraction);
+    connect(m_interactionPanel, &InteractionPanel::apiKeyEntered, m_backend, &OperatorInterface::connectWithApiKey);
+    connect(m_interactionPanel, &InteractionPanel::oauthRequested, m_backend, &OperatorInterface::startOAuth);
+    connect(m_interactionPanel, &InteractionPanel::oauthCancelled, m_backend, &OperatorInterface::cancelOAuth);
     m_interactionPanel->setSecretStorage(m_backend->secretStorage());
     // Questions from before a restart (and any that arrived before the window existed).
     m_backend->listInteractions();

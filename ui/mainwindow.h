@@ -7,12 +7,12 @@
 // (InteractionPanel) queues what clients ask of the person, and is wired to the backend here. The
 // live log keeps previews of large calls; the inspector gets the whole call from history.
 
-#include "tools/toolcall.h"
+#include "toolcall.h"
 
 #include <QMainWindow>
 #include <QPointer>
 
-class Backend;
+class OperatorInterface;
 class CallInspector;
 class CallLogModel;
 class CallLogView;
@@ -30,7 +30,7 @@ class MainWindow : public QMainWindow
 {
     Q_OBJECT
 public:
-    MainWindow(Backend* backend, int callLogRows, bool noAuth, QWidget* parent = nullptr);
+    MainWindow(OperatorInterface* backend, int callLogRows, bool noAuth, QWidget* parent = nullptr);
     ~MainWindow() override;
 
     CallLogModel* callLogModel() const { return m_model; }
@@ -77,7 +77,7 @@ private:
     void onFullCallLoaded(const ToolCallList& calls);
     QString previewNote(const CallPreview& preview, bool loading) const;
 
-    Backend* m_backend;
+    OperatorInterface* m_backend;
     bool m_noAuth; // the server accepts calls without a token
     bool m_noAuthRequested; // because the command line said --no-auth
     CallLogModel* m_model;

@@ -3,7 +3,7 @@
 // StatusFilterBox: a combo box offering "All statuses" and each CallStatus, shared by the live call
 // log and the history browser so both filter the same way.
 
-#include "tools/toolcall.h"
+#include "toolcall.h"
 
 #include <QComboBox>
 

@@ -1,7 +1,7 @@
 #include "interaction/approvalstore.h"
 
 #include "interaction/oldestfront.h"
-#include "interaction/statejsonreader.h"
+#include "statejsonreader.h"
 
 #include <algorithm>
 

@@ -1,7 +1,7 @@
 #include "interaction/clientoutputstore.h"
 
 #include "interaction/oldestfront.h"
-#include "interaction/statejsonreader.h"
+#include "statejsonreader.h"
 
 using nlohmann::json;
 

@@ -1,5 +1,7 @@
 #include "interaction/clienttool.h"
 
+#include "clientanswer.h"
+
 #include "config/switchboardconfig.h"
 #include "tools/schemavalidator.h"
 #include "tools/toolresult.h"
@@ -34,10 +36,10 @@ RegisteredTool clientToolEntry(ToolSpec spec, std::shared_ptr<const ClientTool> 
 
 nlohmann::ordered_json ClientTool::renderSpec(const json& arguments) const
 {
-    nlohmann::ordered_json spec{{"render", render.toStdString()}};
+    nlohmann::ordered_json spec{{"render", renderHintName(render).toStdString()}};
     if (!prompt.isEmpty())
         spec["prompt"] = prompt.toStdString();
-    if (render == QStringLiteral("connect")) {
+    if (render == RenderHint::Connect) {
         const QString provider = stringArgument(arguments, "provider");
         const QString kind = stringArgument(arguments, "kind");
         spec["provider"] = provider.toStdString();
@@ -45,7 +47,7 @@ nlohmann::ordered_json ClientTool::renderSpec(const json& arguments) const
         spec["scopes"] = arguments.value("scopes", json::array());
         spec["reason"] = stringArgument(arguments, "reason").toStdString();
         spec["oauthAvailable"] = oauthProviders.contains(provider);
-    } else if (render == QStringLiteral("choice")) {
+    } else if (render == RenderHint::Choice) {
         json options = json::array();
         if (!choices.isEmpty()) {
             for (const QString& choice : choices)
@@ -57,13 +59,13 @@ nlohmann::ordered_json ClientTool::renderSpec(const json& arguments) const
             }
         }
         spec["choices"] = std::move(options);
-    } else if (render == QStringLiteral("form")) {
+    } else if (render == RenderHint::Form) {
         spec["schema"] = responseSchema;
     }
     // The question in the call's own words, when it gives one.
     for (const char* key : {"question", "message", "reason", "prompt"}) {
         const QString text = stringArgument(arguments, key);
-        if (!text.isEmpty() && render != QStringLiteral("connect")) {
+        if (!text.isEmpty() && render != RenderHint::Connect) {
             spec["question"] = text.toStdString();
             break;
         }
@@ -73,7 +75,7 @@ nlohmann::ordered_json ClientTool::renderSpec(const json& arguments) const
 
 QString ClientTool::checkArguments(const json& arguments) const
 {
-    if (render == QStringLiteral("connect")) {
+    if (render == RenderHint::Connect) {
         const QString kind = stringArgument(arguments, "kind");
         const QString provider = stringArgument(arguments, "provider");
         if (kind == QStringLiteral("oauth") && !oauthProviders.contains(provider)) {
@@ -85,7 +87,7 @@ QString ClientTool::checkArguments(const json& arguments) const
                                  "Use one of those, or ask with kind \"api_key\" or \"either\".")
                       .arg(provider, oauthProviders.join(QStringLiteral(", ")));
         }
-    } else if (render == QStringLiteral("choice") && choices.isEmpty()) {
+    } else if (render == RenderHint::Choice && choices.isEmpty()) {
         const auto it = arguments.find("options");
         if (it == arguments.end() || !it->is_array() || it->empty())
             return QStringLiteral("This tool needs \"options\": a non-empty list of strings to choose from.");
@@ -97,7 +99,7 @@ QString ClientTool::checkOutput(const json& output) const
 {
     if (!output.is_object())
         return QStringLiteral("an answer must be a JSON object");
-    if (render == QStringLiteral("connect")) {
+    if (render == RenderHint::Connect) {
         const auto connectedIt = output.find("connected");
         if (connectedIt == output.end() || !connectedIt->is_boolean())
             return QStringLiteral("a connect answer needs \"connected\": true or false");
@@ -109,18 +111,18 @@ QString ClientTool::checkOutput(const json& output) const
             return QStringLiteral("a refused connection's reason is declined, cancelled or timeout");
         return {};
     }
-    if (render == QStringLiteral("confirm")) {
+    if (render == RenderHint::Confirm) {
         const auto it = output.find("confirmed");
         return it != output.end() && it->is_boolean() ? QString()
                                                       : QStringLiteral("a confirm answer needs \"confirmed\"");
     }
     if (stringArgument(output, "reason") == QStringLiteral("declined"))
         return {};
-    if (render == QStringLiteral("choice")) {
+    if (render == RenderHint::Choice) {
         const auto it = output.find("choice");
         return it != output.end() && it->is_string() ? QString() : QStringLiteral("a choice answer needs \"choice\"");
     }
-    if (render == QStringLiteral("form")) {
+    if (render == RenderHint::Form) {
         const auto values = output.find("values");
         if (values == output.end())
             return QStringLiteral("a form answer needs \"values\"");
@@ -137,8 +139,8 @@ ToolResult ClientTool::timeoutResult(const QString& toolName, int seconds) const
                        "for them there, or try again later.")
             .arg(toolName)
             .arg(seconds));
-    if (render == QStringLiteral("connect"))
-        result.structuredContent = notConnected(QStringLiteral("timeout"));
+    if (render == RenderHint::Connect)
+        result.structuredContent = ClientAnswer::notConnected(QStringLiteral("timeout"));
     return result;
 }
 
@@ -154,7 +156,7 @@ ToolResult ClientTool::resultFor(const json& output)
 RegisteredTool ClientTool::requestConnection(const QStringList& oauthProviders)
 {
     auto clientTool = std::make_shared<ClientTool>();
-    clientTool->render = QStringLiteral("connect");
+    clientTool->render = RenderHint::Connect;
     clientTool->oauthProviders = oauthProviders;
     ToolSpec spec;
     spec.name = QStringLiteral("request_connection");
@@ -200,8 +202,13 @@ bool ClientTool::fromConfig(const ClientToolConfig& config, RegisteredTool* tool
             return false;
         }
     }
+    const std::optional<RenderHint> render = renderHintFromName(config.render);
+    if (!render || *render == RenderHint::Approval) {
+        *error = QStringLiteral("tool \"%1\": render must be connect, confirm, choice or form").arg(spec.name);
+        return false;
+    }
     auto clientTool = std::make_shared<ClientTool>();
-    clientTool->render = config.render;
+    clientTool->render = *render;
     clientTool->prompt = config.prompt;
     clientTool->choices = config.choices;
     clientTool->responseSchema = config.responseSchema;
@@ -209,40 +216,4 @@ bool ClientTool::fromConfig(const ClientToolConfig& config, RegisteredTool* tool
         spec.description = QStringLiteral("Asks the person at the Switchboard console and waits for their answer.");
     *tool = clientToolEntry(std::move(spec), std::move(clientTool));
     return true;
-}
-
-json ClientTool::connected(const QString& provider, const QString& account)
-{
-    return json{{"connected", true}, {"provider", provider.toStdString()}, {"account", account.toStdString()}};
-}
-
-json ClientTool::notConnected(const QString& reason)
-{
-    return json{{"connected", false}, {"reason", reason.toStdString()}};
-}
-
-json ClientTool::confirmed(bool yes)
-{
-    return json{{"confirmed", yes}};
-}
-
-json ClientTool::chosen(const QString& choice)
-{
-    return json{{"choice", choice.toStdString()}};
-}
-
-json ClientTool::submitted(const json& values)
-{
-    return json{{"submitted", true}, {"values", values}};
-}
-
-json ClientTool::declined(const QString& render)
-{
-    if (render == QStringLiteral("choice"))
-        return json{{"choice", nullptr}, {"reason", "declined"}};
-    if (render == QStringLiteral("form"))
-        return json{{"submitted", false}, {"reason", "declined"}};
-    if (render == QStringLiteral("confirm"))
-        return confirmed(false);
-    return notConnected(QStringLiteral("declined"));
 }

@@ -7,6 +7,7 @@
 // request_connection is built in: provider, kind (oauth, api_key or either), optional scopes, and
 // a reason; its widget is the connect dialog. Operators declare more in the configuration.
 
+#include "renderhint.h"
 #include "tools/toolregistry.h"
 
 #include <QStringList>
@@ -19,7 +20,7 @@ struct ToolResult;
 class ClientTool
 {
 public:
-    QString render; // connect, confirm, choice or form
+    RenderHint render = RenderHint::Confirm;
     QString prompt; // shown above the widget; may be empty
     QStringList choices; // choice: fixed options; empty means the call's "options" argument
     nlohmann::ordered_json responseSchema; // form: what the person fills in; ordered: fields show in schema order
@@ -42,13 +43,4 @@ public:
     static RegisteredTool requestConnection(const QStringList& oauthProviders);
     // A tool declared in the configuration; false with a reason when the declaration is unusable.
     static bool fromConfig(const ClientToolConfig& config, RegisteredTool* tool, QString* error);
-
-    // Well-formed answers, for the widgets and tests.
-    static nlohmann::json connected(const QString& provider, const QString& account);
-    static nlohmann::json notConnected(const QString& reason); // declined, cancelled or timeout
-    static nlohmann::json confirmed(bool yes);
-    static nlohmann::json chosen(const QString& choice);
-    static nlohmann::json submitted(const nlohmann::json& values);
-    // The person would not answer (choice: {"choice": null, …}, form: {"submitted": false, …}).
-    static nlohmann::json declined(const QString& render);
 };

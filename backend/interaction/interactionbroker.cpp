@@ -1,9 +1,9 @@
 #include "interaction/interactionbroker.h"
 
 #include "interaction/clienttool.h"
-#include "interaction/statejsonreader.h"
+#include "statejsonreader.h"
 #include "store/workspacestatefile.h"
-#include "tools/toolcall.h"
+#include "toolcall.h"
 #include "tools/toolregistry.h"
 
 #include <QCryptographicHash>
@@ -261,7 +261,7 @@ PendingInteraction InteractionBroker::describe(
         interaction.renderSpec
             = redactor.jsonText(QByteArray::fromStdString(tool.clientTool->renderSpec(arguments).dump()));
     } else {
-        interaction.render = QStringLiteral("approval");
+        interaction.render = RenderHint::Approval;
         const PermissionPolicy::Verdict verdict = m_settings.policy.evaluate(tool);
         interaction.renderSpec = QByteArray::fromStdString(json{{"render", "approval"},
             {"rule", verdict.rule.toStdString()}, {"description", tool.spec.description.toStdString()},
@@ -391,7 +391,7 @@ void InteractionBroker::withdraw(const QString& id, const QString& reason)
         return;
     erase(it);
     save(nullptr, false);
-    Q_EMIT interactionResolved(interactionId, QStringLiteral("cancelled"));
+    Q_EMIT interactionResolved(interactionId, InteractionOutcome::Cancelled);
 }
 
 void InteractionBroker::expire(const QString& id)
@@ -403,7 +403,7 @@ void InteractionBroker::expire(const QString& id)
     Waiter waiter = std::move(it->second.waiter);
     erase(it);
     save(nullptr, false);
-    Q_EMIT interactionResolved(interactionId, QStringLiteral("timeout"));
+    Q_EMIT interactionResolved(interactionId, InteractionOutcome::Timeout);
     if (waiter.timedOut)
         waiter.timedOut();
 }
@@ -461,7 +461,7 @@ bool InteractionBroker::answer(const QString& id, const InteractionAnswer& answe
         }
     }
     save(nullptr, true);
-    Q_EMIT interactionResolved(interactionId, delivered ? QStringLiteral("answered") : QStringLiteral("stored"));
+    Q_EMIT interactionResolved(interactionId, delivered ? InteractionOutcome::Answered : InteractionOutcome::Stored);
     Q_EMIT storesChanged();
     if (delivered)
         waiter.answered(answer);

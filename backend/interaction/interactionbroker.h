@@ -18,8 +18,8 @@
 #include "auth/tokenredactor.h"
 #include "interaction/approvalstore.h"
 #include "interaction/clientoutputstore.h"
-#include "interaction/pendinginteraction.h"
 #include "interaction/permissionpolicy.h"
+#include "pendinginteraction.h"
 #include "store/workspacestatefile.h"
 #include "tools/toolresult.h"
 
@@ -143,8 +143,7 @@ public:
 Q_SIGNALS:
     void interactionPending(const PendingInteraction& interaction);
     void interactionChanged(const PendingInteraction& interaction);
-    // outcome: answered, stored (answered while no call waited), cancelled, timeout
-    void interactionResolved(const QString& interactionId, const QString& outcome);
+    void interactionResolved(const QString& interactionId, InteractionOutcome outcome);
     void storesChanged();
     // From the writer's thread (connect with a context object): the state could not be written and
     // is retried; it is on disk again.

@@ -7,8 +7,8 @@
 #include "auth/tokenredactor.h"
 #include "mcp/jsonrpc.h"
 #include "mcp/responsechannel.h"
+#include "toolcall.h"
 #include "tools/loglevel.h"
-#include "tools/toolcall.h"
 
 #include <QDateTime>
 #include <QElapsedTimer>

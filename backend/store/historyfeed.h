@@ -7,7 +7,7 @@
 // first, when the writer has room again. Nothing is dropped and the server thread never blocks.
 // Lives on the backend thread.
 
-#include "tools/toolcall.h"
+#include "toolcall.h"
 
 #include <QElapsedTimer>
 #include <QList>

@@ -5,8 +5,8 @@
 // connection of their own, so a slow search never delays a write. The database file and its WAL
 // and shared-memory files are owner-only (0600), whatever the umask.
 
-#include "store/historyquery.h"
-#include "tools/toolcall.h"
+#include "historyquery.h"
+#include "toolcall.h"
 
 #include <QObject>
 #include <QSqlDatabase>

@@ -16,7 +16,7 @@
 // retries; calls beyond it are left out, counted exactly, the count kept in the database and
 // reported through callsLeftOutChanged.
 
-#include "tools/toolcall.h"
+#include "toolcall.h"
 
 #include <QHash>
 #include <QObject>

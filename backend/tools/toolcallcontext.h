@@ -9,9 +9,9 @@
 // ToolExecutor) are posted there. A result that arrives after the call was cancelled or ran out of
 // time is dropped.
 
+#include "toolroute.h"
 #include "tools/loglevel.h"
 #include "tools/toolresult.h"
-#include "tools/toolroute.h"
 
 #include <QString>
 

@@ -1,7 +1,7 @@
 #include "tools/toolexecutor.h"
 
+#include "toolcall.h"
 #include "tools/homethread.h"
-#include "tools/toolcall.h"
 #include "tools/toolregistry.h"
 
 #include <QPointer>

@@ -1,7 +1,7 @@
 #include "tools/toolregistry.h"
 
+#include "toolcall.h"
 #include "tools/schemavalidator.h"
-#include "tools/toolcall.h"
 
 #include <algorithm>
 #include <set>

@@ -3,9 +3,9 @@
 // ToolRegistry: the tools the backend offers, each with its spec, its route and its handler.
 // Listing order is by name, so tools/list pages are stable while the registry does not change.
 
+#include "toolroute.h"
 #include "tools/executionpolicy.h"
 #include "tools/toolcallcontext.h"
-#include "tools/toolroute.h"
 #include "tools/toolspec.h"
 
 #include <QObject>

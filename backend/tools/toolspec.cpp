@@ -1,6 +1,6 @@
 #include "tools/toolspec.h"
 
-#include "tools/toolcall.h"
+#include "toolcall.h"
 
 using nlohmann::json;
 

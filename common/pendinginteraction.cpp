@@ -1,6 +1,6 @@
-#include "interaction/pendinginteraction.h"
+#include "pendinginteraction.h"
 
-#include "interaction/statejsonreader.h"
+#include "statejsonreader.h"
 
 using nlohmann::json;
 
@@ -24,7 +24,7 @@ json PendingInteraction::toJson() const
     json earlier = json::array();
     for (qint64 callIdBefore : earlierCallIds)
         earlier.push_back(callIdBefore);
-    return json{{"id", id.toStdString()}, {"kind", kindName(kind)}, {"render", render.toStdString()},
+    return json{{"id", id.toStdString()}, {"kind", kindName(kind)}, {"render", renderHintName(render).toStdString()},
         {"tool", tool.toStdString()}, {"toolTitle", toolTitle.toStdString()}, {"route", route.toString().toStdString()},
         {"arguments", arguments.toStdString()}, {"renderSpec", renderSpec.toStdString()},
         {"sessionId", sessionId.toStdString()}, {"clientName", clientName.toStdString()},
@@ -40,12 +40,13 @@ bool PendingInteraction::fromJson(
     QString kind;
     QString mode;
     QString route;
+    QString render;
     reader
         .keys({"id", "kind", "render", "tool", "toolTitle", "route", "arguments", "renderSpec", "sessionId",
             "clientName", "clientVersion", "callId", "earlierCallIds", "mode", "createdAtMs", "key"})
         .string("id", &result.id)
         .string("kind", &kind)
-        .string("render", &result.render)
+        .string("render", &render)
         .string("tool", &result.tool)
         .string("toolTitle", &result.toolTitle)
         .string("route", &route)
@@ -72,6 +73,10 @@ bool PendingInteraction::fromJson(
         result.kind = InteractionKind::ClientTool;
     else
         return reader.fail(QStringLiteral("has an unknown kind \"%1\"").arg(kind)).ok();
+    if (const auto hint = renderHintFromName(render))
+        result.render = *hint;
+    else
+        return reader.fail(QStringLiteral("has an unknown render \"%1\"").arg(render)).ok();
     if (mode == QStringLiteral("hold"))
         result.mode = PauseMode::Hold;
     else if (mode == QStringLiteral("park"))

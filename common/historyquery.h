@@ -2,7 +2,7 @@
 
 // HistoryQuery: one page of a search through stored calls, newest first.
 
-#include "tools/toolcall.h"
+#include "toolcall.h"
 
 #include <QMetaType>
 #include <QString>

@@ -10,7 +10,8 @@
 #include <QMetaType>
 #include <QString>
 
-#include "tools/toolroute.h"
+#include "renderhint.h"
+#include "toolroute.h"
 
 #include <nlohmann/json.hpp>
 
@@ -32,7 +33,7 @@ struct PendingInteraction
 {
     QString id; // "ia-…", unique
     InteractionKind kind = InteractionKind::Approval;
-    QString render; // approval, connect, confirm, choice or form
+    RenderHint render = RenderHint::Approval;
     QString tool; // the tool's own name (aliases resolved)
     QString toolTitle;
     ToolRoute route;

@@ -1,4 +1,4 @@
-#include "tools/toolroute.h"
+#include "toolroute.h"
 
 #include <array>
 #include <utility>

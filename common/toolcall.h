@@ -8,7 +8,7 @@
 #include <QMetaType>
 #include <QString>
 
-#include "tools/toolroute.h"
+#include "toolroute.h"
 
 enum class CallStatus {
     Running,

@@ -1,4 +1,4 @@
-#include "tools/toolcall.h"
+#include "toolcall.h"
 
 #include <nlohmann/json.hpp>
 

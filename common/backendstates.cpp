@@ -1,0 +1,197 @@
+#include "backendstates.h"
+
+#include "statejsonreader.h"
+
+#include <array>
+#include <limits>
+#include <utility>
+
+using nlohmann::json;
+
+namespace {
+
+template<typename Enum, std::size_t N>
+QString nameOf(const std::array<std::pair<Enum, const char*>, N>& names, Enum value)
+{
+    for (const auto& [v, name] : names) {
+        if (v == value)
+            return QString::fromLatin1(name);
+    }
+    return QString::fromLatin1(names.front().second);
+}
+
+template<typename Enum, std::size_t N>
+std::optional<Enum> valueOf(const std::array<std::pair<Enum, const char*>, N>& names, const QString& text)
+{
+    for (const auto& [v, name] : names) {
+        if (text == QLatin1String(name))
+            return v;
+    }
+    return std::nullopt;
+}
+
+constexpr std::array<std::pair<BreakerPhase, const char*>, 3> phaseNames{{
+    {BreakerPhase::Closed, "closed"},
+    {BreakerPhase::Open, "open"},
+    {BreakerPhase::HalfOpen, "half-open"},
+}};
+
+constexpr std::array<std::pair<AdapterConnection, const char*>, 4> connectionNames{{
+    {AdapterConnection::Disabled, "disabled"},
+    {AdapterConnection::Connecting, "connecting"},
+    {AdapterConnection::Ready, "ready"},
+    {AdapterConnection::Failing, "failing"},
+}};
+
+std::string text(const QString& value)
+{
+    return value.toStdString();
+}
+
+// An integer field that must fit an int.
+bool readInt(StateJsonReader& reader, const char* key, int* out)
+{
+    qint64 value = 0;
+    reader.integer(key, &value);
+    if (!reader.ok())
+        return false;
+    if (value < std::numeric_limits<int>::min() || value > std::numeric_limits<int>::max()) {
+        reader.fail(QStringLiteral("\"%1\" is out of range").arg(QLatin1String(key)));
+        return false;
+    }
+    *out = int(value);
+    return true;
+}
+
+} // namespace
+
+QString breakerPhaseName(BreakerPhase phase)
+{
+    return nameOf(phaseNames, phase);
+}
+
+QString adapterConnectionName(AdapterConnection connection)
+{
+    return nameOf(connectionNames, connection);
+}
+
+json BreakerState::toJson() const
+{
+    return json{{"adapter", text(adapter)}, {"phase", text(breakerPhaseName(phase))},
+        {"consecutiveFailures", consecutiveFailures}, {"failureThreshold", failureThreshold},
+        {"changedAtMs", changedAtMs}, {"retryAtMs", retryAtMs}, {"forcedOpen", forcedOpen},
+        {"lastError", text(lastError)}};
+}
+
+std::optional<BreakerState> BreakerState::fromJson(const json& value, QString* problem)
+{
+    BreakerState state;
+    QString phase;
+    StateJsonReader reader(value, QStringLiteral("breaker state"), problem);
+    reader
+        .keys({"adapter", "phase", "consecutiveFailures", "failureThreshold", "changedAtMs", "retryAtMs", "forcedOpen",
+            "lastError"})
+        .string("adapter", &state.adapter)
+        .string("phase", &phase)
+        .integer("changedAtMs", &state.changedAtMs)
+        .integer("retryAtMs", &state.retryAtMs)
+        .boolean("forcedOpen", &state.forcedOpen)
+        .string("lastError", &state.lastError);
+    if (!readInt(reader, "consecutiveFailures", &state.consecutiveFailures)
+        || !readInt(reader, "failureThreshold", &state.failureThreshold))
+        return std::nullopt;
+    const auto parsed = valueOf(phaseNames, phase);
+    if (!parsed) {
+        reader.fail(QStringLiteral("has an unknown phase \"%1\"").arg(phase));
+        return std::nullopt;
+    }
+    state.phase = *parsed;
+    return state;
+}
+
+json AdapterStatus::toJson() const
+{
+    return json{{"name", text(name)}, {"endpoint", text(endpoint)},
+        {"connection", text(adapterConnectionName(connection))}, {"readOnly", readOnly}, {"toolCount", toolCount},
+        {"changedAtMs", changedAtMs}, {"lastError", text(lastError)}};
+}
+
+std::optional<AdapterStatus> AdapterStatus::fromJson(const json& value, QString* problem)
+{
+    AdapterStatus status;
+    QString connection;
+    StateJsonReader reader(value, QStringLiteral("adapter status"), problem);
+    reader.keys({"name", "endpoint", "connection", "readOnly", "toolCount", "changedAtMs", "lastError"})
+        .string("name", &status.name)
+        .string("endpoint", &status.endpoint)
+        .string("connection", &connection)
+        .boolean("readOnly", &status.readOnly)
+        .integer("changedAtMs", &status.changedAtMs)
+        .string("lastError", &status.lastError);
+    if (!readInt(reader, "toolCount", &status.toolCount))
+        return std::nullopt;
+    const auto parsed = valueOf(connectionNames, connection);
+    if (!parsed) {
+        reader.fail(QStringLiteral("has an unknown connection \"%1\"").arg(connection));
+        return std::nullopt;
+    }
+    status.connection = *parsed;
+    return status;
+}
+
+json RepositoryState::toJson() const
+{
+    return json{{"path", text(path)}, {"branch", text(branch)}, {"upstream", text(upstream)}, {"ahead", ahead},
+        {"behind", behind}, {"staged", staged}, {"unstaged", unstaged}, {"untracked", untracked},
+        {"headCommit", text(headCommit)}, {"headSummary", text(headSummary)}, {"refreshedAtMs", refreshedAtMs},
+        {"error", text(error)}};
+}
+
+std::optional<RepositoryState> RepositoryState::fromJson(const json& value, QString* problem)
+{
+    RepositoryState state;
+    StateJsonReader reader(value, QStringLiteral("repository state"), problem);
+    reader
+        .keys({"path", "branch", "upstream", "ahead", "behind", "staged", "unstaged", "untracked", "headCommit",
+            "headSummary", "refreshedAtMs", "error"})
+        .string("path", &state.path)
+        .string("branch", &state.branch)
+        .string("upstream", &state.upstream)
+        .string("headCommit", &state.headCommit)
+        .string("headSummary", &state.headSummary)
+        .integer("refreshedAtMs", &state.refreshedAtMs)
+        .string("error", &state.error);
+    for (const auto& [key, field] :
+        {std::pair{"ahead", &state.ahead}, std::pair{"behind", &state.behind}, std::pair{"staged", &state.staged},
+            std::pair{"unstaged", &state.unstaged}, std::pair{"untracked", &state.untracked}}) {
+        if (!readInt(reader, key, field))
+            return std::nullopt;
+    }
+    return reader.ok() ? std::optional(state) : std::nullopt;
+}
+
+json TransferProgress::toJson() const
+{
+    return json{{"id", text(id)}, {"callId", callId}, {"operation", text(operation)}, {"target", text(target)},
+        {"receivedObjects", receivedObjects}, {"totalObjects", totalObjects}, {"receivedBytes", receivedBytes},
+        {"finished", finished}, {"error", text(error)}};
+}
+
+std::optional<TransferProgress> TransferProgress::fromJson(const json& value, QString* problem)
+{
+    TransferProgress progress;
+    StateJsonReader reader(value, QStringLiteral("transfer"), problem);
+    reader
+        .keys({"id", "callId", "operation", "target", "receivedObjects", "totalObjects", "receivedBytes", "finished",
+            "error"})
+        .string("id", &progress.id)
+        .integer("callId", &progress.callId)
+        .string("operation", &progress.operation)
+        .string("target", &progress.target)
+        .integer("receivedObjects", &progress.receivedObjects)
+        .integer("totalObjects", &progress.totalObjects)
+        .integer("receivedBytes", &progress.receivedBytes)
+        .boolean("finished", &progress.finished)
+        .string("error", &progress.error);
+    return reader.ok() ? std::optional(progress) : std::nullopt;
+}

@@ -1,0 +1,118 @@
+#pragma once
+
+// The states the backend publishes besides calls and questions, as value types with their JSON
+// form: each upstream adapter's circuit breaker and connection, each watched repository, and each
+// running transfer (a clone, fetch or push). BackendEvents coalesces them per key (the adapter's
+// name, the repository's path, the transfer's id), so a flapping breaker or a fast transfer costs
+// the window one update per batch, holding the newest state.
+
+#include <QList>
+#include <QMetaType>
+#include <QString>
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+
+enum class BreakerPhase {
+    Closed, // calls go through
+    Open, // calls fail at once until the recovery timeout passes
+    HalfOpen, // a few trial calls decide
+};
+
+QString breakerPhaseName(BreakerPhase phase);
+
+struct BreakerState
+{
+    QString adapter;
+    BreakerPhase phase = BreakerPhase::Closed;
+    int consecutiveFailures = 0;
+    int failureThreshold = 0;
+    qint64 changedAtMs = 0; // ms since the Unix epoch
+    qint64 retryAtMs = 0; // Open: when the breaker lets trial calls through; 0 otherwise
+    bool forcedOpen = false; // the operator opened it
+    QString lastError;
+
+    QString key() const { return adapter; }
+    nlohmann::json toJson() const;
+    static std::optional<BreakerState> fromJson(const nlohmann::json& value, QString* problem);
+    friend bool operator==(const BreakerState&, const BreakerState&) = default;
+};
+
+enum class AdapterConnection {
+    Disabled, // enabled: false in the configuration
+    Connecting,
+    Ready,
+    Failing, // the last attempt failed; see lastError
+};
+
+QString adapterConnectionName(AdapterConnection connection);
+
+struct AdapterStatus
+{
+    QString name;
+    QString endpoint;
+    AdapterConnection connection = AdapterConnection::Connecting;
+    bool readOnly = false;
+    int toolCount = 0;
+    qint64 changedAtMs = 0;
+    QString lastError;
+
+    QString key() const { return name; }
+    nlohmann::json toJson() const;
+    static std::optional<AdapterStatus> fromJson(const nlohmann::json& value, QString* problem);
+    friend bool operator==(const AdapterStatus&, const AdapterStatus&) = default;
+};
+
+struct RepositoryState
+{
+    QString path; // canonical
+    QString branch; // empty when HEAD is detached
+    QString upstream;
+    int ahead = 0;
+    int behind = 0;
+    int staged = 0;
+    int unstaged = 0;
+    int untracked = 0;
+    QString headCommit;
+    QString headSummary;
+    qint64 refreshedAtMs = 0;
+    QString error; // set when the repository could not be read
+
+    QString key() const { return path; }
+    nlohmann::json toJson() const;
+    static std::optional<RepositoryState> fromJson(const nlohmann::json& value, QString* problem);
+    friend bool operator==(const RepositoryState&, const RepositoryState&) = default;
+};
+
+struct TransferProgress
+{
+    QString id; // unique per transfer
+    qint64 callId = 0; // the tool call that runs it
+    QString operation; // clone, fetch, push
+    QString target; // the repository path or URL, for the operator
+    qint64 receivedObjects = 0;
+    qint64 totalObjects = 0;
+    qint64 receivedBytes = 0;
+    bool finished = false;
+    QString error;
+
+    QString key() const { return id; }
+    nlohmann::json toJson() const;
+    static std::optional<TransferProgress> fromJson(const nlohmann::json& value, QString* problem);
+    friend bool operator==(const TransferProgress&, const TransferProgress&) = default;
+};
+
+using BreakerStateList = QList<BreakerState>;
+using AdapterStatusList = QList<AdapterStatus>;
+using RepositoryStateList = QList<RepositoryState>;
+using TransferProgressList = QList<TransferProgress>;
+
+Q_DECLARE_METATYPE(BreakerState)
+Q_DECLARE_METATYPE(AdapterStatus)
+Q_DECLARE_METATYPE(RepositoryState)
+Q_DECLARE_METATYPE(TransferProgress)
+Q_DECLARE_METATYPE(BreakerStateList)
+Q_DECLARE_METATYPE(AdapterStatusList)
+Q_DECLARE_METATYPE(RepositoryStateList)
+Q_DECLARE_METATYPE(TransferProgressList)

@@ -1,0 +1,38 @@
+#include "operatorinterface.h"
+
+OperatorInterface::OperatorInterface(QObject* parent)
+    : QObject(parent)
+{
+    // Everything these signals carry crosses threads in queued connections.
+    qRegisterMetaType<ToolCall>();
+    qRegisterMetaType<ToolCallList>();
+    qRegisterMetaType<PendingInteraction>();
+    qRegisterMetaType<PendingInteractionList>();
+    qRegisterMetaType<InteractionAnswer>();
+    qRegisterMetaType<InteractionOutcome>();
+    qRegisterMetaType<HistoryQuery>();
+    qRegisterMetaType<BreakerStateList>();
+    qRegisterMetaType<AdapterStatusList>();
+    qRegisterMetaType<RepositoryStateList>();
+    qRegisterMetaType<TransferProgressList>();
+}
+
+OperatorInterface::~OperatorInterface() = default;
+
+void OperatorInterface::resetBreaker(const QString& adapter)
+{
+    Q_EMIT commandFailed(QStringLiteral("resetBreaker"),
+        QStringLiteral("This backend has no upstream adapters, so there is no breaker \"%1\" to reset.").arg(adapter));
+}
+
+void OperatorInterface::forceOpenBreaker(const QString& adapter)
+{
+    Q_EMIT commandFailed(QStringLiteral("forceOpenBreaker"),
+        QStringLiteral("This backend has no upstream adapters, so there is no breaker \"%1\" to open.").arg(adapter));
+}
+
+void OperatorInterface::refreshRepository(const QString& path)
+{
+    Q_EMIT commandFailed(QStringLiteral("refreshRepository"),
+        QStringLiteral("This backend has no git tools, so the repository %1 cannot be refreshed.").arg(path));
+}

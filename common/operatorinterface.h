@@ -1,0 +1,97 @@
+#pragma once
+
+// OperatorInterface: everything the console may ask of a backend and everything it hears back, and
+// nothing more. Backend implements it in-process; a console attached to a remote headless backend
+// would implement it over the network; the GUI tests drive the window through a test double. The
+// window, its dialogs and the models depend on this interface and the value types beside it, never
+// on the server.
+//
+// Every command is asynchronous and never blocks the caller: answers, refusals and state arrive as
+// signals on the caller's thread.
+
+#include "backendstates.h"
+#include "historyquery.h"
+#include "pendinginteraction.h"
+#include "renderhint.h"
+#include "toolcall.h"
+
+#include <QObject>
+#include <QStringList>
+#include <QUrl>
+
+class OperatorInterface : public QObject
+{
+    Q_OBJECT
+public:
+    explicit OperatorInterface(QObject* parent = nullptr);
+    ~OperatorInterface() override;
+
+    // What clients need to connect, for the window to show and copy.
+    virtual QUrl serverUrl() const = 0;
+    virtual bool requiresToken() const = 0;
+    virtual QByteArray token() const = 0;
+    // Where secrets entered at the console are kept (the desktop keychain, or the owner-only file).
+    virtual QString secretStorage() const = 0;
+
+    // History: the answer comes as historyLoaded with the returned request id. `bodyPreviewBytes`
+    // > 0 reads only that much of each request and response.
+    virtual quint64 loadRecentCalls(int limit, qsizetype bodyPreviewBytes = 0) = 0;
+    virtual quint64 queryHistory(const HistoryQuery& query) = 0;
+
+    // Questions: the pending list arrives as interactionsListed; a refused answer as
+    // interactionAnswerFailed.
+    virtual void listInteractions() = 0;
+    virtual void answerInteraction(const QString& interactionId, const InteractionAnswer& answer) = 0;
+    // Connect answers: the secret goes to the backend's secret store and never back; failures come
+    // as connectFailed and leave the question open.
+    virtual void connectWithApiKey(
+        const QString& interactionId, const QString& provider, const QString& account, const QByteArray& apiKey)
+        = 0;
+    // The sign-in page to open arrives as oauthAuthorizationUrl.
+    virtual void startOAuth(const QString& interactionId, const QString& provider, const QStringList& scopes) = 0;
+    virtual void cancelOAuth(const QString& interactionId) = 0;
+
+    // Upstream adapters and repositories. A backend without them answers with commandFailed.
+    virtual void resetBreaker(const QString& adapter);
+    virtual void forceOpenBreaker(const QString& adapter);
+    virtual void refreshRepository(const QString& path);
+
+Q_SIGNALS:
+    // Calls: the newest state of every call that started or changed since the previous batch, a few
+    // dozen batches a second at most.
+    void callsUpdated(const ToolCallList& calls);
+    void sessionsChanged(int count);
+
+    void historyLoaded(quint64 requestId, const ToolCallList& calls, bool hasMore);
+    // History could not be written (the disk failed); unwritten calls are kept and retried.
+    void historyWriteFailed(const QString& error);
+    void historyWriteRecovered();
+    // The exact number of calls left out of history because the disk failed, over its life.
+    void historyCallsLeftOut(qint64 total);
+    // Something about history the operator should read.
+    void historyNotice(const QString& message);
+
+    void interactionsListed(const PendingInteractionList& interactions);
+    void interactionPending(const PendingInteraction& interaction);
+    void interactionChanged(const PendingInteraction& interaction);
+    void interactionResolved(const QString& interactionId, InteractionOutcome outcome);
+    void interactionAnswerFailed(const QString& interactionId, const QString& error);
+    void oauthAuthorizationUrl(const QString& interactionId, const QUrl& url);
+    void connectFailed(const QString& interactionId, const QString& message);
+
+    // The workspace state could not be written (retried), or could not be read and not be moved
+    // aside either (nothing is saved).
+    void workspaceStateProblem(const QString& message);
+    // At start: an unreadable workspace state was set aside; the console starts clean.
+    void workspaceStateNotice(const QString& message);
+    void workspaceStateRecovered();
+
+    // Newest states, each coalesced per key (adapter, path, transfer id).
+    void breakerStatesChanged(const BreakerStateList& states);
+    void adapterStatusesChanged(const AdapterStatusList& statuses);
+    void repositoryStatesChanged(const RepositoryStateList& states);
+    void transfersChanged(const TransferProgressList& transfers);
+
+    // A command this backend could not carry out (`command` is its name, e.g. "resetBreaker").
+    void commandFailed(const QString& command, const QString& message);
+};
