@@ -1,4 +1,5 @@
-// BackendEvents: bursts are coalesced into batches, each call once with its newest state.
+// BackendEvents: bursts are coalesced into batches, each call once with its newest state, and each
+// breaker, adapter, repository and transfer once per key with its newest state.
 
 #include "backendevents.h"
 
@@ -12,6 +13,8 @@ private Q_SLOTS:
     void coalescesStartAndFinish();
     void burstBecomesFewBatches();
     void flushEmitsAtOnce();
+    void statesAreCoalescedPerKey();
+    void eachKindHasItsOwnBatch();
 };
 
 namespace {
@@ -65,6 +68,69 @@ void TestBackendEvents::flushEmitsAtOnce()
     QCOMPARE(batches.size(), 1);
     events.flush(); // nothing pending: nothing emitted
     QCOMPARE(batches.size(), 1);
+}
+
+// A breaker that flaps ten thousand times between two batches reaches the window once, as its
+// newest state; other adapters keep the place where they first changed.
+void TestBackendEvents::statesAreCoalescedPerKey()
+{
+    BackendEvents events;
+    QSignalSpy breakers(&events, &BackendEvents::breakerStatesChanged);
+    BreakerState github;
+    github.adapter = QStringLiteral("github");
+    BreakerState database;
+    database.adapter = QStringLiteral("database");
+    for (int i = 0; i < 10'000; ++i) {
+        github.phase = i % 2 ? BreakerPhase::Open : BreakerPhase::Closed;
+        github.consecutiveFailures = i;
+        events.publishBreakerState(github);
+        if (i == 1)
+            events.publishBreakerState(database);
+    }
+    QVERIFY(breakers.wait(5000));
+    QCOMPARE(breakers.size(), 1);
+    const auto batch = breakers.first().first().value<BreakerStateList>();
+    QCOMPARE(batch.size(), 2);
+    QCOMPARE(batch.at(0).adapter, QStringLiteral("github"));
+    QCOMPARE(batch.at(0).consecutiveFailures, 9999);
+    QCOMPARE(batch.at(0).phase, BreakerPhase::Open);
+    QCOMPARE(batch.at(1).adapter, QStringLiteral("database"));
+}
+
+void TestBackendEvents::eachKindHasItsOwnBatch()
+{
+    BackendEvents events;
+    QSignalSpy calls(&events, &BackendEvents::callsUpdated);
+    QSignalSpy adapters(&events, &BackendEvents::adapterStatusesChanged);
+    QSignalSpy repositories(&events, &BackendEvents::repositoryStatesChanged);
+    QSignalSpy transfers(&events, &BackendEvents::transfersChanged);
+    AdapterStatus status;
+    status.name = QStringLiteral("filesystem");
+    status.connection = AdapterConnection::Ready;
+    events.publishAdapterStatus(status);
+    RepositoryState repository;
+    repository.path = QStringLiteral("/srv/repo");
+    repository.ahead = 1;
+    events.publishRepositoryState(repository);
+    repository.ahead = 2;
+    events.publishRepositoryState(repository);
+    TransferProgress transfer;
+    transfer.id = QStringLiteral("clone-1");
+    for (qint64 objects = 0; objects <= 100; ++objects) {
+        transfer.receivedObjects = objects;
+        events.publishTransferProgress(transfer);
+    }
+    events.flush();
+    QCOMPARE(calls.size(), 0); // no call changed: no empty batch
+    QCOMPARE(adapters.size(), 1);
+    QCOMPARE(adapters.first().first().value<AdapterStatusList>().first().connection, AdapterConnection::Ready);
+    QCOMPARE(repositories.size(), 1);
+    QCOMPARE(repositories.first().first().value<RepositoryStateList>().size(), 1);
+    QCOMPARE(repositories.first().first().value<RepositoryStateList>().first().ahead, 2);
+    QCOMPARE(transfers.size(), 1);
+    QCOMPARE(transfers.first().first().value<TransferProgressList>().first().receivedObjects, qint64(100));
+    events.flush();
+    QCOMPARE(adapters.size(), 1); // nothing new: nothing sent
 }
 
 QTEST_GUILESS_MAIN(TestBackendEvents)

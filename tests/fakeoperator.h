@@ -1,0 +1,67 @@
+#pragma once
+
+// FakeOperator: a test double of the OperatorInterface. It records every command the window sends
+// and lets a test play the backend's part by emitting its events, with no server, thread or socket.
+
+#include "operatorinterface.h"
+
+#include <QList>
+
+// No Q_OBJECT: it adds no signals or slots of its own, and the interface's are inherited.
+class FakeOperator : public OperatorInterface
+{
+public:
+    struct Answer
+    {
+        QString interactionId;
+        InteractionAnswer answer;
+    };
+    struct ApiKey
+    {
+        QString interactionId;
+        QString provider;
+        QString account;
+        QByteArray key;
+    };
+
+    QUrl serverUrl() const override { return QUrl(QStringLiteral("http://127.0.0.1:8765/mcp")); }
+    bool requiresToken() const override { return !tokenValue.isEmpty(); }
+    QByteArray token() const override { return tokenValue; }
+    QString secretStorage() const override { return QStringLiteral("the test's keychain"); }
+
+    quint64 loadRecentCalls(int limit, qsizetype bodyPreviewBytes = 0) override
+    {
+        recentLoads << qMakePair(limit, bodyPreviewBytes);
+        return ++lastRequestId;
+    }
+    quint64 queryHistory(const HistoryQuery& query) override
+    {
+        queries << query;
+        return ++lastRequestId;
+    }
+    void listInteractions() override { ++interactionLists; }
+    void answerInteraction(const QString& interactionId, const InteractionAnswer& answer) override
+    {
+        answers << Answer{interactionId, answer};
+    }
+    void connectWithApiKey(const QString& interactionId, const QString& provider, const QString& account,
+        const QByteArray& apiKey) override
+    {
+        apiKeys << ApiKey{interactionId, provider, account, apiKey};
+    }
+    void startOAuth(const QString& interactionId, const QString&, const QStringList&) override
+    {
+        oauthStarts << interactionId;
+    }
+    void cancelOAuth(const QString& interactionId) override { oauthCancels << interactionId; }
+
+    QByteArray tokenValue = QByteArrayLiteral("sb_fake-token");
+    quint64 lastRequestId = 0;
+    QList<QPair<int, qsizetype>> recentLoads;
+    QList<HistoryQuery> queries;
+    int interactionLists = 0;
+    QList<Answer> answers;
+    QList<ApiKey> apiKeys;
+    QStringList oauthStarts;
+    QStringList oauthCancels;
+};

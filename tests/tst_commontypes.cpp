@@ -1,0 +1,150 @@
+// The common library's value types and their JSON form: every type survives the round trip, a
+// document that is not what the program writes is refused with a reason (never an exception), and
+// text forms of enums read back to the same value.
+
+#include "backendstates.h"
+#include "clientanswer.h"
+#include "pendinginteraction.h"
+#include "renderhint.h"
+#include "toolroute.h"
+
+#include "jsontestsupport.h"
+
+#include <QTest>
+
+using nlohmann::json;
+
+class TestCommonTypes : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void routesReadBackTheirText_data();
+    void routesReadBackTheirText();
+    void renderHintsReadBack();
+    void statesSurviveTheRoundTrip();
+    void malformedStatesAreRefusedWithAReason_data();
+    void malformedStatesAreRefusedWithAReason();
+    void declinedAnswersFollowTheWidget();
+    void pendingInteractionKeepsTypedRouteAndRender();
+};
+
+void TestCommonTypes::routesReadBackTheirText_data()
+{
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<int>("kind");
+    QTest::addColumn<QString>("owner");
+    QTest::newRow("builtin") << "builtin" << int(RouteKind::Builtin) << "";
+    QTest::newRow("client") << "client" << int(RouteKind::Client) << "";
+    QTest::newRow("git") << "git" << int(RouteKind::Git) << "";
+    QTest::newRow("command") << "command" << int(RouteKind::Command) << "";
+    QTest::newRow("adapter") << "adapter:github" << int(RouteKind::Adapter) << "github";
+    QTest::newRow("sink") << "sink:slack" << int(RouteKind::Sink) << "slack";
+    QTest::newRow("unknown") << "unknown" << int(RouteKind::Unknown) << "";
+    // A route written by a later version keeps its text.
+    QTest::newRow("later") << "teleport:mars" << int(RouteKind::Unknown) << "teleport:mars";
+}
+
+void TestCommonTypes::routesReadBackTheirText()
+{
+    QFETCH(QString, text);
+    QFETCH(int, kind);
+    QFETCH(QString, owner);
+    const ToolRoute route = ToolRoute::fromString(text);
+    QCOMPARE(int(route.kind), kind);
+    QCOMPARE(route.owner, owner);
+    QCOMPARE(route.toString(), text);
+}
+
+void TestCommonTypes::renderHintsReadBack()
+{
+    for (RenderHint hint :
+        {RenderHint::Approval, RenderHint::Connect, RenderHint::Confirm, RenderHint::Choice, RenderHint::Form})
+        QCOMPARE(renderHintFromName(renderHintName(hint)), std::optional(hint));
+    QVERIFY(!renderHintFromName(QStringLiteral("slider")));
+    QCOMPARE(interactionOutcomeName(InteractionOutcome::Timeout), QStringLiteral("timeout"));
+}
+
+void TestCommonTypes::statesSurviveTheRoundTrip()
+{
+    QString problem;
+    BreakerState breaker{QStringLiteral("github"), BreakerPhase::HalfOpen, 3, 5, 1700000000000, 1700000030000, true,
+        QStringLiteral("503 from upstream")};
+    QCOMPARE(BreakerState::fromJson(breaker.toJson(), &problem), std::optional(breaker));
+    AdapterStatus adapter{QStringLiteral("filesystem"), QStringLiteral("http://mcp-filesystem:8080"),
+        AdapterConnection::Failing, true, 12, 1700000000000, QStringLiteral("connection refused")};
+    QCOMPARE(AdapterStatus::fromJson(adapter.toJson(), &problem), std::optional(adapter));
+    RepositoryState repository{QStringLiteral("/srv/r"), QStringLiteral("main"), QStringLiteral("origin/main"), 1, 2, 3,
+        4, 5, QStringLiteral("abc123"), QStringLiteral("Fix"), 1700000000000, QString()};
+    QCOMPARE(RepositoryState::fromJson(repository.toJson(), &problem), std::optional(repository));
+    TransferProgress transfer{QStringLiteral("t-1"), 42, QStringLiteral("clone"), QStringLiteral("https://x/r.git"), 10,
+        100, 4096, false, QString()};
+    QCOMPARE(TransferProgress::fromJson(transfer.toJson(), &problem), std::optional(transfer));
+    QVERIFY2(problem.isEmpty(), qPrintable(problem));
+}
+
+void TestCommonTypes::malformedStatesAreRefusedWithAReason_data()
+{
+    QTest::addColumn<QByteArray>("document");
+    QTest::addColumn<QString>("reason");
+    const json good = BreakerState{QStringLiteral("a"), BreakerPhase::Open, 1, 5, 0, 0, false, QString()}.toJson();
+    QTest::newRow("not an object") << QByteArray("[1,2]") << "is not an object";
+    json phase = good;
+    phase["phase"] = "ajar";
+    QTest::newRow("unknown phase") << QByteArray::fromStdString(phase.dump()) << "unknown phase";
+    json extra = good;
+    extra["surprise"] = 1;
+    QTest::newRow("unknown field") << QByteArray::fromStdString(extra.dump()) << "unknown field";
+    json huge = good;
+    huge["consecutiveFailures"] = 1LL << 40;
+    QTest::newRow("out of range") << QByteArray::fromStdString(huge.dump()) << "out of range";
+    json wrongType = good;
+    wrongType["forcedOpen"] = "yes";
+    QTest::newRow("wrong type") << QByteArray::fromStdString(wrongType.dump()) << "forcedOpen";
+    json missing = good;
+    missing.erase("adapter");
+    QTest::newRow("missing") << QByteArray::fromStdString(missing.dump()) << "adapter";
+}
+
+void TestCommonTypes::malformedStatesAreRefusedWithAReason()
+{
+    QFETCH(QByteArray, document);
+    QFETCH(QString, reason);
+    QString problem;
+    QVERIFY(!BreakerState::fromJson(json::parse(document.toStdString()), &problem));
+    QVERIFY2(problem.contains(reason), qPrintable(problem));
+}
+
+void TestCommonTypes::declinedAnswersFollowTheWidget()
+{
+    QCOMPARE_JSON(ClientAnswer::declined(RenderHint::Choice), json::parse(R"({"choice":null,"reason":"declined"})"));
+    QCOMPARE_JSON(ClientAnswer::declined(RenderHint::Form), json::parse(R"({"submitted":false,"reason":"declined"})"));
+    QCOMPARE_JSON(ClientAnswer::declined(RenderHint::Confirm), json::parse(R"({"confirmed":false})"));
+    QCOMPARE_JSON(
+        ClientAnswer::declined(RenderHint::Connect), json::parse(R"({"connected":false,"reason":"declined"})"));
+}
+
+void TestCommonTypes::pendingInteractionKeepsTypedRouteAndRender()
+{
+    PendingInteraction interaction;
+    interaction.id = QStringLiteral("ia-1");
+    interaction.key = QStringLiteral("k");
+    interaction.tool = QStringLiteral("github.create_issue");
+    interaction.route = ToolRoute::adapter(QStringLiteral("github"));
+    interaction.render = RenderHint::Form;
+    interaction.arguments = R"({"title":"x"})";
+    interaction.renderSpec = R"({"render":"form"})";
+    PendingInteraction read;
+    QString problem;
+    QVERIFY2(PendingInteraction::fromJson(interaction.toJson(), QStringLiteral("pending[0]"), &read, &problem),
+        qPrintable(problem));
+    QCOMPARE(read.route, interaction.route);
+    QCOMPARE(read.render, RenderHint::Form);
+
+    json unknownRender = interaction.toJson();
+    unknownRender["render"] = "slider";
+    QVERIFY(!PendingInteraction::fromJson(unknownRender, QStringLiteral("pending[0]"), &read, &problem));
+    QVERIFY2(problem.contains(QStringLiteral("unknown render")), qPrintable(problem));
+}
+
+QTEST_GUILESS_MAIN(TestCommonTypes)
+#include "tst_commontypes.moc"
