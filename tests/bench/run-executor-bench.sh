@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Benchmark for the execution core: tools/call echo on an idle Switchboard, and on the same build
+# while 16 calls of a 5-second blocking tool (debug.block, on the executor's worker pool) run all
+# the time on other connections, measured side by side in one run with wrk at 1 and 4 connections.
+# Then bench_executor prints how long cancellation takes to reach blocking work and how closely a
+# deadline ends a call that ignores cancellation.
+#
+#   tests/bench/run-executor-bench.sh [seconds-per-measurement]   (default 10)
+#
+# Target (issue 9): echo's p99 while the blocking calls run is within 2x of the idle server's.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+duration=${1:-10}
+version=2025-06-18
+
+"$root/scripts/install-deps.sh" --test
+if [[ ! -x $root/build/release/app/switchboard ]] || [[ ${REBUILD:-1} == 1 ]]; then
+    cmake --preset release -S "$root" >/dev/null
+    cmake --build "$root/build/release" --parallel >/dev/null
+fi
+switchboard=$root/build/release/app/switchboard
+work=$(mktemp -d)
+server_pid=
+blockers=()
+stop_blockers() {
+    for pid in "${blockers[@]}"; do kill "$pid" 2>/dev/null || true; done
+    for pid in "${blockers[@]}"; do wait "$pid" 2>/dev/null || true; done
+    blockers=()
+}
+cleanup() {
+    stop_blockers
+    [[ -n $server_pid ]] && kill "$server_pid" 2>/dev/null
+    wait 2>/dev/null || true
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+source "$here/bench-lib.sh"
+
+# 16 loops, each on its own connection, each calling debug.block for 5 s over and over.
+start_blockers() {
+    local body='{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"debug.block","arguments":{"seconds":5}}}'
+    for _ in $(seq 1 16); do
+        (
+            while true; do
+                curl -s -o /dev/null -X POST "$URL" -H "Authorization: Bearer $TOKEN" -H "Mcp-Session-Id: $SESSION" \
+                    -H "MCP-Protocol-Version: $version" -H 'Content-Type: application/json' \
+                    -H 'Accept: application/json, text/event-stream' -d "$body" || sleep 0.1
+            done
+        ) &
+        blockers+=($!)
+    done
+    sleep 1 # all 16 are running on workers
+}
+
+declare -A result
+for connections in 1 4; do
+    start_binary "$switchboard" --debug-tools
+    open_session
+    result[idle,$connections]=$(measure idle "$connections")
+    start_blockers
+    result[blocked,$connections]=$(measure blocked "$connections")
+    stop_blockers
+    stop_server
+done
+
+echo
+echo "tools/call echo over keep-alive HTTP, ${duration}s per measurement, wrk -t1, $(nproc) cores"
+echo "blocked: 16 calls of debug.block (5 s, blocking, on the executor's pool) running throughout"
+printf '%-10s %5s %12s %10s %10s\n' server conns calls/s p50_us p99_us
+for connections in 1 4; do
+    for state in idle blocked; do
+        read -r rate p50 p99 <<<"${result[$state,$connections]}"
+        printf '%-10s %5s %12.0f %10s %10s\n' "$state" "$connections" "$rate" "$p50" "$p99"
+    done
+done
+echo
+status=0
+for connections in 1 4; do
+    read -r _ _ idle_p99 <<<"${result[idle,$connections]}"
+    read -r _ _ blocked_p99 <<<"${result[blocked,$connections]}"
+    ratio=$(awk -v a="$blocked_p99" -v b="$idle_p99" 'BEGIN {printf "%.2f", a / b}')
+    verdict=met
+    awk -v r="$ratio" 'BEGIN {exit !(r <= 2)}' || { verdict="NOT met"; status=1; }
+    echo "$connections connection(s): p99 blocked/idle = ${ratio}x (target <= 2x: $verdict)"
+done
+
+echo
+# bench_executor lives with the tests (the release build has none); the ci build is optimised.
+cmake --preset ci -S "$root" >/dev/null
+cmake --build "$root/build/ci" --target bench_executor >/dev/null
+"$root/build/ci/tests/bench_executor" || status=1
+exit $status
