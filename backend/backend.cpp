@@ -6,6 +6,7 @@
 #include "backendevents.h"
 #include "interaction/clienttool.h"
 #include "interaction/interactionbroker.h"
+#include "store/callidsource.h"
 #include "store/historyfeed.h"
 #include "store/historystore.h"
 #include "store/historywriter.h"
@@ -79,6 +80,13 @@ bool Backend::start(QString* error)
         stop();
         return false;
     }
+    // Call ids come in blocks reserved in history, so other writers of it (one-shot runners, another
+    // console) never reuse one.
+    m_callIds = std::make_unique<CallIdSource>(m_historyWriter);
+    if (!m_callIds->start(error)) {
+        stop();
+        return false;
+    }
     connect(m_historyWriter, &HistoryWriter::writeFailed, this, &Backend::historyWriteFailed);
     connect(m_historyWriter, &HistoryWriter::writeRecovered, this, &Backend::historyWriteRecovered);
     connect(m_historyWriter, &HistoryWriter::callsLeftOutChanged, this, &Backend::historyCallsLeftOut);
@@ -141,7 +149,9 @@ bool Backend::start(QString* error)
             connect(m_interactions, &InteractionBroker::interactionPending, this, &Backend::interactionPending);
             connect(m_interactions, &InteractionBroker::interactionChanged, this, &Backend::interactionChanged);
             connect(m_interactions, &InteractionBroker::interactionResolved, this, &Backend::interactionResolved);
-            m_server = new McpHttpServer(m_options.server, m_registry, m_events, m_historyWriter->lastCallId() + 1);
+            McpServerOptions serverOptions = m_options.server;
+            serverOptions.nextCallId = [ids = m_callIds.get()] { return ids->next(); };
+            m_server = new McpHttpServer(serverOptions, m_registry, m_events, 0);
             m_server->setInteractionBroker(m_interactions);
             auto* feed = new HistoryFeed(m_historyWriter, m_events, m_events);
             connect(feed, &HistoryFeed::callsHeld, this, [this] {
@@ -208,6 +218,7 @@ void Backend::stop()
     delete m_serverContext;
     m_serverContext = nullptr;
     // The server is gone, so every record is with the writer: it writes them all, then ends.
+    m_callIds.reset();
     delete m_historyWriter;
     m_historyWriter = nullptr;
     if (m_historyThread.isRunning()) {

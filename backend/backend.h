@@ -19,6 +19,7 @@
 #include <QUrl>
 
 class BackendEvents;
+class CallIdSource;
 class HistoryStore;
 class HistoryWriter;
 class InteractionBroker;
@@ -97,6 +98,7 @@ private:
     ToolRegistry* m_registry = nullptr;
     McpHttpServer* m_server = nullptr;
     HistoryWriter* m_historyWriter = nullptr; // its own thread
+    std::unique_ptr<CallIdSource> m_callIds; // used on the server thread
     HistoryStore* m_history = nullptr; // searches; m_historyThread
     InteractionBroker* m_interactions = nullptr; // server thread
     SecretStore* m_secrets = nullptr; // server thread

@@ -2,15 +2,20 @@
 // writer holds calls back rather than lose them, a failing disk loses nothing it can keep and counts
 // exactly what it cannot, and everything on disk is owner-only.
 
+#include "store/callidsource.h"
 #include "store/historystore.h"
 #include "store/historywriter.h"
+#include "store/sqlitehistory.h"
 
 #include <QSemaphore>
 #include <QSqlQuery>
 #include <QThread>
 
+#include <algorithm>
+#include <atomic>
 #include <pthread.h>
 #include <sched.h>
+#include <set>
 #include <sys/stat.h>
 #include <thread>
 
@@ -114,6 +119,9 @@ private Q_SLOTS:
     void writerMergesRecordsOfOneCall();
     void failingDiskLeavesOutExactlyTheCallsBeyondTheBound();
     void filesAreOwnerOnlyWhateverTheUmask();
+    void prunesByCountWhenIdsHaveGaps();
+    void writersSharingAHistoryNeverShareAnId();
+    void callIdSourceReservesAheadAndAcrossRestarts();
 };
 
 void TestHistoryStore::survivesReopening()
@@ -124,13 +132,15 @@ void TestHistoryStore::survivesReopening()
         HistoryStore store(path);
         QString error;
         QVERIFY2(store.open(&error), qPrintable(error));
-        QCOMPARE(store.lastCallId(), qint64(0));
         write(store, {makeCall(1), makeCall(2)});
     }
     HistoryStore store(path);
     QString error;
     QVERIFY(store.open(&error));
-    QCOMPARE(store.lastCallId(), qint64(2));
+    // New ids start after every id written.
+    qint64 first = 0;
+    QVERIFY2(store.database().reserveCallIds(10, &first, &error), qPrintable(error));
+    QCOMPARE(first, qint64(3));
     const auto calls = answer(store, 7, [&] { store.loadRecent(7, 10); });
     QCOMPARE(calls.size(), 2);
     const ToolCall expected = makeCall(2);
@@ -426,7 +436,7 @@ void TestHistoryStore::writerRunsAtNormalPriority()
         QString error;
         if (!writer.start(&error))
             return;
-        writer.runOnWriterThread([&](HistoryStore&) { policy = sched_getscheduler(0); });
+        writer.runOnWriterThread([&](HistoryDatabase&) { policy = sched_getscheduler(0); });
     });
     starter.join();
     QCOMPARE(policy, int(SCHED_OTHER));
@@ -447,7 +457,7 @@ void TestHistoryStore::busyWriterHoldsCallsBackAndLosesNone()
     QSemaphore gate;
     QSemaphore held;
     std::thread holder([&] {
-        writer.runOnWriterThread([&](HistoryStore&) {
+        writer.runOnWriterThread([&](HistoryDatabase&) {
             held.release();
             gate.acquire();
         });
@@ -485,7 +495,7 @@ void TestHistoryStore::writerMergesRecordsOfOneCall()
     QSemaphore gate;
     QSemaphore held;
     std::thread holder([&] {
-        writer.runOnWriterThread([&](HistoryStore&) {
+        writer.runOnWriterThread([&](HistoryDatabase&) {
             held.release();
             gate.acquire();
         });
@@ -517,7 +527,8 @@ void TestHistoryStore::failingDiskLeavesOutExactlyTheCallsBeyondTheBound()
         WriterSignals seen(&writer);
         // Far smaller than the file already is: every write fails with "database or disk is full".
         bool capped = false;
-        writer.runOnWriterThread([&](HistoryStore& store) { capped = store.limitDatabasePages(1); });
+        writer.runOnWriterThread(
+            [&](HistoryDatabase& store) { capped = dynamic_cast<SqliteHistory&>(store).limitDatabasePages(1); });
         QVERIFY(capped);
 
         ToolCall big = makeCall(1);
@@ -537,7 +548,8 @@ void TestHistoryStore::failingDiskLeavesOutExactlyTheCallsBeyondTheBound()
         QTRY_COMPARE_WITH_TIMEOUT(seen.leftOut.value(seen.leftOut.size() - 1), qint64(40), 30'000);
         QCOMPARE(seen.failed.size(), 1);
 
-        writer.runOnWriterThread([&](HistoryStore& store) { store.limitDatabasePages(0); });
+        writer.runOnWriterThread(
+            [&](HistoryDatabase& store) { dynamic_cast<SqliteHistory&>(store).limitDatabasePages(0); });
         QTRY_COMPARE_WITH_TIMEOUT(seen.recovered, 1, 30'000);
         writer.record(makeCall(91));
     }
@@ -581,6 +593,112 @@ void TestHistoryStore::filesAreOwnerOnlyWhateverTheUmask()
     for (const QString& name : QStringList{path, path + QStringLiteral("-wal"), path + QStringLiteral("-shm")}) {
         if (QFile::exists(name))
             QCOMPARE(modeOf(name), 0600);
+    }
+}
+
+// Each writer reserves blocks of ids, so ids have gaps; pruning keeps the newest maxCalls calls by
+// count, not by "largest id minus maxCalls" (which kept far fewer).
+void TestHistoryStore::prunesByCountWhenIdsHaveGaps()
+{
+    QTemporaryDir dir;
+    HistoryStore store(dir.filePath(QStringLiteral("h.sqlite")));
+    store.setMaxCalls(1000);
+    QString error;
+    QVERIFY(store.open(&error));
+    ToolCallList calls;
+    for (int i = 1; i <= 12'000; ++i)
+        calls << makeCall(qint64(i) * 65'536); // one call per block
+    write(store, calls);
+    const auto all = answer(store, 1, [&] { store.loadRecent(1, 100'000); });
+    QCOMPARE(all.size(), 1000);
+    QCOMPARE(all.first().id, qint64(11'001) * 65'536);
+}
+
+// Two writers of one history file (the console and a one-shot runner, each with its own
+// connection), reserving at the same moment from two threads: SQLite's write lock orders them and
+// every id is handed out once.
+void TestHistoryStore::writersSharingAHistoryNeverShareAnId()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("h.sqlite"));
+    {
+        SqliteHistory first(path);
+        QString error;
+        QVERIFY2(first.open(HistoryDatabase::Role::Writer, &error), qPrintable(error));
+        QVERIFY(first.write({makeCall(41)}, 0, &error));
+    }
+    constexpr int Reservations = 200;
+    std::vector<qint64> firsts[2];
+    std::atomic<int> failures{0};
+    std::vector<std::thread> writers;
+    for (int w = 0; w < 2; ++w) {
+        writers.emplace_back([&, w] {
+            SqliteHistory history(path);
+            QString error;
+            if (!history.open(HistoryDatabase::Role::Writer, &error)) {
+                ++failures;
+                return;
+            }
+            for (int i = 0; i < Reservations; ++i) {
+                qint64 first = 0;
+                if (!history.reserveCallIds(100, &first, &error)) {
+                    ++failures;
+                    continue;
+                }
+                firsts[w].push_back(first);
+                // Each writer's own blocks grow.
+                if (firsts[w].size() > 1 && first <= firsts[w][firsts[w].size() - 2])
+                    ++failures;
+            }
+        });
+    }
+    for (auto& writer : writers)
+        writer.join();
+    QCOMPARE(failures.load(), 0);
+    std::vector<qint64> all = firsts[0];
+    all.insert(all.end(), firsts[1].begin(), firsts[1].end());
+    std::sort(all.begin(), all.end());
+    QCOMPARE(all.size(), std::size_t(2 * Reservations));
+    QCOMPARE(all.front(), qint64(42)); // after every id written
+    for (std::size_t i = 1; i < all.size(); ++i)
+        QVERIFY2(all[i] >= all[i - 1] + 100, "two blocks overlap");
+}
+
+void TestHistoryStore::callIdSourceReservesAheadAndAcrossRestarts()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("h.sqlite"));
+    qint64 last = 0;
+    {
+        HistoryWriter writer(path, 1000);
+        QString error;
+        QVERIFY2(writer.start(&error), qPrintable(error));
+        CallIdSource ids(&writer, 8);
+        QVERIFY2(ids.start(&error), qPrintable(error));
+        std::set<qint64> seen;
+        for (int i = 0; i < 100; ++i) {
+            const qint64 id = ids.next();
+            QVERIFY(id > last);
+            QVERIFY(seen.insert(id).second);
+            last = id;
+        }
+    }
+    // A second writer after a restart, and a third alongside it: every id is new.
+    HistoryWriter writer(path, 1000);
+    HistoryWriter other(path, 1000);
+    QString error;
+    QVERIFY(writer.start(&error));
+    QVERIFY(other.start(&error));
+    CallIdSource ids(&writer, 8);
+    CallIdSource otherIds(&other, 8);
+    QVERIFY(ids.start(&error));
+    QVERIFY(otherIds.start(&error));
+    std::set<qint64> seen;
+    for (int i = 0; i < 100; ++i) {
+        for (const qint64 id : {ids.next(), otherIds.next()}) {
+            QVERIFY(id > last);
+            QVERIFY2(seen.insert(id).second, "an id was handed out twice");
+        }
     }
 }
 

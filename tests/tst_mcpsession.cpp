@@ -846,7 +846,7 @@ void TestMcpSession::callsWaitWhileHistoryIsFullAndNoneIsLost()
     QSemaphore gate;
     QSemaphore held;
     std::thread holder([&] {
-        writer.runOnWriterThread([&](HistoryStore&) {
+        writer.runOnWriterThread([&](HistoryDatabase&) {
             held.release();
             gate.acquire();
         });

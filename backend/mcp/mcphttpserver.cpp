@@ -327,7 +327,10 @@ McpHttpServer::McpHttpServer(
     m_environment.registry = registry;
     m_environment.router = m_router.get();
     m_environment.events = events;
-    m_environment.nextCallId = [this] { return m_nextCallId++; };
+    if (m_options.nextCallId)
+        m_environment.nextCallId = m_options.nextCallId;
+    else
+        m_environment.nextCallId = [this] { return m_nextCallId++; };
     m_environment.redactor = TokenRedactor(m_options.bearerToken);
     m_environment.identity = m_options.identity;
     m_environment.toolsPageSize = m_options.toolsPageSize;

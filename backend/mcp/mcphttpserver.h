@@ -47,6 +47,8 @@ struct McpServerOptions
     ToolExecutor::Settings executor;
     ServerIdentity identity;
     std::function<qint64()> clock; // milliseconds, for session activity; empty: the system clock
+    // Gives each call its id (the Backend's CallIdSource); empty: counting up from firstCallId.
+    std::function<qint64()> nextCallId;
 };
 
 class InteractionBroker;

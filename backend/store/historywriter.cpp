@@ -1,7 +1,7 @@
 #include "store/historywriter.h"
 
 #include "backgroundpriority.h"
-#include "store/historystore.h"
+#include "store/sqlitehistory.h"
 
 #include <future>
 
@@ -10,8 +10,14 @@
 #endif
 
 HistoryWriter::HistoryWriter(QString databasePath, qint64 maxCalls, HistoryWriterLimits limits, QObject* parent)
+    : HistoryWriter(
+        [path = std::move(databasePath)] { return std::make_unique<SqliteHistory>(path); }, maxCalls, limits, parent)
+{}
+
+HistoryWriter::HistoryWriter(
+    HistoryDatabaseFactory factory, qint64 maxCalls, HistoryWriterLimits limits, QObject* parent)
     : QObject(parent)
-    , m_path(std::move(databasePath))
+    , m_factory(std::move(factory))
     , m_maxCalls(maxCalls)
     , m_limits(limits)
 {
@@ -36,16 +42,18 @@ bool HistoryWriter::start(QString* error)
 #ifdef Q_OS_LINUX
         pthread_setname_np(pthread_self(), "history-writer"); // as top and perf show it
 #endif
-        HistoryStore store(m_path);
-        store.setMaxCalls(m_maxCalls);
-        const bool ok = store.open(error);
+        const std::unique_ptr<HistoryDatabase> database = m_factory();
+        database->setMaxCalls(m_maxCalls);
+        const bool ok = database->open(HistoryDatabase::Role::Writer, error);
+        if (ok)
+            m_callsLeftOut = database->callsLeftOut();
         if (ok) {
-            m_lastCallId = store.lastCallId();
-            m_callsLeftOut = store.callsLeftOut();
+            std::lock_guard lock(m_mutex);
+            m_running = true;
         }
         opened.set_value(ok);
         if (ok)
-            run(store);
+            run(*database);
     });
     if (!result.get()) {
         m_thread.join();
@@ -107,22 +115,52 @@ qsizetype HistoryWriter::queuedCalls() const
     return m_pendingCalls;
 }
 
-void HistoryWriter::runOnWriterThread(const std::function<void(HistoryStore&)>& work)
+bool HistoryWriter::post(std::function<void(HistoryDatabase&)> task)
+{
+    {
+        std::lock_guard lock(m_mutex);
+        // A task given after the thread ended would never run (and whoever waits for it, never wake).
+        if (!m_running)
+            return false;
+        m_tasks.push_back(std::move(task));
+    }
+    m_wake.notify_one();
+    return true;
+}
+
+bool HistoryWriter::runOnWriterThread(const std::function<void(HistoryDatabase&)>& work)
 {
     std::promise<void> done;
     std::future<void> finished = done.get_future();
-    {
-        std::lock_guard lock(m_mutex);
-        m_tasks.push_back([&work, &done](HistoryStore& store) {
+    if (!post([&work, &done](HistoryDatabase& store) {
             work(store);
             done.set_value();
-        });
-    }
-    m_wake.notify_one();
+        }))
+        return false;
     finished.wait();
+    return true;
 }
 
-void HistoryWriter::run(HistoryStore& store)
+bool HistoryWriter::reserveCallIds(qint64 count, qint64* first, QString* error)
+{
+    bool ok = false;
+    if (!runOnWriterThread([&](HistoryDatabase& database) { ok = database.reserveCallIds(count, first, error); }))
+        *error = QStringLiteral("history is not open");
+    return ok;
+}
+
+void HistoryWriter::reserveCallIdsLater(
+    qint64 count, std::function<void(bool ok, qint64 first, const QString& error)> done)
+{
+    post([count, done = std::move(done)](HistoryDatabase& database) {
+        qint64 first = 0;
+        QString error;
+        const bool ok = database.reserveCallIds(count, &first, &error);
+        done(ok, first, error);
+    });
+}
+
+void HistoryWriter::run(HistoryDatabase& store)
 {
     const auto window = std::chrono::milliseconds(m_limits.batchWindowMs);
     std::unique_lock lock(m_mutex);
@@ -181,15 +219,17 @@ void HistoryWriter::run(HistoryStore& store)
                                            .arg(lost));
             }
             lock.lock();
-            if (m_queue.isEmpty() && m_tasks.empty())
+            if (m_queue.isEmpty() && m_tasks.empty()) {
+                m_running = false;
                 return;
+            }
             continue;
         }
         lock.lock();
     }
 }
 
-void HistoryWriter::writeTaken(HistoryStore& store, ToolCallList taken)
+void HistoryWriter::writeTaken(HistoryDatabase& store, ToolCallList taken)
 {
     if (!m_leftOutRunning.isEmpty()) {
         // Calls whose start was left out while the disk failed and whose end is written now are
@@ -265,7 +305,7 @@ void HistoryWriter::retain(ToolCallList calls)
     addLeftOut(leftOut);
 }
 
-void HistoryWriter::retryRetained(HistoryStore& store)
+void HistoryWriter::retryRetained(HistoryDatabase& store)
 {
     const qsizetype chunkSize = m_limits.maxCallsPerTransaction;
     qsizetype written = 0;

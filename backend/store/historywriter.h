@@ -16,6 +16,7 @@
 // retries; calls beyond it are left out, counted exactly, the count kept in the database and
 // reported through callsLeftOutChanged.
 
+#include "store/historydatabase.h"
 #include "toolcall.h"
 
 #include <QHash>
@@ -30,7 +31,7 @@
 #include <thread>
 #include <vector>
 
-class HistoryStore;
+class HistoryDatabase;
 
 struct HistoryWriterLimits
 {
@@ -47,7 +48,11 @@ class HistoryWriter : public QObject
 {
     Q_OBJECT
 public:
+    // Writes to the SQLite history at `databasePath`.
     HistoryWriter(QString databasePath, qint64 maxCalls, HistoryWriterLimits limits = {}, QObject* parent = nullptr);
+    // Writes to the database `factory` makes (on the writer thread).
+    HistoryWriter(
+        HistoryDatabaseFactory factory, qint64 maxCalls, HistoryWriterLimits limits = {}, QObject* parent = nullptr);
     ~HistoryWriter() override;
 
     // Starts the writer thread, which opens (creating if needed) the database. Blocks until it has.
@@ -60,7 +65,11 @@ public:
     // False while the queue is over its bound; true again once it is back under half of it.
     bool hasRoom() const { return m_hasRoom.load(std::memory_order_relaxed); }
 
-    qint64 lastCallId() const { return m_lastCallId; } // after start()
+    // Reserves `count` call ids in the database ([*first, *first + count)), on the writer thread
+    // between two transactions; waits for it. After start().
+    bool reserveCallIds(qint64 count, qint64* first, QString* error);
+    // The same without waiting: `done` runs on the writer thread with the outcome.
+    void reserveCallIdsLater(qint64 count, std::function<void(bool ok, qint64 first, const QString& error)> done);
     // Calls left out of history because the disk failed: the database's persisted count plus
     // those left out since that could not be written yet.
     qint64 callsLeftOut() const { return m_callsLeftOut.load(); }
@@ -68,7 +77,8 @@ public:
 
     // Runs `work` on the writer thread, between two transactions, and waits for it (tests use it
     // to cap the database's size, or to hold the writer as a saturated disk would).
-    void runOnWriterThread(const std::function<void(HistoryStore&)>& work);
+    // False (and `work` never runs) when the writer is not running.
+    bool runOnWriterThread(const std::function<void(HistoryDatabase&)>& work);
 
     static constexpr int BatchWindowMs = HistoryWriterLimits().batchWindowMs;
     static constexpr int MaxCallsPerTransaction = HistoryWriterLimits().maxCallsPerTransaction;
@@ -83,19 +93,19 @@ Q_SIGNALS:
 private:
     using Clock = std::chrono::steady_clock;
 
-    void run(HistoryStore& store);
-    void writeTaken(HistoryStore& store, ToolCallList taken);
+    void run(HistoryDatabase& store);
+    bool post(std::function<void(HistoryDatabase&)> task);
+    void writeTaken(HistoryDatabase& store, ToolCallList taken);
     void retain(ToolCallList calls);
-    void retryRetained(HistoryStore& store);
+    void retryRetained(HistoryDatabase& store);
     void release(qsizetype calls, qint64 bytes);
     void addLeftOut(qint64 calls);
     static qint64 sizeOf(const ToolCall& call);
 
-    QString m_path;
+    HistoryDatabaseFactory m_factory;
     qint64 m_maxCalls;
     HistoryWriterLimits m_limits;
     std::thread m_thread;
-    qint64 m_lastCallId = 0;
 
     // Shared with the threads that record, under m_mutex.
     mutable std::mutex m_mutex;
@@ -105,7 +115,8 @@ private:
     qsizetype m_pendingCalls = 0; // queued or being written
     qint64 m_pendingBytes = 0;
     bool m_stopping = false;
-    std::vector<std::function<void(HistoryStore&)>> m_tasks;
+    bool m_running = false; // the thread takes tasks
+    std::vector<std::function<void(HistoryDatabase&)>> m_tasks;
     std::atomic<bool> m_hasRoom = true;
     std::atomic<qint64> m_callsLeftOut = 0;
 

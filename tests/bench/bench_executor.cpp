@@ -35,7 +35,8 @@ std::shared_ptr<const RegisteredTool> debugTool(const char* name, qint64 deadlin
 void print(const char* what, std::vector<double> samples)
 {
     std::sort(samples.begin(), samples.end());
-    const auto at = [&](double q) { return samples[std::min(samples.size() - 1, std::size_t(q * double(samples.size())))]; };
+    const auto at
+        = [&](double q) { return samples[std::min(samples.size() - 1, std::size_t(q * double(samples.size())))]; };
     std::printf("%-44s n=%zu  p50=%.2f ms  p99=%.2f ms  max=%.2f ms\n", what, samples.size(), at(0.50), at(0.99),
         samples.back());
 }
@@ -57,7 +58,8 @@ int main(int argc, char** argv)
     for (int i = 0; i < Trials; ++i) {
         ToolCallContext::Hooks hooks;
         hooks.complete = [](ToolResult) {};
-        auto context = std::make_shared<ToolCallContext>(json{{"seconds", 600}}, CallMetadata{}, hooks, executor.home());
+        auto context
+            = std::make_shared<ToolCallContext>(json{{"seconds", 600}}, CallMetadata{}, hooks, executor.home());
         executor.run(block, context);
         QTest::qWait(5); // the worker is inside the tool's wait
         const int before = int(ended.size());
@@ -76,7 +78,8 @@ int main(int argc, char** argv)
         bool done = false;
         ToolCallContext::Hooks hooks;
         hooks.complete = [&done](ToolResult) { done = true; };
-        auto context = std::make_shared<ToolCallContext>(json{{"seconds", 0.2}}, CallMetadata{}, hooks, executor.home());
+        auto context
+            = std::make_shared<ToolCallContext>(json{{"seconds", 0.2}}, CallMetadata{}, hooks, executor.home());
         QElapsedTimer timer;
         timer.start();
         executor.run(stubborn, context);

@@ -1,0 +1,333 @@
+#include "store/sqlitehistory.h"
+
+#include "store/statedirectory.h"
+
+#include <QFile>
+#include <QFileInfo>
+#include <QSqlError>
+#include <QSqlQuery>
+#include <QUuid>
+
+#include <algorithm>
+
+namespace {
+
+const char* const columns = "id, session, client_name, client_version, tool, route, request, response, error, "
+                            "started_at, duration_us, status";
+
+// The same columns with request and response cut to `previewBytes` in SQLite, followed by their
+// whole lengths, so the bodies past the preview are never read.
+QString columnsFor(qsizetype previewBytes)
+{
+    if (previewBytes <= 0)
+        return QLatin1String(columns);
+    return QStringLiteral("id, session, client_name, client_version, tool, route, substr(request, 1, %1), "
+                          "substr(response, 1, %1), error, started_at, duration_us, status, length(request), "
+                          "length(response)")
+        .arg(previewBytes);
+}
+
+ToolCall readCall(const QSqlQuery& q, qsizetype previewBytes)
+{
+    ToolCall call;
+    call.id = q.value(0).toLongLong();
+    call.sessionId = q.value(1).toString();
+    call.clientName = q.value(2).toString();
+    call.clientVersion = q.value(3).toString();
+    call.tool = q.value(4).toString();
+    call.route = ToolRoute::fromString(q.value(5).toString());
+    call.request = q.value(6).toByteArray();
+    call.response = q.value(7).toByteArray();
+    call.error = q.value(8).toString();
+    call.startedAtMs = q.value(9).toLongLong();
+    call.durationUs = q.value(10).toLongLong();
+    if (!callStatusFromName(q.value(11).toString(), &call.status))
+        call.status = CallStatus::Error;
+    if (previewBytes > 0) {
+        const qint64 requestBytes = q.value(12).toLongLong();
+        const qint64 responseBytes = q.value(13).toLongLong();
+        if (requestBytes > call.request.size() || responseBytes > call.response.size()) {
+            call.wholeRequestBytes = requestBytes;
+            call.wholeResponseBytes = responseBytes;
+        }
+    }
+    return call;
+}
+
+QString escapeLike(QString text)
+{
+    text.replace(QLatin1Char('\\'), QStringLiteral("\\\\"));
+    text.replace(QLatin1Char('%'), QStringLiteral("\\%"));
+    text.replace(QLatin1Char('_'), QStringLiteral("\\_"));
+    return QLatin1Char('%') + text + QLatin1Char('%');
+}
+
+} // namespace
+
+HistoryDatabase::~HistoryDatabase() = default;
+
+SqliteHistory::SqliteHistory(QString databasePath)
+    : m_path(std::move(databasePath))
+    , m_connectionName(QStringLiteral("history-") + QUuid::createUuid().toString(QUuid::WithoutBraces))
+{}
+
+SqliteHistory::~SqliteHistory()
+{
+    m_insert.reset();
+    if (m_db.isOpen())
+        m_db.close();
+    m_db = QSqlDatabase();
+    QSqlDatabase::removeDatabase(m_connectionName);
+}
+
+bool SqliteHistory::makeOwnerOnly(const QString& path, QString* error)
+{
+    constexpr auto ownerOnly = QFileDevice::ReadOwner | QFileDevice::WriteOwner;
+    QFile database(path);
+    if (!database.exists() && !database.open(QIODevice::WriteOnly | QIODevice::NewOnly, ownerOnly)
+        && !database.exists()) {
+        *error = QStringLiteral("cannot create history %1: %2").arg(path, database.errorString());
+        return false;
+    }
+    database.close();
+    for (const QString& name : QStringList{path, path + QStringLiteral("-wal"), path + QStringLiteral("-shm")}) {
+        QFile file(name);
+        if (file.exists() && !file.setPermissions(ownerOnly)) {
+            *error = QStringLiteral("cannot make %1 owner-only: %2").arg(name, file.errorString());
+            return false;
+        }
+    }
+    return true;
+}
+
+bool SqliteHistory::open(Role role, QString* error)
+{
+    if (role == Role::Writer) {
+        const QString directory = QFileInfo(m_path).absolutePath();
+        if (!QFileInfo::exists(directory) && !StateDirectory::prepare(directory, error))
+            return false;
+        if (!makeOwnerOnly(m_path, error))
+            return false;
+    }
+    m_db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), m_connectionName);
+    m_db.setDatabaseName(m_path);
+    // A search and a write can meet while SQLite checkpoints the WAL; wait rather than fail.
+    m_db.setConnectOptions(QStringLiteral("QSQLITE_BUSY_TIMEOUT=5000"));
+    if (!m_db.open()) {
+        *error = QStringLiteral("cannot open history %1: %2").arg(m_path, m_db.lastError().text());
+        return false;
+    }
+    QSqlQuery q(m_db);
+    QStringList statements = {
+        QStringLiteral("PRAGMA journal_mode=WAL"),
+        // With WAL, NORMAL loses no committed transaction when the process is killed (the kernel
+        // keeps what was written); only a power cut can take back the newest commits.
+        QStringLiteral("PRAGMA synchronous=NORMAL"),
+    };
+    if (role == Role::Writer) {
+        statements += {
+            QStringLiteral("CREATE TABLE IF NOT EXISTS calls (id INTEGER PRIMARY KEY, session TEXT, client_name TEXT, "
+                           "client_version TEXT, tool TEXT, route TEXT, request BLOB, response BLOB, error TEXT, "
+                           "started_at INTEGER, duration_us INTEGER, status TEXT)"),
+            QStringLiteral("CREATE INDEX IF NOT EXISTS calls_status ON calls(status)"),
+            QStringLiteral("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER)"),
+            // Calls a killed process left running did not finish; say so rather than show them running.
+            QStringLiteral("UPDATE calls SET status='error', error='interrupted: Switchboard stopped before the call "
+                           "finished' WHERE status='running'"),
+        };
+    }
+    for (const QString& statement : std::as_const(statements)) {
+        if (!q.exec(statement)) {
+            *error = QStringLiteral("cannot prepare history %1: %2").arg(m_path, q.lastError().text());
+            return false;
+        }
+    }
+    if (q.exec(QStringLiteral("SELECT value FROM meta WHERE key = 'calls_left_out'")) && q.next())
+        m_callsLeftOut = q.value(0).toLongLong();
+    q.finish();
+    if (role == Role::Writer) {
+        m_insert.emplace(m_db);
+        if (!m_insert->prepare(QStringLiteral("INSERT OR REPLACE INTO calls (%1) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)")
+                                   .arg(QLatin1String(columns)))) {
+            *error = QStringLiteral("cannot prepare history %1: %2").arg(m_path, m_insert->lastError().text());
+            return false;
+        }
+    }
+    return true;
+}
+
+bool SqliteHistory::limitDatabasePages(qint64 pages)
+{
+    QSqlQuery q(m_db);
+    return q.exec(QStringLiteral("PRAGMA max_page_count = %1").arg(pages > 0 ? pages : qint64(1073741823)));
+}
+
+bool SqliteHistory::write(const ToolCallList& calls, qint64 leftOut, QString* error)
+{
+    if (calls.isEmpty() && leftOut == 0)
+        return true;
+    if (!m_db.isOpen() || !m_insert) {
+        *error = QStringLiteral("history database is not open for writing");
+        return false;
+    }
+    if (!m_db.transaction()) {
+        *error = QStringLiteral("cannot write call history: %1").arg(m_db.lastError().text());
+        return false;
+    }
+    QSqlQuery& q = *m_insert;
+    for (const ToolCall& call : calls) {
+        q.bindValue(0, call.id);
+        q.bindValue(1, call.sessionId);
+        q.bindValue(2, call.clientName);
+        q.bindValue(3, call.clientVersion);
+        q.bindValue(4, call.tool);
+        q.bindValue(5, call.route.toString());
+        q.bindValue(6, call.request);
+        q.bindValue(7, call.response);
+        q.bindValue(8, call.error);
+        q.bindValue(9, call.startedAtMs);
+        q.bindValue(10, call.durationUs);
+        q.bindValue(11, callStatusName(call.status));
+        if (!q.exec()) {
+            *error = QStringLiteral("cannot write call history: %1").arg(q.lastError().text());
+            m_db.rollback();
+            return false;
+        }
+    }
+    if (leftOut != 0) {
+        QSqlQuery count(m_db);
+        count.prepare(QStringLiteral("INSERT INTO meta (key, value) VALUES ('calls_left_out', ?) "
+                                     "ON CONFLICT(key) DO UPDATE SET value = value + excluded.value"));
+        count.bindValue(0, leftOut);
+        if (!count.exec()) {
+            *error = QStringLiteral("cannot write call history: %1").arg(count.lastError().text());
+            m_db.rollback();
+            return false;
+        }
+    }
+    if (!m_db.commit()) {
+        *error = QStringLiteral("cannot write call history: %1").arg(m_db.lastError().text());
+        m_db.rollback();
+        return false;
+    }
+    m_callsLeftOut += leftOut;
+    m_writtenSincePrune += calls.size();
+    if (m_writtenSincePrune >= 10'000)
+        prune();
+    return true;
+}
+
+void SqliteHistory::prune()
+{
+    m_writtenSincePrune = 0;
+    // Ids have gaps (each writer reserves blocks), so the newest m_maxCalls are counted, not
+    // computed from the largest id.
+    QSqlQuery q(m_db);
+    q.prepare(QStringLiteral("DELETE FROM calls WHERE id < (SELECT id FROM calls ORDER BY id DESC LIMIT 1 OFFSET ?)"));
+    q.bindValue(0, m_maxCalls - 1);
+    q.exec();
+}
+
+ToolCallList SqliteHistory::runSelect(const QString& sql, const QVariantList& bindings, qsizetype previewBytes)
+{
+    ToolCallList calls;
+    if (!m_db.isOpen())
+        return calls;
+    QSqlQuery q(m_db);
+    q.setForwardOnly(true);
+    q.prepare(sql);
+    for (int i = 0; i < bindings.size(); ++i)
+        q.bindValue(i, bindings.at(i));
+    if (!q.exec())
+        return calls;
+    while (q.next())
+        calls.append(readCall(q, previewBytes));
+    return calls;
+}
+
+HistoryDatabase::Page SqliteHistory::loadRecent(int limit, qsizetype bodyPreviewBytes)
+{
+    Page page;
+    page.calls
+        = runSelect(QStringLiteral("SELECT %1 FROM calls ORDER BY id DESC LIMIT ?").arg(columnsFor(bodyPreviewBytes)),
+            {limit + 1}, bodyPreviewBytes);
+    page.hasMore = page.calls.size() > limit;
+    if (page.hasMore)
+        page.calls.removeLast();
+    std::reverse(page.calls.begin(), page.calls.end());
+    return page;
+}
+
+HistoryDatabase::Page SqliteHistory::query(const HistoryQuery& query)
+{
+    QStringList where;
+    QVariantList bindings;
+    if (query.beforeId > 0) {
+        where << QStringLiteral("id < ?");
+        bindings << query.beforeId;
+    }
+    if (query.callId > 0) {
+        where << QStringLiteral("id = ?");
+        bindings << query.callId;
+    }
+    if (query.status) {
+        where << QStringLiteral("status = ?");
+        bindings << callStatusName(*query.status);
+    }
+    if (!query.text.isEmpty()) {
+        const QString like = escapeLike(query.text);
+        where << QStringLiteral("(tool LIKE ?1 ESCAPE '\\' OR client_name LIKE ?1 ESCAPE '\\' OR route LIKE ?1 ESCAPE "
+                                "'\\' OR session LIKE ?1 ESCAPE '\\' OR error LIKE ?1 ESCAPE '\\' OR CAST(request AS "
+                                "TEXT) LIKE ?1 ESCAPE '\\')")
+                     .replace(QStringLiteral("?1"), QStringLiteral("?"));
+        for (int i = 0; i < 6; ++i)
+            bindings << like;
+    }
+    const int limit = qBound(1, query.limit, 5000);
+    bindings << limit + 1;
+    const QString sql
+        = QStringLiteral("SELECT %1 FROM calls %2 ORDER BY id DESC LIMIT ?")
+              .arg(columnsFor(query.bodyPreviewBytes),
+                  where.isEmpty() ? QString() : QStringLiteral("WHERE ") + where.join(QStringLiteral(" AND ")));
+    Page page;
+    page.calls = runSelect(sql, bindings, query.bodyPreviewBytes);
+    page.hasMore = page.calls.size() > limit;
+    if (page.hasMore)
+        page.calls.removeLast();
+    return page;
+}
+
+bool SqliteHistory::reserveCallIds(qint64 count, qint64* first, QString* error)
+{
+    if (!m_db.isOpen()) {
+        *error = QStringLiteral("history database is not open");
+        return false;
+    }
+    // BEGIN IMMEDIATE takes the write lock before reading, so two processes reserving at once are
+    // serialised by SQLite (the busy timeout waits) instead of both reading the same next id. The
+    // next id never falls below the largest id written, whoever wrote it.
+    QSqlQuery q(m_db);
+    const auto fail = [&](const QSqlQuery& failed) {
+        *error = QStringLiteral("cannot reserve call ids in %1: %2").arg(m_path, failed.lastError().text());
+        QSqlQuery(m_db).exec(QStringLiteral("ROLLBACK"));
+        return false;
+    };
+    if (!q.exec(QStringLiteral("BEGIN IMMEDIATE")))
+        return fail(q);
+    if (!q.exec(QStringLiteral("INSERT INTO meta (key, value) SELECT 'next_call_id', COALESCE(MAX(id), 0) + 1 FROM "
+                               "calls WHERE true ON CONFLICT(key) DO UPDATE SET value = MAX(value, excluded.value)")))
+        return fail(q);
+    if (!q.exec(QStringLiteral("SELECT value FROM meta WHERE key = 'next_call_id'")) || !q.next())
+        return fail(q);
+    const qint64 next = q.value(0).toLongLong();
+    q.finish();
+    QSqlQuery update(m_db);
+    update.prepare(QStringLiteral("UPDATE meta SET value = value + ? WHERE key = 'next_call_id'"));
+    update.bindValue(0, count);
+    if (!update.exec())
+        return fail(update);
+    if (!q.exec(QStringLiteral("COMMIT")))
+        return fail(q);
+    *first = next;
+    return true;
+}

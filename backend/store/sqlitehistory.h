@@ -1,0 +1,51 @@
+#pragma once
+
+// SqliteHistory: the call history in SQLite (WAL), one connection per object. The HistoryWriter owns
+// one on its thread and writes through it; searches run on another thread with a connection of
+// their own, so a slow search never delays a write. The database file and its WAL and shared-memory
+// files are owner-only (0600), whatever the umask. Call ids come in blocks reserved in the database
+// itself (BEGIN IMMEDIATE), so processes sharing the file never hand out the same id.
+
+#include "store/historydatabase.h"
+
+#include <QSqlDatabase>
+#include <QSqlQuery>
+
+#include <optional>
+
+class SqliteHistory : public HistoryDatabase
+{
+public:
+    explicit SqliteHistory(QString databasePath);
+    ~SqliteHistory() override;
+
+    bool open(Role role, QString* error) override;
+    bool write(const ToolCallList& calls, qint64 leftOut, QString* error) override;
+    bool reserveCallIds(qint64 count, qint64* first, QString* error) override;
+    Page loadRecent(int limit, qsizetype bodyPreviewBytes) override;
+    Page query(const HistoryQuery& query) override;
+    qint64 callsLeftOut() const override { return m_callsLeftOut; }
+    void setMaxCalls(qint64 maxCalls) override { m_maxCalls = maxCalls; }
+    QString location() const override { return m_path; }
+
+    // Caps the database file at `pages` pages (SQLite's max_page_count), so tests can make SQLite
+    // answer "database or disk is full" for real without filling a disk. 0 lifts the cap.
+    bool limitDatabasePages(qint64 pages);
+
+    // Makes `path` (the database) and its -wal and -shm files owner-only, creating the database
+    // file empty if it does not exist, so SQLite (which gives its -wal and -shm files the
+    // database's mode) never creates anything others can read.
+    static bool makeOwnerOnly(const QString& path, QString* error);
+
+private:
+    void prune();
+    ToolCallList runSelect(const QString& sql, const QVariantList& bindings, qsizetype previewBytes);
+
+    QString m_path;
+    QString m_connectionName;
+    QSqlDatabase m_db;
+    std::optional<QSqlQuery> m_insert; // prepared once, bound per call
+    qint64 m_callsLeftOut = 0;
+    qint64 m_maxCalls = 500'000;
+    qint64 m_writtenSincePrune = 0;
+};
