@@ -70,6 +70,8 @@ public:
             QString error;
             if (m_server->listen(&error))
                 port = m_server->port();
+            else
+                qWarning("ServerFixture: the server does not listen: %s", qPrintable(error));
         });
     }
 
@@ -167,8 +169,15 @@ public:
     }
     ToolCallList finishedCalls()
     {
+        // A list of its own, not a shared one: the server thread appends to m_finished while the
+        // test reads, and Qt's implicit sharing is invisible to ThreadSanitizer (Qt is not built
+        // with it), which would see the server's append move records the test is reading.
         QMutexLocker lock(&m_mutex);
-        return m_finished;
+        ToolCallList copy;
+        copy.reserve(m_finished.size());
+        for (const ToolCall& call : std::as_const(m_finished))
+            copy.append(call);
+        return copy;
     }
     int sessionCount()
     {
