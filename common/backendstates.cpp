@@ -1,42 +1,21 @@
 #include "backendstates.h"
 
+#include "enumnames.h"
 #include "statejsonreader.h"
 
-#include <array>
 #include <limits>
-#include <utility>
 
 using nlohmann::json;
 
 namespace {
 
-template<typename Enum, std::size_t N>
-QString nameOf(const std::array<std::pair<Enum, const char*>, N>& names, Enum value)
-{
-    for (const auto& [v, name] : names) {
-        if (v == value)
-            return QString::fromLatin1(name);
-    }
-    return QString::fromLatin1(names.front().second);
-}
-
-template<typename Enum, std::size_t N>
-std::optional<Enum> valueOf(const std::array<std::pair<Enum, const char*>, N>& names, const QString& text)
-{
-    for (const auto& [v, name] : names) {
-        if (text == QLatin1String(name))
-            return v;
-    }
-    return std::nullopt;
-}
-
-constexpr std::array<std::pair<BreakerPhase, const char*>, 3> phaseNames{{
+constexpr EnumNames<BreakerPhase, 3> phaseNames{{
     {BreakerPhase::Closed, "closed"},
     {BreakerPhase::Open, "open"},
     {BreakerPhase::HalfOpen, "half-open"},
 }};
 
-constexpr std::array<std::pair<AdapterConnection, const char*>, 4> connectionNames{{
+constexpr EnumNames<AdapterConnection, 4> connectionNames{{
     {AdapterConnection::Disabled, "disabled"},
     {AdapterConnection::Connecting, "connecting"},
     {AdapterConnection::Ready, "ready"},
@@ -67,12 +46,12 @@ bool readInt(StateJsonReader& reader, const char* key, int* out)
 
 QString breakerPhaseName(BreakerPhase phase)
 {
-    return nameOf(phaseNames, phase);
+    return enumName(phaseNames, phase);
 }
 
 QString adapterConnectionName(AdapterConnection connection)
 {
-    return nameOf(connectionNames, connection);
+    return enumName(connectionNames, connection);
 }
 
 json BreakerState::toJson() const
@@ -100,7 +79,7 @@ std::optional<BreakerState> BreakerState::fromJson(const json& value, QString* p
     if (!readInt(reader, "consecutiveFailures", &state.consecutiveFailures)
         || !readInt(reader, "failureThreshold", &state.failureThreshold))
         return std::nullopt;
-    const auto parsed = valueOf(phaseNames, phase);
+    const auto parsed = enumFromName(phaseNames, phase);
     if (!parsed) {
         reader.fail(QStringLiteral("has an unknown phase \"%1\"").arg(phase));
         return std::nullopt;
@@ -130,7 +109,7 @@ std::optional<AdapterStatus> AdapterStatus::fromJson(const json& value, QString*
         .string("lastError", &status.lastError);
     if (!readInt(reader, "toolCount", &status.toolCount))
         return std::nullopt;
-    const auto parsed = valueOf(connectionNames, connection);
+    const auto parsed = enumFromName(connectionNames, connection);
     if (!parsed) {
         reader.fail(QStringLiteral("has an unknown connection \"%1\"").arg(connection));
         return std::nullopt;

@@ -1,11 +1,10 @@
 #include "renderhint.h"
 
-#include <array>
-#include <utility>
+#include "enumnames.h"
 
 namespace {
 
-constexpr std::array<std::pair<RenderHint, const char*>, 5> hintNames{{
+constexpr EnumNames<RenderHint, 5> hintNames{{
     {RenderHint::Approval, "approval"},
     {RenderHint::Connect, "connect"},
     {RenderHint::Confirm, "confirm"},
@@ -13,37 +12,26 @@ constexpr std::array<std::pair<RenderHint, const char*>, 5> hintNames{{
     {RenderHint::Form, "form"},
 }};
 
+constexpr EnumNames<InteractionOutcome, 4> outcomeNames{{
+    {InteractionOutcome::Answered, "answered"},
+    {InteractionOutcome::Stored, "stored"},
+    {InteractionOutcome::Cancelled, "cancelled"},
+    {InteractionOutcome::Timeout, "timeout"},
+}};
+
 } // namespace
 
 QString renderHintName(RenderHint hint)
 {
-    for (const auto& [h, name] : hintNames) {
-        if (h == hint)
-            return QString::fromLatin1(name);
-    }
-    return QStringLiteral("approval");
+    return enumName(hintNames, hint);
 }
 
 std::optional<RenderHint> renderHintFromName(const QString& name)
 {
-    for (const auto& [hint, text] : hintNames) {
-        if (name == QLatin1String(text))
-            return hint;
-    }
-    return std::nullopt;
+    return enumFromName(hintNames, name);
 }
 
 QString interactionOutcomeName(InteractionOutcome outcome)
 {
-    switch (outcome) {
-    case InteractionOutcome::Answered:
-        return QStringLiteral("answered");
-    case InteractionOutcome::Stored:
-        return QStringLiteral("stored");
-    case InteractionOutcome::Cancelled:
-        return QStringLiteral("cancelled");
-    case InteractionOutcome::Timeout:
-        return QStringLiteral("timeout");
-    }
-    return QStringLiteral("answered");
+    return enumName(outcomeNames, outcome);
 }

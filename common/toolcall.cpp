@@ -1,34 +1,32 @@
 #include "toolcall.h"
 
+#include "enumnames.h"
+
 #include <nlohmann/json.hpp>
+
+namespace {
+
+constexpr EnumNames<CallStatus, 5> statusNames{{
+    {CallStatus::Running, "running"},
+    {CallStatus::Ok, "ok"},
+    {CallStatus::Error, "error"},
+    {CallStatus::Cancelled, "cancelled"},
+    {CallStatus::Paused, "paused"},
+}};
+
+} // namespace
 
 QString callStatusName(CallStatus status)
 {
-    switch (status) {
-    case CallStatus::Running:
-        return QStringLiteral("running");
-    case CallStatus::Ok:
-        return QStringLiteral("ok");
-    case CallStatus::Error:
-        return QStringLiteral("error");
-    case CallStatus::Cancelled:
-        return QStringLiteral("cancelled");
-    case CallStatus::Paused:
-        return QStringLiteral("paused");
-    }
-    return QStringLiteral("unknown");
+    return enumName(statusNames, status);
 }
 
 bool callStatusFromName(const QString& name, CallStatus* status)
 {
-    for (auto candidate :
-        {CallStatus::Running, CallStatus::Ok, CallStatus::Error, CallStatus::Cancelled, CallStatus::Paused}) {
-        if (callStatusName(candidate) == name) {
-            *status = candidate;
-            return true;
-        }
-    }
-    return false;
+    const auto parsed = enumFromName(statusNames, name);
+    if (parsed)
+        *status = *parsed;
+    return parsed.has_value();
 }
 
 QString ToolCall::boundedText(const QString& text, qsizetype maxChars)

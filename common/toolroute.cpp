@@ -1,11 +1,10 @@
 #include "toolroute.h"
 
-#include <array>
-#include <utility>
+#include "enumnames.h"
 
 namespace {
 
-constexpr std::array<std::pair<RouteKind, const char*>, 7> kindNames{{
+constexpr EnumNames<RouteKind, 7> kindNames{{
     {RouteKind::Unknown, "unknown"},
     {RouteKind::Builtin, "builtin"},
     {RouteKind::Client, "client"},
@@ -19,11 +18,7 @@ constexpr std::array<std::pair<RouteKind, const char*>, 7> kindNames{{
 
 QString routeKindName(RouteKind kind)
 {
-    for (const auto& [k, name] : kindNames) {
-        if (k == kind)
-            return QString::fromLatin1(name);
-    }
-    return QStringLiteral("unknown");
+    return enumName(kindNames, kind);
 }
 
 QString ToolRoute::toString() const
@@ -40,10 +35,8 @@ ToolRoute ToolRoute::fromString(const QString& text)
     const qsizetype colon = text.indexOf(QLatin1Char(':'));
     const QString kindText = colon < 0 ? text : text.left(colon);
     const QString owner = colon < 0 ? QString() : text.mid(colon + 1);
-    for (const auto& [kind, name] : kindNames) {
-        if (kind != RouteKind::Unknown && kindText == QLatin1String(name))
-            return {kind, owner};
-    }
+    if (const auto kind = enumFromName(kindNames, kindText); kind && *kind != RouteKind::Unknown)
+        return {*kind, owner};
     if (text == QLatin1String("unknown"))
         return {};
     return {RouteKind::Unknown, text};

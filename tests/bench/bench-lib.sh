@@ -1,7 +1,19 @@
 # Shared by the benchmark scripts: starting a server, opening an MCP session on it, and measuring
-# tools/call echo with wrk. Expects `here` (this folder), `work` (a scratch directory), `duration`
+# tools/call echo with wrk. Expects `here` (this folder), `root` (the repository), `work` (a scratch
+# directory), `duration`
 # (seconds per measurement), `version` (the MCP protocol version) and `server_pid` in the sourcing
 # script.
+
+# Installs what the benchmarks need and builds the release binary (unless REBUILD=0 and it exists);
+# sets `switchboard` to it.
+build_release() {
+    "$root/scripts/install-deps.sh" --test
+    if [[ ! -x $root/build/release/app/switchboard ]] || [[ ${REBUILD:-1} == 1 ]]; then
+        cmake --preset release -S "$root" >/dev/null
+        cmake --build "$root/build/release" --parallel >/dev/null
+    fi
+    switchboard=$root/build/release/app/switchboard
+}
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 

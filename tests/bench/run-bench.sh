@@ -19,18 +19,13 @@ node=$root/tests/node/node22
 reference=$root/tests/node/node_modules/@modelcontextprotocol/server-everything/dist/index.js
 version=2025-06-18
 
-"$root/scripts/install-deps.sh" --test
-if [[ ! -x $root/build/release/app/switchboard ]] || [[ ${REBUILD:-1} == 1 ]]; then
-    cmake --preset release -S "$root" >/dev/null
-    cmake --build "$root/build/release" --parallel >/dev/null
-fi
-switchboard=$root/build/release/app/switchboard
 work=$(mktemp -d)
 server_pid=
 cleanup() { [[ -n $server_pid ]] && kill "$server_pid" 2>/dev/null; wait 2>/dev/null || true; rm -rf "$work"; }
 trap cleanup EXIT
 
 source "$here/bench-lib.sh"
+build_release
 
 start_switchboard() { start_binary "$switchboard"; }
 start_baseline() { start_binary "$BASELINE"; }

@@ -14,12 +14,6 @@ root=$(cd "$here/../.." && pwd)
 duration=${1:-10}
 version=2025-06-18
 
-"$root/scripts/install-deps.sh" --test
-if [[ ! -x $root/build/release/app/switchboard ]] || [[ ${REBUILD:-1} == 1 ]]; then
-    cmake --preset release -S "$root" >/dev/null
-    cmake --build "$root/build/release" --parallel >/dev/null
-fi
-switchboard=$root/build/release/app/switchboard
 work=$(mktemp -d)
 server_pid=
 blockers=()
@@ -37,6 +31,7 @@ cleanup() {
 trap cleanup EXIT
 
 source "$here/bench-lib.sh"
+build_release
 
 # 16 loops, each on its own connection, each calling debug.block for 5 s over and over.
 start_blockers() {
