@@ -20,8 +20,9 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 start_binary() {
     local port; port=$(free_port)
     export TOKEN=sb_bench_$(head -c 24 /dev/urandom | base64 | tr -d "/+=")
+    SERVER_LOG=$work/switchboard-$port.log
     SWITCHBOARD_TOKEN=$TOKEN "$1" "${@:2}" --headless --port "$port" --state-dir "$work/state-$port" \
-        --config "$work/none.yaml" >"$work/switchboard-$port.log" 2>&1 &
+        --config "$work/none.yaml" >"$SERVER_LOG" 2>&1 &
     server_pid=$!
     URL=http://127.0.0.1:$port/mcp
 }

@@ -33,20 +33,31 @@ trap cleanup EXIT
 source "$here/bench-lib.sh"
 build_release
 
-# 16 loops, each on its own connection, each calling debug.block for 5 s over and over.
+# 16 loops in one Python process (no process started per call, which would load the client's
+# core), each on its own keep-alive connection with a request id of its own, each calling
+# debug.block for 5 s over and over.
 start_blockers() {
-    local body='{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"debug.block","arguments":{"seconds":5}}}'
-    for _ in $(seq 1 16); do
-        (
-            while true; do
-                curl -s -o /dev/null -X POST "$URL" -H "Authorization: Bearer $TOKEN" -H "Mcp-Session-Id: $SESSION" \
-                    -H "MCP-Protocol-Version: $version" -H 'Content-Type: application/json' \
-                    -H 'Accept: application/json, text/event-stream' -d "$body" || sleep 0.1
-            done
-        ) &
-        blockers+=($!)
-    done
+    python3 - "$URL" "$TOKEN" "$SESSION" "$version" <<'PY' &
+import http.client, sys, threading, urllib.parse
+url, token, session, version = sys.argv[1:5]
+target = urllib.parse.urlsplit(url)
+def loop(i):
+    body = '{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"debug.block","arguments":{"seconds":5}}}' % (1000 + i)
+    headers = {"Authorization": "Bearer " + token, "Mcp-Session-Id": session, "MCP-Protocol-Version": version,
+               "Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+    connection = http.client.HTTPConnection(target.hostname, target.port)
+    while True:
+        connection.request("POST", target.path, body, headers)
+        connection.getresponse().read()
+threads = [threading.Thread(target=loop, args=(i,), daemon=True) for i in range(16)]
+for thread in threads:
+    thread.start()
+threading.Event().wait()
+PY
+    blockers+=($!)
     sleep 1 # all 16 are running on workers
+    local ended; ended=$(grep -c 'debug.block' "$SERVER_LOG" || true)
+    [[ $ended -eq 0 ]] || { echo "a blocking call ended early: $(grep debug.block "$SERVER_LOG" | head -3)" >&2; exit 1; }
 }
 
 declare -A result
