@@ -6,6 +6,9 @@
 #include "interaction/clienttool.h"
 #include "interaction/interactionbroker.h"
 #include "store/workspacestatefile.h"
+#include "store/workspacestatestore.h"
+
+#include "jsontestsupport.h"
 #include "tools/toolregistry.h"
 
 #include <QDateTime>
@@ -63,6 +66,44 @@ json connectArguments(const QString& provider = QStringLiteral("github"))
     return json{{"provider", provider.toStdString()}, {"kind", "api_key"}, {"reason", "to read issues"}};
 }
 
+// An InteractionState in memory that records what the broker hands it, record by record.
+class RecordingState : public InteractionState
+{
+public:
+    LoadResult load(Records* records, QString*) override
+    {
+        if (!initial)
+            return LoadResult::Empty;
+        *records = *initial;
+        return LoadResult::Loaded;
+    }
+    QString setAside(QString*) override
+    {
+        setAsideCalls++;
+        return QStringLiteral("(memory)");
+    }
+    void putQuestion(const QString& id, const QByteArray& record) override
+    {
+        log << QStringLiteral("put ") + id;
+        questions[id] = json::parse(record.toStdString());
+    }
+    void removeQuestion(const QString& id) override
+    {
+        log << QStringLiteral("remove ") + id;
+        questions.erase(id);
+    }
+    void putClientOutputs(const QByteArray& record) override { outputs = json::parse(record.toStdString()); }
+    void putApprovals(const QByteArray& record) override { approvals = json::parse(record.toStdString()); }
+    bool flush(QString*) override { return true; }
+
+    std::optional<Records> initial;
+    std::map<QString, json> questions;
+    json outputs;
+    json approvals;
+    QStringList log;
+    int setAsideCalls = 0;
+};
+
 } // namespace
 
 class TestInteractionBroker : public QObject
@@ -103,6 +144,8 @@ private Q_SLOTS:
     void storedAnswersBelongToTheClientThatWasAsked();
     void keysAreHashesNotArguments();
     void latencyWithAThousandPendingQuestions();
+    void stateIsHandedOverRecordByRecord();
+    void stateIsRestoredFromRecords();
 
 private:
     InteractionBroker::Settings settings(const QString& stateName = QString()) const
@@ -940,7 +983,8 @@ void TestInteractionBroker::stateIsCompactAndWritesAreCoalesced()
         broker.park(m_write, arguments, broker.admit(m_write, arguments, origin(call)), origin(call), &duplicate);
     }
     QVERIFY(broker.flush());
-    QVERIFY2(broker.writer()->writeCount() <= 2, qPrintable(QString::number(broker.writer()->writeCount())));
+    QVERIFY2(dynamic_cast<const WorkspaceStateStore*>(broker.state())->writer()->writeCount() <= 2,
+        qPrintable(QString::number(dynamic_cast<const WorkspaceStateStore*>(broker.state())->writer()->writeCount())));
     const QByteArray contents = readFile(s.statePath);
     QVERIFY(!contents.contains("\n ")); // compact: no indentation
     const json state = json::parse(contents.toStdString());
@@ -1102,6 +1146,64 @@ void TestInteractionBroker::latencyWithAThousandPendingQuestions()
           "state file %lld bytes",
         micros.at(micros.size() / 2), micros.constLast(), QFileInfo(s.statePath).size());
     QCOMPARE(broker.pending().size(), 1050);
+}
+
+// Behind the InteractionState interface the broker speaks in records: a question raised is put,
+// an answered one removed, stored answers and rules put on their own; nothing hands over the whole
+// state.
+void TestInteractionBroker::stateIsHandedOverRecordByRecord()
+{
+    auto owned = std::make_unique<RecordingState>();
+    RecordingState* state = owned.get();
+    InteractionBroker broker(settings(), &m_registry, std::move(owned));
+    QString warning;
+    QCOMPARE(broker.load(&warning), InteractionBroker::LoadResult::Loaded);
+    const json arguments{{"path", "a.txt"}};
+    const auto first = broker.hold(m_write, arguments, broker.admit(m_write, arguments, origin(1)), origin(1), {});
+    const json other{{"path", "b.txt"}};
+    const auto second = broker.hold(m_write, other, broker.admit(m_write, other, origin(2)), origin(2), {});
+    QCOMPARE(state->questions.size(), std::size_t(2));
+    QCOMPARE_JSON(state->questions.at(first)["tool"], "write_file");
+    QString error;
+    QVERIFY(broker.answer(first, InteractionAnswer::decide(Decision::AlwaysAllow), &error));
+    QCOMPARE(state->log,
+        (QStringList{
+            QStringLiteral("put ") + first, QStringLiteral("put ") + second, QStringLiteral("remove ") + first}));
+    QCOMPARE(state->questions.count(second), std::size_t(1));
+    QCOMPARE_JSON(state->approvals["alwaysAllow"], json::array({"write_file"}));
+}
+
+void TestInteractionBroker::stateIsRestoredFromRecords()
+{
+    // A question and a rule from an earlier run come back; records that are not what the broker
+    // puts are set aside and the broker starts empty.
+    PendingInteraction question;
+    question.id = QStringLiteral("ia-earlier");
+    question.key = QStringLiteral("k1");
+    question.tool = QStringLiteral("write_file");
+    question.arguments = R"({"path":"a.txt"})";
+    question.renderSpec = R"({"render":"approval"})";
+    InteractionState::Records records;
+    records.questions.push_back(question.toJson());
+    records.approvals = json{{"alwaysAllow", json::array({"echo"})}, {"decisions", json::array()}};
+    auto owned = std::make_unique<RecordingState>();
+    owned->initial = records;
+    InteractionBroker broker(settings(), &m_registry, std::move(owned));
+    QString warning;
+    QCOMPARE(broker.load(&warning), InteractionBroker::LoadResult::Loaded);
+    QCOMPARE(broker.pending().size(), 1);
+    QCOMPARE(broker.pending().first().id, QStringLiteral("ia-earlier"));
+    QCOMPARE(broker.approvals().alwaysAllowed(), QStringList{QStringLiteral("echo")});
+
+    records.questions.front()["surprise"] = true;
+    auto bad = std::make_unique<RecordingState>();
+    bad->initial = records;
+    RecordingState* badState = bad.get();
+    InteractionBroker refused(settings(), &m_registry, std::move(bad));
+    QCOMPARE(refused.load(&warning), InteractionBroker::LoadResult::SetAside);
+    QCOMPARE(badState->setAsideCalls, 1);
+    QVERIFY(refused.pending().isEmpty());
+    QVERIFY(refused.approvals().alwaysAllowed().isEmpty());
 }
 
 QTEST_GUILESS_MAIN(TestInteractionBroker)

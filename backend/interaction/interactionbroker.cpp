@@ -1,5 +1,7 @@
 #include "interaction/interactionbroker.h"
 
+#include "store/workspacestatestore.h"
+
 #include "interaction/clienttool.h"
 #include "statejsonreader.h"
 #include "store/workspacestatefile.h"
@@ -15,11 +17,6 @@ using nlohmann::json;
 
 namespace {
 
-// 2: keys are hashes that name the client; compact JSON. A file of another version is set aside.
-constexpr int StateVersion = 2;
-// Larger than any state the limits on pending questions allow; a larger file is set aside.
-constexpr qint64 MaxStateFileBytes = 1024LL * 1024 * 1024;
-
 QString newInteractionId()
 {
     quint32 words[3];
@@ -31,20 +28,29 @@ QString newInteractionId()
 } // namespace
 
 InteractionBroker::InteractionBroker(Settings settings, const ToolRegistry* registry, QObject* parent)
+    : InteractionBroker(settings, registry,
+        settings.statePath.isEmpty()
+            ? nullptr
+            : std::make_unique<WorkspaceStateStore>(settings.statePath, settings.stateWriteTiming),
+        parent)
+{}
+
+InteractionBroker::InteractionBroker(
+    Settings settings, const ToolRegistry* registry, std::unique_ptr<InteractionState> state, QObject* parent)
     : QObject(parent)
     , m_settings(std::move(settings))
     , m_registry(registry)
+    , m_state(std::move(state))
 {
     qRegisterMetaType<PendingInteraction>();
     qRegisterMetaType<PendingInteractionList>();
     qRegisterMetaType<InteractionAnswer>();
-    if (!m_settings.statePath.isEmpty()) {
-        m_writer = new WorkspaceStateWriter(m_settings.statePath, m_settings.stateWriteTiming, this);
-        // Direct: the writer emits from its own thread; whoever listens to the broker connects with
-        // a context object, so the signal crosses threads there.
-        connect(m_writer, &WorkspaceStateWriter::writeFailed, this, &InteractionBroker::stateWriteFailed,
+    if (m_state) {
+        // Direct: the state emits from its writer's thread; whoever listens to the broker connects
+        // with a context object, so the signal crosses threads there.
+        connect(m_state.get(), &InteractionState::writeFailed, this, &InteractionBroker::stateWriteFailed,
             Qt::DirectConnection);
-        connect(m_writer, &WorkspaceStateWriter::writeRecovered, this, &InteractionBroker::stateWriteRecovered,
+        connect(m_state.get(), &InteractionState::writeRecovered, this, &InteractionBroker::stateWriteRecovered,
             Qt::DirectConnection);
     }
 }
@@ -52,80 +58,59 @@ InteractionBroker::InteractionBroker(Settings settings, const ToolRegistry* regi
 InteractionBroker::~InteractionBroker()
 {
     flush();
-    delete m_writer; // ends its thread while this broker, which relays its signals, is still whole
-    m_writer = nullptr;
+    m_state.reset(); // ends its writer while this broker, which relays its signals, is still whole
 }
 
 InteractionBroker::LoadResult InteractionBroker::load(QString* warning)
 {
-    if (m_settings.statePath.isEmpty())
+    if (!m_state)
         return LoadResult::Loaded;
-    const QString& path = m_settings.statePath;
-    QByteArray contents;
+    InteractionState::Records records;
     QString problem;
-    const WorkspaceStateFile::ReadStatus status
-        = WorkspaceStateFile::read(path, MaxStateFileBytes, &contents, &problem);
-    if (status == WorkspaceStateFile::ReadStatus::Missing)
+    const InteractionState::LoadResult status = m_state->load(&records, &problem);
+    if (status == InteractionState::LoadResult::Empty)
         return LoadResult::Loaded;
-    if (status == WorkspaceStateFile::ReadStatus::Read) {
-        const json state = json::parse(contents.constData(), contents.constData() + contents.size(), nullptr, false);
-        contents.clear();
-        if (state.is_discarded())
-            problem = QStringLiteral("it is not JSON");
-        else if (!state.is_object() || !state.contains("version") || !state.at("version").is_number_integer()
-            || state.at("version").get<qint64>() != StateVersion)
-            problem = QStringLiteral("it is not a version-%1 state file").arg(StateVersion);
-        else if (restore(state, &problem))
+    if (status == InteractionState::LoadResult::Loaded) {
+        if (restore(records, &problem))
             return LoadResult::Loaded;
         clearState();
     }
     QString moveError;
-    const QString aside = WorkspaceStateFile::setAside(path, &moveError);
+    const QString aside = m_state->setAside(&moveError);
     if (aside.isEmpty()) {
         // Never overwrite what could not be read: this run keeps its state in memory only.
-        delete m_writer;
-        m_writer = nullptr;
+        m_state.reset();
         *warning = QStringLiteral("the workspace state %1 could not be read (%2), and it could not be moved aside "
                                   "(%3); it is left as it is, and pending questions and stored answers are not "
                                   "saved until Switchboard restarts with that fixed")
-                       .arg(path, problem, moveError);
+                       .arg(m_settings.statePath, problem, moveError);
         return LoadResult::NotSaved;
     }
     *warning = QStringLiteral("the workspace state %1 could not be read (%2); it was kept as %3 and Switchboard "
                               "starts without pending questions or stored answers")
-                   .arg(path, problem, aside);
+                   .arg(m_settings.statePath, problem, aside);
     return LoadResult::SetAside;
 }
 
-bool InteractionBroker::restore(const json& state, QString* problem)
+bool InteractionBroker::restore(const InteractionState::Records& records, QString* problem)
 {
-    StateJsonReader reader(state, QStringLiteral("the state"), problem);
-    reader.keys({"version", "pending", "clientOutputs", "approvals"});
-    const json* pending = reader.array("pending");
-    const json* outputs = reader.array("clientOutputs");
-    const json* approvals = reader.object("approvals");
-    if (!reader.ok())
-        return false;
-    for (std::size_t index = 0; index < pending->size(); ++index) {
+    for (std::size_t index = 0; index < records.questions.size(); ++index) {
         Entry entry;
         if (!PendingInteraction::fromJson(
-                pending->at(index), QStringLiteral("pending[%1]").arg(index), &entry.interaction, problem))
+                records.questions[index], QStringLiteral("pending[%1]").arg(index), &entry.interaction, problem))
             return false;
         entry.arguments = json::parse(entry.interaction.arguments.toStdString(), nullptr, false); // checked JSON
         const QString id = entry.interaction.id;
         entry.record = QByteArray::fromStdString(entry.interaction.toJson().dump());
         m_pendingBytes += entry.record.size();
-        if (!m_entries.emplace(id, std::move(entry)).second) {
+        if (m_entries.count(id)) {
             *problem = QStringLiteral("pending[%1] repeats the id %2").arg(index).arg(id);
             return false;
         }
+        m_entries.emplace(id, std::move(entry));
         m_order.append(id);
     }
-    if (!m_outputs.fromJson(*outputs, problem) || !m_approvals.fromJson(*approvals, problem))
-        return false;
-    m_outputsRecord = QByteArray::fromStdString(m_outputs.toJson().dump());
-    m_approvalsRecord = QByteArray::fromStdString(m_approvals.toJson().dump());
-    return true;
+    return m_outputs.fromJson(records.clientOutputs, problem) && m_approvals.fromJson(records.approvals, problem);
 }
 
 void InteractionBroker::clearState()
@@ -137,8 +122,6 @@ void InteractionBroker::clearState()
     m_pendingBytes = 0;
     m_outputs = ClientOutputStore();
     m_approvals = ApprovalStore();
-    m_outputsRecord = QByteArray::fromStdString(m_outputs.toJson().dump());
-    m_approvalsRecord = QByteArray::fromStdString(m_approvals.toJson().dump());
 }
 
 PauseMode InteractionBroker::modeFor(const QString& clientName) const
@@ -496,25 +479,9 @@ void InteractionBroker::erase(std::map<QString, Entry>::iterator it)
     stopWaiting(it->second);
     m_pendingBytes -= it->second.record.size();
     m_order.removeOne(it->first);
+    if (m_state)
+        m_state->removeQuestion(it->first);
     m_entries.erase(it);
-}
-
-QByteArrayList InteractionBroker::snapshot() const
-{
-    // Records are implicitly shared: this copies pointers, and the writer thread joins the bytes.
-    static const QByteArray comma = QByteArrayLiteral(",");
-    QByteArrayList parts;
-    parts.reserve(2 * m_order.size() + 6);
-    parts << QByteArrayLiteral("{\"version\":") + QByteArray::number(StateVersion)
-            + QByteArrayLiteral(",\"pending\":[");
-    for (qsizetype index = 0; index < m_order.size(); ++index) {
-        if (index > 0)
-            parts << comma;
-        parts << m_entries.at(m_order.at(index)).record;
-    }
-    parts << QByteArrayLiteral("],\"clientOutputs\":") << m_outputsRecord << QByteArrayLiteral(",\"approvals\":")
-          << m_approvalsRecord << QByteArrayLiteral("}\n");
-    return parts;
 }
 
 void InteractionBroker::save(Entry* changed, bool stores)
@@ -523,16 +490,16 @@ void InteractionBroker::save(Entry* changed, bool stores)
         m_pendingBytes -= changed->record.size();
         changed->record = QByteArray::fromStdString(changed->interaction.toJson().dump());
         m_pendingBytes += changed->record.size();
+        if (m_state)
+            m_state->putQuestion(changed->interaction.id, changed->record);
     }
-    if (stores) {
-        m_outputsRecord = QByteArray::fromStdString(m_outputs.toJson().dump());
-        m_approvalsRecord = QByteArray::fromStdString(m_approvals.toJson().dump());
+    if (stores && m_state) {
+        m_state->putClientOutputs(QByteArray::fromStdString(m_outputs.toJson().dump()));
+        m_state->putApprovals(QByteArray::fromStdString(m_approvals.toJson().dump()));
     }
-    if (m_writer)
-        m_writer->submit(snapshot());
 }
 
 bool InteractionBroker::flush(QString* error)
 {
-    return !m_writer || m_writer->flush(error);
+    return !m_state || m_state->flush(error);
 }

@@ -4,20 +4,21 @@
 // runs, is refused (a deny rule), is answered at once from a stored answer, or pauses; keeps the
 // pending interactions (the widgets the console shows, at most Settings::maxPending), delivers the
 // person's answers to waiting calls or stores them for the next identical call of the same client,
-// enforces the maximum wait, and hands the state to the workspace state writer after every change,
-// so a restart loses nothing and answers nothing by itself. Lives on the server thread; the writer
-// has a thread of its own.
+// enforces the maximum wait, and hands every changed record to its InteractionState (the workspace
+// state file by default) after every change, so a restart loses nothing and answers nothing by
+// itself. Lives on the server thread; the state is written on a thread of its own.
 //
 // Identical calls of one client share a key: a hash of the client's name, the tool and its canonical
 // arguments (object keys sorted), so a stored answer or a reattached question never goes to another
 // client, and arguments never sit in the state file as keys.
 //
-// The state file is compact JSON assembled from per-question records serialised once when a
-// question changes: a change costs the server thread the changed record, not the whole state.
+// Each question's record is serialised once when it changes: a change costs the server thread the
+// changed record, not the whole state.
 
 #include "auth/tokenredactor.h"
 #include "interaction/approvalstore.h"
 #include "interaction/clientoutputstore.h"
+#include "interaction/interactionstate.h"
 #include "interaction/permissionpolicy.h"
 #include "pendinginteraction.h"
 #include "store/workspacestatefile.h"
@@ -29,6 +30,7 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 
 class QTimer;
 struct RegisteredTool;
@@ -87,11 +89,15 @@ public:
     };
 
     // `registry` finds the tools of restored interactions; it must outlive the broker.
+    // Keeps its state in the workspace state file at settings.statePath (none when it is empty).
     InteractionBroker(Settings settings, const ToolRegistry* registry, QObject* parent = nullptr);
+    // Keeps its state in `state` (null: in memory only).
+    InteractionBroker(Settings settings, const ToolRegistry* registry, std::unique_ptr<InteractionState> state,
+        QObject* parent = nullptr);
     ~InteractionBroker() override;
 
-    // Reads the workspace state file. A file that is not exactly what the program writes (or that
-    // cannot be read) is set aside under a name of its own, kept and never overwritten, and the
+    // Reads the state. A file that is not exactly what the program writes (or that cannot be read)
+    // is set aside under a name of its own, kept and never overwritten, and the
     // broker starts empty, saying so in `warning`. When it cannot even be set aside, nothing is
     // written this run, and `warning` says that too. The result tells the two apart: a file set
     // aside is a notice (the state is saved again from now on), one left in place is a problem.
@@ -137,8 +143,8 @@ public:
 
     // Blocks until the newest state is on disk or one attempt to write it failed (shutdown).
     bool flush(QString* error = nullptr);
-    // The writer, for its signals and figures; null when state is kept in memory only.
-    const WorkspaceStateWriter* writer() const { return m_writer; }
+    // Where the state is kept; null when it is kept in memory only.
+    const InteractionState* state() const { return m_state.get(); }
 
 Q_SIGNALS:
     void interactionPending(const PendingInteraction& interaction);
@@ -166,15 +172,15 @@ private:
     void startWaiting(Entry& entry, const CallOrigin& origin, Waiter waiter);
     void stopWaiting(Entry& entry);
     void expire(const QString& interactionId);
-    // Fills the broker from a parsed state file; false (saying why) unless it is exactly what
-    // snapshot() writes.
-    bool restore(const nlohmann::json& state, QString* problem);
+    // Fills the broker from the records load() found; false (saying why) unless they are exactly
+    // what the broker puts.
+    bool restore(const InteractionState::Records& records, QString* problem);
     void clearState();
-    // Something the state file holds changed: `changed` is a question that was added or altered
-    // (its record is serialised again), `stores` that stored answers or rules changed.
+    // Something the state holds changed: `changed` is a question that was added or altered (its
+    // record is serialised again and put), `stores` that stored answers or rules changed.
     void save(Entry* changed, bool stores);
+    // Removes a question, and its record from the state.
     void erase(std::map<QString, Entry>::iterator it);
-    QByteArrayList snapshot() const;
 
     Settings m_settings;
     const ToolRegistry* m_registry;
@@ -183,8 +189,5 @@ private:
     qint64 m_pendingBytes = 0; // the records of m_entries, together
     ClientOutputStore m_outputs;
     ApprovalStore m_approvals;
-    QByteArray m_outputsRecord = QByteArrayLiteral("[]"); // m_outputs.toJson(), compact
-    QByteArray m_approvalsRecord
-        = QByteArrayLiteral(R"({"alwaysAllow":[],"decisions":[]})"); // m_approvals.toJson(), compact
-    WorkspaceStateWriter* m_writer = nullptr; // owned; null when state is kept in memory only
+    std::unique_ptr<InteractionState> m_state; // null when state is kept in memory only
 };

@@ -1,0 +1,3 @@
+#include "interaction/interactionstate.h"
+
+InteractionState::~InteractionState() = default;
