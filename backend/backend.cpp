@@ -146,9 +146,14 @@ bool Backend::start(QString* error)
                 QMetaObject::invokeMethod(this, [this, stateWarning] { Q_EMIT workspaceStateNotice(stateWarning); });
             else if (loaded == InteractionBroker::LoadResult::NotSaved)
                 QMetaObject::invokeMethod(this, [this, stateWarning] { Q_EMIT workspaceStateProblem(stateWarning); });
-            connect(m_interactions, &InteractionBroker::interactionPending, this, &Backend::interactionPending);
-            connect(m_interactions, &InteractionBroker::interactionChanged, this, &Backend::interactionChanged);
-            connect(m_interactions, &InteractionBroker::interactionResolved, this, &Backend::interactionResolved);
+            // Questions go through the event hub like calls: a burst of changes to one question is
+            // one update for the window.
+            connect(m_interactions, &InteractionBroker::interactionPending, m_events,
+                &BackendEvents::publishQuestionRaised);
+            connect(m_interactions, &InteractionBroker::interactionChanged, m_events,
+                &BackendEvents::publishQuestionChanged);
+            connect(m_interactions, &InteractionBroker::interactionResolved, m_events,
+                &BackendEvents::publishQuestionResolved);
             McpServerOptions serverOptions = m_options.server;
             serverOptions.nextCallId = [ids = m_callIds.get()] { return ids->next(); };
             m_server = new McpHttpServer(serverOptions, m_registry, m_events, 0);
@@ -173,6 +178,7 @@ bool Backend::start(QString* error)
     connect(m_server, &McpHttpServer::sessionsChanged, this, &Backend::sessionsChanged);
     // The hub's batches, queued to this object's thread, are what the window hears.
     connect(m_events, &BackendEvents::callsUpdated, this, &Backend::callsUpdated);
+    connect(m_events, &BackendEvents::questionsUpdated, this, &Backend::applyQuestionUpdates);
     connect(m_events, &BackendEvents::breakerStatesChanged, this, &Backend::breakerStatesChanged);
     connect(m_events, &BackendEvents::adapterStatusesChanged, this, &Backend::adapterStatusesChanged);
     connect(m_events, &BackendEvents::repositoryStatesChanged, this, &Backend::repositoryStatesChanged);
@@ -254,6 +260,22 @@ quint64 Backend::queryHistory(const HistoryQuery& query)
     if (m_history)
         QMetaObject::invokeMethod(m_history, [history = m_history, id, query] { history->query(id, query); });
     return id;
+}
+
+// The hub's question batch, on this object's thread, told as the interface's three signals in the
+// order things happened to each question.
+void Backend::applyQuestionUpdates(const QuestionUpdateList& updates)
+{
+    for (const QuestionUpdate& update : updates) {
+        if (update.state) {
+            if (update.raised)
+                Q_EMIT interactionPending(*update.state);
+            else
+                Q_EMIT interactionChanged(*update.state);
+        }
+        if (update.resolved)
+            Q_EMIT interactionResolved(update.id, *update.resolved);
+    }
 }
 
 bool Backend::registerClientTools(QString* error)

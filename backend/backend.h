@@ -86,6 +86,7 @@ public:
     QString secretStorage() const override;
 
 private:
+    void applyQuestionUpdates(const QuestionUpdateList& updates);
     bool registerClientTools(QString* error);
     // Server thread: the secret is saved, then the question is answered with the connection.
     void saveSecretAndConnect(const QString& interactionId, const QString& provider, const QString& account,

@@ -7,6 +7,7 @@ BackendEvents::BackendEvents(QObject* parent)
 {
     qRegisterMetaType<ToolCall>();
     qRegisterMetaType<ToolCallList>();
+    qRegisterMetaType<QuestionUpdateList>();
     qRegisterMetaType<BreakerStateList>();
     qRegisterMetaType<AdapterStatusList>();
     qRegisterMetaType<RepositoryStateList>();
@@ -39,6 +40,36 @@ void BackendEvents::publishCallChanged(const ToolCall& call)
 void BackendEvents::queue(const ToolCall& call)
 {
     m_calls.put(call.id, call);
+    armBatch();
+}
+
+QuestionUpdate& BackendEvents::questionUpdate(const QString& id)
+{
+    if (const auto it = m_questions.index.constFind(id); it != m_questions.index.constEnd())
+        return m_questions.items[*it];
+    QuestionUpdate update;
+    update.id = id;
+    m_questions.put(id, update);
+    return m_questions.items.last();
+}
+
+void BackendEvents::publishQuestionRaised(const PendingInteraction& question)
+{
+    QuestionUpdate& update = questionUpdate(question.id);
+    update.raised = true;
+    update.state = question;
+    armBatch();
+}
+
+void BackendEvents::publishQuestionChanged(const PendingInteraction& question)
+{
+    questionUpdate(question.id).state = question;
+    armBatch();
+}
+
+void BackendEvents::publishQuestionResolved(const QString& id, InteractionOutcome outcome)
+{
+    questionUpdate(id).resolved = outcome;
     armBatch();
 }
 
@@ -78,6 +109,8 @@ void BackendEvents::flush()
     // Each list is taken before its signal goes out: a listener on this thread may publish again.
     if (!m_calls.isEmpty())
         Q_EMIT callsUpdated(m_calls.take());
+    if (!m_questions.isEmpty())
+        Q_EMIT questionsUpdated(m_questions.take());
     if (!m_breakers.isEmpty())
         Q_EMIT breakerStatesChanged(m_breakers.take());
     if (!m_adapters.isEmpty())

@@ -1,8 +1,8 @@
 #pragma once
 
 // BackendEvents: the event hub. What happens in the backend, published as value types from common/:
-// calls, and the states of upstream breakers, adapters, repositories and transfers. Lives on the
-// backend thread.
+// calls, questions, and the states of upstream breakers, adapters, repositories and transfers.
+// Lives on the backend thread.
 //
 // callStarted/callChanged/callFinished fire at once, for listeners on the backend thread (history
 // takes every record from them, so a kill cannot catch an answered call in a batch timer).
@@ -13,6 +13,7 @@
 // the newest state of every key that changed, in the order the keys first changed.
 
 #include "backendstates.h"
+#include "pendinginteraction.h"
 #include "toolcall.h"
 
 #include <QBasicTimer>
@@ -32,6 +33,11 @@ public:
     // A call changed without finishing (it paused, or resumed after a person answered).
     void publishCallChanged(const ToolCall& call);
 
+    // A question for the person: raised, changed (a call attached or left), resolved.
+    void publishQuestionRaised(const PendingInteraction& question);
+    void publishQuestionChanged(const PendingInteraction& question);
+    void publishQuestionResolved(const QString& id, InteractionOutcome outcome);
+
     void publishBreakerState(const BreakerState& state);
     void publishAdapterStatus(const AdapterStatus& status);
     void publishRepositoryState(const RepositoryState& state);
@@ -49,6 +55,9 @@ Q_SIGNALS:
     // The newest state of every call that started or changed since the previous batch, in the order
     // the calls started.
     void callsUpdated(const ToolCallList& calls);
+    // Every question that was raised, changed or resolved since the previous batch, once each, in
+    // the order they first appeared in it.
+    void questionsUpdated(const QuestionUpdateList& questions);
     void breakerStatesChanged(const BreakerStateList& states);
     void adapterStatusesChanged(const AdapterStatusList& statuses);
     void repositoryStatesChanged(const RepositoryStateList& states);
@@ -85,7 +94,10 @@ private:
     void queue(const ToolCall& call);
     void armBatch();
 
+    QuestionUpdate& questionUpdate(const QString& id);
+
     Coalesced<ToolCall, qint64> m_calls;
+    Coalesced<QuestionUpdate, QString> m_questions;
     Coalesced<BreakerState, QString> m_breakers;
     Coalesced<AdapterStatus, QString> m_adapters;
     Coalesced<RepositoryState, QString> m_repositories;

@@ -10,6 +10,7 @@ OperatorInterface::OperatorInterface(QObject* parent)
     qRegisterMetaType<PendingInteractionList>();
     qRegisterMetaType<InteractionAnswer>();
     qRegisterMetaType<InteractionOutcome>();
+    qRegisterMetaType<QuestionUpdateList>();
     qRegisterMetaType<HistoryQuery>();
     qRegisterMetaType<BreakerStateList>();
     qRegisterMetaType<AdapterStatusList>();

@@ -15,6 +15,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
+
 enum class InteractionKind {
     Approval,
     ClientTool,
@@ -79,6 +81,20 @@ struct InteractionAnswer
 
 using PendingInteractionList = QList<PendingInteraction>;
 
+// What happened to one question since the previous batch of the event hub (BackendEvents), all of
+// it: raised or changed (its newest state), and whether it left, and how. A question raised and
+// changed three times in one batch is one update.
+struct QuestionUpdate
+{
+    QString id;
+    bool raised = false; // it is new since the previous batch
+    std::optional<PendingInteraction> state; // its newest state, when it was raised or changed
+    std::optional<InteractionOutcome> resolved; // it left, and how
+};
+
+using QuestionUpdateList = QList<QuestionUpdate>;
+
 Q_DECLARE_METATYPE(PendingInteraction)
 Q_DECLARE_METATYPE(PendingInteractionList)
 Q_DECLARE_METATYPE(InteractionAnswer)
+Q_DECLARE_METATYPE(QuestionUpdateList)

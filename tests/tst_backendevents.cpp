@@ -15,6 +15,7 @@ private Q_SLOTS:
     void flushEmitsAtOnce();
     void statesAreCoalescedPerKey();
     void eachKindHasItsOwnBatch();
+    void questionsAreCoalescedAndNothingIsLost();
 };
 
 namespace {
@@ -131,6 +132,39 @@ void TestBackendEvents::eachKindHasItsOwnBatch()
     QCOMPARE(transfers.first().first().value<TransferProgressList>().first().receivedObjects, qint64(100));
     events.flush();
     QCOMPARE(adapters.size(), 1); // nothing new: nothing sent
+}
+
+// A question raised, changed twice and resolved within one batch is one update that still says all
+// of it (raised, newest state, outcome); another question keeps its own.
+void TestBackendEvents::questionsAreCoalescedAndNothingIsLost()
+{
+    BackendEvents events;
+    QSignalSpy questions(&events, &BackendEvents::questionsUpdated);
+    PendingInteraction first;
+    first.id = QStringLiteral("ia-1");
+    first.waiting = true;
+    events.publishQuestionRaised(first);
+    PendingInteraction other;
+    other.id = QStringLiteral("ia-2");
+    events.publishQuestionChanged(other);
+    first.waiting = false;
+    events.publishQuestionChanged(first);
+    first.earlierCallIds << 7;
+    events.publishQuestionChanged(first);
+    events.publishQuestionResolved(QStringLiteral("ia-1"), InteractionOutcome::Stored);
+    events.flush();
+    QCOMPARE(questions.size(), 1);
+    const auto batch = questions.first().first().value<QuestionUpdateList>();
+    QCOMPARE(batch.size(), 2);
+    QCOMPARE(batch.at(0).id, QStringLiteral("ia-1"));
+    QVERIFY(batch.at(0).raised);
+    QVERIFY(batch.at(0).state.has_value());
+    QVERIFY(!batch.at(0).state->waiting);
+    QCOMPARE(batch.at(0).state->earlierCallIds, QList<qint64>{7});
+    QCOMPARE(batch.at(0).resolved, std::optional(InteractionOutcome::Stored));
+    QCOMPARE(batch.at(1).id, QStringLiteral("ia-2"));
+    QVERIFY(!batch.at(1).raised);
+    QVERIFY(!batch.at(1).resolved.has_value());
 }
 
 QTEST_GUILESS_MAIN(TestBackendEvents)
