@@ -66,6 +66,9 @@ private Q_SLOTS:
     void keywordsBeyondTheOldValidatorNeverReachTheTool_data();
     void keywordsBeyondTheOldValidatorNeverReachTheTool();
     void messagesAreBounded();
+    void sourcesReplaceTheirToolsInOneStep();
+    void namespacedNamesAndTheirAliasesResolve();
+    void suggestionsLookAtTheOwnersToolsFirst();
 };
 
 void TestToolRouter::specSchemaSpellings_data()
@@ -335,6 +338,76 @@ void TestToolRouter::messagesAreBounded()
     QVERIFY(bounded.tool.contains(QStringLiteral("[%1 more characters cut]").arg((1 << 20) - ToolCall::MaxToolChars)));
     QVERIFY(bounded.error.size() < ToolCall::MaxErrorChars + 50);
     QCOMPARE(ToolCall::boundedText(QStringLiteral("short"), 10), QStringLiteral("short"));
+}
+
+// A source's update is one change however many tools it brings; a name another source offers, or a
+// tool without the handler its kind needs, is left out and said, and the rest goes on.
+void TestToolRouter::sourcesReplaceTheirToolsInOneStep()
+{
+    ToolRegistry registry;
+    int changes = 0;
+    connect(&registry, &ToolRegistry::toolsChanged, this, [&changes] { ++changes; });
+    QVERIFY(registry.add(makeTool(QStringLiteral("echo"))));
+    std::vector<RegisteredTool> tools;
+    for (const char* name : {"github.list_issues", "github.create_issue", "echo"})
+        tools.push_back(makeTool(QString::fromLatin1(name)));
+    RegisteredTool blockingWithoutHandler = makeTool(QStringLiteral("github.clone"));
+    blockingWithoutHandler.execution = ExecutionPolicy::blocking();
+    tools.push_back(blockingWithoutHandler);
+    QStringList problems;
+    changes = 0;
+    QCOMPARE(registry.replaceSource(QStringLiteral("adapter:github"), tools, &problems), 2);
+    QCOMPARE(changes, 1);
+    QCOMPARE(problems.size(), 2);
+    QVERIFY2(problems.join(QLatin1Char('\n')).contains(QStringLiteral("\"echo\" is already offered by builtin")),
+        qPrintable(problems.join(QLatin1Char('\n'))));
+    QVERIFY(problems.join(QLatin1Char('\n')).contains(QStringLiteral("no blocking handler")));
+    QCOMPARE(registry.toolsOf(QStringLiteral("adapter:github")).size(), std::size_t(2));
+    QCOMPARE(registry.find("github.list_issues")->source, QStringLiteral("adapter:github"));
+
+    // The adapter comes back with one tool: the others go, in one step again.
+    QCOMPARE(registry.replaceSource(QStringLiteral("adapter:github"), {makeTool(QStringLiteral("github.search"))}), 1);
+    QCOMPARE(changes, 2);
+    QVERIFY(!registry.find("github.list_issues"));
+    QVERIFY(registry.find("github.search"));
+    QVERIFY(registry.find("echo")); // another source's tools stay
+    QCOMPARE(registry.replaceSource(QStringLiteral("adapter:github"), {}), 0);
+    QVERIFY(!registry.sources().contains(QStringLiteral("adapter:github")));
+}
+
+void TestToolRouter::namespacedNamesAndTheirAliasesResolve()
+{
+    ToolRegistry registry;
+    RegisteredTool tool = makeTool(QStringLiteral("github.create_issue"));
+    tool.route = ToolRoute::adapter(QStringLiteral("github"));
+    QVERIFY(registry.add(tool));
+    const ToolRouter router(&registry);
+    for (const char* name : {"github.create_issue", "mcp__switchboard__github.create_issue"}) {
+        const auto resolution = router.resolve(name);
+        QVERIFY2(resolution.tool, name);
+        QCOMPARE(resolution.route(), ToolRoute::adapter(QStringLiteral("github")));
+    }
+    QVERIFY(!router.resolve("gitlab.create_issue").tool);
+}
+
+// With thousands of tools the search for close matches stops comparing by edit distance after a
+// fixed amount of work; an owner's own tools are compared first, so a typo in a namespaced name
+// still finds its tool.
+void TestToolRouter::suggestionsLookAtTheOwnersToolsFirst()
+{
+    ToolRegistry registry;
+    std::vector<RegisteredTool> many;
+    for (int i = 0; i < 20'000; ++i)
+        many.push_back(makeTool(QStringLiteral("b%1.create_x").arg(i, 5, 10, QLatin1Char('0'))));
+    // Names as long as the typo, so each would be compared by edit distance: far more than the
+    // budget allows, and all of them listed before "zz.".
+    QCOMPARE(registry.replaceSource(QStringLiteral("bulk"), many), 20'000);
+    QVERIFY(registry.add(makeTool(QStringLiteral("zz.create_issue"))));
+    const ToolRouter router(&registry);
+    const auto resolution = router.resolve("zz.create_isue");
+    QVERIFY(!resolution.tool);
+    QCOMPARE(resolution.closestMatches.value(0), QStringLiteral("zz.create_issue"));
+    QVERIFY(resolution.closestMatches.size() <= 3);
 }
 
 QTEST_GUILESS_MAIN(TestToolRouter)
