@@ -1,5 +1,6 @@
 #include "pendinginteraction.h"
 
+#include "enumnames.h"
 #include "statejsonreader.h"
 
 using nlohmann::json;
@@ -110,5 +111,43 @@ InteractionAnswer InteractionAnswer::decide(Decision decision, const QString& re
     InteractionAnswer answer;
     answer.decision = decision;
     answer.reason = reason;
+    return answer;
+}
+
+namespace {
+
+constexpr EnumNames<InteractionAnswer::Decision, 5> decisionNames{{
+    {InteractionAnswer::Decision::AllowOnce, "allow-once"},
+    {InteractionAnswer::Decision::AllowForSession, "allow-for-session"},
+    {InteractionAnswer::Decision::AlwaysAllow, "always-allow"},
+    {InteractionAnswer::Decision::Deny, "deny"},
+    {InteractionAnswer::Decision::Respond, "respond"},
+}};
+
+} // namespace
+
+nlohmann::json InteractionAnswer::toJson() const
+{
+    return nlohmann::json{{"decision", enumName(decisionNames, decision).toStdString()},
+        {"reason", reason.toStdString()}, {"output", output.toStdString()}};
+}
+
+std::optional<InteractionAnswer> InteractionAnswer::fromJson(const nlohmann::json& value, QString* problem)
+{
+    InteractionAnswer answer;
+    QString decision;
+    StateJsonReader reader(value, QStringLiteral("answer"), problem);
+    reader.keys({"decision", "reason", "output"})
+        .string("decision", &decision)
+        .string("reason", &answer.reason)
+        .string("output", &answer.output);
+    if (!reader.ok())
+        return std::nullopt;
+    const auto parsed = enumFromName(decisionNames, decision);
+    if (!parsed) {
+        reader.fail(QStringLiteral("has an unknown decision \"%1\"").arg(decision));
+        return std::nullopt;
+    }
+    answer.decision = *parsed;
     return answer;
 }

@@ -77,6 +77,11 @@ struct InteractionAnswer
     static InteractionAnswer respond(const nlohmann::json& output);
     // An approval's answer; `reason` goes with Deny.
     static InteractionAnswer decide(Decision decision, const QString& reason = {});
+
+    // The answer as JSON ({"decision": "allow-once" | "allow-for-session" | "always-allow" | "deny" |
+    // "respond", "reason", "output"}), and back, refusing anything else with a reason.
+    nlohmann::json toJson() const;
+    static std::optional<InteractionAnswer> fromJson(const nlohmann::json& value, QString* problem);
 };
 
 using PendingInteractionList = QList<PendingInteraction>;

@@ -1,6 +1,7 @@
 #include "toolcall.h"
 
 #include "enumnames.h"
+#include "statejsonreader.h"
 
 #include <nlohmann/json.hpp>
 
@@ -65,4 +66,47 @@ QByteArray ToolCall::argumentsFromRequest(const QByteArray& request)
     if (arguments == params->end())
         return {};
     return QByteArray::fromStdString(arguments->dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
+}
+
+nlohmann::json ToolCall::toJson() const
+{
+    return nlohmann::json{{"id", id}, {"sessionId", sessionId.toStdString()}, {"clientName", clientName.toStdString()},
+        {"clientVersion", clientVersion.toStdString()}, {"tool", tool.toStdString()},
+        {"route", route.toString().toStdString()}, {"request", request.toStdString()},
+        {"response", response.toStdString()}, {"error", error.toStdString()}, {"startedAtMs", startedAtMs},
+        {"durationUs", durationUs}, {"status", callStatusName(status).toStdString()},
+        {"wholeRequestBytes", wholeRequestBytes}, {"wholeResponseBytes", wholeResponseBytes}};
+}
+
+std::optional<ToolCall> ToolCall::fromJson(const nlohmann::json& value, QString* problem)
+{
+    ToolCall call;
+    QString route;
+    QString status;
+    StateJsonReader reader(value, QStringLiteral("call"), problem);
+    reader
+        .keys({"id", "sessionId", "clientName", "clientVersion", "tool", "route", "request", "response", "error",
+            "startedAtMs", "durationUs", "status", "wholeRequestBytes", "wholeResponseBytes"})
+        .integer("id", &call.id)
+        .string("sessionId", &call.sessionId)
+        .string("clientName", &call.clientName)
+        .string("clientVersion", &call.clientVersion)
+        .string("tool", &call.tool)
+        .string("route", &route)
+        .string("request", &call.request)
+        .string("response", &call.response)
+        .string("error", &call.error)
+        .integer("startedAtMs", &call.startedAtMs)
+        .integer("durationUs", &call.durationUs)
+        .string("status", &status)
+        .integer("wholeRequestBytes", &call.wholeRequestBytes)
+        .integer("wholeResponseBytes", &call.wholeResponseBytes);
+    if (!reader.ok())
+        return std::nullopt;
+    if (!callStatusFromName(status, &call.status)) {
+        reader.fail(QStringLiteral("has an unknown status \"%1\"").arg(status));
+        return std::nullopt;
+    }
+    call.route = ToolRoute::fromString(route);
+    return call;
 }

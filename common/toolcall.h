@@ -8,6 +8,10 @@
 #include <QMetaType>
 #include <QString>
 
+#include <nlohmann/json.hpp>
+
+#include <optional>
+
 #include "toolroute.h"
 
 enum class CallStatus {
@@ -57,6 +61,11 @@ struct ToolCall
     QByteArray argumentsJson() const;
     // The same, from a tools/call request's text.
     static QByteArray argumentsFromRequest(const QByteArray& request);
+
+    // The record as JSON (request and response as their text), and back; fromJson refuses anything
+    // toJson does not write, saying why.
+    nlohmann::json toJson() const;
+    static std::optional<ToolCall> fromJson(const nlohmann::json& value, QString* problem);
 };
 
 using ToolCallList = QList<ToolCall>;

@@ -6,6 +6,7 @@
 #include "clientanswer.h"
 #include "pendinginteraction.h"
 #include "renderhint.h"
+#include "toolcall.h"
 #include "toolroute.h"
 
 #include "jsontestsupport.h"
@@ -26,6 +27,8 @@ private Q_SLOTS:
     void malformedStatesAreRefusedWithAReason();
     void declinedAnswersFollowTheWidget();
     void pendingInteractionKeepsTypedRouteAndRender();
+    void callsSurviveTheRoundTrip();
+    void answersSurviveTheRoundTrip();
 };
 
 void TestCommonTypes::routesReadBackTheirText_data()
@@ -144,6 +147,62 @@ void TestCommonTypes::pendingInteractionKeepsTypedRouteAndRender()
     unknownRender["render"] = "slider";
     QVERIFY(!PendingInteraction::fromJson(unknownRender, QStringLiteral("pending[0]"), &read, &problem));
     QVERIFY2(problem.contains(QStringLiteral("unknown render")), qPrintable(problem));
+}
+
+void TestCommonTypes::callsSurviveTheRoundTrip()
+{
+    ToolCall call;
+    call.id = 65'537;
+    call.sessionId = QStringLiteral("s-1");
+    call.clientName = QStringLiteral("claude-code");
+    call.clientVersion = QStringLiteral("1.0.100");
+    call.tool = QStringLiteral("github.create_issue");
+    call.route = ToolRoute::adapter(QStringLiteral("github"));
+    call.request = R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"github.create_issue"}})";
+    call.response = R"({"jsonrpc":"2.0","id":1,"result":{"content":[]}})";
+    call.error = QStringLiteral("Tool failed: \u00e9t\u00e9");
+    call.startedAtMs = 1'700'000'000'123;
+    call.durationUs = 4'567;
+    call.status = CallStatus::Error;
+    QString problem;
+    const auto read = ToolCall::fromJson(call.toJson(), &problem);
+    QVERIFY2(read, qPrintable(problem));
+    QCOMPARE(read->id, call.id);
+    QCOMPARE(read->route, call.route);
+    QCOMPARE(read->request, call.request);
+    QCOMPARE(read->response, call.response);
+    QCOMPARE(read->error, call.error);
+    QCOMPARE(read->status, CallStatus::Error);
+    QCOMPARE(read->durationUs, call.durationUs);
+    QCOMPARE(read->wholeRequestBytes, qint64(-1));
+
+    json unknownStatus = call.toJson();
+    unknownStatus["status"] = "exploded";
+    QVERIFY(!ToolCall::fromJson(unknownStatus, &problem));
+    QVERIFY2(problem.contains(QStringLiteral("unknown status")), qPrintable(problem));
+    json missing = call.toJson();
+    missing.erase("tool");
+    QVERIFY(!ToolCall::fromJson(missing, &problem));
+    QVERIFY2(problem.contains(QStringLiteral("tool")), qPrintable(problem));
+}
+
+void TestCommonTypes::answersSurviveTheRoundTrip()
+{
+    QString problem;
+    const InteractionAnswer deny = InteractionAnswer::decide(InteractionAnswer::Decision::Deny, QStringLiteral("no"));
+    const auto readDeny = InteractionAnswer::fromJson(deny.toJson(), &problem);
+    QVERIFY2(readDeny, qPrintable(problem));
+    QCOMPARE(readDeny->decision, InteractionAnswer::Decision::Deny);
+    QCOMPARE(readDeny->reason, QStringLiteral("no"));
+    const InteractionAnswer respond = InteractionAnswer::respond(ClientAnswer::chosen(QStringLiteral("main")));
+    const auto readRespond = InteractionAnswer::fromJson(respond.toJson(), &problem);
+    QVERIFY2(readRespond, qPrintable(problem));
+    QCOMPARE(readRespond->decision, InteractionAnswer::Decision::Respond);
+    QCOMPARE(readRespond->output, respond.output);
+    json odd = deny.toJson();
+    odd["decision"] = "maybe";
+    QVERIFY(!InteractionAnswer::fromJson(odd, &problem));
+    QVERIFY2(problem.contains(QStringLiteral("unknown decision")), qPrintable(problem));
 }
 
 QTEST_GUILESS_MAIN(TestCommonTypes)
