@@ -6,6 +6,7 @@
 #include "tools/homethread.h"
 #include "tools/toolexecutor.h"
 #include "tools/toolregistry.h"
+#include "tools/workerpool.h"
 
 #include "jsontestsupport.h"
 
@@ -108,6 +109,7 @@ private Q_SLOTS:
     void shutdownCancelsRunningWork();
     void workAfterShutdownIsRefused();
     void homeThreadRefusesPostsOnceClosed();
+    void poolKeepsToItsThreadsAndLetsStuckWorkGo();
 };
 
 void TestToolExecutor::blockingWorkRunsOffTheHomeThread()
@@ -482,13 +484,56 @@ void TestToolExecutor::workAfterShutdownIsRefused()
 void TestToolExecutor::homeThreadRefusesPostsOnceClosed()
 {
     QObject target;
-    HomeThread home(&target);
-    QVERIFY(home.isCurrent());
-    bool ran = false;
-    QVERIFY(home.post([&ran] { ran = true; }));
-    QTRY_VERIFY(ran);
-    home.close();
-    QVERIFY(!home.post([] {}));
+    const auto home = HomeThread::create(&target);
+    QVERIFY(home->isCurrent());
+    int ran = 0;
+    QVERIFY(home->post([&ran] { ++ran; }));
+    QVERIFY(home->post([&ran] { ++ran; })); // one drain runs both
+    QTRY_COMPARE(ran, 2);
+    QVERIFY(home->post([&ran] { ++ran; }));
+    home->close(); // work not run yet is dropped
+    QVERIFY(!home->post([] {}));
+    QTest::qWait(20);
+    QCOMPARE(ran, 2);
+}
+
+void TestToolExecutor::poolKeepsToItsThreadsAndLetsStuckWorkGo()
+{
+    {
+        WorkerPool pool(3, "test-pool");
+        std::atomic<int> done{0};
+        Overlap overlap;
+        for (int i = 0; i < 12; ++i) {
+            pool.start([&] {
+                overlap.enter();
+                QThread::msleep(5);
+                overlap.leave();
+                ++done;
+            });
+        }
+        QTRY_COMPARE(done.load(), 12);
+        QVERIFY(overlap.most.load() <= 3);
+        QVERIFY(pool.threadCount() <= 3);
+        QVERIFY(pool.shutDown(1'000));
+    }
+    // A job that ignores every request to stop: shutdown waits for the grace period only, and the
+    // job ends later on its own thread, holding nothing of the pool but its shared state.
+    auto release = std::make_shared<QSemaphore>();
+    auto finished = std::make_shared<std::atomic<bool>>(false);
+    {
+        WorkerPool pool(2, "test-pool");
+        pool.start([release, finished] {
+            release->acquire();
+            *finished = true;
+        });
+        QTRY_COMPARE(pool.activeCount(), 1);
+        QElapsedTimer timer;
+        timer.start();
+        QVERIFY(!pool.shutDown(100));
+        QVERIFY(timer.elapsed() < 5'000);
+    }
+    release->release();
+    QTRY_VERIFY(finished->load());
 }
 
 QTEST_GUILESS_MAIN(TestToolExecutor)

@@ -3,34 +3,23 @@
 #include "toolcall.h"
 #include "tools/homethread.h"
 #include "tools/toolregistry.h"
+#include "tools/workerpool.h"
 
 #include <QPointer>
-#include <QThreadPool>
 #include <QTimerEvent>
 
 #include <algorithm>
 
-namespace {
-
-// Worker threads may sleep in a blocking call for minutes; none expires while idle for a while, so
-// bursts do not start threads over and over.
-constexpr int WorkerExpiryMs = 60'000;
-
-} // namespace
-
 ToolExecutor::ToolExecutor(Settings settings, QObject* parent)
     : QObject(parent)
     , m_settings(settings)
-    , m_home(std::make_shared<HomeThread>(this))
-    , m_pool(std::make_unique<QThreadPool>())
+    , m_home(HomeThread::create(this))
+    , m_pool(std::make_unique<WorkerPool>(std::max(1, settings.workerThreads), QByteArrayLiteral("switchboard-tool")))
 {
     m_settings.workerThreads = std::max(1, m_settings.workerThreads);
     m_settings.maxQueuedCalls = std::max(0, m_settings.maxQueuedCalls);
     if (m_settings.defaultDeadlineMs <= 0)
         m_settings.defaultDeadlineMs = Settings().defaultDeadlineMs;
-    m_pool->setMaxThreadCount(m_settings.workerThreads);
-    m_pool->setExpiryTimeout(WorkerExpiryMs);
-    m_pool->setObjectName(QStringLiteral("switchboard-tools"));
 }
 
 ToolExecutor::~ToolExecutor()
@@ -158,32 +147,34 @@ void ToolExecutor::start(Job job)
     m_runningContexts[job.serial] = job.context;
     const qint64 callId = job.context->metadata().callId;
     // The worker holds the tool and the context (both shared), and the home thread to hand back
-    // through: nothing of this executor, which may be gone by the time a stuck worker returns.
+    // through: nothing of this executor but its address, which only work run by the home thread
+    // uses (the home thread drains only while this executor lives; close() drops what is left).
     std::shared_ptr<HomeThread> home = m_home;
-    QPointer<ToolExecutor> self(this);
     const quint64 serial = job.serial;
-    m_pool->start([job = std::move(job), home, self, callId, serial]() mutable {
-        const std::shared_ptr<ToolCallContext> context = std::move(job.context);
+    m_pool->start([job = std::move(job), home, executor = this, callId, serial]() mutable {
+        std::shared_ptr<ToolCallContext> context = std::move(job.context);
+        std::shared_ptr<const RegisteredTool> tool = std::move(job.tool);
         if (!context->isCancelled()) {
             ToolResult result;
             try {
-                result = job.tool->blockingHandler(*context);
+                result = tool->blockingHandler(*context);
             } catch (const std::exception& e) {
                 result = ToolResult::error(
                     QStringLiteral("Tool \"%1\" failed: %2")
-                        .arg(job.tool->spec.name, ToolCall::boundedText(QString::fromUtf8(e.what()), 2000)));
+                        .arg(tool->spec.name, ToolCall::boundedText(QString::fromUtf8(e.what()), 2000)));
             } catch (...) {
                 result = ToolResult::error(
                     QStringLiteral("Tool \"%1\" failed with an exception that is not a std::exception.")
-                        .arg(job.tool->spec.name));
+                        .arg(tool->spec.name));
             }
             context->finish(std::move(result)); // posted home; dropped if the call is over
         }
-        home->post([self, key = job.key, group = job.group, callId, serial] {
-            if (!self)
-                return;
-            self->m_runningContexts.erase(serial);
-            self->workEnded(key, group, callId);
+        // The context and the tool go home with the news, so they are let go on the thread that
+        // made them.
+        home->post([executor, key = job.key, group = job.group, callId, serial, context = std::move(context),
+                       tool = std::move(tool)] {
+            executor->m_runningContexts.erase(serial);
+            executor->workEnded(key, group, callId);
         });
     });
 }
@@ -281,13 +272,13 @@ void ToolExecutor::shutDown()
     for (const auto& context : running)
         context->cancel();
     m_home->close();
-    if (!m_pool->waitForDone(int(m_settings.shutdownGraceMs))) {
+    const int stuck = m_pool->activeCount();
+    if (!m_pool->shutDown(m_settings.shutdownGraceMs)) {
         // A tool ignores cancellation. Waiting for it would hang the shutdown; its worker holds only
         // shared state and a closed home, so it is left to end on its own with the process.
         qWarning("switchboard: %d blocking tool call(s) ignored cancellation for %lld ms at shutdown; not waiting "
                  "for them",
-            m_pool->activeThreadCount(), static_cast<long long>(m_settings.shutdownGraceMs));
-        (void)m_pool.release(); // deliberately leaked: destroying it would wait for the stuck worker
+            stuck, static_cast<long long>(m_settings.shutdownGraceMs));
     }
     m_deadlineTimer.stop();
 }

@@ -22,7 +22,7 @@
 #include <unordered_map>
 
 class HomeThread;
-class QThreadPool;
+class WorkerPool;
 struct RegisteredTool;
 
 class ToolExecutor : public QObject
@@ -96,7 +96,7 @@ private:
 
     Settings m_settings;
     std::shared_ptr<HomeThread> m_home;
-    std::unique_ptr<QThreadPool> m_pool;
+    std::unique_ptr<WorkerPool> m_pool;
     quint64 m_nextSerial = 1;
     std::unordered_map<quint64, Watched> m_watched; // calls not finished when run() returned
     std::set<std::pair<ToolCallContext::Clock::time_point, quint64>> m_deadlines;
