@@ -3,6 +3,7 @@
 #include "toolcall.h"
 #include "tools/homethread.h"
 #include "tools/toolregistry.h"
+#include "tools/toolrouter.h"
 #include "tools/workerpool.h"
 
 #include <QPointer>
@@ -36,6 +37,15 @@ QString ToolExecutor::deadlineMessage(const QString& tool, qint64 deadlineMs)
         .arg(tool, limit);
 }
 
+// The tool error for an exception a tool threw; its text is cut as every message built from what a
+// tool gave (ToolRouter::MaxMessageChars).
+ToolResult ToolExecutor::failureResult(const QString& tool, const char* what)
+{
+    return ToolResult::error(
+        QStringLiteral("Tool \"%1\" failed: %2")
+            .arg(tool, ToolCall::boundedText(QString::fromUtf8(what), ToolRouter::MaxMessageChars)));
+}
+
 void ToolExecutor::run(
     const std::shared_ptr<const RegisteredTool>& tool, const std::shared_ptr<ToolCallContext>& context)
 {
@@ -56,9 +66,7 @@ void ToolExecutor::run(
         try {
             tool->handler(context);
         } catch (const std::exception& e) {
-            context->finish(
-                ToolResult::error(QStringLiteral("Tool \"%1\" failed: %2")
-                                      .arg(tool->spec.name, ToolCall::boundedText(QString::fromUtf8(e.what()), 2000))));
+            context->finish(failureResult(tool->spec.name, e.what()));
         }
         // Most backend-thread tools finish at once; only those that go on (asynchronous work) are
         // watched for their deadline.
@@ -159,9 +167,7 @@ void ToolExecutor::start(Job job)
             try {
                 result = tool->blockingHandler(*context);
             } catch (const std::exception& e) {
-                result = ToolResult::error(
-                    QStringLiteral("Tool \"%1\" failed: %2")
-                        .arg(tool->spec.name, ToolCall::boundedText(QString::fromUtf8(e.what()), 2000)));
+                result = failureResult(tool->spec.name, e.what());
             } catch (...) {
                 result = ToolResult::error(
                     QStringLiteral("Tool \"%1\" failed with an exception that is not a std::exception.")

@@ -84,6 +84,7 @@ private:
         QString tool;
     };
 
+    static ToolResult failureResult(const QString& tool, const char* what);
     void watch(quint64 serial, const std::shared_ptr<ToolCallContext>& context, qint64 deadlineMs);
     void unwatch(quint64 serial);
     void runBlocking(Job job);
