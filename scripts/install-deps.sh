@@ -21,6 +21,10 @@ test_packages+=(json-schema-test-suite)
 test_packages+=(dbus-daemon dbus-bin gnome-keyring libsecret-tools)
 # The libFuzzer targets (clang and its sanitizer and fuzzer runtimes) and the format check.
 test_packages+=(clang-14 libclang-rt-14-dev clang-format-14)
+# The git tools' tests: a smart-HTTP remote on loopback behind basic authentication
+# (tests/githttpremote.h runs a lighttpd of its own, on an ephemeral port with its own configuration,
+# in front of git's git-http-backend, which the git package brings).
+test_packages+=(lighttpd git)
 
 packages=("${build_packages[@]}")
 if [[ ${1:-} == --test ]]; then packages+=("${test_packages[@]}"); fi
@@ -49,6 +53,17 @@ if [[ ${#missing[@]} -gt 0 ]]; then
     fi
     "${sudo[@]}" apt-get update -qq
     DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+    # lighttpd's package enables and starts a web server on port 80 that no test uses. One this run
+    # just installed serves nobody yet, so it is stopped and disabled; one installed before is
+    # someone's and is left alone.
+    if [[ " ${missing[*]} " == *" lighttpd "* ]]; then
+        if [[ -d /run/systemd/system ]]; then
+            "${sudo[@]}" systemctl disable --now lighttpd.service >/dev/null 2>&1 || true
+        else
+            "${sudo[@]}" invoke-rc.d lighttpd stop >/dev/null 2>&1 || true
+            "${sudo[@]}" update-rc.d lighttpd disable >/dev/null 2>&1 || true
+        fi
+    fi
 fi
 
 if [[ ${1:-} == --test ]]; then
