@@ -118,12 +118,64 @@ std::optional<AdapterStatus> AdapterStatus::fromJson(const json& value, QString*
     return status;
 }
 
+json RepositoryFile::toJson() const
+{
+    return json{
+        {"path", text(path)}, {"index", text(QString(indexStatus))}, {"workTree", text(QString(workTreeStatus))}};
+}
+
+std::optional<RepositoryFile> RepositoryFile::fromJson(const json& value, QString* problem)
+{
+    RepositoryFile file;
+    QString index;
+    QString workTree;
+    StateJsonReader reader(value, QStringLiteral("repository file"), problem);
+    reader.keys({"path", "index", "workTree"})
+        .string("path", &file.path)
+        .string("index", &index)
+        .string("workTree", &workTree);
+    if (reader.ok() && (index.size() != 1 || workTree.size() != 1))
+        reader.fail(QStringLiteral("has a status that is not one letter"));
+    if (!reader.ok())
+        return std::nullopt;
+    file.indexStatus = index.at(0);
+    file.workTreeStatus = workTree.at(0);
+    return file;
+}
+
+json CommitSummary::toJson() const
+{
+    return json{{"id", text(id)}, {"summary", text(summary)}, {"author", text(author)}, {"timeMs", timeMs}};
+}
+
+std::optional<CommitSummary> CommitSummary::fromJson(const json& value, QString* problem)
+{
+    CommitSummary commit;
+    StateJsonReader reader(value, QStringLiteral("commit"), problem);
+    reader.keys({"id", "summary", "author", "timeMs"})
+        .string("id", &commit.id)
+        .string("summary", &commit.summary)
+        .string("author", &commit.author)
+        .integer("timeMs", &commit.timeMs);
+    return reader.ok() ? std::optional(commit) : std::nullopt;
+}
+
 json RepositoryState::toJson() const
 {
+    json fileArray = json::array();
+    for (const RepositoryFile& file : files)
+        fileArray.push_back(file.toJson());
+    json commitArray = json::array();
+    for (const CommitSummary& commit : commits)
+        commitArray.push_back(commit.toJson());
+    json callArray = json::array();
+    for (qint64 id : callIds)
+        callArray.push_back(id);
     return json{{"path", text(path)}, {"branch", text(branch)}, {"upstream", text(upstream)}, {"ahead", ahead},
         {"behind", behind}, {"staged", staged}, {"unstaged", unstaged}, {"untracked", untracked},
         {"headCommit", text(headCommit)}, {"headSummary", text(headSummary)}, {"refreshedAtMs", refreshedAtMs},
-        {"error", text(error)}};
+        {"error", text(error)}, {"files", std::move(fileArray)}, {"filesTruncated", filesTruncated},
+        {"commits", std::move(commitArray)}, {"callIds", std::move(callArray)}};
 }
 
 std::optional<RepositoryState> RepositoryState::fromJson(const json& value, QString* problem)
@@ -132,21 +184,71 @@ std::optional<RepositoryState> RepositoryState::fromJson(const json& value, QStr
     StateJsonReader reader(value, QStringLiteral("repository state"), problem);
     reader
         .keys({"path", "branch", "upstream", "ahead", "behind", "staged", "unstaged", "untracked", "headCommit",
-            "headSummary", "refreshedAtMs", "error"})
+            "headSummary", "refreshedAtMs", "error", "files", "filesTruncated", "commits", "callIds"})
         .string("path", &state.path)
         .string("branch", &state.branch)
         .string("upstream", &state.upstream)
         .string("headCommit", &state.headCommit)
         .string("headSummary", &state.headSummary)
         .integer("refreshedAtMs", &state.refreshedAtMs)
-        .string("error", &state.error);
+        .string("error", &state.error)
+        .boolean("filesTruncated", &state.filesTruncated);
     for (const auto& [key, field] :
         {std::pair{"ahead", &state.ahead}, std::pair{"behind", &state.behind}, std::pair{"staged", &state.staged},
             std::pair{"unstaged", &state.unstaged}, std::pair{"untracked", &state.untracked}}) {
         if (!readInt(reader, key, field))
             return std::nullopt;
     }
-    return reader.ok() ? std::optional(state) : std::nullopt;
+    const json* files = reader.array("files");
+    const json* commits = reader.array("commits");
+    const json* callIds = reader.array("callIds");
+    if (!reader.ok())
+        return std::nullopt;
+    if (files->size() > std::size_t(MaxFiles) || commits->size() > std::size_t(MaxCommits)
+        || callIds->size() > std::size_t(MaxCallIds)) {
+        reader.fail(QStringLiteral("holds more entries than a repository state may"));
+        return std::nullopt;
+    }
+    for (const json& entry : *files) {
+        auto file = RepositoryFile::fromJson(entry, problem);
+        if (!file)
+            return std::nullopt;
+        state.files.append(std::move(*file));
+    }
+    for (const json& entry : *commits) {
+        auto commit = CommitSummary::fromJson(entry, problem);
+        if (!commit)
+            return std::nullopt;
+        state.commits.append(std::move(*commit));
+    }
+    for (const json& entry : *callIds) {
+        if (!entry.is_number_integer()) {
+            reader.fail(QStringLiteral("has a call id that is not an integer"));
+            return std::nullopt;
+        }
+        state.callIds.append(entry.get<qint64>());
+    }
+    return state;
+}
+
+json FileDiff::toJson() const
+{
+    return json{{"repository", text(repository)}, {"file", text(file)}, {"staged", text(staged)},
+        {"unstaged", text(unstaged)}, {"truncated", truncated}, {"error", text(error)}};
+}
+
+std::optional<FileDiff> FileDiff::fromJson(const json& value, QString* problem)
+{
+    FileDiff diff;
+    StateJsonReader reader(value, QStringLiteral("file diff"), problem);
+    reader.keys({"repository", "file", "staged", "unstaged", "truncated", "error"})
+        .string("repository", &diff.repository)
+        .string("file", &diff.file)
+        .string("staged", &diff.staged)
+        .string("unstaged", &diff.unstaged)
+        .boolean("truncated", &diff.truncated)
+        .string("error", &diff.error);
+    return reader.ok() ? std::optional(diff) : std::nullopt;
 }
 
 json TransferProgress::toJson() const

@@ -64,8 +64,44 @@ struct AdapterStatus
     friend bool operator==(const AdapterStatus&, const AdapterStatus&) = default;
 };
 
+// One changed path of a repository, in the letters of `git status --porcelain`: indexStatus is
+// what is staged (M, A, D, R, T, or a space), workTreeStatus what is not (M, D, T, or a space);
+// both are '?' for an untracked path.
+struct RepositoryFile
+{
+    QString path; // relative to the working tree, '/'-separated; a directory ends in '/'
+    QChar indexStatus = QLatin1Char(' ');
+    QChar workTreeStatus = QLatin1Char(' ');
+
+    bool isUntracked() const { return indexStatus == QLatin1Char('?'); }
+    bool isStaged() const { return !isUntracked() && indexStatus != QLatin1Char(' '); }
+    bool isUnstaged() const { return !isUntracked() && workTreeStatus != QLatin1Char(' '); }
+    nlohmann::json toJson() const;
+    static std::optional<RepositoryFile> fromJson(const nlohmann::json& value, QString* problem);
+    friend bool operator==(const RepositoryFile&, const RepositoryFile&) = default;
+};
+
+struct CommitSummary
+{
+    QString id; // full hex object id
+    QString summary; // the first line of the message
+    QString author; // "Name <email>"
+    qint64 timeMs = 0; // author time, ms since the Unix epoch
+
+    nlohmann::json toJson() const;
+    static std::optional<CommitSummary> fromJson(const nlohmann::json& value, QString* problem);
+    friend bool operator==(const CommitSummary&, const CommitSummary&) = default;
+};
+
+// A repository the repository view shows: touched by a git tool or added by the operator, always
+// inside an allowed root. Its lists are bounded (MaxFiles, MaxCommits, MaxCallIds) so a huge
+// working tree costs the window a bounded update.
 struct RepositoryState
 {
+    static constexpr int MaxFiles = 1'000;
+    static constexpr int MaxCommits = 20;
+    static constexpr int MaxCallIds = 100;
+
     QString path; // canonical
     QString branch; // empty when HEAD is detached
     QString upstream;
@@ -78,6 +114,10 @@ struct RepositoryState
     QString headSummary;
     qint64 refreshedAtMs = 0;
     QString error; // set when the repository could not be read
+    QList<RepositoryFile> files; // the first MaxFiles changed paths, sorted by path
+    bool filesTruncated = false; // more changed paths than `files` holds
+    QList<CommitSummary> commits; // the newest MaxCommits commits reachable from HEAD
+    QList<qint64> callIds; // the newest MaxCallIds calls that touched it, oldest first
 
     QString key() const { return path; }
     nlohmann::json toJson() const;
@@ -103,6 +143,24 @@ struct TransferProgress
     friend bool operator==(const TransferProgress&, const TransferProgress&) = default;
 };
 
+// The diff of one file of a repository, as unified diff text, for the repository view.
+struct FileDiff
+{
+    // More text than this is cut, saying so in `truncated`.
+    static constexpr qsizetype MaxChars = 2 * 1024 * 1024;
+
+    QString repository; // canonical path
+    QString file; // relative to the working tree
+    QString staged; // HEAD against the index
+    QString unstaged; // the index against the working tree (the whole file for an untracked one)
+    bool truncated = false;
+    QString error;
+
+    nlohmann::json toJson() const;
+    static std::optional<FileDiff> fromJson(const nlohmann::json& value, QString* problem);
+    friend bool operator==(const FileDiff&, const FileDiff&) = default;
+};
+
 using BreakerStateList = QList<BreakerState>;
 using AdapterStatusList = QList<AdapterStatus>;
 using RepositoryStateList = QList<RepositoryState>;
@@ -112,6 +170,7 @@ Q_DECLARE_METATYPE(BreakerState)
 Q_DECLARE_METATYPE(AdapterStatus)
 Q_DECLARE_METATYPE(RepositoryState)
 Q_DECLARE_METATYPE(TransferProgress)
+Q_DECLARE_METATYPE(FileDiff)
 Q_DECLARE_METATYPE(BreakerStateList)
 Q_DECLARE_METATYPE(AdapterStatusList)
 Q_DECLARE_METATYPE(RepositoryStateList)

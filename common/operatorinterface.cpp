@@ -16,6 +16,7 @@ OperatorInterface::OperatorInterface(QObject* parent)
     qRegisterMetaType<AdapterStatusList>();
     qRegisterMetaType<RepositoryStateList>();
     qRegisterMetaType<TransferProgressList>();
+    qRegisterMetaType<FileDiff>();
 }
 
 OperatorInterface::~OperatorInterface() = default;
@@ -36,4 +37,23 @@ void OperatorInterface::refreshRepository(const QString& path)
 {
     Q_EMIT commandFailed(QStringLiteral("refreshRepository"),
         QStringLiteral("This backend has no git tools, so the repository %1 cannot be refreshed.").arg(path));
+}
+
+void OperatorInterface::addRepository(const QString& path)
+{
+    Q_EMIT commandFailed(QStringLiteral("addRepository"),
+        QStringLiteral("This backend has no git tools, so the repository %1 cannot be shown.").arg(path));
+}
+
+void OperatorInterface::removeRepository(const QString& path)
+{
+    Q_EMIT commandFailed(QStringLiteral("removeRepository"),
+        QStringLiteral("This backend has no git tools, so there is no repository %1 to remove.").arg(path));
+}
+
+void OperatorInterface::loadFileDiff(const QString& repositoryPath, const QString& file)
+{
+    Q_EMIT commandFailed(QStringLiteral("loadFileDiff"),
+        QStringLiteral("This backend has no git tools, so the diff of %1 in %2 cannot be shown.")
+            .arg(file, repositoryPath));
 }

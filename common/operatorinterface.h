@@ -55,6 +55,12 @@ public:
     virtual void resetBreaker(const QString& adapter);
     virtual void forceOpenBreaker(const QString& adapter);
     virtual void refreshRepository(const QString& path);
+    // The repository view: adds a repository under an allowed root to those shown (its state
+    // arrives with repositoryStatesChanged, a refusal as commandFailed "addRepository"), stops
+    // showing one (repositoryRemoved), and loads one file's diff (fileDiffLoaded).
+    virtual void addRepository(const QString& path);
+    virtual void removeRepository(const QString& path);
+    virtual void loadFileDiff(const QString& repositoryPath, const QString& file);
 
 Q_SIGNALS:
     // Calls: the newest state of every call that started or changed since the previous batch, a few
@@ -91,6 +97,8 @@ Q_SIGNALS:
     void adapterStatusesChanged(const AdapterStatusList& statuses);
     void repositoryStatesChanged(const RepositoryStateList& states);
     void transfersChanged(const TransferProgressList& transfers);
+    void repositoryRemoved(const QString& path);
+    void fileDiffLoaded(const FileDiff& diff);
 
     // A command this backend could not carry out (`command` is its name, e.g. "resetBreaker").
     void commandFailed(const QString& command, const QString& message);

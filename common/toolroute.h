@@ -26,6 +26,7 @@ struct ToolRoute
     static ToolRoute client() { return {RouteKind::Client, {}}; }
     static ToolRoute adapter(const QString& name) { return {RouteKind::Adapter, name}; }
     static ToolRoute sink(const QString& name) { return {RouteKind::Sink, name}; }
+    static ToolRoute git() { return {RouteKind::Git, {}}; }
 
     // "builtin", "client", "command", "git", "unknown", "adapter:github", "sink:slack".
     QString toString() const;

@@ -76,9 +76,28 @@ void TestCommonTypes::statesSurviveTheRoundTrip()
     AdapterStatus adapter{QStringLiteral("filesystem"), QStringLiteral("http://mcp-filesystem:8080"),
         AdapterConnection::Failing, true, 12, 1700000000000, QStringLiteral("connection refused")};
     QCOMPARE(AdapterStatus::fromJson(adapter.toJson(), &problem), std::optional(adapter));
-    RepositoryState repository{QStringLiteral("/srv/r"), QStringLiteral("main"), QStringLiteral("origin/main"), 1, 2, 3,
-        4, 5, QStringLiteral("abc123"), QStringLiteral("Fix"), 1700000000000, QString()};
+    RepositoryState repository;
+    repository.path = QStringLiteral("/srv/r");
+    repository.branch = QStringLiteral("main");
+    repository.upstream = QStringLiteral("origin/main");
+    repository.ahead = 1;
+    repository.behind = 2;
+    repository.staged = 3;
+    repository.unstaged = 4;
+    repository.untracked = 5;
+    repository.headCommit = QStringLiteral("abc123");
+    repository.headSummary = QStringLiteral("Fix");
+    repository.refreshedAtMs = 1700000000000;
+    repository.files = {RepositoryFile{QStringLiteral("src/a.cpp"), QLatin1Char('M'), QLatin1Char(' ')},
+        RepositoryFile{QStringLiteral("new/"), QLatin1Char('?'), QLatin1Char('?')}};
+    repository.filesTruncated = true;
+    repository.commits = {CommitSummary{
+        QStringLiteral("abc123"), QStringLiteral("Fix"), QStringLiteral("A U Thor <a@example.com>"), 1700000000000}};
+    repository.callIds = {7, 9};
     QCOMPARE(RepositoryState::fromJson(repository.toJson(), &problem), std::optional(repository));
+    FileDiff diff{QStringLiteral("/srv/r"), QStringLiteral("src/a.cpp"), QStringLiteral("+staged\n"),
+        QStringLiteral("-unstaged\n"), true, QString()};
+    QCOMPARE(FileDiff::fromJson(diff.toJson(), &problem), std::optional(diff));
     TransferProgress transfer{QStringLiteral("t-1"), 42, QStringLiteral("clone"), QStringLiteral("https://x/r.git"), 10,
         100, 4096, false, QString()};
     QCOMPARE(TransferProgress::fromJson(transfer.toJson(), &problem), std::optional(transfer));
