@@ -1,0 +1,33 @@
+#include "git/gitlibrary.h"
+
+#include "git/giturlpolicy.h"
+
+#include <git2.h>
+
+#include <mutex>
+
+void GitLibrary::ensureInitialized()
+{
+    static std::once_flag once;
+    std::call_once(once, [] {
+        git_libgit2_init();
+        // On by default in libgit2 1.5; set anyway so a later default can never turn it off here.
+        git_libgit2_opts(GIT_OPT_SET_OWNER_VALIDATION, 1);
+        git_libgit2_opts(GIT_OPT_ENABLE_STRICT_OBJECT_CREATION, 1);
+        git_libgit2_opts(GIT_OPT_ENABLE_STRICT_SYMBOLIC_REF_CREATION, 1);
+    });
+}
+
+QString GitLibrary::lastErrorMessage()
+{
+    const git_error* error = git_error_last();
+    if (!error || !error->message)
+        return QStringLiteral("unknown error");
+    return GitUrlPolicy::redact(QString::fromUtf8(error->message).trimmed());
+}
+
+int GitLibrary::lastErrorClass()
+{
+    const git_error* error = git_error_last();
+    return error ? error->klass : 0;
+}

@@ -1,0 +1,38 @@
+#pragma once
+
+// GitRepositoryHandle: an open repository that a git tool may work on. Opening resolves the path
+// through the path policy, opens exactly that directory (no search upwards, which could leave the
+// roots), and checks that libgit2's own idea of the repository (its git directory, its common
+// directory for worktrees, its working tree) lies inside the roots too, so a .git file or a
+// `commondir` pointing elsewhere is refused even when the path itself is fine. libgit2's ownership
+// check applies: a repository owned by another user is refused with a message saying so.
+
+#include "git/gitptr.h"
+
+#include <QString>
+
+#include <optional>
+
+class GitPathPolicy;
+
+class GitRepositoryHandle
+{
+public:
+    // `what` names the argument in messages ("repo_path").
+    static std::optional<GitRepositoryHandle> open(
+        const GitPathPolicy& policy, const QString& path, const QString& what, QString* error);
+    // Opens a repository just created at `canonicalPath` (a clone's destination).
+    static std::optional<GitRepositoryHandle> openCreated(const QString& canonicalPath, QString* error);
+
+    git_repository* get() const { return m_repository.get(); }
+    // The canonical path the tool named: the working tree, or a bare repository's directory.
+    const QString& path() const { return m_path; }
+    // The working tree, canonical, without a trailing slash; empty for a bare repository.
+    const QString& workTree() const { return m_workTree; }
+    bool isBare() const { return m_workTree.isEmpty(); }
+
+private:
+    GitRepositoryPtr m_repository;
+    QString m_path;
+    QString m_workTree;
+};

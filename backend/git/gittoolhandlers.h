@@ -1,0 +1,50 @@
+#pragma once
+
+// The git tools' blocking handlers, one per tool, shared by gittools.cpp (which declares their
+// specs) and the files that implement them: gitlocaltools.cpp (the repository on disk) and
+// gitremotetools.cpp (clone, push and pull, with credentials, progress and cancellation).
+// Each runs on a worker of the ToolExecutor and answers through GitToolResult.
+
+#include "tools/toolcallcontext.h"
+#include "tools/toolresult.h"
+
+#include <QString>
+
+#include <git2.h>
+#include <nlohmann/json.hpp>
+
+#include <optional>
+
+struct GitToolEnvironment;
+class GitRepositoryHandle;
+
+namespace GitToolHandlers {
+
+ToolResult status(const GitToolEnvironment& environment, ToolCallContext& context);
+ToolResult log(const GitToolEnvironment& environment, ToolCallContext& context);
+ToolResult diff(const GitToolEnvironment& environment, ToolCallContext& context);
+ToolResult show(const GitToolEnvironment& environment, ToolCallContext& context);
+ToolResult branchList(const GitToolEnvironment& environment, ToolCallContext& context);
+ToolResult add(const GitToolEnvironment& environment, ToolCallContext& context);
+ToolResult commit(const GitToolEnvironment& environment, ToolCallContext& context);
+ToolResult checkout(const GitToolEnvironment& environment, ToolCallContext& context);
+ToolResult createBranch(const GitToolEnvironment& environment, ToolCallContext& context);
+ToolResult cloneRepository(const GitToolEnvironment& environment, ToolCallContext& context);
+ToolResult push(const GitToolEnvironment& environment, ToolCallContext& context);
+ToolResult pull(const GitToolEnvironment& environment, ToolCallContext& context);
+
+// Shared helpers.
+QString stringArgument(const nlohmann::json& arguments, const char* name, const QString& fallback = {});
+// A branch name, ref or revision a tool was given: refused when it begins with '-' (it could be
+// taken for an option), is empty, or holds control characters. `what` names the argument.
+bool checkRevisionText(const QString& text, const QString& what, QString* error);
+// A branch name: checkRevisionText, then libgit2's own validation of refs/heads/<name>.
+bool checkBranchName(const QString& name, const QString& what, QString* error);
+QString oidText(const git_oid* oid);
+// Checks out `commit`'s tree without ever overwriting local changes; the refusal names the files.
+bool checkoutCommitSafely(git_repository* repository, git_commit* commit, QString* error);
+// Tells the environment's watcher that the tool read or changed the repository.
+void noteTouched(const GitToolEnvironment& environment, const ToolCallContext& context,
+    const GitRepositoryHandle& repository, bool changed);
+
+} // namespace GitToolHandlers
