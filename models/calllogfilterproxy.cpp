@@ -25,10 +25,20 @@ void CallLogFilterProxy::setStatusFilter(std::optional<CallStatus> status)
     invalidateFilter();
 }
 
+void CallLogFilterProxy::setCallIdFilter(const QSet<qint64>& callIds)
+{
+    if (callIds == m_callIds)
+        return;
+    m_callIds = callIds;
+    invalidateFilter();
+}
+
 bool CallLogFilterProxy::filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const
 {
     const QModelIndex index = sourceModel()->index(sourceRow, 0, sourceParent);
     if (m_status && index.data(StatusRole).toInt() != int(*m_status))
+        return false;
+    if (!m_callIds.isEmpty() && !m_callIds.contains(index.data(CallIdRole).toLongLong()))
         return false;
     if (m_words.isEmpty())
         return true;

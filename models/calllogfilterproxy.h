@@ -1,10 +1,11 @@
 #pragma once
 
-// CallLogFilterProxy: the call log's text filter and status filter, keyed on FilterRole and
-// StatusRole, so it works over any model that shows calls.
+// CallLogFilterProxy: the call log's text filter, status filter and call-id filter, keyed on
+// FilterRole, StatusRole and CallIdRole, so it works over any model that shows calls.
 
 #include "toolcall.h"
 
+#include <QSet>
 #include <QSortFilterProxyModel>
 
 #include <optional>
@@ -17,12 +18,15 @@ public:
 
     QString filterText() const { return m_text; }
     std::optional<CallStatus> statusFilter() const { return m_status; }
+    const QSet<qint64>& callIdFilter() const { return m_callIds; }
 
 public Q_SLOTS:
     // Every whitespace-separated word must appear (case-insensitively) in the call's tool, client,
     // route, status, session or error.
     void setFilterText(const QString& text);
     void setStatusFilter(std::optional<CallStatus> status);
+    // Only these calls (e.g. those that touched one repository); an empty set shows every call.
+    void setCallIdFilter(const QSet<qint64>& callIds);
 
 protected:
     bool filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const override;
@@ -31,4 +35,5 @@ private:
     QString m_text;
     QStringList m_words;
     std::optional<CallStatus> m_status;
+    QSet<qint64> m_callIds;
 };

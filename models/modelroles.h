@@ -1,6 +1,7 @@
 #pragma once
 
-// Roles shared by every model that shows calls or the questions that wait on them.
+// Roles shared by every model that shows calls, the questions that wait on them, or the
+// repositories the git tools work on.
 
 #include <Qt>
 
@@ -12,4 +13,8 @@ enum Roles {
     CallRole, // the whole ToolCall
     InteractionIdRole, // PendingInteraction::id
     InteractionRole, // the whole PendingInteraction
+    RepositoryPathRole, // RepositoryState::path, the key of a repository's row
+    RepositoryRole, // the whole RepositoryState
+    FilePathRole, // RepositoryFile::path, relative to the working tree
+    CommitIdRole, // CommitSummary::id, the full hex id
 };
