@@ -4,6 +4,10 @@
 #include "auth/oauthconnector.h"
 #include "auth/secretstore.h"
 #include "backendevents.h"
+#include "git/connectioncredentialsource.h"
+#include "git/gittoolenvironment.h"
+#include "git/gittools.h"
+#include "git/repositorymonitor.h"
 #include "interaction/clienttool.h"
 #include "interaction/interactionbroker.h"
 #include "store/callidsource.h"
@@ -13,6 +17,7 @@
 #include "store/statedirectory.h"
 #include "tools/builtintools.h"
 #include "tools/debugtools.h"
+#include "tools/homethread.h"
 #include "tools/toolregistry.h"
 
 #include <QDir>
@@ -140,6 +145,7 @@ bool Backend::start(QString* error)
                         .arg(problem));
             });
             connect(m_interactions, &InteractionBroker::stateWriteRecovered, this, &Backend::workspaceStateRecovered);
+            registerGitTools();
             QString stateWarning;
             const InteractionBroker::LoadResult loaded = m_interactions->load(&stateWarning);
             if (loaded == InteractionBroker::LoadResult::SetAside)
@@ -205,6 +211,13 @@ void Backend::stop()
                     qWarning("switchboard: pending questions and stored answers could not be saved at shutdown: %s",
                         qPrintable(stateError));
                 }
+                // Git workers waiting for a connection give up; the repository reader stops.
+                if (m_gitCredentials)
+                    m_gitCredentials->shutdown();
+                if (m_repositories)
+                    m_repositories->shutDown();
+                delete m_repositories;
+                m_repositories = nullptr;
                 delete m_interactions; // ends the state writer's thread
                 m_interactions = nullptr;
                 qDeleteAll(m_oauthFlows);
@@ -278,6 +291,75 @@ void Backend::applyQuestionUpdates(const QuestionUpdateList& updates)
     }
 }
 
+// Server thread, after the secret store and the broker exist: the git tools, with their path and
+// URL policies, credentials from the person's connections, and the repository monitor.
+void Backend::registerGitTools()
+{
+    const GitSettings& settings = m_options.config.git;
+    auto environment = std::make_shared<GitToolEnvironment>(
+        GitToolEnvironment{GitPathPolicy(settings.roots + GitPathPolicy::rootsFromEnvironment()),
+            GitUrlPolicy(settings.schemes, settings.allowLocalRemotes), settings, nullptr, {}});
+    for (const QString& problem : environment->paths.problems())
+        qWarning("switchboard: git: %s", qPrintable(problem));
+    m_repositories = new RepositoryMonitor(environment->paths, m_events);
+    connect(m_repositories, &RepositoryMonitor::repositoryRemoved, this, &Backend::repositoryRemoved);
+    connect(m_repositories, &RepositoryMonitor::fileDiffLoaded, this, &Backend::fileDiffLoaded);
+    m_gitCredentials = std::make_shared<ConnectionCredentialSource>(m_repositories->home(), m_secrets, m_interactions,
+        m_registry, settings.credentialProviders, m_options.configPath);
+    environment->credentials = m_gitCredentials;
+    environment->repositoryTouched = [home = std::weak_ptr<HomeThread>(m_repositories->home()),
+                                         monitor = m_repositories](const QString& path, qint64 callId, bool changed) {
+        if (auto target = home.lock())
+            target->post([monitor, path, callId, changed] { monitor->touch(path, callId, changed); });
+    };
+    QStringList problems;
+    m_registry->replaceSource(QStringLiteral("git"), gitTools(environment), &problems);
+    for (const QString& problem : std::as_const(problems))
+        qWarning("switchboard: git tool left out: %s", qPrintable(problem));
+}
+
+void Backend::addRepository(const QString& path)
+{
+    if (!m_serverContext)
+        return;
+    QMetaObject::invokeMethod(m_serverContext, [this, path] {
+        QString error;
+        if (m_repositories && !m_repositories->add(path, &error))
+            Q_EMIT commandFailed(QStringLiteral("addRepository"), error);
+    });
+}
+
+void Backend::removeRepository(const QString& path)
+{
+    if (!m_serverContext)
+        return;
+    QMetaObject::invokeMethod(m_serverContext, [this, path] {
+        if (m_repositories)
+            m_repositories->remove(path);
+    });
+}
+
+void Backend::refreshRepository(const QString& path)
+{
+    if (!m_serverContext)
+        return;
+    QMetaObject::invokeMethod(m_serverContext, [this, path] {
+        QString error;
+        if (m_repositories && !m_repositories->refresh(path, &error))
+            Q_EMIT commandFailed(QStringLiteral("refreshRepository"), error);
+    });
+}
+
+void Backend::loadFileDiff(const QString& repositoryPath, const QString& file)
+{
+    if (!m_serverContext)
+        return;
+    QMetaObject::invokeMethod(m_serverContext, [this, repositoryPath, file] {
+        if (m_repositories)
+            m_repositories->loadFileDiff(repositoryPath, file);
+    });
+}
+
 bool Backend::registerClientTools(QString* error)
 {
     QStringList oauthProviders;
@@ -337,18 +419,27 @@ QString Backend::secretStorage() const
 void Backend::saveSecretAndConnect(const QString& interactionId, const QString& provider, const QString& account,
     const QString& secretKey, const QByteArray& secret)
 {
-    m_secrets->save(secretKey, secret, [this, interactionId, provider, account](bool ok, const QString& error) {
-        if (!ok) {
-            Q_EMIT connectFailed(
-                interactionId, QStringLiteral("Not connected: the secret could not be saved. %1").arg(error));
-            return;
-        }
-        QString problem;
-        if (!m_interactions
-            || !m_interactions->answer(
-                interactionId, InteractionAnswer::respond(ClientAnswer::connected(provider, account)), &problem))
-            Q_EMIT interactionAnswerFailed(interactionId, problem);
-    });
+    m_secrets->save(
+        secretKey, secret, [this, interactionId, provider, account, secretKey](bool ok, const QString& error) {
+            if (!ok) {
+                Q_EMIT connectFailed(
+                    interactionId, QStringLiteral("Not connected: the secret could not be saved. %1").arg(error));
+                return;
+            }
+            // The provider's newest connection, for tools that use it later (git push over HTTPS): the
+            // key of the secret, not the secret.
+            m_secrets->save(ConnectionCredentialSource::connectionPointerKey(provider), secretKey.toUtf8(),
+                [this, interactionId, provider, account](bool pointerSaved, const QString& pointerError) {
+                    if (!pointerSaved)
+                        qWarning("The %s connection was saved, but not marked as the newest: %s", qPrintable(provider),
+                            qPrintable(pointerError));
+                    QString problem;
+                    if (!m_interactions
+                        || !m_interactions->answer(interactionId,
+                            InteractionAnswer::respond(ClientAnswer::connected(provider, account)), &problem))
+                        Q_EMIT interactionAnswerFailed(interactionId, problem);
+                });
+        });
 }
 
 void Backend::connectWithApiKey(

@@ -18,7 +18,11 @@
 #include <QThread>
 #include <QUrl>
 
+#include <memory>
+
 class BackendEvents;
+class ConnectionCredentialSource;
+class RepositoryMonitor;
 class CallIdSource;
 class HistoryStore;
 class HistoryWriter;
@@ -85,9 +89,16 @@ public:
     // the operator chose).
     QString secretStorage() const override;
 
+    // The repository view (git tools): asynchronous; state arrives as repositoryStatesChanged.
+    void addRepository(const QString& path) override;
+    void removeRepository(const QString& path) override;
+    void refreshRepository(const QString& path) override;
+    void loadFileDiff(const QString& repositoryPath, const QString& file) override;
+
 private:
     void applyQuestionUpdates(const QuestionUpdateList& updates);
     bool registerClientTools(QString* error);
+    void registerGitTools();
     // Server thread: the secret is saved, then the question is answered with the connection.
     void saveSecretAndConnect(const QString& interactionId, const QString& provider, const QString& account,
         const QString& secretKey, const QByteArray& secret);
@@ -103,6 +114,8 @@ private:
     HistoryStore* m_history = nullptr; // searches; m_historyThread
     InteractionBroker* m_interactions = nullptr; // server thread
     SecretStore* m_secrets = nullptr; // server thread
+    RepositoryMonitor* m_repositories = nullptr; // server thread
+    std::shared_ptr<ConnectionCredentialSource> m_gitCredentials; // used by git workers
     QString m_secretStorage; // m_secrets->description(), readable from the GUI thread
     QHash<QString, OAuthConnector*> m_oauthFlows; // by interaction id; server thread
     QUrl m_url;

@@ -19,6 +19,8 @@ private Q_SLOTS:
     void errors_data();
     void errors();
     void emptySectionsAreDefaults();
+    void readsExecutionWithoutWarnings();
+    void readsGit();
 
 private:
     QString write(const QByteArray& text)
@@ -342,6 +344,16 @@ void TestSwitchboardConfig::errors_data()
         << QByteArray("permissions: [allow]\n") << QStringLiteral(":1: permissions must be a mapping");
     QTest::newRow("clientTools not a list")
         << QByteArray("clientTools: 5\n") << QStringLiteral(":1: clientTools must be a list of tools");
+    QTest::newRow("git root relative") << QByteArray("git:\n  roots: [work]\n")
+                                       << QStringLiteral(":2: git.roots must be absolute paths");
+    QTest::newRow("git scheme") << QByteArray("git:\n  schemes: [https, ext]\n")
+                                << QStringLiteral("git.schemes may hold only");
+    QTest::newRow("git local not bool") << QByteArray("git:\n  allowLocalRemotes: sometimes\n")
+                                        << QStringLiteral("git.allowLocalRemotes must be true or false");
+    QTest::newRow("git timeout") << QByteArray("git:\n  timeoutSeconds: 0\n")
+                                 << QStringLiteral("git.timeoutSeconds must be between 1 and");
+    QTest::newRow("git credentials") << QByteArray("git:\n  credentials: [github]\n")
+                                     << QStringLiteral("git.credentials must be a mapping");
     QTest::newRow("rows too small") << QByteArray("console:\n  callLogRows: 3\n")
                                     << QStringLiteral("console.callLogRows must be between");
     QTest::newRow("log bytes too small") << QByteArray("console:\n  callLogBytes: 1000\n")
@@ -378,6 +390,44 @@ void TestSwitchboardConfig::emptySectionsAreDefaults()
                  &config, &error),
         qPrintable(error));
     QCOMPARE(config.allowedOrigins, (QStringList{QStringLiteral("a.local"), QStringLiteral("b.local")}));
+}
+
+// Regression: the execution section (issue 9) was read but not among the known sections, so every
+// configuration that used it also got an "unknown key execution" warning.
+void TestSwitchboardConfig::readsExecutionWithoutWarnings()
+{
+    SwitchboardConfig config;
+    QString error;
+    QVERIFY2(SwitchboardConfig::load(
+                 write("execution:\n  workers: 4\n  deadlines: {git_clone_repository: 1800}\n"), &config, &error),
+        qPrintable(error));
+    QCOMPARE(config.executionWorkers, 4);
+    QCOMPARE(config.toolDeadlineSeconds.value(QStringLiteral("git_clone_repository")), 1800);
+    QVERIFY2(config.warnings.isEmpty(), qPrintable(config.warnings.join(QLatin1Char('\n'))));
+}
+
+void TestSwitchboardConfig::readsGit()
+{
+    SwitchboardConfig config;
+    QString error;
+    QCOMPARE(config.git.schemes, (QStringList{QStringLiteral("https"), QStringLiteral("ssh"), QStringLiteral("git")}));
+    QVERIFY(!config.git.allowLocalRemotes);
+    QCOMPARE(config.git.timeoutSeconds, 300);
+    QVERIFY2(SwitchboardConfig::load(write("git:\n"
+                                           "  roots: [/srv/work, /home/op/src]\n"
+                                           "  schemes: [https, http]\n"
+                                           "  allowLocalRemotes: true\n"
+                                           "  timeoutSeconds: 60\n"
+                                           "  credentials: {GitHub.com: github, git.example: gitea}\n"),
+                 &config, &error),
+        qPrintable(error));
+    QCOMPARE(config.git.roots, (QStringList{QStringLiteral("/srv/work"), QStringLiteral("/home/op/src")}));
+    QCOMPARE(config.git.schemes, (QStringList{QStringLiteral("https"), QStringLiteral("http")}));
+    QVERIFY(config.git.allowLocalRemotes);
+    QCOMPARE(config.git.timeoutSeconds, 60);
+    QCOMPARE(config.git.credentialProviders.value(QStringLiteral("github.com")), QStringLiteral("github"));
+    QCOMPARE(config.git.credentialProviders.value(QStringLiteral("git.example")), QStringLiteral("gitea"));
+    QVERIFY2(config.warnings.isEmpty(), qPrintable(config.warnings.join(QLatin1Char('\n'))));
 }
 
 QTEST_GUILESS_MAIN(TestSwitchboardConfig)

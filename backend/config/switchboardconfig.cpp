@@ -192,6 +192,39 @@ public:
         }
     }
 
+    // A mapping of names to non-empty strings.
+    void readStringMap(
+        const YAML::Node& section, const char* sectionName, const char* key, QMap<QString, QString>* target)
+    {
+        const YAML::Node node = section[key];
+        if (!node || node.IsNull())
+            return;
+        if (!node.IsMap()) {
+            fail(node, sectionName, key, QStringLiteral("must be a mapping of names to strings"));
+            return;
+        }
+        for (const auto& entry : node) {
+            const QString name = QString::fromStdString(entry.first.Scalar());
+            if (!entry.second.IsScalar() || entry.second.Scalar().empty()) {
+                fail(entry.second, sectionName, key, QStringLiteral("%1 must be a non-empty string").arg(name));
+                return;
+            }
+            target->insert(name, QString::fromStdString(entry.second.Scalar()));
+        }
+    }
+
+    void readBool(const YAML::Node& section, const char* sectionName, const char* key, bool* target)
+    {
+        const YAML::Node node = section[key];
+        if (!node)
+            return;
+        try {
+            *target = node.as<bool>();
+        } catch (const YAML::Exception&) {
+            fail(node, sectionName, key, QStringLiteral("must be true or false"));
+        }
+    }
+
     void readClientTools(const YAML::Node& node, std::vector<ClientToolConfig>* target)
     {
         if (!node || node.IsNull())
@@ -448,7 +481,8 @@ bool SwitchboardConfig::load(const QString& path, SwitchboardConfig* config, QSt
         return false;
     }
     reader.checkKeys(root, nullptr,
-        {"server", "console", "history", "interaction", "permissions", "clientTools", "oauthProviders", "secrets"});
+        {"server", "console", "history", "interaction", "execution", "permissions", "clientTools", "oauthProviders",
+            "secrets", "git"});
     const YAML::Node server = root["server"];
     if (reader.isSection(server, "server")) {
         reader.checkKeys(server, "server",
@@ -505,6 +539,34 @@ bool SwitchboardConfig::load(const QString& path, SwitchboardConfig* config, QSt
         reader.readChoiceMap(permissions, "permissions", "tools", values, &config->toolPermissions);
         reader.readChoiceMap(permissions, "permissions", "adapters", values, &config->adapterPermissions);
         reader.readChoiceMap(permissions, "permissions", "sinks", values, &config->sinkPermissions);
+    }
+    const YAML::Node git = root["git"];
+    if (reader.isSection(git, "git")) {
+        reader.checkKeys(git, "git", {"roots", "schemes", "allowLocalRemotes", "timeoutSeconds", "credentials"});
+        reader.readList(git, "git", "roots", &config->git.roots);
+        for (const QString& gitRoot : std::as_const(config->git.roots)) {
+            if (gitRoot.isEmpty() || QFileInfo(gitRoot).isRelative())
+                reader.fail(git["roots"], "git", "roots",
+                    QStringLiteral("must be absolute paths (\"%1\" is not)").arg(gitRoot));
+        }
+        QStringList schemes;
+        reader.readList(git, "git", "schemes", &schemes);
+        const QStringList knownSchemes
+            = {QStringLiteral("https"), QStringLiteral("http"), QStringLiteral("ssh"), QStringLiteral("git")};
+        for (const QString& scheme : std::as_const(schemes)) {
+            if (!knownSchemes.contains(scheme.toLower()))
+                reader.fail(git["schemes"], "git", "schemes",
+                    QStringLiteral("may hold only %1 (\"%2\" is not one; file:// is allowLocalRemotes)")
+                        .arg(knownSchemes.join(QStringLiteral(", ")), scheme));
+        }
+        if (git["schemes"])
+            config->git.schemes = schemes;
+        reader.readBool(git, "git", "allowLocalRemotes", &config->git.allowLocalRemotes);
+        reader.read(git, "git", "timeoutSeconds", &config->git.timeoutSeconds, 1, 24 * 3600);
+        QMap<QString, QString> credentials;
+        reader.readStringMap(git, "git", "credentials", &credentials);
+        for (auto it = credentials.cbegin(); it != credentials.cend(); ++it)
+            config->git.credentialProviders.insert(it.key().toLower(), it.value());
     }
     reader.readClientTools(root["clientTools"], &config->clientTools);
     reader.readOAuthProviders(root["oauthProviders"], &config->oauthProviders);

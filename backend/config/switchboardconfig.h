@@ -51,11 +51,19 @@
 //       userinfoUrl: https://api.github.com/user
 //       accountField: login      # default: email, preferred_username, login, name, sub
 //       authorizationParameters: {allow_signup: "false"}
+//   git:                         # the git tools (see GitSettings)
+//     roots: [/srv/work]         # where repositories may be; plus ASSISTOS_FS_ROOT, WORKSPACE_ROOT,
+//                                # PLOINKY_WORKSPACE_ROOT from the environment
+//     schemes: [https, ssh, git] # remote URL schemes (http only when listed)
+//     allowLocalRemotes: false   # file:// URLs and absolute local paths (inside the roots) as remotes
+//     timeoutSeconds: 300        # clone, push and pull end with an error after this long
+//     credentials: {github.com: github}   # remote host → the provider whose connection is used
 //   secrets:                     # where credentials entered in the console go (SecretStore);
 //     store: keychain            # keychain (default) or file: an owner-only (0600) JSON file, not
 //     file: /path/secrets.json   # encrypted, default <state-dir>/secrets.json. `secrets: file` is short.
 
 #include "auth/oauthprovider.h"
+#include "git/gitsettings.h"
 
 #include <QList>
 #include <QMap>
@@ -113,6 +121,8 @@ struct SwitchboardConfig
     enum class SecretStorage { Keychain, OwnerOnlyFile };
     SecretStorage secretStorage = SecretStorage::Keychain;
     QString secretsFile; // absolute; empty means <state-dir>/secrets.json
+
+    GitSettings git;
 
     QStringList warnings; // unknown keys and the like, for the operator
 

@@ -65,7 +65,9 @@ ToolResult GitToolResult::make(bool ok, const QString& message, json fields)
     redact(structured);
     ToolResult result;
     result.isError = !ok;
-    // The text block carries the same JSON, for clients that read only text.
+    // The message first (what the call log's one-line summary and a reader of text see), then the
+    // same JSON as structuredContent, for clients that read only text.
+    result.content.push_back(json{{"type", "text"}, {"text", structured["message"]}});
     result.content.push_back(
         json{{"type", "text"}, {"text", structured.dump(-1, ' ', false, json::error_handler_t::replace)}});
     result.structuredContent = std::move(structured);

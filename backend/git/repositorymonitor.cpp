@@ -1,0 +1,220 @@
+#include "git/repositorymonitor.h"
+
+#include "backendevents.h"
+#include "git/repositoryinspector.h"
+#include "tools/homethread.h"
+
+#include <QDateTime>
+#include <QDir>
+#include <QFileInfo>
+#include <QFileSystemWatcher>
+
+RepositoryMonitor::RepositoryMonitor(GitPathPolicy policy, BackendEvents* events, QObject* parent)
+    : QObject(parent)
+    , m_policy(std::move(policy))
+    , m_events(events)
+    , m_watcher(new QFileSystemWatcher(this))
+    , m_home(HomeThread::create(this))
+{
+    m_debounce.setSingleShot(true);
+    m_debounce.setInterval(DebounceMs);
+    connect(&m_debounce, &QTimer::timeout, this, &RepositoryMonitor::readDirty);
+    connect(m_watcher, &QFileSystemWatcher::directoryChanged, this, &RepositoryMonitor::fileChanged);
+    connect(m_watcher, &QFileSystemWatcher::fileChanged, this, &RepositoryMonitor::fileChanged);
+}
+
+RepositoryMonitor::~RepositoryMonitor()
+{
+    shutDown();
+}
+
+void RepositoryMonitor::shutDown()
+{
+    if (m_shutDown)
+        return;
+    m_shutDown = true;
+    m_debounce.stop();
+    m_home->close();
+    m_reader.shutDown(5'000);
+}
+
+RepositoryMonitor::Watched& RepositoryMonitor::watched(const QString& path)
+{
+    auto it = m_repositories.find(path);
+    if (it == m_repositories.end()) {
+        if (int(m_repositories.size()) >= MaxRepositories) {
+            auto oldest = std::min_element(m_repositories.begin(), m_repositories.end(),
+                [](const auto& a, const auto& b) { return a.second.lastUsedMs < b.second.lastUsedMs; });
+            const QString gone = oldest->first;
+            remove(gone);
+        }
+        it = m_repositories.emplace(path, Watched{}).first;
+        watchFiles(path);
+    }
+    it->second.lastUsedMs = QDateTime::currentMSecsSinceEpoch();
+    return it->second;
+}
+
+void RepositoryMonitor::touch(const QString& path, qint64 callId, bool changed)
+{
+    if (m_shutDown)
+        return;
+    const bool isNew = m_repositories.find(path) == m_repositories.end();
+    Watched& entry = watched(path);
+    if (callId > 0 && !entry.callIds.contains(callId)) {
+        entry.callIds.append(callId);
+        while (entry.callIds.size() > RepositoryState::MaxCallIds)
+            entry.callIds.removeFirst();
+    }
+    // A read-only call changes nothing to show but its id: the next read carries it, and one is
+    // started for a repository shown for the first time.
+    if (changed || isNew)
+        startRead(path);
+    else {
+        m_dirty.insert(path);
+        if (!m_debounce.isActive())
+            m_debounce.start();
+    }
+}
+
+bool RepositoryMonitor::add(const QString& path, QString* error)
+{
+    if (!m_policy.hasRoots()) {
+        *error = GitPathPolicy::noRootsMessage();
+        return false;
+    }
+    const auto resolved = m_policy.resolveRepository(path, QStringLiteral("The repository"), error);
+    if (!resolved)
+        return false;
+    watched(*resolved);
+    startRead(*resolved);
+    return true;
+}
+
+void RepositoryMonitor::remove(const QString& path)
+{
+    if (m_repositories.erase(path) == 0)
+        return;
+    unwatchFiles(path);
+    m_dirty.remove(path);
+    Q_EMIT repositoryRemoved(path);
+}
+
+bool RepositoryMonitor::refresh(const QString& path, QString* error)
+{
+    if (m_repositories.find(path) == m_repositories.end()) {
+        *error = QStringLiteral("%1 is not among the repositories shown; add it first.").arg(path);
+        return false;
+    }
+    startRead(path);
+    return true;
+}
+
+void RepositoryMonitor::loadFileDiff(const QString& path, const QString& file)
+{
+    if (m_shutDown)
+        return;
+    if (m_repositories.find(path) == m_repositories.end()) {
+        FileDiff diff;
+        diff.repository = path;
+        diff.file = file;
+        diff.error = QStringLiteral("%1 is not among the repositories shown.").arg(path);
+        Q_EMIT fileDiffLoaded(diff);
+        return;
+    }
+    std::weak_ptr<HomeThread> home = m_home;
+    m_reader.start([this, home, policy = m_policy, path, file] {
+        FileDiff diff = RepositoryInspector::fileDiff(policy, path, file);
+        if (auto target = home.lock())
+            target->post([this, diff = std::move(diff)] { Q_EMIT fileDiffLoaded(diff); });
+    });
+}
+
+QStringList RepositoryMonitor::repositories() const
+{
+    QStringList paths;
+    for (const auto& [path, entry] : m_repositories)
+        paths.append(path);
+    return paths;
+}
+
+void RepositoryMonitor::watchFiles(const QString& path)
+{
+    // Qt watches a directory's entries, not the files below it: the top directory (files made or
+    // removed), the git directory (HEAD, index and refs rewritten by rename) and the branch refs.
+    const QString git = path + QStringLiteral("/.git");
+    QStringList paths{path};
+    const QStringList candidates{git, git + QStringLiteral("/refs/heads"), git + QStringLiteral("/index")};
+    for (const QString& candidate : candidates) {
+        if (QFileInfo::exists(candidate))
+            paths.append(candidate);
+    }
+    m_watcher->addPaths(paths);
+}
+
+void RepositoryMonitor::unwatchFiles(const QString& path)
+{
+    QStringList gone;
+    const QStringList all = m_watcher->directories() + m_watcher->files();
+    for (const QString& watchedPath : all) {
+        if (watchedPath == path || watchedPath.startsWith(path + QStringLiteral("/.git")))
+            gone.append(watchedPath);
+    }
+    if (!gone.isEmpty())
+        m_watcher->removePaths(gone);
+}
+
+void RepositoryMonitor::fileChanged(const QString& changedPath)
+{
+    for (const auto& [path, entry] : m_repositories) {
+        if (changedPath == path || changedPath.startsWith(path + QLatin1Char('/'))) {
+            m_dirty.insert(path);
+            // The index is replaced by rename: Qt stops watching the old file.
+            const QString index = path + QStringLiteral("/.git/index");
+            if (changedPath == index && QFileInfo::exists(index) && !m_watcher->files().contains(index))
+                m_watcher->addPath(index);
+        }
+    }
+    if (!m_dirty.isEmpty())
+        m_debounce.start();
+}
+
+void RepositoryMonitor::readDirty()
+{
+    const QSet<QString> dirty = std::exchange(m_dirty, {});
+    for (const QString& path : dirty)
+        startRead(path);
+}
+
+void RepositoryMonitor::startRead(const QString& path)
+{
+    if (m_shutDown)
+        return;
+    auto it = m_repositories.find(path);
+    if (it == m_repositories.end())
+        return;
+    if (it->second.reading) {
+        it->second.readAgain = true;
+        return;
+    }
+    it->second.reading = true;
+    std::weak_ptr<HomeThread> home = m_home;
+    m_reader.start([this, home, policy = m_policy, path] {
+        RepositoryState state = RepositoryInspector::read(policy, path);
+        if (auto target = home.lock())
+            target->post([this, state = std::move(state)]() mutable { published(std::move(state)); });
+    });
+}
+
+void RepositoryMonitor::published(RepositoryState state)
+{
+    auto it = m_repositories.find(state.path);
+    if (it == m_repositories.end())
+        return; // removed meanwhile
+    it->second.reading = false;
+    state.callIds = it->second.callIds;
+    if (m_events)
+        m_events->publishRepositoryState(state);
+    if (std::exchange(it->second.readAgain, false))
+        startRead(state.path);
+}
