@@ -58,8 +58,7 @@ public:
     // directory and anything inside it. The last component itself is not followed (git stores a
     // symlink as a link) and need not exist (a deleted file can be staged). ".." is taken
     // lexically, as git does. Messages name the argument "path".
-    static std::optional<QString> resolveInsideWorkTree(
-        const QString& workTree, const QString& path, QString* error);
+    static std::optional<QString> resolveInsideWorkTree(const QString& workTree, const QString& path, QString* error);
 
     // The message for tools called while no root is configured: how to configure one.
     static QString noRootsMessage();
