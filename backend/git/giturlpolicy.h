@@ -26,10 +26,16 @@ public:
         QString username; // from the URL's user info (also for scp-like ssh URLs), may be empty
         QString password; // from the URL's user info; never shown anywhere
         bool isLocal() const { return scheme == QLatin1String("file"); }
-        bool hasCredentials() const { return !password.isEmpty() || (!username.isEmpty() && scheme.startsWith(QLatin1String("http"))); }
+        bool hasCredentials() const
+        {
+            return !password.isEmpty() || (!username.isEmpty() && scheme.startsWith(QLatin1String("http")));
+        }
     };
 
-    static QStringList defaultSchemes() { return {QStringLiteral("https"), QStringLiteral("ssh"), QStringLiteral("git")}; }
+    static QStringList defaultSchemes()
+    {
+        return {QStringLiteral("https"), QStringLiteral("ssh"), QStringLiteral("git")};
+    }
 
     explicit GitUrlPolicy(QStringList schemes = defaultSchemes(), bool allowLocal = false);
 
