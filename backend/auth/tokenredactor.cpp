@@ -1,5 +1,7 @@
 #include "auth/tokenredactor.h"
 
+#include "git/giturlpolicy.h"
+
 #include <algorithm>
 #include <vector>
 
@@ -7,12 +9,13 @@ namespace {
 
 constexpr std::size_t MaximumRewriteDepth = 256;
 
-// Reads JSON text without building it: whether any string (value or key) holds the token once
-// unescaped, and how deep the text nests.
-struct TokenFinder : nlohmann::json_sax<nlohmann::json>
+// Reads JSON text without building it: whether any string (value or key) matches once unescaped,
+// and how deep the text nests.
+template<typename Matches>
+struct StringFinder : nlohmann::json_sax<nlohmann::json>
 {
-    explicit TokenFinder(const std::string& needle)
-        : token(needle)
+    explicit StringFinder(Matches predicate)
+        : matches(std::move(predicate))
     {}
 
     bool null() override { return true; }
@@ -35,7 +38,7 @@ struct TokenFinder : nlohmann::json_sax<nlohmann::json>
 
     bool check(const std::string& value)
     {
-        found = found || value.find(token) != std::string::npos;
+        found = found || matches(value);
         return true;
     }
     bool enter()
@@ -49,12 +52,30 @@ struct TokenFinder : nlohmann::json_sax<nlohmann::json>
         return true;
     }
 
-    const std::string& token;
+    Matches matches;
     bool found = false;
     bool invalid = false;
     std::size_t depth = 0;
     std::size_t maximumDepth = 0;
 };
+
+template<typename Matches>
+StringFinder<Matches> findStrings(const QByteArray& text, Matches matches)
+{
+    StringFinder<Matches> finder(std::move(matches));
+    nlohmann::json::sax_parse(text.constData(), text.constData() + text.size(), &finder);
+    return finder;
+}
+
+QByteArray dumped(const nlohmann::ordered_json& value)
+{
+    return QByteArray::fromStdString(value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+}
+
+bool mayHoldUrlCredentials(const std::string& value)
+{
+    return value.find('@') != std::string::npos && value.find(':') != std::string::npos;
+}
 
 } // namespace
 
@@ -68,7 +89,7 @@ QString TokenRedactor::text(QString value) const
 {
     if (!m_token.isEmpty() && value.contains(m_tokenText))
         value.replace(m_tokenText, QLatin1String(marker));
-    return value;
+    return GitUrlPolicy::redact(value);
 }
 
 bool TokenRedactor::redactString(std::string& value) const
@@ -82,9 +103,21 @@ bool TokenRedactor::redactString(std::string& value) const
     return replaced;
 }
 
+bool TokenRedactor::redactUrlCredentials(std::string& value)
+{
+    if (!mayHoldUrlCredentials(value))
+        return false;
+    const QByteArray before = QByteArray::fromStdString(value);
+    const QByteArray after = GitUrlPolicy::redact(before);
+    if (after == before)
+        return false;
+    value = after.toStdString();
+    return true;
+}
+
 // Iterative, so a deeply nested value cannot exhaust the stack.
-template<typename Json>
-bool TokenRedactor::redactTree(Json& root) const
+template<typename Json, typename Redact>
+bool TokenRedactor::redactTree(Json& root, const Redact& redact)
 {
     bool replaced = false;
     std::vector<Json*> pending{&root};
@@ -92,19 +125,21 @@ bool TokenRedactor::redactTree(Json& root) const
         Json* value = pending.back();
         pending.pop_back();
         if (value->is_string()) {
-            replaced = redactString(value->template get_ref<std::string&>()) || replaced;
+            replaced = redact(value->template get_ref<std::string&>()) || replaced;
         } else if (value->is_array()) {
             for (Json& item : *value)
                 pending.push_back(&item);
         } else if (value->is_object()) {
             bool keyHolds = false;
-            for (const auto& item : value->items())
-                keyHolds = keyHolds || item.key().find(m_tokenString) != std::string::npos;
+            for (const auto& item : value->items()) {
+                std::string key = item.key();
+                keyHolds = keyHolds || redact(key);
+            }
             if (keyHolds) {
                 Json rebuilt = Json::object();
                 for (auto& item : value->items()) {
                     std::string key = item.key();
-                    redactString(key);
+                    redact(key);
                     rebuilt[key] = std::move(item.value());
                 }
                 *value = std::move(rebuilt);
@@ -119,26 +154,35 @@ bool TokenRedactor::redactTree(Json& root) const
 
 bool TokenRedactor::redactJson(nlohmann::json& value) const
 {
-    return !m_token.isEmpty() && redactTree(value);
+    const bool token
+        = !m_token.isEmpty() && redactTree(value, [this](std::string& text) { return redactString(text); });
+    return redactTree(value, &TokenRedactor::redactUrlCredentials) || token;
 }
 
 bool TokenRedactor::redactJson(nlohmann::ordered_json& value) const
 {
-    return !m_token.isEmpty() && redactTree(value);
+    const bool token
+        = !m_token.isEmpty() && redactTree(value, [this](std::string& text) { return redactString(text); });
+    return redactTree(value, &TokenRedactor::redactUrlCredentials) || token;
 }
 
 QByteArray TokenRedactor::jsonText(QByteArray text) const
 {
-    if (m_token.isEmpty())
-        return text;
+    if (!m_token.isEmpty())
+        text = withoutToken(std::move(text));
+    return withoutUrlCredentials(std::move(text));
+}
+
+QByteArray TokenRedactor::withoutToken(QByteArray text) const
+{
     // Without a backslash every string in the text is spelled as it decodes, so the bytes tell.
     if (!text.contains('\\')) {
         if (text.contains(m_token))
             text.replace(m_token, marker);
         return text;
     }
-    TokenFinder finder(m_tokenString);
-    nlohmann::json::sax_parse(text.constData(), text.constData() + text.size(), &finder);
+    const auto finder = findStrings(
+        text, [this](const std::string& value) { return value.find(m_tokenString) != std::string::npos; });
     if (finder.invalid) {
         text.replace(m_token, marker);
         return text;
@@ -152,9 +196,42 @@ QByteArray TokenRedactor::jsonText(QByteArray text) const
         return QByteArray("\"") + marker + " (a value holding the token, nested too deeply to show)\"";
     nlohmann::ordered_json value
         = nlohmann::ordered_json::parse(text.constData(), text.constData() + text.size(), nullptr, false);
-    redactTree(value);
-    QByteArray redacted
-        = QByteArray::fromStdString(value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    redactTree(value, [this](std::string& string) { return redactString(string); });
+    QByteArray redacted = dumped(value);
     redacted.replace(m_token, marker);
     return redacted;
+}
+
+QByteArray TokenRedactor::withoutUrlCredentials(QByteArray text)
+{
+    // A URL's credentials end at an '@'. One spelled "\u0040" is not looked for: no common encoder
+    // escapes it, and text without '@' (most of it) must cost no more than this memchr.
+    if (!text.contains('@'))
+        return text;
+    // Without \u escapes every string is spelled as it decodes, but for escapes GitUrlPolicy::redact
+    // reads as what they stand for (\/, \", \n, ...): replaced in the bytes, the text stays the same
+    // JSON, formatting and all.
+    if (!text.contains('\\') || !text.contains("\\u"))
+        return GitUrlPolicy::redact(text);
+    // A \u escape may spell any character of a URL: the strings are compared decoded, and the text is
+    // serialised again if one held credentials. "://" with a literal ':' starts ":/" or ":\/";
+    // any other spelling needs a \u00XX escape.
+    if (!text.contains(":/") && !text.contains(":\\/") && !text.contains("\\u00"))
+        return text;
+    const auto finder = findStrings(text, [](const std::string& value) {
+        if (!mayHoldUrlCredentials(value))
+            return false;
+        std::string copy = value;
+        return redactUrlCredentials(copy);
+    });
+    if (finder.invalid)
+        return GitUrlPolicy::redact(text);
+    if (!finder.found)
+        return text;
+    if (finder.maximumDepth > MaximumRewriteDepth) // too deep to rewrite safely: kept out whole
+        return QByteArray("\"") + marker + " (a value holding URL credentials, nested too deeply to show)\"";
+    nlohmann::ordered_json value
+        = nlohmann::ordered_json::parse(text.constData(), text.constData() + text.size(), nullptr, false);
+    redactTree(value, &TokenRedactor::redactUrlCredentials);
+    return dumped(value);
 }
