@@ -25,6 +25,7 @@ private Q_SLOTS:
     void resolveDestination();
     void resolveInsideWorkTree_data();
     void resolveInsideWorkTree();
+    void noWorkTree();
 
 private:
     // "{base}" in a row stands for the temporary directory.
@@ -421,6 +422,17 @@ void TestGitPathPolicy::resolveInsideWorkTree()
     } else {
         QVERIFY2(resolved, qPrintable(message));
         QCOMPARE(*resolved, expected);
+    }
+}
+
+// A bare repository has no working tree; an empty one must not stand for "/".
+void TestGitPathPolicy::noWorkTree()
+{
+    for (const QString& tree : {QString(), QStringLiteral("relative/tree")}) {
+        QString message;
+        QVERIFY(!GitPathPolicy::resolveInsideWorkTree(tree, QStringLiteral("/etc/passwd"), &message));
+        QCOMPARE(message, QStringLiteral("path cannot be used: the repository has no working tree."));
+        QVERIFY(!GitPathPolicy::resolveInsideWorkTree(tree, QStringLiteral("a.txt"), &message));
     }
 }
 

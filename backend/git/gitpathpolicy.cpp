@@ -343,6 +343,9 @@ std::optional<QString> GitPathPolicy::resolveInsideWorkTree(
         return refused(
             error, problem + QStringLiteral(" inside the repository's working tree (relative to it, or absolute)."));
     }
+    // A bare repository has no working tree: with an empty one, every absolute path would lie below it.
+    if (workTree.isEmpty() || QDir::isRelativePath(workTree))
+        return refused(error, what + QStringLiteral(" cannot be used: the repository has no working tree."));
     QString tree = QFileInfo(workTree).canonicalFilePath();
     if (tree.isEmpty())
         tree = QDir::cleanPath(workTree);
