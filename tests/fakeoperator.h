@@ -54,6 +54,13 @@ public:
         oauthStarts << interactionId;
     }
     void cancelOAuth(const QString& interactionId) override { oauthCancels << interactionId; }
+    void refreshRepository(const QString& path) override { repositoryRefreshes << path; }
+    void addRepository(const QString& path) override { repositoryAdds << path; }
+    void removeRepository(const QString& path) override { repositoryRemovals << path; }
+    void loadFileDiff(const QString& repositoryPath, const QString& file) override
+    {
+        diffLoads << qMakePair(repositoryPath, file);
+    }
 
     QByteArray tokenValue = QByteArrayLiteral("sb_fake-token");
     quint64 lastRequestId = 0;
@@ -64,4 +71,8 @@ public:
     QList<ApiKey> apiKeys;
     QStringList oauthStarts;
     QStringList oauthCancels;
+    QStringList repositoryRefreshes;
+    QStringList repositoryAdds;
+    QStringList repositoryRemovals;
+    QList<QPair<QString, QString>> diffLoads; // repository, file
 };
