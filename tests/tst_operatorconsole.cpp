@@ -4,17 +4,26 @@
 
 #include "fakeoperator.h"
 
+#include "calllogfilterproxy.h"
 #include "calllogmodel.h"
+#include "calllogview.h"
 #include "historydialog.h"
 #include "interactionpanel.h"
 #include "mainwindow.h"
+#include "modelroles.h"
+#include "repositoryview.h"
 #include "statuswarning.h"
 
+#include <QDateTime>
+#include <QLabel>
 #include <QLineEdit>
+#include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTableView>
 #include <QTest>
+#include <QToolBar>
+#include <QToolButton>
 
 class TestOperatorConsole : public QObject
 {
@@ -27,6 +36,9 @@ private Q_SLOTS:
     void historySearchGoesThroughTheInterface();
     void statusBarShowsWhatTheBackendReports();
     void laterCapabilitiesAnswerWhenMissing();
+    void selectingAGitCallSelectsItsRepository();
+    void aRepositorysCallsLinkFiltersTheLog();
+    void repositoriesDockShowsBelowTheLog();
 };
 
 namespace {
@@ -58,6 +70,70 @@ PendingInteraction approval(const QString& id)
     interaction.key = id;
     interaction.waiting = true;
     return interaction;
+}
+
+ToolCall gitCall(qint64 id, const QByteArray& arguments)
+{
+    ToolCall c = call(id, QStringLiteral("git_status"), CallStatus::Ok);
+    c.route = ToolRoute{RouteKind::Git, {}};
+    c.request = R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"git_status","arguments":)"
+        + arguments + "}}";
+    return c;
+}
+
+RepositoryFile changedFile(const QString& path, char index, char workTree)
+{
+    RepositoryFile file;
+    file.path = path;
+    file.indexStatus = QLatin1Char(index);
+    file.workTreeStatus = QLatin1Char(workTree);
+    return file;
+}
+
+RepositoryState repository(const QString& path, const QList<qint64>& callIds)
+{
+    RepositoryState state;
+    state.path = path;
+    state.branch = QStringLiteral("main");
+    state.upstream = QStringLiteral("origin/main");
+    state.ahead = 2;
+    state.behind = 1;
+    state.staged = 1;
+    state.unstaged = 2;
+    state.untracked = 1;
+    state.headCommit = QStringLiteral("3f9a2c41d0b6e8f7a5c3b1d2e4f6a8b0c2d4e6f8");
+    state.headSummary = QStringLiteral("Parse hunk headers before colouring diff lines");
+    state.refreshedAtMs = QDateTime::currentMSecsSinceEpoch();
+    state.files = {changedFile(QStringLiteral("README.md"), 'M', ' '),
+        changedFile(QStringLiteral("src/diffparser.cpp"), ' ', 'M'),
+        changedFile(QStringLiteral("src/diffparser.h"), ' ', 'M'),
+        changedFile(QStringLiteral("notes/todo.txt"), '?', '?')};
+    const QStringList summaries{QStringLiteral("Parse hunk headers before colouring diff lines"),
+        QStringLiteral("Keep the selected file across refreshes"), QStringLiteral("Show ahead and behind counts"),
+        QStringLiteral("Repository list sorted by path"), QStringLiteral("Initial import")};
+    for (int i = 0; i < summaries.size(); ++i) {
+        CommitSummary commit;
+        commit.id = QStringLiteral("%1").arg(0x3f9a2c4 - i * 0x1111, 7, 16).leftJustified(40, QLatin1Char('0'));
+        commit.summary = summaries.at(i);
+        commit.author = i % 2 ? QStringLiteral("Grace Hopper <grace@example.org>")
+                              : QStringLiteral("Ada Lovelace <ada@example.org>");
+        commit.timeMs = state.refreshedAtMs - qint64(i + 1) * 5 * 3'600'000;
+        state.commits.append(commit);
+    }
+    state.callIds = callIds;
+    return state;
+}
+
+// With SWITCHBOARD_SCREENSHOT_DIR set, saves what the widget shows there (for looking at the UI
+// without a display; the test does not depend on it).
+void saveScreenshot(QWidget* widget, const char* name)
+{
+    const QString directory = qEnvironmentVariable("SWITCHBOARD_SCREENSHOT_DIR");
+    if (directory.isEmpty())
+        return;
+    // Layouts and header sizes settle on posted and timer events; a person sees the window after.
+    QTest::qWait(200);
+    widget->grab().save(directory + QLatin1Char('/') + QLatin1String(name) + QStringLiteral(".png"));
 }
 
 } // namespace
@@ -157,6 +233,138 @@ void TestOperatorConsole::laterCapabilitiesAnswerWhenMissing()
     QVERIFY(failed.at(0).at(1).toString().contains(QStringLiteral("github")));
     QCOMPARE(failed.at(2).at(0).toString(), QStringLiteral("addRepository"));
     QVERIFY(backend.repositoryRefreshes.isEmpty());
+}
+
+void TestOperatorConsole::selectingAGitCallSelectsItsRepository()
+{
+    FakeOperator backend;
+    MainWindow window(&backend, 500, false);
+    const QString alpha = QStringLiteral("/srv/roots/alpha");
+    const QString beta = QStringLiteral("/srv/roots/beta");
+    Q_EMIT backend.repositoryStatesChanged({repository(alpha, {1}), repository(beta, {2})});
+    Q_EMIT backend.callsUpdated({gitCall(1, "{}"), gitCall(2, "{}"), call(3, QStringLiteral("echo"), CallStatus::Ok),
+        gitCall(4, R"({"repo_path":"alpha"})")});
+    QTRY_COMPARE(window.callLogModel()->rowCount(), 4);
+    RepositoryView* view = window.repositoryView();
+    QCOMPARE(view->currentRepository(), alpha); // the first, until a call says otherwise
+
+    QVERIFY(window.showCall(2)); // by the repository's call ids
+    QCOMPARE(view->currentRepository(), beta);
+    QVERIFY(window.showCall(3)); // not a git call: the view stays
+    QCOMPARE(view->currentRepository(), beta);
+    QVERIFY(window.showCall(4)); // by its relative repo_path
+    QCOMPARE(view->currentRepository(), alpha);
+
+    // The person picks another repository while the call stays selected: the call's updates leave
+    // their choice alone.
+    QVERIFY(view->selectRepository(beta));
+    Q_EMIT backend.callsUpdated({gitCall(4, R"({"repo_path":"alpha"})")});
+    QTRY_COMPARE(window.callLogModel()->rowCount(), 4);
+    QCOMPARE(view->currentRepository(), beta);
+}
+
+void TestOperatorConsole::aRepositorysCallsLinkFiltersTheLog()
+{
+    FakeOperator backend;
+    MainWindow window(&backend, 500, false);
+    ToolCallList calls;
+    for (qint64 id = 1; id <= 6; ++id)
+        calls.append(id % 2 == 0 ? gitCall(id, "{}") : call(id, QStringLiteral("echo"), CallStatus::Ok));
+    Q_EMIT backend.callsUpdated(calls);
+    QTRY_COMPARE(window.callLogModel()->rowCount(), 6);
+    // Call 99 left the live log long ago; the link still shows the rest.
+    Q_EMIT backend.repositoryStatesChanged({repository(QStringLiteral("/srv/roots/alpha"), {2, 4, 99})});
+
+    auto* link = window.repositoryView()->callsLink();
+    QVERIFY(link->text().contains(QStringLiteral("Show 3 calls")));
+    Q_EMIT link->linkActivated(QStringLiteral("calls"));
+    CallLogView* log = window.callLogView();
+    QCOMPARE(log->proxy()->rowCount(), 2);
+    QCOMPARE(log->tableView()->currentIndex().data(CallIdRole).toLongLong(), qint64(4)); // the newest
+    QVERIFY(log->callIdFilterBar()->isVisibleTo(&window));
+    QVERIFY(window.findChild<QLabel*>(QStringLiteral("callIdFilterLabel"))->text().contains(QStringLiteral("alpha")));
+
+    QTest::mouseClick(window.findChild<QToolButton*>(QStringLiteral("showAllCallsButton")), Qt::LeftButton);
+    QCOMPARE(log->proxy()->rowCount(), 6);
+    QVERIFY(!log->callIdFilterBar()->isVisibleTo(&window));
+    QCOMPARE(log->tableView()->currentIndex().data(CallIdRole).toLongLong(), qint64(4));
+
+    // None of them in the log any more: the log stays whole and the status bar says why.
+    Q_EMIT backend.repositoryStatesChanged({repository(QStringLiteral("/srv/roots/alpha"), {99})});
+    Q_EMIT link->linkActivated(QStringLiteral("calls"));
+    QCOMPARE(log->proxy()->rowCount(), 6);
+    QVERIFY(!log->callIdFilterBar()->isVisibleTo(&window));
+}
+
+void TestOperatorConsole::repositoriesDockShowsBelowTheLog()
+{
+    FakeOperator backend;
+    MainWindow window(&backend, 500, false);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    RepositoryView* view = window.repositoryView();
+    QCOMPARE(window.dockWidgetArea(view), Qt::BottomDockWidgetArea);
+    QVERIFY(view->isVisible());
+    // Across the bottom, below the questions too.
+    QVERIFY(view->geometry().top() > window.interactionPanel()->geometry().bottom());
+    QVERIFY(view->width() > window.width() * 3 / 4);
+    auto* toggle = window.findChild<QAction*>(QStringLiteral("repositoriesAction"));
+    QVERIFY(toggle);
+    QVERIFY(window.findChild<QToolBar*>(QStringLiteral("mainToolBar"))->actions().contains(toggle));
+    toggle->trigger();
+    QVERIFY(!view->isVisible());
+    toggle->trigger();
+    QVERIFY(view->isVisible());
+
+    // What a person sees with a repository, a selected file and its diff.
+    ToolCallList calls;
+    for (qint64 id = 1; id <= 12; ++id)
+        calls.append(id % 3 == 0 ? call(id, QStringLiteral("echo"), CallStatus::Ok)
+                                 : gitCall(id, R"({"repo_path":"/srv/roots/switchboard"})"));
+    Q_EMIT backend.callsUpdated(calls);
+    RepositoryState broken = repository(QStringLiteral("/srv/roots/legacy"), {});
+    broken.error = QStringLiteral("could not find repository at '/srv/roots/legacy'");
+    broken.files.clear();
+    broken.commits.clear();
+    broken.branch.clear();
+    broken.upstream.clear();
+    broken.headCommit.clear();
+    broken.staged = broken.unstaged = broken.untracked = 0;
+    RepositoryState clean = repository(QStringLiteral("/srv/roots/docs"), {});
+    clean.files.clear();
+    clean.staged = clean.unstaged = clean.untracked = 0;
+    clean.upstream.clear();
+    Q_EMIT backend.repositoryStatesChanged(
+        {repository(QStringLiteral("/srv/roots/switchboard"), {1, 2, 4, 5, 7, 8, 10, 11}), broken, clean});
+    QVERIFY(view->selectRepository(QStringLiteral("/srv/roots/switchboard")));
+    view->fileList()->setCurrentIndex(view->fileList()->model()->index(1, 0)); // src/diffparser.cpp
+    FileDiff diff;
+    diff.repository = QStringLiteral("/srv/roots/switchboard");
+    diff.file = QStringLiteral("src/diffparser.cpp");
+    diff.unstaged
+        = QStringLiteral("diff --git a/src/diffparser.cpp b/src/diffparser.cpp\n"
+                         "index 4b1d2e0..9c3f7a1 100644\n"
+                         "--- a/src/diffparser.cpp\n"
+                         "+++ b/src/diffparser.cpp\n"
+                         "@@ -12,9 +12,12 @@ bool parseHunkHeader(const QString& text, Hunk* hunk)\n"
+                         "     const QRegularExpressionMatch match = header.match(text);\n"
+                         "     if (!match.hasMatch())\n"
+                         "         return false;\n"
+                         "-    hunk->oldLines = match.captured(1).toLongLong();\n"
+                         "-    hunk->newLines = match.captured(2).toLongLong();\n"
+                         "+    // A missing count means one line.\n"
+                         "+    hunk->oldLines = match.capturedLength(1) > 0 ? match.captured(1).toLongLong() : 1;\n"
+                         "+    hunk->newLines = match.capturedLength(2) > 0 ? match.captured(2).toLongLong() : 1;\n"
+                         "+    hunk->context = match.captured(3);\n"
+                         "+    hunk->valid = true;\n"
+                         "     return true;\n"
+                         " }\n"
+                         " \n"
+                         " } // namespace\n");
+    Q_EMIT backend.fileDiffLoaded(diff);
+    QVERIFY(view->unstagedDiff()->isVisible());
+    QVERIFY(window.showCall(5));
+    saveScreenshot(&window, "repoview");
 }
 
 QTEST_MAIN(TestOperatorConsole)

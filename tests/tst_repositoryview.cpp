@@ -26,6 +26,8 @@
 namespace {
 
 constexpr qint64 Now = 1'700'000'000'000;
+// Out here: moc reads a digit separator inside a class as the start of a character literal.
+constexpr int HugeLines = 40'000; // about 900 KB of diff
 
 const QString Alpha = QStringLiteral("/srv/roots/alpha");
 const QString Beta = QStringLiteral("/srv/roots/beta");
@@ -313,8 +315,21 @@ private Q_SLOTS:
         Q_EMIT backend.fileDiffLoaded(failed);
         QVERIFY(view.diffNote()->text().contains(QStringLiteral("the file is not valid UTF-8")));
 
-        // A backend that cannot load diffs at all says so through commandFailed.
+        // Longer than the view shows: the start, cut after a whole line, and a note.
         selectFile(view, QStringLiteral("src/main.cpp"));
+        FileDiff huge = makeDiff(Alpha, QStringLiteral("src/main.cpp"));
+        huge.staged.clear();
+        huge.unstaged = QStringLiteral("@@ -1,40000 +1,40000 @@\n")
+            + QStringLiteral("+an added line of text\n").repeated(HugeLines);
+        Q_EMIT backend.fileDiffLoaded(huge);
+        const QString shown = view.unstagedDiff()->toPlainText();
+        QVERIFY(shown.size() <= RepositoryView::MaxShownChars);
+        QVERIFY(shown.size() > RepositoryView::MaxShownChars - 100);
+        QVERIFY(shown.endsWith(QStringLiteral("+an added line of text\n")));
+        QVERIFY(view.diffNote()->text().contains(QStringLiteral("only the first")));
+
+        // A backend that cannot load diffs at all says so through commandFailed.
+        selectFile(view, QStringLiteral("notes.txt"));
         Q_EMIT backend.commandFailed(QStringLiteral("loadFileDiff"), QStringLiteral("no git tools here"));
         QCOMPARE(view.diffNote()->text(), QStringLiteral("no git tools here"));
     }

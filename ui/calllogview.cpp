@@ -8,6 +8,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QKeyEvent>
+#include <QLabel>
 #include <QLineEdit>
 #include <QScrollBar>
 #include <QTableView>
@@ -22,6 +23,8 @@ CallLogView::CallLogView(CallLogModel* model, QWidget* parent)
     , m_statusFilter(new StatusFilterBox)
     , m_table(new QTableView)
     , m_followButton(new QToolButton)
+    , m_callIdBar(new QWidget)
+    , m_callIdLabel(new QLabel)
 {
     m_proxy->setSourceModel(m_model);
     // Connected before the view gets the model: the view and its selection model move the current
@@ -82,9 +85,27 @@ CallLogView::CallLogView(CallLogModel* model, QWidget* parent)
     header->addWidget(m_statusFilter);
     header->addWidget(m_followButton);
 
+    // The id filter hides most of the log; this bar says so and ends it, so the person is never left
+    // wondering where the other calls went.
+    m_callIdBar->setObjectName(QStringLiteral("callIdFilterBar"));
+    m_callIdLabel->setObjectName(QStringLiteral("callIdFilterLabel"));
+    m_callIdLabel->setTextFormat(Qt::PlainText);
+    m_callIdLabel->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    auto* showAll = new QToolButton;
+    showAll->setObjectName(QStringLiteral("showAllCallsButton"));
+    showAll->setText(tr("Show all calls"));
+    showAll->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    connect(showAll, &QToolButton::clicked, this, &CallLogView::showAllCalls);
+    auto* bar = new QHBoxLayout(m_callIdBar);
+    bar->setContentsMargins(0, 0, 0, 0);
+    bar->addWidget(m_callIdLabel, 1);
+    bar->addWidget(showAll);
+    m_callIdBar->hide();
+
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addLayout(header);
+    layout->addWidget(m_callIdBar);
     layout->addWidget(m_table, 1);
 }
 
@@ -115,6 +136,7 @@ bool CallLogView::showCall(qint64 callId)
         // The person asked for this call: filters that hide it give way.
         m_filterEdit->clear();
         m_statusFilter->setStatus(std::nullopt);
+        showAllCalls();
         row = m_proxy->mapFromSource(source);
         if (!row.isValid())
             return false;
@@ -124,6 +146,44 @@ bool CallLogView::showCall(qint64 callId)
     m_table->setCurrentIndex(row);
     m_table->scrollTo(row, QAbstractItemView::PositionAtCenter);
     return true;
+}
+
+int CallLogView::showCalls(const QList<qint64>& callIds, const QString& description)
+{
+    QSet<qint64> shown;
+    qint64 newest = 0;
+    for (qint64 id : callIds) {
+        if (!m_model->indexOfCall(id).isValid())
+            continue; // aged out of the live log
+        shown.insert(id);
+        newest = qMax(newest, id);
+    }
+    if (shown.isEmpty()) {
+        showAllCalls();
+        return 0;
+    }
+    // The text and status filters could hide some of them: the person asked for exactly these.
+    m_filterEdit->clear();
+    m_statusFilter->setStatus(std::nullopt);
+    m_proxy->setCallIdFilter(shown);
+    m_callIdLabel->setText(shown.size() == 1 ? tr("Showing 1 call: %1").arg(description)
+                                             : tr("Showing %1 calls: %2").arg(shown.size()).arg(description));
+    m_callIdLabel->setToolTip(m_callIdLabel->text());
+    m_callIdBar->show();
+    const QModelIndex row = m_proxy->mapFromSource(m_model->indexOfCall(newest));
+    setFollowing(false);
+    m_table->setCurrentIndex(row);
+    m_table->scrollTo(row, QAbstractItemView::PositionAtCenter);
+    return int(shown.size());
+}
+
+void CallLogView::showAllCalls()
+{
+    m_proxy->setCallIdFilter({});
+    m_callIdBar->hide();
+    const QModelIndex current = m_table->currentIndex();
+    if (current.isValid())
+        m_table->scrollTo(current, QAbstractItemView::PositionAtCenter);
 }
 
 void CallLogView::setInitialColumnWidths()

@@ -1,9 +1,9 @@
 #pragma once
 
 // CallLogView: the live call log: a filter field, a status filter and a table over
-// CallLogFilterProxy. Follows the newest call while the person is at the bottom and stays put once
-// they scroll up. Per-insert work is constant (fixed row heights, column widths set once), so the
-// view keeps up with the model's batches at thousands of calls per second.
+// CallLogFilterProxy, and a bar that says when only chosen calls are shown (a repository's calls). Follows the newest
+// call while the person is at the bottom and stays put once they scroll up. Per-insert work is constant (fixed row
+// heights, column widths set once), so the view keeps up with the model's batches at thousands of calls per second.
 
 #include "toolcall.h"
 
@@ -12,6 +12,7 @@
 class CallLogFilterProxy;
 class CallLogModel;
 class QItemSelectionModel;
+class QLabel;
 class QLineEdit;
 class QModelIndex;
 class QTableView;
@@ -35,6 +36,13 @@ public:
     // Selects the call's row and scrolls to it, clearing the filters when they hide it; false when
     // the call is not (or no longer) in the live log.
     bool showCall(qint64 callId);
+    // Shows only these calls (`description` says which, e.g. "the calls that touched switchboard")
+    // and selects the newest of them; returns how many are in the live log. Shows every call again
+    // and returns 0 when none is.
+    int showCalls(const QList<qint64>& callIds, const QString& description);
+    // Ends showCalls: every call again.
+    void showAllCalls();
+    QWidget* callIdFilterBar() const { return m_callIdBar; }
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
@@ -59,6 +67,8 @@ private:
     StatusFilterBox* m_statusFilter;
     QTableView* m_table;
     QToolButton* m_followButton;
+    QWidget* m_callIdBar;
+    QLabel* m_callIdLabel;
     bool m_following = true;
     // Rows above the first visible one that a removal takes away, so the view can stay on the rows
     // the person is reading while old rows age out of the log.

@@ -8,6 +8,8 @@
 #include "historydialog.h"
 #include "interactionpanel.h"
 #include "operatorinterface.h"
+#include "repositorylistmodel.h"
+#include "repositoryview.h"
 #include "statuswarning.h"
 
 #include <QAction>
@@ -93,6 +95,7 @@ MainWindow::MainWindow(OperatorInterface* backend, int callLogRows, bool noAuth,
     createToolBar();
     createStatusBar();
     createInteractionPanel();
+    createRepositoryView();
 
     connect(m_callLog, &CallLogView::currentCallChanged, this, &MainWindow::onCurrentCallChanged);
     connect(m_inspector, &CallInspector::fullCallRequested, this, [this](qint64 callId) {
@@ -294,6 +297,23 @@ void MainWindow::createInteractionPanel()
     m_backend->listInteractions();
 }
 
+void MainWindow::createRepositoryView()
+{
+    m_repositoryView = new RepositoryView(m_backend, this);
+    // Along the bottom, across the whole window: a diff needs the width, and the questions dock
+    // stays in view above it instead of sharing a tab with it, so no question hides behind a diff.
+    addDockWidget(Qt::BottomDockWidgetArea, m_repositoryView);
+    resizeDocks({m_repositoryView}, {300}, Qt::Vertical);
+
+    QAction* toggle = m_repositoryView->toggleViewAction();
+    toggle->setObjectName(QStringLiteral("repositoriesAction"));
+    toggle->setToolTip(tr("Show or hide the repositories the git tools work on"));
+    if (auto* toolBar = findChild<QToolBar*>(QStringLiteral("mainToolBar")))
+        toolBar->addAction(toggle);
+
+    connect(m_repositoryView, &RepositoryView::callsRequested, this, &MainWindow::showCalls);
+}
+
 void MainWindow::onInteractionCountChanged(int count)
 {
     m_questionsAction->setText(count == 0 ? tr("Questions") : tr("Questions (%1)").arg(count));
@@ -310,6 +330,20 @@ bool MainWindow::showCall(qint64 callId)
         return true;
     }
     statusBar()->showMessage(tr("Call #%1 is no longer in the live log; History has it").arg(callId), 8000);
+    return false;
+}
+
+bool MainWindow::showCalls(const QList<qint64>& callIds)
+{
+    const QString repository = m_repositoryView->currentRepository();
+    const QString description = repository.isEmpty()
+        ? tr("the chosen calls")
+        : tr("the calls that touched %1").arg(RepositoryListModel::repositoryName(repository));
+    if (m_callLog->showCalls(callIds, description) > 0) {
+        m_callLog->tableView()->setFocus(Qt::OtherFocusReason);
+        return true;
+    }
+    statusBar()->showMessage(tr("None of %1 is in the live log any more; History has them").arg(description), 8000);
     return false;
 }
 
@@ -418,6 +452,17 @@ QString MainWindow::previewNote(const CallPreview& preview, bool loading) const
 
 void MainWindow::onCurrentCallChanged(const ToolCall& call)
 {
+    // The signal also brings the selected call's updates; only a new selection, or a git call that
+    // has not found its repository yet, moves the repository view.
+    if (call.id != m_selectedCallId) {
+        m_selectedCallId = call.id;
+        m_repositoryLinkedCallId = 0;
+        m_repositoryView->forgetPendingCall();
+    }
+    if (call.route.kind == RouteKind::Git && m_repositoryLinkedCallId != call.id
+        && m_repositoryView->showRepositoryForCall(call))
+        m_repositoryLinkedCallId = call.id;
+
     const QModelIndex row = m_model->indexOfCall(call.id);
     const CallPreview preview = row.isValid() ? m_model->previewAt(row.row()) : CallPreview();
     if (!preview.truncated) {

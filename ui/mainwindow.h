@@ -5,7 +5,9 @@
 // sessions, the auth state, rows moved out to history, and what goes wrong in the background
 // (history and workspace-state problems, until they recover). The questions dock
 // (InteractionPanel) queues what clients ask of the person, and is wired to the backend here. The
-// live log keeps previews of large calls; the inspector gets the whole call from history.
+// repositories dock (RepositoryView) sits below the log; selecting a git call selects its repository,
+// and a repository's "Show calls" filters the log to them. The live log keeps previews of large
+// calls; the inspector gets the whole call from history.
 
 #include "toolcall.h"
 
@@ -23,6 +25,7 @@ class InteractionPanel;
 class QAction;
 class QLabel;
 class QTimer;
+class RepositoryView;
 class StatusWarning;
 struct CallPreview;
 
@@ -37,6 +40,7 @@ public:
     CallLogView* callLogView() const { return m_callLog; }
     CallInspector* inspector() const { return m_inspector; }
     InteractionPanel* interactionPanel() const { return m_interactionPanel; }
+    RepositoryView* repositoryView() const { return m_repositoryView; }
     // Created on first use.
     ConnectClientDialog* connectClientDialog() const;
     HistoryDialog* historyDialog() const;
@@ -52,6 +56,9 @@ public Q_SLOTS:
     void showHistoryDialog();
     // Selects the call in the call log (a question's "Show call"); false when it has left the log.
     bool showCall(qint64 callId);
+    // Shows only these calls in the log (a repository's "Show calls") and selects the newest; false
+    // when none of them is in the live log any more.
+    bool showCalls(const QList<qint64>& callIds);
 
     // What the status bar says about history and the workspace state (Backend's historyWriteFailed,
     // historyWriteRecovered, historyNotice, historyCallsLeftOut, workspaceStateProblem and
@@ -68,6 +75,7 @@ private:
     void createToolBar();
     void createStatusBar();
     void createInteractionPanel();
+    void createRepositoryView();
     void onInteractionCountChanged(int count);
     void onHistoryLoaded(quint64 requestId, const ToolCallList& calls, bool hasMore);
     void onSessionsChanged(int count);
@@ -84,6 +92,12 @@ private:
     CallLogView* m_callLog;
     CallInspector* m_inspector;
     InteractionPanel* m_interactionPanel = nullptr;
+    RepositoryView* m_repositoryView = nullptr;
+    // The call the log has selected, and the git call whose repository the repository view was
+    // last moved to: a selected call's updates move it only until it has found its repository, so
+    // the person can pick another repository while the call stays selected.
+    qint64 m_selectedCallId = 0;
+    qint64 m_repositoryLinkedCallId = 0;
     quint64 m_recentRequest = 0;
     // The whole call behind the inspector's preview: which call, the request for it, the answer.
     qint64 m_fullCallId = 0;
