@@ -76,6 +76,7 @@ std::optional<GitCredential> ConnectionCredentialSource::obtain(
     }
     Outcome stored
         = waitOnHome(context, [this, provider](auto done, auto) { loadConnection(provider, std::move(done)); });
+    const bool storedRefused = stored.credential && skip > 0;
     if (stored.credential) {
         if (skip == 0)
             return stored.credential;
@@ -93,10 +94,11 @@ std::optional<GitCredential> ConnectionCredentialSource::obtain(
                      .arg(provider, requestCall, request.tool);
         return std::nullopt;
     }
-    // 3. Ask the person, when the client waits for answers.
+    // 3. Ask the person, when the client waits for answers (again, when the remote refused the
+    // stored connection: the person may have revoked or replaced its token).
     const CallMetadata metadata = context.metadata();
-    Outcome asked = waitOnHome(context, [this, provider, request, metadata](auto done, auto pending) {
-        askPerson(provider, request, metadata, std::move(pending), std::move(done));
+    Outcome asked = waitOnHome(context, [this, provider, request, metadata, storedRefused](auto done, auto pending) {
+        askPerson(provider, request, metadata, storedRefused, std::move(pending), std::move(done));
     });
     if (asked.credential)
         return asked.credential;
@@ -194,7 +196,8 @@ void ConnectionCredentialSource::loadConnection(const QString& provider, std::fu
 }
 
 void ConnectionCredentialSource::askPerson(const QString& provider, const Request& request,
-    const CallMetadata& metadata, std::shared_ptr<Pending> pending, std::function<void(Outcome)> done)
+    const CallMetadata& metadata, bool storedRefused, std::shared_ptr<Pending> pending,
+    std::function<void(Outcome)> done)
 {
     const QString requestCall
         = QStringLiteral("call request_connection with {\"provider\": \"%1\", \"kind\": \"either\", \"reason\": \"…\"}")
@@ -218,8 +221,10 @@ void ConnectionCredentialSource::askPerson(const QString& provider, const Reques
     }
     const json arguments{{"provider", provider.toStdString()}, {"kind", "either"},
         {"reason",
-            QStringLiteral("%1 needs a connection to %2 (%3)")
-                .arg(request.tool, request.host, request.url)
+            QString(QStringLiteral("%1 needs a connection to %2 (%3)").arg(request.tool, request.host, request.url)
+                + (storedRefused
+                        ? QStringLiteral("; the remote refused the token of the stored %1 connection").arg(provider)
+                        : QString()))
                 .toStdString()}};
     const json call{{"jsonrpc", "2.0"}, {"method", "tools/call"},
         {"params", {{"name", "request_connection"}, {"arguments", arguments}}}};

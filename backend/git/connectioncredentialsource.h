@@ -65,7 +65,7 @@ private:
 
     // Home thread.
     void loadConnection(const QString& provider, std::function<void(Outcome)> done);
-    void askPerson(const QString& provider, const Request& request, const CallMetadata& metadata,
+    void askPerson(const QString& provider, const Request& request, const CallMetadata& metadata, bool storedRefused,
         std::shared_ptr<Pending> pending, std::function<void(Outcome)> done);
 
     std::shared_ptr<HomeThread> m_home;

@@ -1,0 +1,327 @@
+// The git tools against a smart-HTTP remote that requires basic authentication (lighttpd and
+// git-http-backend on loopback, tests/githttpremote.h), through the real Backend and a real MCP
+// client over HTTP: a clone whose remote asks for credentials raises a connect question in hold
+// mode and completes once the person connects; push and pull then use the stored connection;
+// a parked client and a declined question get a failure naming request_connection; a token the
+// remote refuses is "Authentication failed"; the token never shows in results or call records.
+
+#include "backend.h"
+#include "clientanswer.h"
+#include "githttpremote.h"
+
+#include <QDir>
+#include <QFile>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <nlohmann/json.hpp>
+
+#include <memory>
+
+using nlohmann::json;
+
+namespace {
+
+constexpr int TimeoutMs = 60'000; // a loaded two-core machine runs lighttpd, git and the backend
+
+} // namespace
+
+class TestGitRemote : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void cleanupTestCase();
+    void parkedClientIsToldWhichConnectionToMake();
+    void declinedQuestionFailsNamingRequestConnection();
+    void cloneAsksForAConnectionAndCompletesAfterConnecting();
+    void pushAndPullUseTheStoredConnection();
+    void unmappedHostFailsSayingHowToMapIt();
+    void refusedTokenIsAuthenticationFailed();
+    void tokenNeverShowsInCallRecords();
+
+private:
+    // Starts a tools/call in its own session of client `clientName`; the reply finishes with the
+    // result (JSON or an event stream).
+    QNetworkReply* startCall(const QByteArray& clientName, const QString& tool, const json& arguments);
+    json finish(QNetworkReply* reply);
+    json call(const QByteArray& clientName, const QString& tool, const json& arguments)
+    {
+        return finish(startCall(clientName, tool, arguments));
+    }
+    QByteArray openSession(const QByteArray& clientName);
+    QNetworkReply* post(const QByteArray& sessionId, const json& body);
+    // Waits for a connect question and returns its id.
+    QString waitForQuestion(QSignalSpy& spy);
+
+    QTemporaryDir m_dir;
+    QString m_root;
+    std::unique_ptr<GitHttpRemote> m_remote;
+    std::unique_ptr<Backend> m_backend;
+    QNetworkAccessManager m_network;
+    QMap<QByteArray, QByteArray> m_sessions;
+    int m_nextId = 1;
+    ToolCallList m_records;
+};
+
+void TestGitRemote::initTestCase()
+{
+    QString why;
+    if (!GitHttpRemote::available(&why))
+        QFAIL(qPrintable(why));
+    QVERIFY(m_dir.isValid());
+    m_root = m_dir.filePath(QStringLiteral("root"));
+    QVERIFY(QDir().mkpath(m_root));
+    m_remote = std::make_unique<GitHttpRemote>();
+    QVERIFY2(!m_remote->createBareRepository(QStringLiteral("project")).isEmpty(), qPrintable(m_remote->lastError()));
+    QVERIFY2(!m_remote->createBareRepository(QStringLiteral("other")).isEmpty(), qPrintable(m_remote->lastError()));
+    QString error;
+    QVERIFY2(m_remote->start(&error), qPrintable(error));
+    // libgit2 reads the global git config: the commits the tools make take their author from it.
+    qputenv("HOME", QFile::encodeName(m_dir.filePath(QStringLiteral("home"))));
+    QDir().mkpath(m_dir.filePath(QStringLiteral("home")));
+
+    BackendOptions options;
+    options.server.port = 0;
+    options.server.bearerToken = "sb_gitRemoteTestToken_0123456789abcdefghijkl";
+    options.stateDirectory = m_dir.filePath(QStringLiteral("state"));
+    options.config.git.roots = {m_root};
+    options.config.git.schemes = {QStringLiteral("https"), QStringLiteral("http")};
+    options.config.git.credentialProviders.insert(QStringLiteral("127.0.0.1"), QStringLiteral("gitea"));
+    options.config.clientModes.insert(QStringLiteral("parker"), QStringLiteral("park"));
+    options.config.defaultPermission = QStringLiteral("allow");
+    options.config.secretStorage = SwitchboardConfig::SecretStorage::OwnerOnlyFile;
+    options.config.secretsFile = m_dir.filePath(QStringLiteral("secrets.json"));
+    m_backend = std::make_unique<Backend>(options);
+    QVERIFY2(m_backend->start(&error), qPrintable(error));
+    connect(m_backend.get(), &OperatorInterface::callsUpdated, this,
+        [this](const ToolCallList& calls) { m_records += calls; });
+}
+
+void TestGitRemote::cleanupTestCase()
+{
+    if (m_backend)
+        m_backend->stop();
+    m_backend.reset();
+    m_remote.reset();
+}
+
+QNetworkReply* TestGitRemote::post(const QByteArray& sessionId, const json& body)
+{
+    QNetworkRequest request(m_backend->serverUrl());
+    request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
+    request.setRawHeader("Accept", "application/json, text/event-stream");
+    request.setRawHeader("Authorization", "Bearer " + m_backend->token());
+    request.setTransferTimeout(TimeoutMs);
+    if (!sessionId.isEmpty()) {
+        request.setRawHeader("Mcp-Session-Id", sessionId);
+        request.setRawHeader("MCP-Protocol-Version", "2025-06-18");
+    }
+    return m_network.post(request, QByteArray::fromStdString(body.dump()));
+}
+
+QByteArray TestGitRemote::openSession(const QByteArray& clientName)
+{
+    if (m_sessions.contains(clientName))
+        return m_sessions.value(clientName);
+    std::unique_ptr<QNetworkReply> reply(post({},
+        json{{"jsonrpc", "2.0"}, {"id", m_nextId++}, {"method", "initialize"},
+            {"params",
+                {{"protocolVersion", "2025-06-18"}, {"capabilities", json::object()},
+                    {"clientInfo", {{"name", clientName.toStdString()}, {"version", "1"}}}}}}));
+    QSignalSpy finished(reply.get(), &QNetworkReply::finished);
+    if (!reply->isFinished() && !finished.wait(TimeoutMs))
+        return {};
+    const QByteArray id = reply->rawHeader("Mcp-Session-Id");
+    std::unique_ptr<QNetworkReply> initialized(
+        post(id, json{{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}}));
+    QSignalSpy done(initialized.get(), &QNetworkReply::finished);
+    if (!initialized->isFinished())
+        done.wait(TimeoutMs);
+    m_sessions.insert(clientName, id);
+    return id;
+}
+
+QNetworkReply* TestGitRemote::startCall(const QByteArray& clientName, const QString& tool, const json& arguments)
+{
+    const QByteArray session = openSession(clientName);
+    return post(session,
+        json{{"jsonrpc", "2.0"}, {"id", m_nextId++}, {"method", "tools/call"},
+            {"params", {{"name", tool.toStdString()}, {"arguments", arguments}}}});
+}
+
+json TestGitRemote::finish(QNetworkReply* rawReply)
+{
+    std::unique_ptr<QNetworkReply> reply(rawReply);
+    QSignalSpy finished(reply.get(), &QNetworkReply::finished);
+    if (!reply->isFinished() && !finished.wait(TimeoutMs))
+        return json{{"timeout", true}};
+    const QByteArray bytes = reply->readAll();
+    // An event stream carries the result in the data line with an id.
+    for (const QByteArray& line : bytes.split('\n')) {
+        const QByteArray data = line.startsWith("data:") ? line.mid(5).trimmed() : line.trimmed();
+        const json message = json::parse(data.toStdString(), nullptr, false);
+        if (message.is_object() && message.contains("id") && message.contains("result"))
+            return message["result"];
+    }
+    return json{{"unparsed", bytes.toStdString()}};
+}
+
+QString TestGitRemote::waitForQuestion(QSignalSpy& spy)
+{
+    if (spy.isEmpty() && !spy.wait(TimeoutMs))
+        return {};
+    const auto question = spy.takeFirst().at(0).value<PendingInteraction>();
+    return question.id;
+}
+
+void TestGitRemote::parkedClientIsToldWhichConnectionToMake()
+{
+    const json result = call("parker", QStringLiteral("git_clone_repository"),
+        json{{"repository_url", m_remote->url(QStringLiteral("project")).toString().toStdString()},
+            {"local_path", "parked"}});
+    QVERIFY2(result.value("isError", false), result.dump().c_str());
+    const std::string message = result["structuredContent"]["message"];
+    QVERIFY2(message.find("Authentication failed") != std::string::npos, message.c_str());
+    QVERIFY2(message.find("request_connection") != std::string::npos, message.c_str());
+    QVERIFY2(message.find("\"gitea\"") != std::string::npos, message.c_str());
+    QVERIFY(result["structuredContent"]["local_path_created"].is_null());
+    QVERIFY(!QFileInfo::exists(m_root + QStringLiteral("/parked")));
+}
+
+void TestGitRemote::cloneAsksForAConnectionAndCompletesAfterConnecting()
+{
+    QSignalSpy questions(m_backend.get(), &OperatorInterface::interactionPending);
+    QNetworkReply* reply = startCall("agent", QStringLiteral("git_clone_repository"),
+        json{{"repository_url", m_remote->url(QStringLiteral("project")).toString().toStdString()},
+            {"local_path", "work"}});
+    const QString questionId = waitForQuestion(questions);
+    QVERIFY2(!questionId.isEmpty(), "no connect question was raised");
+    QVERIFY(!reply->isFinished());
+    m_backend->connectWithApiKey(questionId, QStringLiteral("gitea"), m_remote->user(), m_remote->password().toUtf8());
+    const json result = finish(reply);
+    QVERIFY2(!result.value("isError", false), result.dump().c_str());
+    const QString created = QString::fromStdString(result["structuredContent"]["local_path_created"]);
+    QCOMPARE(created, QFileInfo(m_root + QStringLiteral("/work")).canonicalFilePath());
+    QVERIFY(QFileInfo::exists(created + QStringLiteral("/README.md"))
+        || QFileInfo::exists(created + QStringLiteral("/README")));
+    // The stored URL carries no credentials.
+    QFile config(created + QStringLiteral("/.git/config"));
+    QVERIFY(config.open(QIODevice::ReadOnly));
+    const QByteArray configText = config.readAll();
+    QVERIFY(!configText.contains(m_remote->password().toUtf8()));
+    QVERIFY(configText.contains(m_remote->url(QStringLiteral("project")).toString().toUtf8()));
+}
+
+void TestGitRemote::pushAndPullUseTheStoredConnection()
+{
+    const QString work = QFileInfo(m_root + QStringLiteral("/work")).canonicalFilePath();
+    QVERIFY(!work.isEmpty());
+    QSignalSpy questions(m_backend.get(), &OperatorInterface::interactionPending);
+    QFile file(work + QStringLiteral("/notes.txt"));
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write("pushed by the git tools\n");
+    file.close();
+    json result = call("agent", QStringLiteral("git_commit"),
+        json{{"repo_path", work.toStdString()}, {"message", "Add notes"}, {"files", {"notes.txt"}},
+            {"author_name", "Agent"}, {"author_email", "agent@example.com"}});
+    QVERIFY2(!result.value("isError", false), result.dump().c_str());
+    const std::string commitId = result["structuredContent"]["commit_id"];
+    result = call("agent", QStringLiteral("git_push"), json{{"repo_path", work.toStdString()}});
+    QVERIFY2(!result.value("isError", false), result.dump().c_str());
+    QCOMPARE(m_remote->headOf(QStringLiteral("project")).trimmed().toStdString(), commitId);
+    QVERIFY2(questions.isEmpty(), "the stored connection should have been used without asking");
+
+    // Someone else pushes; git_pull fast-forwards to it.
+    const QString other = m_remote->workPath(QStringLiteral("other-clone"));
+    int exitCode = -1;
+    m_remote->git({QStringLiteral("clone"), m_remote->urlWithCredentials(QStringLiteral("project")).toString(), other},
+        {}, &exitCode);
+    QCOMPARE(exitCode, 0);
+    const QString theirs
+        = m_remote->commitFile(other, QStringLiteral("theirs.txt"), "from elsewhere\n", QStringLiteral("Theirs"));
+    m_remote->git({QStringLiteral("push"), QStringLiteral("origin"), QStringLiteral("HEAD:main")}, other, &exitCode);
+    QCOMPARE(exitCode, 0);
+    result = call("agent", QStringLiteral("git_pull"), json{{"repo_path", work.toStdString()}});
+    QVERIFY2(!result.value("isError", false), result.dump().c_str());
+    QCOMPARE(QString::fromStdString(result["structuredContent"]["head"]), theirs.trimmed());
+    QVERIFY(QFileInfo::exists(work + QStringLiteral("/theirs.txt")));
+    QVERIFY(questions.isEmpty());
+}
+
+void TestGitRemote::declinedQuestionFailsNamingRequestConnection()
+{
+    QSignalSpy questions(m_backend.get(), &OperatorInterface::interactionPending);
+    QNetworkReply* reply = startCall("decliner", QStringLiteral("git_clone_repository"),
+        json{{"repository_url", m_remote->url(QStringLiteral("project")).toString().toStdString()},
+            {"local_path", "declined"}});
+    const QString questionId = waitForQuestion(questions);
+    QVERIFY2(!questionId.isEmpty(), "no connect question was raised");
+    m_backend->answerInteraction(
+        questionId, InteractionAnswer::respond(ClientAnswer::notConnected(QStringLiteral("declined"))));
+    const json result = finish(reply);
+    QVERIFY2(result.value("isError", false), result.dump().c_str());
+    const std::string message = result["structuredContent"]["message"];
+    QVERIFY2(message.find("declined") != std::string::npos, message.c_str());
+    QVERIFY2(message.find("request_connection") != std::string::npos, message.c_str());
+    QVERIFY(!QFileInfo::exists(m_root + QStringLiteral("/declined")));
+}
+
+void TestGitRemote::unmappedHostFailsSayingHowToMapIt()
+{
+    QSignalSpy questions(m_backend.get(), &OperatorInterface::interactionPending);
+    const QString url = m_remote->url(QStringLiteral("other"))
+                            .toString()
+                            .replace(QStringLiteral("127.0.0.1"), QStringLiteral("localhost"));
+    QNetworkReply* reply = startCall("agent", QStringLiteral("git_clone_repository"),
+        json{{"repository_url", url.toStdString()}, {"local_path", "declined"}});
+    const json result = finish(reply);
+    // localhost is mapped to no provider: the failure says how to map one, and nobody is asked.
+    QVERIFY2(result.value("isError", false), result.dump().c_str());
+    const std::string message = result["structuredContent"]["message"];
+    QVERIFY2(message.find("git: {credentials:") != std::string::npos, message.c_str());
+    QVERIFY(questions.isEmpty());
+    QVERIFY(!QFileInfo::exists(m_root + QStringLiteral("/declined")));
+}
+
+void TestGitRemote::refusedTokenIsAuthenticationFailed()
+{
+    GitHttpRemote strict(QStringLiteral("bob"), QStringLiteral("a-different-password"));
+    QVERIFY(!strict.createBareRepository(QStringLiteral("strict")).isEmpty());
+    QString error;
+    QVERIFY2(strict.start(&error), qPrintable(error));
+    // The stored gitea connection (alice's token) is offered and refused; the person is asked
+    // again, saying so, and declines.
+    QSignalSpy questions(m_backend.get(), &OperatorInterface::interactionPending);
+    QNetworkReply* reply = startCall("agent", QStringLiteral("git_clone_repository"),
+        json{{"repository_url", strict.url(QStringLiteral("strict")).toString().toStdString()},
+            {"local_path", "strict"}});
+    QVERIFY(questions.wait(TimeoutMs));
+    const auto question = questions.takeFirst().at(0).value<PendingInteraction>();
+    QVERIFY2(question.toJson().dump().find("refused the token of the stored gitea connection") != std::string::npos,
+        question.toJson().dump().c_str());
+    m_backend->answerInteraction(
+        question.id, InteractionAnswer::respond(ClientAnswer::notConnected(QStringLiteral("declined"))));
+    const json result = finish(reply);
+    QVERIFY2(result.value("isError", false), result.dump().c_str());
+    const std::string message = result["structuredContent"]["message"];
+    QVERIFY2(message.find("Authentication failed") != std::string::npos, message.c_str());
+    QVERIFY(!QFileInfo::exists(m_root + QStringLiteral("/strict")));
+}
+
+void TestGitRemote::tokenNeverShowsInCallRecords()
+{
+    QTRY_VERIFY_WITH_TIMEOUT(!m_records.isEmpty(), TimeoutMs);
+    const QByteArray secret = m_remote->password().toUtf8();
+    for (const ToolCall& record : std::as_const(m_records)) {
+        QVERIFY2(!record.request.contains(secret), record.request.constData());
+        QVERIFY2(!record.response.contains(secret), record.response.constData());
+        QVERIFY(!record.error.contains(m_remote->password()));
+    }
+}
+
+QTEST_GUILESS_MAIN(TestGitRemote)
+#include "tst_gitremote.moc"
