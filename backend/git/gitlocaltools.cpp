@@ -177,6 +177,57 @@ QString conflictLetters(git_index* index, const char* path)
     return QStringLiteral("DD");
 }
 
+// A path as `git status --porcelain` writes it: in double quotes, with C-style escapes, when it
+// holds a space, a double quote, a backslash, a control character or a byte beyond ASCII (git's
+// default core.quotePath); otherwise as it is.
+std::string porcelainPath(const std::string& path)
+{
+    const auto needsQuotes = [](unsigned char c) { return c <= ' ' || c == '"' || c == '\\' || c >= 0x7f; };
+    if (std::none_of(path.begin(), path.end(), needsQuotes))
+        return path;
+    std::string quoted = "\"";
+    for (const char character : path) {
+        const auto c = static_cast<unsigned char>(character);
+        switch (c) {
+        case '\a':
+            quoted += "\\a";
+            break;
+        case '\b':
+            quoted += "\\b";
+            break;
+        case '\t':
+            quoted += "\\t";
+            break;
+        case '\n':
+            quoted += "\\n";
+            break;
+        case '\v':
+            quoted += "\\v";
+            break;
+        case '\f':
+            quoted += "\\f";
+            break;
+        case '\r':
+            quoted += "\\r";
+            break;
+        case '"':
+            quoted += "\\\"";
+            break;
+        case '\\':
+            quoted += "\\\\";
+            break;
+        default:
+            if (c < ' ' || c >= 0x7f) {
+                const char octal[] = {'\\', char('0' + (c >> 6)), char('0' + ((c >> 3) & 7)), char('0' + (c & 7)), 0};
+                quoted += octal;
+            } else {
+                quoted += character;
+            }
+        }
+    }
+    return quoted + '"';
+}
+
 struct BranchInfo
 {
     QString branch; // empty when detached
@@ -510,12 +561,11 @@ ToolResult status(const GitToolEnvironment& environment, ToolCallContext& contex
         if (flags & GIT_STATUS_CONFLICTED) {
             const QString letters = conflictLetters(index.get(), path.c_str());
             conflicted.push_back(json{{"path", path}, {"status", text(letters)}});
-            porcelain.push_back(text(letters) + " " + path);
+            porcelain.push_back(text(letters) + " " + porcelainPath(path));
             continue;
         }
         if (flags & GIT_STATUS_WT_NEW) {
             untracked.push_back(path);
-            porcelain.push_back("?? " + path);
             continue;
         }
         const QChar x = indexLetter(flags);
@@ -530,9 +580,12 @@ ToolResult status(const GitToolEnvironment& environment, ToolCallContext& contex
             unstaged.push_back(json{{"path", path}, {"status", letterWord(y)}});
         std::string line = text(QString(x) + y) + " ";
         if (x == QLatin1Char('R') && indexDelta && indexDelta->old_file.path)
-            line += std::string(indexDelta->old_file.path) + " -> ";
-        porcelain.push_back(line + path);
+            line += porcelainPath(indexDelta->old_file.path) + " -> ";
+        porcelain.push_back(line + porcelainPath(path));
     }
+    // As `git status --porcelain` lists them: untracked paths after every change to tracked ones.
+    for (const json& path : untracked)
+        porcelain.push_back("?? " + porcelainPath(path.get<std::string>()));
     const BranchInfo branch = branchInfo(repository->get());
     const bool truncated = shown < count && shown >= MaxStatusEntries;
     const bool clean = staged.empty() && unstaged.empty() && untracked.empty() && conflicted.empty();
