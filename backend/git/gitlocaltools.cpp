@@ -417,7 +417,10 @@ bool stagePaths(
         const QFileInfo info(workTree + QLatin1Char('/') + path);
         const QByteArray bytes = path.toUtf8();
         if (path == QLatin1String(".") || (info.isDir() && !info.isSymLink())) {
-            QByteArray spec = path == QLatin1String(".") ? QByteArray() : literalPathspec(path);
+            // A directory's files: libgit2 takes a pathspec with an (escaped) glob character for a
+            // pattern and then no longer matches the directory's contents by its prefix, so
+            // "g[1]" would stage nothing; "g\[1\]/*" matches everything below it, as '*' crosses '/'.
+            QByteArray spec = path == QLatin1String(".") ? QByteArray() : QByteArray(literalPathspec(path) + "/*");
             char* specs[] = {spec.data()};
             git_strarray pathspec{specs, spec.isEmpty() ? 0u : 1u};
             if (git_index_add_all(index, &pathspec, GIT_INDEX_ADD_DEFAULT, nullptr, nullptr) != 0
