@@ -638,7 +638,9 @@ ToolResult log(const GitToolEnvironment& environment, ToolCallContext& context)
     git_revwalk* rawWalk = nullptr;
     git_revwalk_new(&rawWalk, repository->get());
     GitRevwalkPtr walk(rawWalk);
-    git_revwalk_sorting(walk.get(), GIT_SORT_TIME);
+    // Newest first, but never a parent before its child: commits made within one second (as tools
+    // make them) have equal times, and a time sort alone orders those at random.
+    git_revwalk_sorting(walk.get(), GIT_SORT_TOPOLOGICAL | GIT_SORT_TIME);
     git_revwalk_push(walk.get(), git_commit_id(start.get()));
     json commits = json::array();
     git_oid oid;
