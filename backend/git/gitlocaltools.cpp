@@ -629,9 +629,11 @@ ToolResult log(const GitToolEnvironment& environment, ToolCallContext& context)
         ? std::clamp(arguments["max_count"].get<int>(), 1, MaxLogCount)
         : 10;
     const QString revision = stringArgument(arguments, "revision", QStringLiteral("HEAD"));
-    if (git_repository_head_unborn(repository->get()) == 1 && revision == QLatin1String("HEAD"))
+    if (git_repository_head_unborn(repository->get()) == 1 && revision == QLatin1String("HEAD")) {
+        noteTouched(environment, context, *repository, false);
         return GitToolResult::success(QStringLiteral("The branch has no commits yet."),
             json{{"repo_path", text(repository->path())}, {"commits", json::array()}});
+    }
     GitCommitPtr start = resolveCommit(repository->get(), revision, QStringLiteral("revision"), &error);
     if (!start)
         return GitToolResult::failure(error);
