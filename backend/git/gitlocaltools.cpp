@@ -811,8 +811,10 @@ ToolResult branchList(const GitToolEnvironment& environment, ToolCallContext& co
     }
     git_error_clear();
     noteTouched(environment, context, *repository, false);
+    // Counted before the list is moved into the fields: the arguments' order of evaluation is unspecified.
+    const std::size_t branchCount = branches.size();
     return GitToolResult::success(QStringLiteral("%1 %2 branch(es)%3.")
-                                      .arg(branches.size())
+                                      .arg(branchCount)
                                       .arg(type)
                                       .arg(current.isEmpty() ? QString() : QStringLiteral("; on %1").arg(current)),
         json{{"repo_path", text(repository->path())},
