@@ -410,6 +410,13 @@ ToolResult push(const GitToolEnvironment& environment, ToolCallContext& context)
     const git_strarray refspecs{specs, 1};
     context.reportProgress(0, std::nullopt, QStringLiteral("pushing %1 to %2").arg(branch, remoteName));
     const int code = git_remote_push(remote->remote.get(), &refspecs, &options);
+    // libgit2 refuses a non-fast-forward push itself, before sending anything, when it sees from
+    // the remote's refs that the branch lacks commits the remote has.
+    if (code == GIT_ENONFASTFORWARD && !transfer.stoppedByCancellation)
+        return GitToolResult::failure(
+            QStringLiteral("The push of %1 to %2 was refused: %3 has commits that %1 does not have (%4). Pull them "
+                           "first (git_pull), then push again.")
+                .arg(branch, remoteName, remoteName + QLatin1Char('/') + branch, GitLibrary::lastErrorMessage()));
     if (code != 0)
         return GitToolResult::failure(describeFailure(transfer, code, QStringLiteral("Push")));
     if (!transfer.rejected.isEmpty())
