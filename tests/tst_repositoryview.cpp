@@ -150,6 +150,8 @@ private Q_SLOTS:
             QStringLiteral("main  →  origin/main ↑1 ↓2"));
         QVERIFY(
             view.findChild<QLabel*>(QStringLiteral("repositoryHead"))->text().startsWith(QStringLiteral("c0ffee1")));
+        QVERIFY(
+            view.findChild<QLabel*>(QStringLiteral("repositoryRefreshed"))->text().startsWith(QStringLiteral("read ")));
         QVERIFY(!view.findChild<QLabel*>(QStringLiteral("repositoryError"))->isVisibleTo(&view));
         QVERIFY(!view.findChild<QLabel*>(QStringLiteral("repositoryPlaceholder"))->isVisibleTo(&view));
         QVERIFY(view.findChild<QPushButton*>(QStringLiteral("refreshRepositoryButton"))->isEnabled());

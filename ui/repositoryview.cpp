@@ -106,15 +106,15 @@ RepositoryView::RepositoryView(OperatorInterface* backend, QWidget* parent)
     m_splitter = new QSplitter(Qt::Horizontal);
     m_splitter->setObjectName(QStringLiteral("repositorySplitter"));
     m_splitter->setChildrenCollapsible(false);
+    m_splitter->setHandleWidth(10); // as the main window's: the panes' texts do not run together
     m_splitter->addWidget(createRepositoryPane());
     m_splitter->addWidget(createDetailsPane());
     m_splitter->addWidget(createDiffPane());
-    // The repository list has five columns to show, and the diff the longest lines; the files list
-    // does with less.
-    m_splitter->setStretchFactor(0, 4);
+    // The diff has the longest lines; the lists share the rest.
+    m_splitter->setStretchFactor(0, 3);
     m_splitter->setStretchFactor(1, 3);
     m_splitter->setStretchFactor(2, 4);
-    m_splitter->setSizes({380, 260, 360});
+    m_splitter->setSizes({335, 310, 355});
 
     auto* contents = new QWidget;
     auto* layout = new QVBoxLayout(contents);
@@ -179,6 +179,8 @@ QWidget* RepositoryView::createRepositoryPane()
     // changes (or why a repository is unreadable) get the spare width.
     columns->setSectionResizeMode(QHeaderView::Interactive);
     columns->setSectionResizeMode(RepositoryListModel::ChangesColumn, QHeaderView::Stretch);
+    // The list is narrow; when each was read is in the selected repository's header.
+    m_repositoryList->setColumnHidden(RepositoryListModel::RefreshedColumn, true);
     m_repositoryList->setMinimumHeight(
         m_repositoryList->verticalHeader()->defaultSectionSize() * 3 + columns->sizeHint().height());
 
@@ -206,6 +208,9 @@ QWidget* RepositoryView::createDetailsPane()
     m_nameLabel->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Preferred);
     m_pathLabel = plainLabel(QStringLiteral("repositoryPath"));
     m_pathLabel->setForegroundRole(QPalette::PlaceholderText);
+    m_refreshedLabel = new QLabel;
+    m_refreshedLabel->setObjectName(QStringLiteral("repositoryRefreshed"));
+    m_refreshedLabel->setForegroundRole(QPalette::PlaceholderText);
     m_branchLabel = plainLabel(QStringLiteral("repositoryBranch"));
     m_headLabel = plainLabel(QStringLiteral("repositoryHead"));
     m_errorLabel = plainLabel(QStringLiteral("repositoryError"));
@@ -225,6 +230,7 @@ QWidget* RepositoryView::createDetailsPane()
     title->setSpacing(10);
     title->addWidget(m_nameLabel);
     title->addWidget(m_pathLabel, 1);
+    title->addWidget(m_refreshedLabel);
     title->addWidget(m_callsLabel);
 
     auto* header = new QGridLayout;
@@ -249,7 +255,10 @@ QWidget* RepositoryView::createDetailsPane()
     m_fileList->setObjectName(QStringLiteral("repositoryFiles"));
     configureTable(m_fileList);
     m_fileList->setModel(m_files);
-    m_fileList->horizontalHeader()->setSectionResizeMode(RepositoryFilesModel::PathColumn, QHeaderView::Stretch);
+    // The path is what the person looks for: it is fitted to the paths shown (fitFileColumns), and
+    // the description, which the letters and the tooltip also give, takes what is left.
+    m_fileList->horizontalHeader()->setSectionResizeMode(RepositoryFilesModel::PathColumn, QHeaderView::Interactive);
+    m_fileList->horizontalHeader()->setSectionResizeMode(RepositoryFilesModel::ChangeColumn, QHeaderView::Stretch);
 
     m_filesNote = new QLabel;
     m_filesNote->setObjectName(QStringLiteral("repositoryFilesNote"));
@@ -534,6 +543,11 @@ void RepositoryView::showDetails(const RepositoryState& state, bool sameReposito
     m_nameLabel->setText(RepositoryListModel::repositoryName(state.path));
     m_pathLabel->setText(state.path);
     m_pathLabel->setToolTip(state.path);
+    const QString refreshed = RepositoryListModel::refreshedLabel(state.refreshedAtMs);
+    m_refreshedLabel->setText(refreshed.isEmpty() ? QString() : tr("read %1").arg(refreshed));
+    m_refreshedLabel->setToolTip(m_repositories->indexOfRepository(state.path, RepositoryListModel::RefreshedColumn)
+                                     .data(Qt::ToolTipRole)
+                                     .toString());
     QString branch = RepositoryListModel::branchLabel(state);
     if (!state.upstream.isEmpty())
         branch += QStringLiteral("  →  ") + RepositoryListModel::upstreamLabel(state);
@@ -568,6 +582,7 @@ void RepositoryView::showDetails(const RepositoryState& state, bool sameReposito
     }
     m_restoringFile = true;
     m_files->setFiles(state.files, state.filesTruncated);
+    fitFileColumns();
     m_commits->setCommits(state.commits);
     const QModelIndex fileRow = file.isEmpty() ? QModelIndex() : m_files->indexOfFile(file);
     if (fileRow.isValid())
@@ -729,13 +744,21 @@ void RepositoryView::fitRepositoryColumns()
         {RepositoryListModel::NameColumn, 20 * charWidth},
         {RepositoryListModel::BranchColumn, 16 * charWidth},
         {RepositoryListModel::UpstreamColumn, 24 * charWidth},
-        {RepositoryListModel::RefreshedColumn, 20 * charWidth},
     };
     for (const auto& [column, limit] : widest) {
         m_repositoryList->resizeColumnToContents(column);
         if (m_repositoryList->columnWidth(column) > limit)
             m_repositoryList->setColumnWidth(column, limit);
     }
+}
+
+void RepositoryView::fitFileColumns()
+{
+    // The view measures only the rows in sight, so a thousand paths cost no more than twenty.
+    m_fileList->resizeColumnToContents(RepositoryFilesModel::PathColumn);
+    const int widest = 48 * m_fileList->fontMetrics().averageCharWidth();
+    if (m_fileList->columnWidth(RepositoryFilesModel::PathColumn) > widest)
+        m_fileList->setColumnWidth(RepositoryFilesModel::PathColumn, widest);
 }
 
 void RepositoryView::updateActions()

@@ -104,6 +104,7 @@ private:
     void requestDiff();
     void showStatus(const QString& text, bool problem);
     void fitRepositoryColumns();
+    void fitFileColumns();
     void updateActions();
     void updateHighlighterColours();
 
@@ -125,6 +126,7 @@ private:
     QLabel* m_detailsPlaceholder = nullptr;
     QLabel* m_nameLabel = nullptr;
     QLabel* m_pathLabel = nullptr;
+    QLabel* m_refreshedLabel = nullptr;
     QLabel* m_branchCaption = nullptr;
     QLabel* m_branchLabel = nullptr;
     QLabel* m_headCaption = nullptr;
