@@ -18,6 +18,7 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTest>
 #include <QTextBlock>
@@ -165,13 +166,20 @@ private Q_SLOTS:
         QAbstractItemModelTester commits(view.commitModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
         RepositoryState beta = makeState(Beta);
         beta.files = {makeFile(QStringLiteral("only.txt"), 'A', ' ')};
+        beta.filesTruncated = true;
         beta.commits = {makeCommit(QStringLiteral("abc"), QStringLiteral("Only"))};
         Q_EMIT backend.repositoryStatesChanged({makeState(Alpha), beta});
         QCOMPARE(view.filesModel()->count(), 3);
         QCOMPARE(view.commitModel()->count(), 2);
+        auto* tabs = view.findChild<QTabWidget*>(QStringLiteral("repositoryTabs"));
+        // Paths, not the counts: a file staged and unstaged is one row.
+        QCOMPARE(tabs->tabText(0), QStringLiteral("Changes (3)"));
+        QCOMPARE(tabs->tabText(1), QStringLiteral("Commits (2)"));
 
         QVERIFY(view.selectRepository(Beta));
         QCOMPARE(view.currentRepository(), Beta);
+        QCOMPARE(tabs->tabText(0), QStringLiteral("Changes (1+)"));
+        QVERIFY(view.filesNote()->text().contains(QStringLiteral("there are more")));
         QCOMPARE(view.filesModel()->count(), 1);
         QCOMPARE(view.filesModel()->index(0, 0).data(FilePathRole).toString(), QStringLiteral("only.txt"));
         QCOMPARE(view.commitModel()->count(), 1);

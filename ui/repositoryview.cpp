@@ -591,13 +591,14 @@ void RepositoryView::showDetails(const RepositoryState& state, bool sameReposito
     m_fileList->verticalScrollBar()->setValue(fileScroll);
     m_commitList->verticalScrollBar()->setValue(commitScroll);
 
-    const int total = state.staged + state.unstaged + state.untracked;
-    m_tabs->setTabText(0, total == 0 ? tr("Changes") : tr("Changes (%1)").arg(total));
+    // Paths, as the list shows them: the counts beside them count a path staged and unstaged twice.
+    const int paths = m_files->count();
+    m_tabs->setTabText(0,
+        paths == 0 ? tr("Changes") : (m_files->isTruncated() ? tr("Changes (%L1+)") : tr("Changes (%L1)")).arg(paths));
     m_tabs->setTabText(1, state.commits.isEmpty() ? tr("Commits") : tr("Commits (%1)").arg(state.commits.size()));
     // An unreadable repository has no lists; its error says why.
     if (m_files->isTruncated())
-        m_filesNote->setText(
-            tr("Showing the first %L1 changed paths of %L2.").arg(m_files->count()).arg(qMax(total, m_files->count())));
+        m_filesNote->setText(tr("Showing the first %L1 changed paths; there are more.").arg(paths));
     else if (m_files->count() == 0 && state.error.isEmpty())
         m_filesNote->setText(tr("No changes: the working tree and the index match HEAD."));
     else
