@@ -5,7 +5,10 @@
 #include "auth/secretstore.h"
 #include "backendevents.h"
 #include "git/connectioncredentialsource.h"
+#include "git/gitlibrary.h"
+#include "git/gitstatuscache.h"
 #include "git/gittoolenvironment.h"
+#include "git/gittoolhandlers.h"
 #include "git/gittools.h"
 #include "git/repositorymonitor.h"
 #include "interaction/clienttool.h"
@@ -216,6 +219,8 @@ void Backend::stop()
                     m_gitCredentials->shutdown();
                 if (m_repositories)
                     m_repositories->shutDown();
+                if (m_gitStatusCache)
+                    m_gitStatusCache->shutDown();
                 delete m_repositories;
                 m_repositories = nullptr;
                 delete m_interactions; // ends the state writer's thread
@@ -298,7 +303,7 @@ void Backend::registerGitTools()
     const GitSettings& settings = m_options.config.git;
     auto environment = std::make_shared<GitToolEnvironment>(
         GitToolEnvironment{GitPathPolicy(settings.roots + GitPathPolicy::rootsFromEnvironment()),
-            GitUrlPolicy(settings.schemes, settings.allowLocalRemotes), settings, nullptr, {}});
+            GitUrlPolicy(settings.schemes, settings.allowLocalRemotes), settings, nullptr, {}, nullptr});
     for (const QString& problem : environment->paths.problems())
         qWarning("switchboard: git: %s", qPrintable(problem));
     m_repositories = new RepositoryMonitor(environment->paths, m_events);
@@ -307,6 +312,14 @@ void Backend::registerGitTools()
     m_gitCredentials = std::make_shared<ConnectionCredentialSource>(m_repositories->home(), m_secrets, m_interactions,
         m_registry, settings.credentialProviders, m_options.configPath);
     environment->credentials = m_gitCredentials;
+    environment->statusCache
+        = std::make_shared<GitStatusCache>([paths = environment->paths](const QString& repository) {
+              QString ignored;
+              return GitToolHandlers::statusFields(paths, repository, &ignored);
+          });
+    m_gitStatusCache = environment->statusCache;
+    // libgit2 loads its TLS certificates once, at start rather than in the first call.
+    GitLibrary::ensureInitialized();
     environment->repositoryTouched = [home = std::weak_ptr<HomeThread>(m_repositories->home()),
                                          monitor = m_repositories](const QString& path, qint64 callId, bool changed) {
         if (auto target = home.lock())

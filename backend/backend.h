@@ -22,6 +22,7 @@
 
 class BackendEvents;
 class ConnectionCredentialSource;
+class GitStatusCache;
 class RepositoryMonitor;
 class CallIdSource;
 class HistoryStore;
@@ -116,6 +117,7 @@ private:
     SecretStore* m_secrets = nullptr; // server thread
     RepositoryMonitor* m_repositories = nullptr; // server thread
     std::shared_ptr<ConnectionCredentialSource> m_gitCredentials; // used by git workers
+    std::shared_ptr<GitStatusCache> m_gitStatusCache; // used by git workers
     QString m_secretStorage; // m_secrets->description(), readable from the GUI thread
     QHash<QString, OAuthConnector*> m_oauthFlows; // by interaction id; server thread
     QUrl m_url;

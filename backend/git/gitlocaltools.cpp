@@ -5,6 +5,7 @@
 #include "git/gitpathpolicy.h"
 #include "git/gitptr.h"
 #include "git/gitrepositoryhandle.h"
+#include "git/gitstatuscache.h"
 #include "git/gittoolenvironment.h"
 #include "git/gittoolhandlers.h"
 #include "git/gittoolresult.h"
@@ -518,23 +519,25 @@ void noteTouched(const GitToolEnvironment& environment, const ToolCallContext& c
         environment.repositoryTouched(repository.path(), context.metadata().callId, changed);
 }
 
-ToolResult status(const GitToolEnvironment& environment, ToolCallContext& context)
+std::optional<json> statusFields(const GitPathPolicy& policy, const QString& repositoryPath, QString* error)
 {
-    QString error;
-    auto repository = openRepository(environment, context, &error);
+    auto repository = GitRepositoryHandle::open(policy, repositoryPath, QStringLiteral("repo_path"), error);
     if (!repository)
-        return GitToolResult::failure(error);
-    if (repository->isBare())
-        return GitToolResult::failure(
-            QStringLiteral("%1 is a bare repository: it has no working tree to report on.").arg(repository->path()));
+        return std::nullopt;
+    if (repository->isBare()) {
+        *error
+            = QStringLiteral("%1 is a bare repository: it has no working tree to report on.").arg(repository->path());
+        return std::nullopt;
+    }
     git_status_options options = GIT_STATUS_OPTIONS_INIT;
     options.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR;
     options.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED | GIT_STATUS_OPT_RENAMES_HEAD_TO_INDEX
         | GIT_STATUS_OPT_SORT_CASE_SENSITIVELY;
     git_status_list* rawList = nullptr;
-    if (git_status_list_new(&rawList, repository->get(), &options) != 0)
-        return GitToolResult::failure(
-            failureText(QStringLiteral("Could not read the status of %1").arg(repository->path())));
+    if (git_status_list_new(&rawList, repository->get(), &options) != 0) {
+        *error = failureText(QStringLiteral("Could not read the status of %1").arg(repository->path()));
+        return std::nullopt;
+    }
     GitStatusListPtr list(rawList);
     git_index* rawIndex = nullptr;
     git_repository_index(&rawIndex, repository->get());
@@ -607,15 +610,31 @@ ToolResult status(const GitToolEnvironment& environment, ToolCallContext& contex
         message += QStringLiteral(" %1 ahead, %2 behind %3.").arg(branch.ahead).arg(branch.behind).arg(branch.upstream);
     if (truncated)
         message += QStringLiteral(" Only the first %1 changed paths are listed.").arg(MaxStatusEntries);
+    return json{{"message", text(message)}, {"repo_path", text(repository->path())}, {"branch", text(branch.branch)},
+        {"detached", branch.detached}, {"head", branch.head.isEmpty() ? json(nullptr) : json(text(branch.head))},
+        {"upstream", branch.upstream.isEmpty() ? json(nullptr) : json(text(branch.upstream))}, {"ahead", branch.ahead},
+        {"behind", branch.behind}, {"staged", std::move(staged)}, {"unstaged", std::move(unstaged)},
+        {"untracked", std::move(untracked)}, {"conflicted", std::move(conflicted)}, {"clean", clean},
+        {"porcelain", std::move(porcelain)}, {"truncated", truncated}};
+}
+
+ToolResult status(const GitToolEnvironment& environment, ToolCallContext& context)
+{
+    QString error;
+    auto repository = openRepository(environment, context, &error);
+    if (!repository)
+        return GitToolResult::failure(error);
+    // The same answer, from the cache while the watched tree has not changed.
+    std::optional<json> fields = environment.statusCache ? environment.statusCache->status(repository->path())
+                                                         : statusFields(environment.paths, repository->path(), &error);
+    if (!fields && environment.statusCache) // the cache does not keep the reason: ask again for it
+        fields = statusFields(environment.paths, repository->path(), &error);
+    if (!fields)
+        return GitToolResult::failure(error);
+    const QString message = QString::fromStdString((*fields)["message"].get<std::string>());
+    fields->erase("message");
     noteTouched(environment, context, *repository, false);
-    return GitToolResult::success(message,
-        json{{"repo_path", text(repository->path())}, {"branch", text(branch.branch)}, {"detached", branch.detached},
-            {"head", branch.head.isEmpty() ? json(nullptr) : json(text(branch.head))},
-            {"upstream", branch.upstream.isEmpty() ? json(nullptr) : json(text(branch.upstream))},
-            {"ahead", branch.ahead}, {"behind", branch.behind}, {"staged", std::move(staged)},
-            {"unstaged", std::move(unstaged)}, {"untracked", std::move(untracked)},
-            {"conflicted", std::move(conflicted)}, {"clean", clean}, {"porcelain", std::move(porcelain)},
-            {"truncated", truncated}});
+    return GitToolResult::success(message, std::move(*fields));
 }
 
 ToolResult log(const GitToolEnvironment& environment, ToolCallContext& context)

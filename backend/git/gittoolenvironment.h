@@ -15,6 +15,7 @@
 #include <memory>
 
 class GitCredentialSource;
+class GitStatusCache;
 
 struct GitToolEnvironment
 {
@@ -27,4 +28,6 @@ struct GitToolEnvironment
     // Told (from any thread, so it must only post) when a tool read or changed the repository at
     // a canonical path; empty: nobody watches.
     std::function<void(const QString& repository, qint64 callId, bool changed)> repositoryTouched;
+    // git_status's answers for unchanged trees; null: computed every time.
+    std::shared_ptr<GitStatusCache> statusCache;
 };

@@ -16,6 +16,7 @@
 #include <optional>
 
 struct GitToolEnvironment;
+class GitPathPolicy;
 class GitRepositoryHandle;
 
 namespace GitToolHandlers {
@@ -32,6 +33,10 @@ ToolResult createBranch(const GitToolEnvironment& environment, ToolCallContext& 
 ToolResult cloneRepository(const GitToolEnvironment& environment, ToolCallContext& context);
 ToolResult push(const GitToolEnvironment& environment, ToolCallContext& context);
 ToolResult pull(const GitToolEnvironment& environment, ToolCallContext& context);
+
+// git_status's fields (and its "message") for the repository at `path`, computed now; what the
+// GitStatusCache keeps. Nothing, with `error`, when the repository cannot be read.
+std::optional<nlohmann::json> statusFields(const GitPathPolicy& policy, const QString& path, QString* error);
 
 // Shared helpers.
 QString stringArgument(const nlohmann::json& arguments, const char* name, const QString& fallback = {});

@@ -1,0 +1,268 @@
+// git_status's answers against the git program's after random edits, fresh and from the cache
+// (GitStatusCache with its TreeWatcher): every edit makes the cached answer stale at once, and a
+// cached answer is always the fresh one. The seed is printed; SWITCHBOARD_GIT_SEED=<seed> replays.
+
+#include "git/gitpathpolicy.h"
+#include "git/gitstatuscache.h"
+#include "git/gittoolhandlers.h"
+#include "git/treewatcher.h"
+
+#include <QDir>
+#include <QDirIterator>
+#include <QFile>
+#include <QProcess>
+#include <QRandomGenerator>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <nlohmann/json.hpp>
+
+using nlohmann::json;
+
+class TestGitStatus : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void randomEditsMatchGitFreshAndCached();
+    void watcherCountsChangesDeepInTheTree();
+    void cacheIsBounded();
+
+private:
+    QString git(const QStringList& arguments, int* exitCode = nullptr);
+    QStringList gitPorcelain();
+    QStringList porcelainOf(const std::optional<json>& fields);
+    void write(const QString& relative, const QByteArray& content);
+
+    QTemporaryDir m_dir;
+    QString m_root;
+    QString m_repo;
+};
+
+QString TestGitStatus::git(const QStringList& arguments, int* exitCode)
+{
+    QProcess process;
+    process.setWorkingDirectory(m_repo);
+    process.start(QStringLiteral("git"), arguments);
+    if (!process.waitForFinished(60'000)) {
+        process.kill();
+        process.waitForFinished();
+    }
+    if (exitCode)
+        *exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+    return QString::fromUtf8(process.readAllStandardOutput() + process.readAllStandardError());
+}
+
+QStringList TestGitStatus::gitPorcelain()
+{
+    QProcess process;
+    process.setWorkingDirectory(m_repo);
+    process.start(
+        QStringLiteral("git"), {QStringLiteral("status"), QStringLiteral("--porcelain"), QStringLiteral("-z")});
+    process.waitForFinished(60'000);
+    const QList<QByteArray> fields = process.readAllStandardOutput().split('\0');
+    QStringList lines;
+    for (qsizetype i = 0; i < fields.size() && !fields[i].isEmpty(); ++i) {
+        const QString entry = QString::fromUtf8(fields[i]);
+        if (entry.startsWith(QLatin1Char('R')) || entry.startsWith(QLatin1Char('C'))) {
+            lines << entry.left(3) + QString::fromUtf8(fields[i + 1]) + QStringLiteral(" -> ") + entry.mid(3);
+            ++i;
+        } else {
+            lines << entry;
+        }
+    }
+    lines.sort();
+    return lines;
+}
+
+QStringList TestGitStatus::porcelainOf(const std::optional<json>& fields)
+{
+    QStringList lines;
+    if (!fields)
+        return {QStringLiteral("<no answer>")};
+    for (const json& line : (*fields)["porcelain"])
+        lines << QString::fromStdString(line.get<std::string>());
+    lines.sort();
+    return lines;
+}
+
+void TestGitStatus::write(const QString& relative, const QByteArray& content)
+{
+    const QString path = m_repo + QLatin1Char('/') + relative;
+    QDir().mkpath(QFileInfo(path).path());
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    file.write(content);
+}
+
+void TestGitStatus::initTestCase()
+{
+    QVERIFY(m_dir.isValid());
+    m_root = QFileInfo(m_dir.path()).canonicalFilePath() + QStringLiteral("/root");
+    m_repo = m_root + QStringLiteral("/repo");
+    QVERIFY(QDir().mkpath(m_repo));
+    qputenv("HOME", QFile::encodeName(m_dir.path()));
+    qputenv("GIT_CONFIG_NOSYSTEM", "1");
+    int code = 0;
+    git({QStringLiteral("init"), QStringLiteral("-q"), QStringLiteral("-b"), QStringLiteral("main")}, &code);
+    QCOMPARE(code, 0);
+    git({QStringLiteral("config"), QStringLiteral("user.name"), QStringLiteral("Test")});
+    git({QStringLiteral("config"), QStringLiteral("user.email"), QStringLiteral("test@example.com")});
+    for (int d = 0; d < 8; ++d) {
+        for (int f = 0; f < 12; ++f)
+            write(QStringLiteral("dir%1/sub%2/file%3.txt").arg(d).arg(f % 3).arg(f),
+                QByteArray::number(d * 100 + f) + '\n');
+    }
+    write(QStringLiteral("top.txt"), "top\n");
+    git({QStringLiteral("add"), QStringLiteral("-A")});
+    git({QStringLiteral("commit"), QStringLiteral("-qm"), QStringLiteral("start")}, &code);
+    QCOMPARE(code, 0);
+}
+
+void TestGitStatus::randomEditsMatchGitFreshAndCached()
+{
+    const quint32 seed = qEnvironmentVariableIsSet("SWITCHBOARD_GIT_SEED")
+        ? quint32(qEnvironmentVariableIntValue("SWITCHBOARD_GIT_SEED"))
+        : QRandomGenerator::global()->generate();
+    qInfo("seed %u (SWITCHBOARD_GIT_SEED=%u replays it)", seed, seed);
+    QRandomGenerator random(seed);
+    const GitPathPolicy policy({m_root});
+    GitStatusCache cache([&policy](const QString& repository) {
+        QString error;
+        return GitToolHandlers::statusFields(policy, repository, &error);
+    });
+    const auto anyFile = [&] {
+        QStringList files;
+        QDirIterator it(m_repo, QDir::Files | QDir::Hidden, QDirIterator::Subdirectories);
+        while (it.hasNext()) {
+            const QString path = it.next();
+            if (!path.contains(QLatin1String("/.git/")))
+                files << QDir(m_repo).relativeFilePath(path);
+        }
+        return files.isEmpty() ? QString() : files.at(random.bounded(int(files.size())));
+    };
+    for (int round = 0; round < 25; ++round) {
+        // Warm the cache and wait until it answers from the watched tree.
+        const QStringList expectedNow = gitPorcelain();
+        QCOMPARE(porcelainOf(cache.status(m_repo)), expectedNow);
+        // The git program may rewrite the index (a change like any other): asked first.
+        const QStringList before = gitPorcelain();
+        QTRY_VERIFY_WITH_TIMEOUT(cache.find(m_repo).has_value() || (cache.compute(m_repo), false), 30'000);
+        QCOMPARE(porcelainOf(cache.find(m_repo)), before);
+
+        const int edits = 1 + random.bounded(6);
+        QStringList done;
+        for (int e = 0; e < edits; ++e) {
+            const QString file = anyFile();
+            switch (random.bounded(10)) {
+            case 0: // change a file's content
+                if (!file.isEmpty())
+                    write(file, QByteArray::number(random.generate()) + '\n');
+                done << QStringLiteral("modify ") + file;
+                break;
+            case 1: // delete a file
+                if (!file.isEmpty())
+                    QFile::remove(m_repo + QLatin1Char('/') + file);
+                done << QStringLiteral("delete ") + file;
+                break;
+            case 2: { // a new file, sometimes in a new directory
+                const QString path = random.bounded(2) ? QStringLiteral("new%1.txt").arg(random.bounded(1000))
+                                                       : QStringLiteral("newdir%1/deep/n.txt").arg(random.bounded(100));
+                write(path, "new\n");
+                done << QStringLiteral("create ") + path;
+                break;
+            }
+            case 3: // stage everything under a directory or one file
+                if (!file.isEmpty())
+                    git({QStringLiteral("add"), QStringLiteral("-A"), QStringLiteral("--"), file});
+                done << QStringLiteral("add ") + file;
+                break;
+            case 4: // unstage
+                git({QStringLiteral("reset"), QStringLiteral("-q"), QStringLiteral("--"), QStringLiteral(".")});
+                done << QStringLiteral("reset");
+                break;
+            case 5: { // a rename, staged
+                if (file.isEmpty())
+                    break;
+                int code = 0;
+                git({QStringLiteral("mv"), QStringLiteral("-k"), file, file + QStringLiteral(".moved")}, &code);
+                done << QStringLiteral("mv ") + file;
+                break;
+            }
+            case 6: // an ignore rule
+                write(QStringLiteral(".gitignore"), (random.bounded(2) ? "*.moved\n" : "new*\n"));
+                done << QStringLiteral("ignore");
+                break;
+            case 7: // the same content written again (only the time changes)
+                if (!file.isEmpty()) {
+                    QFile original(m_repo + QLatin1Char('/') + file);
+                    QByteArray content;
+                    if (original.open(QIODevice::ReadOnly))
+                        content = original.readAll();
+                    original.close();
+                    write(file, content);
+                }
+                done << QStringLiteral("rewrite ") + file;
+                break;
+            case 8: // commit what is staged
+                git({QStringLiteral("commit"), QStringLiteral("-qm"), QStringLiteral("round %1").arg(round)});
+                done << QStringLiteral("commit");
+                break;
+            default: // a file's mode
+                if (!file.isEmpty())
+                    QFile::setPermissions(m_repo + QLatin1Char('/') + file,
+                        QFile::permissions(m_repo + QLatin1Char('/') + file) ^ QFileDevice::ExeOwner);
+                done << QStringLiteral("chmod ") + file;
+                break;
+            }
+        }
+        // Every edit is seen before anything else runs: the cached answer is stale now.
+        const std::optional<json> cachedAfterEdits = cache.find(m_repo);
+        const QStringList expected = gitPorcelain();
+        QVERIFY2(!cachedAfterEdits || porcelainOf(cachedAfterEdits) == expected,
+            qPrintable(QStringLiteral("a stale answer was served after: ") + done.join(QStringLiteral(", "))));
+        QString error;
+        QCOMPARE(porcelainOf(GitToolHandlers::statusFields(policy, m_repo, &error)), expected);
+        QCOMPARE(porcelainOf(cache.status(m_repo)), expected);
+    }
+}
+
+void TestGitStatus::watcherCountsChangesDeepInTheTree()
+{
+    TreeWatcher watcher(m_repo);
+    QVERIFY(watcher.isComplete());
+    const quint64 before = watcher.generation();
+    QCOMPARE(watcher.generation(), before); // nothing changed
+    write(QStringLiteral("dir3/sub1/file4.txt"), "deep change\n");
+    QVERIFY(watcher.generation() > before);
+    // A directory made after the watcher started is watched too.
+    const quint64 afterMkdir = [&] {
+        QDir().mkpath(m_repo + QStringLiteral("/brand/new"));
+        return watcher.generation();
+    }();
+    write(QStringLiteral("brand/new/leaf.txt"), "leaf\n");
+    QVERIFY(watcher.generation() > afterMkdir);
+    // The index and HEAD, in the git directory.
+    const quint64 beforeIndex = watcher.generation();
+    git({QStringLiteral("add"), QStringLiteral("brand/new/leaf.txt")});
+    QVERIFY(watcher.generation() > beforeIndex);
+    git({QStringLiteral("reset"), QStringLiteral("-q")});
+}
+
+void TestGitStatus::cacheIsBounded()
+{
+    int computed = 0;
+    GitStatusCache cache([&computed](const QString&) {
+        ++computed;
+        return std::optional<json>(json{{"porcelain", json::array()}});
+    });
+    for (int i = 0; i < GitStatusCache::MaxRepositories + 10; ++i)
+        cache.compute(m_root + QStringLiteral("/absent%1").arg(i));
+    QCOMPARE(computed, GitStatusCache::MaxRepositories + 10);
+    // The oldest went: asking for it computes again rather than answering from anything kept.
+    QVERIFY(!cache.find(m_root + QStringLiteral("/absent0")).has_value());
+    cache.shutDown();
+}
+
+QTEST_GUILESS_MAIN(TestGitStatus)
+#include "tst_gitstatus.moc"
