@@ -2,25 +2,23 @@
 
 #include "backendevents.h"
 #include "git/repositoryinspector.h"
+#include "git/treewatcher.h"
 #include "tools/homethread.h"
 
 #include <QDateTime>
 #include <QDir>
 #include <QFileInfo>
-#include <QFileSystemWatcher>
+#include <QSocketNotifier>
 
 RepositoryMonitor::RepositoryMonitor(GitPathPolicy policy, BackendEvents* events, QObject* parent)
     : QObject(parent)
     , m_policy(std::move(policy))
     , m_events(events)
-    , m_watcher(new QFileSystemWatcher(this))
     , m_home(HomeThread::create(this))
 {
     m_debounce.setSingleShot(true);
     m_debounce.setInterval(DebounceMs);
     connect(&m_debounce, &QTimer::timeout, this, &RepositoryMonitor::readDirty);
-    connect(m_watcher, &QFileSystemWatcher::directoryChanged, this, &RepositoryMonitor::fileChanged);
-    connect(m_watcher, &QFileSystemWatcher::fileChanged, this, &RepositoryMonitor::fileChanged);
 }
 
 RepositoryMonitor::~RepositoryMonitor()
@@ -93,9 +91,11 @@ bool RepositoryMonitor::add(const QString& path, QString* error)
 
 void RepositoryMonitor::remove(const QString& path)
 {
-    if (m_repositories.erase(path) == 0)
+    const auto it = m_repositories.find(path);
+    if (it == m_repositories.end())
         return;
-    unwatchFiles(path);
+    delete it->second.notifier;
+    m_repositories.erase(it);
     m_dirty.remove(path);
     Q_EMIT repositoryRemoved(path);
 }
@@ -140,42 +140,47 @@ QStringList RepositoryMonitor::repositories() const
 
 void RepositoryMonitor::watchFiles(const QString& path)
 {
-    // Qt watches a directory's entries, not the files below it: the top directory (files made or
-    // removed), the git directory (HEAD, index and refs rewritten by rename) and the branch refs.
-    const QString git = path + QStringLiteral("/.git");
-    QStringList paths{path};
-    const QStringList candidates{git, git + QStringLiteral("/refs/heads"), git + QStringLiteral("/index")};
-    for (const QString& candidate : candidates) {
-        if (QFileInfo::exists(candidate))
-            paths.append(candidate);
-    }
-    m_watcher->addPaths(paths);
+    // Walking a large tree takes a while: on the reader's thread, handed back when ready.
+    std::weak_ptr<HomeThread> home = m_home;
+    m_reader.start([this, home, path] {
+        auto watcher = std::make_shared<TreeWatcher>(path);
+        if (auto target = home.lock())
+            target->post([this, path, watcher] { watcherReady(path, watcher); });
+    });
 }
 
-void RepositoryMonitor::unwatchFiles(const QString& path)
+void RepositoryMonitor::watcherReady(const QString& path, std::shared_ptr<TreeWatcher> watcher)
 {
-    QStringList gone;
-    const QStringList all = m_watcher->directories() + m_watcher->files();
-    for (const QString& watchedPath : all) {
-        if (watchedPath == path || watchedPath.startsWith(path + QStringLiteral("/.git")))
-            gone.append(watchedPath);
-    }
-    if (!gone.isEmpty())
-        m_watcher->removePaths(gone);
+    const auto it = m_repositories.find(path);
+    if (it == m_repositories.end() || m_shutDown)
+        return; // removed meanwhile
+    Watched& entry = it->second;
+    entry.watcher = std::move(watcher);
+    entry.generation = entry.watcher->generation();
+    if (entry.watcher->descriptor() < 0)
+        return;
+    entry.notifier = new QSocketNotifier(qintptr(entry.watcher->descriptor()), QSocketNotifier::Read, this);
+    connect(entry.notifier, &QSocketNotifier::activated, this, [this, path] { filesChanged(path); });
+    // Anything that changed while the watcher was being built is read now.
+    m_dirty.insert(path);
+    m_debounce.start();
 }
 
-void RepositoryMonitor::fileChanged(const QString& changedPath)
+void RepositoryMonitor::filesChanged(const QString& path)
 {
-    for (const auto& [path, entry] : m_repositories) {
-        if (changedPath == path || changedPath.startsWith(path + QLatin1Char('/'))) {
-            m_dirty.insert(path);
-            // The index is replaced by rename: Qt stops watching the old file.
-            const QString index = path + QStringLiteral("/.git/index");
-            if (changedPath == index && QFileInfo::exists(index) && !m_watcher->files().contains(index))
-                m_watcher->addPath(index);
-        }
-    }
-    if (!m_dirty.isEmpty())
+    const auto it = m_repositories.find(path);
+    if (it == m_repositories.end() || !it->second.watcher)
+        return;
+    const quint64 generation = it->second.watcher->generation(); // reads the events
+    if (generation == it->second.generation)
+        return;
+    it->second.generation = generation;
+    m_dirty.insert(path);
+    // Debounced, but a tree that never stops changing is still read every MaxDelayMs.
+    const qint64 now = QDateTime::currentMSecsSinceEpoch();
+    if (!m_debounce.isActive())
+        m_firstDirtyMs = now;
+    if (now - m_firstDirtyMs < MaxDelayMs)
         m_debounce.start();
 }
 

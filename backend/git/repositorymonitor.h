@@ -22,7 +22,8 @@
 
 class BackendEvents;
 class HomeThread;
-class QFileSystemWatcher;
+class QSocketNotifier;
+class TreeWatcher;
 
 class RepositoryMonitor : public QObject
 {
@@ -30,6 +31,7 @@ class RepositoryMonitor : public QObject
 public:
     static constexpr int MaxRepositories = 64;
     static constexpr int DebounceMs = 300;
+    static constexpr int MaxDelayMs = 2'000;
 
     RepositoryMonitor(GitPathPolicy policy, BackendEvents* events, QObject* parent = nullptr);
     ~RepositoryMonitor() override;
@@ -63,12 +65,15 @@ private:
         qint64 lastUsedMs = 0;
         bool reading = false;
         bool readAgain = false;
+        std::shared_ptr<TreeWatcher> watcher; // null until built
+        QSocketNotifier* notifier = nullptr;
+        quint64 generation = 0;
     };
 
     Watched& watched(const QString& path);
     void watchFiles(const QString& path);
-    void unwatchFiles(const QString& path);
-    void fileChanged(const QString& changedPath);
+    void watcherReady(const QString& path, std::shared_ptr<TreeWatcher> watcher);
+    void filesChanged(const QString& path);
     void readDirty();
     void startRead(const QString& path);
     void published(RepositoryState state);
@@ -76,9 +81,9 @@ private:
     const GitPathPolicy m_policy;
     BackendEvents* m_events;
     std::map<QString, Watched> m_repositories;
-    QFileSystemWatcher* m_watcher;
     QTimer m_debounce;
     QSet<QString> m_dirty;
+    qint64 m_firstDirtyMs = 0;
     std::shared_ptr<HomeThread> m_home;
     WorkerPool m_reader{1, QByteArrayLiteral("repository-reader")};
     bool m_shutDown = false;
