@@ -13,6 +13,7 @@
 #include <QFile>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
+#include <QRandomGenerator>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -41,6 +42,7 @@ private Q_SLOTS:
     void pushAndPullUseTheStoredConnection();
     void unmappedHostFailsSayingHowToMapIt();
     void refusedTokenIsAuthenticationFailed();
+    void cancelledCloneStopsAndLeavesNothing();
     void tokenNeverShowsInCallRecords();
 
 private:
@@ -310,6 +312,62 @@ void TestGitRemote::refusedTokenIsAuthenticationFailed()
     const std::string message = result["structuredContent"]["message"];
     QVERIFY2(message.find("Authentication failed") != std::string::npos, message.c_str());
     QVERIFY(!QFileInfo::exists(m_root + QStringLiteral("/strict")));
+}
+
+void TestGitRemote::cancelledCloneStopsAndLeavesNothing()
+{
+    // A remote large enough that the clone is still transferring when the client cancels: 40 MB
+    // that does not compress.
+    const QString bare = m_remote->createBareRepository(QStringLiteral("large"));
+    QVERIFY2(!bare.isEmpty(), qPrintable(m_remote->lastError()));
+    const QString seed = m_remote->workPath(QStringLiteral("large-seed"));
+    int exitCode = -1;
+    m_remote->git({QStringLiteral("clone"), m_remote->urlWithCredentials(QStringLiteral("large")).toString(), seed}, {},
+        &exitCode);
+    QCOMPARE(exitCode, 0);
+    QByteArray noise(40 * 1024 * 1024, Qt::Uninitialized);
+    QRandomGenerator random(7);
+    random.fillRange(reinterpret_cast<quint32*>(noise.data()), noise.size() / 4);
+    m_remote->commitFile(seed, QStringLiteral("noise.bin"), noise, QStringLiteral("Noise"));
+    m_remote->git({QStringLiteral("push"), QStringLiteral("origin"), QStringLiteral("HEAD:main")}, seed, &exitCode);
+    QCOMPARE(exitCode, 0);
+
+    const QByteArray session = openSession("canceller");
+    const int id = m_nextId++;
+    QNetworkReply* reply = post(session,
+        json{{"jsonrpc", "2.0"}, {"id", id}, {"method", "tools/call"},
+            {"params",
+                {{"name", "git_clone_repository"}, {"_meta", {{"progressToken", "clone-1"}}},
+                    {"arguments",
+                        {{"repository_url", m_remote->url(QStringLiteral("large")).toString().toStdString()},
+                            {"local_path", "cancelled"}}}}}});
+    QByteArray seen;
+    bool cancelled = false;
+    connect(reply, &QNetworkReply::readyRead, this, [&] {
+        seen += reply->readAll();
+        // The first progress of the transfer itself (not the "connecting" one): cancel.
+        if (!cancelled && seen.contains("receiving objects")) {
+            cancelled = true;
+            std::unique_ptr<QNetworkReply> cancel(post(session,
+                json{{"jsonrpc", "2.0"}, {"method", "notifications/cancelled"},
+                    {"params", {{"requestId", id}, {"reason", "the test cancels"}}}}));
+            QSignalSpy done(cancel.get(), &QNetworkReply::finished);
+            if (!cancel->isFinished())
+                done.wait(TimeoutMs);
+        }
+    });
+    QSignalSpy finished(reply, &QNetworkReply::finished);
+    QVERIFY(finished.wait(TimeoutMs) || reply->isFinished());
+    seen += reply->readAll();
+    reply->deleteLater();
+    QVERIFY2(cancelled, seen.left(2000).constData());
+    QVERIFY2(seen.contains("notifications/progress"), seen.left(2000).constData());
+    // The worker stops at the next transfer callback and removes what the clone made.
+    QTRY_VERIFY_WITH_TIMEOUT(!QFileInfo::exists(m_root + QStringLiteral("/cancelled")), TimeoutMs);
+    // The server serves other calls meanwhile and after.
+    const json status = call("canceller", QStringLiteral("git_status"),
+        json{{"repo_path", QFileInfo(m_root + QStringLiteral("/work")).canonicalFilePath().toStdString()}});
+    QVERIFY2(!status.value("isError", false), status.dump().c_str());
 }
 
 void TestGitRemote::tokenNeverShowsInCallRecords()
