@@ -6,8 +6,8 @@
 //
 // Every call also goes through one contract check (see checkContract): arguments valid for the
 // tool's inputSchema, structuredContent {status, message, ...} valid for its outputSchema, the text
-// blocks the message and the same JSON, isError exactly when the status is "failure", and the watcher told once with
-// the canonical path and whether the tool changed the repository.
+// blocks the message and the same JSON, isError exactly when the status is "failure", and the
+// watcher told once with the canonical path and whether the tool changed the repository.
 
 #include "git/gittoolenvironment.h"
 #include "git/gittools.h"
@@ -22,7 +22,6 @@
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
-#include <QUrl>
 
 #include <nlohmann/json.hpp>
 
@@ -384,11 +383,17 @@ private:
         settings.schemes = urls.schemes();
         settings.allowLocalRemotes = urls.allowsLocal();
         settings.timeoutSeconds = 120;
-        return std::make_shared<GitToolEnvironment>(GitToolEnvironment{GitPathPolicy(roots), urls, settings, nullptr,
-            [this](const QString& repository, qint64 callId, bool changed) {
-                const std::lock_guard lock(m_touchMutex);
-                m_touches.push_back({repository, callId, changed});
-            }});
+        // Member by member, so a member added later keeps its default (no status cache: every
+        // git_status is computed).
+        auto environment = std::make_shared<GitToolEnvironment>();
+        environment->paths = GitPathPolicy(roots);
+        environment->urls = urls;
+        environment->settings = settings;
+        environment->repositoryTouched = [this](const QString& repository, qint64 callId, bool changed) {
+            const std::lock_guard lock(m_touchMutex);
+            m_touches.push_back({repository, callId, changed});
+        };
+        return environment;
     }
 
     std::vector<Touch> touches()
@@ -410,7 +415,7 @@ private:
     ToolResult call(const QString& tool, const json& arguments) { return callIn(m_environment, tool, arguments); }
 
     ToolResult callIn(const std::shared_ptr<GitToolEnvironment>& environment, const QString& tool,
-        const json& arguments, const json& progressToken = nullptr, ToolCallContext** contextOut = nullptr)
+        const json& arguments, const json& progressToken = nullptr)
     {
         const std::vector<RegisteredTool> tools = gitTools(environment);
         const auto it = std::find_if(
@@ -433,8 +438,6 @@ private:
         hooks.wantsLog = [](LogLevel) { return true; };
         hooks.complete = [](ToolResult) {};
         const auto context = std::make_shared<ToolCallContext>(arguments, metadata, hooks);
-        if (contextOut)
-            *contextOut = context.get();
         const std::size_t touchesBefore = touches().size();
         ToolResult result = it->blockingHandler(*context);
         checkContract(*it, metadata.callId, result, touchesBefore);
