@@ -10,11 +10,14 @@
 #include "githttpremote.h"
 
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QRandomGenerator>
 #include <QSignalSpy>
+#include <QTcpServer>
+#include <QTcpSocket>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -43,6 +46,7 @@ private Q_SLOTS:
     void unmappedHostFailsSayingHowToMapIt();
     void refusedTokenIsAuthenticationFailed();
     void cancelledCloneStopsAndLeavesNothing();
+    void stalledRemoteLetsGoWhenCancelled();
     void tokenNeverShowsInCallRecords();
 
 private:
@@ -368,6 +372,62 @@ void TestGitRemote::cancelledCloneStopsAndLeavesNothing()
     const json status = call("canceller", QStringLiteral("git_status"),
         json{{"repo_path", QFileInfo(m_root + QStringLiteral("/work")).canonicalFilePath().toStdString()}});
     QVERIFY2(!status.value("isError", false), status.dump().c_str());
+}
+
+// A remote that accepts the connection and never answers: libgit2's own socket would wait in
+// recv() for ever, holding the worker and the destination's key; the stream gives up when the call
+// is cancelled, so a later clone into the same path runs at once.
+void TestGitRemote::stalledRemoteLetsGoWhenCancelled()
+{
+    QTcpServer silent;
+    QVERIFY(silent.listen(QHostAddress::LocalHost));
+    QList<QTcpSocket*> held; // accepted and never answered
+    connect(&silent, &QTcpServer::newConnection, this, [&] {
+        while (QTcpSocket* socket = silent.nextPendingConnection())
+            held.append(socket);
+    });
+    const QByteArray session = openSession("staller");
+    const int id = m_nextId++;
+    QNetworkReply* reply = post(session,
+        json{{"jsonrpc", "2.0"}, {"id", id}, {"method", "tools/call"},
+            {"params",
+                {{"name", "git_clone_repository"},
+                    {"arguments",
+                        {{"repository_url",
+                             QStringLiteral("http://127.0.0.1:%1/silent.git").arg(silent.serverPort()).toStdString()},
+                            {"local_path", "stalled"}}}}}});
+    QTRY_VERIFY_WITH_TIMEOUT(!held.isEmpty(), TimeoutMs);
+    QTest::qWait(300); // the request is sent and libgit2 waits for an answer
+    std::unique_ptr<QNetworkReply> cancel(post(session,
+        json{{"jsonrpc", "2.0"}, {"method", "notifications/cancelled"},
+            {"params", {{"requestId", id}, {"reason", "the remote is silent"}}}}));
+    QSignalSpy cancelDone(cancel.get(), &QNetworkReply::finished);
+    if (!cancel->isFinished())
+        QVERIFY(cancelDone.wait(TimeoutMs));
+    QSignalSpy finished(reply, &QNetworkReply::finished);
+    if (!reply->isFinished())
+        QVERIFY(finished.wait(TimeoutMs));
+    reply->deleteLater();
+    // The same destination again, from the good remote (credentials in the URL, so no question
+    // depends on the other tests): it waits for the stalled call's worker to let go of the path,
+    // which it does within a slice of the cancellation.
+    QElapsedTimer timer;
+    timer.start();
+    const json result = call("staller", QStringLiteral("git_clone_repository"),
+        json{{"repository_url", m_remote->urlWithCredentials(QStringLiteral("project")).toString().toStdString()},
+            {"local_path", "stalled"}});
+    QVERIFY2(result.contains("structuredContent") && !result.value("isError", false), result.dump().c_str());
+    QVERIFY2(timer.elapsed() < TimeoutMs, "the clone waited for the stalled one");
+    // The URL's credentials went into neither the answer nor .git/config.
+    QVERIFY(result.dump().find(m_remote->password().toStdString()) == std::string::npos);
+    QFile config(m_root + QStringLiteral("/stalled/.git/config"));
+    QVERIFY(config.open(QIODevice::ReadOnly));
+    QVERIFY(!config.readAll().contains(m_remote->password().toUtf8()));
+    // The silent remote's connection was closed by the client.
+    QTRY_VERIFY_WITH_TIMEOUT(held.first()->state() == QAbstractSocket::UnconnectedState
+            || (held.first()->waitForDisconnected(100), held.first()->state() == QAbstractSocket::UnconnectedState),
+        TimeoutMs);
+    qDeleteAll(held);
 }
 
 void TestGitRemote::tokenNeverShowsInCallRecords()

@@ -1,5 +1,6 @@
 #include "git/gitlibrary.h"
 
+#include "git/gittransportstream.h"
 #include "git/giturlpolicy.h"
 
 #include <git2.h>
@@ -15,6 +16,8 @@ void GitLibrary::ensureInitialized()
         git_libgit2_opts(GIT_OPT_SET_OWNER_VALIDATION, 1);
         git_libgit2_opts(GIT_OPT_ENABLE_STRICT_OBJECT_CREATION, 1);
         git_libgit2_opts(GIT_OPT_ENABLE_STRICT_SYMBOLIC_REF_CREATION, 1);
+        // Connections that give up when their call is cancelled or runs out of time.
+        GitTransportStream::install();
     });
 }
 

@@ -12,6 +12,7 @@
 #include "git/gittoolenvironment.h"
 #include "git/gittoolhandlers.h"
 #include "git/gittoolresult.h"
+#include "git/gittransportstream.h"
 
 #include <QDir>
 #include <QDirIterator>
@@ -40,6 +41,7 @@ struct Transfer
         , context(context_)
         , remote(std::move(remote_))
         , tool(std::move(tool_))
+        , scope(context_)
     {}
     Transfer(const Transfer&) = delete;
     Transfer& operator=(const Transfer&) = delete;
@@ -54,6 +56,8 @@ struct Transfer
     QByteArray username; // kept alive while libgit2 copies them
     QByteArray secret;
     std::chrono::steady_clock::time_point lastProgress{};
+    // Connections this transfer opens give up when the call is cancelled.
+    GitTransportStream::Scope scope;
     QStringList rejected; // push: refs the remote refused, with its reason
     bool stoppedByCancellation = false;
 
@@ -198,7 +202,7 @@ QString describeFailure(const Transfer& transfer, int code, const QString& opera
     const QString reason = GitLibrary::lastErrorMessage();
     const QString lower = reason.toLower();
     const QString& url = transfer.remote.url;
-    if (transfer.stoppedByCancellation || (code == GIT_EUSER && transfer.context.isCancelled()))
+    if (transfer.stoppedByCancellation || transfer.context.isCancelled())
         return QStringLiteral("%1 of %2 was cancelled; nothing more was transferred.").arg(operation, url);
     if (!transfer.credentialProblem.isEmpty())
         return QStringLiteral("Authentication failed for %1: %2").arg(url, transfer.credentialProblem);
