@@ -227,16 +227,37 @@ QString describeFailure(const Transfer& transfer, int code, const QString& opera
     return QStringLiteral("%1 of %2 failed: %3.").arg(operation, url, reason);
 }
 
-// Removes what a failed clone left: the directory when the clone made it, its contents otherwise.
-void removeCloneLeftovers(const QString& destination, bool existedBefore)
+// The deepest of `destination` and its parents that exists (before a clone creates the rest).
+QString deepestExisting(const QString& destination)
+{
+    QString path = destination;
+    while (!QFileInfo::exists(path) && !QFileInfo(path).isSymLink()) {
+        const QString parent = QFileInfo(path).path();
+        if (parent == path)
+            break;
+        path = parent;
+    }
+    return path;
+}
+
+// Removes what a failed clone left: the directory when the clone made it, with the parents it made
+// for it (up to `existingAncestor`, and only while they are empty), its contents otherwise.
+void removeCloneLeftovers(const QString& destination, bool existedBefore, const QString& existingAncestor)
 {
     QDir directory(destination);
-    if (!directory.exists())
-        return;
     if (!existedBefore) {
-        directory.removeRecursively();
+        if (directory.exists())
+            directory.removeRecursively();
+        for (QString parent = QFileInfo(destination).path();
+             parent.size() > existingAncestor.size() && parent.startsWith(existingAncestor);
+             parent = QFileInfo(parent).path()) {
+            if (!QDir().rmdir(parent))
+                break;
+        }
         return;
     }
+    if (!directory.exists())
+        return;
     const auto entries = directory.entryInfoList(QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot);
     for (const QFileInfo& entry : entries) {
         if (entry.isDir() && !entry.isSymLink())
@@ -294,6 +315,8 @@ ToolResult cloneRepository(const GitToolEnvironment& environment, ToolCallContex
         return failure(error);
     const QFileInfo info(*destination);
     const bool existedBefore = info.exists() || info.isSymLink();
+    // libgit2 creates missing parents too; a failed clone removes them again.
+    const QString existingAncestor = deepestExisting(*destination);
     if (existedBefore
         && (!info.isDir() || info.isSymLink()
             || !QDir(*destination)
@@ -324,7 +347,7 @@ ToolResult cloneRepository(const GitToolEnvironment& environment, ToolCallContex
         if (!branch.isEmpty() && reason.contains(QLatin1String("reference")) && reason.contains(branch.toLower()))
             message = QStringLiteral("Branch \"%1\" was not found in %2.").arg(branch, remote->url);
         cloned.reset();
-        removeCloneLeftovers(*destination, existedBefore);
+        removeCloneLeftovers(*destination, existedBefore, existingAncestor);
         return failure(message);
     }
     cloned.reset();
