@@ -746,31 +746,41 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("url");
         QTest::addColumn<QString>("branch");
-        QTest::addColumn<bool>("precreate"); // <root>/dest exists (empty) before the clone
+        QTest::addColumn<QString>("localPath"); // below the root
+        QTest::addColumn<bool>("precreate"); // the destination exists (empty) before the clone
         QTest::addColumn<QString>("fragment");
 
+        const QString dest = QStringLiteral("dest");
+        const QString nested = QStringLiteral("new/deeper/dest");
+        const QString notFound = QStringLiteral("Repository not found");
+        const QString noBranch = QStringLiteral("Branch \"nope\" was not found");
         QTest::newRow("missing repository")
-            << QStringLiteral("{ROOT}/missing.git") << QString() << false << QStringLiteral("does not exist");
-        QTest::newRow("missing repository, file:// URL")
-            << QStringLiteral("file://{ROOT}/missing.git") << QString() << false << QStringLiteral("does not exist");
+            << QStringLiteral("{ROOT}/missing.git") << QString() << dest << false << QStringLiteral("does not exist");
+        QTest::newRow("missing repository, file:// URL") << QStringLiteral("file://{ROOT}/missing.git") << QString()
+                                                         << dest << false << QStringLiteral("does not exist");
         QTest::newRow("a directory that is no repository")
-            << QStringLiteral("{ROOT}/plain") << QString() << false << QStringLiteral("Repository not found");
+            << QStringLiteral("{ROOT}/plain") << QString() << dest << false << notFound;
         QTest::newRow("a directory that is no repository, into an empty directory")
-            << QStringLiteral("file://{ROOT}/plain") << QString() << true << QStringLiteral("Repository not found");
-        QTest::newRow("missing branch") << QStringLiteral("{REMOTE}") << QStringLiteral("nope") << false
-                                        << QStringLiteral("Branch \"nope\" was not found");
-        QTest::newRow("missing branch, into an empty directory") << QStringLiteral(
-            "file://{REMOTE}") << QStringLiteral("nope") << true << QStringLiteral("Branch \"nope\" was not found");
+            << QStringLiteral("file://{ROOT}/plain") << QString() << dest << true << notFound;
+        QTest::newRow("a directory that is no repository, into new directories")
+            << QStringLiteral("{ROOT}/plain") << QString() << nested << false << notFound;
+        QTest::newRow("missing branch") << QStringLiteral("{REMOTE}") << QStringLiteral("nope") << dest << false
+                                        << noBranch;
+        QTest::newRow("missing branch, into an empty directory")
+            << QStringLiteral("file://{REMOTE}") << QStringLiteral("nope") << dest << true << noBranch;
+        QTest::newRow("missing branch, into new directories")
+            << QStringLiteral("{REMOTE}") << QStringLiteral("nope") << nested << false << noBranch;
     }
 
     void cloneFailureLeavesNothing()
     {
         QFETCH(QString, url);
         QFETCH(QString, branch);
+        QFETCH(QString, localPath);
         QFETCH(bool, precreate);
         QFETCH(QString, fragment);
         QVERIFY(writeFile(rootPath(QStringLiteral("plain/file.txt")), "not a repository\n"));
-        const QString destination = rootPath(QStringLiteral("dest"));
+        const QString destination = rootPath(localPath);
         if (precreate)
             QVERIFY(QDir().mkpath(destination));
         const Snapshot before = snapshot(m_root);
@@ -787,8 +797,8 @@ private Q_SLOTS:
         QVERIFY(touches().empty());
     }
 
-    // libgit2 opens a local remote searching upwards: a directory inside the root that is no
-    // repository must not lead it to an enclosing repository outside the roots.
+    // A local remote is opened as it is named, never by searching upwards: a directory inside the
+    // root that is no repository must not lead to an enclosing repository outside the roots.
     void cloneOfDirectoryInsideOutsideRepositoryIsRefused()
     {
         const QString enclosing = m_outside + QStringLiteral("/enclosing");
