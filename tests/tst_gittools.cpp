@@ -301,17 +301,7 @@ std::vector<std::pair<QString, json>> repositoryToolCalls(const QString& repoPat
 
 } // namespace
 
-// libgit2 1.5 (Debian 12's) leaks PCRE2 match data, with PCRE2's 20 KiB of heap frames, for every
-// config entry a regular expression does not match: git_regexp_match returns early without freeing
-// it (fixed upstream in libgit2 pull request 6382, released in 1.6). git_remote_lookup scans every
-// entry for url.*.insteadOf, twice, and git_branch_upstream looks up the remote, so every call that
-// touches a remote or an upstream leaks. LeakSanitizer's fast unwinder stops inside libpcre2-8, so
-// the module is what is named: libgit2 is its only user here (Qt's regular expressions use the
-// 16-bit library).
-extern "C" const char* __lsan_default_suppressions()
-{
-    return "leak:libpcre2-8.so\n";
-}
+// libgit2 1.5's known leak of PCRE2 match data is suppressed for every test: tests/lsan.supp.
 
 // Fails the test with git's output unless it exits with 0.
 #define GIT_OK(directory, ...)                                                                                         \

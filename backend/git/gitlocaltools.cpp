@@ -6,6 +6,7 @@
 #include "git/gitptr.h"
 #include "git/gitrepositoryhandle.h"
 #include "git/gitstatuscache.h"
+#include "git/gitstatusscanner.h"
 #include "git/gittoolenvironment.h"
 #include "git/gittoolhandlers.h"
 #include "git/gittoolresult.h"
@@ -519,7 +520,8 @@ void noteTouched(const GitToolEnvironment& environment, const ToolCallContext& c
         environment.repositoryTouched(repository.path(), context.metadata().callId, changed);
 }
 
-std::optional<json> statusFields(const GitPathPolicy& policy, const QString& repositoryPath, QString* error)
+std::optional<json> statusFields(
+    const GitPathPolicy& policy, const QString& repositoryPath, QString* error, std::size_t parallelThreshold)
 {
     auto repository = GitRepositoryHandle::open(policy, repositoryPath, QStringLiteral("repo_path"), error);
     if (!repository)
@@ -529,16 +531,11 @@ std::optional<json> statusFields(const GitPathPolicy& policy, const QString& rep
             = QStringLiteral("%1 is a bare repository: it has no working tree to report on.").arg(repository->path());
         return std::nullopt;
     }
-    git_status_options options = GIT_STATUS_OPTIONS_INIT;
-    options.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR;
-    options.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED | GIT_STATUS_OPT_RENAMES_HEAD_TO_INDEX
-        | GIT_STATUS_OPT_SORT_CASE_SENSITIVELY;
-    git_status_list* rawList = nullptr;
-    if (git_status_list_new(&rawList, repository->get(), &options) != 0) {
-        *error = failureText(QStringLiteral("Could not read the status of %1").arg(repository->path()));
+    std::vector<GitStatusEntry> entries;
+    if (!GitStatusScanner::scan(repository->get(), repository->workTree(), &entries, error, parallelThreshold)) {
+        *error = QStringLiteral("Could not read the status of %1: %2").arg(repository->path(), *error);
         return std::nullopt;
     }
-    GitStatusListPtr list(rawList);
     git_index* rawIndex = nullptr;
     git_repository_index(&rawIndex, repository->get());
     GitIndexPtr index(rawIndex);
@@ -548,22 +545,15 @@ std::optional<json> statusFields(const GitPathPolicy& policy, const QString& rep
     json untracked = json::array();
     json conflicted = json::array();
     json porcelain = json::array();
-    const std::size_t count = git_status_list_entrycount(list.get());
+    const std::size_t count = entries.size();
     std::size_t shown = 0;
     for (std::size_t i = 0; i < count && shown < MaxStatusEntries; ++i) {
-        const git_status_entry* entry = git_status_byindex(list.get(), i);
-        const unsigned flags = entry->status;
+        const GitStatusEntry& entry = entries[i];
+        const unsigned flags = entry.flags;
         if (flags == GIT_STATUS_CURRENT || (flags & GIT_STATUS_IGNORED))
             continue;
         ++shown;
-        const git_diff_delta* indexDelta = entry->head_to_index;
-        const git_diff_delta* workDelta = entry->index_to_workdir;
-        const char* newPath = indexDelta ? indexDelta->new_file.path : workDelta->new_file.path;
-        if (workDelta && !indexDelta)
-            newPath = workDelta->new_file.path;
-        else if (workDelta && indexDelta)
-            newPath = indexDelta->new_file.path;
-        const std::string path = newPath ? newPath : "";
+        const std::string& path = entry.path;
         if (flags & GIT_STATUS_CONFLICTED) {
             const QString letters = conflictLetters(index.get(), path.c_str());
             conflicted.push_back(json{{"path", path}, {"status", text(letters)}});
@@ -578,15 +568,15 @@ std::optional<json> statusFields(const GitPathPolicy& policy, const QString& rep
         const QChar y = workTreeLetter(flags);
         if (x != QLatin1Char(' ')) {
             json item{{"path", path}, {"status", letterWord(x)}};
-            if (x == QLatin1Char('R') && indexDelta && indexDelta->old_file.path)
-                item["old_path"] = indexDelta->old_file.path;
+            if (x == QLatin1Char('R') && !entry.oldPath.empty())
+                item["old_path"] = entry.oldPath;
             staged.push_back(std::move(item));
         }
         if (y != QLatin1Char(' '))
             unstaged.push_back(json{{"path", path}, {"status", letterWord(y)}});
         std::string line = text(QString(x) + y) + " ";
-        if (x == QLatin1Char('R') && indexDelta && indexDelta->old_file.path)
-            line += porcelainPath(indexDelta->old_file.path) + " -> ";
+        if (x == QLatin1Char('R') && !entry.oldPath.empty())
+            line += porcelainPath(entry.oldPath) + " -> ";
         porcelain.push_back(line + porcelainPath(path));
     }
     // As `git status --porcelain` lists them: untracked paths after every change to tracked ones.

@@ -102,10 +102,13 @@ std::optional<nlohmann::json> GitStatusCache::compute(const QString& repository)
             }
         }
     }
-    if (startWatching)
-        watchInBackground(repository);
-    if (!watcher || !watcher->isComplete())
-        return m_compute(repository);
+    if (!watcher || !watcher->isComplete()) {
+        std::optional<nlohmann::json> answer = m_compute(repository);
+        // Only now: walking the tree at the same time would slow this first answer down.
+        if (startWatching)
+            watchInBackground(repository);
+        return answer;
+    }
     // The generation before computing: a change made while the answer is computed makes it stale.
     const QByteArray stamp = configStamp();
     const quint64 generation = watcher->generation();

@@ -76,6 +76,9 @@ RegisteredTool makeTool(const std::shared_ptr<const GitToolEnvironment>& environ
             return QString();
         const QString path = QString::fromStdString(it->get<std::string>());
         QString ignored;
+        // An existing repository (a root itself among them), else a clone destination.
+        if (auto resolved = environment->paths.resolveRepository(path, QString(), &ignored))
+            return *resolved;
         if (auto resolved = environment->paths.resolveDestination(path, QString(), &ignored))
             return *resolved;
         return path;
