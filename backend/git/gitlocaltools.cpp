@@ -10,6 +10,7 @@
 #include "git/gittoolenvironment.h"
 #include "git/gittoolhandlers.h"
 #include "git/gittoolresult.h"
+#include "git/gitupstream.h"
 
 #include <QDateTime>
 #include <QDir>
@@ -264,9 +265,8 @@ BranchInfo branchInfo(git_repository* repository)
     if (info.detached)
         return info;
     info.branch = fromUtf8(git_reference_shorthand(head));
-    git_reference* upstream = nullptr;
-    if (git_branch_upstream(&upstream, head) == 0) {
-        GitReferencePtr ownedUpstream(upstream);
+    GitReferencePtr ownedUpstream = GitUpstream::of(repository, head);
+    if (git_reference* upstream = ownedUpstream.get()) {
         info.upstream = fromUtf8(git_reference_shorthand(upstream));
         size_t ahead = 0;
         size_t behind = 0;
@@ -808,11 +808,8 @@ ToolResult branchList(const GitToolEnvironment& environment, ToolCallContext& co
         if (const git_oid* target = git_reference_target(reference.get()))
             branch["commit"] = text(oidText(target));
         if (branchType == GIT_BRANCH_LOCAL) {
-            git_reference* rawUpstream = nullptr;
-            if (git_branch_upstream(&rawUpstream, reference.get()) == 0) {
-                GitReferencePtr upstream(rawUpstream);
+            if (GitReferencePtr upstream = GitUpstream::of(repository->get(), reference.get()))
                 branch["upstream"] = git_reference_shorthand(upstream.get());
-            }
             if (branch["current"].get<bool>())
                 current = fromUtf8(name);
         }

@@ -4,6 +4,7 @@
 #include "git/gitpathpolicy.h"
 #include "git/gitptr.h"
 #include "git/gitrepositoryhandle.h"
+#include "git/gitupstream.h"
 
 #include <QDateTime>
 #include <QFile>
@@ -94,9 +95,7 @@ RepositoryState RepositoryInspector::read(const GitPathPolicy& policy, const QSt
             const git_oid* target = git_reference_target(head.get());
             if (target) {
                 state.headCommit = oidText(target);
-                git_reference* rawUpstream = nullptr;
-                if (git_branch_upstream(&rawUpstream, head.get()) == 0) {
-                    GitReferencePtr upstream(rawUpstream);
+                if (GitReferencePtr upstream = GitUpstream::of(repo, head.get())) {
                     state.upstream = QString::fromUtf8(git_reference_shorthand(upstream.get()));
                     size_t ahead = 0;
                     size_t behind = 0;
