@@ -1545,6 +1545,118 @@ private Q_SLOTS:
 
     // --- refusals ------------------------------------------------------------------------------
 
+    // No hook and no filter driver ever runs: a repository whose hooks (client side, and the
+    // remote's server side) and whose clean/smudge/process filter would each leave a marker file,
+    // worked on with every tool that could set one off.
+    void hooksAndFilterDriversNeverRun()
+    {
+        QString clone;
+        SETUP(cloneWithGit(QStringLiteral("hooked"), &clone));
+        const QString markers = m_workPath + QStringLiteral("/markers");
+        QVERIFY(QDir().mkpath(markers));
+        // Every file goes through the "evil" filter; committed before the filter exists, so the git
+        // program itself runs nothing.
+        QVERIFY(writeFile(clone + QStringLiteral("/.gitattributes"), "* filter=evil\n"));
+        GIT_OK(clone, "add", ".gitattributes");
+        GIT_OK(clone, "commit", "-q", "-m", "attributes");
+        GIT_OK(clone, "push", "-q", "origin", "main");
+        const QByteArray touch = "touch " + QFile::encodeName(markers) + "/";
+        GIT_OK(clone, "config", "filter.evil.clean", QString::fromUtf8(touch + "clean; cat"));
+        GIT_OK(clone, "config", "filter.evil.smudge", QString::fromUtf8(touch + "smudge; cat"));
+        GIT_OK(clone, "config", "filter.evil.process", QString::fromUtf8(touch + "process"));
+        GIT_OK(clone, "config", "filter.evil.required", "true");
+        const QStringList clientHooks{QStringLiteral("pre-commit"), QStringLiteral("prepare-commit-msg"),
+            QStringLiteral("commit-msg"), QStringLiteral("post-commit"), QStringLiteral("post-checkout"),
+            QStringLiteral("pre-push"), QStringLiteral("post-merge"), QStringLiteral("reference-transaction"),
+            QStringLiteral("post-rewrite"), QStringLiteral("pre-auto-gc"), QStringLiteral("fsmonitor-watchman")};
+        const QStringList serverHooks{QStringLiteral("pre-receive"), QStringLiteral("update"),
+            QStringLiteral("post-receive"), QStringLiteral("post-update"), QStringLiteral("reference-transaction")};
+        const auto installHook = [&](const QString& directory, const QString& hook) {
+            const QString path = directory + QStringLiteral("/hooks/") + hook;
+            QVERIFY(writeFile(path, "#!/bin/sh\n" + touch + hook.toUtf8() + "\nexit 0\n"));
+            QVERIFY(
+                QFile::setPermissions(path, QFile::permissions(path) | QFileDevice::ExeOwner | QFileDevice::ExeUser));
+        };
+        for (const QString& hook : clientHooks)
+            installHook(clone + QStringLiteral("/.git"), hook);
+        for (const QString& hook : serverHooks)
+            installHook(m_remote, hook);
+
+        const std::string repo = clone.toStdString();
+        QVERIFY(writeFile(clone + QStringLiteral("/a.txt"), "through the filter?\n"));
+        QVERIFY(writeFile(clone + QStringLiteral("/new.txt"), "new\n"));
+        VERIFY_SUCCESS(call(QStringLiteral("git_add"), json{{"repo_path", repo}, {"files", {"a.txt", "new.txt"}}}));
+        VERIFY_SUCCESS(call(QStringLiteral("git_commit"), json{{"repo_path", repo}, {"message", "hooked commit"}}));
+        VERIFY_SUCCESS(call(QStringLiteral("git_create_branch"),
+            json{{"repo_path", repo}, {"branch_name", "hooked-topic"}, {"checkout", true}}));
+        VERIFY_SUCCESS(call(QStringLiteral("git_checkout"), json{{"repo_path", repo}, {"branch_name", "main"}}));
+        VERIFY_SUCCESS(call(QStringLiteral("git_checkout"), json{{"repo_path", repo}, {"branch_name", "feature"}}));
+        VERIFY_SUCCESS(call(QStringLiteral("git_checkout"), json{{"repo_path", repo}, {"branch_name", "main"}}));
+        VERIFY_SUCCESS(call(QStringLiteral("git_push"), json{{"repo_path", repo}}));
+        VERIFY_SUCCESS(call(QStringLiteral("git_status"), json{{"repo_path", repo}}));
+        VERIFY_SUCCESS(call(QStringLiteral("git_diff"), json{{"repo_path", repo}, {"target", "HEAD~1"}}));
+        // Another clone pushes; the hooked one pulls (post-merge, post-checkout, smudge).
+        QString other;
+        SETUP(cloneWithGit(QStringLiteral("other"), &other));
+        QString pushed;
+        SETUP(
+            commitWithGit(other, QStringLiteral("b.txt"), "from the other clone\n", QStringLiteral("other"), &pushed));
+        // The git program would run the remote's hooks on this push: they are set aside meanwhile.
+        QVERIFY(QDir(m_remote).rename(QStringLiteral("hooks"), QStringLiteral("hooks-aside")));
+        GIT_OK(other, "push", "-q", "origin", "main");
+        QVERIFY(QDir(m_remote).rename(QStringLiteral("hooks-aside"), QStringLiteral("hooks")));
+        QVERIFY(QDir(markers).entryList(QDir::Files).isEmpty());
+        VERIFY_SUCCESS(call(QStringLiteral("git_pull"), json{{"repo_path", repo}}));
+        // A clone of the remote (whose hooks would run on a fetch served by the git program).
+        VERIFY_SUCCESS(call(QStringLiteral("git_clone_repository"),
+            json{{"repository_url", m_remote.toStdString()}, {"local_path", "hooked-clone"}}));
+
+        const QStringList left = QDir(markers).entryList(QDir::Files);
+        QVERIFY2(left.isEmpty(), qPrintable(QStringLiteral("ran: ") + left.join(QStringLiteral(", "))));
+        // The filter did not rewrite what was staged: the blob is the file's bytes.
+        GIT_OUT(blob, clone, "show", "HEAD~1:a.txt");
+        QCOMPARE(blob, QStringLiteral("through the filter?"));
+        // The fixture is armed: the git program sets the markers off (its filter process, which
+        // exits at once, then fails the commit; that is the git program's business).
+        QVERIFY(writeFile(clone + QStringLiteral("/a.txt"), "by the git program\n"));
+        git(clone, "commit", "-q", "-am", "by the git program");
+        const QStringList armed = QDir(markers).entryList(QDir::Files);
+        QVERIFY2(armed.contains(QStringLiteral("process")), qPrintable(armed.join(QStringLiteral(", "))));
+        GIT_OK(clone, "config", "--unset", "filter.evil.process");
+        git(clone, "commit", "-q", "-am", "by the git program");
+        const QStringList armedAgain = QDir(markers).entryList(QDir::Files);
+        QVERIFY2(armedAgain.contains(QStringLiteral("clean")) && armedAgain.contains(QStringLiteral("pre-commit")),
+            qPrintable(armedAgain.join(QStringLiteral(", "))));
+    }
+
+    // Submodules are not fetched: a clone of a repository with a submodule leaves its directory
+    // empty.
+    void submodulesAreNotFetched()
+    {
+        QString parent;
+        SETUP(cloneWithGit(QStringLiteral("with-submodule"), &parent));
+        const QString library = m_workPath + QStringLiteral("/library.git");
+        QVERIFY(copyTree(m_template, library));
+        GIT_OK(parent, "-c", "protocol.file.allow=always", "submodule", "add", "-q", library, "lib");
+        GIT_OK(parent, "commit", "-q", "-m", "add a submodule");
+        GIT_OK(parent, "push", "-q", "origin", "main");
+        const ToolResult result = call(QStringLiteral("git_clone_repository"),
+            json{{"repository_url", m_remote.toStdString()}, {"local_path", "no-submodules"}});
+        VERIFY_SUCCESS(result);
+        const QString cloned = rootPath(QStringLiteral("no-submodules"));
+        QVERIFY(QFileInfo::exists(cloned + QStringLiteral("/.gitmodules")));
+        QVERIFY(QFileInfo(cloned + QStringLiteral("/lib")).isDir());
+        QVERIFY(QDir(cloned + QStringLiteral("/lib"))
+                    .entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot)
+                    .isEmpty());
+        QVERIFY(!QFileInfo::exists(cloned + QStringLiteral("/.git/modules")));
+        // A pull does not fetch it either.
+        VERIFY_SUCCESS(call(QStringLiteral("git_pull"), json{{"repo_path", cloned.toStdString()}}));
+        QVERIFY(QDir(cloned + QStringLiteral("/lib"))
+                    .entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot)
+                    .isEmpty());
+    }
+
     void repositoryPathRefusals_data()
     {
         QTest::addColumn<QString>("repoPath");
