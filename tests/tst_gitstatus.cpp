@@ -12,8 +12,11 @@
 #include <QFile>
 #include <QProcess>
 #include <QRandomGenerator>
+#include <QSet>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <mutex>
 
 #include <nlohmann/json.hpp>
 
@@ -27,6 +30,7 @@ private Q_SLOTS:
     void randomEditsMatchGitFreshAndCached();
     void watcherCountsChangesDeepInTheTree();
     void cacheIsBounded();
+    void missingTreeIsNotWatched();
 
 private:
     QString git(const QStringList& arguments, int* exitCode = nullptr);
@@ -253,17 +257,33 @@ void TestGitStatus::watcherCountsChangesDeepInTheTree()
 
 void TestGitStatus::cacheIsBounded()
 {
-    int computed = 0;
-    GitStatusCache cache([&computed](const QString&) {
-        ++computed;
+    std::mutex mutex;
+    QSet<QString> computed; // the cache may compute again in the background: counted by path
+    GitStatusCache cache([&](const QString& repository) {
+        const std::lock_guard lock(mutex);
+        computed.insert(repository);
         return std::optional<json>(json{{"porcelain", json::array()}});
     });
-    for (int i = 0; i < GitStatusCache::MaxRepositories + 10; ++i)
-        cache.compute(m_root + QStringLiteral("/absent%1").arg(i));
-    QCOMPARE(computed, GitStatusCache::MaxRepositories + 10);
-    // The oldest went: asking for it computes again rather than answering from anything kept.
-    QVERIFY(!cache.find(m_root + QStringLiteral("/absent0")).has_value());
+    const int count = GitStatusCache::MaxRepositories + 10;
+    for (int i = 0; i < count; ++i) {
+        const QString path = m_root + QStringLiteral("/bounded/r%1").arg(i);
+        QDir().mkpath(path);
+        cache.compute(path);
+    }
+    {
+        const std::lock_guard lock(mutex);
+        QCOMPARE(computed.size(), count);
+    }
+    // The oldest went: nothing is answered for it from anything kept.
+    QVERIFY(!cache.find(m_root + QStringLiteral("/bounded/r0")).has_value());
     cache.shutDown();
+}
+
+// A tree that cannot be watched is never answered from the cache.
+void TestGitStatus::missingTreeIsNotWatched()
+{
+    TreeWatcher watcher(m_root + QStringLiteral("/absent"));
+    QVERIFY(!watcher.isComplete());
 }
 
 QTEST_GUILESS_MAIN(TestGitStatus)

@@ -35,6 +35,9 @@ TreeWatcher::TreeWatcher(QString root)
         return;
     }
     watchTree(QFile::encodeName(m_root));
+    // A root that could not be watched (gone, not a directory) tells nothing.
+    if (m_directories.empty())
+        m_complete = false;
     // The git directory: HEAD, index and packed-refs live at its top, refs below; objects and logs
     // change only with something else that is watched.
     watchDirectory(m_gitDirectory);
