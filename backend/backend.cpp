@@ -306,7 +306,10 @@ void Backend::registerGitTools()
             GitUrlPolicy(settings.schemes, settings.allowLocalRemotes), settings, nullptr, {}, nullptr});
     for (const QString& problem : environment->paths.problems())
         qWarning("switchboard: git: %s", qPrintable(problem));
-    m_repositories = new RepositoryMonitor(environment->paths, m_events);
+    m_repositories = new RepositoryMonitor(environment->paths, m_events,
+        m_options.stateDirectory.isEmpty()
+            ? QString()
+            : QDir(m_options.stateDirectory).filePath(QStringLiteral("repositories.json")));
     connect(m_repositories, &RepositoryMonitor::repositoryRemoved, this, &Backend::repositoryRemoved);
     connect(m_repositories, &RepositoryMonitor::fileDiffLoaded, this, &Backend::fileDiffLoaded);
     m_gitCredentials = std::make_shared<ConnectionCredentialSource>(m_repositories->home(), m_secrets, m_interactions,

@@ -30,6 +30,7 @@ private Q_SLOTS:
     void operatorCommands();
     void fileDiffIsLoaded();
     void repositoriesAreBounded();
+    void listSurvivesARestart();
 
 private:
     void makeRepository(const QString& path);
@@ -193,6 +194,37 @@ void TestRepositoryMonitor::repositoriesAreBounded()
     }
     QCOMPARE(monitor.repositories().size(), RepositoryMonitor::MaxRepositories);
     QCOMPARE(removed.count(), 3);
+}
+
+void TestRepositoryMonitor::listSurvivesARestart()
+{
+    const QString list = m_dir.filePath(QStringLiteral("repositories.json"));
+    QDir().mkpath(m_root + QStringLiteral("/plain"));
+    {
+        RepositoryMonitor monitor(GitPathPolicy({m_root}), &m_events, list);
+        monitor.touch(m_repo, 5, false);
+        QString error;
+        QVERIFY(monitor.add(m_root + QStringLiteral("/plain"), &error));
+    }
+    {
+        QSignalSpy states(&m_events, &BackendEvents::repositoryStatesChanged);
+        RepositoryMonitor monitor(GitPathPolicy({m_root}), &m_events, list);
+        QCOMPARE(monitor.repositories(), (QStringList{m_root + QStringLiteral("/plain"), m_repo}));
+        QTRY_VERIFY_WITH_TIMEOUT(newestFor(states, m_repo).has_value(), TimeoutMs);
+        monitor.remove(m_root + QStringLiteral("/plain"));
+    }
+    // Read again with narrower roots: what is no longer inside them is dropped.
+    RepositoryMonitor narrower(GitPathPolicy({m_repo}), &m_events, list);
+    QCOMPARE(narrower.repositories(), QStringList{m_repo});
+    RepositoryMonitor elsewhere(GitPathPolicy({m_root + QStringLiteral("/plain")}), &m_events, list);
+    QVERIFY(elsewhere.repositories().isEmpty());
+    // A file that is not a list is warned about and ignored.
+    QFile broken(list);
+    QVERIFY(broken.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    broken.write("[1, 2");
+    broken.close();
+    RepositoryMonitor fresh(GitPathPolicy({m_root}), &m_events, list);
+    QVERIFY(fresh.repositories().isEmpty());
 }
 
 QTEST_GUILESS_MAIN(TestRepositoryMonitor)

@@ -7,18 +7,72 @@
 
 #include <QDateTime>
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
-#include <QSocketNotifier>
+#include <QSaveFile>
 
-RepositoryMonitor::RepositoryMonitor(GitPathPolicy policy, BackendEvents* events, QObject* parent)
+#include <QSocketNotifier>
+#include <nlohmann/json.hpp>
+
+RepositoryMonitor::RepositoryMonitor(GitPathPolicy policy, BackendEvents* events, QString listPath, QObject* parent)
     : QObject(parent)
     , m_policy(std::move(policy))
+    , m_listPath(std::move(listPath))
     , m_events(events)
     , m_home(HomeThread::create(this))
 {
     m_debounce.setSingleShot(true);
     m_debounce.setInterval(DebounceMs);
     connect(&m_debounce, &QTimer::timeout, this, &RepositoryMonitor::readDirty);
+    loadList();
+}
+
+void RepositoryMonitor::loadList()
+{
+    if (m_listPath.isEmpty())
+        return;
+    QFile file(m_listPath);
+    if (!file.open(QIODevice::ReadOnly))
+        return; // none yet
+    // A few kilobytes at most; anything else is not what this class writes.
+    const QByteArray bytes = file.read(1024 * 1024);
+    const nlohmann::json list
+        = nlohmann::json::parse(bytes.constData(), bytes.constData() + bytes.size(), nullptr, false);
+    if (!list.is_object() || !list.contains("repositories") || !list["repositories"].is_array()) {
+        qWarning("switchboard: %s is not a repository list; the repository view starts empty", qPrintable(m_listPath));
+        return;
+    }
+    for (const nlohmann::json& item : list["repositories"]) {
+        if (!item.is_string() || int(m_repositories.size()) >= MaxRepositories)
+            continue;
+        QString ignored;
+        const auto resolved
+            = m_policy.resolveRepository(QString::fromStdString(item.get<std::string>()), QString(), &ignored);
+        if (!resolved || m_repositories.count(*resolved))
+            continue;
+        m_repositories.emplace(*resolved, Watched{});
+        watchFiles(*resolved);
+        startRead(*resolved);
+    }
+}
+
+void RepositoryMonitor::saveList() const
+{
+    if (m_listPath.isEmpty())
+        return;
+    nlohmann::json paths = nlohmann::json::array();
+    for (const auto& [path, entry] : m_repositories)
+        paths.push_back(path.toStdString());
+    QSaveFile file(m_listPath);
+    if (!file.open(QIODevice::WriteOnly)) {
+        qWarning("switchboard: the repository list %s cannot be written: %s", qPrintable(m_listPath),
+            qPrintable(file.errorString()));
+        return;
+    }
+    file.write(QByteArray::fromStdString(nlohmann::json{{"version", 1}, {"repositories", paths}}.dump(1)));
+    if (!file.commit())
+        qWarning("switchboard: the repository list %s cannot be written: %s", qPrintable(m_listPath),
+            qPrintable(file.errorString()));
 }
 
 RepositoryMonitor::~RepositoryMonitor()
@@ -48,6 +102,7 @@ RepositoryMonitor::Watched& RepositoryMonitor::watched(const QString& path)
         }
         it = m_repositories.emplace(path, Watched{}).first;
         watchFiles(path);
+        saveList();
     }
     it->second.lastUsedMs = QDateTime::currentMSecsSinceEpoch();
     return it->second;
@@ -97,6 +152,7 @@ void RepositoryMonitor::remove(const QString& path)
     delete it->second.notifier;
     m_repositories.erase(it);
     m_dirty.remove(path);
+    saveList();
     Q_EMIT repositoryRemoved(path);
 }
 

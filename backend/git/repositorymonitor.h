@@ -7,6 +7,10 @@
 // (its top directory, git directory, index, HEAD and branch refs are watched); the newest state
 // goes out through BackendEvents, coalesced per path.
 //
+// The list itself (paths only) is kept in a small file, `listPath`, when one is given, so the view
+// shows the same repositories after a restart: read at start (paths no longer inside the roots are
+// dropped), written (atomically) whenever the list changes.
+//
 // Lives on the backend thread. Git tools call in from their workers through home().
 
 #include "backendstates.h"
@@ -33,7 +37,7 @@ public:
     static constexpr int DebounceMs = 300;
     static constexpr int MaxDelayMs = 2'000;
 
-    RepositoryMonitor(GitPathPolicy policy, BackendEvents* events, QObject* parent = nullptr);
+    RepositoryMonitor(GitPathPolicy policy, BackendEvents* events, QString listPath = {}, QObject* parent = nullptr);
     ~RepositoryMonitor() override;
 
     // Where workers post what they tell the monitor.
@@ -77,8 +81,11 @@ private:
     void readDirty();
     void startRead(const QString& path);
     void published(RepositoryState state);
+    void loadList();
+    void saveList() const;
 
     const GitPathPolicy m_policy;
+    const QString m_listPath;
     BackendEvents* m_events;
     std::map<QString, Watched> m_repositories;
     QTimer m_debounce;
