@@ -23,6 +23,9 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -1544,6 +1547,33 @@ private Q_SLOTS:
     }
 
     // --- refusals ------------------------------------------------------------------------------
+
+    // libgit2's ownership check stays on: a repository owned by another user is refused, saying so.
+    void repositoryOwnedByAnotherUserIsRefused()
+    {
+        if (::geteuid() != 0)
+            QSKIP("only root can give a repository to another user; CI runs this as root");
+        QString clone;
+        SETUP(cloneWithGit(QStringLiteral("foreign"), &clone));
+        QDirIterator it(
+            clone, QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot, QDirIterator::Subdirectories);
+        QVERIFY(::lchown(QFile::encodeName(clone).constData(), 65534, 65534) == 0);
+        while (it.hasNext())
+            QVERIFY(::lchown(QFile::encodeName(it.next()).constData(), 65534, 65534) == 0);
+        const Snapshot before = snapshot(clone);
+        for (const char* tool : {"git_status", "git_log", "git_branch_list"}) {
+            const ToolResult result = call(QString::fromLatin1(tool), json{{"repo_path", clone.toStdString()}});
+            VERIFY_FAILURE(result, QLatin1String("is owned by another user"));
+        }
+        QVERIFY(writeFile(clone + QStringLiteral("/a.txt"), "changed\n"));
+        const ToolResult commit = call(QStringLiteral("git_commit"),
+            json{{"repo_path", clone.toStdString()}, {"message", "not mine"}, {"files", {"a.txt"}}});
+        VERIFY_FAILURE(commit, QLatin1String("is owned by another user"));
+        QString difference = snapshotDifference(before, snapshot(clone));
+        // Only the file this test wrote differs.
+        QVERIFY2(difference.count(QLatin1Char('\n')) <= 1 && !difference.contains(QLatin1String(".git/")),
+            qPrintable(difference));
+    }
 
     // No hook and no filter driver ever runs: a repository whose hooks (client side, and the
     // remote's server side) and whose clean/smudge/process filter would each leave a marker file,

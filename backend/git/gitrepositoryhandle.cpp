@@ -6,6 +6,8 @@
 #include <QDir>
 #include <QFileInfo>
 
+#include <unistd.h>
+
 namespace {
 
 QString canonical(const char* path)
@@ -17,17 +19,22 @@ QString canonical(const char* path)
     return resolved.isEmpty() ? QDir::cleanPath(text) : resolved;
 }
 
-QString openFailure(const QString& path, const QString& what)
+QString openFailure(int code, const QString& path, const QString& what)
 {
-    const QString reason = GitLibrary::lastErrorMessage();
-    // libgit2 1.5 reports the ownership check as a config error whose message names the owner.
-    if (reason.contains(QLatin1String("owner"), Qt::CaseInsensitive))
-        return QStringLiteral("%1 %2 is owned by another user, so git refuses to work in it (%3). Ask the operator "
-                              "to fix its ownership.")
-            .arg(what, path, reason);
+    // libgit2 says GIT_EOWNER; Debian's 1.5.1 instead fails looking up safe.directory when none is
+    // configured and reports that ("config value 'safe.directory' was not found", GIT_ENOTFOUND),
+    // so the owner is looked at here too.
+    const QFileInfo gitDirectory(path + QStringLiteral("/.git"));
+    const QFileInfo top(path);
+    const bool foreign = (gitDirectory.exists() && gitDirectory.ownerId() != ::geteuid())
+        || (top.exists() && top.ownerId() != ::geteuid());
+    if (code == GIT_EOWNER || (foreign && GitLibrary::lastErrorMessage().contains(QLatin1String("safe.directory"))))
+        return QStringLiteral("%1 %2 is owned by another user, so git refuses to work in it (as git does since "
+                              "2.35.2). Ask the operator to fix its ownership.")
+            .arg(what, path);
     return QStringLiteral("%1 %2 is not a git repository (%3). Give the top directory of a repository, or clone one "
                           "first with git_clone_repository.")
-        .arg(what, path, reason);
+        .arg(what, path, GitLibrary::lastErrorMessage());
 }
 
 } // namespace
@@ -41,8 +48,9 @@ std::optional<GitRepositoryHandle> GitRepositoryHandle::open(
         return std::nullopt;
     git_repository* raw = nullptr;
     const QByteArray native = QFile::encodeName(*resolved);
-    if (git_repository_open_ext(&raw, native.constData(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr) != 0) {
-        *error = openFailure(*resolved, what);
+    if (const int code = git_repository_open_ext(&raw, native.constData(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr);
+        code != 0) {
+        *error = openFailure(code, *resolved, what);
         return std::nullopt;
     }
     GitRepositoryHandle handle;
@@ -73,8 +81,9 @@ std::optional<GitRepositoryHandle> GitRepositoryHandle::openCreated(const QStrin
     GitLibrary::ensureInitialized();
     git_repository* raw = nullptr;
     const QByteArray native = QFile::encodeName(canonicalPath);
-    if (git_repository_open_ext(&raw, native.constData(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr) != 0) {
-        *error = openFailure(canonicalPath, QStringLiteral("local_path"));
+    if (const int code = git_repository_open_ext(&raw, native.constData(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr);
+        code != 0) {
+        *error = openFailure(code, canonicalPath, QStringLiteral("local_path"));
         return std::nullopt;
     }
     GitRepositoryHandle handle;
