@@ -11,6 +11,9 @@
 # libraries make through intercepted calls (ignore_noninstrumented_modules; every access our code
 # makes is still checked), and points at tests/tsan.supp for anything left that is not ours.
 #
+# The git tools' tests start the git program (QProcess forks, then execs at once): TSan must not stop
+# a process that forks after it has threads (die_after_fork=0); the forked child only execs.
+#
 # One Qt Test executable per unit, built from tests/<name>.cpp; tests link the libraries and never
 # re-list their sources (GammaRay's gammaray_add_test is the pattern).
 #
@@ -48,5 +51,5 @@ function(switchboard_add_test name)
     set_tests_properties(${name} PROPERTIES
         LABELS "${ARG_LABEL}"
         TIMEOUT ${ARG_TIMEOUT}
-        ENVIRONMENT "QT_QPA_PLATFORM=offscreen;QT_FORCE_STDERR_LOGGING=1;ASAN_OPTIONS=detect_leaks=1:abort_on_error=1;LSAN_OPTIONS=suppressions=${PROJECT_SOURCE_DIR}/tests/lsan.supp;UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1;TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:ignore_noninstrumented_modules=1:suppressions=${PROJECT_SOURCE_DIR}/tests/tsan.supp")
+        ENVIRONMENT "QT_QPA_PLATFORM=offscreen;QT_FORCE_STDERR_LOGGING=1;ASAN_OPTIONS=detect_leaks=1:abort_on_error=1;LSAN_OPTIONS=suppressions=${PROJECT_SOURCE_DIR}/tests/lsan.supp;UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1;TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:ignore_noninstrumented_modules=1:die_after_fork=0:suppressions=${PROJECT_SOURCE_DIR}/tests/tsan.supp")
 endfunction()
