@@ -277,7 +277,7 @@ void CallInspector::setPreviewNote(const QString& note)
 bool CallInspector::isRendering() const
 {
     for (const Pane* pane : {&m_arguments, &m_response, &m_request}) {
-        if (pane->formatting.isRunning() || !pane->pending.isEmpty())
+        if (pane->awaitingResult || pane->formatting.isRunning() || !pane->pending.isEmpty())
             return true;
     }
     return false;
@@ -331,6 +331,7 @@ void CallInspector::clear()
     for (Pane* pane : {&m_arguments, &m_response, &m_request}) {
         pane->formatting.cancel();
         pane->formatting = QFuture<QString>();
+        pane->awaitingResult = false;
         pane->generation = ++m_nextGeneration;
         pane->pending.clear();
         pane->edit->clear();
@@ -342,13 +343,15 @@ void CallInspector::clear()
 void CallInspector::showInPane(Pane& pane, const QByteArray& bytes, Format format, const QString& emptyText)
 {
     if (bytes == pane.shown && format == pane.shownFormat
-        && (!pane.edit->document()->isEmpty() || pane.formatting.isRunning() || !pane.pending.isEmpty()))
+        && (!pane.edit->document()->isEmpty() || pane.awaitingResult || pane.formatting.isRunning()
+            || !pane.pending.isEmpty()))
         return; // same call refreshed with an unchanged body: keep where the person scrolled to
     pane.shown = bytes;
     pane.shownFormat = format;
     // Whatever the pane was still doing is for a call no longer shown.
     pane.formatting.cancel();
     pane.formatting = QFuture<QString>();
+    pane.awaitingResult = false;
     pane.generation = ++m_nextGeneration;
     pane.pending.clear();
     pane.pendingOffset = 0;
@@ -360,6 +363,7 @@ void CallInspector::showInPane(Pane& pane, const QByteArray& bytes, Format forma
     pane.edit->clear();
     pane.edit->setPlaceholderText(
         tr("Formatting %1…").arg(QLocale().formattedDataSize(bytes.size(), 1, QLocale::DataSizeTraditionalFormat)));
+    pane.awaitingResult = true;
     pane.formatting = QtConcurrent::run(formattingPool(), [bytes, format](QPromise<QString>& promise) {
         if (promise.isCanceled())
             return;
@@ -373,8 +377,14 @@ void CallInspector::showInPane(Pane& pane, const QByteArray& bytes, Format forma
     const quint64 generation = pane.generation;
     connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, target, generation, emptyText] {
         watcher->deleteLater();
-        if (target->generation != generation || watcher->future().resultCount() == 0)
+        if (target->generation != generation)
             return; // superseded: a newer text is on its way or shown
+        target->awaitingResult = false;
+        if (watcher->future().resultCount() == 0) {
+            if (!isRendering())
+                Q_EMIT renderingFinished();
+            return;
+        }
         target->edit->setPlaceholderText(emptyText);
         startText(*target, watcher->future().result());
         if (!isRendering())

@@ -84,6 +84,9 @@ private:
         Format shownFormat = Format::Json;
         quint64 generation = 0; // of the latest text asked for; older results are dropped
         QFuture<QString> formatting;
+        // From the start of background formatting until its result is applied (or dropped): the
+        // future can have finished while its result still waits in the event queue.
+        bool awaitingResult = false;
         QString pending; // formatted text still to be added, from pendingOffset
         qsizetype pendingOffset = 0;
     };
