@@ -111,32 +111,6 @@ GitCommitPtr resolveCommit(git_repository* repository, const QString& revision, 
     return GitCommitPtr(reinterpret_cast<git_commit*>(peeled));
 }
 
-QChar indexLetter(unsigned flags)
-{
-    if (flags & GIT_STATUS_INDEX_NEW)
-        return QLatin1Char('A');
-    if (flags & GIT_STATUS_INDEX_RENAMED)
-        return QLatin1Char('R');
-    if (flags & GIT_STATUS_INDEX_DELETED)
-        return QLatin1Char('D');
-    if (flags & GIT_STATUS_INDEX_TYPECHANGE)
-        return QLatin1Char('T');
-    if (flags & GIT_STATUS_INDEX_MODIFIED)
-        return QLatin1Char('M');
-    return QLatin1Char(' ');
-}
-
-QChar workTreeLetter(unsigned flags)
-{
-    if (flags & GIT_STATUS_WT_DELETED)
-        return QLatin1Char('D');
-    if (flags & GIT_STATUS_WT_TYPECHANGE)
-        return QLatin1Char('T');
-    if (flags & (GIT_STATUS_WT_MODIFIED | GIT_STATUS_WT_RENAMED))
-        return QLatin1Char('M');
-    return QLatin1Char(' ');
-}
-
 const char* letterWord(QChar letter)
 {
     switch (letter.unicode()) {
@@ -504,6 +478,32 @@ bool checkBranchName(const QString& name, const QString& what, QString* error)
         return false;
     }
     return true;
+}
+
+QChar indexLetter(unsigned flags)
+{
+    if (flags & GIT_STATUS_INDEX_NEW)
+        return QLatin1Char('A');
+    if (flags & GIT_STATUS_INDEX_RENAMED)
+        return QLatin1Char('R');
+    if (flags & GIT_STATUS_INDEX_DELETED)
+        return QLatin1Char('D');
+    if (flags & GIT_STATUS_INDEX_TYPECHANGE)
+        return QLatin1Char('T');
+    if (flags & GIT_STATUS_INDEX_MODIFIED)
+        return QLatin1Char('M');
+    return QLatin1Char(' ');
+}
+
+QChar workTreeLetter(unsigned flags)
+{
+    if (flags & GIT_STATUS_WT_DELETED)
+        return QLatin1Char('D');
+    if (flags & GIT_STATUS_WT_TYPECHANGE)
+        return QLatin1Char('T');
+    if (flags & (GIT_STATUS_WT_MODIFIED | GIT_STATUS_WT_RENAMED))
+        return QLatin1Char('M');
+    return QLatin1Char(' ');
 }
 
 QString oidText(const git_oid* oid)

@@ -48,6 +48,9 @@ bool checkRevisionText(const QString& text, const QString& what, QString* error)
 // A branch name: checkRevisionText, then libgit2's own validation of refs/heads/<name>.
 bool checkBranchName(const QString& name, const QString& what, QString* error);
 QString oidText(const git_oid* oid);
+// The letters `git status --porcelain` shows for a status entry's index and working-tree sides.
+QChar indexLetter(unsigned flags);
+QChar workTreeLetter(unsigned flags);
 // Checks out `commit`'s tree without ever overwriting local changes; the refusal names the files.
 bool checkoutCommitSafely(git_repository* repository, git_commit* commit, QString* error);
 // Tells the environment's watcher that the tool read or changed the repository.

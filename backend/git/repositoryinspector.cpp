@@ -4,45 +4,17 @@
 #include "git/gitpathpolicy.h"
 #include "git/gitptr.h"
 #include "git/gitrepositoryhandle.h"
+#include "git/gittoolhandlers.h"
 #include "git/gitupstream.h"
 
 #include <QDateTime>
 #include <QFile>
 
+using GitToolHandlers::indexLetter;
+using GitToolHandlers::oidText;
+using GitToolHandlers::workTreeLetter;
+
 namespace {
-
-QString oidText(const git_oid* oid)
-{
-    char buffer[GIT_OID_HEXSZ + 1] = {};
-    git_oid_tostr(buffer, sizeof buffer, oid);
-    return QString::fromLatin1(buffer);
-}
-
-QChar indexLetter(unsigned flags)
-{
-    if (flags & GIT_STATUS_INDEX_NEW)
-        return QLatin1Char('A');
-    if (flags & GIT_STATUS_INDEX_RENAMED)
-        return QLatin1Char('R');
-    if (flags & GIT_STATUS_INDEX_DELETED)
-        return QLatin1Char('D');
-    if (flags & GIT_STATUS_INDEX_TYPECHANGE)
-        return QLatin1Char('T');
-    if (flags & GIT_STATUS_INDEX_MODIFIED)
-        return QLatin1Char('M');
-    return QLatin1Char(' ');
-}
-
-QChar workTreeLetter(unsigned flags)
-{
-    if (flags & GIT_STATUS_WT_DELETED)
-        return QLatin1Char('D');
-    if (flags & GIT_STATUS_WT_TYPECHANGE)
-        return QLatin1Char('T');
-    if (flags & (GIT_STATUS_WT_MODIFIED | GIT_STATUS_WT_RENAMED))
-        return QLatin1Char('M');
-    return QLatin1Char(' ');
-}
 
 struct DiffText
 {
