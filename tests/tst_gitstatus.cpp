@@ -10,12 +10,15 @@
 #include <QDir>
 #include <QDirIterator>
 #include <QFile>
+#include <QHash>
 #include <QProcess>
 #include <QRandomGenerator>
+#include <QScopeGuard>
 #include <QSet>
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <condition_variable>
 #include <mutex>
 
 #include <nlohmann/json.hpp>
@@ -30,6 +33,7 @@ private Q_SLOTS:
     void randomEditsMatchGitFreshAndCached();
     void watcherCountsChangesDeepInTheTree();
     void cacheIsBounded();
+    void backgroundWarmingNeitherKeepsNorRevivesAnEvictedRepository();
     void missingTreeIsNotWatched();
 
 private:
@@ -276,6 +280,69 @@ void TestGitStatus::cacheIsBounded()
     }
     // The oldest went: nothing is answered for it from anything kept.
     QVERIFY(!cache.find(m_root + QStringLiteral("/bounded/r0")).has_value());
+    cache.shutDown();
+}
+
+// Regression: the background's warm-up computation used to count as a use of the repository (moved
+// it to the front of the eviction order) and could add it back after it was evicted, so the cache
+// kept a repository nobody asked about and evicted one in use (tst_gitstatus::cacheIsBounded failed
+// in CI when the background caught up at the wrong moment). Here the warm-up of r0 is held until
+// the cache is full, so that moment is forced.
+void TestGitStatus::backgroundWarmingNeitherKeepsNorRevivesAnEvictedRepository()
+{
+    const auto path = [&](int i) { return m_root + QStringLiteral("/evicted/r%1").arg(i); };
+    const QString first = path(0);
+    const QString second = path(1);
+    // The background works in order on one thread; each warm-up is a repository's second
+    // computation. r0's is held until the cache is full; r1's is held so that nothing else in the
+    // background touches the cache while the test looks.
+    std::mutex mutex;
+    std::condition_variable changed;
+    QHash<QString, int> computations;
+    bool releaseFirst = false;
+    bool releaseSecond = false;
+    GitStatusCache cache([&](const QString& repository) {
+        std::unique_lock lock(mutex);
+        if (++computations[repository] == 2) {
+            changed.notify_all();
+            if (repository == first)
+                changed.wait(lock, [&] { return releaseFirst; });
+            else if (repository == second)
+                changed.wait(lock, [&] { return releaseSecond; });
+        }
+        return std::optional<json>(json{{"porcelain", json::array()}});
+    });
+    const auto waitForWarmUp = [&](const QString& repository) {
+        std::unique_lock lock(mutex);
+        return changed.wait_for(lock, std::chrono::seconds(30), [&] { return computations.value(repository) == 2; });
+    };
+    const auto release = [&](bool& flag) {
+        {
+            const std::lock_guard lock(mutex);
+            flag = true;
+        }
+        changed.notify_all();
+    };
+    // A failed check returns early: the held warm-ups must not keep the cache's destructor waiting.
+    const auto releaseAll = qScopeGuard([&] {
+        release(releaseFirst);
+        release(releaseSecond);
+    });
+    for (int i = 0; i <= GitStatusCache::MaxRepositories; ++i)
+        QDir().mkpath(path(i));
+    cache.compute(first);
+    QVERIFY(waitForWarmUp(first));
+    // r0 is the oldest of a full cache when its warm-up finishes.
+    for (int i = 1; i < GitStatusCache::MaxRepositories; ++i)
+        cache.compute(path(i));
+    release(releaseFirst);
+    // r1's warm-up starts only after r0's has finished and r1's watcher was built.
+    QVERIFY(waitForWarmUp(second));
+    // One more repository evicts the least recently used one: r0, whatever the background did.
+    cache.compute(path(GitStatusCache::MaxRepositories));
+    QVERIFY(!cache.find(first).has_value());
+    release(releaseSecond);
+    QTRY_VERIFY_WITH_TIMEOUT(cache.find(second).has_value(), 30'000);
     cache.shutDown();
 }
 

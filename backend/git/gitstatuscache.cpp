@@ -48,13 +48,22 @@ QByteArray GitStatusCache::configStamp()
     return stamp;
 }
 
-GitStatusCache::Entry* GitStatusCache::entry(const QString& repository)
+GitStatusCache::Entry* GitStatusCache::use(const QString& repository)
 {
     for (auto it = m_entries.begin(); it != m_entries.end(); ++it) {
         if (it->repository == repository) {
             m_entries.splice(m_entries.begin(), m_entries, it);
             return &m_entries.front();
         }
+    }
+    return nullptr;
+}
+
+GitStatusCache::Entry* GitStatusCache::lookup(const QString& repository)
+{
+    for (Entry& cached : m_entries) {
+        if (cached.repository == repository)
+            return &cached;
     }
     return nullptr;
 }
@@ -67,7 +76,7 @@ std::optional<nlohmann::json> GitStatusCache::find(const QString& repository)
     QByteArray stamp;
     {
         std::lock_guard lock(m_mutex);
-        Entry* cached = entry(repository);
+        Entry* cached = use(repository);
         if (!cached || !cached->watcher || !cached->answer)
             return std::nullopt;
         watcher = cached->watcher;
@@ -88,7 +97,7 @@ std::optional<nlohmann::json> GitStatusCache::compute(const QString& repository)
     {
         std::lock_guard lock(m_mutex);
         if (!m_shutDown) {
-            Entry* cached = entry(repository);
+            Entry* cached = use(repository);
             if (!cached) {
                 m_entries.push_front(Entry{repository, nullptr, false, std::nullopt, 0, {}});
                 while (int(m_entries.size()) > MaxRepositories)
@@ -109,6 +118,12 @@ std::optional<nlohmann::json> GitStatusCache::compute(const QString& repository)
             watchInBackground(repository);
         return answer;
     }
+    return computeAndKeep(repository, watcher);
+}
+
+std::optional<nlohmann::json> GitStatusCache::computeAndKeep(
+    const QString& repository, const std::shared_ptr<TreeWatcher>& watcher)
+{
     // The generation before computing: a change made while the answer is computed makes it stale.
     const QByteArray stamp = configStamp();
     const quint64 generation = watcher->generation();
@@ -118,7 +133,7 @@ std::optional<nlohmann::json> GitStatusCache::compute(const QString& repository)
     // with an older one.
     if (answer && watcher->generation() == generation && answer->dump().size() <= MaxAnswerBytes) {
         std::lock_guard lock(m_mutex);
-        if (Entry* cached = entry(repository); cached && cached->watcher == watcher) {
+        if (Entry* cached = lookup(repository); cached && cached->watcher == watcher) {
             cached->answer = answer;
             cached->generation = generation;
             cached->configStamp = stamp;
@@ -150,14 +165,14 @@ void GitStatusCache::watchInBackground(const QString& repository)
         auto watcher = std::make_shared<TreeWatcher>(repository);
         {
             std::lock_guard lock(m_mutex);
-            Entry* cached = entry(repository);
+            Entry* cached = lookup(repository);
             if (!cached || m_shutDown)
                 return;
             cached->watching = false;
             cached->watcher = watcher;
         }
-        // Warm: the next call is answered from the cache.
+        // Warm: the next call is answered from the cache. Not a use: an evicted entry stays gone.
         if (watcher->isComplete())
-            compute(repository);
+            computeAndKeep(repository, watcher);
     });
 }

@@ -59,7 +59,14 @@ private:
         QByteArray configStamp;
     };
 
-    Entry* entry(const QString& repository); // m_mutex held; moves it to the front
+    // m_mutex held. A call's use moves the entry to the front (most recently used); the
+    // background's work looks it up in place, so it never keeps a repository nobody asks about.
+    Entry* use(const QString& repository);
+    Entry* lookup(const QString& repository);
+    // Computes and keeps the answer when nothing changed meanwhile and the entry still has this
+    // watcher (it may have been evicted).
+    std::optional<nlohmann::json> computeAndKeep(
+        const QString& repository, const std::shared_ptr<TreeWatcher>& watcher);
     void watchInBackground(const QString& repository);
     static QByteArray configStamp();
 
