@@ -3,7 +3,9 @@
 // cached answer is always the fresh one. The seed is printed; SWITCHBOARD_GIT_SEED=<seed> replays.
 
 #include "git/gitpathpolicy.h"
+#include "git/gitrepositoryhandle.h"
 #include "git/gitstatuscache.h"
+#include "git/gitstatusscanner.h"
 #include "git/gittoolhandlers.h"
 #include "git/treewatcher.h"
 
@@ -18,6 +20,10 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <time.h>
+
 #include <condition_variable>
 #include <mutex>
 
@@ -31,6 +37,7 @@ class TestGitStatus : public QObject
 private Q_SLOTS:
     void initTestCase();
     void randomEditsMatchGitFreshAndCached();
+    void quickScanAsksLibgit2OnlyAboutWhatChanged();
     void watcherCountsChangesDeepInTheTree();
     void cacheIsBounded();
     void backgroundWarmingNeitherKeepsNorRevivesAnEvictedRepository();
@@ -41,8 +48,13 @@ private:
     QStringList gitPorcelain();
     QStringList porcelainOf(const std::optional<json>& fields);
     void write(const QString& relative, const QByteArray& content);
+    // Sets the modification time of `files` (all of the working tree's when empty) a minute and a
+    // half back: what was refreshed into the index then is no longer racily clean.
+    void backdate(const QStringList& files = {});
+    QStringList workTreeFiles();
 
     QTemporaryDir m_dir;
+    QStringList m_written; // what write() wrote since it was last cleared
     QString m_root;
     QString m_repo;
 };
@@ -101,6 +113,30 @@ void TestGitStatus::write(const QString& relative, const QByteArray& content)
     QFile file(path);
     QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
     file.write(content);
+    m_written << relative;
+}
+
+QStringList TestGitStatus::workTreeFiles()
+{
+    QStringList files;
+    QDirIterator it(m_repo, QDir::Files | QDir::Hidden | QDir::System, QDirIterator::Subdirectories);
+    while (it.hasNext()) {
+        const QString path = it.next();
+        if (!path.contains(QLatin1String("/.git/")))
+            files << QDir(m_repo).relativeFilePath(path);
+    }
+    return files;
+}
+
+void TestGitStatus::backdate(const QStringList& files)
+{
+    timespec now;
+    ::clock_gettime(CLOCK_REALTIME, &now);
+    const timespec times[2] = {{now.tv_sec - 90, 0}, {now.tv_sec - 90, 123'456'789}};
+    for (const QString& file : files.isEmpty() ? workTreeFiles() : files) {
+        const QByteArray path = QFile::encodeName(m_repo + QLatin1Char('/') + file);
+        ::utimensat(AT_FDCWD, path.constData(), times, AT_SYMLINK_NOFOLLOW);
+    }
 }
 
 void TestGitStatus::initTestCase()
@@ -150,6 +186,14 @@ void TestGitStatus::randomEditsMatchGitFreshAndCached()
         return files.isEmpty() ? QString() : files.at(random.bounded(int(files.size())));
     };
     for (int round = 0; round < 25; ++round) {
+        // Half the rounds start from an index whose stat data are not racily clean, and end with
+        // the files written back-dated too: then only lstat() data tell what changed.
+        const bool backdated = random.bounded(2);
+        if (backdated) {
+            backdate();
+            git({QStringLiteral("update-index"), QStringLiteral("-q"), QStringLiteral("--refresh")});
+        }
+        m_written.clear();
         // Warm the cache and wait until it answers from the watched tree.
         const QStringList expectedNow = gitPorcelain();
         QCOMPARE(porcelainOf(cache.status(m_repo)), expectedNow);
@@ -173,9 +217,16 @@ void TestGitStatus::randomEditsMatchGitFreshAndCached()
                     QFile::remove(m_repo + QLatin1Char('/') + file);
                 done << QStringLiteral("delete ") + file;
                 break;
-            case 2: { // a new file, sometimes in a new directory
-                const QString path = random.bounded(2) ? QStringLiteral("new%1.txt").arg(random.bounded(1000))
-                                                       : QStringLiteral("newdir%1/deep/n.txt").arg(random.bounded(100));
+            case 2: { // a new file: at the top, in a tracked directory, in a new directory there or at the top
+                const int where = random.bounded(4);
+                const QString path = where == 0 ? QStringLiteral("new%1.txt").arg(random.bounded(1000))
+                    : where == 1                ? QStringLiteral("dir%1/sub%2/new%3.txt")
+                                       .arg(random.bounded(8))
+                                       .arg(random.bounded(3))
+                                       .arg(random.bounded(100))
+                    : where == 2
+                    ? QStringLiteral("dir%1/newsub%2/deep/n.txt").arg(random.bounded(8)).arg(random.bounded(10))
+                    : QStringLiteral("newdir%1/deep/n.txt").arg(random.bounded(100));
                 write(path, "new\n");
                 done << QStringLiteral("create ") + path;
                 break;
@@ -224,6 +275,8 @@ void TestGitStatus::randomEditsMatchGitFreshAndCached()
                 break;
             }
         }
+        if (backdated)
+            backdate(m_written);
         // Every edit is seen before anything else runs: the cached answer is stale now.
         const std::optional<json> cachedAfterEdits = cache.find(m_repo);
         const QStringList expected = gitPorcelain();
@@ -231,10 +284,98 @@ void TestGitStatus::randomEditsMatchGitFreshAndCached()
             qPrintable(QStringLiteral("a stale answer was served after: ") + done.join(QStringLiteral(", "))));
         QString error;
         QCOMPARE(porcelainOf(GitToolHandlers::statusFields(policy, m_repo, &error)), expected);
-        // The same tree scanned on two threads, as large trees are.
+        // The same tree compared with the index file first, as large trees are.
         QCOMPARE(porcelainOf(GitToolHandlers::statusFields(policy, m_repo, &error, 0)), expected);
         QCOMPARE(porcelainOf(cache.status(m_repo)), expected);
     }
+}
+
+// The quick scan on a tree whose index is not racily clean: unchanged files are never shown to
+// libgit2, and every kind of change still is: content of the same size under an old time, a
+// deletion, untracked files and directories, an ignored file, a mode, a directory replaced by a
+// link to a copy of itself (lstat() data of the files behind it all equal) and a file replaced by
+// a directory.
+void TestGitStatus::quickScanAsksLibgit2OnlyAboutWhatChanged()
+{
+    const QString savedRepo = m_repo;
+    const auto restore = qScopeGuard([&] { m_repo = savedRepo; });
+    m_repo = m_root + QStringLiteral("/quick");
+    QVERIFY(QDir().mkpath(m_repo));
+    int code = 0;
+    git({QStringLiteral("init"), QStringLiteral("-q"), QStringLiteral("-b"), QStringLiteral("main")}, &code);
+    QCOMPARE(code, 0);
+    git({QStringLiteral("config"), QStringLiteral("user.name"), QStringLiteral("Test")});
+    git({QStringLiteral("config"), QStringLiteral("user.email"), QStringLiteral("test@example.com")});
+    for (int d = 0; d < 30; ++d) {
+        for (int f = 0; f < 10; ++f)
+            write(QStringLiteral("dir%1/file%2.txt").arg(d).arg(f), QByteArray::number(d * 100 + f) + '\n');
+    }
+    write(QStringLiteral("deep/a/b/c/leaf.txt"), "leaf\n");
+    write(QStringLiteral("keep/x.txt"), "x\n");
+    write(QStringLiteral("linked/y.txt"), "y\n");
+    git({QStringLiteral("add"), QStringLiteral("-A")}, &code);
+    QCOMPARE(code, 0);
+    git({QStringLiteral("commit"), QStringLiteral("-qm"), QStringLiteral("start")}, &code);
+    QCOMPARE(code, 0);
+    backdate();
+    git({QStringLiteral("update-index"), QStringLiteral("-q"), QStringLiteral("--refresh")});
+
+    const GitPathPolicy policy({m_root});
+    const auto scan = [&](GitStatusScanner::Outcome* outcome) {
+        QString error;
+        auto repository = GitRepositoryHandle::open(policy, m_repo, QStringLiteral("repo_path"), &error);
+        std::vector<GitStatusEntry> entries;
+        const bool ok = repository
+            && GitStatusScanner::scan(repository->get(), repository->workTree(), &entries, &error, 0, outcome);
+        return ok ? QString() : error;
+    };
+    GitStatusScanner::Outcome outcome;
+    QCOMPARE(scan(&outcome), QString());
+    QVERIFY2(outcome.quick, qPrintable(outcome.whyWhole));
+    QCOMPARE(outcome.pathsAsked, std::size_t(0));
+
+    write(QStringLiteral("dir1/file1.txt"), "999\n"); // same size as "101\n"
+    // Back-dated, but not to the second it had (git itself compares only seconds of the ctime).
+    timespec now;
+    ::clock_gettime(CLOCK_REALTIME, &now);
+    const timespec earlier[2] = {{now.tv_sec - 60, 0}, {now.tv_sec - 60, 0}};
+    ::utimensat(AT_FDCWD, QFile::encodeName(m_repo + QStringLiteral("/dir1/file1.txt")).constData(), earlier, 0);
+    QVERIFY(QFile::remove(m_repo + QStringLiteral("/dir2/file2.txt")));
+    write(QStringLiteral("dir3/new.txt"), "new\n");
+    write(QStringLiteral("fresh/inner/n.txt"), "n\n");
+    write(QStringLiteral("dir5/build.log"), "ignored\n");
+    write(QStringLiteral(".git/info/exclude"), "*.log\n");
+    QFile::setPermissions(m_repo + QStringLiteral("/dir4/file4.txt"),
+        QFile::permissions(m_repo + QStringLiteral("/dir4/file4.txt")) | QFileDevice::ExeOwner);
+    QVERIFY(QDir().rename(m_repo + QStringLiteral("/linked"), m_root + QStringLiteral("/linked-elsewhere")));
+    QVERIFY(QFile::link(m_root + QStringLiteral("/linked-elsewhere"), m_repo + QStringLiteral("/linked")));
+    write(QStringLiteral("dir6/sub/nested-new.txt"), "nested\n");
+
+    QString error;
+    const QStringList ours = porcelainOf(GitToolHandlers::statusFields(policy, m_repo, &error, 0));
+    QCOMPARE(scan(&outcome), QString());
+    QVERIFY2(outcome.quick, qPrintable(outcome.whyWhole));
+    QVERIFY2(outcome.pathsAsked >= 9 && outcome.pathsAsked <= 12, qPrintable(QString::number(outcome.pathsAsked)));
+    QVERIFY(outcome.partialIndex); // nothing staged: libgit2 never read the whole index
+    QCOMPARE(ours, gitPorcelain());
+    // Something staged: libgit2 reads the whole index and compares HEAD with it.
+    write(QStringLiteral("dir7/file7.txt"), "staged\n");
+    git({QStringLiteral("add"), QStringLiteral("dir7/file7.txt")}, &code);
+    QCOMPARE(code, 0);
+    const QStringList withStaged = porcelainOf(GitToolHandlers::statusFields(policy, m_repo, &error, 0));
+    QCOMPARE(scan(&outcome), QString());
+    QVERIFY2(outcome.quick && !outcome.partialIndex, qPrintable(outcome.whyWhole));
+    QCOMPARE(withStaged, gitPorcelain());
+    QVERIFY(withStaged.contains(QStringLiteral("M  dir7/file7.txt")));
+    // A tracked file replaced by a directory: libgit2 also lists the directory as untracked, where
+    // git does not; the quick scan answers as libgit2's whole scan does.
+    QVERIFY(QFile::remove(m_repo + QStringLiteral("/keep/x.txt")));
+    write(QStringLiteral("keep/x.txt/inner.txt"), "inner\n");
+    const QStringList quick = porcelainOf(GitToolHandlers::statusFields(policy, m_repo, &error, 0));
+    QCOMPARE(quick, porcelainOf(GitToolHandlers::statusFields(policy, m_repo, &error, std::size_t(-1))));
+    QVERIFY(quick.contains(QStringLiteral(" D keep/x.txt")));
+    QVERIFY(ours.contains(QStringLiteral(" M dir1/file1.txt")));
+    QVERIFY(ours.contains(QStringLiteral(" T linked")) || ours.contains(QStringLiteral(" D linked/y.txt")));
 }
 
 void TestGitStatus::watcherCountsChangesDeepInTheTree()

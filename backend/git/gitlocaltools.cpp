@@ -521,7 +521,7 @@ void noteTouched(const GitToolEnvironment& environment, const ToolCallContext& c
 }
 
 std::optional<json> statusFields(
-    const GitPathPolicy& policy, const QString& repositoryPath, QString* error, std::size_t parallelThreshold)
+    const GitPathPolicy& policy, const QString& repositoryPath, QString* error, std::size_t quickThreshold)
 {
     auto repository = GitRepositoryHandle::open(policy, repositoryPath, QStringLiteral("repo_path"), error);
     if (!repository)
@@ -532,13 +532,20 @@ std::optional<json> statusFields(
         return std::nullopt;
     }
     std::vector<GitStatusEntry> entries;
-    if (!GitStatusScanner::scan(repository->get(), repository->workTree(), &entries, error, parallelThreshold)) {
+    if (!GitStatusScanner::scan(repository->get(), repository->workTree(), &entries, error, quickThreshold)) {
         *error = QStringLiteral("Could not read the status of %1: %2").arg(repository->path(), *error);
         return std::nullopt;
     }
-    git_index* rawIndex = nullptr;
-    git_repository_index(&rawIndex, repository->get());
-    GitIndexPtr index(rawIndex);
+    // Read only for conflicts: reading a large index costs as much as a quick scan.
+    GitIndexPtr index;
+    const auto conflictIndex = [&] {
+        if (!index) {
+            git_index* rawIndex = nullptr;
+            git_repository_index(&rawIndex, repository->get());
+            index.reset(rawIndex);
+        }
+        return index.get();
+    };
 
     json staged = json::array();
     json unstaged = json::array();
@@ -555,7 +562,7 @@ std::optional<json> statusFields(
         ++shown;
         const std::string& path = entry.path;
         if (flags & GIT_STATUS_CONFLICTED) {
-            const QString letters = conflictLetters(index.get(), path.c_str());
+            const QString letters = conflictLetters(conflictIndex(), path.c_str());
             conflicted.push_back(json{{"path", path}, {"status", text(letters)}});
             porcelain.push_back(text(letters) + " " + porcelainPath(path));
             continue;

@@ -1,13 +1,16 @@
 #pragma once
 
 // GitStatusScanner: the changed paths of a working tree, as git_status_list_new reports them with
-// untracked files and staged renames, sorted by path; a large tree is scanned on two threads.
-// libgit2 compares the index with the working tree on one thread, stat()ing every file, where
-// the git program spreads that over several (core.preloadIndex): so the working tree's top-level
-// entries are split in two, each half compared on a repository handle of its own (libgit2 objects
-// must not be shared between threads), while the calling thread also compares HEAD with the
-// index for the whole tree (renames need all of it). Paths only the index knows (deleted from
-// disk) go to the calling thread's half.
+// untracked files and staged renames, sorted by path.
+//
+// libgit2 alone is slower than the git program on a large tree: it verifies the index file's
+// SHA-1 before anything else, then stat()s every file by its full path on one thread. So for a
+// large tree another thread starts at once on the working tree, comparing the index file's stat
+// data (GitIndexFile, read without the checksum) with lstat() relative to each directory, while
+// the calling thread reads the index with libgit2 and compares HEAD with it, then helps. libgit2
+// then looks only at the paths that may have changed (and at untracked names: it knows the
+// ignore rules); its answer for those is the answer. When the index changed between the two
+// reads, or too many paths may have changed for this to pay, libgit2 scans the whole tree.
 
 #include <git2.h>
 
@@ -26,11 +29,23 @@ struct GitStatusEntry
 class GitStatusScanner
 {
 public:
-    // Below this many index entries one thread is quicker than two.
-    static constexpr std::size_t DefaultParallelThreshold = 4'000;
+    // How a scan went (for tests and diagnostics).
+    struct Outcome
+    {
+        bool quick = false; // compared with the index file first
+        bool partialIndex = false; // nothing staged: libgit2 saw only the entries it was asked about
+        std::size_t pathsAsked = 0; // then libgit2 looked at these paths only
+        QString whyWhole; // why libgit2 scanned the whole tree instead, when it did
+    };
+
+    // Below this many index entries libgit2 alone is as quick.
+    static constexpr std::size_t DefaultQuickThreshold = 4'000;
+    // libgit2 scans the whole tree when more paths than this (or an eighth of the index) may
+    // have changed.
+    static constexpr std::size_t MinQuickPaths = 2'000;
 
     // `repository` is open on the calling thread at `workTree` (canonical). False with `error`
     // when libgit2 fails.
     static bool scan(git_repository* repository, const QString& workTree, std::vector<GitStatusEntry>* entries,
-        QString* error, std::size_t parallelThreshold = DefaultParallelThreshold);
+        QString* error, std::size_t quickThreshold = DefaultQuickThreshold, Outcome* outcome = nullptr);
 };

@@ -36,9 +36,10 @@ ToolResult pull(const GitToolEnvironment& environment, ToolCallContext& context)
 
 // git_status's fields (and its "message") for the repository at `path`, computed now; what the
 // GitStatusCache keeps. Nothing, with `error`, when the repository cannot be read.
-// Large trees are scanned on two threads (GitStatusScanner) from `parallelThreshold` index entries.
+// Trees of `quickThreshold` index entries or more are compared with the index file on two threads
+// first, and libgit2 looks only at what may have changed (GitStatusScanner).
 std::optional<nlohmann::json> statusFields(
-    const GitPathPolicy& policy, const QString& path, QString* error, std::size_t parallelThreshold = 4'000);
+    const GitPathPolicy& policy, const QString& path, QString* error, std::size_t quickThreshold = 4'000);
 
 // Shared helpers.
 QString stringArgument(const nlohmann::json& arguments, const char* name, const QString& fallback = {});
