@@ -4,6 +4,7 @@
 #include "git/gitpathpolicy.h"
 #include "git/gitptr.h"
 #include "git/gitrepositoryhandle.h"
+#include "git/gitstatusscanner.h"
 #include "git/gittoolhandlers.h"
 #include "git/gitupstream.h"
 
@@ -108,33 +109,26 @@ RepositoryState RepositoryInspector::read(const GitPathPolicy& policy, const QSt
     git_error_clear();
     if (repository->isBare())
         return state;
-    // The changed files.
-    git_status_options options = GIT_STATUS_OPTIONS_INIT;
-    options.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED | GIT_STATUS_OPT_RENAMES_HEAD_TO_INDEX
-        | GIT_STATUS_OPT_SORT_CASE_SENSITIVELY;
-    git_status_list* rawList = nullptr;
-    if (git_status_list_new(&rawList, repo, &options) != 0) {
-        state.error = QStringLiteral("Could not read the status: %1").arg(GitLibrary::lastErrorMessage());
+    // The changed files, scanned as git_status scans them (quickly on a large tree).
+    std::vector<GitStatusEntry> entries;
+    if (!GitStatusScanner::scan(repo, repository->workTree(), &entries, &error)) {
+        state.error = QStringLiteral("Could not read the status: %1").arg(error);
         return state;
     }
-    GitStatusListPtr list(rawList);
-    const std::size_t count = git_status_list_entrycount(list.get());
-    for (std::size_t i = 0; i < count; ++i) {
-        const git_status_entry* entry = git_status_byindex(list.get(), i);
-        if (entry->status == GIT_STATUS_CURRENT || (entry->status & GIT_STATUS_IGNORED))
+    for (const GitStatusEntry& entry : entries) {
+        if (entry.flags == GIT_STATUS_CURRENT || (entry.flags & GIT_STATUS_IGNORED))
             continue;
         RepositoryFile file;
-        const git_diff_delta* delta = entry->head_to_index ? entry->head_to_index : entry->index_to_workdir;
-        file.path = QString::fromUtf8(delta->new_file.path);
-        if (entry->status & GIT_STATUS_WT_NEW) {
+        file.path = QString::fromStdString(entry.path);
+        if (entry.flags & GIT_STATUS_WT_NEW) {
             file.indexStatus = file.workTreeStatus = QLatin1Char('?');
             ++state.untracked;
-        } else if (entry->status & GIT_STATUS_CONFLICTED) {
+        } else if (entry.flags & GIT_STATUS_CONFLICTED) {
             file.indexStatus = file.workTreeStatus = QLatin1Char('U');
             ++state.unstaged;
         } else {
-            file.indexStatus = indexLetter(entry->status);
-            file.workTreeStatus = workTreeLetter(entry->status);
+            file.indexStatus = indexLetter(entry.flags);
+            file.workTreeStatus = workTreeLetter(entry.flags);
             if (file.isStaged())
                 ++state.staged;
             if (file.isUnstaged())
