@@ -15,6 +15,7 @@
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QRandomGenerator>
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QTcpServer>
 #include <QTcpSocket>
@@ -347,10 +348,12 @@ void TestGitRemote::cancelledCloneStopsAndLeavesNothing()
                             {"local_path", "cancelled"}}}}}});
     QByteArray seen;
     bool cancelled = false;
+    QStringList duringTransfer; // what the root held while the clone was transferring
     connect(reply, &QNetworkReply::readyRead, this, [&] {
         seen += reply->readAll();
         // The first progress of the transfer itself (not the "connecting" one): cancel.
         if (!cancelled && seen.contains("receiving objects")) {
+            duringTransfer = QDir(m_root).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot);
             cancelled = true;
             std::unique_ptr<QNetworkReply> cancel(post(session,
                 json{{"jsonrpc", "2.0"}, {"method", "notifications/cancelled"},
@@ -366,8 +369,19 @@ void TestGitRemote::cancelledCloneStopsAndLeavesNothing()
     reply->deleteLater();
     QVERIFY2(cancelled, seen.left(2000).constData());
     QVERIFY2(seen.contains("notifications/progress"), seen.left(2000).constData());
+    // Mid-transfer the clone was in its staging directory, not at its destination: a process
+    // killed then leaves no half-made repository where one was asked for.
+    QVERIFY2(!duringTransfer.contains(QStringLiteral("cancelled")), qPrintable(duringTransfer.join(u' ')));
+    QVERIFY2(
+        duringTransfer.filter(QRegularExpression(QStringLiteral("^\\.switchboard-clone-\\d+-[0-9a-f]{8}-cancelled$")))
+                .size()
+            == 1,
+        qPrintable(duringTransfer.join(u' ')));
     // The worker stops at the next transfer callback and removes what the clone made.
     QTRY_VERIFY_WITH_TIMEOUT(!QFileInfo::exists(m_root + QStringLiteral("/cancelled")), TimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        QDir(m_root).entryList({QStringLiteral(".switchboard-clone-*")}, QDir::AllEntries | QDir::Hidden).isEmpty(),
+        TimeoutMs);
     // The server serves other calls meanwhile and after.
     const json status = call("canceller", QStringLiteral("git_status"),
         json{{"repo_path", QFileInfo(m_root + QStringLiteral("/work")).canonicalFilePath().toStdString()}});

@@ -23,6 +23,10 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <cerrno>
+
+#include <signal.h>
+
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -800,6 +804,42 @@ private Q_SLOTS:
         const QString difference = snapshotDifference(before, snapshot(m_root));
         QVERIFY2(difference.isEmpty(), qPrintable(difference));
         QVERIFY(touches().empty());
+    }
+
+    // A clone killed with its process (kill -9) leaves only its staging directory, named with the
+    // process id: the next clone into the same folder removes it once that process is gone, and
+    // leaves a running process's alone.
+    void cloneRemovesStagingLeftByDeadProcesses()
+    {
+        // A process id no process has: from the top of the range down.
+        QFile pidMax(QStringLiteral("/proc/sys/kernel/pid_max"));
+        QVERIFY(pidMax.open(QIODevice::ReadOnly));
+        qint64 deadPid = pidMax.readAll().trimmed().toLongLong() - 1;
+        while (deadPid > 300 && !(::kill(pid_t(deadPid), 0) != 0 && errno == ESRCH))
+            --deadPid;
+        QVERIFY(deadPid > 300);
+        QProcess running;
+        running.start(QStringLiteral("sleep"), {QStringLiteral("60")});
+        QVERIFY(running.waitForStarted());
+        const auto stop = qScopeGuard([&] {
+            running.kill();
+            running.waitForFinished();
+        });
+        const QString folder = rootPath(QStringLiteral("staged"));
+        const QString dead = folder + QStringLiteral("/.switchboard-clone-%1-0badf00d-killed").arg(deadPid);
+        const QString alive
+            = folder + QStringLiteral("/.switchboard-clone-%1-0badf00d-running").arg(running.processId());
+        QVERIFY(writeFile(dead + QStringLiteral("/.git/HEAD"), "ref: refs/heads/main\n"));
+        QVERIFY(writeFile(alive + QStringLiteral("/.git/HEAD"), "ref: refs/heads/main\n"));
+        const QString destination = folder + QStringLiteral("/killed");
+        VERIFY_SUCCESS(call(QStringLiteral("git_clone_repository"),
+            json{{"repository_url", m_remote.toStdString()}, {"local_path", destination.toStdString()}}));
+        QVERIFY(QFileInfo::exists(destination + QStringLiteral("/.git/HEAD")));
+        QVERIFY(!QFileInfo::exists(dead));
+        QVERIFY(QFileInfo::exists(alive));
+        // Nothing else is left beside the clone.
+        QCOMPARE(QDir(folder).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot),
+            QStringList({QFileInfo(alive).fileName(), QStringLiteral("killed")}));
     }
 
     // A local remote is opened as it is named, never by searching upwards: a directory inside the

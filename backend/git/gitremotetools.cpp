@@ -14,12 +14,19 @@
 #include "git/gittoolresult.h"
 #include "git/gittransportstream.h"
 
+#include <QCoreApplication>
 #include <QDir>
 #include <QDirIterator>
 #include <QFileInfo>
+#include <QRandomGenerator>
 #include <QUrl>
 
+#include <cerrno>
 #include <chrono>
+#include <cstdio>
+#include <cstring>
+
+#include <signal.h>
 
 using nlohmann::json;
 
@@ -240,30 +247,48 @@ QString deepestExisting(const QString& destination)
     return path;
 }
 
-// Removes what a failed clone left: the directory when the clone made it, with the parents it made
-// for it (up to `existingAncestor`, and only while they are empty), its contents otherwise.
-void removeCloneLeftovers(const QString& destination, bool existedBefore, const QString& existingAncestor)
+// Removes the (empty) folders made for a clone that failed, up to `existingAncestor`. The clone
+// itself was in its staging directory: the destination was never touched.
+void removeMadeFolders(const QString& destination, const QString& existingAncestor)
 {
-    QDir directory(destination);
-    if (!existedBefore) {
-        if (directory.exists())
-            directory.removeRecursively();
-        for (QString parent = QFileInfo(destination).path();
-             parent.size() > existingAncestor.size() && parent.startsWith(existingAncestor);
-             parent = QFileInfo(parent).path()) {
-            if (!QDir().rmdir(parent))
-                break;
-        }
-        return;
+    for (QString parent = QFileInfo(destination).path();
+         parent.size() > existingAncestor.size() && parent.startsWith(existingAncestor);
+         parent = QFileInfo(parent).path()) {
+        if (!QDir().rmdir(parent))
+            break;
     }
-    if (!directory.exists())
-        return;
-    const auto entries = directory.entryInfoList(QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot);
+}
+
+// A clone is made in a staging directory beside its destination and renamed into place once
+// complete, so a process killed mid-clone never leaves a half-made repository where one was asked
+// for: only a staging directory, named with the process id, which a later clone into the same
+// folder removes once that process is gone.
+const QString StagingPrefix = QStringLiteral(".switchboard-clone-");
+
+QString stagingPathFor(const QString& destination)
+{
+    const QFileInfo info(destination);
+    return QStringLiteral("%1/%2%3-%4-%5")
+        .arg(info.path(), StagingPrefix)
+        .arg(QCoreApplication::applicationPid())
+        .arg(QRandomGenerator::global()->generate(), 8, 16, QLatin1Char('0'))
+        .arg(info.fileName().left(64));
+}
+
+// Removes the staging directories in `folder` left by processes that no longer run.
+void removeStaleStaging(const QString& folder)
+{
+    const QDir directory(folder);
+    const auto entries = directory.entryInfoList(
+        {StagingPrefix + QLatin1Char('*')}, QDir::Dirs | QDir::Hidden | QDir::NoDotAndDotDot | QDir::NoSymLinks);
     for (const QFileInfo& entry : entries) {
-        if (entry.isDir() && !entry.isSymLink())
-            QDir(entry.filePath()).removeRecursively();
-        else
-            QFile::remove(entry.filePath());
+        bool ok = false;
+        const qint64 pid = entry.fileName().mid(StagingPrefix.size()).section(QLatin1Char('-'), 0, 0).toLongLong(&ok);
+        if (!ok || pid <= 0 || pid == QCoreApplication::applicationPid())
+            continue;
+        if (::kill(pid_t(pid), 0) == 0 || errno != ESRCH)
+            continue; // that process runs (or may): its clone may still be going on
+        QDir(entry.filePath()).removeRecursively();
     }
 }
 
@@ -315,7 +340,7 @@ ToolResult cloneRepository(const GitToolEnvironment& environment, ToolCallContex
         return failure(error);
     const QFileInfo info(*destination);
     const bool existedBefore = info.exists() || info.isSymLink();
-    // libgit2 creates missing parents too; a failed clone removes them again.
+    // Missing parents are made; a failed clone removes them again.
     const QString existingAncestor = deepestExisting(*destination);
     if (existedBefore
         && (!info.isDir() || info.isSymLink()
@@ -336,7 +361,15 @@ ToolResult cloneRepository(const GitToolEnvironment& environment, ToolCallContex
         options.checkout_branch = branchBytes.constData();
     git_repository* rawRepository = nullptr;
     const QByteArray url = remote->url.toUtf8();
-    const QByteArray path = QFile::encodeName(*destination);
+    // The destination's folder first (with the parents it lacks), then the staging directory in it.
+    const QString folder = QFileInfo(*destination).path();
+    if (!QDir().mkpath(folder)) {
+        removeMadeFolders(*destination, existingAncestor);
+        return failure(QStringLiteral("Could not create %1.").arg(folder));
+    }
+    removeStaleStaging(folder);
+    const QString staging = stagingPathFor(*destination);
+    const QByteArray path = QFile::encodeName(staging);
     context.reportProgress(
         0, std::nullopt, QStringLiteral("connecting to %1").arg(remote->host.isEmpty() ? remote->url : remote->host));
     const int code = git_clone(&rawRepository, url.constData(), path.constData(), &options);
@@ -347,10 +380,26 @@ ToolResult cloneRepository(const GitToolEnvironment& environment, ToolCallContex
         if (!branch.isEmpty() && reason.contains(QLatin1String("reference")) && reason.contains(branch.toLower()))
             message = QStringLiteral("Branch \"%1\" was not found in %2.").arg(branch, remote->url);
         cloned.reset();
-        removeCloneLeftovers(*destination, existedBefore, existingAncestor);
+        QDir(staging).removeRecursively();
+        if (!existedBefore)
+            removeMadeFolders(*destination, existingAncestor);
         return failure(message);
     }
     cloned.reset();
+    // Into place: rename(2) replaces an empty directory atomically and refuses a non-empty one
+    // (something may have been put there during the clone).
+    if (::rename(path.constData(), QFile::encodeName(*destination).constData()) != 0) {
+        const int why = errno;
+        QDir(staging).removeRecursively();
+        if (why == ENOTEMPTY || why == EEXIST || why == ENOTDIR || why == EISDIR)
+            return failure(QStringLiteral("Destination path already exists and is not an empty directory: %1. "
+                                          "Something was put there during the clone; it was left as it was.")
+                               .arg(*destination));
+        if (!existedBefore)
+            removeMadeFolders(*destination, existingAncestor);
+        return failure(QStringLiteral("Could not move the clone into %1: %2.")
+                           .arg(*destination, QString::fromLocal8Bit(std::strerror(why))));
+    }
     const QString created = QFileInfo(*destination).canonicalFilePath();
     auto handle = GitRepositoryHandle::openCreated(created, &error);
     if (handle)
