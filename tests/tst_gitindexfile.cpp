@@ -3,6 +3,7 @@
 // reading past their end: every truncation, flipped bytes, a split index.
 
 #include "git/gitindexfile.h"
+#include "gitprogram.h"
 
 #include <git2.h>
 
@@ -36,25 +37,12 @@ private:
 
 QString TestGitIndexFile::git(const QStringList& arguments, int* exitCode)
 {
-    QProcess process;
-    process.setWorkingDirectory(m_repo);
-    process.start(QStringLiteral("git"), arguments);
-    if (!process.waitForFinished(60'000)) {
-        process.kill();
-        process.waitForFinished();
-    }
-    if (exitCode)
-        *exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
-    return QString::fromUtf8(process.readAllStandardOutput() + process.readAllStandardError());
+    return GitProgram::run(m_repo, arguments, exitCode);
 }
 
 void TestGitIndexFile::write(const QString& relative, const QByteArray& content)
 {
-    const QString path = m_repo + QLatin1Char('/') + relative;
-    QDir().mkpath(QFileInfo(path).path());
-    QFile file(path);
-    QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
-    file.write(content);
+    QVERIFY(GitProgram::write(m_repo, relative, content));
 }
 
 void TestGitIndexFile::initTestCase()

@@ -8,6 +8,7 @@
 #include "git/gitstatusscanner.h"
 #include "git/gittoolhandlers.h"
 #include "git/treewatcher.h"
+#include "gitprogram.h"
 
 #include <QDir>
 #include <QDirIterator>
@@ -61,16 +62,7 @@ private:
 
 QString TestGitStatus::git(const QStringList& arguments, int* exitCode)
 {
-    QProcess process;
-    process.setWorkingDirectory(m_repo);
-    process.start(QStringLiteral("git"), arguments);
-    if (!process.waitForFinished(60'000)) {
-        process.kill();
-        process.waitForFinished();
-    }
-    if (exitCode)
-        *exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
-    return QString::fromUtf8(process.readAllStandardOutput() + process.readAllStandardError());
+    return GitProgram::run(m_repo, arguments, exitCode);
 }
 
 QStringList TestGitStatus::gitPorcelain()
@@ -108,11 +100,7 @@ QStringList TestGitStatus::porcelainOf(const std::optional<json>& fields)
 
 void TestGitStatus::write(const QString& relative, const QByteArray& content)
 {
-    const QString path = m_repo + QLatin1Char('/') + relative;
-    QDir().mkpath(QFileInfo(path).path());
-    QFile file(path);
-    QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
-    file.write(content);
+    QVERIFY(GitProgram::write(m_repo, relative, content));
     m_written << relative;
 }
 
