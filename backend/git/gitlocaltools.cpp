@@ -48,17 +48,6 @@ QString failureText(const QString& what)
     return QStringLiteral("%1: %2").arg(what, GitLibrary::lastErrorMessage());
 }
 
-std::optional<GitRepositoryHandle> openRepository(
-    const GitToolEnvironment& environment, const ToolCallContext& context, QString* error)
-{
-    if (!environment.paths.hasRoots()) {
-        *error = GitPathPolicy::noRootsMessage();
-        return std::nullopt;
-    }
-    return GitRepositoryHandle::open(
-        environment.paths, stringArgument(context.arguments(), "repo_path"), QStringLiteral("repo_path"), error);
-}
-
 json signatureJson(const git_signature* signature)
 {
     if (!signature)
@@ -436,6 +425,17 @@ QString currentBranchName(git_repository* repository)
 }
 
 } // namespace
+
+std::optional<GitRepositoryHandle> openRepository(
+    const GitToolEnvironment& environment, const ToolCallContext& context, QString* error)
+{
+    if (!environment.paths.hasRoots()) {
+        *error = GitPathPolicy::noRootsMessage();
+        return std::nullopt;
+    }
+    return GitRepositoryHandle::open(
+        environment.paths, stringArgument(context.arguments(), "repo_path"), QStringLiteral("repo_path"), error);
+}
 
 QString stringArgument(const json& arguments, const char* name, const QString& fallback)
 {

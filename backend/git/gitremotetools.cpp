@@ -448,10 +448,7 @@ std::optional<RemoteContext> lookupRemote(const GitToolEnvironment& environment,
 ToolResult push(const GitToolEnvironment& environment, ToolCallContext& context)
 {
     QString error;
-    if (!environment.paths.hasRoots())
-        return GitToolResult::failure(GitPathPolicy::noRootsMessage());
-    auto repository = GitRepositoryHandle::open(
-        environment.paths, stringArgument(context.arguments(), "repo_path"), QStringLiteral("repo_path"), &error);
+    auto repository = openRepository(environment, context, &error);
     if (!repository)
         return GitToolResult::failure(error);
     const json& arguments = context.arguments();
@@ -521,10 +518,7 @@ ToolResult push(const GitToolEnvironment& environment, ToolCallContext& context)
 ToolResult pull(const GitToolEnvironment& environment, ToolCallContext& context)
 {
     QString error;
-    if (!environment.paths.hasRoots())
-        return GitToolResult::failure(GitPathPolicy::noRootsMessage());
-    auto repository = GitRepositoryHandle::open(
-        environment.paths, stringArgument(context.arguments(), "repo_path"), QStringLiteral("repo_path"), &error);
+    auto repository = openRepository(environment, context, &error);
     if (!repository)
         return GitToolResult::failure(error);
     if (repository->isBare())

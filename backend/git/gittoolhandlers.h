@@ -54,6 +54,10 @@ QChar indexLetter(unsigned flags);
 QChar workTreeLetter(unsigned flags);
 // Checks out `commit`'s tree without ever overwriting local changes; the refusal names the files.
 bool checkoutCommitSafely(git_repository* repository, git_commit* commit, QString* error);
+// The repository a tool's "repo_path" names, inside the roots (the message says how to configure
+// roots when there are none).
+std::optional<GitRepositoryHandle> openRepository(
+    const GitToolEnvironment& environment, const ToolCallContext& context, QString* error);
 // Tells the environment's watcher that the tool read or changed the repository.
 void noteTouched(const GitToolEnvironment& environment, const ToolCallContext& context,
     const GitRepositoryHandle& repository, bool changed);
