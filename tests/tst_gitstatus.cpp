@@ -419,7 +419,9 @@ void TestGitStatus::cacheIsBounded()
 // the cache is full, so that moment is forced.
 void TestGitStatus::backgroundWarmingNeitherKeepsNorRevivesAnEvictedRepository()
 {
-    const auto path = [&](int i) { return m_root + QStringLiteral("/evicted/r%1").arg(i); };
+    const auto path = [&](int i) -> QString { // not a QStringBuilder of a temporary
+        return m_root + QStringLiteral("/evicted/r%1").arg(i);
+    };
     const QString first = path(0);
     const QString second = path(1);
     // The background works in order on one thread; each warm-up is a repository's second
