@@ -1,0 +1,244 @@
+#include "adapters/circuitbreaker.h"
+
+#include <QDateTime>
+#include <QElapsedTimer>
+
+CircuitBreaker::Clock CircuitBreaker::Clock::system()
+{
+    return Clock{[] {
+                     static const QElapsedTimer started = [] {
+                         QElapsedTimer timer;
+                         timer.start();
+                         return timer;
+                     }();
+                     return started.elapsed();
+                 },
+        [] { return QDateTime::currentMSecsSinceEpoch(); }};
+}
+
+CircuitBreaker::CircuitBreaker(QString adapter, Settings settings, Clock clock)
+    : m_adapter(std::move(adapter))
+    , m_clock(std::move(clock))
+    , m_settings(settings)
+{
+    m_changedAtWallMs = m_clock.wallMs();
+}
+
+CircuitBreaker::Transition CircuitBreaker::moveTo(BreakerPhase phase, const QString& reason)
+{
+    Transition transition;
+    transition.adapter = m_adapter;
+    transition.from = m_phase;
+    transition.to = phase;
+    transition.reason = reason;
+    m_phase = phase;
+    ++m_generation; // outcomes of calls admitted before now change nothing
+    m_probesInFlight = 0;
+    m_changedAtWallMs = m_clock.wallMs();
+    if (phase == BreakerPhase::Open) {
+        m_openedAtMonotonicMs = m_clock.monotonicMs();
+        m_retryAtMonotonicMs = m_openedAtMonotonicMs + m_settings.recoveryTimeout.count();
+    } else {
+        m_forcedOpen = false;
+        m_retryAtMonotonicMs = 0;
+    }
+    if (phase == BreakerPhase::Closed)
+        m_consecutiveFailures = 0;
+    transition.atMs = m_changedAtWallMs;
+    transition.state = stateLocked();
+    return transition;
+}
+
+void CircuitBreaker::announce(std::vector<Transition> transitions)
+{
+    if (transitions.empty())
+        return;
+    std::vector<std::function<void(const Transition&)>> listeners;
+    {
+        std::lock_guard lock(m_mutex);
+        listeners = m_listeners;
+    }
+    for (const Transition& transition : transitions) {
+        for (const auto& listener : listeners)
+            listener(transition);
+    }
+}
+
+CircuitBreaker::Admission CircuitBreaker::admit()
+{
+    Admission admission;
+    std::vector<Transition> transitions;
+    {
+        std::lock_guard lock(m_mutex);
+        const qint64 now = m_clock.monotonicMs();
+        if (m_phase == BreakerPhase::Open && !m_forcedOpen && now >= m_retryAtMonotonicMs)
+            transitions.push_back(moveTo(BreakerPhase::HalfOpen, QStringLiteral("recovery timeout passed")));
+        admission.generation = m_generation;
+        switch (m_phase) {
+        case BreakerPhase::Closed:
+            admission.admitted = true;
+            break;
+        case BreakerPhase::HalfOpen:
+            if (m_probesInFlight < m_settings.halfOpenMaxCalls) {
+                ++m_probesInFlight;
+                admission.admitted = true;
+                admission.probe = true;
+            } else {
+                admission.refusal = QStringLiteral("Circuit breaker for adapter %1 is half-open and already trying %2 "
+                                                   "call(s); try again shortly.")
+                                        .arg(m_adapter, QString::number(m_settings.halfOpenMaxCalls));
+            }
+            break;
+        case BreakerPhase::Open:
+            if (m_forcedOpen) {
+                admission.refusal = QStringLiteral("Circuit breaker for adapter %1 was opened by the operator; no "
+                                                   "call goes upstream until it is reset.")
+                                        .arg(m_adapter);
+            } else {
+                admission.retryInMs = m_retryAtMonotonicMs - now;
+                admission.refusal = QStringLiteral("Circuit breaker for adapter %1 is open after %2 consecutive "
+                                                   "failure(s) (last: %3); next try in %4 ms.")
+                                        .arg(m_adapter, QString::number(m_consecutiveFailures),
+                                            m_lastError.isEmpty() ? QStringLiteral("unknown") : m_lastError,
+                                            QString::number(admission.retryInMs));
+            }
+            break;
+        }
+        if (admission.admitted)
+            ++m_counters.admitted;
+        else
+            ++m_counters.rejected;
+    }
+    announce(std::move(transitions));
+    return admission;
+}
+
+void CircuitBreaker::record(const Admission& admission, Outcome outcome, const QString& error)
+{
+    if (!admission.admitted)
+        return;
+    std::vector<Transition> transitions;
+    {
+        std::lock_guard lock(m_mutex);
+        switch (outcome) {
+        case Outcome::Success:
+            ++m_counters.successes;
+            break;
+        case Outcome::Failure:
+            ++m_counters.failures;
+            m_lastError = error;
+            break;
+        case Outcome::Cancelled:
+            ++m_counters.cancelled;
+            break;
+        case Outcome::AuthenticationFailure:
+            ++m_counters.authenticationFailures;
+            break;
+        }
+        // Admitted before the latest transition: its state is gone; it only counted above.
+        if (admission.generation == m_generation) {
+            if (admission.probe && m_probesInFlight > 0)
+                --m_probesInFlight;
+            if (outcome == Outcome::Success) {
+                if (m_phase == BreakerPhase::HalfOpen)
+                    transitions.push_back(moveTo(BreakerPhase::Closed, QStringLiteral("a trial call succeeded")));
+                else
+                    m_consecutiveFailures = 0;
+            } else if (outcome == Outcome::Failure) {
+                ++m_consecutiveFailures;
+                if (m_phase == BreakerPhase::HalfOpen)
+                    transitions.push_back(
+                        moveTo(BreakerPhase::Open, QStringLiteral("a trial call failed: %1").arg(error)));
+                else if (m_phase == BreakerPhase::Closed && m_consecutiveFailures >= m_settings.failureThreshold)
+                    transitions.push_back(moveTo(BreakerPhase::Open,
+                        QStringLiteral("%1 consecutive failure(s), the last: %2")
+                            .arg(QString::number(m_consecutiveFailures), error)));
+            }
+        }
+    }
+    announce(std::move(transitions));
+}
+
+void CircuitBreaker::reset(const QString& why)
+{
+    std::vector<Transition> transitions;
+    {
+        std::lock_guard lock(m_mutex);
+        transitions.push_back(moveTo(BreakerPhase::Closed, why));
+    }
+    announce(std::move(transitions));
+}
+
+void CircuitBreaker::forceOpen(const QString& why)
+{
+    std::vector<Transition> transitions;
+    {
+        std::lock_guard lock(m_mutex);
+        m_forcedOpen = true; // before the move: the state it announces says so
+        transitions.push_back(moveTo(BreakerPhase::Open, why));
+    }
+    announce(std::move(transitions));
+}
+
+qint64 CircuitBreaker::refresh()
+{
+    std::vector<Transition> transitions;
+    qint64 retryIn = 0;
+    {
+        std::lock_guard lock(m_mutex);
+        if (m_phase == BreakerPhase::Open && !m_forcedOpen) {
+            const qint64 now = m_clock.monotonicMs();
+            if (now >= m_retryAtMonotonicMs)
+                transitions.push_back(moveTo(BreakerPhase::HalfOpen, QStringLiteral("recovery timeout passed")));
+            else
+                retryIn = m_retryAtMonotonicMs - now;
+        }
+    }
+    announce(std::move(transitions));
+    return retryIn;
+}
+
+BreakerState CircuitBreaker::stateLocked() const
+{
+    BreakerState state;
+    state.adapter = m_adapter;
+    state.phase = m_phase;
+    state.consecutiveFailures = m_consecutiveFailures;
+    state.failureThreshold = m_settings.failureThreshold;
+    state.changedAtMs = m_changedAtWallMs;
+    state.forcedOpen = m_forcedOpen;
+    state.lastError = m_lastError;
+    if (m_phase == BreakerPhase::Open && !m_forcedOpen)
+        state.retryAtMs = m_changedAtWallMs + (m_retryAtMonotonicMs - m_openedAtMonotonicMs);
+    return state;
+}
+
+BreakerState CircuitBreaker::state() const
+{
+    std::lock_guard lock(m_mutex);
+    return stateLocked();
+}
+
+CircuitBreaker::Counters CircuitBreaker::counters() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_counters;
+}
+
+CircuitBreaker::Settings CircuitBreaker::settings() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_settings;
+}
+
+void CircuitBreaker::setSettings(const Settings& settings)
+{
+    std::lock_guard lock(m_mutex);
+    m_settings = settings;
+}
+
+void CircuitBreaker::addListener(std::function<void(const Transition&)> listener)
+{
+    std::lock_guard lock(m_mutex);
+    m_listeners.push_back(std::move(listener));
+}
