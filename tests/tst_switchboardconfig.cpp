@@ -21,6 +21,9 @@ private Q_SLOTS:
     void emptySectionsAreDefaults();
     void readsExecutionWithoutWarnings();
     void readsGit();
+    void readsTheMcpEndpointsExampleAsWritten();
+    void mcpEndpointErrors_data();
+    void mcpEndpointErrors();
 
 private:
     QString write(const QByteArray& text)
@@ -428,6 +431,109 @@ void TestSwitchboardConfig::readsGit()
     QCOMPARE(config.git.credentialProviders.value(QStringLiteral("github.com")), QStringLiteral("github"));
     QCOMPARE(config.git.credentialProviders.value(QStringLiteral("git.example")), QStringLiteral("gitea"));
     QVERIFY2(config.warnings.isEmpty(), qPrintable(config.warnings.join(QLatin1Char('\n'))));
+}
+
+// The example from issue 11, as written, with its snake_case keys and ${VAR} tokens.
+void TestSwitchboardConfig::readsTheMcpEndpointsExampleAsWritten()
+{
+    qputenv("MCP_FS_TOKEN", "fs-secret");
+    qputenv("MCP_DB_TOKEN", "db-secret");
+    SwitchboardConfig config;
+    QString error;
+    QVERIFY2(SwitchboardConfig::load(write("mcp_endpoints:\n"
+                                           "  - name: filesystem\n"
+                                           "    endpoint: http://mcp-filesystem:8080\n"
+                                           "    auth_token: ${MCP_FS_TOKEN}\n"
+                                           "    read_only: true\n"
+                                           "    enabled: true\n"
+                                           "  - name: database\n"
+                                           "    endpoint: http://mcp-database:8080\n"
+                                           "    auth_token: ${MCP_DB_TOKEN}\n"
+                                           "    read_only: false  # Allow writes\n"
+                                           "    enabled: true\n"
+                                           "  - name: slow-one_2\n"
+                                           "    endpoint: https://127.0.0.1:9/mcp\n"
+                                           "    auth_token: pre-${MCP_FS_TOKEN}-$${LITERAL}\n"
+                                           "    enabled: false\n"
+                                           "    timeout: 2.5\n"
+                                           "    circuit_breaker:\n"
+                                           "      failure_threshold: 3\n"
+                                           "      recovery_timeout: 0.25\n"
+                                           "      half_open_max_calls: 2\n"),
+                 &config, &error),
+        qPrintable(error));
+    QVERIFY2(config.warnings.isEmpty(), qPrintable(config.warnings.join(u'\n')));
+    QCOMPARE(config.adapters.size(), 3);
+    const AdapterConfig& filesystem = config.adapters[0];
+    QCOMPARE(filesystem.name, QStringLiteral("filesystem"));
+    QCOMPARE(filesystem.endpoint, QUrl(QStringLiteral("http://mcp-filesystem:8080")));
+    QCOMPARE(filesystem.authToken, QStringLiteral("fs-secret"));
+    QVERIFY(filesystem.readOnly);
+    QVERIFY(filesystem.enabled);
+    // The documented defaults.
+    QCOMPARE(filesystem.timeout, std::chrono::milliseconds(30'000));
+    QCOMPARE(filesystem.breaker.failureThreshold, 5);
+    QCOMPARE(filesystem.breaker.recoveryTimeout, std::chrono::milliseconds(30'000));
+    QCOMPARE(filesystem.breaker.halfOpenMaxCalls, 1);
+    const AdapterConfig& database = config.adapters[1];
+    QCOMPARE(database.authToken, QStringLiteral("db-secret"));
+    QVERIFY(!database.readOnly);
+    const AdapterConfig& slow = config.adapters[2];
+    QCOMPARE(slow.authToken, QStringLiteral("pre-fs-secret-${LITERAL}"));
+    QVERIFY(!slow.enabled);
+    QCOMPARE(slow.timeout, std::chrono::milliseconds(2'500));
+    QCOMPARE(slow.breaker.failureThreshold, 3);
+    QCOMPARE(slow.breaker.recoveryTimeout, std::chrono::milliseconds(250));
+    QCOMPARE(slow.breaker.halfOpenMaxCalls, 2);
+}
+
+void TestSwitchboardConfig::mcpEndpointErrors_data()
+{
+    QTest::addColumn<QByteArray>("text");
+    QTest::addColumn<QString>("expected"); // in the error, after the file name
+
+    const QByteArray head = "mcp_endpoints:\n  - name: fs\n    endpoint: http://127.0.0.1:1\n";
+    QTest::newRow("an unset variable is named")
+        << head + "    auth_token: ${SWITCHBOARD_TEST_UNSET_VARIABLE}\n"
+        << QStringLiteral(":4: mcp_endpoints[fs].auth_token uses the environment variable "
+                          "SWITCHBOARD_TEST_UNSET_VARIABLE, which is not set");
+    QTest::newRow("not a variable name") << head + "    auth_token: ${1x}\n"
+                                         << QStringLiteral(":4: mcp_endpoints[fs].auth_token refers to ${1x}");
+    QTest::newRow("a name with a dot") << QByteArray("mcp_endpoints:\n  - name: a.b\n    endpoint: http://h:1\n")
+                                       << QStringLiteral(":2: mcp_endpoints[a.b].name must be 1 to 64 letters");
+    QTest::newRow("the same name twice") << head + "  - name: fs\n    endpoint: http://127.0.0.1:2\n"
+                                         << QStringLiteral(":4: mcp_endpoints[fs].name is used by an earlier endpoint");
+    QTest::newRow("no endpoint") << QByteArray("mcp_endpoints:\n  - name: fs\n")
+                                 << QStringLiteral(":2: mcp_endpoints[fs].endpoint is required");
+    QTest::newRow("not an http URL") << QByteArray("mcp_endpoints:\n  - name: fs\n    endpoint: ftp://h/x\n")
+                                     << QStringLiteral(
+                                            ":3: mcp_endpoints[fs].endpoint must be an http:// or https:// URL");
+    QTest::newRow("a threshold of zero")
+        << head + "    circuit_breaker:\n      failure_threshold: 0\n"
+        << QStringLiteral(":5: mcp_endpoints[fs].circuit_breaker.failure_threshold must be between 1 and 1000000");
+    QTest::newRow("a negative recovery timeout")
+        << head + "    circuit_breaker: {recovery_timeout: -1}\n"
+        << QStringLiteral(":4: mcp_endpoints[fs].circuit_breaker.recovery_timeout must be between 0 and 86400 seconds");
+    QTest::newRow("a timeout that is no number") << head + "    timeout: soon\n"
+                                                 << QStringLiteral(":4: mcp_endpoints[fs].timeout must be a number");
+    QTest::newRow("read_only that is no boolean") << head
+            + "    read_only: maybe\n" << QStringLiteral(":4: mcp_endpoints[fs].read_only must be true or false");
+    QTest::newRow("not a list") << QByteArray("mcp_endpoints: {fs: http://h}\n")
+                                << QStringLiteral(":1: mcp_endpoints must be a list of endpoints");
+    QTest::newRow("an entry without a name") << QByteArray("mcp_endpoints:\n  - endpoint: http://h:1\n")
+                                             << QStringLiteral(":2: mcp_endpoints each entry needs a name");
+}
+
+void TestSwitchboardConfig::mcpEndpointErrors()
+{
+    QFETCH(QByteArray, text);
+    QFETCH(QString, expected);
+    qunsetenv("SWITCHBOARD_TEST_UNSET_VARIABLE");
+    SwitchboardConfig config;
+    QString error;
+    const QString path = write(text);
+    QVERIFY(!SwitchboardConfig::load(path, &config, &error));
+    QVERIFY2(error.startsWith(path + expected), qPrintable(error));
 }
 
 QTEST_GUILESS_MAIN(TestSwitchboardConfig)

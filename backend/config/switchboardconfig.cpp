@@ -2,6 +2,7 @@
 
 #include <QFile>
 #include <QFileInfo>
+#include <QRegularExpression>
 
 #include <yaml-cpp/yaml.h>
 
@@ -339,6 +340,128 @@ public:
         }
     }
 
+    // A string with ${VAR} replaced from the environment; an unset variable is an error naming it.
+    // `$${` stays a literal `${`.
+    bool expandEnvironment(const YAML::Node& node, const char* sectionName, const char* key, QString* text)
+    {
+        static const QRegularExpression variable(QStringLiteral("\\$(\\$?)\\{([^}]*)\\}"));
+        static const QRegularExpression validName(QStringLiteral("^[A-Za-z_][A-Za-z0-9_]*$"));
+        QString result;
+        qsizetype last = 0;
+        for (auto it = variable.globalMatch(*text); it.hasNext();) {
+            const QRegularExpressionMatch match = it.next();
+            result += QStringView(*text).mid(last, match.capturedStart() - last);
+            last = match.capturedEnd();
+            if (!match.captured(1).isEmpty()) { // $${...}: the text as written, one '$' fewer
+                result += match.captured(0).mid(1);
+                continue;
+            }
+            const QString name = match.captured(2);
+            if (!validName.match(name).hasMatch()) {
+                fail(node, sectionName, key, QStringLiteral("refers to ${%1}, which is not a variable name").arg(name));
+                return false;
+            }
+            const QByteArray nameBytes = name.toUtf8();
+            if (!qEnvironmentVariableIsSet(nameBytes.constData())) {
+                fail(node, sectionName, key,
+                    QStringLiteral("uses the environment variable %1, which is not set").arg(name));
+                return false;
+            }
+            result += qEnvironmentVariable(nameBytes.constData());
+        }
+        result += QStringView(*text).mid(last);
+        *text = result;
+        return true;
+    }
+
+    // A number of seconds (fractions allowed) between min and max, as milliseconds.
+    void readSeconds(const YAML::Node& section, const char* sectionName, const char* key, double min, double max,
+        std::chrono::milliseconds* target)
+    {
+        const YAML::Node node = section[key];
+        if (!node)
+            return;
+        try {
+            const double value = node.as<double>();
+            if (!(value >= min && value <= max))
+                fail(node, sectionName, key, QStringLiteral("must be between %1 and %2 seconds").arg(min).arg(max));
+            else
+                *target = std::chrono::milliseconds(qint64(value * 1000 + 0.5));
+        } catch (const YAML::Exception&) {
+            fail(node, sectionName, key, QStringLiteral("must be a number of seconds"));
+        }
+    }
+
+    // mcp_endpoints: the upstream adapters.
+    void readAdapters(const YAML::Node& node, QList<AdapterConfig>* target)
+    {
+        if (!node || node.IsNull())
+            return;
+        if (!node.IsSequence()) {
+            fail(node, "mcp_endpoints", "", QStringLiteral("must be a list of endpoints"));
+            return;
+        }
+        for (const auto& item : node) {
+            if (!item.IsMap() || !item["name"] || !item["name"].IsScalar()) {
+                fail(item, "mcp_endpoints", "", QStringLiteral("each entry needs a name"));
+                return;
+            }
+            AdapterConfig adapter;
+            adapter.name = QString::fromStdString(item["name"].Scalar());
+            const std::string section = "mcp_endpoints[" + item["name"].Scalar() + "]";
+            const char* where = section.c_str();
+            if (!AdapterConfig::isValidName(adapter.name)) {
+                fail(item["name"], where, "name",
+                    QStringLiteral("must be 1 to 64 letters, digits, '_' or '-' (a '.' would split its tools' names)"));
+                return;
+            }
+            for (const AdapterConfig& earlier : std::as_const(*target)) {
+                if (earlier.name == adapter.name) {
+                    fail(item["name"], where, "name", QStringLiteral("is used by an earlier endpoint"));
+                    return;
+                }
+            }
+            checkKeys(
+                item, where, {"name", "endpoint", "auth_token", "read_only", "enabled", "timeout", "circuit_breaker"});
+            QString endpoint;
+            readString(item, where, "endpoint", &endpoint);
+            if (endpoint.isEmpty()) {
+                fail(item, where, "endpoint", QStringLiteral("is required"));
+                return;
+            }
+            if (!expandEnvironment(item["endpoint"], where, "endpoint", &endpoint))
+                return;
+            adapter.endpoint = QUrl(endpoint, QUrl::StrictMode);
+            const QString scheme = adapter.endpoint.scheme().toLower();
+            if (!adapter.endpoint.isValid() || adapter.endpoint.host().isEmpty()
+                || (scheme != QLatin1String("http") && scheme != QLatin1String("https"))) {
+                fail(item["endpoint"], where, "endpoint", QStringLiteral("must be an http:// or https:// URL"));
+                return;
+            }
+            readString(item, where, "auth_token", &adapter.authToken);
+            if (item["auth_token"] && !expandEnvironment(item["auth_token"], where, "auth_token", &adapter.authToken))
+                return;
+            readBool(item, where, "read_only", &adapter.readOnly);
+            readBool(item, where, "enabled", &adapter.enabled);
+            readSeconds(item, where, "timeout", 0.001, 24 * 3600, &adapter.timeout);
+            if (const YAML::Node breaker = item["circuit_breaker"]; breaker && !breaker.IsNull()) {
+                const std::string breakerSection = section + ".circuit_breaker";
+                const char* breakerWhere = breakerSection.c_str();
+                if (!breaker.IsMap()) {
+                    fail(breaker, where, "circuit_breaker", QStringLiteral("must be a mapping"));
+                    return;
+                }
+                checkKeys(breaker, breakerWhere, {"failure_threshold", "recovery_timeout", "half_open_max_calls"});
+                read(breaker, breakerWhere, "failure_threshold", &adapter.breaker.failureThreshold, 1, 1'000'000);
+                readSeconds(breaker, breakerWhere, "recovery_timeout", 0, 24 * 3600, &adapter.breaker.recoveryTimeout);
+                read(breaker, breakerWhere, "half_open_max_calls", &adapter.breaker.halfOpenMaxCalls, 1, 10'000);
+            }
+            if (!m_error.isEmpty())
+                return;
+            target->append(adapter);
+        }
+    }
+
     void checkKeys(const YAML::Node& section, const char* sectionName, const std::set<std::string>& known)
     {
         if (!section.IsMap())
@@ -482,7 +605,7 @@ bool SwitchboardConfig::load(const QString& path, SwitchboardConfig* config, QSt
     }
     reader.checkKeys(root, nullptr,
         {"server", "console", "history", "interaction", "execution", "permissions", "clientTools", "oauthProviders",
-            "secrets", "git"});
+            "secrets", "git", "mcp_endpoints"});
     const YAML::Node server = root["server"];
     if (reader.isSection(server, "server")) {
         reader.checkKeys(server, "server",
@@ -568,6 +691,7 @@ bool SwitchboardConfig::load(const QString& path, SwitchboardConfig* config, QSt
         for (auto it = credentials.cbegin(); it != credentials.cend(); ++it)
             config->git.credentialProviders.insert(it.key().toLower(), it.value());
     }
+    reader.readAdapters(root["mcp_endpoints"], &config->adapters);
     reader.readClientTools(root["clientTools"], &config->clientTools);
     reader.readOAuthProviders(root["oauthProviders"], &config->oauthProviders);
     // secrets: {store: keychain | file, file: path}, or just `secrets: file`.

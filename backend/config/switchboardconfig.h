@@ -58,10 +58,16 @@
 //     allowLocalRemotes: false   # file:// URLs and absolute local paths (inside the roots) as remotes
 //     timeoutSeconds: 300        # clone, push and pull end with an error after this long
 //     credentials: {github.com: github}   # remote host → the provider whose connection is used
+//   mcp_endpoints:               # upstream MCP servers (see AdapterConfig); snake_case keys
+//     - name: filesystem
+//       endpoint: http://mcp-filesystem:8080
+//       auth_token: ${MCP_FS_TOKEN}
+//       read_only: true
 //   secrets:                     # where credentials entered in the console go (SecretStore);
 //     store: keychain            # keychain (default) or file: an owner-only (0600) JSON file, not
 //     file: /path/secrets.json   # encrypted, default <state-dir>/secrets.json. `secrets: file` is short.
 
+#include "adapters/adapterconfig.h"
 #include "auth/oauthprovider.h"
 #include "git/gitsettings.h"
 
@@ -123,6 +129,7 @@ struct SwitchboardConfig
     QString secretsFile; // absolute; empty means <state-dir>/secrets.json
 
     GitSettings git;
+    QList<AdapterConfig> adapters; // mcp_endpoints, in the file's order
 
     QStringList warnings; // unknown keys and the like, for the operator
 
