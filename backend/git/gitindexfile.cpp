@@ -3,11 +3,11 @@
 #include <QFile>
 
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstring>
+#include <vector>
 
 namespace {
 
@@ -15,6 +15,8 @@ constexpr std::size_t HashSize = 20; // SHA-1: libgit2 1.5 reads nothing else
 constexpr std::size_t HeaderSize = 12;
 constexpr std::size_t EntryFixedSize = 40 + HashSize + 2; // ten 32-bit stat fields, the id, flags
 constexpr std::uint32_t SparseDirectoryMode = 040000;
+// Far beyond any real index (a million entries take about 100 MB).
+constexpr std::size_t MaxFileSize = std::size_t(1) << 30;
 
 std::uint32_t be32(const unsigned char* p)
 {
@@ -51,14 +53,29 @@ bool GitIndexFile::read(const QString& path, QString* error)
         *error = QStringLiteral("%1 is too short for an index").arg(path);
         return false;
     }
-    void* mapped = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
-    ::close(fd);
-    if (mapped == MAP_FAILED) {
-        *error = QStringLiteral("cannot map %1: %2").arg(path, QString::fromLocal8Bit(std::strerror(errno)));
+    if (size > MaxFileSize) {
+        ::close(fd);
+        *error = QStringLiteral("%1 is larger than %2 bytes").arg(path).arg(MaxFileSize);
         return false;
     }
-    const bool ok = parse(static_cast<const unsigned char*>(mapped), size, error);
-    ::munmap(mapped, size);
+    // Read, not mapped: a file truncated by another process under a mapping would crash the
+    // reader (SIGBUS); git and libgit2 replace the index by renaming, but nothing else need.
+    std::vector<unsigned char> data(size);
+    std::size_t done = 0;
+    while (done < size) {
+        const ssize_t got = ::read(fd, data.data() + done, size - done);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0)
+            break;
+        done += std::size_t(got);
+    }
+    ::close(fd);
+    if (done != size) {
+        *error = QStringLiteral("%1 changed while it was read").arg(path);
+        return false;
+    }
+    const bool ok = parse(data.data(), size, error);
     if (!ok) {
         m_entries.clear();
         *error = QStringLiteral("%1: %2").arg(path, *error);
