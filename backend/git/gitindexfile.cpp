@@ -104,6 +104,13 @@ void GitIndexFile::readRootTree(const unsigned char* data, std::size_t size)
 
 bool GitIndexFile::parse(const unsigned char* data, std::size_t size, QString* error)
 {
+    m_entries.clear();
+    m_rootTree.clear();
+    m_checksum.clear();
+    if (size < HeaderSize + HashSize) {
+        *error = QStringLiteral("too short for an index");
+        return false;
+    }
     if (std::memcmp(data, "DIRC", 4) != 0) {
         *error = QStringLiteral("not an index file (no DIRC signature)");
         return false;

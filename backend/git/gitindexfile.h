@@ -46,6 +46,9 @@ public:
     // Reads `path`. False with `error` when it is missing, malformed or of a kind not supported.
     bool read(const QString& path, QString* error);
 
+    // The same from bytes already read (no file time: every entry counts as racily clean).
+    bool parse(const unsigned char* data, std::size_t size, QString* error);
+
     const std::vector<Entry>& entries() const { return m_entries; }
     unsigned version() const { return m_version; }
     // The trailing SHA-1 of the file as read (git_index_checksum's bytes).
@@ -59,7 +62,6 @@ public:
     const timespec& modified() const { return m_modified; }
 
 private:
-    bool parse(const unsigned char* data, std::size_t size, QString* error);
     void readRootTree(const unsigned char* data, std::size_t size);
 
     std::vector<Entry> m_entries;

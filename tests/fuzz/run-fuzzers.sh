@@ -16,7 +16,7 @@ if [[ ${1:-} == -t ]]; then
     seconds=$2
     shift 2
 fi
-all_targets=(fuzz_httphead fuzz_jsonrpc fuzz_schemavalidator)
+all_targets=(fuzz_httphead fuzz_jsonrpc fuzz_schemavalidator fuzz_gitindexfile)
 targets=("$@")
 if [[ ${#targets[@]} -eq 0 ]]; then targets=("${all_targets[@]}"); fi
 for target in "${targets[@]}"; do
@@ -31,8 +31,9 @@ cmake --build build/fuzz --parallel "$(nproc)" --target "${targets[@]}"
 
 # Per target: the dictionary and the longest input. fuzz_httphead's limits are 2 KiB of head and
 # 8 KiB of body, so its inputs must be able to exceed both.
-declare -A dictionary=([fuzz_httphead]=http.dict [fuzz_jsonrpc]=json.dict [fuzz_schemavalidator]=json.dict)
-declare -A max_len=([fuzz_httphead]=12288 [fuzz_jsonrpc]=8192 [fuzz_schemavalidator]=8192)
+declare -A dictionary=([fuzz_httphead]=http.dict [fuzz_jsonrpc]=json.dict [fuzz_schemavalidator]=json.dict
+    [fuzz_gitindexfile]=gitindex.dict)
+declare -A max_len=([fuzz_httphead]=12288 [fuzz_jsonrpc]=8192 [fuzz_schemavalidator]=8192 [fuzz_gitindexfile]=16384)
 
 failed=()
 for target in "${targets[@]}"; do
