@@ -3,15 +3,14 @@
 #include "backendevents.h"
 #include "git/repositoryinspector.h"
 #include "git/treewatcher.h"
+#include "store/workspacestatefile.h"
 #include "tools/homethread.h"
 
 #include <QDateTime>
 #include <QDir>
-#include <QFile>
 #include <QFileInfo>
-#include <QSaveFile>
-
 #include <QSocketNotifier>
+
 #include <nlohmann/json.hpp>
 
 RepositoryMonitor::RepositoryMonitor(GitPathPolicy policy, BackendEvents* events, QString listPath, QObject* parent)
@@ -31,11 +30,18 @@ void RepositoryMonitor::loadList()
 {
     if (m_listPath.isEmpty())
         return;
-    QFile file(m_listPath);
-    if (!file.open(QIODevice::ReadOnly))
+    // A few kilobytes at most; anything larger is not what this class writes.
+    QByteArray bytes;
+    QString error;
+    switch (WorkspaceStateFile::read(m_listPath, 1024 * 1024, &bytes, &error)) {
+    case WorkspaceStateFile::ReadStatus::Missing:
         return; // none yet
-    // A few kilobytes at most; anything else is not what this class writes.
-    const QByteArray bytes = file.read(1024 * 1024);
+    case WorkspaceStateFile::ReadStatus::Unreadable:
+        qWarning("switchboard: %s; the repository view starts empty", qPrintable(error));
+        return;
+    case WorkspaceStateFile::ReadStatus::Read:
+        break;
+    }
     const nlohmann::json list
         = nlohmann::json::parse(bytes.constData(), bytes.constData() + bytes.size(), nullptr, false);
     if (!list.is_object() || !list.contains("repositories") || !list["repositories"].is_array()) {
@@ -63,16 +69,10 @@ void RepositoryMonitor::saveList() const
     nlohmann::json paths = nlohmann::json::array();
     for (const auto& [path, entry] : m_repositories)
         paths.push_back(path.toStdString());
-    QSaveFile file(m_listPath);
-    if (!file.open(QIODevice::WriteOnly)) {
-        qWarning("switchboard: the repository list %s cannot be written: %s", qPrintable(m_listPath),
-            qPrintable(file.errorString()));
-        return;
-    }
-    file.write(QByteArray::fromStdString(nlohmann::json{{"version", 1}, {"repositories", paths}}.dump(1)));
-    if (!file.commit())
-        qWarning("switchboard: the repository list %s cannot be written: %s", qPrintable(m_listPath),
-            qPrintable(file.errorString()));
+    QString error;
+    const QByteArray text = QByteArray::fromStdString(nlohmann::json{{"version", 1}, {"repositories", paths}}.dump(1));
+    if (!WorkspaceStateFile::write(m_listPath, text, &error))
+        qWarning("switchboard: the repository list cannot be written: %s", qPrintable(error));
 }
 
 RepositoryMonitor::~RepositoryMonitor()
