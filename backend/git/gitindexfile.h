@@ -60,6 +60,9 @@ public:
     // The file's modification time as read: an entry modified at or after it may have changed
     // without its stat data showing it ("racily clean").
     const timespec& modified() const { return m_modified; }
+    // Whether `entry` was modified in the file's own second or later: its stat data may match a
+    // file whose content changed after the index was written.
+    bool isRacilyClean(const Entry& entry) const { return entry.mtimeSeconds >= std::uint32_t(m_modified.tv_sec); }
 
 private:
     void readRootTree(const unsigned char* data, std::size_t size);

@@ -25,7 +25,6 @@
 #include <set>
 #include <string_view>
 #include <thread>
-#include <type_traits>
 #include <unordered_map>
 
 namespace {
@@ -77,14 +76,6 @@ void collect(git_repository* repository, git_status_show_t show, const std::vect
     }
 }
 
-// The working tree against the index file's stat data, directory by directory, on any number of
-// threads: what cannot be shown unchanged goes to libgit2 by path. A tracked file is unchanged
-// when its lstat() data equal the index's (as git trusts them) and it was not modified in the
-// index file's own second or later (racily clean: content could differ behind equal data).
-// Everything else is sent: differing, missing or racily clean files; names the index does not
-// have (untracked or ignored: libgit2 reads the ignore rules); a directory that cannot be opened
-// without following a symbolic link; entries in conflict, submodules, intent-to-add,
-// skip-worktree and assume-valid entries. Stricter than libgit2 is only slower, never wrong.
 // What libgit2 is asked about. libgit2 1.5 reports nothing for an untracked file or directory
 // below the top level named by its exact path, unless it recurses into untracked directories
 // (which lists an untracked directory's files, where git shows the directory): such names are
@@ -119,6 +110,14 @@ void collapseUntrackedDirectories(std::vector<std::string> directories, Part* pa
     part->entries = std::move(kept);
 }
 
+// The working tree against the index file's stat data, directory by directory, on any number of
+// threads: what cannot be shown unchanged goes to libgit2 by path. A tracked file is unchanged
+// when its lstat() data equal the index's (as git trusts them) and it was not modified in the
+// index file's own second or later (racily clean: content could differ behind equal data).
+// Everything else is sent: differing, missing or racily clean files; names the index does not
+// have (untracked or ignored: libgit2 reads the ignore rules); a directory that cannot be opened
+// without following a symbolic link; entries in conflict, submodules, intent-to-add,
+// skip-worktree and assume-valid entries. Stricter than libgit2 is only slower, never wrong.
 class TreeComparison
 {
 public:
@@ -153,7 +152,6 @@ private:
     {
         std::string_view name;
         const GitIndexFile::Entry* entry;
-        bool operator<(std::string_view other) const { return name < other; }
     };
     struct Directory
     {
@@ -240,9 +238,8 @@ private:
 
     bool unchanged(const GitIndexFile::Entry& entry, const struct stat& info) const
     {
-        const timespec& indexTime = m_index.modified();
-        if (entry.mtimeSeconds >= std::uint32_t(indexTime.tv_sec))
-            return false; // racily clean
+        if (m_index.isRacilyClean(entry))
+            return false;
         std::uint32_t mode = 0;
         if (S_ISLNK(info.st_mode))
             mode = 0120000;
@@ -253,6 +250,15 @@ private:
             && std::uint32_t(info.st_ctim.tv_sec) == entry.ctimeSeconds
             && std::uint32_t(info.st_ctim.tv_nsec) == entry.ctimeNanoseconds && std::uint32_t(info.st_ino) == entry.ino
             && info.st_uid == entry.uid && info.st_gid == entry.gid && std::uint32_t(info.st_size) == entry.size;
+    }
+
+    // A directory entry that is a directory (not a link to one).
+    static bool isDirectoryEntry(DIR* handle, const dirent* item)
+    {
+        if (item->d_type != DT_UNKNOWN)
+            return item->d_type == DT_DIR;
+        struct stat info;
+        return ::fstatat(::dirfd(handle), item->d_name, &info, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(info.st_mode);
     }
 
     void compare(const Directory& directory, Asked* asked) const
@@ -274,13 +280,11 @@ private:
             const std::string_view name = item->d_name;
             if (name == "." || name == ".." || (directory.path.empty() && name == ".git"))
                 continue;
-            const auto [first, last] = std::equal_range(
-                directory.files.begin(), directory.files.end(), name, [](const auto& a, const auto& b) {
-                    if constexpr (std::is_same_v<std::decay_t<decltype(a)>, File>)
-                        return a.name < b;
-                    else
-                        return a < b.name;
-                });
+            const auto first = std::lower_bound(directory.files.begin(), directory.files.end(), name,
+                [](const File& file, std::string_view value) { return file.name < value; });
+            auto last = first;
+            while (last != directory.files.end() && last->name == name)
+                ++last; // more than one: stages of a conflict
             if (first != last) {
                 for (auto it = first; it != last; ++it)
                     seen[std::size_t(it - directory.files.begin())] = 1;
@@ -291,24 +295,13 @@ private:
                     paths->push_back(directory.path + std::string(name));
                 continue;
             }
+            const bool isDirectory = isDirectoryEntry(handle, item);
             if (std::binary_search(directory.subdirectories.begin(), directory.subdirectories.end(), name)) {
-                bool isDirectory = item->d_type == DT_DIR;
-                if (item->d_type == DT_UNKNOWN) {
-                    struct stat info;
-                    isDirectory = ::fstatat(::dirfd(handle), item->d_name, &info, AT_SYMLINK_NOFOLLOW) == 0
-                        && S_ISDIR(info.st_mode);
-                }
                 if (!isDirectory) // a file or a link where the index has a directory
                     paths->push_back(directory.path + std::string(name));
                 continue; // a directory: compared as one of its own
             }
             // Untracked or ignored.
-            bool isDirectory = item->d_type == DT_DIR;
-            if (item->d_type == DT_UNKNOWN) {
-                struct stat info;
-                isDirectory = ::fstatat(::dirfd(handle), item->d_name, &info, AT_SYMLINK_NOFOLLOW) == 0
-                    && S_ISDIR(info.st_mode);
-            }
             if (directory.path.empty()) {
                 paths->push_back(std::string(name));
             } else {
@@ -333,15 +326,12 @@ private:
 };
 
 // Whether the index holds exactly HEAD's tree (nothing staged), as its cache-tree says: then
-// comparing HEAD with the index entry by entry can be skipped.
+// comparing HEAD with the index entry by entry can be skipped. Asked only of an index without
+// conflicts or intent-to-add entries (TreeComparison::alwaysAsked() is empty).
 bool indexMatchesHead(git_repository* repository, const GitIndexFile& file)
 {
     if (file.rootTree().size() != GIT_OID_RAWSZ)
         return false;
-    for (const GitIndexFile::Entry& entry : file.entries()) {
-        if (entry.stage() != 0 || entry.intentToAdd())
-            return false;
-    }
     git_object* rawTree = nullptr;
     if (git_revparse_single(&rawTree, repository, "HEAD^{tree}") != 0) {
         git_error_clear();
@@ -367,7 +357,6 @@ GitIndexPtr partialIndex(const GitIndexFile& file, std::vector<std::string> path
     std::sort(paths.begin(), paths.end());
     paths.erase(std::unique(paths.begin(), paths.end()), paths.end());
     const std::vector<GitIndexFile::Entry>& entries = file.entries();
-    const auto racyFrom = std::uint32_t(file.modified().tv_sec);
     std::string_view lastAdded;
     for (const std::string& path : paths) {
         // Sorted as git sorts: "a", "a-b", "a.c", "a/d": everything from "a" on that begins with it.
@@ -381,7 +370,7 @@ GitIndexPtr partialIndex(const GitIndexFile& file, std::vector<std::string> path
             git_index_entry entry{};
             entry.ctime.seconds = it->ctimeSeconds;
             entry.ctime.nanoseconds = it->ctimeNanoseconds;
-            const bool racy = it->mtimeSeconds >= racyFrom;
+            const bool racy = file.isRacilyClean(*it);
             entry.mtime.seconds = racy ? 0 : it->mtimeSeconds;
             entry.mtime.nanoseconds = racy ? 0 : it->mtimeNanoseconds;
             entry.dev = it->dev;
