@@ -49,6 +49,12 @@ CircuitBreaker::Transition CircuitBreaker::moveTo(BreakerPhase phase, const QStr
     return transition;
 }
 
+void CircuitBreaker::halfOpenWhenDue(qint64 now, std::vector<Transition>* transitions)
+{
+    if (m_phase == BreakerPhase::Open && !m_forcedOpen && now >= m_retryAtMonotonicMs)
+        transitions->push_back(moveTo(BreakerPhase::HalfOpen, QStringLiteral("recovery timeout passed")));
+}
+
 void CircuitBreaker::announce(std::vector<Transition> transitions)
 {
     if (transitions.empty())
@@ -71,8 +77,7 @@ CircuitBreaker::Admission CircuitBreaker::admit()
     {
         std::lock_guard lock(m_mutex);
         const qint64 now = m_clock.monotonicMs();
-        if (m_phase == BreakerPhase::Open && !m_forcedOpen && now >= m_retryAtMonotonicMs)
-            transitions.push_back(moveTo(BreakerPhase::HalfOpen, QStringLiteral("recovery timeout passed")));
+        halfOpenWhenDue(now, &transitions);
         admission.generation = m_generation;
         switch (m_phase) {
         case BreakerPhase::Closed:
@@ -186,13 +191,10 @@ qint64 CircuitBreaker::refresh()
     qint64 retryIn = 0;
     {
         std::lock_guard lock(m_mutex);
-        if (m_phase == BreakerPhase::Open && !m_forcedOpen) {
-            const qint64 now = m_clock.monotonicMs();
-            if (now >= m_retryAtMonotonicMs)
-                transitions.push_back(moveTo(BreakerPhase::HalfOpen, QStringLiteral("recovery timeout passed")));
-            else
-                retryIn = m_retryAtMonotonicMs - now;
-        }
+        const qint64 now = m_clock.monotonicMs();
+        halfOpenWhenDue(now, &transitions);
+        if (m_phase == BreakerPhase::Open && !m_forcedOpen)
+            retryIn = m_retryAtMonotonicMs - now;
     }
     announce(std::move(transitions));
     return retryIn;

@@ -104,6 +104,8 @@ public:
 private:
     // m_mutex held; returns the transition to announce.
     Transition moveTo(BreakerPhase phase, const QString& reason);
+    // m_mutex held: an open breaker (not forced) whose recovery time has come turns half-open.
+    void halfOpenWhenDue(qint64 now, std::vector<Transition>* transitions);
     void announce(std::vector<Transition> transitions);
     BreakerState stateLocked() const;
 
