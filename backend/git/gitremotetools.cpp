@@ -370,6 +370,12 @@ ToolResult cloneRepository(const GitToolEnvironment& environment, ToolCallContex
     removeStaleStaging(folder);
     const QString staging = stagingPathFor(*destination);
     const QByteArray path = QFile::encodeName(staging);
+    // A clone that did not end in place: its staging directory goes, with the folders made for it.
+    const auto abandon = [&] {
+        QDir(staging).removeRecursively();
+        if (!existedBefore)
+            removeMadeFolders(*destination, existingAncestor);
+    };
     context.reportProgress(
         0, std::nullopt, QStringLiteral("connecting to %1").arg(remote->host.isEmpty() ? remote->url : remote->host));
     const int code = git_clone(&rawRepository, url.constData(), path.constData(), &options);
@@ -380,9 +386,7 @@ ToolResult cloneRepository(const GitToolEnvironment& environment, ToolCallContex
         if (!branch.isEmpty() && reason.contains(QLatin1String("reference")) && reason.contains(branch.toLower()))
             message = QStringLiteral("Branch \"%1\" was not found in %2.").arg(branch, remote->url);
         cloned.reset();
-        QDir(staging).removeRecursively();
-        if (!existedBefore)
-            removeMadeFolders(*destination, existingAncestor);
+        abandon();
         return failure(message);
     }
     cloned.reset();
@@ -390,13 +394,14 @@ ToolResult cloneRepository(const GitToolEnvironment& environment, ToolCallContex
     // (something may have been put there during the clone).
     if (::rename(path.constData(), QFile::encodeName(*destination).constData()) != 0) {
         const int why = errno;
-        QDir(staging).removeRecursively();
-        if (why == ENOTEMPTY || why == EEXIST || why == ENOTDIR || why == EISDIR)
+        if (why == ENOTEMPTY || why == EEXIST || why == ENOTDIR || why == EISDIR) {
+            // Something is at the destination now: its folders stay with it.
+            QDir(staging).removeRecursively();
             return failure(QStringLiteral("Destination path already exists and is not an empty directory: %1. "
                                           "Something was put there during the clone; it was left as it was.")
                                .arg(*destination));
-        if (!existedBefore)
-            removeMadeFolders(*destination, existingAncestor);
+        }
+        abandon();
         return failure(QStringLiteral("Could not move the clone into %1: %2.")
                            .arg(*destination, QString::fromLocal8Bit(std::strerror(why))));
     }
