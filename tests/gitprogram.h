@@ -26,6 +26,19 @@ inline QString run(const QString& directory, const QStringList& arguments, int* 
     return QString::fromUtf8(process.readAllStandardOutput() + process.readAllStandardError());
 }
 
+// A new repository at `directory` on branch main, with a committer: true when git agreed.
+inline bool initRepository(const QString& directory)
+{
+    int init = -1;
+    int name = -1;
+    int email = -1;
+    run(directory, {QStringLiteral("init"), QStringLiteral("-q"), QStringLiteral("-b"), QStringLiteral("main")}, &init);
+    run(directory, {QStringLiteral("config"), QStringLiteral("user.name"), QStringLiteral("Test")}, &name);
+    run(directory, {QStringLiteral("config"), QStringLiteral("user.email"), QStringLiteral("test@example.com")},
+        &email);
+    return init == 0 && name == 0 && email == 0;
+}
+
 // Writes `content` to `directory`/`relative`, making the folders it needs.
 inline bool write(const QString& directory, const QString& relative, const QByteArray& content)
 {

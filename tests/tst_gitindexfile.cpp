@@ -53,11 +53,8 @@ void TestGitIndexFile::initTestCase()
     QVERIFY(QDir().mkpath(m_repo));
     qputenv("HOME", QFile::encodeName(m_dir.path()));
     qputenv("GIT_CONFIG_NOSYSTEM", "1");
+    QVERIFY(GitProgram::initRepository(m_repo));
     int code = 0;
-    git({QStringLiteral("init"), QStringLiteral("-q"), QStringLiteral("-b"), QStringLiteral("main")}, &code);
-    QCOMPARE(code, 0);
-    git({QStringLiteral("config"), QStringLiteral("user.name"), QStringLiteral("Test")});
-    git({QStringLiteral("config"), QStringLiteral("user.email"), QStringLiteral("test@example.com")});
     // Paths long and short, sharing prefixes (version 4 compresses them), with spaces and UTF-8.
     for (int d = 0; d < 6; ++d) {
         for (int f = 0; f < 7; ++f)

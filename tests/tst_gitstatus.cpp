@@ -135,11 +135,8 @@ void TestGitStatus::initTestCase()
     QVERIFY(QDir().mkpath(m_repo));
     qputenv("HOME", QFile::encodeName(m_dir.path()));
     qputenv("GIT_CONFIG_NOSYSTEM", "1");
+    QVERIFY(GitProgram::initRepository(m_repo));
     int code = 0;
-    git({QStringLiteral("init"), QStringLiteral("-q"), QStringLiteral("-b"), QStringLiteral("main")}, &code);
-    QCOMPARE(code, 0);
-    git({QStringLiteral("config"), QStringLiteral("user.name"), QStringLiteral("Test")});
-    git({QStringLiteral("config"), QStringLiteral("user.email"), QStringLiteral("test@example.com")});
     for (int d = 0; d < 8; ++d) {
         for (int f = 0; f < 12; ++f)
             write(QStringLiteral("dir%1/sub%2/file%3.txt").arg(d).arg(f % 3).arg(f),
@@ -289,11 +286,8 @@ void TestGitStatus::quickScanAsksLibgit2OnlyAboutWhatChanged()
     const auto restore = qScopeGuard([&] { m_repo = savedRepo; });
     m_repo = m_root + QStringLiteral("/quick");
     QVERIFY(QDir().mkpath(m_repo));
+    QVERIFY(GitProgram::initRepository(m_repo));
     int code = 0;
-    git({QStringLiteral("init"), QStringLiteral("-q"), QStringLiteral("-b"), QStringLiteral("main")}, &code);
-    QCOMPARE(code, 0);
-    git({QStringLiteral("config"), QStringLiteral("user.name"), QStringLiteral("Test")});
-    git({QStringLiteral("config"), QStringLiteral("user.email"), QStringLiteral("test@example.com")});
     for (int d = 0; d < 30; ++d) {
         for (int f = 0; f < 10; ++f)
             write(QStringLiteral("dir%1/file%2.txt").arg(d).arg(f), QByteArray::number(d * 100 + f) + '\n');
