@@ -207,6 +207,16 @@ void TestSchemaValidator::uncheckableSchemasAreRefused_data()
     QTest::newRow("long patternProperties name")
         << QByteArray("{\"patternProperties\":{\"" + QByteArray(2000, 'a') + "\":{}}}")
         << QStringLiteral("is longer than 1024 bytes");
+    // Found by fuzz_schemavalidator: libstdc++ overflowed a long reading this count (UBSan).
+    QTest::newRow("huge repetition count in a patternProperties name")
+        << QByteArray(R"({"patternProperties":{"a{9000000000000000000}":{}}})")
+        << QStringLiteral("has a repetition count or back-reference longer than 6 digits");
+    QTest::newRow("huge range in a patternProperties name")
+        << QByteArray(R"({"patternProperties":{"a{1,90000000000000000000}":{}}})")
+        << QStringLiteral("has a repetition count or back-reference longer than 6 digits");
+    QTest::newRow("huge back-reference in a patternProperties name")
+        << QByteArray(R"({"patternProperties":{"(a)\\90000000000000000000":{}}})")
+        << QStringLiteral("has a repetition count or back-reference longer than 6 digits");
     QTest::newRow("malformed pattern") << QByteArray(R"({"properties":{"a":{"pattern":"(unclosed"}}})")
                                        << QStringLiteral("not a valid regular expression");
 }

@@ -37,6 +37,38 @@ constexpr int MaxSchemaDepth = 128;
 // recurses once per nesting level. They are compiled once at registration and bounded here.
 constexpr std::size_t MaxPropertyPatternBytes = 1024;
 constexpr int MaxPropertyPatternNesting = 32;
+// libstdc++'s regex compiler reads a repetition count or a back-reference number into a long
+// without a bound (`{9000000000000000000}` overflows, undefined behaviour); counts this long are
+// never meant, and far shorter ones already exceed its state limit.
+constexpr int MaxPropertyPatternNumberDigits = 6;
+
+// The longest run of digits std::regex would read as a number: inside `{…}` or after a backslash.
+int longestRegexNumber(const std::string& pattern)
+{
+    int longest = 0;
+    bool escaped = false;
+    bool inBraces = false;
+    int run = 0;
+    for (const char c : pattern) {
+        const bool digit = c >= '0' && c <= '9';
+        if (digit && (inBraces || escaped || run > 0)) {
+            longest = std::max(longest, ++run);
+            escaped = false;
+            continue;
+        }
+        run = 0;
+        if (escaped) {
+            escaped = false;
+        } else if (c == '\\') {
+            escaped = true;
+        } else if (c == '{') {
+            inBraces = true;
+        } else if (c == '}' || (inBraces && c != ',')) {
+            inBraces = false;
+        }
+    }
+    return longest;
+}
 
 // Why `pattern` (a patternProperties name) cannot be used, or an empty string when it can.
 QString propertyPatternProblem(const std::string& pattern)
@@ -59,6 +91,9 @@ QString propertyPatternProblem(const std::string& pattern)
     }
     if (deepest > MaxPropertyPatternNesting)
         return QStringLiteral("nests groups deeper than %1 levels").arg(MaxPropertyPatternNesting);
+    if (longestRegexNumber(pattern) > MaxPropertyPatternNumberDigits)
+        return QStringLiteral("has a repetition count or back-reference longer than %1 digits")
+            .arg(MaxPropertyPatternNumberDigits);
     try {
         const std::regex compiled(pattern);
     } catch (const std::regex_error& error) {
