@@ -88,11 +88,50 @@ std::optional<BreakerState> BreakerState::fromJson(const json& value, QString* p
     return state;
 }
 
+json BreakerTransitionRecord::toJson() const
+{
+    return json{{"adapter", text(adapter)}, {"from", text(breakerPhaseName(from))}, {"to", text(breakerPhaseName(to))},
+        {"reason", text(reason)}, {"atMs", atMs}, {"callId", callId}};
+}
+
+std::optional<BreakerTransitionRecord> BreakerTransitionRecord::fromJson(const json& value, QString* problem)
+{
+    BreakerTransitionRecord record;
+    QString from;
+    QString to;
+    StateJsonReader reader(value, QStringLiteral("breaker transition"), problem);
+    reader.keys({"adapter", "from", "to", "reason", "atMs", "callId"})
+        .string("adapter", &record.adapter)
+        .string("from", &from)
+        .string("to", &to)
+        .string("reason", &record.reason)
+        .integer("atMs", &record.atMs)
+        .integer("callId", &record.callId);
+    if (!reader.ok())
+        return std::nullopt;
+    const auto parsedFrom = enumFromName(phaseNames, from);
+    const auto parsedTo = enumFromName(phaseNames, to);
+    if (!parsedFrom || !parsedTo) {
+        reader.fail(QStringLiteral("has an unknown phase \"%1\"").arg(parsedFrom ? to : from));
+        return std::nullopt;
+    }
+    record.from = *parsedFrom;
+    record.to = *parsedTo;
+    return record;
+}
+
 json AdapterStatus::toJson() const
 {
+    json transitionArray = json::array();
+    for (const BreakerTransitionRecord& transition : transitions)
+        transitionArray.push_back(transition.toJson());
     return json{{"name", text(name)}, {"endpoint", text(endpoint)},
-        {"connection", text(adapterConnectionName(connection))}, {"readOnly", readOnly}, {"toolCount", toolCount},
-        {"changedAtMs", changedAtMs}, {"lastError", text(lastError)}};
+        {"connection", text(adapterConnectionName(connection))}, {"readOnly", readOnly},
+        {"disabledByOperator", disabledByOperator}, {"toolCount", toolCount}, {"changedAtMs", changedAtMs},
+        {"lastError", text(lastError)}, {"lastErrorAtMs", lastErrorAtMs}, {"lastSuccessAtMs", lastSuccessAtMs},
+        {"calls", calls}, {"rejectedCalls", rejectedCalls}, {"failures", failures},
+        {"authenticationFailures", authenticationFailures}, {"latencyP50Us", latencyP50Us},
+        {"latencyP99Us", latencyP99Us}, {"transitions", std::move(transitionArray)}};
 }
 
 std::optional<AdapterStatus> AdapterStatus::fromJson(const json& value, QString* problem)
@@ -100,15 +139,40 @@ std::optional<AdapterStatus> AdapterStatus::fromJson(const json& value, QString*
     AdapterStatus status;
     QString connection;
     StateJsonReader reader(value, QStringLiteral("adapter status"), problem);
-    reader.keys({"name", "endpoint", "connection", "readOnly", "toolCount", "changedAtMs", "lastError"})
+    reader
+        .keys({"name", "endpoint", "connection", "readOnly", "disabledByOperator", "toolCount", "changedAtMs",
+            "lastError", "lastErrorAtMs", "lastSuccessAtMs", "calls", "rejectedCalls", "failures",
+            "authenticationFailures", "latencyP50Us", "latencyP99Us", "transitions"})
         .string("name", &status.name)
         .string("endpoint", &status.endpoint)
         .string("connection", &connection)
         .boolean("readOnly", &status.readOnly)
+        .boolean("disabledByOperator", &status.disabledByOperator)
         .integer("changedAtMs", &status.changedAtMs)
-        .string("lastError", &status.lastError);
+        .string("lastError", &status.lastError)
+        .integer("lastErrorAtMs", &status.lastErrorAtMs)
+        .integer("lastSuccessAtMs", &status.lastSuccessAtMs)
+        .integer("calls", &status.calls)
+        .integer("rejectedCalls", &status.rejectedCalls)
+        .integer("failures", &status.failures)
+        .integer("authenticationFailures", &status.authenticationFailures)
+        .integer("latencyP50Us", &status.latencyP50Us)
+        .integer("latencyP99Us", &status.latencyP99Us);
     if (!readInt(reader, "toolCount", &status.toolCount))
         return std::nullopt;
+    const json* transitions = reader.array("transitions");
+    if (!reader.ok())
+        return std::nullopt;
+    if (transitions->size() > std::size_t(MaxTransitions)) {
+        reader.fail(QStringLiteral("has more than %1 transitions").arg(MaxTransitions));
+        return std::nullopt;
+    }
+    for (const json& item : *transitions) {
+        auto transition = BreakerTransitionRecord::fromJson(item, problem);
+        if (!transition)
+            return std::nullopt;
+        status.transitions.append(std::move(*transition));
+    }
     const auto parsed = enumFromName(connectionNames, connection);
     if (!parsed) {
         reader.fail(QStringLiteral("has an unknown connection \"%1\"").arg(connection));

@@ -48,15 +48,45 @@ enum class AdapterConnection {
 
 QString adapterConnectionName(AdapterConnection connection);
 
+// One change of an adapter's breaker, kept in history beside the calls: `callId` is the call whose
+// outcome caused it (0 for the operator, the recovery timer, a configuration reload).
+struct BreakerTransitionRecord
+{
+    QString adapter;
+    BreakerPhase from = BreakerPhase::Closed;
+    BreakerPhase to = BreakerPhase::Closed;
+    QString reason;
+    qint64 atMs = 0; // ms since the Unix epoch
+    qint64 callId = 0;
+
+    nlohmann::json toJson() const;
+    static std::optional<BreakerTransitionRecord> fromJson(const nlohmann::json& value, QString* problem);
+    friend bool operator==(const BreakerTransitionRecord&, const BreakerTransitionRecord&) = default;
+};
+
+// An upstream adapter as its operator watches it: connection, what it offers, its traffic and the
+// newest changes of its breaker (the breaker's own state comes as BreakerState).
 struct AdapterStatus
 {
+    static constexpr int MaxTransitions = 50;
+
     QString name;
     QString endpoint;
     AdapterConnection connection = AdapterConnection::Connecting;
     bool readOnly = false;
+    bool disabledByOperator = false; // Disabled by the operator rather than by the configuration
     int toolCount = 0;
     qint64 changedAtMs = 0;
     QString lastError;
+    qint64 lastErrorAtMs = 0; // 0: none yet
+    qint64 lastSuccessAtMs = 0; // 0: none yet
+    qint64 calls = 0; // calls admitted and sent upstream
+    qint64 rejectedCalls = 0; // refused by the breaker, read-only or a disabled adapter
+    qint64 failures = 0; // connection errors, timeouts, 5xx, malformed responses
+    qint64 authenticationFailures = 0;
+    qint64 latencyP50Us = 0; // over the newest calls; 0: no call yet
+    qint64 latencyP99Us = 0;
+    QList<BreakerTransitionRecord> transitions; // the newest MaxTransitions, oldest first
 
     QString key() const { return name; }
     nlohmann::json toJson() const;
@@ -162,12 +192,15 @@ struct FileDiff
 };
 
 using BreakerStateList = QList<BreakerState>;
+using BreakerTransitionList = QList<BreakerTransitionRecord>;
 using AdapterStatusList = QList<AdapterStatus>;
 using RepositoryStateList = QList<RepositoryState>;
 using TransferProgressList = QList<TransferProgress>;
 
 Q_DECLARE_METATYPE(BreakerState)
 Q_DECLARE_METATYPE(AdapterStatus)
+Q_DECLARE_METATYPE(BreakerTransitionRecord)
+Q_DECLARE_METATYPE(BreakerTransitionList)
 Q_DECLARE_METATYPE(RepositoryState)
 Q_DECLARE_METATYPE(TransferProgress)
 Q_DECLARE_METATYPE(FileDiff)

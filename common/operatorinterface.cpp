@@ -33,6 +33,19 @@ void OperatorInterface::forceOpenBreaker(const QString& adapter)
         QStringLiteral("This backend has no upstream adapters, so there is no breaker \"%1\" to open.").arg(adapter));
 }
 
+void OperatorInterface::setAdapterEnabled(const QString& adapter, bool enabled)
+{
+    Q_EMIT commandFailed(QStringLiteral("setAdapterEnabled"),
+        QStringLiteral("This backend has no upstream adapters, so there is no adapter \"%1\" to %2.")
+            .arg(adapter, enabled ? QStringLiteral("enable") : QStringLiteral("disable")));
+}
+
+void OperatorInterface::reloadConfiguration()
+{
+    Q_EMIT commandFailed(QStringLiteral("reloadConfiguration"),
+        QStringLiteral("This backend was started without a configuration file, so there is nothing to reload."));
+}
+
 void OperatorInterface::refreshRepository(const QString& path)
 {
     Q_EMIT commandFailed(QStringLiteral("refreshRepository"),

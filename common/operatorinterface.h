@@ -54,6 +54,11 @@ public:
     // Upstream adapters and repositories. A backend without them answers with commandFailed.
     virtual void resetBreaker(const QString& adapter);
     virtual void forceOpenBreaker(const QString& adapter);
+    // Disabled, an adapter offers no tools and refuses its calls until enabled again; the choice
+    // outlives a configuration reload (not a restart). Its state arrives with adapterStatusesChanged.
+    virtual void setAdapterEnabled(const QString& adapter, bool enabled);
+    // Reads the configuration file again; the outcome arrives as configurationReloaded.
+    virtual void reloadConfiguration();
     virtual void refreshRepository(const QString& path);
     // The repository view: adds a repository under an allowed root to those shown (its state
     // arrives with repositoryStatesChanged, a refusal as commandFailed "addRepository"), stops
@@ -99,6 +104,10 @@ Q_SIGNALS:
     void transfersChanged(const TransferProgressList& transfers);
     void repositoryRemoved(const QString& path);
     void fileDiffLoaded(const FileDiff& diff);
+
+    // The configuration was read again (the file changed or reloadConfiguration was asked): `ok`
+    // false keeps the previous configuration in force and `message` says why (file, line, key).
+    void configurationReloaded(bool ok, const QString& message);
 
     // A command this backend could not carry out (`command` is its name, e.g. "resetBreaker").
     void commandFailed(const QString& command, const QString& message);

@@ -73,9 +73,38 @@ void TestCommonTypes::statesSurviveTheRoundTrip()
     BreakerState breaker{QStringLiteral("github"), BreakerPhase::HalfOpen, 3, 5, 1700000000000, 1700000030000, true,
         QStringLiteral("503 from upstream")};
     QCOMPARE(BreakerState::fromJson(breaker.toJson(), &problem), std::optional(breaker));
-    AdapterStatus adapter{QStringLiteral("filesystem"), QStringLiteral("http://mcp-filesystem:8080"),
-        AdapterConnection::Failing, true, 12, 1700000000000, QStringLiteral("connection refused")};
+    AdapterStatus adapter;
+    adapter.name = QStringLiteral("filesystem");
+    adapter.endpoint = QStringLiteral("http://mcp-filesystem:8080");
+    adapter.connection = AdapterConnection::Failing;
+    adapter.readOnly = true;
+    adapter.disabledByOperator = true;
+    adapter.toolCount = 12;
+    adapter.changedAtMs = 1700000000000;
+    adapter.lastError = QStringLiteral("connection refused");
+    adapter.lastErrorAtMs = 1700000000001;
+    adapter.lastSuccessAtMs = 1690000000000;
+    adapter.calls = 40;
+    adapter.rejectedCalls = 7;
+    adapter.failures = 5;
+    adapter.authenticationFailures = 2;
+    adapter.latencyP50Us = 1500;
+    adapter.latencyP99Us = 90000;
+    adapter.transitions = {{QStringLiteral("filesystem"), BreakerPhase::Closed, BreakerPhase::Open,
+                               QStringLiteral("5 consecutive failures"), 1700000000000, 41},
+        {QStringLiteral("filesystem"), BreakerPhase::Open, BreakerPhase::HalfOpen,
+            QStringLiteral("recovery timeout passed"), 1700000030000, 0}};
     QCOMPARE(AdapterStatus::fromJson(adapter.toJson(), &problem), std::optional(adapter));
+    json tooManyTransitions = adapter.toJson();
+    for (int i = 0; i < AdapterStatus::MaxTransitions; ++i)
+        tooManyTransitions["transitions"].push_back(adapter.transitions.first().toJson());
+    QVERIFY(!AdapterStatus::fromJson(tooManyTransitions, &problem));
+    QVERIFY2(problem.contains(QStringLiteral("more than 50 transitions")), qPrintable(problem));
+    json unknownPhase = adapter.toJson();
+    unknownPhase["transitions"][0]["to"] = "ajar";
+    QVERIFY(!AdapterStatus::fromJson(unknownPhase, &problem));
+    QVERIFY2(problem.contains(QStringLiteral("unknown phase \"ajar\"")), qPrintable(problem));
+    problem.clear();
     RepositoryState repository;
     repository.path = QStringLiteral("/srv/r");
     repository.branch = QStringLiteral("main");

@@ -1,0 +1,154 @@
+#pragma once
+
+// McpClient: one connection to an upstream MCP server over Streamable HTTP (QNetworkAccessManager):
+// initialize and the session id, JSON and SSE responses, tools/list across pages, tools/call with
+// the upstream's progress handed on and notifications/cancelled sent when the caller cancels. A
+// session the upstream forgot (HTTP 404 on a request carrying the id) is initialized again and the
+// request retried once; a dropped SSE response stream is resumed with GET and Last-Event-ID after
+// the server's `retry` delay. Requests the upstream sends during a call (elicitation/create,
+// sampling/createMessage, ping) go to the call's ServerRequestHandler. It sends the adapter's own
+// credential (Settings::bearerToken), never anything of the client that asked.
+//
+// Lives on one thread (the backend thread); every callback runs there. Nothing blocks: each
+// operation answers through its callback exactly once (unless the client is destroyed first, when
+// no callback runs). Every response body, SSE event and tool list is bounded by Settings.
+
+#include <QObject>
+#include <QString>
+#include <QUrl>
+
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <vector>
+
+class QNetworkAccessManager;
+
+class McpClient : public QObject
+{
+    Q_OBJECT
+public:
+    struct Settings
+    {
+        QUrl endpoint; // http(s)://host:port/path of the upstream's MCP endpoint
+        QByteArray bearerToken; // sent as Authorization: Bearer; empty sends none
+        qint64 requestTimeoutMs = 30'000; // one request, from sending to its final response
+        QString clientName = QStringLiteral("switchboard");
+        QString clientVersion;
+        qint64 maxResponseBytes = 16 * 1024 * 1024; // a JSON body or one SSE event
+        int maxToolPages = 100;
+        int maxTools = 5'000;
+        int maxSseResumes = 5; // resumptions of one dropped stream before giving up
+        qint64 defaultSseRetryMs = 1'000; // when the server sent no `retry`
+    };
+
+    // Why an operation failed, as the circuit breaker tells failures apart.
+    enum class FailureKind {
+        Connection, // refused, reset, DNS, TLS, the stream dropped for good
+        Timeout,
+        ServerError, // HTTP 5xx
+        Authentication, // HTTP 401 or 403
+        HttpStatus, // any other unexpected HTTP status (4xx)
+        Malformed, // not JSON, not JSON-RPC, no result and no error, too large
+        Protocol, // a JSON-RPC error response (the upstream understood and refused)
+        Cancelled, // the caller cancelled, or the client was shut down
+    };
+
+    struct Failure
+    {
+        FailureKind kind = FailureKind::Connection;
+        int httpStatus = 0; // 0 when there was no HTTP response
+        QString message; // for the operator and the calling model; no credential in it
+        nlohmann::json rpcError; // Protocol: the JSON-RPC error object
+    };
+
+    // A request's outcome: the JSON-RPC result, or why there is none.
+    struct Outcome
+    {
+        nlohmann::json result; // null on failure
+        std::optional<Failure> failure;
+        bool ok() const { return !failure.has_value(); }
+    };
+
+    struct InitializeResult
+    {
+        QString protocolVersion;
+        nlohmann::json serverInfo;
+        nlohmann::json capabilities;
+        QString instructions;
+    };
+
+    struct ToolList
+    {
+        std::vector<nlohmann::json> tools; // each as the upstream listed it
+        bool truncated = false; // more than maxTools or maxToolPages
+    };
+
+    // A request the upstream sent on a call's stream (elicitation/create, sampling/createMessage);
+    // the handler answers through `reply` once with a JSON-RPC result or an error object
+    // ({"code", "message"}), now or later. Without a handler the client answers "method not found".
+    using Reply = std::function<void(const nlohmann::json& result, const nlohmann::json& error)>;
+    using ServerRequestHandler = std::function<void(const QString& method, const nlohmann::json& params, Reply reply)>;
+
+    struct CallOptions
+    {
+        // Called with each notifications/progress params of the call (progressToken replaced by
+        // the client's own); only when set is a progressToken sent upstream.
+        std::function<void(const nlohmann::json& params)> progress;
+        // notifications/message and other notifications sent on the call's stream.
+        std::function<void(const QString& method, const nlohmann::json& params)> notification;
+        ServerRequestHandler serverRequest;
+        qint64 timeoutMs = 0; // 0: Settings::requestTimeoutMs
+    };
+
+    // A call in flight; cancel() aborts it, sends notifications/cancelled upstream, and the
+    // completion runs with FailureKind::Cancelled. Does nothing once the call finished.
+    class PendingCall
+    {
+    public:
+        virtual ~PendingCall() = default;
+        virtual void cancel(const QString& reason) = 0;
+    };
+
+    explicit McpClient(Settings settings, QObject* parent = nullptr);
+    ~McpClient() override;
+
+    const Settings& settings() const { return m_settings; }
+
+    // Opens a session: initialize, then notifications/initialized. Other operations call it
+    // first when there is no session.
+    void initialize(std::function<void(const InitializeResult&, const std::optional<Failure>&)> done);
+    bool isInitialized() const;
+    QString sessionId() const;
+
+    // Every page of tools/list.
+    void listTools(std::function<void(const ToolList&, const std::optional<Failure>&)> done);
+
+    // tools/call: the result is the upstream's CallToolResult as it sent it (isError included).
+    std::shared_ptr<PendingCall> callTool(
+        const QString& name, const nlohmann::json& arguments, CallOptions options, std::function<void(Outcome)> done);
+
+    // Any other request (ping, …).
+    std::shared_ptr<PendingCall> request(const QString& method, const nlohmann::json& params,
+        std::function<void(Outcome)> done, CallOptions options = {});
+
+    // Ends the session (DELETE with the session id, not waited for) and fails every call in
+    // flight with Cancelled.
+    void close();
+
+    // Human words for a failure kind ("connection error", "timeout", …).
+    static QString failureKindName(FailureKind kind);
+
+Q_SIGNALS:
+    // The upstream sent notifications/tools/list_changed (on a call's stream or the GET stream).
+    void toolsListChanged();
+    // The session id changed: a new session after initialize or after the upstream expired one.
+    void sessionChanged(const QString& sessionId);
+
+private:
+    class Private;
+    Settings m_settings;
+    std::unique_ptr<Private> d;
+};
