@@ -33,6 +33,14 @@ void CallLogFilterProxy::setCallIdFilter(const QSet<qint64>& callIds)
     invalidateFilter();
 }
 
+void CallLogFilterProxy::setAdapterFilter(const QString& adapter)
+{
+    if (adapter == m_adapter)
+        return;
+    m_adapter = adapter;
+    invalidateFilter();
+}
+
 bool CallLogFilterProxy::filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const
 {
     const QModelIndex index = sourceModel()->index(sourceRow, 0, sourceParent);
@@ -40,6 +48,12 @@ bool CallLogFilterProxy::filterAcceptsRow(int sourceRow, const QModelIndex& sour
         return false;
     if (!m_callIds.isEmpty() && !m_callIds.contains(index.data(CallIdRole).toLongLong()))
         return false;
+    if (!m_adapter.isEmpty()) {
+        // The route, not the text filter: "adapter:git" must not match an adapter named "github".
+        const ToolRoute route = index.data(CallRole).value<ToolCall>().route;
+        if (route.kind != RouteKind::Adapter || route.owner != m_adapter)
+            return false;
+    }
     if (m_words.isEmpty())
         return true;
     const QString haystack = index.data(FilterRole).toString();

@@ -1,7 +1,8 @@
 #pragma once
 
-// CallLogFilterProxy: the call log's text filter, status filter and call-id filter, keyed on
-// FilterRole, StatusRole and CallIdRole, so it works over any model that shows calls.
+// CallLogFilterProxy: the call log's text filter, status filter, call-id filter and adapter filter,
+// keyed on FilterRole, StatusRole, CallIdRole and CallRole, so it works over any model that shows
+// calls.
 
 #include "toolcall.h"
 
@@ -19,6 +20,7 @@ public:
     QString filterText() const { return m_text; }
     std::optional<CallStatus> statusFilter() const { return m_status; }
     const QSet<qint64>& callIdFilter() const { return m_callIds; }
+    QString adapterFilter() const { return m_adapter; }
 
 public Q_SLOTS:
     // Every whitespace-separated word must appear (case-insensitively) in the call's tool, client,
@@ -27,6 +29,8 @@ public Q_SLOTS:
     void setStatusFilter(std::optional<CallStatus> status);
     // Only these calls (e.g. those that touched one repository); an empty set shows every call.
     void setCallIdFilter(const QSet<qint64>& callIds);
+    // Only the calls routed to this upstream adapter (route adapter:NAME); empty shows every call.
+    void setAdapterFilter(const QString& adapter);
 
 protected:
     bool filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const override;
@@ -36,4 +40,5 @@ private:
     QStringList m_words;
     std::optional<CallStatus> m_status;
     QSet<qint64> m_callIds;
+    QString m_adapter;
 };

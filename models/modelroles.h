@@ -1,7 +1,7 @@
 #pragma once
 
-// Roles shared by every model that shows calls, the questions that wait on them, or the
-// repositories the git tools work on.
+// Roles shared by every model that shows calls, the questions that wait on them, the repositories
+// the git tools work on, or the upstream adapters and their breakers.
 
 #include <Qt>
 
@@ -17,4 +17,6 @@ enum Roles {
     RepositoryRole, // the whole RepositoryState
     FilePathRole, // RepositoryFile::path, relative to the working tree
     CommitIdRole, // CommitSummary::id, the full hex id
+    AdapterNameRole, // the upstream adapter's name, the key of its row
+    HealthRole, // int(AdapterHealth): how an adapter, or a breaker phase, is doing, for the colour
 };

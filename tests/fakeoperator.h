@@ -54,6 +54,13 @@ public:
         oauthStarts << interactionId;
     }
     void cancelOAuth(const QString& interactionId) override { oauthCancels << interactionId; }
+    void resetBreaker(const QString& adapter) override { breakerResets << adapter; }
+    void forceOpenBreaker(const QString& adapter) override { breakerForceOpens << adapter; }
+    void setAdapterEnabled(const QString& adapter, bool enabled) override
+    {
+        adapterEnables << qMakePair(adapter, enabled);
+    }
+    void reloadConfiguration() override { ++configurationReloads; }
     void refreshRepository(const QString& path) override { repositoryRefreshes << path; }
     void addRepository(const QString& path) override { repositoryAdds << path; }
     void removeRepository(const QString& path) override { repositoryRemovals << path; }
@@ -75,4 +82,8 @@ public:
     QStringList repositoryAdds;
     QStringList repositoryRemovals;
     QList<QPair<QString, QString>> diffLoads; // repository, file
+    QStringList breakerResets;
+    QStringList breakerForceOpens;
+    QList<QPair<QString, bool>> adapterEnables; // adapter, enabled
+    int configurationReloads = 0;
 };

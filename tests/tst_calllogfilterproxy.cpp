@@ -1,5 +1,6 @@
 // CallLogFilterProxy: every word must match (case-insensitively) somewhere in the call; the status
-// filter narrows further; live inserts and updates are filtered as they arrive.
+// filter narrows further; the adapter filter keeps the calls routed to one adapter; live inserts and
+// updates are filtered as they arrive.
 
 #include "calllogfilterproxy.h"
 #include "calllogmodel.h"
@@ -155,6 +156,43 @@ private Q_SLOTS:
         proxy.setStatusFilter(CallStatus::Ok);
         model.applyUpdates({makeCall(7, QStringLiteral("git_log"), QStringLiteral("zed"), CallStatus::Ok)});
         QCOMPARE(visibleIds(proxy), (QList<qint64>{1, 6, 7}));
+    }
+
+    void adapterFilterKeepsThatAdaptersCalls()
+    {
+        CallLogModel model;
+        CallLogFilterProxy proxy;
+        proxy.setSourceModel(&model);
+        QAbstractItemModelTester tester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        ToolCall git = makeCall(6, QStringLiteral("git.log"), QStringLiteral("zed"), CallStatus::Ok);
+        git.route = ToolRoute::adapter(QStringLiteral("git"));
+        // A sink with the adapter's name is not the adapter.
+        ToolCall sink = makeCall(7, QStringLiteral("github.notify"), QStringLiteral("zed"), CallStatus::Ok);
+        sink.route = ToolRoute::sink(QStringLiteral("github"));
+        model.applyUpdates(sampleCalls() + ToolCallList{git, sink});
+
+        proxy.setAdapterFilter(QStringLiteral("github"));
+        QCOMPARE(proxy.adapterFilter(), QStringLiteral("github"));
+        QCOMPARE(visibleIds(proxy), QList<qint64>{3});
+        // The route's owner exactly: "git" is not a prefix match of "github", nor the other way.
+        proxy.setAdapterFilter(QStringLiteral("git"));
+        QCOMPARE(visibleIds(proxy), QList<qint64>{6});
+        proxy.setAdapterFilter(QStringLiteral("gith"));
+        QCOMPARE(visibleIds(proxy), QList<qint64>{});
+
+        // Combined with the other filters, and applied to calls as they arrive.
+        proxy.setAdapterFilter(QStringLiteral("github"));
+        model.applyUpdates({makeCall(8, QStringLiteral("gh.search"), QStringLiteral("zed"), CallStatus::Error)});
+        QCOMPARE(visibleIds(proxy), (QList<qint64>{3, 8}));
+        proxy.setStatusFilter(CallStatus::Error);
+        QCOMPARE(visibleIds(proxy), QList<qint64>{8});
+        proxy.setStatusFilter(std::nullopt);
+        proxy.setFilterText(QStringLiteral("search"));
+        QCOMPARE(visibleIds(proxy), QList<qint64>{8});
+        proxy.setFilterText(QString());
+
+        proxy.setAdapterFilter(QString());
+        QCOMPARE(proxy.rowCount(), 8);
     }
 
     void trimmingWhileFiltered()

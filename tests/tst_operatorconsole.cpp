@@ -224,8 +224,8 @@ void TestOperatorConsole::laterCapabilitiesAnswerWhenMissing()
 {
     FakeOperator backend;
     QSignalSpy failed(&backend, &OperatorInterface::commandFailed);
-    backend.resetBreaker(QStringLiteral("github"));
-    // The double records the repository commands; the interface's own answer is what this checks.
+    // The double records these commands; the interface's own answer is what this checks.
+    backend.OperatorInterface::resetBreaker(QStringLiteral("github"));
     backend.OperatorInterface::refreshRepository(QStringLiteral("/srv/repo"));
     backend.OperatorInterface::addRepository(QStringLiteral("/srv/repo"));
     QCOMPARE(failed.size(), 3);

@@ -5,12 +5,14 @@
 #include "modelroles.h"
 #include "statusfilterbox.h"
 
+#include <QFrame>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
 #include <QScrollBar>
+#include <QStyle>
 #include <QTableView>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -25,6 +27,9 @@ CallLogView::CallLogView(CallLogModel* model, QWidget* parent)
     , m_followButton(new QToolButton)
     , m_callIdBar(new QWidget)
     , m_callIdLabel(new QLabel)
+    , m_adapterChip(new QFrame)
+    , m_adapterLabel(new QLabel)
+    , m_adapterClear(new QToolButton)
 {
     m_proxy->setSourceModel(m_model);
     // Connected before the view gets the model: the view and its selection model move the current
@@ -80,8 +85,28 @@ CallLogView::CallLogView(CallLogModel* model, QWidget* parent)
     connect(scrollBar, &QScrollBar::rangeChanged, this, &CallLogView::onScrollRangeChanged);
     connect(scrollBar, &QScrollBar::valueChanged, this, &CallLogView::onScrollValueChanged);
 
+    // The adapter filter, set by selecting an adapter in the Adapters dock: it hides every other
+    // call, so it shows where the person looks for filters, with a way out.
+    auto* chip = static_cast<QFrame*>(m_adapterChip);
+    chip->setObjectName(QStringLiteral("adapterFilterChip"));
+    chip->setFrameShape(QFrame::StyledPanel);
+    m_adapterLabel->setObjectName(QStringLiteral("adapterFilterLabel"));
+    m_adapterLabel->setTextFormat(Qt::PlainText);
+    m_adapterClear->setObjectName(QStringLiteral("clearAdapterFilterButton"));
+    m_adapterClear->setIcon(style()->standardIcon(QStyle::SP_LineEditClearButton));
+    m_adapterClear->setAutoRaise(true);
+    m_adapterClear->setToolTip(tr("Show the calls of every adapter"));
+    connect(m_adapterClear, &QToolButton::clicked, this, &CallLogView::clearAdapterFilter);
+    auto* chipLayout = new QHBoxLayout(chip);
+    chipLayout->setContentsMargins(6, 0, 0, 0);
+    chipLayout->setSpacing(2);
+    chipLayout->addWidget(m_adapterLabel);
+    chipLayout->addWidget(m_adapterClear);
+    chip->hide();
+
     auto* header = new QHBoxLayout;
     header->addWidget(m_filterEdit, 1);
+    header->addWidget(m_adapterChip);
     header->addWidget(m_statusFilter);
     header->addWidget(m_followButton);
 
@@ -137,6 +162,8 @@ bool CallLogView::showCall(qint64 callId)
         m_filterEdit->clear();
         m_statusFilter->setStatus(std::nullopt);
         showAllCalls();
+        if (!m_proxy->adapterFilter().isEmpty())
+            clearAdapterFilter();
         row = m_proxy->mapFromSource(source);
         if (!row.isValid())
             return false;
@@ -162,9 +189,11 @@ int CallLogView::showCalls(const QList<qint64>& callIds, const QString& descript
         showAllCalls();
         return 0;
     }
-    // The text and status filters could hide some of them: the person asked for exactly these.
+    // The text, status and adapter filters could hide some of them: the person asked for exactly these.
     m_filterEdit->clear();
     m_statusFilter->setStatus(std::nullopt);
+    if (!m_proxy->adapterFilter().isEmpty())
+        clearAdapterFilter();
     m_proxy->setCallIdFilter(shown);
     m_callIdLabel->setText(shown.size() == 1 ? tr("Showing 1 call: %1").arg(description)
                                              : tr("Showing %1 calls: %2").arg(shown.size()).arg(description));
@@ -184,6 +213,28 @@ void CallLogView::showAllCalls()
     const QModelIndex current = m_table->currentIndex();
     if (current.isValid())
         m_table->scrollTo(current, QAbstractItemView::PositionAtCenter);
+}
+
+void CallLogView::setAdapterFilter(const QString& adapter)
+{
+    m_proxy->setAdapterFilter(adapter);
+    m_adapterLabel->setText(tr("adapter: %1").arg(adapter));
+    m_adapterChip->setToolTip(tr("Only the calls routed to the adapter %1 are shown").arg(adapter));
+    m_adapterChip->setVisible(!adapter.isEmpty());
+    const QModelIndex current = m_table->currentIndex();
+    if (current.isValid())
+        m_table->scrollTo(current, QAbstractItemView::PositionAtCenter);
+}
+
+QString CallLogView::adapterFilter() const
+{
+    return m_proxy->adapterFilter();
+}
+
+void CallLogView::clearAdapterFilter()
+{
+    setAdapterFilter(QString());
+    Q_EMIT adapterFilterCleared();
 }
 
 void CallLogView::setInitialColumnWidths()

@@ -1,7 +1,8 @@
 #pragma once
 
 // CallLogView: the live call log: a filter field, a status filter and a table over
-// CallLogFilterProxy, and a bar that says when only chosen calls are shown (a repository's calls). Follows the newest
+// CallLogFilterProxy, a bar that says when only chosen calls are shown (a repository's calls), and
+// beside the filter field the adapter whose calls alone are shown ("adapter: github", clearable). Follows the newest
 // call while the person is at the bottom and stays put once they scroll up. Per-insert work is constant (fixed row
 // heights, column widths set once), so the view keeps up with the model's batches at thousands of calls per second.
 
@@ -43,6 +44,13 @@ public:
     // Ends showCalls: every call again.
     void showAllCalls();
     QWidget* callIdFilterBar() const { return m_callIdBar; }
+    // Shows only the calls routed to this upstream adapter, and says so beside the filter field; empty
+    // shows every adapter's calls again.
+    void setAdapterFilter(const QString& adapter);
+    QString adapterFilter() const;
+    QWidget* adapterFilterChip() const { return m_adapterChip; }
+    QLabel* adapterFilterLabel() const { return m_adapterLabel; }
+    QToolButton* adapterFilterClearButton() const { return m_adapterClear; }
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
@@ -50,6 +58,9 @@ protected:
 Q_SIGNALS:
     // The selected call, or its newest state when it changes while selected.
     void currentCallChanged(const ToolCall& call);
+    // The adapter filter ended here (its clear button, or a call asked for that it hid), not by
+    // setAdapterFilter.
+    void adapterFilterCleared();
 
 private:
     void onCurrentRowChanged(const QModelIndex& current);
@@ -60,6 +71,7 @@ private:
     void onScrollValueChanged(int value);
     void setFollowing(bool following);
     void setInitialColumnWidths();
+    void clearAdapterFilter();
 
     CallLogModel* m_model;
     CallLogFilterProxy* m_proxy;
@@ -69,6 +81,9 @@ private:
     QToolButton* m_followButton;
     QWidget* m_callIdBar;
     QLabel* m_callIdLabel;
+    QWidget* m_adapterChip;
+    QLabel* m_adapterLabel;
+    QToolButton* m_adapterClear;
     bool m_following = true;
     // Rows above the first visible one that a removal takes away, so the view can stay on the rows
     // the person is reading while old rows age out of the log.

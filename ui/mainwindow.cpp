@@ -1,5 +1,6 @@
 #include "mainwindow.h"
 
+#include "adapterhealthview.h"
 #include "callinspector.h"
 #include "calllogmodel.h"
 #include "calllogview.h"
@@ -96,6 +97,7 @@ MainWindow::MainWindow(OperatorInterface* backend, int callLogRows, bool noAuth,
     createStatusBar();
     createInteractionPanel();
     createRepositoryView();
+    createAdapterHealthView();
 
     connect(m_callLog, &CallLogView::currentCallChanged, this, &MainWindow::onCurrentCallChanged);
     connect(m_inspector, &CallInspector::fullCallRequested, this, [this](qint64 callId) {
@@ -312,6 +314,32 @@ void MainWindow::createRepositoryView()
         toolBar->addAction(toggle);
 
     connect(m_repositoryView, &RepositoryView::callsRequested, this, &MainWindow::showCalls);
+}
+
+void MainWindow::createAdapterHealthView()
+{
+    m_adapterHealthView = new AdapterHealthView(m_backend, this);
+    // A tab beside the repositories: both want the window's width, and the questions dock keeps its
+    // place above them. The repositories stay in front; the tab's title says when a breaker is open.
+    addDockWidget(Qt::BottomDockWidgetArea, m_adapterHealthView);
+    tabifyDockWidget(m_repositoryView, m_adapterHealthView);
+    m_repositoryView->raise();
+
+    QAction* toggle = m_adapterHealthView->toggleViewAction();
+    toggle->setObjectName(QStringLiteral("adaptersAction"));
+    toggle->setToolTip(tr("Show or hide the upstream adapters' health"));
+    if (auto* toolBar = findChild<QToolBar*>(QStringLiteral("mainToolBar")))
+        toolBar->addAction(toggle);
+
+    connect(m_adapterHealthView, &AdapterHealthView::adapterSelected, this, &MainWindow::onAdapterSelected);
+    connect(m_adapterHealthView, &AdapterHealthView::callRequested, this, &MainWindow::showCall);
+    // Clearing the filter in the log ends the selection that set it, so the two never disagree.
+    connect(m_callLog, &CallLogView::adapterFilterCleared, m_adapterHealthView, &AdapterHealthView::clearSelection);
+}
+
+void MainWindow::onAdapterSelected(const QString& name)
+{
+    m_callLog->setAdapterFilter(name);
 }
 
 void MainWindow::onInteractionCountChanged(int count)

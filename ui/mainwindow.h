@@ -6,14 +6,17 @@
 // (history and workspace-state problems, until they recover). The questions dock
 // (InteractionPanel) queues what clients ask of the person, and is wired to the backend here. The
 // repositories dock (RepositoryView) sits below the log; selecting a git call selects its repository,
-// and a repository's "Show calls" filters the log to them. The live log keeps previews of large
-// calls; the inspector gets the whole call from history.
+// and a repository's "Show calls" filters the log to them. The adapters dock (AdapterHealthView)
+// shares the bottom with it as a tab; selecting an adapter shows only its calls in the log, and
+// clearing that filter in the log clears the selection. The live log keeps previews of large calls;
+// the inspector gets the whole call from history.
 
 #include "toolcall.h"
 
 #include <QMainWindow>
 #include <QPointer>
 
+class AdapterHealthView;
 class OperatorInterface;
 class CallInspector;
 class CallLogModel;
@@ -41,6 +44,7 @@ public:
     CallInspector* inspector() const { return m_inspector; }
     InteractionPanel* interactionPanel() const { return m_interactionPanel; }
     RepositoryView* repositoryView() const { return m_repositoryView; }
+    AdapterHealthView* adapterHealthView() const { return m_adapterHealthView; }
     // Created on first use.
     ConnectClientDialog* connectClientDialog() const;
     HistoryDialog* historyDialog() const;
@@ -76,6 +80,8 @@ private:
     void createStatusBar();
     void createInteractionPanel();
     void createRepositoryView();
+    void createAdapterHealthView();
+    void onAdapterSelected(const QString& name);
     void onInteractionCountChanged(int count);
     void onHistoryLoaded(quint64 requestId, const ToolCallList& calls, bool hasMore);
     void onSessionsChanged(int count);
@@ -93,6 +99,7 @@ private:
     CallInspector* m_inspector;
     InteractionPanel* m_interactionPanel = nullptr;
     RepositoryView* m_repositoryView = nullptr;
+    AdapterHealthView* m_adapterHealthView = nullptr;
     // The call the log has selected, and the git call whose repository the repository view was
     // last moved to: a selected call's updates move it only until it has found its repository, so
     // the person can pick another repository while the call stays selected.
