@@ -1,6 +1,7 @@
 #include "backend.h"
 #include "clientanswer.h"
 
+#include "adapters/adapterregistry.h"
 #include "auth/oauthconnector.h"
 #include "auth/secretstore.h"
 #include "backendevents.h"
@@ -24,6 +25,9 @@
 #include "tools/toolregistry.h"
 
 #include <QDir>
+#include <QFileInfo>
+#include <QFileSystemWatcher>
+#include <QTimer>
 
 #include <algorithm>
 
@@ -149,6 +153,7 @@ bool Backend::start(QString* error)
             });
             connect(m_interactions, &InteractionBroker::stateWriteRecovered, this, &Backend::workspaceStateRecovered);
             registerGitTools();
+            registerAdapters();
             QString stateWarning;
             const InteractionBroker::LoadResult loaded = m_interactions->load(&stateWarning);
             if (loaded == InteractionBroker::LoadResult::SetAside)
@@ -192,6 +197,7 @@ bool Backend::start(QString* error)
     connect(m_events, &BackendEvents::adapterStatusesChanged, this, &Backend::adapterStatusesChanged);
     connect(m_events, &BackendEvents::repositoryStatesChanged, this, &Backend::repositoryStatesChanged);
     connect(m_events, &BackendEvents::transfersChanged, this, &Backend::transfersChanged);
+    watchConfiguration();
     m_running = true;
     return true;
 }
@@ -204,9 +210,13 @@ void Backend::stop()
             [this] {
                 if (m_server)
                     m_server->shutdown();
+                if (m_adapters)
+                    m_adapters->shutDown();
                 if (m_events)
                     m_events->flush();
                 delete m_server;
+                delete m_adapters;
+                m_adapters = nullptr;
                 QString stateError;
                 if (m_interactions && !m_interactions->flush(&stateError)) {
                     // The last state could not be written: the event loop that would carry a signal
@@ -294,6 +304,116 @@ void Backend::applyQuestionUpdates(const QuestionUpdateList& updates)
         if (update.resolved)
             Q_EMIT interactionResolved(update.id, *update.resolved);
     }
+}
+
+// Server thread, after the broker exists: the upstream adapters of mcp_endpoints, their states
+// published through the event hub.
+void Backend::registerAdapters()
+{
+    m_adapters = new AdapterRegistry(m_registry, m_interactions);
+    m_registry->setUnavailableExplainer(
+        [adapters = m_adapters](const QString& owner) { return adapters->unavailableReason(owner); });
+    connect(m_adapters, &AdapterRegistry::statusChanged, m_events, &BackendEvents::publishAdapterStatus);
+    connect(m_adapters, &AdapterRegistry::breakerChanged, m_events, &BackendEvents::publishBreakerState);
+    const QList<AdapterConfig>& adapters = m_options.config.adapters;
+    m_adapters->apply(std::vector<AdapterConfig>(adapters.begin(), adapters.end()));
+}
+
+// Editors save by writing the file in place or by renaming a new one over it; the directory is
+// watched too so that a renamed file is noticed and watched again.
+void Backend::watchConfiguration()
+{
+    if (m_options.configPath.isEmpty() || m_configWatcher)
+        return;
+    const QFileInfo file(m_options.configPath);
+    m_configWatcher = new QFileSystemWatcher(this);
+    m_configReload = new QTimer(this);
+    m_configReload->setSingleShot(true);
+    m_configReload->setInterval(300);
+    connect(m_configReload, &QTimer::timeout, this, [this] {
+        const QString path = QFileInfo(m_options.configPath).absoluteFilePath();
+        if (!m_configWatcher->files().contains(path) && QFileInfo::exists(path))
+            m_configWatcher->addPath(path);
+        // A file that is gone for now (in the middle of a save) is read when it is back.
+        if (QFileInfo::exists(path))
+            reloadConfiguration();
+    });
+    const auto changed = [this] { m_configReload->start(); };
+    connect(m_configWatcher, &QFileSystemWatcher::fileChanged, this, changed);
+    connect(m_configWatcher, &QFileSystemWatcher::directoryChanged, this, [this, changed] {
+        // Only a change of the configuration file itself counts; other files in its folder do not.
+        const QFileInfo now(m_options.configPath);
+        const QDateTime modified = now.exists() ? now.lastModified() : QDateTime();
+        if (modified != m_configModified) {
+            m_configModified = modified;
+            changed();
+        }
+    });
+    m_configModified = file.lastModified();
+    m_configWatcher->addPath(file.absoluteFilePath());
+    m_configWatcher->addPath(file.absolutePath());
+}
+
+void Backend::adapterCommand(const QString& command, std::function<bool(AdapterRegistry&, QString*)> run)
+{
+    if (!m_serverContext) {
+        Q_EMIT commandFailed(command, QStringLiteral("The backend is not running."));
+        return;
+    }
+    QMetaObject::invokeMethod(m_serverContext, [this, command, run = std::move(run)] {
+        QString error;
+        if (!m_adapters) {
+            error = QStringLiteral("The backend is stopping.");
+        } else if (run(*m_adapters, &error)) {
+            return;
+        }
+        QMetaObject::invokeMethod(this, [this, command, error] { Q_EMIT commandFailed(command, error); });
+    });
+}
+
+void Backend::resetBreaker(const QString& adapter)
+{
+    adapterCommand(QStringLiteral("resetBreaker"),
+        [adapter](AdapterRegistry& adapters, QString* error) { return adapters.resetBreaker(adapter, error); });
+}
+
+void Backend::forceOpenBreaker(const QString& adapter)
+{
+    adapterCommand(QStringLiteral("forceOpenBreaker"),
+        [adapter](AdapterRegistry& adapters, QString* error) { return adapters.forceOpenBreaker(adapter, error); });
+}
+
+void Backend::setAdapterEnabled(const QString& adapter, bool enabled)
+{
+    adapterCommand(QStringLiteral("setAdapterEnabled"), [adapter, enabled](AdapterRegistry& adapters, QString* error) {
+        return adapters.setEnabled(adapter, enabled, error);
+    });
+}
+
+void Backend::reloadConfiguration()
+{
+    if (m_options.configPath.isEmpty()) {
+        OperatorInterface::reloadConfiguration();
+        return;
+    }
+    SwitchboardConfig config;
+    QString error;
+    if (!SwitchboardConfig::load(m_options.configPath, &config, &error)) {
+        Q_EMIT configurationReloaded(false,
+            QStringLiteral("%1 was not applied; the previous configuration stays in force: %2")
+                .arg(m_options.configPath, error));
+        return;
+    }
+    const QList<AdapterConfig> adapters = config.adapters;
+    m_options.config.adapters = adapters;
+    if (m_serverContext) {
+        QMetaObject::invokeMethod(m_serverContext, [this, adapters] {
+            if (m_adapters)
+                m_adapters->apply(std::vector<AdapterConfig>(adapters.begin(), adapters.end()));
+        });
+    }
+    Q_EMIT configurationReloaded(
+        true, QStringLiteral("%1 reloaded: %2 adapters.").arg(m_options.configPath).arg(adapters.size()));
 }
 
 // Server thread, after the secret store and the broker exist: the git tools, with their path and

@@ -13,13 +13,18 @@
 #include "pendinginteraction.h"
 #include "toolcall.h"
 
+#include <QDateTime>
 #include <QHash>
 #include <QObject>
 #include <QThread>
 #include <QUrl>
 
+#include <functional>
 #include <memory>
 
+class AdapterRegistry;
+class QFileSystemWatcher;
+class QTimer;
 class BackendEvents;
 class ConnectionCredentialSource;
 class GitStatusCache;
@@ -96,7 +101,20 @@ public:
     void refreshRepository(const QString& path) override;
     void loadFileDiff(const QString& repositoryPath, const QString& file) override;
 
+    // Upstream adapters: asynchronous; states arrive as adapterStatusesChanged and
+    // breakerStatesChanged, an unknown adapter as commandFailed.
+    void resetBreaker(const QString& adapter) override;
+    void forceOpenBreaker(const QString& adapter) override;
+    void setAdapterEnabled(const QString& adapter, bool enabled) override;
+    // Reads the configuration file again and applies what can change while running (the adapters);
+    // a file that does not load keeps the previous configuration. Also runs when the file changes.
+    void reloadConfiguration() override;
+
 private:
+    void registerAdapters();
+    void watchConfiguration();
+    // Server thread: runs `command` on the adapter registry; a refusal becomes commandFailed.
+    void adapterCommand(const QString& command, std::function<bool(AdapterRegistry&, QString*)> run);
     void applyQuestionUpdates(const QuestionUpdateList& updates);
     bool registerClientTools(QString* error);
     void registerGitTools();
@@ -116,6 +134,10 @@ private:
     InteractionBroker* m_interactions = nullptr; // server thread
     SecretStore* m_secrets = nullptr; // server thread
     RepositoryMonitor* m_repositories = nullptr; // server thread
+    AdapterRegistry* m_adapters = nullptr; // server thread
+    QFileSystemWatcher* m_configWatcher = nullptr; // this object's thread
+    QTimer* m_configReload = nullptr; // a burst of file events is one reload
+    QDateTime m_configModified; // the file's time when last seen, to tell its changes from others'
     std::shared_ptr<ConnectionCredentialSource> m_gitCredentials; // used by git workers
     std::shared_ptr<GitStatusCache> m_gitStatusCache; // used by git workers
     QString m_secretStorage; // m_secrets->description(), readable from the GUI thread

@@ -130,9 +130,10 @@ public:
     std::shared_ptr<PendingCall> callTool(
         const QString& name, const nlohmann::json& arguments, CallOptions options, std::function<void(Outcome)> done);
 
-    // Any other request (ping, …).
-    std::shared_ptr<PendingCall> request(const QString& method, const nlohmann::json& params,
-        std::function<void(Outcome)> done, CallOptions options = {});
+    // Any other request (ping, …). (No default for `options`: GCC cannot use a nested struct's
+    // member initializers in a default argument inside the enclosing class.)
+    std::shared_ptr<PendingCall> request(
+        const QString& method, const nlohmann::json& params, std::function<void(Outcome)> done, CallOptions options);
 
     // Ends the session (DELETE with the session id, not waited for) and fails every call in
     // flight with Cancelled.

@@ -189,6 +189,8 @@ json McpSession::handleToolsList(const JsonRpc::Message& message)
     QString lastName;
     bool more = false;
     for (const auto& tool : all) {
+        if (!tool->refusal.isEmpty())
+            continue;
         if (!after.empty() && tool->spec.name.toStdString() <= after)
             continue;
         if (int(tools.size()) == pageSize) {
@@ -309,7 +311,7 @@ void McpSession::handleToolsCall(
         return;
     }
     if (!resolution.tool) {
-        const QString text = ToolRouter::unknownToolMessage(record.tool, resolution.closestMatches);
+        const QString text = ToolRouter::unknownToolMessage(record.tool, resolution);
         rejectCall(message, std::move(record), JsonRpc::InvalidParams, text, channel);
         return;
     }
@@ -406,6 +408,10 @@ void McpSession::admitCall(const std::string& key)
     InFlight& entry = m_inFlight.at(key);
     const std::shared_ptr<ToolCallContext> context = entry.context;
     const std::shared_ptr<const RegisteredTool> tool = entry.tool;
+    if (!tool->refusal.isEmpty()) {
+        context->finish(ToolResult::error(tool->refusal));
+        return;
+    }
     // Arguments are checked before any pause, so a model gets a retryable error at once rather
     // than after a person answered.
     const QString invalid = ToolRouter::argumentError(*tool, context->arguments());

@@ -40,6 +40,10 @@ struct RegisteredTool
     std::shared_ptr<const SchemaValidator> argumentValidator;
     // The tool source that offers it; set by ToolRegistry.
     QString source;
+    // Set for a tool that exists but may not be called (a write tool of a read-only adapter): it is
+    // not listed, and every call fails with this message before its arguments are checked, before
+    // any question and before any traffic.
+    QString refusal;
 };
 
 class ToolRegistry : public QObject
@@ -70,6 +74,12 @@ public:
     const ToolMap& byName() const { return m_tools; }
     std::size_t size() const { return m_tools.size(); }
     QStringList sources() const;
+
+    // Says why a namespaced name (`owner.tool`) names no tool when its owner can tell (an adapter
+    // that is disabled or not connected yet); returns an empty string when it cannot.
+    using UnavailableExplainer = std::function<QString(const QString& owner)>;
+    void setUnavailableExplainer(UnavailableExplainer explainer) { m_explainer = std::move(explainer); }
+    QString unavailableReason(const QString& owner) const { return m_explainer ? m_explainer(owner) : QString(); }
     std::vector<ToolPtr> toolsOf(const QString& source) const;
 
 Q_SIGNALS:
@@ -80,4 +90,5 @@ private:
 
     ToolMap m_tools;
     std::map<QString, std::vector<std::string>> m_sourceTools; // source → its tools' names
+    UnavailableExplainer m_explainer;
 };

@@ -72,6 +72,8 @@ ToolRouter::Resolution ToolRouter::resolve(const std::string& requestedName) con
     std::vector<std::pair<int, QString>> scored;
     qint64 cellsLeft = MaxSuggestionCells;
     auto consider = [&](const std::string& name, const ToolRegistry::ToolPtr& tool) {
+        if (!tool->refusal.isEmpty()) // never suggest a tool that may not be called
+            return;
         const bool contains
             = !probe.empty() && (name.find(probe) != std::string::npos || probe.find(name) != std::string::npos);
         if (contains) {
@@ -99,6 +101,9 @@ ToolRouter::Resolution ToolRouter::resolve(const std::string& requestedName) con
         if (ownerPrefix.empty() || name.rfind(ownerPrefix, 0) != 0)
             consider(name, tool);
     }
+    if (!ownerPrefix.empty())
+        resolution.unavailableReason
+            = m_registry->unavailableReason(QString::fromStdString(ownerPrefix.substr(0, ownerPrefix.size() - 1)));
     std::stable_sort(scored.begin(), scored.end(), [](const auto& l, const auto& r) { return l.first < r.first; });
     for (std::size_t i = 0; i < scored.size() && i < 3; ++i)
         resolution.closestMatches << scored[i].second;
@@ -120,6 +125,14 @@ QString ToolRouter::unknownToolMessage(const QString& requestedName, const QStri
     else
         message += QStringLiteral(" Call tools/list to see the available tools.");
     return message;
+}
+
+QString ToolRouter::unknownToolMessage(const QString& requestedName, const Resolution& resolution)
+{
+    if (!resolution.nameTooLong && !resolution.unavailableReason.isEmpty())
+        return QStringLiteral("Tool \"%1\" is not available: %2.")
+            .arg(requestedName, ToolCall::boundedText(resolution.unavailableReason, MaxMessageChars));
+    return unknownToolMessage(requestedName, resolution.closestMatches);
 }
 
 QString ToolRouter::argumentError(const RegisteredTool& tool, const nlohmann::json& arguments)

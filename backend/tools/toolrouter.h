@@ -22,6 +22,8 @@ public:
         // The name is longer than any tool's may be (ToolSpec::MaxNameBytes): it was neither
         // looked up nor compared with the tools' names.
         bool nameTooLong = false;
+        // Unknown, and its owner (`owner.tool`) says why: e.g. the adapter is disabled.
+        QString unavailableReason;
         ToolRoute route() const { return tool ? tool->route : ToolRoute(); }
     };
 
@@ -29,6 +31,8 @@ public:
 
     // The message a client gets for an unknown tool; it quotes at most the start of a long name.
     static QString unknownToolMessage(const QString& requestedName, const QStringList& closestMatches);
+    // The message for an unknown tool, from everything resolve() found out.
+    static QString unknownToolMessage(const QString& requestedName, const Resolution& resolution);
 
     // What is wrong with `arguments` for `tool`, as the tool error a client gets; empty when they
     // conform to its inputSchema.

@@ -1,0 +1,68 @@
+#pragma once
+
+// AdapterRegistry: the upstream adapters of the configuration's `mcp_endpoints`. Offers each one's
+// tools in the ToolRegistry (source "adapter:NAME", so notifications/tools/list_changed goes out when
+// adapters come, go or change their tools), applies a reloaded configuration without dropping calls
+// in flight (an adapter that went finishes its calls first), carries out the operator's commands,
+// and publishes every adapter's status, breaker state and transitions.
+//
+// Lives on the backend thread.
+
+#include "adapters/adapterconfig.h"
+#include "adapters/circuitbreaker.h"
+#include "backendstates.h"
+
+#include <QObject>
+#include <QStringList>
+
+#include <map>
+#include <memory>
+#include <vector>
+
+class InteractionBroker;
+class ToolRegistry;
+class UpstreamAdapter;
+
+class AdapterRegistry : public QObject
+{
+    Q_OBJECT
+public:
+    AdapterRegistry(ToolRegistry* tools, InteractionBroker* broker,
+        CircuitBreaker::Clock clock = CircuitBreaker::Clock::system(), QObject* parent = nullptr);
+    ~AdapterRegistry() override;
+
+    // Makes the adapters those of `configs`: new ones start, changed ones are reconfigured, gone
+    // ones stop offering tools and are deleted once their calls in flight have finished.
+    void apply(const std::vector<AdapterConfig>& configs);
+
+    QStringList names() const;
+    // The operator's commands; false with a message for an unknown adapter.
+    bool resetBreaker(const QString& adapter, QString* error);
+    bool forceOpenBreaker(const QString& adapter, QString* error);
+    bool setEnabled(const QString& adapter, bool enabled, QString* error);
+
+    // Why `adapter.tool` found no tool, when `owner` is an adapter that can say; empty otherwise.
+    QString unavailableReason(const QString& owner) const;
+
+    // Ends every session; calls in flight end as cancelled.
+    void shutDown();
+
+    static QString sourceName(const QString& adapter) { return QStringLiteral("adapter:") + adapter; }
+
+Q_SIGNALS:
+    void statusChanged(const AdapterStatus& status);
+    void breakerChanged(const BreakerState& state);
+    void breakerTransition(const BreakerTransitionRecord& transition);
+
+private:
+    void offerTools(const QString& adapter);
+    UpstreamAdapter* find(const QString& adapter, QString* error) const;
+    void retire(std::shared_ptr<UpstreamAdapter> adapter);
+
+    ToolRegistry* m_tools;
+    InteractionBroker* m_broker;
+    const CircuitBreaker::Clock m_clock;
+    std::map<QString, std::shared_ptr<UpstreamAdapter>> m_adapters;
+    // Removed by a reload, still finishing calls.
+    std::vector<std::shared_ptr<UpstreamAdapter>> m_retired;
+};

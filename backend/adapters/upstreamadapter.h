@@ -1,0 +1,131 @@
+#pragma once
+
+// UpstreamAdapter: one upstream MCP server as Switchboard offers it. Connects with an McpClient,
+// lists the upstream's tools and offers them as `name.tool` (a write tool of a read-only adapter is
+// kept but never listed, and refuses every call before any traffic); sends each call through the
+// adapter's CircuitBreaker, hands progress back to the calling client, forwards cancellation, and
+// turns the upstream's questions for a person (elicitation/create) into form questions at the
+// console. Keeps the traffic figures and the breaker's transitions the health view shows.
+//
+// Lives on the backend thread. Calls in flight hold it alive through their handlers: an adapter
+// removed by a configuration reload finishes them before it goes.
+
+#include "adapters/adapterconfig.h"
+#include "adapters/circuitbreaker.h"
+#include "backendstates.h"
+#include "mcp/mcpclient.h"
+#include "tools/toolregistry.h"
+
+#include <QBasicTimer>
+#include <QObject>
+
+#include <deque>
+#include <functional>
+#include <memory>
+#include <vector>
+
+class InteractionBroker;
+
+class UpstreamAdapter : public QObject, public std::enable_shared_from_this<UpstreamAdapter>
+{
+    Q_OBJECT
+public:
+    // The newest calls' durations kept for p50/p99.
+    static constexpr int LatencySamples = 256;
+    // The first reconnection waits this long, doubling up to the breaker's recovery timeout.
+    static constexpr qint64 FirstReconnectDelayMs = 1'000;
+
+    UpstreamAdapter(AdapterConfig config, InteractionBroker* broker,
+        CircuitBreaker::Clock clock = CircuitBreaker::Clock::system(), QObject* parent = nullptr);
+    ~UpstreamAdapter() override;
+
+    const AdapterConfig& config() const { return m_config; }
+    QString name() const { return m_config.name; }
+    // A reloaded configuration: the breaker's settings change in place; a changed endpoint or
+    // credential means a new connection; read_only and timeout apply to the next calls.
+    void reconfigure(const AdapterConfig& config);
+
+    // Connects (unless disabled) and lists the tools; toolsChanged follows.
+    void start();
+    // The operator's switch; a disabled adapter offers no tools.
+    void setEnabledByOperator(bool enabled);
+    bool isEnabled() const;
+    void resetBreaker();
+    void forceOpenBreaker();
+    // Ends the session; calls in flight end as cancelled.
+    void shutDown();
+
+    // The tools to offer now: one per upstream tool, named `adapter.tool`. Empty while disabled or
+    // before the first successful listing.
+    std::vector<RegisteredTool> tools() const;
+    // Why a call to `adapter.tool` found no tool, when the adapter can say (disabled, not
+    // connected yet); empty otherwise.
+    QString unavailableReason() const;
+
+    AdapterStatus status() const;
+    BreakerState breakerState() const { return m_breaker.state(); }
+    int callsInFlight() const { return m_callsInFlight; }
+
+    // The message a write tool of a read-only adapter refuses with.
+    static QString readOnlyRefusal(const QString& adapter);
+
+Q_SIGNALS:
+    void toolsChanged();
+    void statusChanged(const AdapterStatus& status);
+    void breakerChanged(const BreakerState& state);
+    void breakerTransition(const BreakerTransitionRecord& transition);
+    // No call is in flight any more (a retired adapter may go).
+    void idle();
+
+protected:
+    void timerEvent(QTimerEvent* event) override;
+
+private:
+    void connectUpstream();
+    void listTools();
+    void scheduleReconnect();
+    void setConnection(AdapterConnection connection, const QString& error = {});
+    // One call sent upstream: what its cancellation must stop (the request, questions raised for
+    // it), so that the context's single cancellation handler reaches all of them.
+    struct CallInFlight
+    {
+        std::shared_ptr<McpClient::PendingCall> request;
+        std::vector<std::function<void()>> withdrawQuestions; // each answers the upstream "cancel"
+        bool ended = false;
+    };
+
+    void handleCall(const std::shared_ptr<ToolCallContext>& context, const QString& upstreamName);
+    void finishCall(const std::shared_ptr<ToolCallContext>& context, const std::shared_ptr<CallInFlight>& call,
+        const CircuitBreaker::Admission& admission, const McpClient::Outcome& outcome, qint64 startedUs);
+    void askPerson(const std::shared_ptr<ToolCallContext>& context, const std::shared_ptr<CallInFlight>& call,
+        const QString& method, const nlohmann::json& params, McpClient::Reply reply);
+    static void withdrawQuestions(CallInFlight& call);
+    void noteLatency(qint64 microseconds);
+    void publishStatus();
+    void onBreakerTransition(const CircuitBreaker::Transition& transition);
+    void newClient();
+
+    AdapterConfig m_config;
+    InteractionBroker* m_broker;
+    CircuitBreaker m_breaker;
+    std::unique_ptr<McpClient> m_client;
+    std::vector<nlohmann::json> m_upstreamTools; // as the upstream listed them
+    bool m_listed = false; // a listing succeeded since the last connection change
+    bool m_disabledByOperator = false;
+    bool m_connecting = false;
+    AdapterConnection m_connection = AdapterConnection::Connecting;
+    QString m_lastError;
+    qint64 m_lastErrorAtMs = 0;
+    qint64 m_lastSuccessAtMs = 0;
+    qint64 m_changedAtMs = 0;
+    qint64 m_calls = 0;
+    qint64 m_rejected = 0;
+    std::deque<qint64> m_latenciesUs;
+    std::deque<BreakerTransitionRecord> m_transitions;
+    qint64 m_causingCallId = 0; // the call whose outcome is being recorded, for its transitions
+    int m_callsInFlight = 0;
+    qint64 m_reconnectDelayMs = FirstReconnectDelayMs;
+    QBasicTimer m_reconnectTimer;
+    QBasicTimer m_breakerTimer; // an open breaker turns half-open on time, also without calls
+    const CircuitBreaker::Clock m_clock;
+};
