@@ -1,0 +1,1019 @@
+#include "mcpclient.h"
+
+#include "mcp/jsonrpc.h"
+#include "mcp/protocolversion.h"
+
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QNetworkRequest>
+#include <QPointer>
+#include <QTimer>
+
+#include <map>
+#include <set>
+
+using json = nlohmann::json;
+
+namespace {
+
+constexpr const char* requestedProtocolVersion = "2025-11-25";
+
+// One event of a text/event-stream, as the WHATWG rules for EventSource read it.
+struct SseEvent
+{
+    QByteArray type; // empty means "message"
+    QByteArray data;
+};
+
+// Reads a text/event-stream in whatever pieces the network hands over. Lines end in CRLF, LF or
+// CR (a CR at the end of one piece may be the first half of a CRLF), and a blank line ends an
+// event. `id` and `retry` are remembered across events (and across a resumed stream) because a
+// resumption needs the newest of each even when their event carried no data.
+class SseReader
+{
+public:
+    explicit SseReader(qint64 maxEventBytes)
+        : m_maxEventBytes(maxEventBytes)
+    {}
+
+    // False when an event (or a line) grew past the bound.
+    bool feed(const QByteArray& bytes, std::vector<SseEvent>& events)
+    {
+        for (const char c : bytes) {
+            if (m_afterCr) {
+                m_afterCr = false;
+                if (c == '\n')
+                    continue;
+            }
+            if (c == '\r' || c == '\n') {
+                m_afterCr = c == '\r';
+                processLine(events);
+                m_line.clear();
+                continue;
+            }
+            m_line.append(c);
+            if (m_line.size() + m_data.size() > m_maxEventBytes)
+                return false;
+        }
+        return true;
+    }
+
+    // A new stream (a resumption) starts with no half-read line or event.
+    void restart()
+    {
+        m_line.clear();
+        m_data.clear();
+        m_type.clear();
+        m_afterCr = false;
+    }
+
+    QByteArray lastEventId() const { return m_lastEventId; }
+    std::optional<qint64> retryMs() const { return m_retryMs; }
+
+private:
+    void processLine(std::vector<SseEvent>& events)
+    {
+        if (m_line.isEmpty()) {
+            // Dispatch: an event without data is no event (but its id and retry stay).
+            if (!m_data.isEmpty()) {
+                m_data.chop(1); // the newline after the last data line
+                events.push_back({m_type, m_data});
+            }
+            m_data.clear();
+            m_type.clear();
+            return;
+        }
+        if (m_line.startsWith(':'))
+            return; // a comment: keep-alives
+        const qsizetype colon = m_line.indexOf(':');
+        const QByteArray field = colon < 0 ? m_line : m_line.left(colon);
+        QByteArray value = colon < 0 ? QByteArray() : m_line.mid(colon + 1);
+        if (value.startsWith(' '))
+            value.remove(0, 1);
+        if (field == "data") {
+            m_data.append(value);
+            m_data.append('\n');
+        } else if (field == "event") {
+            m_type = value;
+        } else if (field == "id") {
+            if (!value.contains('\0'))
+                m_lastEventId = value;
+        } else if (field == "retry") {
+            bool ok = false;
+            const qint64 ms = value.toLongLong(&ok);
+            if (ok && ms >= 0 && !value.startsWith('+'))
+                m_retryMs = ms;
+        }
+    }
+
+    qint64 m_maxEventBytes;
+    QByteArray m_line;
+    QByteArray m_data;
+    QByteArray m_type;
+    QByteArray m_lastEventId;
+    std::optional<qint64> m_retryMs;
+    bool m_afterCr = false;
+};
+
+McpClient::Failure makeFailure(McpClient::FailureKind kind, const QString& message, int httpStatus = 0)
+{
+    McpClient::Failure failure;
+    failure.kind = kind;
+    failure.message = message;
+    failure.httpStatus = httpStatus;
+    return failure;
+}
+
+McpClient::Outcome failedOutcome(McpClient::Failure failure)
+{
+    McpClient::Outcome outcome;
+    outcome.failure = std::move(failure);
+    return outcome;
+}
+
+QString fromStd(const std::string& text)
+{
+    return QString::fromStdString(text);
+}
+
+// Session ids are visible ASCII (the transport's rule); anything else is not put into a header.
+bool isValidSessionId(const QByteArray& id)
+{
+    if (id.isEmpty() || id.size() > 1024)
+        return false;
+    for (const char c : id) {
+        if (c < 0x21 || c > 0x7e)
+            return false;
+    }
+    return true;
+}
+
+class PendingCallHandle : public McpClient::PendingCall
+{
+public:
+    PendingCallHandle(std::function<void(quint64, const QString&)> cancel, quint64 opId)
+        : m_cancel(std::move(cancel))
+        , m_opId(opId)
+    {}
+    void cancel(const QString& reason) override
+    {
+        if (m_cancel)
+            m_cancel(m_opId, reason);
+    }
+
+private:
+    std::function<void(quint64, const QString&)> m_cancel;
+    quint64 m_opId;
+};
+
+} // namespace
+
+class McpClient::Private
+{
+public:
+    // One JSON-RPC request from the first POST to its response, through a 404 retry and SSE
+    // resumptions.
+    struct Operation
+    {
+        quint64 opId = 0;
+        json rpcId;
+        QString method;
+        json params;
+        CallOptions options;
+        std::function<void(Outcome)> done;
+        QNetworkReply* reply = nullptr; // the current POST or resumption GET
+        bool replyIsSse = false;
+        bool headersSeen = false;
+        bool sent = false; // reached the upstream at least once: a cancellation is worth sending
+        bool retriedAfter404 = false;
+        bool needsSession = true; // false for initialize itself
+        QByteArray sessionIdSent; // the session id the current POST carried
+        QByteArray responseSessionId; // Mcp-Session-Id of the response (initialize)
+        QByteArray body; // a JSON response body
+        qint64 totalBytes = 0;
+        int resumes = 0;
+        std::unique_ptr<SseReader> sse;
+        std::unique_ptr<QTimer> deadline;
+        std::unique_ptr<QTimer> resumeTimer;
+
+        ~Operation() { dropReply(); }
+        void dropReply()
+        {
+            if (!reply)
+                return;
+            QNetworkReply* r = reply;
+            reply = nullptr;
+            QObject::disconnect(r, nullptr, nullptr, nullptr);
+            r->abort();
+            r->deleteLater();
+        }
+    };
+
+    explicit Private(McpClient* client)
+        : q(client)
+        , nam(new QNetworkAccessManager(q))
+    {}
+
+    ~Private()
+    {
+        // Destruction runs no callback: operations go without their completions, and replies
+        // still on the way are cut off before they can report.
+        ops.clear();
+        for (QNetworkReply* reply : std::set<QNetworkReply*>(looseReplies)) {
+            QObject::disconnect(reply, nullptr, nullptr, nullptr);
+            reply->abort();
+            reply->deleteLater();
+        }
+    }
+
+    McpClient* q;
+    QNetworkAccessManager* nam;
+    std::map<quint64, std::unique_ptr<Operation>> ops;
+    std::set<QNetworkReply*> looseReplies; // notifications and answers nobody waits on
+
+    quint64 nextOpId = 1;
+    qint64 nextRpcId = 1;
+
+    bool initialized = false;
+    QByteArray sessionId;
+    QByteArray protocolVersion; // sent as MCP-Protocol-Version once negotiated
+    InitializeResult initResult;
+    std::optional<quint64> initializingOp; // the one initialize every waiter shares
+    quint64 generation = 0; // counts close() and failed initializations: late answers are stale
+    std::vector<std::function<void(const std::optional<Failure>&)>> initWaiters;
+
+    const Settings& settings() const { return q->m_settings; }
+
+    QNetworkRequest makeRequest(bool streamOnly) const
+    {
+        QNetworkRequest request(settings().endpoint);
+        // A redirect would carry the credential to wherever the upstream pointed.
+        request.setAttribute(QNetworkRequest::RedirectPolicyAttribute, QNetworkRequest::ManualRedirectPolicy);
+        request.setRawHeader("Accept", streamOnly ? "text/event-stream" : "application/json, text/event-stream");
+        if (!streamOnly)
+            request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
+        if (!protocolVersion.isEmpty())
+            request.setRawHeader("MCP-Protocol-Version", protocolVersion);
+        if (!sessionId.isEmpty())
+            request.setRawHeader("Mcp-Session-Id", sessionId);
+        if (!settings().bearerToken.isEmpty())
+            request.setRawHeader("Authorization", QByteArrayLiteral("Bearer ") + settings().bearerToken);
+        return request;
+    }
+
+    qint64 timeoutOf(const Operation& op) const
+    {
+        return op.options.timeoutMs > 0 ? op.options.timeoutMs : settings().requestTimeoutMs;
+    }
+
+    // --- starting -----------------------------------------------------------------------------
+
+    quint64 startOperation(
+        const QString& method, json params, CallOptions options, std::function<void(Outcome)> done, bool needsSession)
+    {
+        auto op = std::make_unique<Operation>();
+        const quint64 opId = nextOpId++;
+        op->opId = opId;
+        op->rpcId = nextRpcId++;
+        op->method = method;
+        op->params = std::move(params);
+        op->options = std::move(options);
+        op->done = std::move(done);
+        op->needsSession = needsSession;
+        op->deadline = std::make_unique<QTimer>();
+        op->deadline->setSingleShot(true);
+        op->deadline->setInterval(std::chrono::milliseconds(timeoutOf(*op)));
+        QObject::connect(op->deadline.get(), &QTimer::timeout, q, [this, opId] { onDeadline(opId); });
+        op->deadline->start();
+        ops.emplace(opId, std::move(op));
+
+        // Started on the next turn of the event loop: the caller gets its PendingCall before any
+        // completion can run, and a completion never runs inside the call that asked for it.
+        QTimer::singleShot(0, q, [this, opId] { dispatch(opId); });
+        return opId;
+    }
+
+    void dispatch(quint64 opId)
+    {
+        Operation* op = find(opId);
+        if (!op)
+            return;
+        if (!op->needsSession || initialized) {
+            send(opId);
+            return;
+        }
+        ensureInitialized([this, opId](const std::optional<Failure>& failure) {
+            if (!find(opId))
+                return;
+            if (failure)
+                finish(opId, failedOutcome(*failure));
+            else
+                send(opId);
+        });
+    }
+
+    Operation* find(quint64 opId)
+    {
+        auto it = ops.find(opId);
+        return it == ops.end() ? nullptr : it->second.get();
+    }
+
+    void send(quint64 opId)
+    {
+        Operation* op = find(opId);
+        if (!op)
+            return;
+        json message = {{"jsonrpc", "2.0"}, {"id", op->rpcId}, {"method", op->method.toStdString()}};
+        if (!op->params.is_null())
+            message["params"] = op->params;
+        const QByteArray body = QByteArray::fromStdString(message.dump());
+        op->sessionIdSent = sessionId;
+        op->sent = true;
+        attach(*op, nam->post(makeRequest(false), body), false);
+    }
+
+    void attach(Operation& op, QNetworkReply* reply, bool resumption)
+    {
+        op.dropReply();
+        op.reply = reply;
+        op.headersSeen = false;
+        op.replyIsSse = false;
+        op.body.clear();
+        if (!op.sse)
+            op.sse = std::make_unique<SseReader>(settings().maxResponseBytes);
+        else if (resumption)
+            op.sse->restart();
+        const quint64 opId = op.opId;
+        QObject::connect(reply, &QNetworkReply::readyRead, q, [this, opId, reply] { onReadyRead(opId, reply); });
+        QObject::connect(reply, &QNetworkReply::finished, q, [this, opId, reply] { onFinished(opId, reply); });
+    }
+
+    // --- initialization -----------------------------------------------------------------------
+
+    void ensureInitialized(std::function<void(const std::optional<Failure>&)> then)
+    {
+        if (initialized) {
+            then(std::nullopt);
+            return;
+        }
+        initWaiters.push_back(std::move(then));
+        if (initializingOp)
+            return;
+        json params = {{"protocolVersion", requestedProtocolVersion},
+            {"capabilities", {{"elicitation", json::object()}}},
+            {"clientInfo",
+                {{"name", settings().clientName.toStdString()}, {"version", settings().clientVersion.toStdString()}}}};
+        // A fresh session: no id and no version of an earlier one on the initialize request.
+        sessionId.clear();
+        protocolVersion.clear();
+        const quint64 started = generation;
+        initializingOp = startOperation(
+            QStringLiteral("initialize"), std::move(params), {},
+            [this, started](Outcome outcome) {
+                // A close() since then: its waiters were answered already.
+                if (started == generation)
+                    onInitializeAnswered(std::move(outcome));
+            },
+            false);
+    }
+
+    void onInitializeAnswered(Outcome outcome)
+    {
+        if (!outcome.ok()) {
+            failInitialization(*outcome.failure);
+            return;
+        }
+        const json& result = outcome.result;
+        if (!result.is_object() || !result.contains("protocolVersion") || !result["protocolVersion"].is_string()) {
+            failInitialization(
+                makeFailure(FailureKind::Malformed, QStringLiteral("the initialize result names no protocolVersion")));
+            return;
+        }
+        const std::string version = result["protocolVersion"].get<std::string>();
+        if (!ProtocolVersion::isSupported(version)) {
+            failInitialization(makeFailure(FailureKind::Protocol,
+                QStringLiteral("the upstream speaks protocol version %1, which this client does not")
+                    .arg(fromStd(version))));
+            return;
+        }
+        InitializeResult init;
+        init.protocolVersion = fromStd(version);
+        init.serverInfo = result.value("serverInfo", json::object());
+        init.capabilities = result.value("capabilities", json::object());
+        if (result.contains("instructions") && result["instructions"].is_string())
+            init.instructions = fromStd(result["instructions"].get<std::string>());
+        initResult = std::move(init);
+        protocolVersion = QByteArray::fromStdString(version);
+        sessionId = pendingSessionId;
+        pendingSessionId.clear();
+        const quint64 started = generation;
+
+        // notifications/initialized is waited for: a request overtaking it on another connection
+        // would reach a server that does not yet count the session as ready.
+        postLoose(json{{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}},
+            [this, started](const std::optional<Failure>& failure) {
+                if (started != generation)
+                    return;
+                if (failure) {
+                    failInitialization(*failure);
+                    return;
+                }
+                initialized = true;
+                initializingOp.reset();
+                QPointer<McpClient> alive(q);
+                Q_EMIT q->sessionChanged(QString::fromLatin1(sessionId));
+                if (alive)
+                    releaseWaiters(std::nullopt);
+            });
+    }
+
+    void failInitialization(const Failure& failure)
+    {
+        ++generation;
+        initializingOp.reset();
+        initialized = false;
+        sessionId.clear();
+        protocolVersion.clear();
+        releaseWaiters(failure);
+    }
+
+    void releaseWaiters(const std::optional<Failure>& failure)
+    {
+        QPointer<McpClient> alive(q);
+        auto waiters = std::move(initWaiters);
+        initWaiters.clear();
+        for (auto& waiter : waiters) {
+            if (!alive)
+                return;
+            waiter(failure);
+        }
+    }
+
+    QByteArray pendingSessionId; // from the initialize response, taken once initialize succeeded
+
+    // A POST whose response body nobody reads: notifications, answers to the upstream's requests.
+    void postLoose(const json& message, std::function<void(const std::optional<Failure>&)> done = {})
+    {
+        QNetworkReply* reply = nam->post(makeRequest(false), QByteArray::fromStdString(message.dump()));
+        looseReplies.insert(reply);
+        QObject::connect(reply, &QNetworkReply::finished, q, [this, reply, done = std::move(done)] {
+            looseReplies.erase(reply);
+            reply->deleteLater();
+            if (!done)
+                return;
+            const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+            if (status == 0)
+                done(makeFailure(FailureKind::Connection, reply->errorString()));
+            else if (status < 200 || status > 299)
+                done(failureForStatus(status, reply));
+            else
+                done(std::nullopt);
+        });
+    }
+
+    // --- responses ----------------------------------------------------------------------------
+
+    static Failure failureForStatus(int status, QNetworkReply* reply)
+    {
+        const QString reason = reply->attribute(QNetworkRequest::HttpReasonPhraseAttribute).toString();
+        const QString message = QStringLiteral("the upstream answered HTTP %1 %2").arg(status).arg(reason).trimmed();
+        if (status == 401 || status == 403)
+            return makeFailure(FailureKind::Authentication, message, status);
+        if (status >= 500 && status <= 599)
+            return makeFailure(FailureKind::ServerError, message, status);
+        return makeFailure(FailureKind::HttpStatus, message, status);
+    }
+
+    bool readHeaders(Operation& op, QNetworkReply* reply)
+    {
+        if (op.headersSeen)
+            return true;
+        const QVariant status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute);
+        if (!status.isValid())
+            return false;
+        op.headersSeen = true;
+        const QByteArray type = reply->header(QNetworkRequest::ContentTypeHeader).toByteArray().toLower();
+        op.replyIsSse = type.startsWith("text/event-stream");
+        if (reply->hasRawHeader("Mcp-Session-Id"))
+            op.responseSessionId = reply->rawHeader("Mcp-Session-Id");
+        return true;
+    }
+
+    void onReadyRead(quint64 opId, QNetworkReply* reply)
+    {
+        Operation* op = find(opId);
+        if (!op || op->reply != reply || !readHeaders(*op, reply))
+            return;
+        const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+        if (status < 200 || status > 299)
+            return; // the status decides at the end; the body is not wanted
+        const QByteArray chunk = reply->readAll();
+        op->totalBytes += chunk.size();
+        if (op->totalBytes > settings().maxResponseBytes) {
+            failTooLarge(opId);
+            return;
+        }
+        if (!op->replyIsSse) {
+            op->body.append(chunk);
+            return;
+        }
+        std::vector<SseEvent> events;
+        const bool withinBounds = op->sse->feed(chunk, events);
+        deliverEvents(opId, std::move(events));
+        if (!withinBounds && find(opId))
+            failTooLarge(opId);
+    }
+
+    void failTooLarge(quint64 opId)
+    {
+        finish(opId,
+            failedOutcome(makeFailure(FailureKind::Malformed,
+                QStringLiteral("the upstream's response is larger than %1 bytes").arg(settings().maxResponseBytes))));
+    }
+
+    // Each event can finish the operation or destroy the client: both are checked before the next.
+    void deliverEvents(quint64 opId, std::vector<SseEvent> events)
+    {
+        QPointer<McpClient> alive(q);
+        for (SseEvent& event : events) {
+            if (!alive || !find(opId))
+                return;
+            if (!event.type.isEmpty() && event.type != "message")
+                continue;
+            if (event.data.trimmed().isEmpty())
+                continue; // a priming event: it only carries an id and a retry
+            const JsonRpc::ParseResult parsed = JsonRpc::parse(event.data);
+            if (!parsed.ok) {
+                finish(opId,
+                    failedOutcome(makeFailure(FailureKind::Malformed,
+                        QStringLiteral("the upstream sent an event that is not JSON: %1").arg(fromStd(parsed.error)))));
+                return;
+            }
+            handleMessage(opId, parsed.value);
+        }
+    }
+
+    void handleMessage(quint64 opId, const json& message)
+    {
+        if (message.is_array()) {
+            // A batch (2025-03-26): each member in turn, as long as the operation lasts.
+            QPointer<McpClient> alive(q);
+            for (const json& member : message) {
+                if (!alive || !find(opId))
+                    return;
+                handleMessage(opId, member);
+            }
+            return;
+        }
+        Operation* op = find(opId);
+        if (!op)
+            return;
+        if (!message.is_object()) {
+            finish(opId,
+                failedOutcome(makeFailure(FailureKind::Malformed, QStringLiteral("the upstream sent a non-object"))));
+            return;
+        }
+        const bool hasMethod = message.contains("method") && message["method"].is_string();
+        if (hasMethod && message.contains("id")) {
+            handleServerRequest(opId, message);
+            return;
+        }
+        if (hasMethod) {
+            handleNotification(opId, message);
+            return;
+        }
+        if (!message.contains("id") || message["id"] != op->rpcId)
+            return; // a response to something else
+        if (message.contains("error")) {
+            const json& error = message["error"];
+            Failure failure = makeFailure(FailureKind::Protocol,
+                QStringLiteral("the upstream refused %1: %2 (%3)")
+                    .arg(op->method,
+                        fromStd(error.is_object() && error.contains("message") && error["message"].is_string()
+                                ? error["message"].get<std::string>()
+                                : std::string("no message")),
+                        fromStd(error.is_object() ? error.value("code", json()).dump() : std::string("?"))));
+            failure.rpcError = error;
+            finish(opId, failedOutcome(std::move(failure)));
+            return;
+        }
+        if (!message.contains("result")) {
+            finish(opId,
+                failedOutcome(makeFailure(FailureKind::Malformed,
+                    QStringLiteral("the upstream's response to %1 has neither result nor error").arg(op->method))));
+            return;
+        }
+        if (op->method == QLatin1String("initialize"))
+            pendingSessionId = isValidSessionId(op->responseSessionId) ? op->responseSessionId : QByteArray();
+        Outcome outcome;
+        outcome.result = message["result"];
+        finish(opId, std::move(outcome));
+    }
+
+    void handleNotification(quint64 opId, const json& message)
+    {
+        Operation* op = find(opId);
+        const std::string method = message["method"].get<std::string>();
+        const json params = message.value("params", json::object());
+        if (method == "notifications/progress") {
+            if (op->options.progress && params.is_object()
+                && params.value("progressToken", json()) == progressToken(*op))
+                op->options.progress(params);
+            return;
+        }
+        if (method == "notifications/tools/list_changed") {
+            QPointer<McpClient> alive(q);
+            Q_EMIT q->toolsListChanged();
+            if (!alive)
+                return;
+            op = find(opId);
+        }
+        if (op && op->options.notification)
+            op->options.notification(fromStd(method), params);
+    }
+
+    static json progressToken(const Operation& op) { return "switchboard-" + std::to_string(op.opId); }
+
+    void handleServerRequest(quint64 opId, const json& message)
+    {
+        Operation* op = find(opId);
+        const json id = message["id"];
+        const std::string method = message["method"].get<std::string>();
+        if (method == "ping") {
+            postLoose(json{{"jsonrpc", "2.0"}, {"id", id}, {"result", json::object()}});
+            return;
+        }
+        if (!op->options.serverRequest) {
+            postLoose(json{{"jsonrpc", "2.0"}, {"id", id},
+                {"error", {{"code", JsonRpc::MethodNotFound}, {"message", "the client does not handle " + method}}}});
+            return;
+        }
+        // The answer may come after the call ended, or never; once at most, and not from a
+        // client that is gone.
+        QPointer<McpClient> client(q);
+        auto answered = std::make_shared<bool>(false);
+        Reply reply = [client, answered, id](const json& result, const json& error) {
+            if (*answered || !client)
+                return;
+            *answered = true;
+            json answer = {{"jsonrpc", "2.0"}, {"id", id}};
+            if (!error.is_null())
+                answer["error"] = error;
+            else
+                answer["result"] = result.is_null() ? json::object() : result;
+            client->d->postLoose(answer);
+        };
+        auto handler = op->options.serverRequest;
+        handler(fromStd(method), message.value("params", json::object()), std::move(reply));
+    }
+
+    void onFinished(quint64 opId, QNetworkReply* reply)
+    {
+        Operation* op = find(opId);
+        if (!op || op->reply != reply)
+            return;
+        readHeaders(*op, reply);
+        // Whatever arrived with the end (readyRead may not have run for the last piece).
+        if (reply->bytesAvailable() > 0) {
+            onReadyRead(opId, reply);
+            op = find(opId);
+            if (!op || op->reply != reply)
+                return;
+        }
+        op->reply = nullptr;
+        reply->deleteLater();
+        const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+
+        if (status == 404 && !op->sessionIdSent.isEmpty() && !op->replyIsSse && op->needsSession) {
+            if (op->retriedAfter404) {
+                finish(opId, failedOutcome(failureForStatus(status, reply)));
+                return;
+            }
+            op->retriedAfter404 = true;
+            // Only the first request to learn it forgets the session; others find a new one.
+            if (sessionId == op->sessionIdSent) {
+                initialized = false;
+                sessionId.clear();
+                protocolVersion.clear();
+            }
+            dispatch(opId);
+            return;
+        }
+        if (status != 0 && (status < 200 || status > 299)) {
+            finish(opId, failedOutcome(failureForStatus(status, reply)));
+            return;
+        }
+        if (status == 0) {
+            // No HTTP response, or a stream cut off mid-way (then the status would be known).
+            if (op->replyIsSse && mayResume(*op)) {
+                scheduleResume(opId);
+                return;
+            }
+            finish(opId, failedOutcome(makeFailure(FailureKind::Connection, reply->errorString())));
+            return;
+        }
+        if (op->replyIsSse) {
+            // The stream ended, or dropped, before the response.
+            if (reply->error() == QNetworkReply::NoError || mayResume(*op)) {
+                if (mayResume(*op)) {
+                    scheduleResume(opId);
+                    return;
+                }
+            }
+            const QString why = reply->error() == QNetworkReply::NoError
+                ? QStringLiteral("the upstream's event stream ended before the response to %1").arg(op->method)
+                : reply->errorString();
+            finish(opId,
+                failedOutcome(makeFailure(FailureKind::Connection,
+                    op->resumes > 0 ? why % QStringLiteral(" (after %1 resumptions)").arg(op->resumes) : why)));
+            return;
+        }
+        if (reply->error() != QNetworkReply::NoError) {
+            finish(opId, failedOutcome(makeFailure(FailureKind::Connection, reply->errorString())));
+            return;
+        }
+        const QByteArray type = reply->header(QNetworkRequest::ContentTypeHeader).toByteArray().toLower();
+        if (!type.startsWith("application/json")) {
+            finish(opId,
+                failedOutcome(makeFailure(FailureKind::Malformed,
+                    QStringLiteral("the upstream answered %1 with content type '%2'")
+                        .arg(op->method, QString::fromLatin1(type)),
+                    status)));
+            return;
+        }
+        const JsonRpc::ParseResult parsed = JsonRpc::parse(op->body);
+        if (!parsed.ok) {
+            finish(opId,
+                failedOutcome(makeFailure(FailureKind::Malformed,
+                    QStringLiteral("the upstream's response is not JSON: %1").arg(fromStd(parsed.error)), status)));
+            return;
+        }
+        QPointer<McpClient> alive(q);
+        handleMessage(opId, parsed.value);
+        if (alive && find(opId)) {
+            finish(opId,
+                failedOutcome(makeFailure(FailureKind::Malformed,
+                    QStringLiteral("the upstream's response carries no answer to %1").arg(op->method), status)));
+        }
+    }
+
+    bool mayResume(const Operation& op) const
+    {
+        return !op.sse->lastEventId().isEmpty() && op.resumes < settings().maxSseResumes;
+    }
+
+    void scheduleResume(quint64 opId)
+    {
+        Operation* op = find(opId);
+        ++op->resumes;
+        const qint64 delay = op->sse->retryMs().value_or(settings().defaultSseRetryMs);
+        op->resumeTimer = std::make_unique<QTimer>();
+        op->resumeTimer->setSingleShot(true);
+        op->resumeTimer->setTimerType(Qt::PreciseTimer);
+        QObject::connect(op->resumeTimer.get(), &QTimer::timeout, q, [this, opId] { resume(opId); });
+        op->resumeTimer->start(std::chrono::milliseconds(delay));
+    }
+
+    void resume(quint64 opId)
+    {
+        Operation* op = find(opId);
+        if (!op)
+            return;
+        QNetworkRequest request = makeRequest(true);
+        request.setRawHeader("Last-Event-ID", op->sse->lastEventId());
+        attach(*op, nam->get(request), true);
+    }
+
+    // --- ending -------------------------------------------------------------------------------
+
+    // Removes the operation, then runs its completion as the very last thing: the completion may
+    // destroy the client.
+    void finish(quint64 opId, Outcome outcome)
+    {
+        auto it = ops.find(opId);
+        if (it == ops.end())
+            return;
+        std::unique_ptr<Operation> op = std::move(it->second);
+        ops.erase(it);
+        auto done = std::move(op->done);
+        op.reset();
+        if (done)
+            done(std::move(outcome));
+    }
+
+    void stop(quint64 opId, FailureKind kind, const QString& reason)
+    {
+        Operation* op = find(opId);
+        if (!op)
+            return;
+        op->dropReply();
+        if (op->sent && initialized) {
+            postLoose(json{{"jsonrpc", "2.0"}, {"method", "notifications/cancelled"},
+                {"params", {{"requestId", op->rpcId}, {"reason", reason.toStdString()}}}});
+        }
+        finish(opId, failedOutcome(makeFailure(kind, reason)));
+    }
+
+    void onDeadline(quint64 opId)
+    {
+        Operation* op = find(opId);
+        if (!op)
+            return;
+        stop(opId, FailureKind::Timeout,
+            QStringLiteral("no response to %1 within %2 ms").arg(op->method).arg(timeoutOf(*op)));
+    }
+
+    void cancel(quint64 opId, const QString& reason)
+    {
+        stop(opId, FailureKind::Cancelled, reason.isEmpty() ? QStringLiteral("cancelled") : reason);
+    }
+
+    std::shared_ptr<PendingCall> handle(quint64 opId)
+    {
+        QPointer<McpClient> client(q);
+        return std::make_shared<PendingCallHandle>(
+            [client](quint64 id, const QString& reason) {
+                if (client)
+                    client->d->cancel(id, reason);
+            },
+            opId);
+    }
+};
+
+McpClient::McpClient(Settings settings, QObject* parent)
+    : QObject(parent)
+    , m_settings(std::move(settings))
+    , d(std::make_unique<Private>(this))
+{}
+
+McpClient::~McpClient()
+{
+    d.reset();
+}
+
+void McpClient::initialize(std::function<void(const InitializeResult&, const std::optional<Failure>&)> done)
+{
+    // Answered on a later turn of the event loop even when a session exists, as every operation is.
+    QTimer::singleShot(0, this, [this, done = std::move(done)] {
+        d->ensureInitialized([this, done](const std::optional<Failure>& failure) {
+            done(failure ? InitializeResult{} : d->initResult, failure);
+        });
+    });
+}
+
+bool McpClient::isInitialized() const
+{
+    return d->initialized;
+}
+
+QString McpClient::sessionId() const
+{
+    return QString::fromLatin1(d->sessionId);
+}
+
+void McpClient::listTools(std::function<void(const ToolList&, const std::optional<Failure>&)> done)
+{
+    struct Listing
+    {
+        ToolList list;
+        int pages = 0;
+        std::function<void(const ToolList&, const std::optional<Failure>&)> done;
+        std::function<void(const json& cursor)> next;
+    };
+    auto listing = std::make_shared<Listing>();
+    listing->done = std::move(done);
+    std::weak_ptr<Listing> weak = listing;
+    listing->next = [this, weak](const json& cursor) {
+        auto state = weak.lock();
+        if (!state)
+            return;
+        json params = json::object();
+        if (!cursor.is_null())
+            params["cursor"] = cursor;
+        // The request's completion holds the listing alive until the last page.
+        request(QStringLiteral("tools/list"), params,
+            [this, state](Outcome outcome) {
+                auto finishWith = [state](const std::optional<Failure>& failure) {
+                    auto complete = std::move(state->done);
+                    state->next = nullptr;
+                    complete(failure ? ToolList{} : std::move(state->list), failure);
+                };
+                if (!outcome.ok()) {
+                    finishWith(outcome.failure);
+                    return;
+                }
+                const json& result = outcome.result;
+                if (!result.is_object() || !result.contains("tools") || !result["tools"].is_array()) {
+                    finishWith(
+                        makeFailure(FailureKind::Malformed, QStringLiteral("tools/list returned no tools array")));
+                    return;
+                }
+                ++state->pages;
+                for (const json& tool : result["tools"]) {
+                    if (static_cast<int>(state->list.tools.size()) >= m_settings.maxTools) {
+                        state->list.truncated = true;
+                        finishWith(std::nullopt);
+                        return;
+                    }
+                    state->list.tools.push_back(tool);
+                }
+                const json nextCursor = result.value("nextCursor", json());
+                if (!nextCursor.is_string()) {
+                    finishWith(std::nullopt);
+                    return;
+                }
+                if (state->pages >= m_settings.maxToolPages) {
+                    state->list.truncated = true;
+                    finishWith(std::nullopt);
+                    return;
+                }
+                state->next(nextCursor);
+            },
+            {});
+    };
+    listing->next(json());
+}
+
+std::shared_ptr<McpClient::PendingCall> McpClient::callTool(
+    const QString& name, const nlohmann::json& arguments, CallOptions options, std::function<void(Outcome)> done)
+{
+    json params = {{"name", name.toStdString()}, {"arguments", arguments.is_null() ? json::object() : arguments}};
+    const bool wantsProgress = static_cast<bool>(options.progress);
+    const quint64 opId
+        = d->startOperation(QStringLiteral("tools/call"), std::move(params), std::move(options), std::move(done), true);
+    if (wantsProgress) {
+        Private::Operation* op = d->find(opId);
+        op->params["_meta"] = {{"progressToken", Private::progressToken(*op)}};
+    }
+    return d->handle(opId);
+}
+
+std::shared_ptr<McpClient::PendingCall> McpClient::request(
+    const QString& method, const nlohmann::json& params, std::function<void(Outcome)> done, CallOptions options)
+{
+    return d->handle(d->startOperation(method, params, std::move(options), std::move(done), true));
+}
+
+void McpClient::close()
+{
+    if (!d->sessionId.isEmpty()) {
+        QNetworkRequest request = d->makeRequest(false);
+        QNetworkReply* reply = d->nam->deleteResource(request);
+        d->looseReplies.insert(reply);
+        connect(reply, &QNetworkReply::finished, this, [this, reply] {
+            d->looseReplies.erase(reply);
+            reply->deleteLater();
+        });
+    }
+    ++d->generation;
+    d->initialized = false;
+    d->sessionId.clear();
+    d->protocolVersion.clear();
+    d->pendingSessionId.clear();
+    d->initializingOp.reset();
+    auto waiters = std::move(d->initWaiters);
+    d->initWaiters.clear();
+
+    const Failure closed = makeFailure(FailureKind::Cancelled, QStringLiteral("the client was closed"));
+    std::vector<quint64> ids;
+    for (const auto& [id, op] : d->ops)
+        ids.push_back(id);
+    QPointer<McpClient> alive(this);
+    for (const quint64 id : ids) {
+        if (!alive)
+            return;
+        if (Private::Operation* op = d->find(id)) {
+            op->dropReply();
+            d->finish(id, failedOutcome(closed));
+        }
+    }
+    // initialize() callers (operations waiting on the session were answered above).
+    for (auto& waiter : waiters) {
+        if (!alive)
+            return;
+        waiter(closed);
+    }
+}
+
+QString McpClient::failureKindName(FailureKind kind)
+{
+    switch (kind) {
+    case FailureKind::Connection:
+        return QStringLiteral("connection error");
+    case FailureKind::Timeout:
+        return QStringLiteral("timeout");
+    case FailureKind::ServerError:
+        return QStringLiteral("server error");
+    case FailureKind::Authentication:
+        return QStringLiteral("authentication failure");
+    case FailureKind::HttpStatus:
+        return QStringLiteral("unexpected HTTP status");
+    case FailureKind::Malformed:
+        return QStringLiteral("malformed response");
+    case FailureKind::Protocol:
+        return QStringLiteral("protocol error");
+    case FailureKind::Cancelled:
+        return QStringLiteral("cancelled");
+    }
+    return QStringLiteral("unknown failure");
+}
