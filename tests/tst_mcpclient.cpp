@@ -1,0 +1,521 @@
+// McpClient against tests/node/fault-upstream.mjs (faults switched per test through its control
+// endpoint, what reached it read back from its stats) and once against the reference
+// server-everything. Needs tests/node installed; fails with a clear message otherwise.
+
+#include "mcp/mcpclient.h"
+
+#include "upstreamprocess.h"
+
+#include <QSignalSpy>
+#include <QTest>
+
+#include <memory>
+
+using json = nlohmann::json;
+using FailureKind = McpClient::FailureKind;
+
+Q_DECLARE_METATYPE(McpClient::FailureKind)
+
+namespace {
+
+constexpr int waitMs = 30'000; // a loaded 2-core machine starts and answers slowly
+
+struct CallResult
+{
+    int completions = 0;
+    McpClient::Outcome outcome;
+};
+
+QString firstText(const json& result)
+{
+    if (!result.is_object() || !result.contains("content") || result["content"].empty())
+        return {};
+    return QString::fromStdString(result["content"][0].value("text", std::string()));
+}
+
+int methodCount(const json& stats, const char* method)
+{
+    if (!stats.is_object() || !stats["methods"].contains(method))
+        return 0;
+    return stats["methods"][method].get<int>();
+}
+
+} // namespace
+
+class TestMcpClient : public QObject
+{
+    Q_OBJECT
+
+private:
+    UpstreamProcess m_upstream;
+
+    std::unique_ptr<McpClient> makeClient(const QByteArray& token = {})
+    {
+        McpClient::Settings settings;
+        settings.endpoint = m_upstream.url();
+        settings.bearerToken = token;
+        settings.clientVersion = QStringLiteral("0.1-test");
+        return std::make_unique<McpClient>(settings);
+    }
+
+    // Runs callTool and waits for its completion.
+    std::shared_ptr<CallResult> call(
+        McpClient& client, const QString& tool, const json& arguments, McpClient::CallOptions options = {})
+    {
+        auto result = std::make_shared<CallResult>();
+        client.callTool(tool, arguments, std::move(options), [result](McpClient::Outcome outcome) {
+            ++result->completions;
+            result->outcome = std::move(outcome);
+        });
+        return result;
+    }
+
+    bool initialize(McpClient& client)
+    {
+        bool done = false;
+        bool ok = false;
+        client.initialize([&](const McpClient::InitializeResult&, const std::optional<McpClient::Failure>& failure) {
+            done = true;
+            ok = !failure;
+        });
+        return QTest::qWaitFor([&] { return done; }, waitMs) && ok;
+    }
+
+private Q_SLOTS:
+    void initTestCase() { QVERIFY2(m_upstream.start(), qPrintable(m_upstream.errorString())); }
+
+    void init() { QVERIFY(m_upstream.control(QStringLiteral("reset"))); }
+
+    void initializeOpensSession_data()
+    {
+        QTest::addColumn<bool>("sse");
+        QTest::newRow("json") << false;
+        QTest::newRow("sse") << true;
+    }
+
+    void initializeOpensSession()
+    {
+        QFETCH(bool, sse);
+        QVERIFY(m_upstream.control(QStringLiteral("ok"), {{"sse", sse}}));
+        auto client = makeClient();
+        QSignalSpy sessionChanged(client.get(), &McpClient::sessionChanged);
+        std::optional<McpClient::InitializeResult> result;
+        client->initialize([&](const McpClient::InitializeResult& r, const std::optional<McpClient::Failure>& failure) {
+            QVERIFY2(!failure, failure ? qPrintable(failure->message) : "");
+            result = r;
+        });
+        QTRY_VERIFY_WITH_TIMEOUT(result.has_value(), waitMs);
+        QCOMPARE(result->protocolVersion, QStringLiteral("2025-11-25"));
+        QCOMPARE(result->serverInfo.value("name", std::string()), std::string("fault-upstream"));
+        QVERIFY(client->isInitialized());
+        const json stats = m_upstream.stats();
+        QCOMPARE(client->sessionId(), QString::fromStdString(stats["sessionsIssued"].back().get<std::string>()));
+        QCOMPARE(sessionChanged.count(), 1);
+        QCOMPARE(sessionChanged.at(0).at(0).toString(), client->sessionId());
+        QCOMPARE(methodCount(stats, "initialize"), 1);
+        QCOMPARE(methodCount(stats, "notifications/initialized"), 1);
+        // The last request was notifications/initialized: it carries the session and the version.
+        QCOMPARE(stats["lastHeaders"].value("mcp-session-id", std::string()), client->sessionId().toStdString());
+        QCOMPARE(stats["lastHeaders"].value("mcp-protocol-version", std::string()), std::string("2025-11-25"));
+    }
+
+    void concurrentOperationsShareOneInitialize()
+    {
+        auto client = makeClient();
+        std::vector<std::shared_ptr<CallResult>> results;
+        for (int i = 0; i < 4; ++i)
+            results.push_back(call(*client, QStringLiteral("echo"), {{"text", std::to_string(i)}}));
+        QTRY_VERIFY_WITH_TIMEOUT(
+            std::all_of(results.begin(), results.end(), [](const auto& r) { return r->completions == 1; }), waitMs);
+        for (int i = 0; i < 4; ++i) {
+            QVERIFY(results[i]->outcome.ok());
+            QCOMPARE(firstText(results[i]->outcome.result), QString::number(i));
+        }
+        QCOMPARE(methodCount(m_upstream.stats(), "initialize"), 1);
+    }
+
+    void listToolsAcrossPages_data()
+    {
+        QTest::addColumn<int>("maxTools");
+        QTest::addColumn<int>("maxPages");
+        QTest::addColumn<int>("expectedTools");
+        QTest::addColumn<bool>("truncated");
+        QTest::addColumn<int>("expectedRequests");
+        QTest::newRow("all") << 5000 << 100 << 7 << false << 4;
+        QTest::newRow("tools bound") << 3 << 100 << 3 << true << 2;
+        QTest::newRow("page bound") << 5000 << 2 << 4 << true << 2;
+        QTest::newRow("exactly all tools") << 7 << 4 << 7 << false << 4;
+    }
+
+    void listToolsAcrossPages()
+    {
+        QFETCH(int, maxTools);
+        QFETCH(int, maxPages);
+        QFETCH(int, expectedTools);
+        QFETCH(bool, truncated);
+        QFETCH(int, expectedRequests);
+        McpClient::Settings settings;
+        settings.endpoint = m_upstream.url();
+        settings.clientVersion = QStringLiteral("test");
+        settings.maxTools = maxTools;
+        settings.maxToolPages = maxPages;
+        McpClient client(settings);
+        std::optional<McpClient::ToolList> list;
+        client.listTools([&](const McpClient::ToolList& l, const std::optional<McpClient::Failure>& failure) {
+            QVERIFY2(!failure, failure ? qPrintable(failure->message) : "");
+            list = l;
+        });
+        QTRY_VERIFY_WITH_TIMEOUT(list.has_value(), waitMs);
+        const std::vector<std::string> all{"echo", "write_note", "slow", "progress", "ask", "fail_tool", "sample"};
+        QCOMPARE(int(list->tools.size()), expectedTools);
+        for (int i = 0; i < expectedTools; ++i)
+            QCOMPARE(list->tools[i]["name"].get<std::string>(), all[i]);
+        QCOMPARE(list->truncated, truncated);
+        QCOMPARE(methodCount(m_upstream.stats(), "tools/list"), expectedRequests);
+    }
+
+    void callTool_data()
+    {
+        QTest::addColumn<bool>("sse");
+        QTest::addColumn<QString>("tool");
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<bool>("isError");
+        QTest::newRow("json echo") << false << QStringLiteral("echo") << QStringLiteral("hello") << false;
+        QTest::newRow("sse echo") << true << QStringLiteral("echo") << QStringLiteral("hello") << false;
+        QTest::newRow("json tool error") << false << QStringLiteral("fail_tool")
+                                         << QStringLiteral("this tool always fails") << true;
+        QTest::newRow("sse write") << true << QStringLiteral("write_note") << QStringLiteral("noted") << false;
+    }
+
+    void callTool()
+    {
+        QFETCH(bool, sse);
+        QFETCH(QString, tool);
+        QFETCH(QString, text);
+        QFETCH(bool, isError);
+        QVERIFY(m_upstream.control(QStringLiteral("ok"), {{"sse", sse}}));
+        auto client = makeClient();
+        auto result = call(*client, tool, {{"text", "hello"}});
+        QTRY_COMPARE_WITH_TIMEOUT(result->completions, 1, waitMs);
+        QVERIFY2(result->outcome.ok(), qPrintable(result->outcome.failure->message));
+        QCOMPARE(firstText(result->outcome.result), text);
+        QCOMPARE(result->outcome.result.value("isError", false), isError);
+    }
+
+    void unknownToolIsProtocolError()
+    {
+        auto client = makeClient();
+        auto result = call(*client, QStringLiteral("no_such_tool"), json::object());
+        QTRY_COMPARE_WITH_TIMEOUT(result->completions, 1, waitMs);
+        QVERIFY(!result->outcome.ok());
+        QCOMPARE(result->outcome.failure->kind, FailureKind::Protocol);
+        QCOMPARE(result->outcome.failure->rpcError.value("code", 0), -32602);
+    }
+
+    void progressPassedThrough_data()
+    {
+        QTest::addColumn<bool>("wantProgress");
+        QTest::newRow("with progress") << true;
+        QTest::newRow("without progress") << false;
+    }
+
+    void progressPassedThrough()
+    {
+        QFETCH(bool, wantProgress);
+        auto client = makeClient();
+        std::vector<json> progress;
+        QStringList notifications;
+        McpClient::CallOptions options;
+        if (wantProgress)
+            options.progress = [&](const json& params) { progress.push_back(params); };
+        options.notification = [&](const QString& method, const json&) { notifications << method; };
+        auto result = call(*client, QStringLiteral("progress"), {{"count", 3}}, std::move(options));
+        QTRY_COMPARE_WITH_TIMEOUT(result->completions, 1, waitMs);
+        QVERIFY(result->outcome.ok());
+        QCOMPARE(firstText(result->outcome.result), QStringLiteral("done 3"));
+        QCOMPARE(notifications.count(QStringLiteral("notifications/message")), 3);
+        if (!wantProgress) {
+            QVERIFY(progress.empty()); // and no token went upstream, so it sent none
+            return;
+        }
+        QCOMPARE(int(progress.size()), 3);
+        for (int i = 0; i < 3; ++i) {
+            QCOMPARE(progress[i]["progress"].get<int>(), i + 1);
+            QCOMPARE(progress[i]["total"].get<int>(), 3);
+        }
+    }
+
+    void cancelSendsNotificationsCancelled()
+    {
+        auto client = makeClient();
+        QVERIFY(initialize(*client));
+        auto result = std::make_shared<CallResult>();
+        auto pending
+            = client->callTool(QStringLiteral("slow"), {{"ms", 60'000}}, {}, [result](McpClient::Outcome outcome) {
+                  ++result->completions;
+                  result->outcome = std::move(outcome);
+              });
+        QTRY_COMPARE_WITH_TIMEOUT(methodCount(m_upstream.stats(), "tools/call"), 1, waitMs);
+        pending->cancel(QStringLiteral("the operator cancelled"));
+        QTRY_COMPARE_WITH_TIMEOUT(result->completions, 1, waitMs);
+        QCOMPARE(result->outcome.failure->kind, FailureKind::Cancelled);
+        json cancelled;
+        QTRY_VERIFY_WITH_TIMEOUT((cancelled = m_upstream.stats()["cancelled"]).size() == 1, waitMs);
+        QCOMPARE(cancelled[0]["reason"].get<std::string>(), std::string("the operator cancelled"));
+        QVERIFY(cancelled[0]["requestId"].is_number());
+        pending->cancel(QStringLiteral("again")); // nothing once finished
+        QCOMPARE(result->completions, 1);
+        QCOMPARE(m_upstream.stats()["cancelled"].size(), 1u);
+    }
+
+    void expiredSessionReinitializedOnce()
+    {
+        auto client = makeClient();
+        QSignalSpy sessionChanged(client.get(), &McpClient::sessionChanged);
+        QVERIFY(initialize(*client));
+        const QString first = client->sessionId();
+        QVERIFY(m_upstream.control(QStringLiteral("expire-session")));
+        auto result = call(*client, QStringLiteral("echo"), {{"text", "again"}});
+        QTRY_COMPARE_WITH_TIMEOUT(result->completions, 1, waitMs);
+        QVERIFY2(result->outcome.ok(), qPrintable(result->outcome.failure->message));
+        QCOMPARE(firstText(result->outcome.result), QStringLiteral("again"));
+        QVERIFY(!client->sessionId().isEmpty());
+        QVERIFY(client->sessionId() != first);
+        QCOMPARE(sessionChanged.count(), 2);
+        const json stats = m_upstream.stats();
+        QCOMPARE(methodCount(stats, "initialize"), 2);
+        QCOMPARE(methodCount(stats, "tools/call"), 2); // the 404 and the retry
+    }
+
+    void failureKinds_data()
+    {
+        QTest::addColumn<QString>("mode");
+        QTest::addColumn<int>("timeoutMs");
+        QTest::addColumn<FailureKind>("kind");
+        QTest::addColumn<int>("httpStatus");
+        QTest::newRow("http500") << QStringLiteral("http500") << 0 << FailureKind::ServerError << 500;
+        QTest::newRow("http401") << QStringLiteral("http401") << 0 << FailureKind::Authentication << 401;
+        QTest::newRow("drop") << QStringLiteral("drop") << 0 << FailureKind::Connection << 0;
+        QTest::newRow("malformed") << QStringLiteral("malformed") << 0 << FailureKind::Malformed << 200;
+        QTest::newRow("delay past timeout") << QStringLiteral("delay") << 300 << FailureKind::Timeout << 0;
+    }
+
+    void failureKinds()
+    {
+        QFETCH(QString, mode);
+        QFETCH(int, timeoutMs);
+        QFETCH(FailureKind, kind);
+        QFETCH(int, httpStatus);
+        const QByteArray token = "secret-token-123";
+        auto client = makeClient(token);
+        QVERIFY(initialize(*client));
+        QVERIFY(m_upstream.control(mode, {{"ms", 5'000}}));
+        McpClient::CallOptions options;
+        options.timeoutMs = timeoutMs;
+        auto result = call(*client, QStringLiteral("echo"), {{"text", "x"}}, std::move(options));
+        QTRY_COMPARE_WITH_TIMEOUT(result->completions, 1, waitMs);
+        QVERIFY(!result->outcome.ok());
+        QCOMPARE(McpClient::failureKindName(result->outcome.failure->kind), McpClient::failureKindName(kind));
+        QCOMPARE(result->outcome.failure->httpStatus, httpStatus);
+        QVERIFY(!result->outcome.failure->message.isEmpty());
+        QVERIFY(!result->outcome.failure->message.contains(QString::fromLatin1(token)));
+    }
+
+    void initializeFailsLikeACall()
+    {
+        QVERIFY(m_upstream.control(QStringLiteral("http500")));
+        auto client = makeClient();
+        auto first = call(*client, QStringLiteral("echo"), {{"text", "x"}});
+        auto second = call(*client, QStringLiteral("echo"), {{"text", "y"}});
+        QTRY_COMPARE_WITH_TIMEOUT(first->completions + second->completions, 2, waitMs);
+        QCOMPARE(first->outcome.failure->kind, FailureKind::ServerError);
+        QCOMPARE(second->outcome.failure->kind, FailureKind::ServerError);
+        QVERIFY(!client->isInitialized());
+        QCOMPARE(methodCount(m_upstream.stats(), "initialize"), 1);
+    }
+
+    void sseResumption()
+    {
+        auto client = makeClient();
+        QVERIFY(initialize(*client));
+        QVERIFY(m_upstream.control(QStringLiteral("sse-drop")));
+        auto result = call(*client, QStringLiteral("echo"), {{"text", "x"}});
+        QTRY_COMPARE_WITH_TIMEOUT(result->completions, 1, waitMs);
+        QVERIFY2(result->outcome.ok(), qPrintable(result->outcome.failure->message));
+        QCOMPARE(firstText(result->outcome.result), QStringLiteral("resumed: x"));
+        const json stats = m_upstream.stats();
+        QCOMPARE(methodCount(stats, "GET"), 1);
+        QCOMPARE(stats["lastEventIds"].size(), 1u);
+        QVERIFY(stats["lastEventIds"][0].get<std::string>().ends_with("-1"));
+        QCOMPARE(stats["lastHeaders"].value("accept", std::string()), std::string("text/event-stream"));
+        QCOMPARE(stats["lastHeaders"].value("mcp-session-id", std::string()), client->sessionId().toStdString());
+    }
+
+    void bearerTokenSentExactly_data()
+    {
+        QTest::addColumn<QByteArray>("token");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("token") << QByteArray("tok-abc.123") << QStringLiteral("Bearer tok-abc.123");
+        QTest::newRow("none") << QByteArray() << QStringLiteral("(none)");
+    }
+
+    void bearerTokenSentExactly()
+    {
+        QFETCH(QByteArray, token);
+        QFETCH(QString, expected);
+        auto client = makeClient(token);
+        auto result = call(*client, QStringLiteral("echo"), {{"text", "x"}});
+        QTRY_COMPARE_WITH_TIMEOUT(result->completions, 1, waitMs);
+        std::optional<McpClient::ToolList> list;
+        client->listTools([&](const McpClient::ToolList& l, const std::optional<McpClient::Failure>&) { list = l; });
+        QTRY_VERIFY_WITH_TIMEOUT(list.has_value(), waitMs);
+        client->close();
+        QTRY_COMPARE_WITH_TIMEOUT(methodCount(m_upstream.stats(), "DELETE"), 1, waitMs);
+        const json authorization = m_upstream.stats()["authorization"];
+        QCOMPARE(authorization.size(), 1u);
+        // initialize, initialized, tools/call, 4 pages of tools/list, DELETE
+        QCOMPARE(authorization.value(expected.toStdString(), 0), 8);
+    }
+
+    void elicitationAnswered()
+    {
+        auto client = makeClient();
+        QString askedMethod;
+        json askedParams;
+        McpClient::CallOptions options;
+        options.serverRequest = [&](const QString& method, const json& params, McpClient::Reply reply) {
+            askedMethod = method;
+            askedParams = params;
+            // Answered later, as a person would.
+            QTimer::singleShot(50, [reply] { reply({{"action", "accept"}, {"content", {{"name", "Ada"}}}}, nullptr); });
+        };
+        auto result = call(*client, QStringLiteral("ask"), {{"message", "Who?"}}, std::move(options));
+        QTRY_COMPARE_WITH_TIMEOUT(result->completions, 1, waitMs);
+        QVERIFY2(result->outcome.ok(), qPrintable(result->outcome.failure->message));
+        QCOMPARE(askedMethod, QStringLiteral("elicitation/create"));
+        QCOMPARE(askedParams["message"].get<std::string>(), std::string("Who?"));
+        QVERIFY(askedParams["requestedSchema"].is_object());
+        QVERIFY(firstText(result->outcome.result).contains(QStringLiteral("Ada")));
+        const json answers = m_upstream.stats()["elicitationAnswers"];
+        QCOMPARE(answers.size(), 1u);
+        QCOMPARE(answers[0]["result"]["content"]["name"].get<std::string>(), std::string("Ada"));
+    }
+
+    void samplingRefused_data()
+    {
+        QTest::addColumn<bool>("withHandler");
+        QTest::addColumn<int>("code");
+        QTest::newRow("handler refuses") << true << -1;
+        QTest::newRow("no handler") << false << -32601;
+    }
+
+    void samplingRefused()
+    {
+        QFETCH(bool, withHandler);
+        QFETCH(int, code);
+        auto client = makeClient();
+        McpClient::CallOptions options;
+        if (withHandler) {
+            options.serverRequest = [](const QString& method, const json&, McpClient::Reply reply) {
+                QCOMPARE(method, QStringLiteral("sampling/createMessage"));
+                reply(nullptr, {{"code", -1}, {"message", "sampling is not allowed here"}});
+            };
+        }
+        auto result = call(*client, QStringLiteral("sample"), json::object(), std::move(options));
+        QTRY_COMPARE_WITH_TIMEOUT(result->completions, 1, waitMs);
+        QVERIFY(result->outcome.ok());
+        QCOMPARE(result->outcome.result.value("isError", false), true);
+        QVERIFY(firstText(result->outcome.result).startsWith(QStringLiteral("sampling refused")));
+        const json answers = m_upstream.stats()["samplingAnswers"];
+        QCOMPARE(answers.size(), 1u);
+        QCOMPARE(answers[0]["error"]["code"].get<int>(), code);
+    }
+
+    void listChangedEmitted()
+    {
+        auto client = makeClient();
+        QSignalSpy changed(client.get(), &McpClient::toolsListChanged);
+        QVERIFY(m_upstream.control(QStringLiteral("list-changed")));
+        auto result = call(*client, QStringLiteral("echo"), {{"text", "x"}});
+        QTRY_COMPARE_WITH_TIMEOUT(result->completions, 1, waitMs);
+        QVERIFY(result->outcome.ok());
+        QCOMPARE(changed.count(), 1);
+        std::optional<McpClient::ToolList> list;
+        client->listTools([&](const McpClient::ToolList& l, const std::optional<McpClient::Failure>&) { list = l; });
+        QTRY_VERIFY_WITH_TIMEOUT(list.has_value(), waitMs);
+        QCOMPARE(list->tools.size(), 8u);
+        QCOMPARE(list->tools.back()["name"].get<std::string>(), std::string("added_tool"));
+    }
+
+    void closeFailsCallsInFlight()
+    {
+        auto client = makeClient();
+        QVERIFY(initialize(*client));
+        auto result = call(*client, QStringLiteral("slow"), {{"ms", 60'000}});
+        QTRY_COMPARE_WITH_TIMEOUT(methodCount(m_upstream.stats(), "tools/call"), 1, waitMs);
+        client->close();
+        QCOMPARE(result->completions, 1);
+        QCOMPARE(result->outcome.failure->kind, FailureKind::Cancelled);
+        QVERIFY(!client->isInitialized());
+        QTRY_COMPARE_WITH_TIMEOUT(methodCount(m_upstream.stats(), "DELETE"), 1, waitMs);
+        // The client can start again: a new session.
+        auto again = call(*client, QStringLiteral("echo"), {{"text", "y"}});
+        QTRY_COMPARE_WITH_TIMEOUT(again->completions, 1, waitMs);
+        QVERIFY(again->outcome.ok());
+        QCOMPARE(methodCount(m_upstream.stats(), "initialize"), 2);
+    }
+
+    void destructionRunsNoCallback()
+    {
+        auto client = makeClient();
+        QVERIFY(initialize(*client));
+        auto slow = call(*client, QStringLiteral("slow"), {{"ms", 60'000}});
+        QTRY_COMPARE_WITH_TIMEOUT(methodCount(m_upstream.stats(), "tools/call"), 1, waitMs);
+        auto starting = call(*client, QStringLiteral("echo"), {{"text", "x"}}); // not yet sent
+        client.reset();
+        QTest::qWait(200); // anything queued would have run by now
+        QCOMPARE(slow->completions, 0);
+        QCOMPARE(starting->completions, 0);
+    }
+
+    void callbackMayDestroyClient()
+    {
+        auto client = makeClient();
+        auto result = std::make_shared<CallResult>();
+        McpClient::CallOptions options;
+        options.progress = [&](const json&) { client.reset(); };
+        client->callTool(QStringLiteral("progress"), {{"count", 3}}, std::move(options),
+            [result](McpClient::Outcome) { ++result->completions; });
+        QTRY_VERIFY_WITH_TIMEOUT(!client, waitMs);
+        QTest::qWait(100);
+        QCOMPARE(result->completions, 0);
+    }
+
+    void everythingServer()
+    {
+        UpstreamProcess everything(UpstreamProcess::Kind::Everything);
+        QVERIFY2(everything.start(), qPrintable(everything.errorString()));
+        McpClient::Settings settings;
+        settings.endpoint = everything.url();
+        settings.clientVersion = QStringLiteral("test");
+        McpClient client(settings);
+        std::optional<McpClient::ToolList> list;
+        client.listTools([&](const McpClient::ToolList& l, const std::optional<McpClient::Failure>& failure) {
+            QVERIFY2(!failure, failure ? qPrintable(failure->message) : "");
+            list = l;
+        });
+        QTRY_VERIFY_WITH_TIMEOUT(list.has_value(), waitMs);
+        QVERIFY(!client.sessionId().isEmpty());
+        QVERIFY(std::any_of(list->tools.begin(), list->tools.end(),
+            [](const json& tool) { return tool.value("name", std::string()) == "echo"; }));
+        auto result = call(client, QStringLiteral("echo"), {{"message", "hello everything"}});
+        QTRY_COMPARE_WITH_TIMEOUT(result->completions, 1, waitMs);
+        QVERIFY2(result->outcome.ok(), qPrintable(result->outcome.failure->message));
+        QVERIFY2(firstText(result->outcome.result).contains(QStringLiteral("hello everything")),
+            qPrintable(firstText(result->outcome.result)));
+        client.close();
+    }
+};
+
+QTEST_GUILESS_MAIN(TestMcpClient)
+#include "tst_mcpclient.moc"
