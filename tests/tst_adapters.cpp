@@ -1,0 +1,407 @@
+// Upstream adapters end to end: a real Backend whose mcp_endpoints point at upstreams on loopback
+// (tests/node/fault-upstream.mjs, faults switched on command), spoken to by an MCP client over HTTP
+// as any client would. Tools offered as adapter.tool, read-only enforcement before any traffic, the
+// breaker opening on failures and closing through half-open, operator commands, elicitation
+// answered at the console, sampling refused, a reloaded configuration.
+
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "adapters/upstreamadapter.h"
+#include "backend.h"
+#include "mcp/mcpclient.h"
+#include "upstreamprocess.h"
+
+using nlohmann::json;
+
+namespace {
+
+constexpr char Token[] = "sb_adapterTestToken_0123456789abcdefghijklmn";
+
+AdapterConfig adapter(const QString& name, const QUrl& endpoint, bool readOnly = false)
+{
+    AdapterConfig config;
+    config.name = name;
+    config.endpoint = endpoint;
+    config.authToken = QStringLiteral("upstream-secret-") + name;
+    config.readOnly = readOnly;
+    config.timeout = std::chrono::milliseconds(3'000);
+    config.breaker.failureThreshold = 2;
+    config.breaker.recoveryTimeout = std::chrono::milliseconds(1'500);
+    config.breaker.halfOpenMaxCalls = 1;
+    return config;
+}
+
+// The text of a CallToolResult's first block.
+QString firstText(const json& result)
+{
+    if (!result.is_object() || !result.contains("content") || result["content"].empty())
+        return {};
+    return QString::fromStdString(result["content"][0].value("text", std::string()));
+}
+
+} // namespace
+
+class TestAdapters : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void init();
+    void cleanup();
+    void upstreamToolsAreOfferedAsAdapterTools();
+    void writeToReadOnlyAdapterIsRefusedBeforeAnyTraffic();
+    void breakerOpensOnFailuresAndClosesThroughHalfOpen();
+    void toolErrorsAndAuthenticationFailuresDoNotTripTheBreaker();
+    void operatorCommandsAct();
+    void elicitationIsAnsweredAtTheConsole();
+    void samplingIsRefused();
+    void progressIsPassedThrough();
+    void reloadedConfigurationAddsAndRemovesAdapters();
+
+private:
+    bool startBackend(std::vector<AdapterConfig> adapters);
+    json call(const QString& tool, const json& arguments = json::object(), McpClient::CallOptions options = {});
+    json listTools();
+    BreakerState waitForBreaker(const QString& adapter, BreakerPhase phase);
+    qint64 upstreamCalls();
+
+    std::unique_ptr<QTemporaryDir> m_dir;
+    std::unique_ptr<UpstreamProcess> m_upstream;
+    std::unique_ptr<Backend> m_backend;
+    std::unique_ptr<McpClient> m_client;
+    QHash<QString, BreakerState> m_breakers;
+    QList<BreakerTransitionRecord> m_transitions;
+};
+
+void TestAdapters::init()
+{
+    m_dir = std::make_unique<QTemporaryDir>();
+    m_upstream = std::make_unique<UpstreamProcess>();
+    QVERIFY2(m_upstream->start(), qPrintable(m_upstream->errorString()));
+    m_breakers.clear();
+    m_transitions.clear();
+}
+
+void TestAdapters::cleanup()
+{
+    m_client.reset();
+    m_backend.reset();
+    m_upstream.reset();
+    m_dir.reset();
+}
+
+bool TestAdapters::startBackend(std::vector<AdapterConfig> adapters)
+{
+    BackendOptions options;
+    options.server.port = 0;
+    options.server.bearerToken = Token;
+    options.stateDirectory = m_dir->filePath(QStringLiteral("state"));
+    options.config.defaultPermission = QStringLiteral("allow");
+    options.config.adapters = QList<AdapterConfig>(adapters.begin(), adapters.end());
+    options.configPath = m_dir->filePath(QStringLiteral("switchboard.yaml"));
+    m_backend = std::make_unique<Backend>(options);
+    connect(m_backend.get(), &Backend::breakerStatesChanged, this, [this](const BreakerStateList& states) {
+        for (const BreakerState& state : states)
+            m_breakers.insert(state.adapter, state);
+    });
+    connect(m_backend.get(), &Backend::adapterStatusesChanged, this, [this](const AdapterStatusList& statuses) {
+        for (const AdapterStatus& status : statuses) {
+            for (const BreakerTransitionRecord& transition : status.transitions) {
+                if (!m_transitions.contains(transition))
+                    m_transitions.append(transition);
+            }
+        }
+    });
+    QString error;
+    if (!m_backend->start(&error)) {
+        qWarning("backend: %s", qPrintable(error));
+        return false;
+    }
+    McpClient::Settings settings;
+    settings.endpoint = m_backend->serverUrl();
+    settings.bearerToken = Token;
+    settings.requestTimeoutMs = 20'000;
+    m_client = std::make_unique<McpClient>(settings);
+    return true;
+}
+
+json TestAdapters::call(const QString& tool, const json& arguments, McpClient::CallOptions options)
+{
+    std::optional<McpClient::Outcome> outcome;
+    m_client->callTool(tool, arguments, std::move(options), [&](McpClient::Outcome result) { outcome = result; });
+    if (!QTest::qWaitFor([&] { return outcome.has_value(); }, 30'000))
+        return json{{"timedOut", true}};
+    if (!outcome->ok())
+        return json{{"failure", McpClient::failureKindName(outcome->failure->kind).toStdString()},
+            {"message", outcome->failure->message.toStdString()}};
+    return outcome->result;
+}
+
+json TestAdapters::listTools()
+{
+    std::optional<json> names;
+    m_client->listTools([&](const McpClient::ToolList& list, const std::optional<McpClient::Failure>& failure) {
+        json result = json::array();
+        if (!failure) {
+            // Only the adapters' tools (`adapter.tool`): the builtins are there too.
+            for (const json& tool : list.tools) {
+                const std::string name = tool.value("name", std::string());
+                if (name.find('.') != std::string::npos)
+                    result.push_back(name);
+            }
+        }
+        names = result;
+    });
+    if (!QTest::qWaitFor([&] { return names.has_value(); }, 30'000))
+        return nullptr;
+    return *names;
+}
+
+BreakerState TestAdapters::waitForBreaker(const QString& adapter, BreakerPhase phase)
+{
+    if (!QTest::qWaitFor([&] { return m_breakers.value(adapter).phase == phase; }, 20'000))
+        qWarning("breaker %s did not become %s", qPrintable(adapter), qPrintable(breakerPhaseName(phase)));
+    return m_breakers.value(adapter);
+}
+
+// How many tools/call requests reached the upstream (of any tool: fault-upstream counts methods).
+qint64 TestAdapters::upstreamCalls()
+{
+    const json stats = m_upstream->stats();
+    if (!stats.is_object())
+        return -1;
+    return stats.value("methods", json::object()).value("tools/call", qint64(0));
+}
+
+void TestAdapters::upstreamToolsAreOfferedAsAdapterTools()
+{
+    QVERIFY(startBackend({adapter(QStringLiteral("fault"), m_upstream->url())}));
+    // The tools appear once the adapter has listed them.
+    json names;
+    QVERIFY(QTest::qWaitFor(
+        [&] {
+            names = listTools();
+            return names.is_array() && names.size() > 3;
+        },
+        30'000));
+    for (const char* expected : {"fault.echo", "fault.write_note", "fault.slow", "fault.ask"})
+        QVERIFY2(std::find(names.begin(), names.end(), expected) != names.end(), names.dump().c_str());
+
+    const json result = call(QStringLiteral("fault.echo"), {{"text", "through the gateway"}});
+    QCOMPARE(firstText(result), QStringLiteral("through the gateway"));
+    // The adapter's own credential went upstream, never the client's.
+    const json stats = m_upstream->stats();
+    const std::string sent = stats.value("authorization", json::object()).dump();
+    QVERIFY2(QString::fromStdString(sent).contains(QStringLiteral("Bearer upstream-secret-fault")), sent.c_str());
+    QVERIFY2(!QString::fromStdString(sent).contains(QLatin1String(Token)), sent.c_str());
+
+    // An unknown tool of a known adapter is an explicit error naming the closest match.
+    const json unknown = call(QStringLiteral("fault.ecoh"));
+    QVERIFY2(unknown.dump().find("fault.echo") != std::string::npos, unknown.dump().c_str());
+}
+
+void TestAdapters::writeToReadOnlyAdapterIsRefusedBeforeAnyTraffic()
+{
+    QVERIFY(startBackend({adapter(QStringLiteral("ro"), m_upstream->url(), true)}));
+    json names;
+    QVERIFY(QTest::qWaitFor(
+        [&] {
+            names = listTools();
+            return names.is_array() && !names.empty();
+        },
+        30'000));
+    QVERIFY2(std::find(names.begin(), names.end(), "ro.echo") != names.end(), names.dump().c_str());
+    // Unannotated tools count as writes: not advertised.
+    QVERIFY2(std::find(names.begin(), names.end(), "ro.write_note") == names.end(), names.dump().c_str());
+    QVERIFY2(std::find(names.begin(), names.end(), "ro.fail_tool") == names.end(), names.dump().c_str());
+
+    const qint64 before = upstreamCalls();
+    const json refused = call(QStringLiteral("ro.write_note"), {{"text", "x"}});
+    QCOMPARE(refused.value("isError", false), true);
+    QCOMPARE(firstText(refused), QStringLiteral("write not allowed on read-only adapter ro"));
+    QCOMPARE(upstreamCalls(), before);
+    QVERIFY(before >= 0);
+    // Read tools still run.
+    QCOMPARE(firstText(call(QStringLiteral("ro.echo"), {{"text", "read"}})), QStringLiteral("read"));
+}
+
+void TestAdapters::breakerOpensOnFailuresAndClosesThroughHalfOpen()
+{
+    QVERIFY(startBackend(
+        {adapter(QStringLiteral("fault"), m_upstream->url()), adapter(QStringLiteral("other"), m_upstream->url())}));
+    QVERIFY(QTest::qWaitFor([&] { return listTools().size() > 6; }, 30'000));
+    QCOMPARE(firstText(call(QStringLiteral("fault.echo"), {{"text", "a"}})), QStringLiteral("a"));
+
+    QVERIFY(m_upstream->control(QStringLiteral("http500")));
+    for (int i = 0; i < 2; ++i) {
+        const json failed = call(QStringLiteral("fault.echo"), {{"text", "b"}});
+        QCOMPARE(failed.value("isError", false), true);
+        QVERIFY2(firstText(failed).contains(QStringLiteral("500")), failed.dump().c_str());
+    }
+    const BreakerState open = waitForBreaker(QStringLiteral("fault"), BreakerPhase::Open);
+    QCOMPARE(open.phase, BreakerPhase::Open);
+    QVERIFY(open.retryAtMs > 0);
+
+    // While open: refused at once with the time until the next try, nothing sent upstream.
+    const qint64 sentBefore = upstreamCalls();
+    const json refused = call(QStringLiteral("fault.echo"), {{"text", "c"}});
+    QCOMPARE(refused.value("isError", false), true);
+    QVERIFY2(firstText(refused).contains(QStringLiteral("open")), refused.dump().c_str());
+    QVERIFY2(firstText(refused).contains(QStringLiteral("next try in")), refused.dump().c_str());
+    QCOMPARE(upstreamCalls(), sentBefore);
+    // The other adapter (the same upstream, its own breaker) is untouched.
+    QCOMPARE(m_breakers.value(QStringLiteral("other")).phase, BreakerPhase::Closed);
+
+    // The upstream recovers; after recovery_timeout the breaker is half-open and a probe closes it.
+    QVERIFY(m_upstream->control(QStringLiteral("ok")));
+    waitForBreaker(QStringLiteral("fault"), BreakerPhase::HalfOpen);
+    QCOMPARE(m_breakers.value(QStringLiteral("fault")).phase, BreakerPhase::HalfOpen);
+    QCOMPARE(firstText(call(QStringLiteral("fault.echo"), {{"text", "d"}})), QStringLiteral("d"));
+    QCOMPARE(waitForBreaker(QStringLiteral("fault"), BreakerPhase::Closed).consecutiveFailures, 0);
+
+    // Every transition is kept, and the one that opened it names the call that tripped it.
+    QTRY_VERIFY_WITH_TIMEOUT(m_transitions.size() >= 3, 10'000);
+    QList<QPair<BreakerPhase, BreakerPhase>> path;
+    for (const BreakerTransitionRecord& transition : std::as_const(m_transitions)) {
+        if (transition.adapter == QStringLiteral("fault"))
+            path.append({transition.from, transition.to});
+    }
+    const QList<QPair<BreakerPhase, BreakerPhase>> expected{{BreakerPhase::Closed, BreakerPhase::Open},
+        {BreakerPhase::Open, BreakerPhase::HalfOpen}, {BreakerPhase::HalfOpen, BreakerPhase::Closed}};
+    QCOMPARE(path, expected);
+    QVERIFY(m_transitions.first().callId > 0);
+}
+
+void TestAdapters::toolErrorsAndAuthenticationFailuresDoNotTripTheBreaker()
+{
+    QVERIFY(startBackend({adapter(QStringLiteral("fault"), m_upstream->url())}));
+    QVERIFY(QTest::qWaitFor([&] { return listTools().size() > 3; }, 30'000));
+    for (int i = 0; i < 3; ++i)
+        QCOMPARE(call(QStringLiteral("fault.fail_tool")).value("isError", false), true);
+    QVERIFY(m_upstream->control(QStringLiteral("http401")));
+    for (int i = 0; i < 3; ++i) {
+        const json refused = call(QStringLiteral("fault.echo"), {{"text", "x"}});
+        QVERIFY2(firstText(refused).contains(QStringLiteral("credential")), refused.dump().c_str());
+    }
+    QTest::qWait(200);
+    QCOMPARE(m_breakers.value(QStringLiteral("fault")).phase, BreakerPhase::Closed);
+}
+
+void TestAdapters::operatorCommandsAct()
+{
+    QVERIFY(startBackend({adapter(QStringLiteral("fault"), m_upstream->url())}));
+    QVERIFY(QTest::qWaitFor([&] { return listTools().size() > 3; }, 30'000));
+
+    m_backend->forceOpenBreaker(QStringLiteral("fault"));
+    QVERIFY(waitForBreaker(QStringLiteral("fault"), BreakerPhase::Open).forcedOpen);
+    QVERIFY2(firstText(call(QStringLiteral("fault.echo"), {{"text", "x"}})).contains(QStringLiteral("open")),
+        "a forced-open breaker refuses");
+    m_backend->resetBreaker(QStringLiteral("fault"));
+    waitForBreaker(QStringLiteral("fault"), BreakerPhase::Closed);
+    QCOMPARE(firstText(call(QStringLiteral("fault.echo"), {{"text", "y"}})), QStringLiteral("y"));
+
+    QSignalSpy toolsChanged(m_client.get(), &McpClient::toolsListChanged);
+    m_backend->setAdapterEnabled(QStringLiteral("fault"), false);
+    QVERIFY(QTest::qWaitFor([&] { return listTools().empty(); }, 10'000));
+    const json disabled = call(QStringLiteral("fault.echo"), {{"text", "z"}});
+    // Its tools are gone, so the call is a protocol error ("unknown tool") that says why.
+    QVERIFY2(disabled.value("message", std::string())
+                 .find("Tool \"fault.echo\" is not available: adapter fault is "
+                       "disabled by the Switchboard operator")
+            != std::string::npos,
+        disabled.dump().c_str());
+    m_backend->setAdapterEnabled(QStringLiteral("fault"), true);
+    QVERIFY(QTest::qWaitFor([&] { return listTools().size() > 3; }, 10'000));
+
+    QSignalSpy failed(m_backend.get(), &Backend::commandFailed);
+    m_backend->resetBreaker(QStringLiteral("nosuch"));
+    QVERIFY(failed.wait(5'000));
+    QCOMPARE(failed.at(0).at(0).toString(), QStringLiteral("resetBreaker"));
+    QVERIFY(failed.at(0).at(1).toString().contains(QStringLiteral("fault")));
+}
+
+void TestAdapters::elicitationIsAnsweredAtTheConsole()
+{
+    QVERIFY(startBackend({adapter(QStringLiteral("fault"), m_upstream->url())}));
+    QVERIFY(QTest::qWaitFor([&] { return listTools().size() > 3; }, 30'000));
+    QSignalSpy pending(m_backend.get(), &Backend::interactionPending);
+    std::optional<McpClient::Outcome> outcome;
+    m_client->callTool(
+        QStringLiteral("fault.ask"), json::object(), {}, [&](McpClient::Outcome result) { outcome = result; });
+    QVERIFY(pending.wait(20'000));
+    const auto question = pending.at(0).at(0).value<PendingInteraction>();
+    QCOMPARE(question.render, RenderHint::Form);
+    QCOMPARE(question.route, ToolRoute::adapter(QStringLiteral("fault")));
+    const json spec = json::parse(question.renderSpec.toStdString(), nullptr, false);
+    // The form is the upstream's requestedSchema.
+    const json expectedSchema
+        = json::parse(R"({"type":"object","properties":{"name":{"type":"string"}},"required":["name"]})");
+    QVERIFY2(spec.value("schema", json()) == expectedSchema, spec.dump().c_str());
+    m_backend->answerInteraction(question.id, InteractionAnswer::respond({{"values", {{"name", "Ada"}}}}));
+    QVERIFY(QTest::qWaitFor([&] { return outcome.has_value(); }, 20'000));
+    QVERIFY(outcome->ok());
+    // fault-upstream returns what it received as the elicitation's result.
+    const json answered = json::parse(firstText(outcome->result).toStdString(), nullptr, false);
+    QVERIFY2(answered == json::parse(R"({"action":"accept","content":{"name":"Ada"}})"), answered.dump().c_str());
+}
+
+void TestAdapters::samplingIsRefused()
+{
+    QVERIFY(startBackend({adapter(QStringLiteral("fault"), m_upstream->url())}));
+    QVERIFY(QTest::qWaitFor([&] { return listTools().size() > 3; }, 30'000));
+    const json result = call(QStringLiteral("fault.sample"));
+    QVERIFY2(result.dump().find("sampling") != std::string::npos, result.dump().c_str());
+}
+
+void TestAdapters::progressIsPassedThrough()
+{
+    QVERIFY(startBackend({adapter(QStringLiteral("fault"), m_upstream->url())}));
+    QVERIFY(QTest::qWaitFor([&] { return listTools().size() > 3; }, 30'000));
+    QList<double> seen;
+    McpClient::CallOptions options;
+    options.progress = [&](const json& params) { seen << params.value("progress", 0.0); };
+    const json result = call(QStringLiteral("fault.progress"), {{"count", 3}}, std::move(options));
+    QVERIFY2(!result.value("isError", false), result.dump().c_str());
+    QVERIFY2(seen.size() >= 3, qPrintable(QString::number(seen.size())));
+    QVERIFY(std::is_sorted(seen.begin(), seen.end()));
+}
+
+void TestAdapters::reloadedConfigurationAddsAndRemovesAdapters()
+{
+    QFile file(m_dir->filePath(QStringLiteral("switchboard.yaml")));
+    const auto write = [&](const QByteArray& text) {
+        QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        file.write(text);
+        file.close();
+    };
+    const QByteArray endpoint = m_upstream->url().toEncoded();
+    write("permissions: {default: allow}\nmcp_endpoints:\n  - name: first\n    endpoint: " + endpoint + "\n");
+    QVERIFY(startBackend({adapter(QStringLiteral("first"), m_upstream->url())}));
+    QVERIFY(QTest::qWaitFor([&] { return listTools().size() > 3; }, 30'000));
+
+    // A bad file keeps what is in force, saying where it is wrong.
+    QSignalSpy reloaded(m_backend.get(), &Backend::configurationReloaded);
+    write("mcp_endpoints:\n  - name: first\n    endpoint: " + endpoint + "\n    read_only: maybe\n");
+    QVERIFY(reloaded.wait(10'000));
+    QCOMPARE(reloaded.last().at(0).toBool(), false);
+    QVERIFY2(reloaded.last().at(1).toString().contains(QStringLiteral("read_only")),
+        qPrintable(reloaded.last().at(1).toString()));
+    QCOMPARE(firstText(call(QStringLiteral("first.echo"), {{"text", "still"}})), QStringLiteral("still"));
+
+    // The file changes: "first" goes, "second" comes; the client hears tools/list_changed.
+    write("mcp_endpoints:\n  - name: second\n    endpoint: " + endpoint + "\n");
+    QTRY_VERIFY_WITH_TIMEOUT(reloaded.size() >= 2 && reloaded.last().at(0).toBool(), 10'000);
+    json names;
+    QVERIFY(QTest::qWaitFor(
+        [&] {
+            names = listTools();
+            return names.is_array() && std::find(names.begin(), names.end(), "second.echo") != names.end()
+                && std::find(names.begin(), names.end(), "first.echo") == names.end();
+        },
+        20'000));
+}
+
+QTEST_GUILESS_MAIN(TestAdapters)
+#include "tst_adapters.moc"
