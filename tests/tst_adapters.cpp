@@ -59,6 +59,8 @@ private Q_SLOTS:
     void samplingIsRefused();
     void progressIsPassedThrough();
     void reloadedConfigurationAddsAndRemovesAdapters();
+    void stoppedUpstreamOpensTheBreakerAndItsRestartClosesIt();
+    void referenceServerIsAHealthyAdapter();
 
 private:
     bool startBackend(std::vector<AdapterConfig> adapters);
@@ -401,6 +403,65 @@ void TestAdapters::reloadedConfigurationAddsAndRemovesAdapters()
                 && std::find(names.begin(), names.end(), "first.echo") == names.end();
         },
         20'000));
+}
+
+void TestAdapters::stoppedUpstreamOpensTheBreakerAndItsRestartClosesIt()
+{
+    QVERIFY(startBackend({adapter(QStringLiteral("fault"), m_upstream->url())}));
+    QVERIFY(QTest::qWaitFor([&] { return !listTools().empty(); }, 30'000));
+    QCOMPARE(firstText(call(QStringLiteral("fault.echo"), {{"text", "up"}})), QStringLiteral("up"));
+    const int port = m_upstream->port();
+
+    m_upstream.reset(); // killed: connections are refused
+    for (int i = 0; i < 2; ++i) {
+        const json failed = call(QStringLiteral("fault.echo"), {{"text", "down"}});
+        QVERIFY2(firstText(failed).contains(QStringLiteral("connection")), failed.dump().c_str());
+    }
+    QCOMPARE(waitForBreaker(QStringLiteral("fault"), BreakerPhase::Open).phase, BreakerPhase::Open);
+    const json refused = call(QStringLiteral("fault.echo"), {{"text", "down"}});
+    QVERIFY2(firstText(refused).contains(QStringLiteral("did not send this call upstream")), refused.dump().c_str());
+
+    // The same upstream comes back on its port (a new process: the old session is unknown to it, so
+    // the probe re-initializes); the half-open probe closes the breaker.
+    m_upstream = std::make_unique<UpstreamProcess>(
+        UpstreamProcess::Kind::Fault, QStringList{QStringLiteral("--port"), QString::number(port)});
+    QVERIFY2(m_upstream->start(), qPrintable(m_upstream->errorString()));
+    QCOMPARE(waitForBreaker(QStringLiteral("fault"), BreakerPhase::HalfOpen).phase, BreakerPhase::HalfOpen);
+    QCOMPARE(firstText(call(QStringLiteral("fault.echo"), {{"text", "back"}})), QStringLiteral("back"));
+    QCOMPARE(waitForBreaker(QStringLiteral("fault"), BreakerPhase::Closed).phase, BreakerPhase::Closed);
+}
+
+// The MCP reference server (server-everything, streamable HTTP) offered through Switchboard: every
+// tool it lists is offered (its schemas are usable), and echo answers.
+void TestAdapters::referenceServerIsAHealthyAdapter()
+{
+    UpstreamProcess everything(UpstreamProcess::Kind::Everything);
+    QVERIFY2(everything.start(), qPrintable(everything.errorString()));
+    QVERIFY(startBackend({adapter(QStringLiteral("everything"), everything.url())}));
+    json names;
+    QVERIFY(QTest::qWaitFor(
+        [&] {
+            names = listTools();
+            return names.is_array() && !names.empty();
+        },
+        30'000));
+    QVERIFY2(std::find(names.begin(), names.end(), "everything.echo") != names.end(), names.dump().c_str());
+
+    // Every tool the server lists is offered (none left out for its schema or name).
+    McpClient::Settings direct;
+    direct.endpoint = everything.url();
+    McpClient upstream(direct);
+    std::optional<std::size_t> listed;
+    upstream.listTools([&](const McpClient::ToolList& list, const std::optional<McpClient::Failure>& failure) {
+        listed = failure ? 0 : list.tools.size();
+    });
+    QVERIFY(QTest::qWaitFor([&] { return listed.has_value(); }, 30'000));
+    QVERIFY(*listed > 0);
+    QCOMPARE(names.size(), *listed);
+
+    const json result = call(QStringLiteral("everything.echo"), {{"message", "hello upstream"}});
+    QVERIFY2(firstText(result).contains(QStringLiteral("hello upstream")), result.dump().c_str());
+    QCOMPARE(m_breakers.value(QStringLiteral("everything")).phase, BreakerPhase::Closed);
 }
 
 QTEST_GUILESS_MAIN(TestAdapters)
