@@ -287,6 +287,63 @@ private Q_SLOTS:
         QCOMPARE(methodCount(stats, "tools/call"), 2); // the 404 and the retry
     }
 
+    void secondNotFoundFails()
+    {
+        auto client = makeClient();
+        QVERIFY(initialize(*client));
+        QVERIFY(m_upstream.control(QStringLiteral("expire-always")));
+        auto result = call(*client, QStringLiteral("echo"), {{"text", "x"}});
+        QTRY_COMPARE_WITH_TIMEOUT(result->completions, 1, waitMs);
+        QVERIFY(!result->outcome.ok());
+        QCOMPARE(result->outcome.failure->kind, FailureKind::HttpStatus);
+        QCOMPARE(result->outcome.failure->httpStatus, 404);
+        const json stats = m_upstream.stats();
+        QCOMPARE(methodCount(stats, "initialize"), 2);
+        QCOMPARE(methodCount(stats, "tools/call"), 2);
+    }
+
+    void sseParsedAsEventSourceDoes()
+    {
+        auto client = makeClient();
+        QVERIFY(m_upstream.control(QStringLiteral("sse-odd")));
+        std::vector<std::pair<QString, json>> notifications;
+        McpClient::CallOptions options;
+        options.notification
+            = [&](const QString& method, const json& params) { notifications.emplace_back(method, params); };
+        auto result = call(*client, QStringLiteral("echo"), {{"text", "x"}}, std::move(options));
+        QTRY_COMPARE_WITH_TIMEOUT(result->completions, 1, waitMs);
+        QVERIFY2(result->outcome.ok(), qPrintable(result->outcome.failure->message));
+        QCOMPARE(firstText(result->outcome.result), QStringLiteral("odd ok"));
+        QCOMPARE(notifications.size(), 1u); // the event of another type is not a message
+        QCOMPARE(notifications[0].first, QStringLiteral("notifications/message"));
+        QCOMPARE(notifications[0].second["data"].get<std::string>(), std::string("odd"));
+    }
+
+    void responseTooLarge_data()
+    {
+        QTest::addColumn<bool>("sse");
+        QTest::newRow("json") << false;
+        QTest::newRow("sse") << true;
+    }
+
+    void responseTooLarge()
+    {
+        QFETCH(bool, sse);
+        QVERIFY(m_upstream.control(QStringLiteral("ok"), {{"sse", sse}}));
+        McpClient::Settings settings;
+        settings.endpoint = m_upstream.url();
+        settings.clientVersion = QStringLiteral("test");
+        settings.maxResponseBytes = 400; // the initialize response fits
+        McpClient client(settings);
+        auto small = call(client, QStringLiteral("echo"), {{"text", "short"}});
+        QTRY_COMPARE_WITH_TIMEOUT(small->completions, 1, waitMs);
+        QVERIFY2(small->outcome.ok(), qPrintable(small->outcome.failure->message));
+        auto large = call(client, QStringLiteral("echo"), {{"text", std::string(2000, 'x')}});
+        QTRY_COMPARE_WITH_TIMEOUT(large->completions, 1, waitMs);
+        QVERIFY(!large->outcome.ok());
+        QCOMPARE(large->outcome.failure->kind, FailureKind::Malformed);
+    }
+
     void failureKinds_data()
     {
         QTest::addColumn<QString>("mode");
@@ -349,6 +406,20 @@ private Q_SLOTS:
         QVERIFY(stats["lastEventIds"][0].get<std::string>().ends_with("-1"));
         QCOMPARE(stats["lastHeaders"].value("accept", std::string()), std::string("text/event-stream"));
         QCOMPARE(stats["lastHeaders"].value("mcp-session-id", std::string()), client->sessionId().toStdString());
+    }
+
+    void sseResumptionRefused()
+    {
+        auto client = makeClient();
+        QVERIFY(initialize(*client));
+        QVERIFY(m_upstream.control(QStringLiteral("sse-drop"), {{"resumable", false}}));
+        auto result = call(*client, QStringLiteral("echo"), {{"text", "x"}});
+        QTRY_COMPARE_WITH_TIMEOUT(result->completions, 1, waitMs);
+        QVERIFY(!result->outcome.ok());
+        QCOMPARE(result->outcome.failure->kind, FailureKind::Connection);
+        QCOMPARE(result->outcome.failure->httpStatus, 405);
+        QCOMPARE(methodCount(m_upstream.stats(), "GET"), 1);
+        QCOMPARE(methodCount(m_upstream.stats(), "tools/call"), 1); // never posted twice
     }
 
     void bearerTokenSentExactly_data()

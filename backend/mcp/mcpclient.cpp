@@ -9,6 +9,7 @@
 #include <QPointer>
 #include <QTimer>
 
+#include <limits>
 #include <map>
 #include <set>
 
@@ -241,6 +242,7 @@ public:
     std::optional<quint64> initializingOp; // the one initialize every waiter shares
     quint64 generation = 0; // counts close() and failed initializations: late answers are stale
     std::vector<std::function<void(const std::optional<Failure>&)>> initWaiters;
+    QByteArray pendingSessionId; // from the initialize response, taken once initialize succeeded
 
     const Settings& settings() const { return q->m_settings; }
 
@@ -449,12 +451,13 @@ public:
         }
     }
 
-    QByteArray pendingSessionId; // from the initialize response, taken once initialize succeeded
-
     // A POST whose response body nobody reads: notifications, answers to the upstream's requests.
+    // Bounded in time too: initialization waits on notifications/initialized.
     void postLoose(const json& message, std::function<void(const std::optional<Failure>&)> done = {})
     {
-        QNetworkReply* reply = nam->post(makeRequest(false), QByteArray::fromStdString(message.dump()));
+        QNetworkRequest request = makeRequest(false);
+        request.setTransferTimeout(int(std::min<qint64>(settings().requestTimeoutMs, std::numeric_limits<int>::max())));
+        QNetworkReply* reply = nam->post(request, QByteArray::fromStdString(message.dump()));
         looseReplies.insert(reply);
         QObject::connect(reply, &QNetworkReply::finished, q, [this, reply, done = std::move(done)] {
             looseReplies.erase(reply);
@@ -462,8 +465,10 @@ public:
             if (!done)
                 return;
             const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+            const bool timedOut = reply->error() == QNetworkReply::TimeoutError
+                || reply->error() == QNetworkReply::OperationCanceledError; // only the transfer timeout cancels
             if (status == 0)
-                done(makeFailure(FailureKind::Connection, reply->errorString()));
+                done(makeFailure(timedOut ? FailureKind::Timeout : FailureKind::Connection, reply->errorString()));
             else if (status < 200 || status > 299)
                 done(failureForStatus(status, reply));
             else
@@ -504,10 +509,10 @@ public:
         Operation* op = find(opId);
         if (!op || op->reply != reply || !readHeaders(*op, reply))
             return;
+        const QByteArray chunk = reply->readAll();
         const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
         if (status < 200 || status > 299)
-            return; // the status decides at the end; the body is not wanted
-        const QByteArray chunk = reply->readAll();
+            return; // the status decides at the end; the body is not wanted (nor kept)
         op->totalBytes += chunk.size();
         if (op->totalBytes > settings().maxResponseBytes) {
             failTooLarge(opId);
@@ -684,7 +689,8 @@ public:
         reply->deleteLater();
         const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
 
-        if (status == 404 && !op->sessionIdSent.isEmpty() && !op->replyIsSse && op->needsSession) {
+        // Not after a resumption: the request reached the upstream already and must not run twice.
+        if (status == 404 && !op->sessionIdSent.isEmpty() && op->needsSession && op->resumes == 0) {
             if (op->retriedAfter404) {
                 finish(opId, failedOutcome(failureForStatus(status, reply)));
                 return;
@@ -700,25 +706,26 @@ public:
             return;
         }
         if (status != 0 && (status < 200 || status > 299)) {
-            finish(opId, failedOutcome(failureForStatus(status, reply)));
+            Failure failure = failureForStatus(status, reply);
+            if (op->resumes > 0) {
+                // A stream that cannot be resumed (405: the server keeps no events) is lost.
+                failure.kind = FailureKind::Connection;
+                failure.message = QStringLiteral("the upstream's event stream dropped and could not be resumed: ")
+                    % failure.message;
+            }
+            finish(opId, failedOutcome(std::move(failure)));
             return;
         }
         if (status == 0) {
-            // No HTTP response, or a stream cut off mid-way (then the status would be known).
-            if (op->replyIsSse && mayResume(*op)) {
-                scheduleResume(opId);
-                return;
-            }
+            // No HTTP response at all: refused, reset before the headers, DNS, TLS.
             finish(opId, failedOutcome(makeFailure(FailureKind::Connection, reply->errorString())));
             return;
         }
         if (op->replyIsSse) {
-            // The stream ended, or dropped, before the response.
-            if (reply->error() == QNetworkReply::NoError || mayResume(*op)) {
-                if (mayResume(*op)) {
-                    scheduleResume(opId);
-                    return;
-                }
+            // The stream ended, or dropped, before the response: resumable when its events had ids.
+            if (mayResume(*op)) {
+                scheduleResume(opId);
+                return;
             }
             const QString why = reply->error() == QNetworkReply::NoError
                 ? QStringLiteral("the upstream's event stream ended before the response to %1").arg(op->method)

@@ -13,9 +13,13 @@
 //   malformed     200 application/json whose body is not JSON
 //   expire-session   forget all sessions now (the next request with an id gets 404); then ok
 //   sse-drop      tools/call: an event with an id and `retry: 50`, then the stream drops; a GET with
-//                 Last-Event-ID delivers the result
+//                 Last-Event-ID delivers the result (with "resumable": false it gets 405)
 //   list-changed  a tool is added; the next tools/call answers over SSE with
 //                 notifications/tools/list_changed before its result; then ok
+//   expire-always   tools/call answers 404 as if the session were unknown (other methods work)
+//   sse-odd       tools/call answers over SSE written a few bytes at a time with CRLF and lone CR
+//                 line ends, comments, `data:` without a space, a message split over two data
+//                 lines and an event of another type, then the result "odd ok"
 // and {"sse": true} alongside any mode answers every request over SSE instead of JSON.
 // GET /stats: requests per method, per Authorization value, the last headers, cancellations seen,
 // Last-Event-ID values seen, answers the client gave to elicitation and sampling.
@@ -99,17 +103,29 @@ function askClient(stream, method, params) {
 async function callTool(message, res, headers) {
     const { name, arguments: args = {}, _meta } = message.params ?? {};
     const reply = result => ({ jsonrpc: '2.0', id: message.id, result });
-    const wantsSse = mode.sse || ['progress', 'ask', 'sample'].includes(name) || mode.mode === 'list-changed'
-        || mode.mode === 'sse-drop';
+    const wantsSse = mode.sse || ['progress', 'ask', 'sample'].includes(name)
+        || ['list-changed', 'sse-drop', 'sse-odd'].includes(mode.mode);
     const stream = wantsSse ? openStream(res, headers) : null;
     const answer = m => (stream ? (stream.write(m), stream.end()) : sendJson(res, 200, m, headers));
 
     if (mode.mode === 'sse-drop') {
         const streamId = `stream-${nextStream++}`;
-        resumable.set(streamId, reply(text(`resumed: ${args.text ?? name}`)));
+        if (mode.resumable !== false) resumable.set(streamId, reply(text(`resumed: ${args.text ?? name}`)));
         res.write(`id: ${streamId}-1\nretry: 50\ndata: \n\n`);
         setTimeout(() => res.socket?.destroy(), 20);
         return;
+    }
+    if (mode.mode === 'sse-odd') {
+        const note = '{"jsonrpc":"2.0",\r\ndata: "method":"notifications/message","params":{"level":"info","data":"odd"}}';
+        const result = JSON.stringify(reply(text('odd ok')));
+        const raw = `: a comment\r\nretry: 100\r\nevent: message\r\ndata: ${note}\r\n\r\n`
+            + 'event: other\ndata: not json at all\n\n:another comment\r'
+            + `data:${result}\r\r`;
+        for (let i = 0; i < raw.length; i += 3) {
+            res.write(raw.slice(i, i + 3));
+            await sleep(1);
+        }
+        return res.end();
     }
     if (mode.mode === 'list-changed') {
         mode = { mode: 'ok', sse: mode.sse };
@@ -251,6 +267,8 @@ async function handleMcp(req, res) {
         }
         return sendJson(res, 200, { jsonrpc: '2.0', id: message.id, result });
     }
+    if (message.method === 'tools/call' && mode.mode === 'expire-always')
+        return sendJson(res, 404, { jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Session not found' } });
     if (message.method === 'tools/call') return callTool(message, res, {});
     if (message.method === 'ping') return sendJson(res, 200, { jsonrpc: '2.0', id: message.id, result: {} });
     return sendJson(res, 200, { jsonrpc: '2.0', id: message.id, error: { code: -32601, message: 'Method not found' } });
