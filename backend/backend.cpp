@@ -315,6 +315,17 @@ void Backend::registerAdapters()
         [adapters = m_adapters](const QString& owner) { return adapters->unavailableReason(owner); });
     connect(m_adapters, &AdapterRegistry::statusChanged, m_events, &BackendEvents::publishAdapterStatus);
     connect(m_adapters, &AdapterRegistry::breakerChanged, m_events, &BackendEvents::publishBreakerState);
+    // Transitions are kept in history beside the calls, and shown again after a restart.
+    HistoryWriter* history = m_historyWriter;
+    connect(m_adapters, &AdapterRegistry::breakerTransition, m_events,
+        [history](const BreakerTransitionRecord& transition) { history->recordTransition(transition); });
+    m_adapters->setTransitionSource([history](const QString& adapter) {
+        BreakerTransitionList transitions;
+        history->runOnWriterThread([&](HistoryDatabase& database) {
+            transitions = database.loadTransitions(adapter, AdapterStatus::MaxTransitions);
+        });
+        return transitions;
+    });
     const QList<AdapterConfig>& adapters = m_options.config.adapters;
     m_adapters->apply(std::vector<AdapterConfig>(adapters.begin(), adapters.end()));
 }

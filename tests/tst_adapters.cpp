@@ -61,6 +61,7 @@ private Q_SLOTS:
     void reloadedConfigurationAddsAndRemovesAdapters();
     void stoppedUpstreamOpensTheBreakerAndItsRestartClosesIt();
     void referenceServerIsAHealthyAdapter();
+    void transitionsAreKeptInHistoryAcrossARestart();
 
 private:
     bool startBackend(std::vector<AdapterConfig> adapters);
@@ -462,6 +463,25 @@ void TestAdapters::referenceServerIsAHealthyAdapter()
     const json result = call(QStringLiteral("everything.echo"), {{"message", "hello upstream"}});
     QVERIFY2(firstText(result).contains(QStringLiteral("hello upstream")), result.dump().c_str());
     QCOMPARE(m_breakers.value(QStringLiteral("everything")).phase, BreakerPhase::Closed);
+}
+
+void TestAdapters::transitionsAreKeptInHistoryAcrossARestart()
+{
+    QVERIFY(startBackend({adapter(QStringLiteral("fault"), m_upstream->url())}));
+    m_backend->forceOpenBreaker(QStringLiteral("fault"));
+    waitForBreaker(QStringLiteral("fault"), BreakerPhase::Open);
+    m_backend->resetBreaker(QStringLiteral("fault"));
+    waitForBreaker(QStringLiteral("fault"), BreakerPhase::Closed);
+    m_client.reset();
+    m_backend.reset(); // history is written before the backend is gone
+    m_transitions.clear();
+    m_breakers.clear();
+
+    QVERIFY(startBackend({adapter(QStringLiteral("fault"), m_upstream->url())}));
+    QTRY_VERIFY_WITH_TIMEOUT(m_transitions.size() >= 2, 10'000);
+    QCOMPARE(m_transitions.at(0).to, BreakerPhase::Open);
+    QVERIFY2(m_transitions.at(0).reason.contains(QStringLiteral("operator")), qPrintable(m_transitions.at(0).reason));
+    QCOMPARE(m_transitions.at(1).to, BreakerPhase::Closed);
 }
 
 QTEST_GUILESS_MAIN(TestAdapters)

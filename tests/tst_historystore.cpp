@@ -102,6 +102,7 @@ class TestHistoryStore : public QObject
 {
     Q_OBJECT
 private Q_SLOTS:
+    void breakerTransitionsAreKeptBesideTheCalls();
     void survivesReopening();
     void updatesReplaceTheRunningRecord();
     void runningCallsAreMarkedInterruptedAfterACrash();
@@ -123,6 +124,54 @@ private Q_SLOTS:
     void writersSharingAHistoryNeverShareAnId();
     void callIdSourceReservesAheadAndAcrossRestarts();
 };
+
+// Breaker transitions are kept beside the calls: across a restart, per adapter, oldest first, and
+// only the newest MaxTransitions.
+void TestHistoryStore::breakerTransitionsAreKeptBesideTheCalls()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("h.sqlite"));
+    const BreakerTransitionRecord opened{
+        QStringLiteral("fs"), BreakerPhase::Closed, BreakerPhase::Open, QStringLiteral("5 failures"), 1000, 41};
+    const BreakerTransitionRecord probing{
+        QStringLiteral("fs"), BreakerPhase::Open, BreakerPhase::HalfOpen, QStringLiteral("recovery"), 2000, 0};
+    const BreakerTransitionRecord other{
+        QStringLiteral("db"), BreakerPhase::Closed, BreakerPhase::Open, QStringLiteral("forced"), 1500, 0};
+    {
+        HistoryWriter writer(path, 1000);
+        QString error;
+        QVERIFY2(writer.start(&error), qPrintable(error));
+        writer.recordTransition(opened);
+        writer.recordTransition(other);
+        writer.recordTransition(probing);
+        writer.stop(); // everything handed over is written before the thread ends
+    }
+    HistoryWriter writer(path, 1000);
+    QString error;
+    QVERIFY2(writer.start(&error), qPrintable(error));
+    BreakerTransitionList fs;
+    BreakerTransitionList all;
+    QVERIFY(writer.runOnWriterThread([&](HistoryDatabase& database) {
+        fs = database.loadTransitions(QStringLiteral("fs"), 10);
+        all = database.loadTransitions(QString(), 2);
+    }));
+    QCOMPARE(fs, (BreakerTransitionList{opened, probing}));
+    QCOMPARE(all, (BreakerTransitionList{other, probing}));
+
+    // Pruned to the newest MaxTransitions.
+    BreakerTransitionList many;
+    for (qint64 i = 0; i < HistoryDatabase::MaxTransitions + 5; ++i)
+        many.append(BreakerTransitionRecord{
+            QStringLiteral("flappy"), BreakerPhase::Closed, BreakerPhase::Open, QStringLiteral("n"), i, i});
+    bool written = false;
+    QVERIFY(writer.runOnWriterThread([&](HistoryDatabase& database) {
+        written = database.writeTransitions(many, &error);
+        all = database.loadTransitions(QString(), int(HistoryDatabase::MaxTransitions) + 100);
+    }));
+    QVERIFY2(written, qPrintable(error));
+    QCOMPARE(all.size(), qsizetype(HistoryDatabase::MaxTransitions));
+    QCOMPARE(all.last().atMs, HistoryDatabase::MaxTransitions + 4);
+}
 
 void TestHistoryStore::survivesReopening()
 {

@@ -49,6 +49,8 @@ void AdapterRegistry::apply(const std::vector<AdapterConfig>& configs)
         connect(raw, &UpstreamAdapter::breakerChanged, this, &AdapterRegistry::breakerChanged);
         connect(raw, &UpstreamAdapter::breakerTransition, this, &AdapterRegistry::breakerTransition);
         m_adapters.emplace(name, std::move(adapter));
+        if (m_transitionSource)
+            raw->restoreTransitions(m_transitionSource(name));
         raw->start();
     }
 }

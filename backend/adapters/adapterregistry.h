@@ -15,6 +15,7 @@
 #include <QObject>
 #include <QStringList>
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <vector>
@@ -34,6 +35,10 @@ public:
     // Makes the adapters those of `configs`: new ones start, changed ones are reconfigured, gone
     // ones stop offering tools and are deleted once their calls in flight have finished.
     void apply(const std::vector<AdapterConfig>& configs);
+
+    // Where a new adapter's earlier transitions come from (history); none when unset.
+    using TransitionSource = std::function<QList<BreakerTransitionRecord>(const QString& adapter)>;
+    void setTransitionSource(TransitionSource source) { m_transitionSource = std::move(source); }
 
     QStringList names() const;
     // The operator's commands; false with a message for an unknown adapter.
@@ -65,4 +70,5 @@ private:
     std::map<QString, std::shared_ptr<UpstreamAdapter>> m_adapters;
     // Removed by a reload, still finishing calls.
     std::vector<std::shared_ptr<UpstreamAdapter>> m_retired;
+    TransitionSource m_transitionSource;
 };

@@ -95,6 +95,16 @@ UpstreamAdapter::~UpstreamAdapter()
     m_client.reset();
 }
 
+void UpstreamAdapter::restoreTransitions(const QList<BreakerTransitionRecord>& transitions)
+{
+    std::deque<BreakerTransitionRecord> restored(transitions.begin(), transitions.end());
+    restored.insert(restored.end(), m_transitions.begin(), m_transitions.end());
+    while (restored.size() > std::size_t(AdapterStatus::MaxTransitions))
+        restored.pop_front();
+    m_transitions = std::move(restored);
+    publishStatus();
+}
+
 QString UpstreamAdapter::readOnlyRefusal(const QString& adapter)
 {
     return QStringLiteral("write not allowed on read-only adapter %1").arg(adapter);

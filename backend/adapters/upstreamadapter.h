@@ -40,6 +40,8 @@ public:
     ~UpstreamAdapter() override;
 
     const AdapterConfig& config() const { return m_config; }
+    // The transitions history kept from earlier runs, shown before this run's (oldest first).
+    void restoreTransitions(const QList<BreakerTransitionRecord>& transitions);
     QString name() const { return m_config.name; }
     // A reloaded configuration: the breaker's settings change in place; a changed endpoint or
     // credential means a new connection; read_only and timeout apply to the next calls.

@@ -5,6 +5,7 @@
 // touching the writer, the searches or the server. Synchronous: every implementation is used from
 // one thread at a time (the HistoryWriter's, or the searches' HistoryStore's).
 
+#include "backendstates.h"
 #include "historyquery.h"
 #include "toolcall.h"
 
@@ -40,6 +41,12 @@ public:
     virtual Page loadRecent(int limit, qsizetype bodyPreviewBytes) = 0;
     // One page of matches, newest first.
     virtual Page query(const HistoryQuery& query) = 0;
+    // Breaker transitions, kept beside the calls (each names the call that caused it, if one did);
+    // the newest MaxTransitions are kept.
+    static constexpr qint64 MaxTransitions = 10'000;
+    virtual bool writeTransitions(const BreakerTransitionList& transitions, QString* error) = 0;
+    // The newest `limit` transitions of `adapter` (every adapter when it is empty), oldest first.
+    virtual BreakerTransitionList loadTransitions(const QString& adapter, int limit) = 0;
     // Calls left out of history because the disk failed, over the database's whole life.
     virtual qint64 callsLeftOut() const = 0;
     virtual void setMaxCalls(qint64 maxCalls) = 0;

@@ -128,6 +128,41 @@ bool HistoryWriter::post(std::function<void(HistoryDatabase&)> task)
     return true;
 }
 
+void HistoryWriter::recordTransition(const BreakerTransitionRecord& transition)
+{
+    bool first = false;
+    {
+        std::lock_guard lock(m_mutex);
+        if (!m_running)
+            return;
+        if (m_transitions.size() >= MaxQueuedTransitions) {
+            m_transitions.removeFirst();
+            ++m_transitionsDropped;
+        }
+        m_transitions.append(transition);
+        first = m_transitions.size() == 1;
+    }
+    if (!first)
+        return; // the task already posted takes this one too
+    post([this](HistoryDatabase& store) {
+        BreakerTransitionList taken;
+        qint64 dropped = 0;
+        {
+            std::lock_guard lock(m_mutex);
+            taken = std::exchange(m_transitions, {});
+            dropped = std::exchange(m_transitionsDropped, 0);
+        }
+        if (dropped > 0)
+            qWarning("switchboard: %lld breaker transitions were not kept in history: they came faster than the "
+                     "disk took them",
+                static_cast<long long>(dropped));
+        QString error;
+        if (!store.writeTransitions(taken, &error))
+            qWarning("switchboard: %d breaker transitions were not kept in history: %s", int(taken.size()),
+                qPrintable(error));
+    });
+}
+
 bool HistoryWriter::runOnWriterThread(const std::function<void(HistoryDatabase&)>& work)
 {
     std::promise<void> done;

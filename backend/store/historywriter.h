@@ -62,6 +62,11 @@ public:
 
     // Any thread. Hands over a call's newest state; replaces its earlier state if not yet written.
     void record(const ToolCall& call);
+    // Any thread. A breaker transition, written beside the calls soon after; at most
+    // MaxQueuedTransitions wait (a breaker flapping faster than the disk writes loses the oldest,
+    // counted in a warning).
+    void recordTransition(const BreakerTransitionRecord& transition);
+    static constexpr qsizetype MaxQueuedTransitions = 1'000;
     // False while the queue is over its bound; true again once it is back under half of it.
     bool hasRoom() const { return m_hasRoom.load(std::memory_order_relaxed); }
 
@@ -117,6 +122,8 @@ private:
     bool m_stopping = false;
     bool m_running = false; // the thread takes tasks
     std::vector<std::function<void(HistoryDatabase&)>> m_tasks;
+    BreakerTransitionList m_transitions; // waiting for the writer
+    qint64 m_transitionsDropped = 0;
     std::atomic<bool> m_hasRoom = true;
     std::atomic<qint64> m_callsLeftOut = 0;
 

@@ -131,6 +131,10 @@ bool SqliteHistory::open(Role role, QString* error)
                            "started_at INTEGER, duration_us INTEGER, status TEXT)"),
             QStringLiteral("CREATE INDEX IF NOT EXISTS calls_status ON calls(status)"),
             QStringLiteral("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER)"),
+            QStringLiteral("CREATE TABLE IF NOT EXISTS breaker_transitions (id INTEGER PRIMARY KEY AUTOINCREMENT, "
+                           "adapter TEXT, from_phase TEXT, to_phase TEXT, reason TEXT, at_ms INTEGER, "
+                           "call_id INTEGER)"),
+            QStringLiteral("CREATE INDEX IF NOT EXISTS breaker_transitions_adapter ON breaker_transitions(adapter)"),
             // Calls a killed process left running did not finish; say so rather than show them running.
             QStringLiteral("UPDATE calls SET status='error', error='interrupted: Switchboard stopped before the call "
                            "finished' WHERE status='running'"),
@@ -154,6 +158,68 @@ bool SqliteHistory::open(Role role, QString* error)
         }
     }
     return true;
+}
+
+bool SqliteHistory::writeTransitions(const BreakerTransitionList& transitions, QString* error)
+{
+    if (transitions.isEmpty())
+        return true;
+    if (!m_db.isOpen() || !m_db.transaction()) {
+        *error = QStringLiteral("cannot write breaker transitions: %1").arg(m_db.lastError().text());
+        return false;
+    }
+    QSqlQuery q(m_db);
+    q.prepare(QStringLiteral("INSERT INTO breaker_transitions (adapter, from_phase, to_phase, reason, at_ms, call_id) "
+                             "VALUES (?,?,?,?,?,?)"));
+    for (const BreakerTransitionRecord& transition : transitions) {
+        q.bindValue(0, transition.adapter);
+        q.bindValue(1, breakerPhaseName(transition.from));
+        q.bindValue(2, breakerPhaseName(transition.to));
+        q.bindValue(3, transition.reason);
+        q.bindValue(4, transition.atMs);
+        q.bindValue(5, transition.callId);
+        if (!q.exec()) {
+            *error = QStringLiteral("cannot write breaker transitions: %1").arg(q.lastError().text());
+            m_db.rollback();
+            return false;
+        }
+    }
+    QSqlQuery prune(m_db);
+    if (!prune.exec(QStringLiteral("DELETE FROM breaker_transitions WHERE id <= (SELECT MAX(id) FROM "
+                                   "breaker_transitions) - %1")
+                        .arg(MaxTransitions))
+        || !m_db.commit()) {
+        *error = QStringLiteral("cannot write breaker transitions: %1").arg(m_db.lastError().text());
+        m_db.rollback();
+        return false;
+    }
+    return true;
+}
+
+BreakerTransitionList SqliteHistory::loadTransitions(const QString& adapter, int limit)
+{
+    BreakerTransitionList transitions;
+    QSqlQuery q(m_db);
+    q.prepare(QStringLiteral("SELECT adapter, from_phase, to_phase, reason, at_ms, call_id FROM breaker_transitions "
+                             "%1 ORDER BY id DESC LIMIT ?")
+                  .arg(adapter.isEmpty() ? QString() : QStringLiteral("WHERE adapter = ?")));
+    if (!adapter.isEmpty())
+        q.addBindValue(adapter);
+    q.addBindValue(std::max(0, limit));
+    if (!q.exec())
+        return transitions;
+    const auto phase = [](const QString& name) {
+        for (const BreakerPhase candidate : {BreakerPhase::Closed, BreakerPhase::Open, BreakerPhase::HalfOpen}) {
+            if (breakerPhaseName(candidate) == name)
+                return candidate;
+        }
+        return BreakerPhase::Closed;
+    };
+    while (q.next()) {
+        transitions.prepend(BreakerTransitionRecord{q.value(0).toString(), phase(q.value(1).toString()),
+            phase(q.value(2).toString()), q.value(3).toString(), q.value(4).toLongLong(), q.value(5).toLongLong()});
+    }
+    return transitions;
 }
 
 bool SqliteHistory::limitDatabasePages(qint64 pages)

@@ -24,6 +24,8 @@ public:
     bool reserveCallIds(qint64 count, qint64* first, QString* error) override;
     Page loadRecent(int limit, qsizetype bodyPreviewBytes) override;
     Page query(const HistoryQuery& query) override;
+    bool writeTransitions(const BreakerTransitionList& transitions, QString* error) override;
+    BreakerTransitionList loadTransitions(const QString& adapter, int limit) override;
     qint64 callsLeftOut() const override { return m_callsLeftOut; }
     void setMaxCalls(qint64 maxCalls) override { m_maxCalls = maxCalls; }
     QString location() const override { return m_path; }
