@@ -24,6 +24,7 @@
 #include <QDateTime>
 #include <QHeaderView>
 #include <QLabel>
+#include <QMenu>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
@@ -31,6 +32,7 @@
 #include <QStyleFactory>
 #include <QTableView>
 #include <QTest>
+#include <QTimer>
 #include <QToolBar>
 #include <QToolButton>
 
@@ -313,6 +315,26 @@ private Q_SLOTS:
         QVERIFY(!view.forceOpenButton()->isEnabled());
         QTest::mouseClick(view.resetButton(), Qt::LeftButton);
         QCOMPARE(backend.breakerResets, (QStringList{QStringLiteral("jira"), QStringLiteral("github")}));
+
+        // The same commands from the row's context menu.
+        QTableView* table = view.adapterTable();
+        const QModelIndex jiraRow = view.proxy()->mapFromSource(view.model()->indexOfAdapter(QStringLiteral("jira")));
+        QStringList menuTexts;
+        QTimer::singleShot(0, this, [&menuTexts] {
+            auto* menu = qobject_cast<QMenu*>(QApplication::activePopupWidget());
+            QVERIFY(menu);
+            const auto actions = menu->actions();
+            for (QAction* action : actions)
+                menuTexts << action->text() + (action->isEnabled() ? QString() : QStringLiteral(" (off)"));
+            actions.at(0)->trigger(); // Reset
+            menu->close();
+        });
+        Q_EMIT table->customContextMenuRequested(table->visualRect(jiraRow).center());
+        QCOMPARE(view.currentAdapter(), QStringLiteral("jira"));
+        QCOMPARE(
+            menuTexts, (QStringList{QStringLiteral("Reset"), QStringLiteral("Force open"), QStringLiteral("Disable")}));
+        QCOMPARE(backend.breakerResets.last(), QStringLiteral("jira"));
+        clickAdapter(view, QStringLiteral("github"));
 
         // Escape clears the selection, and the buttons follow.
         view.adapterTable()->setFocus();

@@ -11,6 +11,7 @@
 #include <QHeaderView>
 #include <QKeyEvent>
 #include <QLabel>
+#include <QMenu>
 #include <QPushButton>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
@@ -202,6 +203,21 @@ QWidget* AdapterHealthView::createTablePane()
     m_table->horizontalHeader()->setSectionResizeMode(AdapterHealthModel::LastErrorColumn, QHeaderView::Stretch);
     m_table->horizontalHeader()->setMinimumSectionSize(m_table->fontMetrics().averageCharWidth() * 6);
     m_table->installEventFilter(this);
+    // The buttons' commands on the row under the pointer, for the person whose hand is on the table.
+    m_table->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_table, &QWidget::customContextMenuRequested, this, [this](const QPoint& position) {
+        const QModelIndex row = m_table->indexAt(position);
+        if (!row.isValid())
+            return;
+        m_table->setCurrentIndex(row);
+        QMenu menu(this);
+        menu.setObjectName(QStringLiteral("adapterContextMenu"));
+        for (QPushButton* button : {m_resetButton, m_forceOpenButton, m_enableButton}) {
+            QAction* action = menu.addAction(button->text(), button, &QPushButton::click);
+            action->setEnabled(button->isEnabled());
+        }
+        menu.exec(m_table->viewport()->mapToGlobal(position));
+    });
     m_table->setMinimumHeight(
         m_table->verticalHeader()->defaultSectionSize() * 2 + m_table->horizontalHeader()->sizeHint().height() + 4);
     return m_table;

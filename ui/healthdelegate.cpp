@@ -37,6 +37,10 @@ void HealthDelegate::initStyleOption(QStyleOptionViewItem* option, const QModelI
     option->palette.setColor(QPalette::Text, colour);
     const int size = option->fontMetrics.height();
     option->features |= QStyleOptionViewItem::HasDecoration;
-    option->icon = dot(colour, size);
+    const QPair<QRgb, int> key(colour.rgba(), size);
+    auto it = m_dots.find(key);
+    if (it == m_dots.end())
+        it = m_dots.insert(key, dot(colour, size));
+    option->icon = *it;
     option->decorationSize = QSize(size, size);
 }

@@ -5,6 +5,8 @@
 // the colour reads on light and dark themes alike; a selected row keeps the palette's highlighted
 // text. Cells without the role paint as usual.
 
+#include <QHash>
+#include <QIcon>
 #include <QStyledItemDelegate>
 
 class HealthDelegate : public QStyledItemDelegate
@@ -15,4 +17,8 @@ public:
 
 protected:
     void initStyleOption(QStyleOptionViewItem* option, const QModelIndex& index) const override;
+
+private:
+    // The dots drawn so far, by colour and size: a repaint reuses them.
+    mutable QHash<QPair<QRgb, int>, QIcon> m_dots;
 };
