@@ -248,7 +248,7 @@ QWidget* AdapterHealthView::createTimelinePane()
     m_timelineView->setColumnWidth(
         BreakerTimelineModel::TransitionColumn, width(QStringLiteral("half-open → closed")) + metrics.height());
     m_timelineView->setColumnWidth(BreakerTimelineModel::CallColumn, width(QStringLiteral("#000000")));
-    m_timelineView->setMinimumHeight(m_timelineView->verticalHeader()->defaultSectionSize() * 2
+    m_timelineView->setMinimumHeight(m_timelineView->verticalHeader()->defaultSectionSize() * 3
         + m_timelineView->horizontalHeader()->sizeHint().height() + 4);
     connect(m_timelineView, &QAbstractItemView::activated, this, [this](const QModelIndex& index) {
         const qint64 callId = index.data(CallIdRole).toLongLong();
