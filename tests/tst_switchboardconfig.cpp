@@ -24,8 +24,23 @@ private Q_SLOTS:
     void readsTheMcpEndpointsExampleAsWritten();
     void mcpEndpointErrors_data();
     void mcpEndpointErrors();
+    void readsTheSinksExampleAsWritten();
+    void sinkErrors_data();
+    void sinkErrors();
 
 private:
+    // For rows of `text` and `expected`: loading the text fails with `expected` after the file name.
+    void refusedWithLineAndKey()
+    {
+        QFETCH(QByteArray, text);
+        QFETCH(QString, expected);
+        qunsetenv("SWITCHBOARD_TEST_UNSET_VARIABLE");
+        SwitchboardConfig config;
+        QString error;
+        const QString path = write(text);
+        QVERIFY(!SwitchboardConfig::load(path, &config, &error));
+        QVERIFY2(error.startsWith(path + expected), qPrintable(error));
+    }
     QString write(const QByteArray& text)
     {
         const QString path = m_dir.filePath(QStringLiteral("config-%1.yaml").arg(++m_count));
@@ -526,14 +541,159 @@ void TestSwitchboardConfig::mcpEndpointErrors_data()
 
 void TestSwitchboardConfig::mcpEndpointErrors()
 {
-    QFETCH(QByteArray, text);
-    QFETCH(QString, expected);
-    qunsetenv("SWITCHBOARD_TEST_UNSET_VARIABLE");
+    refusedWithLineAndKey();
+}
+
+// The README's sinks example, as written.
+void TestSwitchboardConfig::readsTheSinksExampleAsWritten()
+{
+    qputenv("ALERTS_TOKEN", "alerts-secret");
+    qputenv("NOTES_ROOT", "/srv/notes");
     SwitchboardConfig config;
     QString error;
-    const QString path = write(text);
-    QVERIFY(!SwitchboardConfig::load(path, &config, &error));
-    QVERIFY2(error.startsWith(path + expected), qPrintable(error));
+    QVERIFY2(SwitchboardConfig::load(write("sinks:\n"
+                                           "  - name: notes\n"
+                                           "    type: file\n"
+                                           "    root: ${NOTES_ROOT}\n"
+                                           "    description: Meeting notes, one Markdown file per meeting.\n"
+                                           "  - name: exports\n"
+                                           "    type: file\n"
+                                           "    roots: [/srv/exports, /srv/shared]\n"
+                                           "    max_bytes: 1048576\n"
+                                           "  - name: audit\n"
+                                           "    type: jsonl\n"
+                                           "    path: /var/log/switchboard/audit.jsonl\n"
+                                           "    add_timestamp: true\n"
+                                           "    max_file_bytes: 104857600\n"
+                                           "  - name: alerts\n"
+                                           "    type: webhook\n"
+                                           "    url: https://hooks.example.com/services/T000/B000\n"
+                                           "    headers:\n"
+                                           "      Authorization: Bearer ${ALERTS_TOKEN}\n"
+                                           "      X-Literal: $${NOT_EXPANDED}\n"
+                                           "    timeout: 5\n"),
+                 &config, &error),
+        qPrintable(error));
+    QVERIFY2(config.warnings.isEmpty(), qPrintable(config.warnings.join(u'\n')));
+    QCOMPARE(config.sinks.size(), std::size_t(4));
+    const SinkConfig& notes = config.sinks[0];
+    QCOMPARE(notes.name, QStringLiteral("notes"));
+    QCOMPARE(notes.type, SinkConfig::Type::File);
+    QCOMPARE(notes.roots, QStringList{QStringLiteral("/srv/notes")});
+    QCOMPARE(notes.description, QStringLiteral("Meeting notes, one Markdown file per meeting."));
+    QCOMPARE(notes.maxBytes, qint64(10) * 1024 * 1024); // the documented default
+    const SinkConfig& exports = config.sinks[1];
+    QCOMPARE(exports.roots, QStringList({QStringLiteral("/srv/exports"), QStringLiteral("/srv/shared")}));
+    QCOMPARE(exports.maxBytes, qint64(1048576));
+    const SinkConfig& audit = config.sinks[2];
+    QCOMPARE(audit.type, SinkConfig::Type::Jsonl);
+    QCOMPARE(audit.path, QStringLiteral("/var/log/switchboard/audit.jsonl"));
+    QVERIFY(audit.addTimestamp);
+    QCOMPARE(audit.maxBytes, qint64(1024) * 1024);
+    QCOMPARE(audit.maxFileBytes, qint64(104857600));
+    const SinkConfig& alerts = config.sinks[3];
+    QCOMPARE(alerts.type, SinkConfig::Type::Webhook);
+    QCOMPARE(alerts.url, QUrl(QStringLiteral("https://hooks.example.com/services/T000/B000")));
+    QCOMPARE(alerts.timeout, std::chrono::milliseconds(5'000));
+    QCOMPARE(alerts.maxBytes, qint64(1024) * 1024);
+    const QList<QPair<QByteArray, QByteArray>> headers
+        = {{"Authorization", "Bearer alerts-secret"}, {"X-Literal", "${NOT_EXPANDED}"}};
+    QCOMPARE(alerts.headers, headers);
+
+    // Defaults of the other keys.
+    QVERIFY(SwitchboardConfig::load(
+        write(
+            "sinks:\n  - {name: a, type: jsonl, path: /tmp/a.jsonl}\n  - {name: b, type: webhook, url: http://h/x}\n"),
+        &config, &error));
+    QVERIFY(!config.sinks[0].addTimestamp);
+    QCOMPARE(config.sinks[0].maxFileBytes, qint64(0));
+    QCOMPARE(config.sinks[1].timeout, std::chrono::milliseconds(10'000));
+    QVERIFY(config.sinks[1].headers.isEmpty());
+}
+
+void TestSwitchboardConfig::sinkErrors_data()
+{
+    QTest::addColumn<QByteArray>("text");
+    QTest::addColumn<QString>("expected"); // in the error, after the file name
+
+    const QByteArray file = "sinks:\n  - name: notes\n    type: file\n    root: /srv/notes\n";
+    const QByteArray webhook = "sinks:\n  - name: alerts\n    type: webhook\n    url: https://h/x\n";
+    QTest::newRow("not a list") << QByteArray("sinks: {notes: file}\n")
+                                << QStringLiteral(":1: sinks must be a list of sinks");
+    QTest::newRow("an entry without a name")
+        << QByteArray("sinks:\n  - type: file\n") << QStringLiteral(":2: sinks each entry needs a name");
+    QTest::newRow("a name with a dot") << QByteArray("sinks:\n  - name: a.b\n    type: file\n    root: /x\n")
+                                       << QStringLiteral(":2: sinks[a.b].name must be 1 to 64 letters");
+    QTest::newRow("a name too long") << "sinks:\n  - name: " + QByteArray(65, 'n') + "\n    type: file\n"
+                                     << QStringLiteral(":2: sinks[%1].name must be 1 to 64").arg(QString(65, u'n'));
+    QTest::newRow("the same name twice") << file + "  - name: notes\n    type: jsonl\n    path: /x.jsonl\n"
+                                         << QStringLiteral(":5: sinks[notes].name is used by an earlier sink");
+    QTest::newRow("no type") << QByteArray("sinks:\n  - name: notes\n    root: /x\n")
+                             << QStringLiteral(":2: sinks[notes].type is required: one of file, jsonl, webhook");
+    QTest::newRow("an unknown type") << QByteArray("sinks:\n  - name: notes\n    type: s3\n")
+                                     << QStringLiteral(":3: sinks[notes].type must be one of file, jsonl, webhook");
+    QTest::newRow("an unknown key") << file + "    max_byte: 5\n"
+                                    << QStringLiteral(
+                                           ":5: sinks[notes].max_byte is not a key of a file sink (its keys: "
+                                           "name, type, description, max_bytes, root, roots)");
+    QTest::newRow("a key of another type") << file + "    url: https://h/x\n"
+                                           << QStringLiteral(":5: sinks[notes].url is not a key of a file sink");
+    QTest::newRow("a file sink without a root") << QByteArray("sinks:\n  - name: notes\n    type: file\n")
+                                                << QStringLiteral(":2: sinks[notes].root is required");
+    QTest::newRow("a relative root") << QByteArray("sinks:\n  - name: notes\n    type: file\n    root: notes\n")
+                                     << QStringLiteral(":4: sinks[notes].root must be an absolute path");
+    QTest::newRow("a relative root in a list")
+        << QByteArray("sinks:\n  - name: notes\n    type: file\n    roots: [/a, b]\n")
+        << QStringLiteral(":4: sinks[notes].roots must be an absolute path (\"b\" is not)");
+    QTest::newRow("root and roots") << file + "    roots: [/a]\n"
+                                    << QStringLiteral(":5: sinks[notes].roots and root cannot both be given");
+    QTest::newRow("max_bytes of zero") << file + "    max_bytes: 0\n"
+                                       << QStringLiteral(":5: sinks[notes].max_bytes must be between 1 and 1073741824");
+    QTest::newRow("an unset variable in a root")
+        << QByteArray("sinks:\n  - name: notes\n    type: file\n    root: ${SWITCHBOARD_TEST_UNSET_VARIABLE}/n\n")
+        << QStringLiteral(":4: sinks[notes].root uses the environment variable SWITCHBOARD_TEST_UNSET_VARIABLE, "
+                          "which is not set");
+    QTest::newRow("a jsonl sink without a path") << QByteArray("sinks:\n  - name: audit\n    type: jsonl\n")
+                                                 << QStringLiteral(":2: sinks[audit].path is required");
+    QTest::newRow("a relative jsonl path")
+        << QByteArray("sinks:\n  - name: audit\n    type: jsonl\n    path: audit.jsonl\n")
+        << QStringLiteral(":4: sinks[audit].path must be an absolute path");
+    QTest::newRow("add_timestamp that is no boolean")
+        << QByteArray("sinks:\n  - name: audit\n    type: jsonl\n    path: /a.jsonl\n    add_timestamp: often\n")
+        << QStringLiteral(":5: sinks[audit].add_timestamp must be true or false");
+    QTest::newRow("a negative max_file_bytes")
+        << QByteArray("sinks:\n  - name: audit\n    type: jsonl\n    path: /a.jsonl\n    max_file_bytes: -1\n")
+        << QStringLiteral(":5: sinks[audit].max_file_bytes must be between 0 and");
+    QTest::newRow("a webhook without a url") << QByteArray("sinks:\n  - name: alerts\n    type: webhook\n")
+                                             << QStringLiteral(":2: sinks[alerts].url is required");
+    QTest::newRow("a webhook that is not http")
+        << QByteArray("sinks:\n  - name: alerts\n    type: webhook\n    url: ftp://h/x\n")
+        << QStringLiteral(":4: sinks[alerts].url must be an http:// or https:// URL");
+    QTest::newRow("a webhook URL without a host")
+        << QByteArray("sinks:\n  - name: alerts\n    type: webhook\n    url: https:///x\n")
+        << QStringLiteral(":4: sinks[alerts].url must be an http:// or https:// URL");
+    QTest::newRow("a timeout of zero") << webhook + "    timeout: 0\n"
+                                       << QStringLiteral(":5: sinks[alerts].timeout must be between 0.001 and 3600");
+    QTest::newRow("headers that are a list") << webhook + "    headers: [a, b]\n"
+                                             << QStringLiteral(":5: sinks[alerts].headers must be a mapping");
+    QTest::newRow("a header name with a space") << webhook + "    headers: {\"X Bad\": v}\n"
+                                                << QStringLiteral(":5: sinks[alerts].headers has \"X Bad\", which is "
+                                                                  "not a header name");
+    QTest::newRow("a reserved header") << webhook + "    headers: {Content-Length: \"5\"}\n"
+                                       << QStringLiteral(":5: sinks[alerts].headers must not set Content-Length");
+    QTest::newRow("a header value that is a list") << webhook + "    headers: {X-A: [1]}\n"
+                                                   << QStringLiteral(":5: sinks[alerts].headers X-A must be a string");
+    QTest::newRow("a line break in a header value")
+        << webhook + "    headers: {X-A: \"one\\r\\nX-Injected: two\"}\n"
+        << QStringLiteral(":5: sinks[alerts].headers X-A has a line break or NUL in its value");
+    QTest::newRow("an unset variable in a header")
+        << webhook + "    headers: {Authorization: \"Bearer ${SWITCHBOARD_TEST_UNSET_VARIABLE}\"}\n"
+        << QStringLiteral(":5: sinks[alerts].headers uses the environment variable SWITCHBOARD_TEST_UNSET_VARIABLE");
+}
+
+void TestSwitchboardConfig::sinkErrors()
+{
+    refusedWithLineAndKey();
 }
 
 QTEST_GUILESS_MAIN(TestSwitchboardConfig)

@@ -6,6 +6,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
+#include <map>
 #include <set>
 #include <tuple>
 #include <vector>
@@ -392,6 +394,55 @@ public:
         }
     }
 
+    // An entry of mcp_endpoints or sinks: its name prefixes its tools' names (`name.tool`), so it
+    // is required, valid for that and unique in its list. Sets `name` and returns "list[name]" for
+    // messages, or an empty string with the error set.
+    template<typename Entries>
+    std::string namedEntry(const YAML::Node& item, const char* list, bool (*isValidName)(const QString&),
+        const Entries& earlier, const char* what, QString* name)
+    {
+        if (!item.IsMap() || !item["name"] || !item["name"].IsScalar()) {
+            fail(item, list, "", QStringLiteral("each entry needs a name"));
+            return {};
+        }
+        *name = QString::fromStdString(item["name"].Scalar());
+        std::string section = std::string(list) + "[" + item["name"].Scalar() + "]";
+        if (!isValidName(*name)) {
+            fail(item["name"], section.c_str(), "name",
+                QStringLiteral("must be 1 to 64 letters, digits, '_' or '-' (a '.' would split its tools' names)"));
+            return {};
+        }
+        for (const auto& entry : earlier) {
+            if (entry.name == *name) {
+                fail(item["name"], section.c_str(), "name",
+                    QStringLiteral("is used by an earlier %1").arg(QLatin1String(what)));
+                return {};
+            }
+        }
+        return section;
+    }
+
+    // A required http:// or https:// URL with a host, ${VAR} expanded. Returns false with the error set.
+    bool readHttpUrl(const YAML::Node& item, const char* where, const char* key, QUrl* target)
+    {
+        QString text;
+        readString(item, where, key, &text);
+        if (text.isEmpty()) {
+            fail(item, where, key, QStringLiteral("is required"));
+            return false;
+        }
+        if (!expandEnvironment(item[key], where, key, &text))
+            return false;
+        *target = QUrl(text, QUrl::StrictMode);
+        const QString scheme = target->scheme().toLower();
+        if (!target->isValid() || target->host().isEmpty()
+            || (scheme != QLatin1String("http") && scheme != QLatin1String("https"))) {
+            fail(item[key], where, key, QStringLiteral("must be an http:// or https:// URL"));
+            return false;
+        }
+        return true;
+    }
+
     // mcp_endpoints: the upstream adapters.
     void readAdapters(const YAML::Node& node, QList<AdapterConfig>* target)
     {
@@ -402,42 +453,16 @@ public:
             return;
         }
         for (const auto& item : node) {
-            if (!item.IsMap() || !item["name"] || !item["name"].IsScalar()) {
-                fail(item, "mcp_endpoints", "", QStringLiteral("each entry needs a name"));
-                return;
-            }
             AdapterConfig adapter;
-            adapter.name = QString::fromStdString(item["name"].Scalar());
-            const std::string section = "mcp_endpoints[" + item["name"].Scalar() + "]";
-            const char* where = section.c_str();
-            if (!AdapterConfig::isValidName(adapter.name)) {
-                fail(item["name"], where, "name",
-                    QStringLiteral("must be 1 to 64 letters, digits, '_' or '-' (a '.' would split its tools' names)"));
+            const std::string section
+                = namedEntry(item, "mcp_endpoints", &AdapterConfig::isValidName, *target, "endpoint", &adapter.name);
+            if (section.empty())
                 return;
-            }
-            for (const AdapterConfig& earlier : std::as_const(*target)) {
-                if (earlier.name == adapter.name) {
-                    fail(item["name"], where, "name", QStringLiteral("is used by an earlier endpoint"));
-                    return;
-                }
-            }
+            const char* where = section.c_str();
             checkKeys(
                 item, where, {"name", "endpoint", "auth_token", "read_only", "enabled", "timeout", "circuit_breaker"});
-            QString endpoint;
-            readString(item, where, "endpoint", &endpoint);
-            if (endpoint.isEmpty()) {
-                fail(item, where, "endpoint", QStringLiteral("is required"));
+            if (!readHttpUrl(item, where, "endpoint", &adapter.endpoint))
                 return;
-            }
-            if (!expandEnvironment(item["endpoint"], where, "endpoint", &endpoint))
-                return;
-            adapter.endpoint = QUrl(endpoint, QUrl::StrictMode);
-            const QString scheme = adapter.endpoint.scheme().toLower();
-            if (!adapter.endpoint.isValid() || adapter.endpoint.host().isEmpty()
-                || (scheme != QLatin1String("http") && scheme != QLatin1String("https"))) {
-                fail(item["endpoint"], where, "endpoint", QStringLiteral("must be an http:// or https:// URL"));
-                return;
-            }
             readString(item, where, "auth_token", &adapter.authToken);
             if (item["auth_token"] && !expandEnvironment(item["auth_token"], where, "auth_token", &adapter.authToken))
                 return;
@@ -459,6 +484,165 @@ public:
             if (!m_error.isEmpty())
                 return;
             target->append(adapter);
+        }
+    }
+
+    // A string value of a sink, with ${VAR} expanded; empty when absent (or after an error).
+    QString readExpanded(const YAML::Node& item, const char* where, const char* key)
+    {
+        QString text;
+        readString(item, where, key, &text);
+        if (!text.isEmpty() && !expandEnvironment(item[key], where, key, &text))
+            return QString();
+        return text;
+    }
+
+    // sinks: where tools can send output (see SinkConfig). Unlike other sections, a key a sink's
+    // type does not know is an error: a misspelt max_bytes or a url on a file sink would otherwise
+    // leave a sink quietly unbounded or pointed elsewhere than the operator thinks.
+    void readSinks(const YAML::Node& node, std::vector<SinkConfig>* target)
+    {
+        if (!node || node.IsNull())
+            return;
+        if (!node.IsSequence()) {
+            fail(node, "sinks", "", QStringLiteral("must be a list of sinks"));
+            return;
+        }
+        const QStringList types = {QStringLiteral("file"), QStringLiteral("jsonl"), QStringLiteral("webhook")};
+        const std::map<QString, std::vector<std::string>> typeKeys = {
+            {QStringLiteral("file"), {"root", "roots"}},
+            {QStringLiteral("jsonl"), {"path", "add_timestamp", "max_file_bytes"}},
+            {QStringLiteral("webhook"), {"url", "headers", "timeout"}},
+        };
+        for (const auto& item : node) {
+            SinkConfig sink;
+            const std::string section
+                = namedEntry(item, "sinks", &SinkConfig::isValidName, *target, "sink", &sink.name);
+            if (section.empty())
+                return;
+            const char* where = section.c_str();
+            QString type;
+            readString(item, where, "type", &type);
+            if (type.isEmpty()) {
+                fail(item, where, "type",
+                    QStringLiteral("is required: one of %1").arg(types.join(QStringLiteral(", "))));
+                return;
+            }
+            if (!types.contains(type)) {
+                fail(item["type"], where, "type",
+                    QStringLiteral("must be one of %1").arg(types.join(QStringLiteral(", "))));
+                return;
+            }
+            sink.type = type == QLatin1String("file") ? SinkConfig::Type::File
+                : type == QLatin1String("jsonl")      ? SinkConfig::Type::Jsonl
+                                                      : SinkConfig::Type::Webhook;
+            std::vector<std::string> known = {"name", "type", "description", "max_bytes"};
+            const std::vector<std::string>& own = typeKeys.at(type);
+            known.insert(known.end(), own.begin(), own.end());
+            for (const auto& entry : item) {
+                const std::string& key = entry.first.Scalar();
+                if (std::find(known.begin(), known.end(), key) == known.end()) {
+                    QStringList names;
+                    for (const std::string& name : known)
+                        names << QString::fromStdString(name);
+                    fail(entry.first, where, key.c_str(),
+                        QStringLiteral("is not a key of a %1 sink (its keys: %2)")
+                            .arg(type, names.join(QStringLiteral(", "))));
+                    return;
+                }
+            }
+            sink.description = readExpanded(item, where, "description");
+            sink.maxBytes = SinkConfig::defaultMaxBytes(sink.type);
+            read<qint64>(item, where, "max_bytes", &sink.maxBytes, 1, qint64(1) << 30);
+            const auto requireAbsolute = [&](const YAML::Node& at, const char* key, const QString& path) {
+                if (!path.isEmpty() && QFileInfo(path).isRelative())
+                    fail(at, where, key, QStringLiteral("must be an absolute path (\"%1\" is not)").arg(path));
+            };
+            switch (sink.type) {
+            case SinkConfig::Type::File:
+                if (item["root"] && item["roots"]) {
+                    fail(item["roots"], where, "roots", QStringLiteral("and root cannot both be given"));
+                    return;
+                }
+                if (item["root"]) {
+                    sink.roots << readExpanded(item, where, "root");
+                } else {
+                    readList(item, where, "roots", &sink.roots);
+                    for (QString& root : sink.roots) {
+                        if (!expandEnvironment(item["roots"], where, "roots", &root))
+                            return;
+                    }
+                }
+                if (sink.roots.isEmpty() || sink.roots.contains(QString())) {
+                    fail(item, where, "root", QStringLiteral("is required: the directory the sink writes below"));
+                    return;
+                }
+                for (const QString& root : std::as_const(sink.roots))
+                    requireAbsolute(item[item["root"] ? "root" : "roots"], item["root"] ? "root" : "roots", root);
+                break;
+            case SinkConfig::Type::Jsonl:
+                sink.path = readExpanded(item, where, "path");
+                if (sink.path.isEmpty()) {
+                    fail(item, where, "path", QStringLiteral("is required: the log file records are appended to"));
+                    return;
+                }
+                requireAbsolute(item["path"], "path", sink.path);
+                readBool(item, where, "add_timestamp", &sink.addTimestamp);
+                read<qint64>(item, where, "max_file_bytes", &sink.maxFileBytes, 0, qint64(1) << 50);
+                break;
+            case SinkConfig::Type::Webhook: {
+                if (!readHttpUrl(item, where, "url", &sink.url))
+                    return;
+                readSeconds(item, where, "timeout", 0.001, 3600, &sink.timeout);
+                readHeaders(item, where, &sink.headers);
+                break;
+            }
+            }
+            if (!m_error.isEmpty())
+                return;
+            target->push_back(std::move(sink));
+        }
+    }
+
+    // A webhook's headers: names as HTTP allows them, values without line breaks (after ${VAR}
+    // expansion, so a variable cannot smuggle in a header of its own). Host, Content-Length,
+    // Transfer-Encoding and Connection belong to the HTTP client.
+    void readHeaders(const YAML::Node& item, const char* where, QList<QPair<QByteArray, QByteArray>>* target)
+    {
+        const YAML::Node headers = item["headers"];
+        if (!headers || headers.IsNull())
+            return;
+        if (!headers.IsMap()) {
+            fail(headers, where, "headers", QStringLiteral("must be a mapping of header names to values"));
+            return;
+        }
+        static const QRegularExpression token(QStringLiteral("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$"));
+        const QStringList reserved = {QStringLiteral("host"), QStringLiteral("content-length"),
+            QStringLiteral("transfer-encoding"), QStringLiteral("connection")};
+        for (const auto& entry : headers) {
+            const QString name = QString::fromStdString(entry.first.Scalar());
+            if (!token.match(name).hasMatch()) {
+                fail(entry.first, where, "headers", QStringLiteral("has \"%1\", which is not a header name").arg(name));
+                return;
+            }
+            if (reserved.contains(name.toLower())) {
+                fail(entry.first, where, "headers",
+                    QStringLiteral("must not set %1 (the HTTP client sets it)").arg(name));
+                return;
+            }
+            if (!entry.second.IsScalar()) {
+                fail(entry.second, where, "headers", QStringLiteral("%1 must be a string").arg(name));
+                return;
+            }
+            QString value = QString::fromStdString(entry.second.Scalar());
+            if (!expandEnvironment(entry.second, where, "headers", &value))
+                return;
+            if (value.contains(QLatin1Char('\r')) || value.contains(QLatin1Char('\n')) || value.contains(QChar(0))) {
+                fail(entry.second, where, "headers",
+                    QStringLiteral("%1 has a line break or NUL in its value (after ${VAR} expansion)").arg(name));
+                return;
+            }
+            target->append({name.toLatin1(), value.toUtf8()});
         }
     }
 
@@ -605,7 +789,7 @@ bool SwitchboardConfig::load(const QString& path, SwitchboardConfig* config, QSt
     }
     reader.checkKeys(root, nullptr,
         {"server", "console", "history", "interaction", "execution", "permissions", "clientTools", "oauthProviders",
-            "secrets", "git", "mcp_endpoints"});
+            "secrets", "git", "mcp_endpoints", "sinks"});
     const YAML::Node server = root["server"];
     if (reader.isSection(server, "server")) {
         reader.checkKeys(server, "server",
@@ -692,6 +876,7 @@ bool SwitchboardConfig::load(const QString& path, SwitchboardConfig* config, QSt
             config->git.credentialProviders.insert(it.key().toLower(), it.value());
     }
     reader.readAdapters(root["mcp_endpoints"], &config->adapters);
+    reader.readSinks(root["sinks"], &config->sinks);
     reader.readClientTools(root["clientTools"], &config->clientTools);
     reader.readOAuthProviders(root["oauthProviders"], &config->oauthProviders);
     // secrets: {store: keychain | file, file: path}, or just `secrets: file`.

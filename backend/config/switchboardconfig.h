@@ -63,6 +63,10 @@
 //       endpoint: http://mcp-filesystem:8080
 //       auth_token: ${MCP_FS_TOKEN}
 //       read_only: true
+//   sinks:                       # where tools send output, as `name.op` (see SinkConfig)
+//     - name: notes
+//       type: file                 # file, jsonl or webhook; each type has keys of its own
+//       root: /srv/notes
 //   secrets:                     # where credentials entered in the console go (SecretStore);
 //     store: keychain            # keychain (default) or file: an owner-only (0600) JSON file, not
 //     file: /path/secrets.json   # encrypted, default <state-dir>/secrets.json. `secrets: file` is short.
@@ -70,6 +74,7 @@
 #include "adapters/adapterconfig.h"
 #include "auth/oauthprovider.h"
 #include "git/gitsettings.h"
+#include "sinks/sinkconfig.h"
 
 #include <QList>
 #include <QMap>
@@ -130,6 +135,7 @@ struct SwitchboardConfig
 
     GitSettings git;
     QList<AdapterConfig> adapters; // mcp_endpoints, in the file's order
+    std::vector<SinkConfig> sinks; // in the file's order
 
     QStringList warnings; // unknown keys and the like, for the operator
 

@@ -1,0 +1,35 @@
+#include "sinks/sinkconfig.h"
+
+#include "adapters/adapterconfig.h"
+
+bool SinkConfig::isValidName(const QString& name)
+{
+    // The same rule as an adapter's: both names prefix their tools' names (`owner.tool`).
+    return AdapterConfig::isValidName(name);
+}
+
+QString SinkConfig::typeName(Type type)
+{
+    switch (type) {
+    case Type::File:
+        return QStringLiteral("file");
+    case Type::Jsonl:
+        return QStringLiteral("jsonl");
+    case Type::Webhook:
+        return QStringLiteral("webhook");
+    }
+    return {};
+}
+
+qint64 SinkConfig::defaultMaxBytes(Type type)
+{
+    switch (type) {
+    case Type::File:
+        return DefaultFileMaxBytes;
+    case Type::Jsonl:
+        return DefaultRecordMaxBytes;
+    case Type::Webhook:
+        return DefaultPayloadMaxBytes;
+    }
+    return DefaultFileMaxBytes;
+}
