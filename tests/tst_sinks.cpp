@@ -6,6 +6,7 @@
 
 #include "config/switchboardconfig.h"
 #include "sinks/sinkregistry.h"
+#include "sinks/webhooksink.h"
 #include "tools/schemavalidator.h"
 #include "tools/toolexecutor.h"
 #include "tools/toolregistry.h"
@@ -73,6 +74,17 @@ public:
             [this](const QHttpServerRequest& request, QHttpServerResponder&& responder) {
                 record(request, "/slow");
                 m_waiting.push_back(std::make_unique<QHttpServerResponder>(std::move(responder)));
+            });
+        m_server.route(QStringLiteral("/redirect"), QHttpServerRequest::Method::Post,
+            [this](const QHttpServerRequest& request, QHttpServerResponder&& responder) {
+                record(request, "/redirect");
+                responder.write({{"Location", "/ok"}, {"Content-Length", "0"}},
+                    QHttpServerResponder::StatusCode::TemporaryRedirect);
+            });
+        m_server.route(QStringLiteral("/big"), QHttpServerRequest::Method::Post,
+            [this](const QHttpServerRequest& request, QHttpServerResponder&& responder) {
+                record(request, "/big");
+                responder.write(QByteArray(1024 * 1024, 'b'), "text/plain");
             });
         port = m_server.listen(QHostAddress(QHostAddress::LocalHost), 0);
     }
@@ -150,6 +162,8 @@ private Q_SLOTS:
     void jsonlTimestampBoundAndRotation();
     void webhookPostsTheBodyWithExpandedHeaders();
     void webhookNon2xxIsAToolError();
+    void webhookRedirectIsNotFollowed();
+    void webhookAnswerIsBounded();
     void webhookTimesOut();
     void webhookCancellationAbortsThePost();
     void webhookUnreachableIsAToolError();
@@ -639,6 +653,32 @@ void TestSinks::webhookNon2xxIsAToolError()
     QVERIFY(result.isError);
     QVERIFY2(messageOf(result).contains(QStringLiteral("at most 64 bytes")), qPrintable(messageOf(result)));
     QCOMPARE(server.received.size(), std::size_t(1));
+}
+
+// A redirect is not followed: the payload goes only where the operator said.
+void TestSinks::webhookRedirectIsNotFollowed()
+{
+    WebhookTestServer server;
+    QVERIFY(
+        configure("sinks:\n  - name: alerts\n    type: webhook\n    url: " + server.url("/redirect").toUtf8() + "\n"));
+    const ToolResult result = call(QStringLiteral("alerts.post"), json{{"payload", {{"a", 1}}}});
+    QVERIFY(result.isError);
+    QCOMPARE(result.structuredContent.value("http_status", 0), 307);
+    QVERIFY2(messageOf(result).contains(QStringLiteral("answered HTTP 307")), qPrintable(messageOf(result)));
+    QCOMPARE(server.received.size(), std::size_t(1));
+    QCOMPARE(server.received.front().path, QByteArray("/redirect"));
+}
+
+// A large answer is read only up to the bound; the post itself succeeded.
+void TestSinks::webhookAnswerIsBounded()
+{
+    WebhookTestServer server;
+    QVERIFY(configure("sinks:\n  - name: alerts\n    type: webhook\n    url: " + server.url("/big").toUtf8() + "\n"));
+    const ToolResult result = call(QStringLiteral("alerts.post"), json{{"payload", {{"a", 1}}}});
+    QVERIFY2(!result.isError, qPrintable(result.firstText()));
+    QCOMPARE(result.structuredContent.value("http_status", 0), 200);
+    QCOMPARE(result.structuredContent.value("response_truncated", false), true);
+    QVERIFY(str(result.structuredContent["response"]).size() <= WebhookSink::ShownResponseChars + 1);
 }
 
 void TestSinks::webhookTimesOut()
