@@ -401,6 +401,9 @@ void TestSinks::fileRefusesEscapes_data()
         row("a trailing slash") << op << QStringLiteral("new/") << QStringLiteral("names a directory");
         row("below a file") << op << QStringLiteral("plain.txt/escaped.txt") << QStringLiteral("which is a file");
         row("a control character") << op << QStringLiteral("a\nb") << QStringLiteral("control character");
+        if (op == QLatin1String("append"))
+            row("a hard link to a file outside")
+                << op << QStringLiteral("hardlink.txt") << QStringLiteral("it has other hard links");
     }
 }
 
@@ -416,6 +419,10 @@ void TestSinks::fileRefusesEscapes()
     QVERIFY(QFile::link(outside(QStringLiteral("nothing-here")), root(QStringLiteral("dangling"))));
     QVERIFY(QDir(root()).mkpath(QStringLiteral("sub")));
     writeFile(root(QStringLiteral("plain.txt")), "plain");
+    // Both temporary directories are below /tmp, so on one file system.
+    QCOMPARE(::link(QFile::encodeName(outside(QStringLiteral("secret.txt"))).constData(),
+                 QFile::encodeName(root(QStringLiteral("hardlink.txt"))).constData()),
+        0);
     const QStringList outsideBefore = QDir(outside()).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot);
     const QStringList rootBefore = QDir(root()).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot);
 

@@ -328,6 +328,16 @@ ToolResult FileSink::append(const Target& target, int directoryFd, const QByteAr
     if (fd < 0)
         return SinkResult::failure(m_config.name, op,
             QStringLiteral("cannot append to %1: %2.").arg(quoted(target.path), SinkIo::describe(code)));
+    // A hard link is the same file under another name, which may lie outside the roots; no path
+    // check can see where. (A write replaces the name, so it never reaches the other one.)
+    struct stat opened;
+    if (::fstat(fd, &opened) != 0 || opened.st_nlink > 1) {
+        ::close(fd);
+        return SinkResult::failure(m_config.name, op,
+            QStringLiteral("cannot append to %1: it has other hard links, which may lie outside the sink's roots; "
+                           "use write, or give another file.")
+                .arg(quoted(target.path)));
+    }
     qint64 written = 0;
     code = SinkIo::writeAll(fd, content, &written);
     ::close(fd);
