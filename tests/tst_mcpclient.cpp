@@ -6,6 +6,7 @@
 
 #include "upstreamprocess.h"
 
+#include <QElapsedTimer>
 #include <QSignalSpy>
 #include <QTest>
 
@@ -266,6 +267,35 @@ private Q_SLOTS:
         pending->cancel(QStringLiteral("again")); // nothing once finished
         QCOMPARE(result->completions, 1);
         QCOMPARE(m_upstream.stats()["cancelled"].size(), 1u);
+    }
+
+    // Cancelled calls the upstream never answers (an MCP server sends no response to a request it
+    // was told is cancelled) must not hold the client's connections: more of them than
+    // QNetworkAccessManager opens to one host (6), then a quick call answers at once.
+    void cancelledCallsDoNotHoldConnections()
+    {
+        auto client = makeClient();
+        QVERIFY(initialize(*client));
+        std::vector<std::shared_ptr<McpClient::PendingCall>> pending;
+        auto cancelled = std::make_shared<int>(0);
+        for (int i = 0; i < 10; ++i) {
+            pending.push_back(
+                client->callTool(QStringLiteral("slow"), {{"ms", 60'000}}, {}, [cancelled](McpClient::Outcome outcome) {
+                    if (!outcome.ok() && outcome.failure->kind == FailureKind::Cancelled)
+                        ++*cancelled;
+                }));
+        }
+        QTRY_COMPARE_WITH_TIMEOUT(methodCount(m_upstream.stats(), "tools/call"), 6, waitMs);
+        for (const auto& call : pending)
+            call->cancel(QStringLiteral("the client went away"));
+        QTRY_COMPARE_WITH_TIMEOUT(*cancelled, 10, waitMs);
+        QElapsedTimer timer;
+        timer.start();
+        auto result = call(*client, QStringLiteral("echo"), {{"text", "still here"}});
+        QTRY_COMPARE_WITH_TIMEOUT(result->completions, 1, waitMs);
+        QVERIFY2(result->outcome.ok(), qPrintable(result->outcome.failure->message));
+        // Well below the 60 s the cancelled calls would take, and below a server's idle timeout.
+        QVERIFY2(timer.elapsed() < 3'000, qPrintable(QString::number(timer.elapsed())));
     }
 
     void expiredSessionReinitializedOnce()

@@ -196,6 +196,7 @@ public:
         std::unique_ptr<SseReader> sse;
         std::unique_ptr<QTimer> deadline;
         std::unique_ptr<QTimer> resumeTimer;
+        QObject* receiver = nullptr; // the McpClient: every connection to the reply is made with it
 
         ~Operation() { dropReply(); }
         void dropReply()
@@ -204,7 +205,10 @@ public:
                 return;
             QNetworkReply* r = reply;
             reply = nullptr;
-            QObject::disconnect(r, nullptr, nullptr, nullptr);
+            // Only this client's connections: the reply's own ones carry abort() to the network
+            // thread, and without them the request keeps its connection (one of the six to the
+            // host) until the upstream answers a request it was told is cancelled, which it never does.
+            QObject::disconnect(r, nullptr, receiver, nullptr);
             r->abort();
             r->deleteLater();
         }
@@ -221,7 +225,7 @@ public:
         // still on the way are cut off before they can report.
         ops.clear();
         for (QNetworkReply* reply : std::set<QNetworkReply*>(looseReplies)) {
-            QObject::disconnect(reply, nullptr, nullptr, nullptr);
+            QObject::disconnect(reply, nullptr, q, nullptr); // ours only, as in Operation::dropReply
             reply->abort();
             reply->deleteLater();
         }
@@ -274,6 +278,7 @@ public:
         const QString& method, json params, CallOptions options, std::function<void(Outcome)> done, bool needsSession)
     {
         auto op = std::make_unique<Operation>();
+        op->receiver = q;
         const quint64 opId = nextOpId++;
         op->opId = opId;
         op->rpcId = nextRpcId++;

@@ -4,10 +4,15 @@
 # (seconds per measurement), `version` (the MCP protocol version) and `server_pid` in the sourcing
 # script.
 
-# Installs what the benchmarks need and builds the release binary (unless REBUILD=0 and it exists);
-# sets `switchboard` to it.
+# Installs what the benchmarks need and builds the release binary (unless REBUILD=0 and it exists, or
+# SWITCHBOARD names a binary); sets `switchboard` to it.
 build_release() {
     "$root/scripts/install-deps.sh" --test
+    # SWITCHBOARD=/path/to/switchboard measures that binary instead (e.g. a build of one's own).
+    if [[ -n ${SWITCHBOARD:-} ]]; then
+        switchboard=$SWITCHBOARD
+        return
+    fi
     if [[ ! -x $root/build/release/app/switchboard ]] || [[ ${REBUILD:-1} == 1 ]]; then
         cmake --preset release -S "$root" >/dev/null
         cmake --build "$root/build/release" --parallel >/dev/null
@@ -22,7 +27,7 @@ start_binary() {
     export TOKEN=sb_bench_$(head -c 24 /dev/urandom | base64 | tr -d "/+=")
     SERVER_LOG=$work/switchboard-$port.log
     SWITCHBOARD_TOKEN=$TOKEN "$1" "${@:2}" --headless --port "$port" --state-dir "$work/state-$port" \
-        --config "$work/none.yaml" >"$SERVER_LOG" 2>&1 &
+        --config "${CONFIG:-$work/none.yaml}" >"$SERVER_LOG" 2>&1 &
     server_pid=$!
     URL=http://127.0.0.1:$port/mcp
 }
@@ -44,7 +49,7 @@ open_session() {
         -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream')
     curl -s -o /dev/null -X POST "$URL" "${headers[@]}" -d '{"jsonrpc":"2.0","method":"notifications/initialized"}'
     local answer; answer=$(curl -s -X POST "$URL" "${headers[@]}" \
-        -d '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"benchmark"}}}')
+        -d '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"'"${TOOL:-echo}"'","arguments":{"message":"benchmark"}}}')
     [[ $answer == *benchmark* ]] || { echo "echo did not answer as expected: $answer"; exit 1; }
 }
 
