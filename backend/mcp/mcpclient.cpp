@@ -198,7 +198,27 @@ public:
         std::unique_ptr<QTimer> resumeTimer;
         QObject* receiver = nullptr; // the McpClient: every connection to the reply is made with it
 
-        ~Operation() { dropReply(); }
+        // An operation that ends with its reply still open (the response came on an event stream
+        // the upstream is about to end) lets the reply end by itself, so that its connection is
+        // kept for the next request instead of closed and opened again.
+        ~Operation() { releaseReply(); }
+        void releaseReply()
+        {
+            if (!reply)
+                return;
+            QNetworkReply* r = reply;
+            reply = nullptr;
+            QObject::disconnect(r, nullptr, receiver, nullptr);
+            if (r->isFinished()) {
+                r->deleteLater();
+                return;
+            }
+            // Nobody reads it any more: a little is buffered, then the stream waits; one the
+            // upstream keeps open is cut after a second.
+            r->setReadBufferSize(64 * 1024);
+            QObject::connect(r, &QNetworkReply::finished, r, &QObject::deleteLater);
+            QTimer::singleShot(1'000, r, [r] { r->abort(); });
+        }
         void dropReply()
         {
             if (!reply)
