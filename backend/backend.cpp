@@ -14,6 +14,7 @@
 #include "git/repositorymonitor.h"
 #include "interaction/clienttool.h"
 #include "interaction/interactionbroker.h"
+#include "sinks/sinkregistry.h"
 #include "store/callidsource.h"
 #include "store/historyfeed.h"
 #include "store/historystore.h"
@@ -153,6 +154,7 @@ bool Backend::start(QString* error)
             });
             connect(m_interactions, &InteractionBroker::stateWriteRecovered, this, &Backend::workspaceStateRecovered);
             registerGitTools();
+            registerSinks(m_options.config.sinks);
             registerAdapters();
             QString stateWarning;
             const InteractionBroker::LoadResult loaded = m_interactions->load(&stateWarning);
@@ -365,6 +367,17 @@ void Backend::watchConfiguration()
     m_configWatcher->addPath(file.absolutePath());
 }
 
+// Server thread: the sinks of `sinks:` offered as sink.op tools (the tools keep their sinks alive);
+// called again with a reloaded configuration.
+void Backend::registerSinks(const std::vector<SinkConfig>& configs)
+{
+    const SinkRegistry sinks(configs);
+    QStringList problems = sinks.problems();
+    m_registry->replaceSource(SinkRegistry::SourceName, sinks.tools(), &problems);
+    for (const QString& problem : std::as_const(problems))
+        qWarning("switchboard: sinks: %s", qPrintable(problem));
+}
+
 void Backend::adapterCommand(const QString& command, std::function<bool(AdapterRegistry&, QString*)> run)
 {
     if (!m_serverContext) {
@@ -416,15 +429,22 @@ void Backend::reloadConfiguration()
         return;
     }
     const QList<AdapterConfig> adapters = config.adapters;
+    const auto sinks = config.sinks;
     m_options.config.adapters = adapters;
+    m_options.config.sinks = sinks;
     if (m_serverContext) {
-        QMetaObject::invokeMethod(m_serverContext, [this, adapters] {
-            if (m_adapters)
-                m_adapters->apply(std::vector<AdapterConfig>(adapters.begin(), adapters.end()));
+        QMetaObject::invokeMethod(m_serverContext, [this, adapters, sinks] {
+            if (!m_registry || !m_adapters)
+                return;
+            registerSinks(sinks);
+            m_adapters->apply(std::vector<AdapterConfig>(adapters.begin(), adapters.end()));
         });
     }
-    Q_EMIT configurationReloaded(
-        true, QStringLiteral("%1 reloaded: %2 adapters.").arg(m_options.configPath).arg(adapters.size()));
+    Q_EMIT configurationReloaded(true,
+        QStringLiteral("%1 reloaded: %2 adapters, %3 sinks.")
+            .arg(m_options.configPath)
+            .arg(adapters.size())
+            .arg(qsizetype(sinks.size())));
 }
 
 // Server thread, after the secret store and the broker exist: the git tools, with their path and

@@ -62,9 +62,10 @@ private Q_SLOTS:
     void stoppedUpstreamOpensTheBreakerAndItsRestartClosesIt();
     void referenceServerIsAHealthyAdapter();
     void transitionsAreKeptInHistoryAcrossARestart();
+    void sinksAreCalledAsSinkOpAndReloaded();
 
 private:
-    bool startBackend(std::vector<AdapterConfig> adapters);
+    bool startBackend(std::vector<AdapterConfig> adapters, std::vector<SinkConfig> sinks = {});
     json call(const QString& tool, const json& arguments = json::object(), McpClient::CallOptions options = {});
     json listTools();
     BreakerState waitForBreaker(const QString& adapter, BreakerPhase phase);
@@ -95,7 +96,7 @@ void TestAdapters::cleanup()
     m_dir.reset();
 }
 
-bool TestAdapters::startBackend(std::vector<AdapterConfig> adapters)
+bool TestAdapters::startBackend(std::vector<AdapterConfig> adapters, std::vector<SinkConfig> sinks)
 {
     BackendOptions options;
     options.server.port = 0;
@@ -103,6 +104,7 @@ bool TestAdapters::startBackend(std::vector<AdapterConfig> adapters)
     options.stateDirectory = m_dir->filePath(QStringLiteral("state"));
     options.config.defaultPermission = QStringLiteral("allow");
     options.config.adapters = QList<AdapterConfig>(adapters.begin(), adapters.end());
+    options.config.sinks = std::move(sinks);
     options.configPath = m_dir->filePath(QStringLiteral("switchboard.yaml"));
     m_backend = std::make_unique<Backend>(options);
     connect(m_backend.get(), &Backend::breakerStatesChanged, this, [this](const BreakerStateList& states) {
@@ -482,6 +484,43 @@ void TestAdapters::transitionsAreKeptInHistoryAcrossARestart()
     QCOMPARE(m_transitions.at(0).to, BreakerPhase::Open);
     QVERIFY2(m_transitions.at(0).reason.contains(QStringLiteral("operator")), qPrintable(m_transitions.at(0).reason));
     QCOMPARE(m_transitions.at(1).to, BreakerPhase::Closed);
+}
+
+// Sinks through the whole backend: `audit.append` is routed to the jsonl sink and its record lands
+// in the file; a reloaded file that drops the sink removes its tool.
+void TestAdapters::sinksAreCalledAsSinkOpAndReloaded()
+{
+    SinkConfig audit;
+    audit.name = QStringLiteral("audit");
+    audit.type = SinkConfig::Type::Jsonl;
+    audit.path = m_dir->filePath(QStringLiteral("audit.jsonl"));
+    audit.maxBytes = SinkConfig::defaultMaxBytes(SinkConfig::Type::Jsonl);
+    QVERIFY(startBackend({}, {audit}));
+    const json result = call(QStringLiteral("audit.append"), {{"record", {{"event", "deployed"}}}});
+    QVERIFY2(!result.value("isError", false) && !result.contains("failure"), result.dump().c_str());
+    QFile file(audit.path);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const json line = json::parse(file.readLine().toStdString(), nullptr, false);
+    QVERIFY2(line == json({{"event", "deployed"}}), line.dump().c_str());
+
+    QSignalSpy reloaded(m_backend.get(), &Backend::configurationReloaded);
+    QFile config(m_dir->filePath(QStringLiteral("switchboard.yaml")));
+    QVERIFY(config.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    config.write("sinks: []\n");
+    config.close();
+    m_backend->reloadConfiguration();
+    QVERIFY(reloaded.count() >= 1 || reloaded.wait(5'000));
+    QVERIFY2(reloaded.last().at(0).toBool(), qPrintable(reloaded.last().at(1).toString()));
+    QVERIFY2(reloaded.last().at(1).toString().contains(QStringLiteral("0 sinks")),
+        qPrintable(reloaded.last().at(1).toString()));
+    json after;
+    QVERIFY2(QTest::qWaitFor(
+                 [&] {
+                     after = call(QStringLiteral("audit.append"), {{"record", json::object()}});
+                     return after.contains("failure");
+                 },
+                 10'000),
+        after.dump().c_str());
 }
 
 QTEST_GUILESS_MAIN(TestAdapters)
