@@ -456,16 +456,18 @@ int AdapterHealthModel::rowFor(const QString& name)
     return row;
 }
 
-void AdapterHealthModel::applyBreakerStates(const BreakerStateList& states)
+template<typename State>
+void AdapterHealthModel::applyStates(const QList<State>& states, std::optional<State> AdapterHealthEntry::*part)
 {
     const int before = count();
-    for (const BreakerState& state : states) {
-        if (state.adapter.isEmpty())
+    for (const State& state : states) {
+        const QString name = state.key();
+        if (name.isEmpty())
             continue;
-        const int row = rowFor(state.adapter);
-        if (m_entries.at(row).breaker == state)
+        const int row = rowFor(name);
+        if (m_entries.at(row).*part == state)
             continue;
-        m_entries[row].breaker = state;
+        m_entries[row].*part = state;
         Q_EMIT dataChanged(index(row, 0), index(row, NumColumns - 1));
     }
     updateCountdown();
@@ -473,21 +475,14 @@ void AdapterHealthModel::applyBreakerStates(const BreakerStateList& states)
         Q_EMIT countChanged(count());
 }
 
+void AdapterHealthModel::applyBreakerStates(const BreakerStateList& states)
+{
+    applyStates(states, &AdapterHealthEntry::breaker);
+}
+
 void AdapterHealthModel::applyAdapterStatuses(const AdapterStatusList& statuses)
 {
-    const int before = count();
-    for (const AdapterStatus& status : statuses) {
-        if (status.name.isEmpty())
-            continue;
-        const int row = rowFor(status.name);
-        if (m_entries.at(row).status == status)
-            continue;
-        m_entries[row].status = status;
-        Q_EMIT dataChanged(index(row, 0), index(row, NumColumns - 1));
-    }
-    updateCountdown();
-    if (count() != before)
-        Q_EMIT countChanged(count());
+    applyStates(statuses, &AdapterHealthEntry::status);
 }
 
 void AdapterHealthModel::clear()

@@ -108,6 +108,9 @@ private:
     int lowerBound(const QString& name) const;
     // The row of `name`, inserting an empty one when it is new.
     int rowFor(const QString& name);
+    // Puts each state into its adapter's `part` (new rows for new adapters), signalling what changed.
+    template<typename State>
+    void applyStates(const QList<State>& states, std::optional<State> AdapterHealthEntry::*part);
     void updateCountdown();
     bool waitsToRetry(const AdapterHealthEntry& entry) const;
 

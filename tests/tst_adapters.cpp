@@ -63,9 +63,11 @@ private Q_SLOTS:
     void referenceServerIsAHealthyAdapter();
     void transitionsAreKeptInHistoryAcrossARestart();
     void sinksAreCalledAsSinkOpAndReloaded();
+    void upstreamWriteToolAsksThePersonByDefault();
 
 private:
-    bool startBackend(std::vector<AdapterConfig> adapters, std::vector<SinkConfig> sinks = {});
+    bool startBackend(std::vector<AdapterConfig> adapters, std::vector<SinkConfig> sinks = {},
+        const QString& defaultPermission = QStringLiteral("allow"));
     json call(const QString& tool, const json& arguments = json::object(), McpClient::CallOptions options = {});
     json listTools();
     BreakerState waitForBreaker(const QString& adapter, BreakerPhase phase);
@@ -96,13 +98,14 @@ void TestAdapters::cleanup()
     m_dir.reset();
 }
 
-bool TestAdapters::startBackend(std::vector<AdapterConfig> adapters, std::vector<SinkConfig> sinks)
+bool TestAdapters::startBackend(
+    std::vector<AdapterConfig> adapters, std::vector<SinkConfig> sinks, const QString& defaultPermission)
 {
     BackendOptions options;
     options.server.port = 0;
     options.server.bearerToken = Token;
     options.stateDirectory = m_dir->filePath(QStringLiteral("state"));
-    options.config.defaultPermission = QStringLiteral("allow");
+    options.config.defaultPermission = defaultPermission;
     options.config.adapters = QList<AdapterConfig>(adapters.begin(), adapters.end());
     options.config.sinks = std::move(sinks);
     options.configPath = m_dir->filePath(QStringLiteral("switchboard.yaml"));
@@ -521,6 +524,31 @@ void TestAdapters::sinksAreCalledAsSinkOpAndReloaded()
                  },
                  10'000),
         after.dump().c_str());
+}
+
+// Without a rule, the existing permission defaults apply to upstream tools: a read tool runs, a
+// write tool (unannotated) waits for the person's approval, and permissions.adapters decides.
+void TestAdapters::upstreamWriteToolAsksThePersonByDefault()
+{
+    QVERIFY(startBackend({adapter(QStringLiteral("fault"), m_upstream->url())}, {}, QString()));
+    QVERIFY(QTest::qWaitFor([&] { return !listTools().empty(); }, 30'000));
+    QCOMPARE(firstText(call(QStringLiteral("fault.echo"), {{"text", "read"}})), QStringLiteral("read"));
+
+    QSignalSpy pending(m_backend.get(), &Backend::interactionPending);
+    std::optional<McpClient::Outcome> outcome;
+    m_client->callTool(
+        QStringLiteral("fault.write_note"), {{"note", "x"}}, {}, [&](McpClient::Outcome result) { outcome = result; });
+    QVERIFY(pending.wait(20'000));
+    const auto question = pending.at(0).at(0).value<PendingInteraction>();
+    QCOMPARE(question.render, RenderHint::Approval);
+    QCOMPARE(question.tool, QStringLiteral("fault.write_note"));
+    const qint64 sentBefore = upstreamCalls();
+    QVERIFY(!outcome.has_value());
+    m_backend->answerInteraction(question.id, InteractionAnswer::decide(InteractionAnswer::Decision::Deny));
+    QVERIFY(QTest::qWaitFor([&] { return outcome.has_value(); }, 20'000));
+    QVERIFY(outcome->ok());
+    QVERIFY2(firstText(outcome->result).contains(QStringLiteral("denied")), outcome->result.dump().c_str());
+    QCOMPARE(upstreamCalls(), sentBefore); // denied: nothing went upstream
 }
 
 QTEST_GUILESS_MAIN(TestAdapters)

@@ -1,4 +1,5 @@
 #include "adapterhealthview.h"
+#include "tablelook.h"
 
 #include "adapterhealthmodel.h"
 #include "breakertimelinemodel.h"
@@ -8,7 +9,6 @@
 
 #include <QEvent>
 #include <QHBoxLayout>
-#include <QHeaderView>
 #include <QKeyEvent>
 #include <QLabel>
 #include <QMenu>
@@ -28,22 +28,7 @@ constexpr int StatusShownMs = 8000;
 
 void configureTable(QTableView* table)
 {
-    table->setSelectionBehavior(QAbstractItemView::SelectRows);
-    table->setSelectionMode(QAbstractItemView::SingleSelection);
-    table->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    table->setShowGrid(false);
-    table->setAlternatingRowColors(true);
-    table->setWordWrap(false);
-    table->setTextElideMode(Qt::ElideRight);
-    table->setHorizontalScrollMode(QAbstractItemView::ScrollPerPixel);
-    QHeaderView* rows = table->verticalHeader();
-    rows->setVisible(false);
-    rows->setSectionResizeMode(QHeaderView::Fixed);
-    rows->setDefaultSectionSize(table->fontMetrics().height() + 6);
-    QHeaderView* columns = table->horizontalHeader();
-    columns->setHighlightSections(false);
-    columns->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
-    columns->setSectionResizeMode(QHeaderView::Interactive);
+    applyTableLook(table, Qt::ElideRight, QHeaderView::Interactive);
 }
 
 QLabel* placeholderLabel(const QString& objectName)

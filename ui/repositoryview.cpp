@@ -1,4 +1,5 @@
 #include "repositoryview.h"
+#include "tablelook.h"
 
 #include "commitlistmodel.h"
 #include "diffhighlighter.h"
@@ -13,7 +14,6 @@
 #include <QFontDatabase>
 #include <QGridLayout>
 #include <QHBoxLayout>
-#include <QHeaderView>
 #include <QLabel>
 #include <QLocale>
 #include <QPlainTextEdit>
@@ -33,22 +33,8 @@ constexpr int StatusShownMs = 8000;
 
 void configureTable(QTableView* table)
 {
-    table->setSelectionBehavior(QAbstractItemView::SelectRows);
-    table->setSelectionMode(QAbstractItemView::SingleSelection);
-    table->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    table->setShowGrid(false);
-    table->setAlternatingRowColors(true);
-    table->setWordWrap(false);
-    table->setTextElideMode(Qt::ElideMiddle); // paths: the start and the file name matter most
-    table->setHorizontalScrollMode(QAbstractItemView::ScrollPerPixel);
-    QHeaderView* rows = table->verticalHeader();
-    rows->setVisible(false);
-    rows->setSectionResizeMode(QHeaderView::Fixed);
-    rows->setDefaultSectionSize(table->fontMetrics().height() + 6);
-    QHeaderView* columns = table->horizontalHeader();
-    columns->setHighlightSections(false);
-    columns->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
-    columns->setSectionResizeMode(QHeaderView::ResizeToContents);
+    applyTableLook(
+        table, Qt::ElideMiddle, QHeaderView::ResizeToContents); // paths: the start and the file name matter most
 }
 
 QLabel* plainLabel(const QString& objectName)
