@@ -81,10 +81,10 @@ struct AdapterStatus
     qint64 lastErrorAtMs = 0; // 0: none yet
     qint64 lastSuccessAtMs = 0; // 0: none yet
     qint64 calls = 0; // calls admitted and sent upstream
-    qint64 rejectedCalls = 0; // refused by the breaker, read-only or a disabled adapter
+    qint64 rejectedCalls = 0; // refused by the breaker or a disabled adapter (read-only refusals are the router's)
     qint64 failures = 0; // connection errors, timeouts, 5xx, malformed responses
     qint64 authenticationFailures = 0;
-    qint64 latencyP50Us = 0; // over the newest calls; 0: no call yet
+    qint64 latencyP50Us = 0; // of the newest tool calls sent upstream (not connecting); 0: no call yet
     qint64 latencyP99Us = 0;
     QList<BreakerTransitionRecord> transitions; // the newest MaxTransitions, oldest first
 

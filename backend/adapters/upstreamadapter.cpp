@@ -227,8 +227,7 @@ void UpstreamAdapter::connectUpstream()
         setConnection(AdapterConnection::Connecting);
     std::weak_ptr<UpstreamAdapter> weakSelf = weak_from_this();
     McpClient* client = m_client.get();
-    const qint64 startedUs = monotonicUs();
-    client->listTools([weakSelf, client, admission, startedUs](
+    client->listTools([weakSelf, client, admission](
                           const McpClient::ToolList& list, const std::optional<McpClient::Failure>& failure) {
         const auto self = weakSelf.lock();
         if (!self || self->m_client.get() != client)
@@ -246,7 +245,6 @@ void UpstreamAdapter::connectUpstream()
             self->scheduleReconnect();
             return;
         }
-        self->noteLatency(monotonicUs() - startedUs);
         self->m_reconnectDelayMs = FirstReconnectDelayMs;
         self->m_upstreamTools = list.tools;
         self->m_listed = true;
