@@ -298,6 +298,24 @@ private Q_SLOTS:
         QVERIFY2(timer.elapsed() < 3'000, qPrintable(QString::number(timer.elapsed())));
     }
 
+    // A response that came on an event stream leaves its connection open for the next request:
+    // calls one after another do not open a connection each.
+    void callsOneAfterAnotherReuseTheConnection()
+    {
+        QVERIFY(m_upstream.control(QStringLiteral("ok"), {{"sse", true}}));
+        auto client = makeClient();
+        QVERIFY(initialize(*client));
+        const qint64 before = m_upstream.stats().value("connections", qint64(0));
+        for (int i = 0; i < 10; ++i) {
+            auto result = call(*client, QStringLiteral("echo"), {{"text", std::to_string(i)}});
+            QTRY_COMPARE_WITH_TIMEOUT(result->completions, 1, waitMs);
+            QVERIFY2(result->outcome.ok(), qPrintable(result->outcome.failure->message));
+        }
+        // The stats request itself opens one; the ten calls at most one more.
+        const qint64 opened = m_upstream.stats().value("connections", qint64(0)) - before;
+        QVERIFY2(opened <= 2, qPrintable(QString::number(opened)));
+    }
+
     void expiredSessionReinitializedOnce()
     {
         auto client = makeClient();

@@ -61,7 +61,7 @@ let nextStream = 1;
 
 function resetStats() {
     stats = { methods: {}, authorization: {}, lastHeaders: {}, cancelled: [], lastEventIds: [],
-              sessionsIssued: [], elicitationAnswers: [], samplingAnswers: [] };
+              sessionsIssued: [], elicitationAnswers: [], samplingAnswers: [], connections: 0 };
 }
 resetStats();
 
@@ -87,7 +87,9 @@ function openStream(res, headers = {}) {
     res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', ...headers });
     return {
         write: (message, id) => res.write(`${id ? `id: ${id}\n` : ''}event: message\ndata: ${JSON.stringify(message)}\n\n`),
-        end: () => res.end(),
+        // As servers do, the stream ends a moment after its last event (a separate write), so a
+        // client that cuts the stream as soon as it has the response loses the connection.
+        end: () => setTimeout(() => res.end(), 5),
     };
 }
 
@@ -302,4 +304,6 @@ const server = http.createServer((req, res) => {
     res.writeHead(404);
     res.end();
 });
+// TCP connections opened to /mcp since the last reset (a client that reuses its connections opens few).
+server.on('connection', () => { stats.connections++; });
 server.listen(port, '127.0.0.1', () => console.log(`listening ${server.address().port}`));
