@@ -44,7 +44,8 @@ void AdapterRegistry::apply(const std::vector<AdapterConfig>& configs)
         }
         auto adapter = std::make_shared<UpstreamAdapter>(*config, m_broker, m_clock);
         UpstreamAdapter* raw = adapter.get();
-        connect(raw, &UpstreamAdapter::toolsChanged, this, [this, name] { offerTools(name); });
+        // A copy: clang 14 cannot capture a structured binding.
+        connect(raw, &UpstreamAdapter::toolsChanged, this, [this, adapterName = name] { offerTools(adapterName); });
         connect(raw, &UpstreamAdapter::statusChanged, this, &AdapterRegistry::statusChanged);
         connect(raw, &UpstreamAdapter::breakerChanged, this, &AdapterRegistry::breakerChanged);
         connect(raw, &UpstreamAdapter::breakerTransition, this, &AdapterRegistry::breakerTransition);
