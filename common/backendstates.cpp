@@ -49,6 +49,11 @@ QString breakerPhaseName(BreakerPhase phase)
     return enumName(phaseNames, phase);
 }
 
+std::optional<BreakerPhase> breakerPhaseFromName(const QString& name)
+{
+    return enumFromName(phaseNames, name);
+}
+
 QString adapterConnectionName(AdapterConnection connection)
 {
     return enumName(connectionNames, connection);
@@ -79,7 +84,7 @@ std::optional<BreakerState> BreakerState::fromJson(const json& value, QString* p
     if (!readInt(reader, "consecutiveFailures", &state.consecutiveFailures)
         || !readInt(reader, "failureThreshold", &state.failureThreshold))
         return std::nullopt;
-    const auto parsed = enumFromName(phaseNames, phase);
+    const auto parsed = breakerPhaseFromName(phase);
     if (!parsed) {
         reader.fail(QStringLiteral("has an unknown phase \"%1\"").arg(phase));
         return std::nullopt;
@@ -109,8 +114,8 @@ std::optional<BreakerTransitionRecord> BreakerTransitionRecord::fromJson(const j
         .integer("callId", &record.callId);
     if (!reader.ok())
         return std::nullopt;
-    const auto parsedFrom = enumFromName(phaseNames, from);
-    const auto parsedTo = enumFromName(phaseNames, to);
+    const auto parsedFrom = breakerPhaseFromName(from);
+    const auto parsedTo = breakerPhaseFromName(to);
     if (!parsedFrom || !parsedTo) {
         reader.fail(QStringLiteral("has an unknown phase \"%1\"").arg(parsedFrom ? to : from));
         return std::nullopt;

@@ -21,6 +21,8 @@ enum class BreakerPhase {
 };
 
 QString breakerPhaseName(BreakerPhase phase);
+// The phase breakerPhaseName() names; none for any other text.
+std::optional<BreakerPhase> breakerPhaseFromName(const QString& name);
 
 struct BreakerState
 {

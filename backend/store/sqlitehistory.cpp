@@ -208,13 +208,7 @@ BreakerTransitionList SqliteHistory::loadTransitions(const QString& adapter, int
     q.addBindValue(std::max(0, limit));
     if (!q.exec())
         return transitions;
-    const auto phase = [](const QString& name) {
-        for (const BreakerPhase candidate : {BreakerPhase::Closed, BreakerPhase::Open, BreakerPhase::HalfOpen}) {
-            if (breakerPhaseName(candidate) == name)
-                return candidate;
-        }
-        return BreakerPhase::Closed;
-    };
+    const auto phase = [](const QString& name) { return breakerPhaseFromName(name).value_or(BreakerPhase::Closed); };
     while (q.next()) {
         transitions.prepend(BreakerTransitionRecord{q.value(0).toString(), phase(q.value(1).toString()),
             phase(q.value(2).toString()), q.value(3).toString(), q.value(4).toLongLong(), q.value(5).toLongLong()});
