@@ -50,9 +50,10 @@ class TestMcpClient : public QObject
 private:
     UpstreamProcess m_upstream;
 
-    std::unique_ptr<McpClient> makeClient(const QByteArray& token = {})
+    std::unique_ptr<McpClient> makeClient(const QByteArray& token = {}, int networkManagers = 3)
     {
         McpClient::Settings settings;
+        settings.networkManagers = networkManagers;
         settings.endpoint = m_upstream.url();
         settings.bearerToken = token;
         settings.clientVersion = QStringLiteral("0.1-test");
@@ -274,7 +275,7 @@ private Q_SLOTS:
     // QNetworkAccessManager opens to one host (6), then a quick call answers at once.
     void cancelledCallsDoNotHoldConnections()
     {
-        auto client = makeClient();
+        auto client = makeClient({}, 1); // one manager: six connections to the upstream in all
         QVERIFY(initialize(*client));
         std::vector<std::shared_ptr<McpClient::PendingCall>> pending;
         auto cancelled = std::make_shared<int>(0);
@@ -296,6 +297,24 @@ private Q_SLOTS:
         QVERIFY2(result->outcome.ok(), qPrintable(result->outcome.failure->message));
         // Well below the 60 s the cancelled calls would take, and below a server's idle timeout.
         QVERIFY2(timer.elapsed() < 3'000, qPrintable(QString::number(timer.elapsed())));
+    }
+
+    // Calls in flight are not capped at the six connections one QNetworkAccessManager opens to a
+    // host: sixteen slow calls all reach the upstream while none has finished.
+    void concurrentCallsNotCappedAtSix()
+    {
+        auto client = makeClient();
+        QVERIFY(initialize(*client));
+        std::vector<std::shared_ptr<CallResult>> results;
+        for (int i = 0; i < 16; ++i)
+            results.push_back(call(*client, QStringLiteral("slow"), {{"ms", 5'000}}));
+        QTRY_COMPARE_WITH_TIMEOUT(methodCount(m_upstream.stats(), "tools/call"), 16, waitMs);
+        for (const auto& result : results)
+            QCOMPARE(result->completions, 0);
+        for (const auto& result : results) {
+            QTRY_COMPARE_WITH_TIMEOUT(result->completions, 1, waitMs);
+            QVERIFY2(result->outcome.ok(), qPrintable(result->outcome.failure->message));
+        }
     }
 
     // A response that came on an event stream leaves its connection open for the next request:

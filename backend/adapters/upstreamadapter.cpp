@@ -302,6 +302,9 @@ void UpstreamAdapter::timerEvent(QTimerEvent* event)
         m_reconnectTimer.stop();
         if (!m_listed)
             connectUpstream();
+    } else if (event->timerId() == m_figuresTimer.timerId()) {
+        m_figuresTimer.stop();
+        publishStatus();
     } else if (event->timerId() == m_breakerTimer.timerId()) {
         m_breakerTimer.stop();
         if (const qint64 retryIn = m_breaker.refresh(); retryIn > 0)
@@ -377,14 +380,14 @@ void UpstreamAdapter::handleCall(const std::shared_ptr<ToolCallContext>& context
 {
     if (!isEnabled()) {
         ++m_rejected;
-        publishStatus();
+        publishFiguresSoon();
         context->finish(ToolResult::error(unavailableReason() + QStringLiteral("; the call was not sent.")));
         return;
     }
     const CircuitBreaker::Admission admission = m_breaker.admit();
     if (!admission.admitted) {
         ++m_rejected;
-        publishStatus();
+        publishFiguresSoon();
         context->finish(ToolResult::error(
             QStringLiteral("Adapter %1 did not send this call upstream: %2").arg(m_config.name, admission.refusal)));
         if (admission.retryInMs > 0 && !m_breakerTimer.isActive())
@@ -508,7 +511,7 @@ void UpstreamAdapter::finishCall(const std::shared_ptr<ToolCallContext>& context
         }
         context->finish(ToolResult::error(message));
     }
-    publishStatus();
+    publishFiguresSoon();
     if (m_callsInFlight == 0)
         Q_EMIT idle();
 }
@@ -641,7 +644,14 @@ AdapterStatus UpstreamAdapter::status() const
 
 void UpstreamAdapter::publishStatus()
 {
+    m_figuresTimer.stop();
     Q_EMIT statusChanged(status());
+}
+
+void UpstreamAdapter::publishFiguresSoon()
+{
+    if (!m_figuresTimer.isActive())
+        m_figuresTimer.start(FiguresIntervalMs, this);
 }
 
 void UpstreamAdapter::onBreakerTransition(const CircuitBreaker::Transition& transition)

@@ -32,6 +32,7 @@ class UpstreamAdapter : public QObject, public std::enable_shared_from_this<Upst
 public:
     // The newest calls' durations kept for p50/p99.
     static constexpr int LatencySamples = 256;
+    static constexpr int FiguresIntervalMs = 100;
     // The first reconnection waits this long, doubling up to the breaker's recovery timeout.
     static constexpr qint64 FirstReconnectDelayMs = 1'000;
 
@@ -104,6 +105,10 @@ private:
     static void withdrawQuestions(CallInFlight& call);
     void noteLatency(qint64 microseconds);
     void publishStatus();
+    // Per-call figures (calls, rejections, latencies) go out at most every FiguresIntervalMs:
+    // a status copies the transitions and sorts the latency ring, too much for every call at
+    // thousands of calls per second. State changes still publish at once.
+    void publishFiguresSoon();
     void onBreakerTransition(const CircuitBreaker::Transition& transition);
     void newClient();
 
@@ -128,6 +133,7 @@ private:
     int m_callsInFlight = 0;
     qint64 m_reconnectDelayMs = FirstReconnectDelayMs;
     QBasicTimer m_reconnectTimer;
+    QBasicTimer m_figuresTimer;
     QBasicTimer m_breakerTimer; // an open breaker turns half-open on time, also without calls
     const CircuitBreaker::Clock m_clock;
 };

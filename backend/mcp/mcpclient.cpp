@@ -9,6 +9,7 @@
 #include <QPointer>
 #include <QTimer>
 
+#include <algorithm>
 #include <limits>
 #include <map>
 #include <set>
@@ -236,7 +237,6 @@ public:
 
     explicit Private(McpClient* client)
         : q(client)
-        , nam(new QNetworkAccessManager(q))
     {}
 
     ~Private()
@@ -249,10 +249,15 @@ public:
             reply->abort();
             reply->deleteLater();
         }
+        // Before this Private goes: deleting a manager deletes its replies, whose request counts
+        // would otherwise be decremented in a Private that no longer exists.
+        for (auto& [manager, inFlight] : networkManagers)
+            delete manager;
     }
 
     McpClient* q;
-    QNetworkAccessManager* nam;
+    // Created on first use, as many as settings().networkManagers; each with its requests in flight.
+    std::vector<std::pair<QNetworkAccessManager*, int>> networkManagers;
     std::map<quint64, std::unique_ptr<Operation>> ops;
     std::set<QNetworkReply*> looseReplies; // notifications and answers nobody waits on
 
@@ -339,6 +344,36 @@ public:
         });
     }
 
+    // The manager with the fewest requests in flight, so a call does not queue behind six busy
+    // connections while another manager has idle ones.
+    QNetworkAccessManager* leastBusyManager()
+    {
+        if (networkManagers.empty()) {
+            const int count = std::clamp(settings().networkManagers, 1, 16);
+            for (int i = 0; i < count; ++i)
+                networkManagers.emplace_back(new QNetworkAccessManager(q), 0);
+        }
+        auto least = std::min_element(networkManagers.begin(), networkManagers.end(),
+            [](const auto& a, const auto& b) { return a.second < b.second; });
+        return least->first;
+    }
+
+    // Sends through the least busy manager and counts the request until it finishes (an abort
+    // finishes it too). The count's connection has the manager as context, not the client, so
+    // Operation::dropReply leaves it in place.
+    template<typename Send>
+    QNetworkReply* sendCounted(Send send)
+    {
+        QNetworkAccessManager* manager = leastBusyManager();
+        QNetworkReply* reply = send(manager);
+        const size_t index = size_t(std::find_if(networkManagers.begin(), networkManagers.end(),
+                                        [manager](const auto& entry) { return entry.first == manager; })
+            - networkManagers.begin());
+        ++networkManagers[index].second;
+        QObject::connect(reply, &QNetworkReply::finished, manager, [this, index] { --networkManagers[index].second; });
+        return reply;
+    }
+
     Operation* find(quint64 opId)
     {
         auto it = ops.find(opId);
@@ -356,7 +391,8 @@ public:
         const QByteArray body = QByteArray::fromStdString(message.dump());
         op->sessionIdSent = sessionId;
         op->sent = true;
-        attach(*op, nam->post(makeRequest(false), body), false);
+        const QNetworkRequest request = makeRequest(false);
+        attach(*op, sendCounted([&](QNetworkAccessManager* nam) { return nam->post(request, body); }), false);
     }
 
     void attach(Operation& op, QNetworkReply* reply, bool resumption)
@@ -482,7 +518,8 @@ public:
     {
         QNetworkRequest request = makeRequest(false);
         request.setTransferTimeout(int(std::min<qint64>(settings().requestTimeoutMs, std::numeric_limits<int>::max())));
-        QNetworkReply* reply = nam->post(request, QByteArray::fromStdString(message.dump()));
+        const QByteArray body = QByteArray::fromStdString(message.dump());
+        QNetworkReply* reply = sendCounted([&](QNetworkAccessManager* nam) { return nam->post(request, body); });
         looseReplies.insert(reply);
         QObject::connect(reply, &QNetworkReply::finished, q, [this, reply, done = std::move(done)] {
             looseReplies.erase(reply);
@@ -813,7 +850,7 @@ public:
             return;
         QNetworkRequest request = makeRequest(true);
         request.setRawHeader("Last-Event-ID", op->sse->lastEventId());
-        attach(*op, nam->get(request), true);
+        attach(*op, sendCounted([&](QNetworkAccessManager* nam) { return nam->get(request); }), true);
     }
 
     // --- ending -------------------------------------------------------------------------------
@@ -990,7 +1027,8 @@ void McpClient::close()
 {
     if (!d->sessionId.isEmpty()) {
         QNetworkRequest request = d->makeRequest(false);
-        QNetworkReply* reply = d->nam->deleteResource(request);
+        QNetworkReply* reply
+            = d->sendCounted([&](QNetworkAccessManager* nam) { return nam->deleteResource(request); });
         d->looseReplies.insert(reply);
         connect(reply, &QNetworkReply::finished, this, [this, reply] {
             d->looseReplies.erase(reply);

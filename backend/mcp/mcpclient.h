@@ -42,6 +42,10 @@ public:
         int maxTools = 5'000;
         int maxSseResumes = 5; // resumptions of one dropped stream before giving up
         qint64 defaultSseRetryMs = 1'000; // when the server sent no `retry`
+        // QNetworkAccessManagers the requests are spread over. Each opens at most six connections
+        // to a host and has its own network thread, so one alone caps an adapter at six calls in
+        // flight and one core's worth of HTTP parsing.
+        int networkManagers = 3;
     };
 
     // Why an operation failed, as the circuit breaker tells failures apart.
