@@ -17,14 +17,11 @@
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QTableView>
-#include <QTimer>
 #include <QVBoxLayout>
 
 namespace {
 
 // The colours the rest of the window uses for problems.
-const QLatin1String ProblemStyle("QLabel { color: #c01c28; }");
-constexpr int StatusShownMs = 8000;
 
 void configureTable(QTableView* table)
 {
@@ -89,16 +86,7 @@ AdapterHealthView::AdapterHealthView(OperatorInterface* backend, QWidget* parent
     m_summaryLabel->setObjectName(QStringLiteral("adapterSummary"));
     m_summaryLabel->setForegroundRole(QPalette::PlaceholderText);
 
-    m_statusLabel = new QLabel;
-    m_statusLabel->setObjectName(QStringLiteral("adapterStatus"));
-    m_statusLabel->setTextFormat(Qt::PlainText);
-    m_statusLabel->setWordWrap(true);
-    m_statusLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_statusLabel->hide();
-    m_statusTimer = new QTimer(this);
-    m_statusTimer->setSingleShot(true);
-    m_statusTimer->setInterval(StatusShownMs);
-    connect(m_statusTimer, &QTimer::timeout, this, [this] { showStatus(QString(), false); });
+    m_statusLabel = new StatusNote(QStringLiteral("adapterStatus"));
 
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(m_resetButton);
@@ -305,8 +293,7 @@ void AdapterHealthView::toggleCurrentAdapterEnabled()
 void AdapterHealthView::reloadConfiguration()
 {
     m_reloading = true;
-    showStatus(tr("Reloading the configuration…"), false);
-    m_statusTimer->stop(); // stays until the backend answers
+    m_statusLabel->showPending(tr("Reloading the configuration…")); // until the backend answers
     m_backend->reloadConfiguration();
 }
 
@@ -441,9 +428,10 @@ void AdapterHealthView::onConfigurationReloaded(bool ok, const QString& message)
         = m_reloading ? tr("Configuration reloaded.") : tr("The configuration file changed and was read again.");
     m_reloading = false;
     if (ok)
-        showStatus(message.isEmpty() ? done : done + QLatin1Char(' ') + message, false);
+        m_statusLabel->showNote(message.isEmpty() ? done : done + QLatin1Char(' ') + message);
     else
-        showStatus(tr("The configuration was not reloaded; the previous one stays in force: %1").arg(message), true);
+        m_statusLabel->showProblem(
+            tr("The configuration was not reloaded; the previous one stays in force: %1").arg(message));
 }
 
 void AdapterHealthView::onCommandFailed(const QString& command, const QString& message)
@@ -453,17 +441,5 @@ void AdapterHealthView::onCommandFailed(const QString& command, const QString& m
         return; // another view's command
     if (command == QLatin1String("reloadConfiguration"))
         m_reloading = false;
-    showStatus(description.arg(message), true);
-}
-
-void AdapterHealthView::showStatus(const QString& text, bool problem)
-{
-    m_statusLabel->setText(text);
-    m_statusLabel->setStyleSheet(problem ? QString(ProblemStyle) : QString());
-    m_statusLabel->setVisible(!text.isEmpty());
-    // Problems stay until the next one or the next success; notes fade.
-    if (text.isEmpty() || problem)
-        m_statusTimer->stop();
-    else
-        m_statusTimer->start();
+    m_statusLabel->showProblem(description.arg(message));
 }

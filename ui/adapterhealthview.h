@@ -7,6 +7,8 @@
 // states arrive as signals, commands go out without waiting, refusals show in the dock's status line.
 // Selecting an adapter says so (adapterSelected), which the window uses to filter the call log.
 
+#include "statusnote.h"
+
 #include <QDockWidget>
 
 class AdapterHealthModel;
@@ -18,7 +20,6 @@ class QSortFilterProxyModel;
 class QSplitter;
 class QStackedWidget;
 class QTableView;
-class QTimer;
 
 class AdapterHealthView : public QDockWidget
 {
@@ -71,7 +72,6 @@ private:
     void updateDetails();
     void updateSummary();
     void fitColumns();
-    void showStatus(const QString& text, bool problem);
 
     OperatorInterface* m_backend;
     AdapterHealthModel* m_model;
@@ -83,8 +83,7 @@ private:
     QPushButton* m_enableButton = nullptr;
     QPushButton* m_reloadButton = nullptr;
     QLabel* m_summaryLabel = nullptr;
-    QLabel* m_statusLabel = nullptr;
-    QTimer* m_statusTimer = nullptr;
+    StatusNote* m_statusLabel = nullptr;
     QStackedWidget* m_stack = nullptr;
     QLabel* m_emptyLabel = nullptr;
     QSplitter* m_splitter = nullptr;

@@ -22,14 +22,11 @@
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableView>
-#include <QTimer>
 #include <QVBoxLayout>
 
 namespace {
 
 // The colours the rest of the window uses for problems and quiet notes.
-const QLatin1String ProblemStyle("QLabel { color: #c01c28; }");
-constexpr int StatusShownMs = 8000;
 
 void configureTable(QTableView* table)
 {
@@ -108,11 +105,6 @@ RepositoryView::RepositoryView(OperatorInterface* backend, QWidget* parent)
     layout->addWidget(m_splitter);
     setWidget(contents);
 
-    m_statusTimer = new QTimer(this);
-    m_statusTimer->setSingleShot(true);
-    m_statusTimer->setInterval(StatusShownMs);
-    connect(m_statusTimer, &QTimer::timeout, this, [this] { showStatus(QString(), false); });
-
     connect(m_repositoryList->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
         &RepositoryView::onCurrentRepositoryChanged);
     connect(m_fileList->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
@@ -147,12 +139,7 @@ QWidget* RepositoryView::createRepositoryPane()
     m_removeButton->setToolTip(tr("Stop showing the selected repository (nothing on disk changes)"));
     connect(m_removeButton, &QPushButton::clicked, this, &RepositoryView::removeCurrentRepository);
 
-    m_statusLabel = new QLabel;
-    m_statusLabel->setObjectName(QStringLiteral("repositoryStatus"));
-    m_statusLabel->setTextFormat(Qt::PlainText);
-    m_statusLabel->setWordWrap(true);
-    m_statusLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_statusLabel->hide();
+    m_statusLabel = new StatusNote(QStringLiteral("repositoryStatus"));
 
     m_repositoryList = new QTableView;
     m_repositoryList->setObjectName(QStringLiteral("repositoryList"));
@@ -200,7 +187,7 @@ QWidget* RepositoryView::createDetailsPane()
     m_branchLabel = plainLabel(QStringLiteral("repositoryBranch"));
     m_headLabel = plainLabel(QStringLiteral("repositoryHead"));
     m_errorLabel = plainLabel(QStringLiteral("repositoryError"));
-    m_errorLabel->setStyleSheet(ProblemStyle);
+    m_errorLabel->setStyleSheet(StatusNote::problemStyleSheet());
     m_errorLabel->setWordWrap(true);
     m_errorLabel->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Minimum);
 
@@ -411,8 +398,7 @@ void RepositoryView::addRepository(const QString& path)
     m_pendingAddCanonical = QFileInfo(path).canonicalFilePath();
     if (!selectRepository(path) && !m_pendingAddCanonical.isEmpty())
         selectRepository(m_pendingAddCanonical);
-    showStatus(tr("Adding %1…").arg(path), false);
-    m_statusTimer->stop(); // stays until the backend answers
+    m_statusLabel->showPending(tr("Adding %1…").arg(path)); // until the backend answers
     m_backend->addRepository(path);
 }
 
@@ -421,8 +407,8 @@ void RepositoryView::refreshCurrentRepository()
     if (m_currentPath.isEmpty())
         return;
     m_refreshingPath = m_currentPath;
-    showStatus(tr("Refreshing %1…").arg(RepositoryListModel::repositoryName(m_currentPath)), false);
-    m_statusTimer->stop(); // stays until the state arrives
+    // Until the state arrives.
+    m_statusLabel->showPending(tr("Refreshing %1…").arg(RepositoryListModel::repositoryName(m_currentPath)));
     m_backend->refreshRepository(m_currentPath);
 }
 
@@ -443,13 +429,13 @@ void RepositoryView::onStatesChanged(const RepositoryStateList& states)
     for (const RepositoryState& state : states) {
         if (!m_pendingAdd.isEmpty() && (state.path == m_pendingAdd || state.path == m_pendingAddCanonical)) {
             select = state.path;
-            showStatus(tr("Added %1").arg(state.path), false);
+            m_statusLabel->showNote(tr("Added %1").arg(state.path));
             m_pendingAdd.clear();
             m_pendingAddCanonical.clear();
         }
         if (!m_refreshingPath.isEmpty() && state.path == m_refreshingPath) {
             m_refreshingPath.clear();
-            showStatus(QString(), false);
+            m_statusLabel->clearNote();
         }
         if (m_pendingCallId != 0 && state.callIds.contains(m_pendingCallId)) {
             select = state.path;
@@ -488,18 +474,18 @@ void RepositoryView::onCommandFailed(const QString& command, const QString& mess
     if (command == QLatin1String("addRepository")) {
         m_pendingAdd.clear();
         m_pendingAddCanonical.clear();
-        showStatus(tr("Could not add the repository: %1").arg(message), true);
+        m_statusLabel->showProblem(tr("Could not add the repository: %1").arg(message));
     } else if (command == QLatin1String("removeRepository")) {
-        showStatus(tr("Could not remove the repository: %1").arg(message), true);
+        m_statusLabel->showProblem(tr("Could not remove the repository: %1").arg(message));
     } else if (command == QLatin1String("refreshRepository")) {
-        showStatus(tr("Could not refresh the repository: %1").arg(message), true);
+        m_statusLabel->showProblem(tr("Could not refresh the repository: %1").arg(message));
     } else if (command == QLatin1String("loadFileDiff")) {
         if (m_diffLoading) {
             m_diffLoading = false;
             showDiffMessage(message);
-            m_diffNote->setStyleSheet(ProblemStyle);
+            m_diffNote->setStyleSheet(StatusNote::problemStyleSheet());
         } else {
-            showStatus(message, true);
+            m_statusLabel->showProblem(message);
         }
     }
 }
@@ -692,7 +678,7 @@ void RepositoryView::showDiff(const FileDiff& diff)
     if (diff.error.isEmpty() && staged.isEmpty() && unstaged.isEmpty())
         notes << tr("No differences in the text (only the file's mode may have changed).");
     m_diffNote->setText(notes.join(QLatin1Char(' ')));
-    m_diffNote->setStyleSheet(diff.error.isEmpty() ? QString() : QString(ProblemStyle));
+    m_diffNote->setStyleSheet(diff.error.isEmpty() ? QString() : StatusNote::problemStyleSheet());
     m_diffNote->setForegroundRole(diff.error.isEmpty() ? QPalette::PlaceholderText : QPalette::WindowText);
     m_diffNote->setVisible(!notes.isEmpty());
 
@@ -708,18 +694,6 @@ void RepositoryView::showDiff(const FileDiff& diff)
     m_stagedDiff->parentWidget()->setVisible(!staged.isEmpty());
     m_unstagedDiff->parentWidget()->setVisible(!unstaged.isEmpty());
     m_diffPanes->setVisible(!staged.isEmpty() || !unstaged.isEmpty());
-}
-
-void RepositoryView::showStatus(const QString& text, bool problem)
-{
-    m_statusLabel->setText(text);
-    m_statusLabel->setStyleSheet(problem ? QString(ProblemStyle) : QString());
-    m_statusLabel->setVisible(!text.isEmpty());
-    // Problems stay until the next action; progress and success notes fade.
-    if (text.isEmpty() || problem)
-        m_statusTimer->stop();
-    else
-        m_statusTimer->start();
 }
 
 void RepositoryView::fitRepositoryColumns()

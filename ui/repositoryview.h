@@ -10,6 +10,8 @@
 #include "backendstates.h"
 #include "toolcall.h"
 
+#include "statusnote.h"
+
 #include <QDockWidget>
 
 #include <functional>
@@ -23,7 +25,6 @@ class QPushButton;
 class QSplitter;
 class QTabWidget;
 class QTableView;
-class QTimer;
 class RepositoryFilesModel;
 class RepositoryListModel;
 
@@ -102,7 +103,6 @@ private:
     void showDiffMessage(const QString& text);
     void showDiff(const FileDiff& diff);
     void requestDiff();
-    void showStatus(const QString& text, bool problem);
     void fitRepositoryColumns();
     void fitFileColumns();
     void updateActions();
@@ -118,8 +118,7 @@ private:
     QPushButton* m_addButton = nullptr;
     QPushButton* m_refreshButton = nullptr;
     QPushButton* m_removeButton = nullptr;
-    QLabel* m_statusLabel = nullptr;
-    QTimer* m_statusTimer = nullptr;
+    StatusNote* m_statusLabel = nullptr;
     QTableView* m_repositoryList = nullptr;
 
     QWidget* m_details = nullptr;
