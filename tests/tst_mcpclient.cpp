@@ -41,6 +41,15 @@ int methodCount(const json& stats, const char* method)
     return stats["methods"][method].get<int>();
 }
 
+// A number fault-upstream's stats carry at the top level (listeningOpen, listeningOpened); -1 when
+// it did not answer.
+qint64 statNumber(const json& stats, const char* key)
+{
+    if (!stats.is_object() || !stats.contains(key) || !stats[key].is_number())
+        return -1;
+    return stats[key].get<qint64>();
+}
+
 } // namespace
 
 class TestMcpClient : public QObject
@@ -50,10 +59,11 @@ class TestMcpClient : public QObject
 private:
     UpstreamProcess m_upstream;
 
-    std::unique_ptr<McpClient> makeClient(const QByteArray& token = {}, int networkManagers = 3)
+    std::unique_ptr<McpClient> makeClient(const QByteArray& token = {}, int networkManagers = 3, bool listen = true)
     {
         McpClient::Settings settings;
         settings.networkManagers = networkManagers;
+        settings.listenForNotifications = listen;
         settings.endpoint = m_upstream.url();
         settings.bearerToken = token;
         settings.clientVersion = QStringLiteral("0.1-test");
@@ -116,7 +126,8 @@ private Q_SLOTS:
         QCOMPARE(sessionChanged.at(0).at(0).toString(), client->sessionId());
         QCOMPARE(methodCount(stats, "initialize"), 1);
         QCOMPARE(methodCount(stats, "notifications/initialized"), 1);
-        // The last request was notifications/initialized: it carries the session and the version.
+        // The last request (notifications/initialized, or the GET stream opened after it) carries the
+        // session and the version.
         QCOMPARE(stats["lastHeaders"].value("mcp-session-id", std::string()), client->sessionId().toStdString());
         QCOMPARE(stats["lastHeaders"].value("mcp-protocol-version", std::string()), std::string("2025-11-25"));
     }
@@ -324,6 +335,8 @@ private Q_SLOTS:
         QVERIFY(m_upstream.control(QStringLiteral("ok"), {{"sse", true}}));
         auto client = makeClient();
         QVERIFY(initialize(*client));
+        // The GET stream's connection is its own and opened once: not counted among the calls'.
+        QTRY_COMPARE_WITH_TIMEOUT(statNumber(m_upstream.stats(), "listeningOpen"), 1, waitMs);
         const qint64 before = m_upstream.stats().value("connections", qint64(0));
         for (int i = 0; i < 10; ++i) {
             auto result = call(*client, QStringLiteral("echo"), {{"text", std::to_string(i)}});
@@ -460,7 +473,7 @@ private Q_SLOTS:
 
     void sseResumption()
     {
-        auto client = makeClient();
+        auto client = makeClient({}, 3, false); // no GET stream: the one GET counted is the resumption
         QVERIFY(initialize(*client));
         QVERIFY(m_upstream.control(QStringLiteral("sse-drop")));
         auto result = call(*client, QStringLiteral("echo"), {{"text", "x"}});
@@ -477,7 +490,7 @@ private Q_SLOTS:
 
     void sseResumptionRefused()
     {
-        auto client = makeClient();
+        auto client = makeClient({}, 3, false);
         QVERIFY(initialize(*client));
         QVERIFY(m_upstream.control(QStringLiteral("sse-drop"), {{"resumable", false}}));
         auto result = call(*client, QStringLiteral("echo"), {{"text", "x"}});
@@ -507,12 +520,13 @@ private Q_SLOTS:
         std::optional<McpClient::ToolList> list;
         client->listTools([&](const McpClient::ToolList& l, const std::optional<McpClient::Failure>&) { list = l; });
         QTRY_VERIFY_WITH_TIMEOUT(list.has_value(), waitMs);
+        QTRY_COMPARE_WITH_TIMEOUT(statNumber(m_upstream.stats(), "listeningOpened"), 1, waitMs);
         client->close();
         QTRY_COMPARE_WITH_TIMEOUT(methodCount(m_upstream.stats(), "DELETE"), 1, waitMs);
         const json authorization = m_upstream.stats()["authorization"];
         QCOMPARE(authorization.size(), 1u);
-        // initialize, initialized, tools/call, 4 pages of tools/list, DELETE
-        QCOMPARE(authorization.value(expected.toStdString(), 0), 8);
+        // initialize, initialized, the GET stream, tools/call, 4 pages of tools/list, DELETE
+        QCOMPARE(authorization.value(expected.toStdString(), 0), 9);
     }
 
     void elicitationAnswered()
@@ -583,6 +597,164 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(list.has_value(), waitMs);
         QCOMPARE(list->tools.size(), 8u);
         QCOMPARE(list->tools.back()["name"].get<std::string>(), std::string("added_tool"));
+    }
+
+    // The GET stream: opened once after initialize, with the session, the version and the token.
+    void listeningStreamDeliversListChanged()
+    {
+        auto client = makeClient("listen-token");
+        QSignalSpy changed(client.get(), &McpClient::toolsListChanged);
+        QVERIFY(initialize(*client));
+        QTRY_COMPARE_WITH_TIMEOUT(statNumber(m_upstream.stats(), "listeningOpen"), 1, waitMs);
+        const json stats = m_upstream.stats();
+        QCOMPARE(methodCount(stats, "GET"), 1);
+        QCOMPARE(stats["lastHeaders"].value("accept", std::string()), std::string("text/event-stream"));
+        QCOMPARE(stats["lastHeaders"].value("mcp-session-id", std::string()), client->sessionId().toStdString());
+        QCOMPARE(stats["lastHeaders"].value("mcp-protocol-version", std::string()), std::string("2025-11-25"));
+        QCOMPARE(stats["lastHeaders"].value("authorization", std::string()), std::string("Bearer listen-token"));
+        QVERIFY(!stats["lastHeaders"].contains("last-event-id"));
+
+        QVERIFY(m_upstream.control(QStringLiteral("push-list-changed"), {{"tool", "pushed_tool"}}));
+        QTRY_COMPARE_WITH_TIMEOUT(changed.count(), 1, waitMs);
+        std::optional<McpClient::ToolList> list;
+        client->listTools([&](const McpClient::ToolList& l, const std::optional<McpClient::Failure>&) { list = l; });
+        QTRY_VERIFY_WITH_TIMEOUT(list.has_value(), waitMs);
+        QCOMPARE(list->tools.back()["name"].get<std::string>(), std::string("pushed_tool"));
+        QCOMPARE(statNumber(m_upstream.stats(), "listeningOpened"), 1);
+    }
+
+    // Requests the upstream sends on the GET stream belong to no call: ping is answered, anything
+    // else refused as by a call without a handler; an event that is not JSON is skipped.
+    void listeningStreamAnswersServerRequests()
+    {
+        auto client = makeClient();
+        QSignalSpy changed(client.get(), &McpClient::toolsListChanged);
+        QVERIFY(initialize(*client));
+        QTRY_COMPARE_WITH_TIMEOUT(statNumber(m_upstream.stats(), "listeningOpen"), 1, waitMs);
+        QVERIFY(m_upstream.control(QStringLiteral("listen-ask"), {{"method", "ping"}}));
+        QVERIFY(m_upstream.control(QStringLiteral("listen-ask"),
+            {{"method", "elicitation/create"},
+                {"params", {{"message", "Who?"}, {"requestedSchema", {{"type", "object"}}}}}}));
+        QTRY_COMPARE_WITH_TIMEOUT(m_upstream.stats()["listenAnswers"].size(), 2u, waitMs);
+        const json answers = m_upstream.stats()["listenAnswers"];
+        const auto answerTo = [&](bool wantError) {
+            for (const json& answer : answers) {
+                if (answer.contains("error") == wantError)
+                    return answer;
+            }
+            return json();
+        };
+        QVERIFY2(answerTo(false).value("result", json()) == json::object(), answers.dump().c_str());
+        QVERIFY2(answerTo(true)["error"].value("code", 0) == -32601, answers.dump().c_str());
+        // The stream is still read after the garbage.
+        QVERIFY(m_upstream.control(QStringLiteral("push-list-changed")));
+        QTRY_COMPARE_WITH_TIMEOUT(changed.count(), 1, waitMs);
+        QCOMPARE(statNumber(m_upstream.stats(), "listeningOpened"), 1);
+    }
+
+    // 405: the upstream offers no stream; not asked again for this session, and calls work.
+    void listeningRefusedWith405IsNotRetried()
+    {
+        QVERIFY(m_upstream.control(QStringLiteral("listen-405")));
+        auto client = makeClient();
+        QVERIFY(initialize(*client));
+        QTRY_COMPARE_WITH_TIMEOUT(methodCount(m_upstream.stats(), "GET"), 1, waitMs);
+        QTest::qWait(3'500); // past a first and a second backoff (1 s, 2 s)
+        auto result = call(*client, QStringLiteral("echo"), {{"text", "no stream"}});
+        QTRY_COMPARE_WITH_TIMEOUT(result->completions, 1, waitMs);
+        QVERIFY2(result->outcome.ok(), qPrintable(result->outcome.failure->message));
+        QCOMPARE(firstText(result->outcome.result), QStringLiteral("no stream"));
+        const json stats = m_upstream.stats();
+        QCOMPARE(methodCount(stats, "GET"), 1);
+        QCOMPARE(statNumber(stats, "listeningOpened"), 0);
+    }
+
+    // A dropped stream is opened again after the server's `retry`, naming the last event it had.
+    void droppedListeningStreamReopenedWithLastEventId()
+    {
+        auto client = makeClient();
+        QSignalSpy changed(client.get(), &McpClient::toolsListChanged);
+        QVERIFY(initialize(*client));
+        QTRY_COMPARE_WITH_TIMEOUT(statNumber(m_upstream.stats(), "listeningOpen"), 1, waitMs);
+        QVERIFY(m_upstream.control(QStringLiteral("push-list-changed")));
+        QTRY_COMPARE_WITH_TIMEOUT(changed.count(), 1, waitMs);
+
+        QVERIFY(m_upstream.control(QStringLiteral("listen-drop")));
+        QTRY_COMPARE_WITH_TIMEOUT(statNumber(m_upstream.stats(), "listeningOpened"), 2, waitMs);
+        QTRY_COMPARE_WITH_TIMEOUT(statNumber(m_upstream.stats(), "listeningOpen"), 1, waitMs);
+        json stats = m_upstream.stats();
+        QCOMPARE(methodCount(stats, "GET"), 2);
+        QVERIFY2(stats["lastEventIds"].size() == 1u, stats["lastEventIds"].dump().c_str());
+        QVERIFY2(stats["listenDropIds"].size() == 1u, stats["listenDropIds"].dump().c_str());
+        // The id of the event just before the drop (the priming event and list_changed came earlier).
+        QVERIFY2(stats["lastEventIds"][0] == stats["listenDropIds"][0], stats.dump().c_str());
+        QCOMPARE(stats["lastHeaders"].value("mcp-session-id", std::string()), client->sessionId().toStdString());
+
+        // The new stream delivers as the first did, and it stays the only one.
+        QVERIFY(m_upstream.control(QStringLiteral("push-list-changed")));
+        QTRY_COMPARE_WITH_TIMEOUT(changed.count(), 2, waitMs);
+        QTest::qWait(500);
+        stats = m_upstream.stats();
+        QCOMPARE(statNumber(stats, "listeningOpen"), 1);
+        QCOMPARE(methodCount(stats, "GET"), 2);
+    }
+
+    // close(), destruction and an expired session end the stream: the upstream sees it closed.
+    void listeningStreamEndsWithTheSession()
+    {
+        auto client = makeClient();
+        QVERIFY(initialize(*client));
+        QTRY_COMPARE_WITH_TIMEOUT(statNumber(m_upstream.stats(), "listeningOpen"), 1, waitMs);
+        client->close();
+        QTRY_COMPARE_WITH_TIMEOUT(statNumber(m_upstream.stats(), "listeningOpen"), 0, waitMs);
+        QTest::qWait(1'500); // past the first backoff: nothing reopens a closed client's stream
+        QCOMPARE(methodCount(m_upstream.stats(), "GET"), 1);
+
+        // A new session listens again; the upstream forgetting it (404 on a call) ends that stream
+        // and the next session opens the next one.
+        QVERIFY(initialize(*client));
+        QTRY_COMPARE_WITH_TIMEOUT(statNumber(m_upstream.stats(), "listeningOpened"), 2, waitMs);
+        QVERIFY(m_upstream.control(QStringLiteral("expire-session")));
+        auto result = call(*client, QStringLiteral("echo"), {{"text", "again"}});
+        QTRY_COMPARE_WITH_TIMEOUT(result->completions, 1, waitMs);
+        QVERIFY2(result->outcome.ok(), qPrintable(result->outcome.failure->message));
+        QTRY_COMPARE_WITH_TIMEOUT(statNumber(m_upstream.stats(), "listeningOpened"), 3, waitMs);
+        QTRY_COMPARE_WITH_TIMEOUT(statNumber(m_upstream.stats(), "listeningOpen"), 1, waitMs);
+        QCOMPARE(m_upstream.stats()["lastHeaders"].value("mcp-session-id", std::string()),
+            client->sessionId().toStdString());
+
+        client.reset();
+        QTRY_COMPARE_WITH_TIMEOUT(statNumber(m_upstream.stats(), "listeningOpen"), 0, waitMs);
+    }
+
+    // The stream holds a connection of its own: calls get every connection they had without it
+    // (sixteen over three managers, six over one).
+    void listeningStreamMakesNoCallWait_data()
+    {
+        QTest::addColumn<int>("managers");
+        QTest::addColumn<int>("calls");
+        QTest::newRow("three managers") << 3 << 16;
+        QTest::newRow("one manager") << 1 << 6;
+    }
+
+    void listeningStreamMakesNoCallWait()
+    {
+        QFETCH(int, managers);
+        QFETCH(int, calls);
+        auto client = makeClient({}, managers);
+        QVERIFY(initialize(*client));
+        QTRY_COMPARE_WITH_TIMEOUT(statNumber(m_upstream.stats(), "listeningOpen"), 1, waitMs);
+        std::vector<std::shared_ptr<CallResult>> results;
+        for (int i = 0; i < calls; ++i)
+            results.push_back(call(*client, QStringLiteral("slow"), {{"ms", 5'000}}));
+        QTRY_COMPARE_WITH_TIMEOUT(methodCount(m_upstream.stats(), "tools/call"), calls, waitMs);
+        for (const auto& result : results)
+            QCOMPARE(result->completions, 0);
+        for (const auto& result : results) {
+            QTRY_COMPARE_WITH_TIMEOUT(result->completions, 1, waitMs);
+            QVERIFY2(result->outcome.ok(), qPrintable(result->outcome.failure->message));
+        }
+        QCOMPARE(statNumber(m_upstream.stats(), "listeningOpen"), 1);
     }
 
     void closeFailsCallsInFlight()

@@ -3,6 +3,7 @@
 #include "mcp/jsonrpc.h"
 #include "mcp/protocolversion.h"
 
+#include <QElapsedTimer>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QNetworkRequest>
@@ -116,6 +117,16 @@ private:
     std::optional<qint64> m_retryMs;
     bool m_afterCr = false;
 };
+
+// Whether an event carries a JSON-RPC message: only "message" events with data do (a priming event
+// carries just an id and a retry).
+bool carriesMessage(const SseEvent& event)
+{
+    return (event.type.isEmpty() || event.type == "message") && !event.data.trimmed().isEmpty();
+}
+
+// The message handlers' operation id for messages that belong to no call (the GET stream's).
+constexpr quint64 noOperation = 0;
 
 McpClient::Failure makeFailure(McpClient::FailureKind kind, const QString& message, int httpStatus = 0)
 {
@@ -235,6 +246,24 @@ public:
         }
     };
 
+    // The session's standalone GET stream: what the upstream sends outside any call. It has a
+    // manager of its own, so the connection it holds for the whole session is never one of the six
+    // a call manager opens to the host, and it is counted nowhere as a call.
+    struct Listener
+    {
+        explicit Listener(qint64 maxEventBytes)
+            : sse(maxEventBytes)
+        {}
+        QNetworkReply* reply = nullptr;
+        SseReader sse; // across reopenings: the last event id goes out as Last-Event-ID
+        bool headersSeen = false;
+        bool accepted = false; // a 2xx event stream
+        bool delivered = false; // a message arrived since it opened
+        int failures = 0; // reopenings in a row that delivered nothing: the backoff's exponent
+        QElapsedTimer openedAt;
+        std::unique_ptr<QTimer> reopenTimer;
+    };
+
     explicit Private(McpClient* client)
         : q(client)
     {}
@@ -244,6 +273,7 @@ public:
         // Destruction runs no callback: operations go without their completions, and replies
         // still on the way are cut off before they can report.
         ops.clear();
+        stopListening();
         for (QNetworkReply* reply : std::set<QNetworkReply*>(looseReplies)) {
             QObject::disconnect(reply, nullptr, q, nullptr); // ours only, as in Operation::dropReply
             reply->abort();
@@ -253,6 +283,7 @@ public:
         // would otherwise be decremented in a Private that no longer exists.
         for (auto& [manager, inFlight] : networkManagers)
             delete manager;
+        delete listenManager;
     }
 
     McpClient* q;
@@ -260,6 +291,8 @@ public:
     std::vector<std::pair<QNetworkAccessManager*, int>> networkManagers;
     std::map<quint64, std::unique_ptr<Operation>> ops;
     std::set<QNetworkReply*> looseReplies; // notifications and answers nobody waits on
+    std::unique_ptr<Listener> listener; // while the session listens or waits to listen again
+    QNetworkAccessManager* listenManager = nullptr; // created on first use
 
     quint64 nextOpId = 1;
     qint64 nextRpcId = 1;
@@ -366,9 +399,10 @@ public:
     {
         QNetworkAccessManager* manager = leastBusyManager();
         QNetworkReply* reply = send(manager);
-        const size_t index = size_t(std::find_if(networkManagers.begin(), networkManagers.end(),
-                                        [manager](const auto& entry) { return entry.first == manager; })
-            - networkManagers.begin());
+        const size_t index
+            = size_t(std::find_if(networkManagers.begin(), networkManagers.end(), [manager](const auto& entry) {
+                  return entry.first == manager;
+              }) - networkManagers.begin());
         ++networkManagers[index].second;
         QObject::connect(reply, &QNetworkReply::finished, manager, [this, index] { --networkManagers[index].second; });
         return reply;
@@ -427,6 +461,7 @@ public:
             {"clientInfo",
                 {{"name", settings().clientName.toStdString()}, {"version", settings().clientVersion.toStdString()}}}};
         // A fresh session: no id and no version of an earlier one on the initialize request.
+        stopListening();
         sessionId.clear();
         protocolVersion.clear();
         const quint64 started = generation;
@@ -483,6 +518,7 @@ public:
                 }
                 initialized = true;
                 initializingOp.reset();
+                startListening();
                 QPointer<McpClient> alive(q);
                 Q_EMIT q->sessionChanged(QString::fromLatin1(sessionId));
                 if (alive)
@@ -492,6 +528,7 @@ public:
 
     void failInitialization(const Failure& failure)
     {
+        stopListening();
         ++generation;
         initializingOp.reset();
         initialized = false;
@@ -605,10 +642,8 @@ public:
         for (SseEvent& event : events) {
             if (!alive || !find(opId))
                 return;
-            if (!event.type.isEmpty() && event.type != "message")
+            if (!carriesMessage(event))
                 continue;
-            if (event.data.trimmed().isEmpty())
-                continue; // a priming event: it only carries an id and a retry
             const JsonRpc::ParseResult parsed = JsonRpc::parse(event.data);
             if (!parsed.ok) {
                 finish(opId,
@@ -683,7 +718,7 @@ public:
         const std::string method = message["method"].get<std::string>();
         const json params = message.value("params", json::object());
         if (method == "notifications/progress") {
-            if (op->options.progress && params.is_object()
+            if (op && op->options.progress && params.is_object()
                 && params.value("progressToken", json()) == progressToken(*op))
                 op->options.progress(params);
             return;
@@ -710,7 +745,7 @@ public:
             postLoose(json{{"jsonrpc", "2.0"}, {"id", id}, {"result", json::object()}});
             return;
         }
-        if (!op->options.serverRequest) {
+        if (!op || !op->options.serverRequest) {
             postLoose(json{{"jsonrpc", "2.0"}, {"id", id},
                 {"error", {{"code", JsonRpc::MethodNotFound}, {"message", "the client does not handle " + method}}}});
             return;
@@ -760,6 +795,7 @@ public:
             op->retriedAfter404 = true;
             // Only the first request to learn it forgets the session; others find a new one.
             if (sessionId == op->sessionIdSent) {
+                stopListening();
                 initialized = false;
                 sessionId.clear();
                 protocolVersion.clear();
@@ -851,6 +887,157 @@ public:
         QNetworkRequest request = makeRequest(true);
         request.setRawHeader("Last-Event-ID", op->sse->lastEventId());
         attach(*op, sendCounted([&](QNetworkAccessManager* nam) { return nam->get(request); }), true);
+    }
+
+    // --- the GET stream -----------------------------------------------------------------------
+
+    // After initialize: one stream per session, replacing whatever an earlier session had.
+    void startListening()
+    {
+        stopListening();
+        if (!settings().listenForNotifications)
+            return;
+        listener = std::make_unique<Listener>(settings().maxResponseBytes);
+        openListener();
+    }
+
+    // Aborted, not left to finish: nobody reads it any more and the upstream holds it open. Only
+    // this client's connections are cut, as in Operation::dropReply.
+    void stopListening()
+    {
+        const std::unique_ptr<Listener> ending = std::move(listener);
+        if (!ending || !ending->reply)
+            return;
+        QNetworkReply* reply = ending->reply;
+        QObject::disconnect(reply, nullptr, q, nullptr);
+        reply->abort();
+        reply->deleteLater();
+    }
+
+    void openListener()
+    {
+        if (!listener || listener->reply)
+            return;
+        if (!listenManager)
+            listenManager = new QNetworkAccessManager(q);
+        QNetworkRequest request = makeRequest(true);
+        if (!listener->sse.lastEventId().isEmpty())
+            request.setRawHeader("Last-Event-ID", listener->sse.lastEventId());
+        listener->sse.restart();
+        listener->headersSeen = false;
+        listener->accepted = false;
+        listener->delivered = false;
+        listener->openedAt.start();
+        QNetworkReply* reply = listenManager->get(request);
+        // Read as it comes; what waits unread for the next turn of the event loop is bounded too.
+        reply->setReadBufferSize(std::min<qint64>(settings().maxResponseBytes, 1024 * 1024));
+        listener->reply = reply;
+        QObject::connect(reply, &QNetworkReply::readyRead, q, [this, reply] { onListenerReadyRead(reply); });
+        QObject::connect(reply, &QNetworkReply::finished, q, [this, reply] { onListenerFinished(reply); });
+    }
+
+    bool isListening(QNetworkReply* reply) const { return listener && listener->reply == reply; }
+
+    void onListenerReadyRead(QNetworkReply* reply)
+    {
+        if (!isListening(reply))
+            return;
+        if (!listener->headersSeen) {
+            const QVariant status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute);
+            if (!status.isValid())
+                return;
+            listener->headersSeen = true;
+            const QByteArray type = reply->header(QNetworkRequest::ContentTypeHeader).toByteArray().toLower();
+            listener->accepted = status.toInt() >= 200 && status.toInt() <= 299 && type.startsWith("text/event-stream");
+        }
+        // Read and dropped when it is no event stream: the status decides at the end.
+        const QByteArray chunk = reply->readAll();
+        if (!listener->accepted)
+            return;
+        std::vector<SseEvent> events;
+        const bool withinBounds = listener->sse.feed(chunk, events);
+        QPointer<McpClient> alive(q);
+        for (const SseEvent& event : events) {
+            if (!alive || !isListening(reply))
+                return;
+            if (!carriesMessage(event))
+                continue;
+            // Nothing waits on this stream, so an event that is not JSON fails nothing: it is skipped.
+            const JsonRpc::ParseResult parsed = JsonRpc::parse(event.data);
+            if (!parsed.ok)
+                continue;
+            listener->delivered = true;
+            handleListenerMessage(reply, parsed.value);
+        }
+        if (!withinBounds && alive && isListening(reply)) {
+            // An event past the bound: this stream is given up and another one opened later.
+            QObject::disconnect(reply, nullptr, q, nullptr);
+            reply->abort();
+            reply->deleteLater();
+            listener->reply = nullptr;
+            scheduleListenerReopen();
+        }
+    }
+
+    // Requests and notifications as on a call's stream, but with no call: a request is answered
+    // as one without a handler is (ping gets its empty result), a notification other than
+    // tools/list_changed has no call to go to. Responses do not belong here and are ignored.
+    void handleListenerMessage(QNetworkReply* reply, const json& message)
+    {
+        if (message.is_array()) {
+            QPointer<McpClient> alive(q);
+            for (const json& member : message) {
+                if (!alive || !isListening(reply))
+                    return;
+                handleListenerMessage(reply, member);
+            }
+            return;
+        }
+        if (!message.is_object() || !message.contains("method") || !message["method"].is_string())
+            return;
+        if (message.contains("id"))
+            handleServerRequest(noOperation, message);
+        else
+            handleNotification(noOperation, message);
+    }
+
+    void onListenerFinished(QNetworkReply* reply)
+    {
+        if (!isListening(reply))
+            return;
+        if (reply->bytesAvailable() > 0) {
+            onListenerReadyRead(reply);
+            if (!isListening(reply))
+                return;
+        }
+        listener->reply = nullptr;
+        reply->deleteLater();
+        const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+        if (status == 405 || status == 404) {
+            // The upstream offers no stream (405), or none without a session it knows (404; a call
+            // that gets 404 starts a new session, which tries again): not asked again, not an error.
+            listener.reset();
+            return;
+        }
+        scheduleListenerReopen();
+    }
+
+    // Refused, failed or ended: opened again after the server's `retry` (else defaultSseRetryMs),
+    // doubled each time in a row the stream brought nothing, up to maxListenRetryMs.
+    void scheduleListenerReopen()
+    {
+        const qint64 maxDelay = std::max<qint64>(settings().maxListenRetryMs, 1);
+        if (listener->delivered || (listener->accepted && listener->openedAt.elapsed() >= maxDelay))
+            listener->failures = 0;
+        // At least a millisecond: `retry: 0` from a stream that keeps ending must not spin.
+        const qint64 base
+            = std::clamp<qint64>(listener->sse.retryMs().value_or(settings().defaultSseRetryMs), 1, maxDelay);
+        const qint64 delay = std::min(base << std::min(listener->failures, 30), maxDelay);
+        ++listener->failures;
+        listener->reopenTimer = std::make_unique<QTimer>();
+        listener->reopenTimer->setSingleShot(true);
+        QObject::connect(listener->reopenTimer.get(), &QTimer::timeout, q, [this] { openListener(); });
+        listener->reopenTimer->start(std::chrono::milliseconds(delay));
     }
 
     // --- ending -------------------------------------------------------------------------------
@@ -1025,10 +1212,10 @@ std::shared_ptr<McpClient::PendingCall> McpClient::request(
 
 void McpClient::close()
 {
+    d->stopListening();
     if (!d->sessionId.isEmpty()) {
         QNetworkRequest request = d->makeRequest(false);
-        QNetworkReply* reply
-            = d->sendCounted([&](QNetworkAccessManager* nam) { return nam->deleteResource(request); });
+        QNetworkReply* reply = d->sendCounted([&](QNetworkAccessManager* nam) { return nam->deleteResource(request); });
         d->looseReplies.insert(reply);
         connect(reply, &QNetworkReply::finished, this, [this, reply] {
             d->looseReplies.erase(reply);

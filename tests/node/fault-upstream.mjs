@@ -3,7 +3,9 @@
 //
 //   node fault-upstream.mjs [--port N] [--page-size N]      prints "listening PORT" when ready
 //
-// MCP endpoint: /mcp (POST, GET for resumption only, DELETE).
+// MCP endpoint: /mcp (POST, GET, DELETE). A GET whose Last-Event-ID names a POST stream resumes it
+// (sse-drop); any other GET for a known session opens a listening stream, held open, on which
+// the actions below push (its events have ids `listen-N-M`; a reopening may name one).
 // POST /control {"mode": M, ...} switches what later requests get:
 //   ok            normal service (also clears "sse")
 //   reset         ok, and stats, tool list and sessions as at start
@@ -20,9 +22,18 @@
 //   sse-odd       tools/call answers over SSE written a few bytes at a time with CRLF and lone CR
 //                 line ends, comments, `data:` without a space, a message split over two data
 //                 lines and an event of another type, then the result "odd ok"
+//   listen-405    listening GETs get 405 (the server offers no stream); requests as ok
 // and {"sse": true} alongside any mode answers every request over SSE instead of JSON.
+// Actions (the mode stays as it is):
+//   push-list-changed   {"tool": NAME} adds that tool first (optional); then every open listening
+//                       stream gets notifications/tools/list_changed. Answers {"pushed": streams}
+//   listen-drop   every open listening stream gets an event with an id and `retry: 100`, then is
+//                 destroyed. Answers {"lastIds": [the ids]}, also kept in stats.listenDropIds
+//   listen-ask    {"method": M}: every open listening stream gets an event that is not JSON, then
+//                 the request M; the client's answers go to stats.listenAnswers
 // GET /stats: requests per method, per Authorization value, the last headers, cancellations seen,
-// Last-Event-ID values seen, answers the client gave to elicitation and sampling.
+// Last-Event-ID values seen, answers the client gave to elicitation and sampling, listening
+// streams opened since the reset (listeningOpened) and open now (listeningOpen).
 import http from 'node:http';
 import { randomUUID } from 'node:crypto';
 
@@ -56,12 +67,14 @@ let sessions = new Set();
 let stats;
 const pending = new Map(); // our request id to the client -> resolve(answer message)
 const resumable = new Map(); // stream id -> the message a resumption delivers
+const listeners = new Set(); // open listening streams: { write(message), drop(), res }
 let nextServerRequest = 1;
 let nextStream = 1;
 
 function resetStats() {
     stats = { methods: {}, authorization: {}, lastHeaders: {}, cancelled: [], lastEventIds: [],
-              sessionsIssued: [], elicitationAnswers: [], samplingAnswers: [], connections: 0 };
+              sessionsIssued: [], elicitationAnswers: [], samplingAnswers: [], connections: 0,
+              listeningOpened: 0, listenAnswers: [], listenDropIds: [] };
 }
 resetStats();
 
@@ -100,6 +113,34 @@ function askClient(stream, method, params) {
         pending.set(id, resolve);
         stream.write({ jsonrpc: '2.0', id, method, params });
     });
+}
+
+// A listening stream (GET): primed with an id, then held open until the client goes or an action
+// drops it.
+function listen(req, res, sessionId) {
+    if (mode.mode === 'listen-405') {
+        res.writeHead(405, { Allow: 'POST, DELETE' });
+        return res.end();
+    }
+    if (!sessionId) return sendJson(res, 400, { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'No session id' } });
+    if (!sessions.has(sessionId)) return sendJson(res, 404, { jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Session not found' } });
+    stats.listeningOpened++;
+    const streamId = `listen-${nextStream++}`;
+    let next = 0;
+    res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' });
+    res.write(`id: ${streamId}-${next++}\ndata: \n\n`);
+    const listener = {
+        res,
+        write: message => res.write(`id: ${streamId}-${next++}\nevent: message\ndata: ${JSON.stringify(message)}\n\n`),
+        drop: () => {
+            const id = `${streamId}-${next++}`;
+            res.write(`id: ${id}\nretry: 100\ndata: \n\n`);
+            setTimeout(() => res.socket?.destroy(), 20);
+            return id;
+        },
+    };
+    listeners.add(listener);
+    res.on('close', () => listeners.delete(listener));
 }
 
 async function callTool(message, res, headers) {
@@ -197,8 +238,11 @@ async function handleMcp(req, res) {
             stream.write(message, `${streamId}-2`);
             return stream.end();
         }
-        res.writeHead(405, { Allow: 'POST, DELETE' });
-        return res.end();
+        if (lastEventId && !lastEventId.startsWith('listen-')) { // a POST stream kept for nobody
+            res.writeHead(405, { Allow: 'POST, DELETE' });
+            return res.end();
+        }
+        return listen(req, res, sessionId);
     }
     if (req.method === 'DELETE') {
         count(stats.methods, 'DELETE');
@@ -279,7 +323,27 @@ async function handleMcp(req, res) {
 async function handleControl(req, res) {
     const body = JSON.parse((await readBody(req)) || '{}');
     const next = body.mode ?? 'ok';
+    if (next === 'push-list-changed') {
+        if (body.tool && !tools.some(t => t.name === body.tool))
+            tools.push({ name: body.tool, description: 'Added by push-list-changed', inputSchema: { type: 'object' } });
+        for (const listener of listeners) listener.write({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
+        return sendJson(res, 200, { mode, pushed: listeners.size });
+    }
+    if (next === 'listen-drop') {
+        const lastIds = [...listeners].map(listener => listener.drop());
+        stats.listenDropIds.push(...lastIds);
+        return sendJson(res, 200, { mode, lastIds });
+    }
+    if (next === 'listen-ask') {
+        for (const listener of listeners) {
+            listener.res.write('event: message\ndata: this is { not json\n\n');
+            askClient(listener, String(body.method ?? 'ping'), body.params ?? {}).then(got => stats.listenAnswers.push(got));
+        }
+        return sendJson(res, 200, { mode, asked: listeners.size });
+    }
     if (next === 'reset') {
+        for (const listener of listeners) listener.res.destroy();
+        listeners.clear();
         resetStats();
         tools = [...baseTools];
         sessions = new Set();
@@ -299,7 +363,7 @@ const server = http.createServer((req, res) => {
     const path = new URL(req.url, 'http://localhost').pathname;
     const fail = error => { if (!res.headersSent) sendJson(res, 500, { error: String(error) }); };
     if (path === '/control' && req.method === 'POST') return handleControl(req, res).catch(fail);
-    if (path === '/stats' && req.method === 'GET') return sendJson(res, 200, stats);
+    if (path === '/stats' && req.method === 'GET') return sendJson(res, 200, { ...stats, listeningOpen: listeners.size });
     if (path === '/mcp') return handleMcp(req, res).catch(fail);
     res.writeHead(404);
     res.end();
