@@ -2,7 +2,8 @@
 // (tests/node/fault-upstream.mjs, faults switched on command), spoken to by an MCP client over HTTP
 // as any client would. Tools offered as adapter.tool, read-only enforcement before any traffic, the
 // breaker opening on failures and closing through half-open, operator commands, elicitation
-// answered at the console, sampling refused, a reloaded configuration.
+// answered at the console, sampling refused, a reloaded configuration, tools/list_changed from the
+// upstream's GET stream.
 
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -64,6 +65,7 @@ private Q_SLOTS:
     void transitionsAreKeptInHistoryAcrossARestart();
     void sinksAreCalledAsSinkOpAndReloaded();
     void upstreamWriteToolAsksThePersonByDefault();
+    void listChangedOnTheUpstreamsStreamRelistsItsTools();
 
 private:
     bool startBackend(std::vector<AdapterConfig> adapters, std::vector<SinkConfig> sinks = {},
@@ -549,6 +551,32 @@ void TestAdapters::upstreamWriteToolAsksThePersonByDefault()
     QVERIFY(outcome->ok());
     QVERIFY2(firstText(outcome->result).contains(QStringLiteral("denied")), outcome->result.dump().c_str());
     QCOMPARE(upstreamCalls(), sentBefore); // denied: nothing went upstream
+}
+
+// The upstream changes its tools and says so on its GET stream, with no call in flight: the adapter
+// (listening by default) lists them again, Switchboard offers the new one, and its own client hears
+// notifications/tools/list_changed (on Switchboard's GET stream: McpClient listens there too).
+void TestAdapters::listChangedOnTheUpstreamsStreamRelistsItsTools()
+{
+    QVERIFY(startBackend({adapter(QStringLiteral("fault"), m_upstream->url())}));
+    QVERIFY(QTest::qWaitFor([&] { return listTools().size() > 3; }, 30'000));
+    QVERIFY(QTest::qWaitFor([&] { return m_upstream->stats().value("listeningOpen", qint64(0)) == 1; }, 30'000));
+    QSignalSpy heard(m_client.get(), &McpClient::toolsListChanged);
+    const qint64 callsBefore = upstreamCalls();
+
+    QVERIFY(m_upstream->control(QStringLiteral("push-list-changed"), {{"tool", "pushed_tool"}}));
+    json names;
+    QVERIFY2(QTest::qWaitFor(
+                 [&] {
+                     names = listTools();
+                     return names.is_array()
+                         && std::find(names.begin(), names.end(), "fault.pushed_tool") != names.end();
+                 },
+                 30'000),
+        names.dump().c_str());
+    QTRY_VERIFY_WITH_TIMEOUT(heard.count() >= 1, 30'000);
+    QCOMPARE(upstreamCalls(), callsBefore); // no call carried it
+    QCOMPARE(m_upstream->stats().value("listeningOpened", qint64(0)), 1);
 }
 
 QTEST_GUILESS_MAIN(TestAdapters)
