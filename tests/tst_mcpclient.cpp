@@ -669,6 +669,19 @@ private Q_SLOTS:
         QCOMPARE(statNumber(stats, "listeningOpened"), 0);
     }
 
+    // An upstream that does not offer tools.listChanged has nothing for the stream: none is opened.
+    void noListeningWithoutListChanged()
+    {
+        QVERIFY(m_upstream.control(QStringLiteral("ok"), {{"listChanged", false}}));
+        auto client = makeClient();
+        QVERIFY(initialize(*client));
+        auto result = call(*client, QStringLiteral("echo"), {{"text", "x"}});
+        QTRY_COMPARE_WITH_TIMEOUT(result->completions, 1, waitMs);
+        QVERIFY2(result->outcome.ok(), qPrintable(result->outcome.failure->message));
+        QTest::qWait(500);
+        QCOMPARE(methodCount(m_upstream.stats(), "GET"), 0);
+    }
+
     // A dropped stream is opened again after the server's `retry`, naming the last event it had.
     void droppedListeningStreamReopenedWithLastEventId()
     {

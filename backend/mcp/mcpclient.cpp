@@ -891,11 +891,18 @@ public:
 
     // --- the GET stream -----------------------------------------------------------------------
 
-    // After initialize: one stream per session, replacing whatever an earlier session had.
+    // After initialize: one stream per session, replacing whatever an earlier session had. Only
+    // for an upstream that says it sends tools/list_changed, the one message outside calls this
+    // client acts on: the stream holds a connection for the whole session, and a server that
+    // expects no listener may take a GET for something else (the conformance suite's sse-retry
+    // server answers a pending call on any GET, as if it were that call's resumption).
     void startListening()
     {
         stopListening();
-        if (!settings().listenForNotifications)
+        const json& capabilities = initResult.capabilities;
+        const bool sendsListChanged = capabilities.is_object() && capabilities.contains("tools")
+            && capabilities["tools"].is_object() && capabilities["tools"].value("listChanged", json()) == json(true);
+        if (!settings().listenForNotifications || !sendsListChanged)
             return;
         listener = std::make_unique<Listener>(settings().maxResponseBytes);
         openListener();

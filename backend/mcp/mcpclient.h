@@ -6,10 +6,10 @@
 // session the upstream forgot (HTTP 404 on a request carrying the id) is initialized again and the
 // request retried once; a dropped SSE response stream is resumed with GET and Last-Event-ID after
 // the server's `retry` delay. Requests the upstream sends during a call (elicitation/create,
-// sampling/createMessage, ping) go to the call's ServerRequestHandler. Each session also listens on
-// the upstream's standalone GET stream for what belongs to no call (tools/list_changed, pings),
-// unless the upstream answers 405. It sends the adapter's own credential (Settings::bearerToken),
-// never anything of the client that asked.
+// sampling/createMessage, ping) go to the call's ServerRequestHandler. Each session with an upstream
+// that offers tools.listChanged also listens on its standalone GET stream for what belongs to no
+// call (tools/list_changed, pings), unless the upstream answers 405. It sends the adapter's own credential
+// (Settings::bearerToken), never anything of the client that asked.
 //
 // Lives on one thread (the backend thread); every callback runs there. Nothing blocks: each
 // operation answers through its callback exactly once (unless the client is destroyed first, when
@@ -44,9 +44,10 @@ public:
         int maxTools = 5'000;
         int maxSseResumes = 5; // resumptions of one dropped stream before giving up
         qint64 defaultSseRetryMs = 1'000; // when the server sent no `retry`
-        // Open the GET stream after initialize, for notifications the upstream sends outside calls.
-        // It is reopened after a backoff (the server's `retry`, else defaultSseRetryMs, doubling up
-        // to maxListenRetryMs) with Last-Event-ID; a 405 or 404 means none for this session.
+        // Open the GET stream after initialize, for notifications the upstream sends outside calls
+        // (when its capabilities promise tools.listChanged; otherwise it has nothing this client
+        // acts on to send there). It is reopened after a backoff (the server's `retry`, else defaultSseRetryMs,
+        // doubling up to maxListenRetryMs) with Last-Event-ID; a 405 or 404 means none for this session.
         bool listenForNotifications = true;
         qint64 maxListenRetryMs = 30'000;
         // QNetworkAccessManagers the requests are spread over. Each opens at most six connections

@@ -23,7 +23,8 @@
 //                 line ends, comments, `data:` without a space, a message split over two data
 //                 lines and an event of another type, then the result "odd ok"
 //   listen-405    listening GETs get 405 (the server offers no stream); requests as ok
-// and {"sse": true} alongside any mode answers every request over SSE instead of JSON.
+// and {"sse": true} alongside any mode answers every request over SSE instead of JSON;
+// {"listChanged": false} leaves tools.listChanged out of the capabilities initialize offers.
 // Actions (the mode stays as it is):
 //   push-list-changed   {"tool": NAME} adds that tool first (optional); then every open listening
 //                       stream gets notifications/tools/list_changed. Answers {"pushed": streams}
@@ -284,7 +285,7 @@ async function handleMcp(req, res) {
         stats.sessionsIssued.push(id);
         const asked = message.params?.protocolVersion;
         const version = ['2025-03-26', '2025-06-18', '2025-11-25'].includes(asked) ? asked : '2025-11-25';
-        const result = { protocolVersion: version, capabilities: { tools: { listChanged: true } },
+        const result = { protocolVersion: version, capabilities: { tools: { listChanged: mode.listChanged !== false } },
                          serverInfo: { name: 'fault-upstream', version: '1.0.0' } };
         const headers = { 'Mcp-Session-Id': id };
         if (mode.sse) {
