@@ -73,8 +73,8 @@ nlohmann::json ToolCall::toJson() const
     return nlohmann::json{{"id", id}, {"sessionId", sessionId.toStdString()}, {"clientName", clientName.toStdString()},
         {"clientVersion", clientVersion.toStdString()}, {"tool", tool.toStdString()},
         {"route", route.toString().toStdString()}, {"request", request.toStdString()},
-        {"response", response.toStdString()}, {"error", error.toStdString()}, {"startedAtMs", startedAtMs},
-        {"durationUs", durationUs}, {"status", callStatusName(status).toStdString()},
+        {"response", response.toStdString()}, {"details", details.toStdString()}, {"error", error.toStdString()},
+        {"startedAtMs", startedAtMs}, {"durationUs", durationUs}, {"status", callStatusName(status).toStdString()},
         {"wholeRequestBytes", wholeRequestBytes}, {"wholeResponseBytes", wholeResponseBytes}};
 }
 
@@ -85,8 +85,8 @@ std::optional<ToolCall> ToolCall::fromJson(const nlohmann::json& value, QString*
     QString status;
     StateJsonReader reader(value, QStringLiteral("call"), problem);
     reader
-        .keys({"id", "sessionId", "clientName", "clientVersion", "tool", "route", "request", "response", "error",
-            "startedAtMs", "durationUs", "status", "wholeRequestBytes", "wholeResponseBytes"})
+        .keys({"id", "sessionId", "clientName", "clientVersion", "tool", "route", "request", "response", "details",
+            "error", "startedAtMs", "durationUs", "status", "wholeRequestBytes", "wholeResponseBytes"})
         .integer("id", &call.id)
         .string("sessionId", &call.sessionId)
         .string("clientName", &call.clientName)
@@ -95,6 +95,7 @@ std::optional<ToolCall> ToolCall::fromJson(const nlohmann::json& value, QString*
         .string("route", &route)
         .string("request", &call.request)
         .string("response", &call.response)
+        .string("details", &call.details)
         .string("error", &call.error)
         .integer("startedAtMs", &call.startedAtMs)
         .integer("durationUs", &call.durationUs)

@@ -36,6 +36,9 @@ struct ToolCall
     ToolRoute route; // where the call went; Unknown when no tool answered to the name
     QByteArray request; // the JSON-RPC request, compact JSON
     QByteArray response; // the JSON-RPC response, compact JSON; empty while running
+    // What the tool attached to the call besides its result, as a compact JSON object (a command
+    // tool's envelope, stdout, stderr, exit status and duration); empty when it attached nothing.
+    QByteArray details;
     QString error; // a one-line reason when status is Error or Cancelled
     qint64 startedAtMs = 0; // milliseconds since the Unix epoch, UTC
     qint64 durationUs = -1; // -1 while running

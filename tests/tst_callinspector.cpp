@@ -149,6 +149,32 @@ private Q_SLOTS:
         QVERIFY(child<QLabel>(inspector, "inspectorPlaceholder")->isVisible());
     }
 
+    // A call's details (a command tool's) get a tab of their own, one section per item, text as it
+    // was printed; a call without details shows no such tab.
+    void showsDetailsOnlyForCallsThatHaveThem()
+    {
+        CallInspector inspector;
+        inspector.show();
+        auto* tabs = child<QTabWidget>(inspector, "inspectorTabs");
+        auto* details = child<QPlainTextEdit>(inspector, "detailsText");
+        ToolCall call = runningCall();
+        call.status = CallStatus::Error;
+        call.durationUs = 1000;
+        call.details = R"({"envelope":{"tool":"wc","input":{"text":"a b"}},"exit":"exit status 3",)"
+                       R"("stderr":"line one\nline two\n"})";
+        inspector.setCall(call);
+        QVERIFY(tabs->isTabVisible(tabs->indexOf(details)));
+        const QString text = details->toPlainText();
+        QVERIFY2(text.contains(QStringLiteral("── stderr ──\nline one\nline two")), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("── exit ──\nexit status 3")), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("\"tool\": \"wc\"")), qPrintable(text));
+
+        call.id += 1;
+        call.details.clear();
+        inspector.setCall(call);
+        QVERIFY(!tabs->isTabVisible(tabs->indexOf(details)));
+    }
+
     void refreshKeepsTheScrollPosition()
     {
         CallInspector inspector;

@@ -208,6 +208,7 @@ void TestCommonTypes::callsSurviveTheRoundTrip()
     call.route = ToolRoute::adapter(QStringLiteral("github"));
     call.request = R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"github.create_issue"}})";
     call.response = R"({"jsonrpc":"2.0","id":1,"result":{"content":[]}})";
+    call.details = R"({"exitStatus":3,"stderr":"no such file\n"})";
     call.error = QStringLiteral("Tool failed: \u00e9t\u00e9");
     call.startedAtMs = 1'700'000'000'123;
     call.durationUs = 4'567;
@@ -219,6 +220,7 @@ void TestCommonTypes::callsSurviveTheRoundTrip()
     QCOMPARE(read->route, call.route);
     QCOMPARE(read->request, call.request);
     QCOMPARE(read->response, call.response);
+    QCOMPARE(read->details, call.details);
     QCOMPARE(read->error, call.error);
     QCOMPARE(read->status, CallStatus::Error);
     QCOMPARE(read->durationUs, call.durationUs);

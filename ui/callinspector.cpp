@@ -150,6 +150,11 @@ CallInspector::CallInspector(QWidget* parent)
     m_tabs->addTab(m_arguments.edit, tr("Arguments"));
     m_tabs->addTab(m_response.edit, tr("Response"));
     m_tabs->addTab(m_request.edit, tr("Request"));
+    // What the tool attached (a command tool's envelope, stdout, stderr, exit status); only calls
+    // that have details show the tab.
+    m_details = createPane(QStringLiteral("detailsText"));
+    m_tabs->addTab(m_details.edit, tr("Details"));
+    m_tabs->setTabVisible(m_tabs->indexOf(m_details.edit), false);
     detailsLayout->addWidget(m_tabs, 1);
     m_stack->addWidget(details);
 
@@ -162,7 +167,7 @@ CallInspector::CallInspector(QWidget* parent)
 CallInspector::~CallInspector()
 {
     // The work holds only its own copy of the bytes: cancelling is enough, nothing to wait for.
-    for (Pane* pane : {&m_arguments, &m_response, &m_request})
+    for (Pane* pane : {&m_arguments, &m_response, &m_request, &m_details})
         pane->formatting.cancel();
 }
 
@@ -201,11 +206,31 @@ QString CallInspector::prettyJson(const QByteArray& bytes)
     return QString::fromStdString(parsed.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
 }
 
+QString CallInspector::detailsText(const QByteArray& bytes)
+{
+    const auto parsed = nlohmann::ordered_json::parse(bytes.constBegin(), bytes.constEnd(), nullptr, false);
+    if (!parsed.is_object())
+        return prettyJson(bytes);
+    QString text;
+    for (auto it = parsed.begin(); it != parsed.end(); ++it) {
+        if (!text.isEmpty())
+            text += QLatin1String("\n\n");
+        text += QStringLiteral("── %1 ──\n").arg(QString::fromStdString(it.key()));
+        if (it->is_string())
+            text += QString::fromStdString(it->get_ref<const std::string&>());
+        else
+            text += QString::fromStdString(it->dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
+    }
+    return text;
+}
+
 QString CallInspector::formatText(const QByteArray& bytes, Format format)
 {
     switch (format) {
     case Format::Json:
         return prettyJson(bytes);
+    case Format::Details:
+        return detailsText(bytes);
     case Format::Arguments:
         return QString::fromUtf8(ToolCall::argumentsFromRequest(bytes));
     case Format::Raw:
@@ -276,7 +301,7 @@ void CallInspector::setPreviewNote(const QString& note)
 
 bool CallInspector::isRendering() const
 {
-    for (const Pane* pane : {&m_arguments, &m_response, &m_request}) {
+    for (const Pane* pane : {&m_arguments, &m_response, &m_request, &m_details}) {
         if (pane->awaitingResult || pane->formatting.isRunning() || !pane->pending.isEmpty())
             return true;
     }
@@ -317,6 +342,8 @@ void CallInspector::showCall(const ToolCall& call, bool preview)
     }
     showInPane(m_response, call.response, Format::Json, noResponse);
     showInPane(m_request, call.request, Format::Json, tr("No request recorded."));
+    m_tabs->setTabVisible(m_tabs->indexOf(m_details.edit), !call.details.isEmpty());
+    showInPane(m_details, call.details, Format::Details, tr("No details."));
     if (!isRendering())
         Q_EMIT renderingFinished();
 }
@@ -328,7 +355,7 @@ void CallInspector::clear()
     m_preview = false;
     m_stack->setCurrentIndex(0);
     setPreviewNote(QString());
-    for (Pane* pane : {&m_arguments, &m_response, &m_request}) {
+    for (Pane* pane : {&m_arguments, &m_response, &m_request, &m_details}) {
         pane->formatting.cancel();
         pane->formatting = QFuture<QString>();
         pane->awaitingResult = false;
@@ -414,7 +441,7 @@ void CallInspector::addPage(Pane* first)
     if (!pane || pane->pending.isEmpty()) {
         pane = nullptr;
         QWidget* current = m_tabs->currentWidget();
-        for (Pane* candidate : {&m_arguments, &m_response, &m_request}) {
+        for (Pane* candidate : {&m_arguments, &m_response, &m_request, &m_details}) {
             if (candidate->pending.isEmpty())
                 continue;
             if (!pane || candidate->edit == current)
@@ -488,6 +515,6 @@ void CallInspector::changeEvent(QEvent* event)
 
 void CallInspector::updateHighlighterColours()
 {
-    for (Pane* pane : {&m_arguments, &m_response, &m_request})
+    for (Pane* pane : {&m_arguments, &m_response, &m_request, &m_details})
         pane->highlighter->setDarkBackground(isDark(pane->edit->palette()));
 }

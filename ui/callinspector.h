@@ -1,7 +1,8 @@
 #pragma once
 
 // CallInspector: everything about one ToolCall: who asked, the route, timing, the error, and the
-// arguments, response and request as pretty-printed, coloured JSON. Shows a value, so it keeps
+// arguments, response and request as pretty-printed, coloured JSON, plus the details its tool
+// attached (a Details tab, shown only for calls that have them). Shows a value, so it keeps
 // showing a call after the call leaves the live log; setCall() with the same id refreshes in place.
 // Stays responsive for bodies of any size: large bodies are formatted on a worker thread (stale work
 // is cancelled when the selection changes), their text is added a page per event-loop iteration,
@@ -39,6 +40,10 @@ public:
 
     // Pretty-printed JSON when `bytes` parse, otherwise the raw text.
     static QString prettyJson(const QByteArray& bytes);
+    // A call's details (a JSON object) as sections, one per member in the tool's order: a heading,
+    // then a string member's text as it is (stdout, stderr keep their lines) or any other value as
+    // pretty-printed JSON. Anything that is not an object is shown as prettyJson would.
+    static QString detailsText(const QByteArray& bytes);
     // Bodies up to this size are formatted at once; larger ones on a worker thread.
     static constexpr qsizetype SyncFormatBytes = 64 * 1024;
     // Characters added to a pane per event-loop iteration.
@@ -75,6 +80,7 @@ private:
         Json, // pretty-printed when it parses
         Arguments, // the request's arguments, pretty-printed
         Raw, // a preview: shown as it is
+        Details, // the call's details, as detailsText() gives them
     };
     struct Pane
     {
@@ -122,4 +128,5 @@ private:
     Pane m_arguments;
     Pane m_response;
     Pane m_request;
+    Pane m_details;
 };

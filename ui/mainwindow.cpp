@@ -503,7 +503,7 @@ void MainWindow::onCurrentCallChanged(const ToolCall& call)
     // The whole call from history is current while history has the state the log shows.
     const bool fullIsCurrent = m_fullCall.id == call.id && m_fullCall.status == call.status
         && m_fullCall.durationUs == call.durationUs && m_fullCall.request.size() == preview.requestBytes
-        && m_fullCall.response.size() == preview.responseBytes;
+        && m_fullCall.response.size() == preview.responseBytes && m_fullCall.details.size() == preview.detailsBytes;
     if (fullIsCurrent) {
         m_inspector->setCall(m_fullCall);
         return;
@@ -544,7 +544,8 @@ void MainWindow::onFullCallLoaded(const ToolCallList& calls)
     const CallPreview preview = m_model->previewAt(row.row());
     for (const ToolCall& call : calls) {
         if (call.id == m_fullCallId && call.status == live.status && call.durationUs == live.durationUs
-            && call.request.size() == preview.requestBytes && call.response.size() == preview.responseBytes) {
+            && call.request.size() == preview.requestBytes && call.response.size() == preview.responseBytes
+            && call.details.size() == preview.detailsBytes) {
             m_fullCall = call;
             m_inspector->setCall(call);
             return;

@@ -258,6 +258,15 @@ ToolCall McpSession::newRecord(
     return record;
 }
 
+QByteArray McpSession::detailsOf(const ToolCallContext& context) const
+{
+    const json details = context.details();
+    if (!details.is_object() || details.empty())
+        return {};
+    return m_environment->redactor.jsonText(
+        QByteArray::fromStdString(details.dump(-1, ' ', false, json::error_handler_t::replace)));
+}
+
 void McpSession::rejectCall(const JsonRpc::Message& message, ToolCall record, int code, const QString& text,
     const std::shared_ptr<ResponseChannel>& channel)
 {
@@ -636,6 +645,7 @@ void McpSession::completeCall(const std::string& key, ToolResult result)
         entry.channel->sendResponse(bytes);
     record.durationUs = entry.timer.nsecsElapsed() / 1000;
     record.response = m_environment->redactor.jsonText(bytes);
+    record.details = detailsOf(*entry.context);
     m_environment->events->publishCallFinished(record);
 }
 
@@ -659,6 +669,7 @@ void McpSession::cancelCall(const std::string& key, const QString& reason, Quest
     record.durationUs = entry.timer.nsecsElapsed() / 1000;
     record.status = CallStatus::Cancelled;
     record.error = m_environment->redactor.text(reason); // may quote the client's own reason
+    record.details = detailsOf(*entry.context); // after cancel(): what the work had done by then
     m_environment->events->publishCallFinished(record);
 }
 

@@ -127,6 +127,8 @@ private:
     void resumeHeldCalls();
     ToolCall newRecord(
         const JsonRpc::Message& message, const QByteArray& rawText, const QString& tool, const ToolRoute& route);
+    // The details the call's tool attached, as the record keeps them (compact JSON, redacted).
+    QByteArray detailsOf(const ToolCallContext& context) const;
     void rejectCall(const JsonRpc::Message& message, ToolCall record, int code, const QString& text,
         const std::shared_ptr<ResponseChannel>& channel);
     void completeCall(const std::string& key, ToolResult result);

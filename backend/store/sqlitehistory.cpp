@@ -13,17 +13,19 @@
 namespace {
 
 const char* const columns = "id, session, client_name, client_version, tool, route, request, response, error, "
-                            "started_at, duration_us, status";
+                            "started_at, duration_us, status, details";
 
 // The same columns with request and response cut to `previewBytes` in SQLite, followed by their
-// whole lengths, so the bodies past the preview are never read.
+// whole lengths, so the bodies past the preview are never read. Details are JSON, which a cut would
+// break: they come whole when they fit the preview and not at all otherwise.
 QString columnsFor(qsizetype previewBytes)
 {
     if (previewBytes <= 0)
         return QLatin1String(columns);
     return QStringLiteral("id, session, client_name, client_version, tool, route, substr(request, 1, %1), "
-                          "substr(response, 1, %1), error, started_at, duration_us, status, length(request), "
-                          "length(response)")
+                          "substr(response, 1, %1), error, started_at, duration_us, status, "
+                          "CASE WHEN length(details) <= %1 THEN details ELSE NULL END, length(request), "
+                          "length(response), length(details)")
         .arg(previewBytes);
 }
 
@@ -43,10 +45,13 @@ ToolCall readCall(const QSqlQuery& q, qsizetype previewBytes)
     call.durationUs = q.value(10).toLongLong();
     if (!callStatusFromName(q.value(11).toString(), &call.status))
         call.status = CallStatus::Error;
+    call.details = q.value(12).toByteArray();
     if (previewBytes > 0) {
-        const qint64 requestBytes = q.value(12).toLongLong();
-        const qint64 responseBytes = q.value(13).toLongLong();
-        if (requestBytes > call.request.size() || responseBytes > call.response.size()) {
+        const qint64 requestBytes = q.value(13).toLongLong();
+        const qint64 responseBytes = q.value(14).toLongLong();
+        const qint64 detailsBytes = q.value(15).toLongLong();
+        if (requestBytes > call.request.size() || responseBytes > call.response.size()
+            || detailsBytes > call.details.size()) {
             call.wholeRequestBytes = requestBytes;
             call.wholeResponseBytes = responseBytes;
         }
@@ -130,6 +135,8 @@ bool SqliteHistory::open(Role role, QString* error)
                            "client_version TEXT, tool TEXT, route TEXT, request BLOB, response BLOB, error TEXT, "
                            "started_at INTEGER, duration_us INTEGER, status TEXT)"),
             QStringLiteral("CREATE INDEX IF NOT EXISTS calls_status ON calls(status)"),
+            // A history written before calls carried details gains the column (empty for its calls).
+            QStringLiteral("ALTER TABLE calls ADD COLUMN details BLOB"),
             QStringLiteral("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER)"),
             QStringLiteral("CREATE TABLE IF NOT EXISTS breaker_transitions (id INTEGER PRIMARY KEY AUTOINCREMENT, "
                            "adapter TEXT, from_phase TEXT, to_phase TEXT, reason TEXT, at_ms INTEGER, "
@@ -140,7 +147,14 @@ bool SqliteHistory::open(Role role, QString* error)
                            "finished' WHERE status='running'"),
         };
     }
+    bool hasDetails = false;
+    if (q.exec(QStringLiteral("PRAGMA table_info(calls)"))) {
+        while (q.next())
+            hasDetails = hasDetails || q.value(1).toString() == QLatin1String("details");
+    }
     for (const QString& statement : std::as_const(statements)) {
+        if (hasDetails && statement.startsWith(QLatin1String("ALTER TABLE calls ADD COLUMN details")))
+            continue;
         if (!q.exec(statement)) {
             *error = QStringLiteral("cannot prepare history %1: %2").arg(m_path, q.lastError().text());
             return false;
@@ -151,7 +165,7 @@ bool SqliteHistory::open(Role role, QString* error)
     q.finish();
     if (role == Role::Writer) {
         m_insert.emplace(m_db);
-        if (!m_insert->prepare(QStringLiteral("INSERT OR REPLACE INTO calls (%1) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)")
+        if (!m_insert->prepare(QStringLiteral("INSERT OR REPLACE INTO calls (%1) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)")
                                    .arg(QLatin1String(columns)))) {
             *error = QStringLiteral("cannot prepare history %1: %2").arg(m_path, m_insert->lastError().text());
             return false;
@@ -248,6 +262,7 @@ bool SqliteHistory::write(const ToolCallList& calls, qint64 leftOut, QString* er
         q.bindValue(9, call.startedAtMs);
         q.bindValue(10, call.durationUs);
         q.bindValue(11, callStatusName(call.status));
+        q.bindValue(12, call.details.isEmpty() ? QVariant() : QVariant(call.details));
         if (!q.exec()) {
             *error = QStringLiteral("cannot write call history: %1").arg(q.lastError().text());
             m_db.rollback();

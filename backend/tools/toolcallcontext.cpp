@@ -54,6 +54,22 @@ void ToolCallContext::setCancellationHandler(std::function<void()> handler)
     m_cancellationHandler = std::move(handler);
 }
 
+void ToolCallContext::setDetailsSource(std::function<json()> source)
+{
+    std::lock_guard lock(m_mutex);
+    m_detailsSource = std::move(source);
+}
+
+json ToolCallContext::details() const
+{
+    std::function<json()> source;
+    {
+        std::lock_guard lock(m_mutex);
+        source = m_detailsSource;
+    }
+    return source ? source() : json();
+}
+
 void ToolCallContext::setSettledHandler(std::function<void()> handler)
 {
     m_settledHandler = std::move(handler);

@@ -85,6 +85,15 @@ public:
     // Finishes the call; later calls (and calls after cancellation) are ignored.
     void finish(ToolResult result);
 
+    // What the call's record shows besides the result (the inspector's Details): a JSON object the
+    // tool builds, such as a command tool's envelope, stdout, stderr and exit status. The session
+    // asks `source` once, on the home thread, when the call finishes or is cancelled, so a cancelled
+    // call still shows what its work had done by then; `source` must therefore be safe to call from
+    // the home thread while the work runs. Any thread may set it; the last one set wins.
+    void setDetailsSource(std::function<nlohmann::json()> source);
+    // The details as the source gives them now; null when the tool set none.
+    nlohmann::json details() const;
+
     // For the session (home thread): marks the call cancelled and runs the cancellation handler.
     void cancel();
     // For the executor (home thread): the deadline passed. The call finishes with `result` and its
@@ -117,9 +126,10 @@ private:
     std::function<void()> m_settledHandler; // home thread
     std::atomic<bool> m_cancelled{false};
     std::atomic<bool> m_finished{false};
-    mutable std::mutex m_mutex; // guards m_deadline and the cancellation wait
+    mutable std::mutex m_mutex; // guards m_deadline, m_detailsSource and the cancellation wait
     mutable std::condition_variable m_cancelledChanged;
     std::optional<Clock::time_point> m_deadline;
+    std::function<nlohmann::json()> m_detailsSource;
     // Home thread only.
     std::optional<double> m_lastProgress;
     std::optional<double> m_lastTotal;
