@@ -5,6 +5,7 @@
 #include "auth/oauthconnector.h"
 #include "auth/secretstore.h"
 #include "backendevents.h"
+#include "commands/commandtoolregistry.h"
 #include "git/connectioncredentialsource.h"
 #include "git/gitlibrary.h"
 #include "git/gitstatuscache.h"
@@ -155,6 +156,7 @@ bool Backend::start(QString* error)
             connect(m_interactions, &InteractionBroker::stateWriteRecovered, this, &Backend::workspaceStateRecovered);
             registerGitTools();
             registerSinks(m_options.config.sinks);
+            registerCommandTools(m_options.config.commandTools);
             registerAdapters();
             QString stateWarning;
             const InteractionBroker::LoadResult loaded = m_interactions->load(&stateWarning);
@@ -378,6 +380,17 @@ void Backend::registerSinks(const std::vector<SinkConfig>& configs)
         qWarning("switchboard: sinks: %s", qPrintable(problem));
 }
 
+// Server thread: the tools of `command_tools:`, a process per call; called again with a reloaded
+// configuration (calls in flight keep the tool they started with).
+void Backend::registerCommandTools(const std::vector<CommandToolConfig>& configs)
+{
+    const CommandToolRegistry commands(configs);
+    QStringList problems;
+    m_registry->replaceSource(CommandToolRegistry::SourceName, commands.tools(), &problems);
+    for (const QString& problem : std::as_const(problems))
+        qWarning("switchboard: command tool left out: %s", qPrintable(problem));
+}
+
 void Backend::adapterCommand(const QString& command, std::function<bool(AdapterRegistry&, QString*)> run)
 {
     if (!m_serverContext) {
@@ -430,21 +443,25 @@ void Backend::reloadConfiguration()
     }
     const QList<AdapterConfig> adapters = config.adapters;
     const auto sinks = config.sinks;
+    const auto commandTools = config.commandTools;
     m_options.config.adapters = adapters;
     m_options.config.sinks = sinks;
+    m_options.config.commandTools = commandTools;
     if (m_serverContext) {
-        QMetaObject::invokeMethod(m_serverContext, [this, adapters, sinks] {
+        QMetaObject::invokeMethod(m_serverContext, [this, adapters, sinks, commandTools] {
             if (!m_registry || !m_adapters)
                 return;
             registerSinks(sinks);
+            registerCommandTools(commandTools);
             m_adapters->apply(std::vector<AdapterConfig>(adapters.begin(), adapters.end()));
         });
     }
     Q_EMIT configurationReloaded(true,
-        QStringLiteral("%1 reloaded: %2 adapters, %3 sinks.")
+        QStringLiteral("%1 reloaded: %2 adapters, %3 sinks, %4 command tools.")
             .arg(m_options.configPath)
             .arg(adapters.size())
-            .arg(qsizetype(sinks.size())));
+            .arg(qsizetype(sinks.size()))
+            .arg(qsizetype(commandTools.size())));
 }
 
 // Server thread, after the secret store and the broker exist: the git tools, with their path and

@@ -113,6 +113,7 @@ public:
 private:
     void registerAdapters();
     void registerSinks(const std::vector<SinkConfig>& configs);
+    void registerCommandTools(const std::vector<CommandToolConfig>& configs);
     void watchConfiguration();
     // Server thread: runs `command` on the adapter registry; a refusal becomes commandFailed.
     void adapterCommand(const QString& command, std::function<bool(AdapterRegistry&, QString*)> run);

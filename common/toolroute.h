@@ -24,6 +24,7 @@ struct ToolRoute
 
     static ToolRoute builtin() { return {RouteKind::Builtin, {}}; }
     static ToolRoute client() { return {RouteKind::Client, {}}; }
+    static ToolRoute command() { return {RouteKind::Command, {}}; }
     static ToolRoute adapter(const QString& name) { return {RouteKind::Adapter, name}; }
     static ToolRoute sink(const QString& name) { return {RouteKind::Sink, name}; }
     static ToolRoute git() { return {RouteKind::Git, {}}; }

@@ -3,6 +3,7 @@
 #include "config/switchboardconfig.h"
 
 #include <QFile>
+#include <QFileInfo>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -27,6 +28,9 @@ private Q_SLOTS:
     void readsTheSinksExampleAsWritten();
     void sinkErrors_data();
     void sinkErrors();
+    void readsCommandTools();
+    void commandToolErrors_data();
+    void commandToolErrors();
 
 private:
     // For rows of `text` and `expected`: loading the text fails with `expected` after the file name.
@@ -692,6 +696,128 @@ void TestSwitchboardConfig::sinkErrors_data()
 }
 
 void TestSwitchboardConfig::sinkErrors()
+{
+    refusedWithLineAndKey();
+}
+
+// The README's command_tools example, and the defaults.
+void TestSwitchboardConfig::readsCommandTools()
+{
+    qputenv("WC_API_KEY", "wc-secret");
+    qputenv("TOOLS_DIR", "/srv/tools");
+    SwitchboardConfig config;
+    QString error;
+    const QString path = write("command_tools:\n"
+                               "  - name: word_count\n"
+                               "    description: Counts the words of a text.\n"
+                               "    command: ${TOOLS_DIR}/wc-tool\n"
+                               "    args: [--json, \"--root=${TOOLS_DIR}\"]\n"
+                               "    env: {LANG: C.UTF-8, API_KEY: \"${WC_API_KEY}\", LITERAL: \"$${HOME}\"}\n"
+                               "    cwd: /srv/tools\n"
+                               "    timeout: 2.5\n"
+                               "    max_concurrent: 2\n"
+                               "    input_schema:\n"
+                               "      type: object\n"
+                               "      properties: {text: {type: string}}\n"
+                               "      required: [text]\n"
+                               "    annotations: {readOnlyHint: true}\n"
+                               "  - name: plain\n"
+                               "    command: jq\n");
+    QVERIFY2(SwitchboardConfig::load(path, &config, &error), qPrintable(error));
+    QVERIFY2(config.warnings.isEmpty(), qPrintable(config.warnings.join(QLatin1Char('\n'))));
+    QCOMPARE(config.commandTools.size(), std::size_t(2));
+    const CommandToolConfig& wc = config.commandTools[0];
+    QCOMPARE(wc.spec.name, QStringLiteral("word_count"));
+    QCOMPARE(wc.spec.description, QStringLiteral("Counts the words of a text."));
+    QCOMPARE(wc.command, QStringLiteral("/srv/tools/wc-tool"));
+    QCOMPARE(wc.args, (QStringList{QStringLiteral("--json"), QStringLiteral("--root=/srv/tools")}));
+    const QList<QPair<QString, QString>> env = {{QStringLiteral("LANG"), QStringLiteral("C.UTF-8")},
+        {QStringLiteral("API_KEY"), QStringLiteral("wc-secret")},
+        {QStringLiteral("LITERAL"), QStringLiteral("${HOME}")}};
+    QCOMPARE(wc.env, env);
+    QCOMPARE(wc.workingDirectory, QStringLiteral("/srv/tools"));
+    QCOMPARE(wc.timeout, std::chrono::milliseconds(2'500));
+    QCOMPARE(wc.maxConcurrent, 2);
+    QVERIFY(wc.spec.isReadOnly());
+    QVERIFY2(wc.spec.inputSchema["required"] == nlohmann::json::array({"text"}), wc.spec.inputSchema.dump().c_str());
+    const CommandToolConfig& plain = config.commandTools[1];
+    QCOMPARE(plain.command, QStringLiteral("jq"));
+    QVERIFY(plain.args.isEmpty());
+    QCOMPARE(plain.workingDirectory, QFileInfo(path).absolutePath());
+    QCOMPARE(plain.timeout, std::chrono::milliseconds(60'000));
+    QCOMPARE(plain.maxConcurrent, CommandToolConfig::DefaultMaxConcurrent);
+    QVERIFY(!plain.spec.isReadOnly());
+    QVERIFY2(plain.spec.inputSchema == nlohmann::json({{"type", "object"}}), plain.spec.inputSchema.dump().c_str());
+}
+
+void TestSwitchboardConfig::commandToolErrors_data()
+{
+    QTest::addColumn<QByteArray>("text");
+    QTest::addColumn<QString>("expected"); // in the error, after the file name
+
+    const QByteArray tool = "command_tools:\n  - name: wc\n    command: /bin/wc\n";
+    QTest::newRow("not a list") << QByteArray("command_tools: {wc: /bin/wc}\n")
+                                << QStringLiteral(":1: command_tools must be a list of tools");
+    QTest::newRow("an entry without a name") << QByteArray("command_tools:\n  - command: /bin/wc\n")
+                                             << QStringLiteral(":2: command_tools each entry needs a name");
+    QTest::newRow("a name with a dot") << QByteArray("command_tools:\n  - name: a.b\n    command: /bin/wc\n")
+                                       << QStringLiteral(":2: command_tools[a.b].name must be 1 to 64 letters");
+    QTest::newRow("the same name twice") << tool + "  - name: wc\n    command: /bin/cat\n"
+                                         << QStringLiteral(":4: command_tools[wc].name is used by an earlier tool");
+    QTest::newRow("no command") << QByteArray("command_tools:\n  - name: wc\n")
+                                << QStringLiteral(":2: command_tools[wc].command is required");
+    QTest::newRow("a relative command with a slash")
+        << QByteArray("command_tools:\n  - name: wc\n    command: bin/wc\n")
+        << QStringLiteral(":3: command_tools[wc].command must be an absolute path or a bare name");
+    QTest::newRow("a command that is a list") << QByteArray("command_tools:\n  - name: wc\n    command: [a]\n")
+                                              << QStringLiteral(":3: command_tools[wc].command must be a string");
+    QTest::newRow("an unknown key") << tool + "    timout: 5\n"
+                                    << QStringLiteral(":4: command_tools[wc].timout is not a key of a command tool "
+                                                      "(its keys: name, description, command, args, env, cwd, timeout");
+    QTest::newRow("args that are a mapping") << tool + "    args: {a: b}\n"
+                                             << QStringLiteral(":4: command_tools[wc].args must be a list of strings");
+    QTest::newRow("env that is a list") << tool + "    env: [A=b]\n"
+                                        << QStringLiteral(":4: command_tools[wc].env must be a mapping");
+    QTest::newRow("an env name that is no variable")
+        << tool + "    env: {\"A-B\": x}\n"
+        << QStringLiteral(":4: command_tools[wc].env has \"A-B\", which is "
+                          "not a variable name");
+    QTest::newRow("env setting TOOL_NAME") << tool + "    env: {TOOL_NAME: other}\n"
+                                           << QStringLiteral(":4: command_tools[wc].env must not set TOOL_NAME");
+    QTest::newRow("an env value that is a list") << tool + "    env: {A: [1]}\n"
+                                                 << QStringLiteral(":4: command_tools[wc].env A must be a string");
+    QTest::newRow("an unset variable in env")
+        << tool + "    env: {A: \"${SWITCHBOARD_TEST_UNSET_VARIABLE}\"}\n"
+        << QStringLiteral(":4: command_tools[wc].env uses the environment variable SWITCHBOARD_TEST_UNSET_VARIABLE, "
+                          "which is not set");
+    QTest::newRow("an unset variable in args") << tool + "    args: [\"${SWITCHBOARD_TEST_UNSET_VARIABLE}\"]\n"
+                                               << QStringLiteral(":4: command_tools[wc].args uses the environment "
+                                                                 "variable SWITCHBOARD_TEST_UNSET_VARIABLE");
+    QTest::newRow("a relative cwd") << tool + "    cwd: tools\n"
+                                    << QStringLiteral(":4: command_tools[wc].cwd must be an absolute path");
+    QTest::newRow("a timeout of zero") << tool
+            + "    timeout: 0\n" << QStringLiteral(":4: command_tools[wc].timeout must be between 0.001 and 86400");
+    QTest::newRow("a timeout that is text") << tool
+            + "    timeout: soon\n" << QStringLiteral(":4: command_tools[wc].timeout must be a number of seconds");
+    QTest::newRow("max_concurrent of zero") << tool + "    max_concurrent: 0\n"
+                                            << QStringLiteral(":4: command_tools[wc].max_concurrent must be between 1 "
+                                                              "and 1000");
+    QTest::newRow("a schema that is a list") << tool + "    inputSchema: [a]\n"
+                                             << QStringLiteral(":4: command_tools[wc].inputSchema must be a JSON "
+                                                               "schema object");
+    QTest::newRow("both schema spellings")
+        << tool + "    inputSchema: {type: object}\n    input_schema: {type: object}\n"
+        << QStringLiteral(":5: command_tools[wc].input_schema and inputSchema "
+                          "cannot both be given");
+    QTest::newRow("annotations that are a list") << tool + "    annotations: [readOnlyHint]\n"
+                                                 << QStringLiteral(":4: command_tools[wc].annotations must be a "
+                                                                   "mapping");
+    QTest::newRow("a description that is a mapping") << tool + "    description: {a: b}\n"
+                                                     << QStringLiteral(":4: command_tools[wc].description must be a "
+                                                                       "string");
+}
+
+void TestSwitchboardConfig::commandToolErrors()
 {
     refusedWithLineAndKey();
 }

@@ -604,6 +604,149 @@ public:
         }
     }
 
+    // command_tools: tools backed by an executable (see CommandToolConfig). As with sinks, a key the
+    // entry does not know is an error: a misspelt timeout or env would run the command otherwise
+    // than the operator thinks.
+    void readCommandTools(const YAML::Node& node, std::vector<CommandToolConfig>* target)
+    {
+        if (!node || node.IsNull())
+            return;
+        if (!node.IsSequence()) {
+            fail(node, "command_tools", "", QStringLiteral("must be a list of tools"));
+            return;
+        }
+        const std::vector<std::string> known = {"name", "description", "command", "args", "env", "cwd", "timeout",
+            "max_concurrent", "inputSchema", "input_schema", "annotations"};
+        for (const auto& item : node) {
+            struct Named
+            {
+                QString name;
+            };
+            std::vector<Named> earlier;
+            for (const CommandToolConfig& tool : std::as_const(*target))
+                earlier.push_back({tool.spec.name});
+            CommandToolConfig tool;
+            const std::string section
+                = namedEntry(item, "command_tools", &CommandToolConfig::isValidName, earlier, "tool", &tool.spec.name);
+            if (section.empty())
+                return;
+            const char* where = section.c_str();
+            for (const auto& entry : item) {
+                const std::string& key = entry.first.Scalar();
+                if (std::find(known.begin(), known.end(), key) == known.end()) {
+                    QStringList names;
+                    for (const std::string& name : known)
+                        names << QString::fromStdString(name);
+                    fail(entry.first, where, key.c_str(),
+                        QStringLiteral("is not a key of a command tool (its keys: %1)")
+                            .arg(names.join(QStringLiteral(", "))));
+                    return;
+                }
+            }
+            if (item["inputSchema"] && item["input_schema"]) {
+                fail(item["input_schema"], where, "input_schema",
+                    QStringLiteral("and inputSchema cannot both be given"));
+                return;
+            }
+            // The spec as ToolSpec reads it: name, description, the schema and the annotations.
+            nlohmann::json spec{{"name", tool.spec.name.toStdString()}};
+            if (const YAML::Node description = item["description"]) {
+                if (!description.IsScalar()) {
+                    fail(description, where, "description", QStringLiteral("must be a string"));
+                    return;
+                }
+                spec["description"] = description.Scalar();
+            }
+            for (const char* key : {"inputSchema", "input_schema"}) {
+                if (const YAML::Node schema = item[key]) {
+                    if (!schema.IsMap()) {
+                        fail(schema, where, key, QStringLiteral("must be a JSON schema object"));
+                        return;
+                    }
+                    spec["inputSchema"] = yamlToJson<nlohmann::json>(schema);
+                }
+            }
+            if (const YAML::Node annotations = item["annotations"]) {
+                if (!annotations.IsMap()) {
+                    fail(annotations, where, "annotations",
+                        QStringLiteral("must be a mapping (readOnlyHint, destructiveHint, …)"));
+                    return;
+                }
+                spec["annotations"] = yamlToJson<nlohmann::json>(annotations);
+            }
+            QString problem;
+            if (!ToolSpec::fromJson(spec, &tool.spec, &problem)) {
+                fail(item, where, "", problem);
+                return;
+            }
+
+            tool.command = readExpanded(item, where, "command");
+            if (!m_error.isEmpty())
+                return;
+            if (tool.command.isEmpty()) {
+                fail(item, where, "command", QStringLiteral("is required: the executable each call starts"));
+                return;
+            }
+            if (tool.command.contains(QLatin1Char('/')) && QFileInfo(tool.command).isRelative()) {
+                fail(item["command"], where, "command",
+                    QStringLiteral("must be an absolute path or a bare name looked up in PATH (\"%1\" is neither)")
+                        .arg(tool.command));
+                return;
+            }
+            readList(item, where, "args", &tool.args);
+            for (QString& arg : tool.args) {
+                if (!expandEnvironment(item["args"], where, "args", &arg))
+                    return;
+            }
+            if (const YAML::Node env = item["env"]; env && !env.IsNull()) {
+                if (!env.IsMap()) {
+                    fail(env, where, "env", QStringLiteral("must be a mapping of variable names to strings"));
+                    return;
+                }
+                static const QRegularExpression variableName(QStringLiteral("^[A-Za-z_][A-Za-z0-9_]*$"));
+                for (const auto& entry : env) {
+                    const QString name = QString::fromStdString(entry.first.Scalar());
+                    if (!variableName.match(name).hasMatch()) {
+                        fail(entry.first, where, "env",
+                            QStringLiteral("has \"%1\", which is not a variable name").arg(name));
+                        return;
+                    }
+                    if (name == QLatin1String("TOOL_NAME")) {
+                        fail(entry.first, where, "env", QStringLiteral("must not set TOOL_NAME (each call sets it)"));
+                        return;
+                    }
+                    if (!entry.second.IsScalar()) {
+                        fail(entry.second, where, "env", QStringLiteral("%1 must be a string").arg(name));
+                        return;
+                    }
+                    QString value = QString::fromStdString(entry.second.Scalar());
+                    if (!expandEnvironment(entry.second, where, "env", &value))
+                        return;
+                    if (value.contains(QChar(0))) {
+                        fail(entry.second, where, "env", QStringLiteral("%1 has a NUL in its value").arg(name));
+                        return;
+                    }
+                    tool.env.append({name, value});
+                }
+            }
+            tool.workingDirectory = readExpanded(item, where, "cwd");
+            if (!m_error.isEmpty())
+                return;
+            if (tool.workingDirectory.isEmpty()) {
+                tool.workingDirectory = QFileInfo(m_path).absolutePath();
+            } else if (QFileInfo(tool.workingDirectory).isRelative()) {
+                fail(item["cwd"], where, "cwd",
+                    QStringLiteral("must be an absolute path (\"%1\" is not)").arg(tool.workingDirectory));
+                return;
+            }
+            readSeconds(item, where, "timeout", 0.001, 24 * 3600, &tool.timeout);
+            read(item, where, "max_concurrent", &tool.maxConcurrent, 1, 1000);
+            if (!m_error.isEmpty())
+                return;
+            target->push_back(std::move(tool));
+        }
+    }
+
     // A webhook's headers: names as HTTP allows them, values without line breaks (after ${VAR}
     // expansion, so a variable cannot smuggle in a header of its own). Host, Content-Length,
     // Transfer-Encoding and Connection belong to the HTTP client.
@@ -789,7 +932,7 @@ bool SwitchboardConfig::load(const QString& path, SwitchboardConfig* config, QSt
     }
     reader.checkKeys(root, nullptr,
         {"server", "console", "history", "interaction", "execution", "permissions", "clientTools", "oauthProviders",
-            "secrets", "git", "mcp_endpoints", "sinks"});
+            "secrets", "git", "mcp_endpoints", "sinks", "command_tools"});
     const YAML::Node server = root["server"];
     if (reader.isSection(server, "server")) {
         reader.checkKeys(server, "server",
@@ -877,6 +1020,7 @@ bool SwitchboardConfig::load(const QString& path, SwitchboardConfig* config, QSt
     }
     reader.readAdapters(root["mcp_endpoints"], &config->adapters);
     reader.readSinks(root["sinks"], &config->sinks);
+    reader.readCommandTools(root["command_tools"], &config->commandTools);
     reader.readClientTools(root["clientTools"], &config->clientTools);
     reader.readOAuthProviders(root["oauthProviders"], &config->oauthProviders);
     // secrets: {store: keychain | file, file: path}, or just `secrets: file`.

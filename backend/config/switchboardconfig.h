@@ -67,12 +67,19 @@
 //     - name: notes
 //       type: file                 # file, jsonl or webhook; each type has keys of its own
 //       root: /srv/notes
+//   command_tools:               # tools backed by an executable, a process per call (see CommandToolConfig)
+//     - name: word_count
+//       command: /usr/local/bin/wc-tool
+//       args: [--json]
+//       env: {LANG: C.UTF-8}
+//       timeout: 60
 //   secrets:                     # where credentials entered in the console go (SecretStore);
 //     store: keychain            # keychain (default) or file: an owner-only (0600) JSON file, not
 //     file: /path/secrets.json   # encrypted, default <state-dir>/secrets.json. `secrets: file` is short.
 
 #include "adapters/adapterconfig.h"
 #include "auth/oauthprovider.h"
+#include "commands/commandtoolconfig.h"
 #include "git/gitsettings.h"
 #include "sinks/sinkconfig.h"
 
@@ -136,6 +143,7 @@ struct SwitchboardConfig
     GitSettings git;
     QList<AdapterConfig> adapters; // mcp_endpoints, in the file's order
     std::vector<SinkConfig> sinks; // in the file's order
+    std::vector<CommandToolConfig> commandTools; // command_tools, in the file's order
 
     QStringList warnings; // unknown keys and the like, for the operator
 

@@ -1,0 +1,62 @@
+#pragma once
+
+// CommandTool: a tool backed by an executable (CommandToolConfig). Each call starts the command
+// afresh in a process group of its own, with TOOL_NAME and a minimal environment, writes the
+// envelope {"tool", "input", "metadata"} to its stdin and closes it, and reads one JSON value from
+// its stdout as the result. A non-zero exit, stdout that is not one JSON value, a timeout, too much
+// output or a command that cannot start is a tool error carrying the exit status and the tail of
+// stderr. The whole process group is killed (SIGTERM, then SIGKILL after a grace) on timeout,
+// cancellation and shutdown, and once more when the command ends, so that a child left behind does
+// not outlive the call. The call's details (envelope, stdout, stderr, exit status, duration) go to
+// the call record through ToolCallContext::setDetailsSource.
+//
+// Immutable; run() is the tool's blocking handler and runs on a worker of the ToolExecutor, where a
+// local event loop drives the process.
+
+#include "commands/commandtoolconfig.h"
+#include "tools/toolregistry.h"
+
+#include <QProcessEnvironment>
+
+class CommandTool
+{
+public:
+    // stdout beyond this fails the call (and kills the command): a result is one JSON value.
+    static constexpr qint64 MaxStdoutBytes = qint64(8) * 1024 * 1024;
+    // stderr is kept as its last this many bytes.
+    static constexpr qint64 MaxStderrBytes = qint64(1) * 1024 * 1024;
+    // An error message quotes the last this many bytes of stderr.
+    static constexpr qint64 MessageStderrBytes = 4 * 1024;
+    // The details keep the first this many bytes of stdout (the result itself is in the response).
+    static constexpr qint64 DetailsStdoutBytes = qint64(1) * 1024 * 1024;
+    // Between SIGTERM and SIGKILL to the process group.
+    static constexpr qint64 KillGraceMs = 1'000;
+    // How often a running call checks its cancellation token and its timeout.
+    static constexpr int CheckIntervalMs = 50;
+
+    explicit CommandTool(CommandToolConfig config);
+
+    const CommandToolConfig& config() const { return m_config; }
+
+    // The tool as ToolRegistry takes it: route command, blocking, at most max_concurrent calls at
+    // once (group "command:<name>"), an executor deadline a little past the tool's own timeout.
+    static RegisteredTool registeredTool(std::shared_ptr<const CommandTool> tool);
+
+    // One call, start to end; blocks the calling (worker) thread.
+    ToolResult run(ToolCallContext& context) const;
+
+    // The environment a call's process gets: the variables of `inherited` named in
+    // inheritedVariables(), then the tool's env, then TOOL_NAME.
+    QProcessEnvironment environment(const QProcessEnvironment& inherited) const;
+    static const QStringList& inheritedVariables();
+    // The JSON written to the command's stdin.
+    static nlohmann::json envelope(const ToolCallContext& context);
+    // A successful command's stdout as the call's result: a CallToolResult as it is when it has a
+    // `content` array; any other JSON value as a text block with the value as structuredContent
+    // (an object as it is, anything else as {"result": value}). False with `problem` set when stdout
+    // is not one JSON value.
+    static bool resultFromStdout(const QByteArray& stdoutBytes, ToolResult* result, QString* problem);
+
+private:
+    CommandToolConfig m_config;
+};
