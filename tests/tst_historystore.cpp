@@ -108,6 +108,7 @@ private Q_SLOTS:
     void runningCallsAreMarkedInterruptedAfterACrash();
     void loadRecentIsOldestFirst();
     void previewsAreCutInSqliteAndKeepTheWholeSizes();
+    void detailsAreKeptAndAnOlderHistoryGainsThem();
     void queryFiltersAndPages_data();
     void queryFiltersAndPages();
     void queryTextIsNotAWildcard();
@@ -363,6 +364,53 @@ void TestHistoryStore::previewsAreCutInSqliteAndKeepTheWholeSizes()
     QCOMPARE(whole.size(), 4);
     QCOMPARE(whole.at(1).request.size(), calls.at(1).request.size());
     QVERIFY(!whole.at(1).hasBodyPreviews());
+}
+
+// A call's details are kept whole; a preview brings them only when they fit (a cut would break
+// their JSON) and otherwise says the call is cut. A history written before calls had details
+// gains the column when opened, its calls without details.
+void TestHistoryStore::detailsAreKeptAndAnOlderHistoryGainsThem()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("h.sqlite"));
+    {
+        QSqlDatabase old = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("old-history"));
+        old.setDatabaseName(path);
+        QVERIFY(old.open());
+        QSqlQuery q(old);
+        QVERIFY(q.exec(QStringLiteral("CREATE TABLE calls (id INTEGER PRIMARY KEY, session TEXT, client_name TEXT, "
+                                      "client_version TEXT, tool TEXT, route TEXT, request BLOB, response BLOB, "
+                                      "error TEXT, started_at INTEGER, duration_us INTEGER, status TEXT)")));
+        QVERIFY(q.exec(QStringLiteral("INSERT INTO calls VALUES (1, 's', 'c', '1', 'echo', 'builtin', '{}', '{}', "
+                                      "'', 1700000000000, 5, 'ok')")));
+        q.finish();
+        old.close();
+    }
+    QSqlDatabase::removeDatabase(QStringLiteral("old-history"));
+
+    HistoryStore store(path);
+    QString error;
+    QVERIFY2(store.open(&error), qPrintable(error));
+    ToolCall small = makeCall(2);
+    small.route = ToolRoute::command();
+    small.details = R"({"exit":"exit status 0","stdout":"{}\n"})";
+    ToolCall large = makeCall(3);
+    large.details = R"({"stdout":")" + QByteArray(10'000, 'x') + R"("})";
+    write(store, {small, large});
+
+    const ToolCallList whole = answer(store, 1, [&] { store.loadRecent(1, 10); });
+    QCOMPARE(whole.size(), 3);
+    QVERIFY(whole.at(0).details.isEmpty());
+    QCOMPARE(whole.at(1).details, small.details);
+    QCOMPARE(whole.at(1).route, ToolRoute::command());
+    QCOMPARE(whole.at(2).details, large.details);
+
+    const ToolCallList previews = answer(store, 2, [&] { store.loadRecent(2, 10, 4096); });
+    QCOMPARE(previews.size(), 3);
+    QCOMPARE(previews.at(1).details, small.details);
+    QVERIFY(!previews.at(1).hasBodyPreviews());
+    QVERIFY(previews.at(2).details.isEmpty());
+    QVERIFY(previews.at(2).hasBodyPreviews());
 }
 
 void TestHistoryStore::queryByCallId()
