@@ -3,8 +3,8 @@
 // ServerFixture: a real McpHttpServer on port 0, on a thread of its own (as the Backend runs it),
 // with the builtin tools plus test tools: "slow" finishes only when released, and counts the
 // cancellations that aborted its work; "write" is not read-only (so it asks when approvals are on)
-// and counts its runs; the debug.* tools run on the executor's worker pool (tools/debugtools.h).
-// With interaction settings, calls go through a real InteractionBroker and
+// and counts its runs; "flood" sends many large progress notifications at once; the debug.* tools run on the executor's
+// worker pool (tools/debugtools.h). With interaction settings, calls go through a real InteractionBroker and
 // request_connection is offered.
 
 #include "backendevents.h"
@@ -56,6 +56,18 @@ public:
                 context->finish(ToolResult::text(QStringLiteral("written")));
             };
             m_registry->add(write);
+            RegisteredTool flood;
+            flood.spec.name = QStringLiteral("flood");
+            flood.spec.description = QStringLiteral("Sends `count` progress notifications of `bytes` each at once");
+            flood.route = ToolRoute::builtin();
+            flood.handler = [](const std::shared_ptr<ToolCallContext>& context) {
+                const int count = context->arguments().value("count", 1);
+                const QString message(context->arguments().value("bytes", 1), QLatin1Char('x'));
+                for (int i = 1; i <= count; ++i)
+                    context->reportProgress(i, count, message);
+                context->finish(ToolResult::text(QStringLiteral("flooded")));
+            };
+            m_registry->add(flood);
             m_registry->replaceSource(QStringLiteral("debug"), debugTools());
             if (interactions) {
                 m_registry->add(ClientTool::requestConnection({QStringLiteral("github")}));

@@ -95,6 +95,7 @@ private Q_SLOTS:
     void malformedHttpGets400();
     void expectContinueIsAnswered();
     void eventStreamForProgress();
+    void notificationsToAClientThatDoesNotReadAreDropped();
     void batchesIn20250326();
     void getStreamReceivesListChanged();
     void deleteEndsSessionAndItsCalls();
@@ -469,6 +470,35 @@ void TestMcpHttpServer::eventStreamForProgress()
     client.send(
         RawHttpClient::post(R"({"jsonrpc":"2.0","id":2,"method":"ping"})", sessionHeaders(m_server->port, m_session)));
     QCOMPARE(client.read().status, 200);
+}
+
+// A tool (or an upstream) that floods progress to a client that does not read: past the limit of
+// unsent bytes notifications are dropped instead of piling up in memory; the response still comes.
+void TestMcpHttpServer::notificationsToAClientThatDoesNotReadAreDropped()
+{
+    McpServerOptions options = ServerFixture::defaultOptions();
+    options.limits.maxUnsentNotificationBytes = 64 * 1024;
+    ServerFixture server(options);
+    const QByteArray session = openSession(server.port);
+    RawHttpClient client(server.port);
+    // The test's event loop runs while it waits: the client's socket must not read meanwhile.
+    client.socket().setReadBufferSize(64 * 1024);
+    // 32 MB of progress: more than the kernel's socket buffers take on loopback.
+    constexpr int Count = 2'000;
+    client.send(RawHttpClient::post(R"({"jsonrpc":"2.0","id":"f","method":"tools/call","params":{"name":"flood",)"
+                                    R"("arguments":{"count":2000,"bytes":16384},"_meta":{"progressToken":"p"}}})",
+        sessionHeaders(server.port, session)));
+    // Not a byte read until the tool has sent everything.
+    QTRY_COMPARE_WITH_TIMEOUT(server.finishedCalls().size(), 1, 30'000);
+    const auto response = client.read(60'000);
+    QVERIFY(response.ok);
+    const auto events = response.events();
+    QVERIFY(!events.isEmpty());
+    const json result = json::parse(events.last().toStdString());
+    QCOMPARE_JSON(result["id"], "f");
+    QCOMPARE_JSON(result["result"]["content"][0]["text"], "flooded");
+    const qsizetype progressEvents = events.size() - 1;
+    QVERIFY2(progressEvents < Count / 2, qPrintable(QString::number(progressEvents)));
 }
 
 void TestMcpHttpServer::batchesIn20250326()

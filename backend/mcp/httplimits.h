@@ -14,6 +14,10 @@ struct HttpLimits
     int maxConnections = 512; // open connections in total; the oldest idle one makes room, or 503
     int maxConnectionsPerPeer = 256; // open connections from one peer address
     int reservedFileDescriptors = 128; // never used for connections: files, pipes, processes, SQLite
+    // Notifications (progress, log messages) are dropped while this much is already waiting to be
+    // written to a client that does not read: a tool or an upstream that floods them cannot grow
+    // the process without bound. Responses are never dropped.
+    qint64 maxUnsentNotificationBytes = 8 * 1024 * 1024;
 
     // What one connection may buffer before it is refused: the largest head and body, plus the
     // chunk framing a body may add.

@@ -98,6 +98,13 @@ QByteArray chunk(const QByteArray& data)
 
 // Sends what the responder wrote now rather than when the event loop next sees the socket
 // writable: one poll less per response, and progress events leave as they happen.
+// Whether a notification may still go out on this connection: not while more than `limit` bytes
+// wait unsent (the client is not reading).
+bool roomForNotification(const QTcpSocket* socket, qint64 limit)
+{
+    return socket && socket->bytesToWrite() <= limit;
+}
+
 void sendNow(QHttpServerResponder& responder)
 {
     if (QTcpSocket* socket = responder.socket())
@@ -124,9 +131,10 @@ class McpHttpServer::PostExchange : public ResponseChannel
 {
 public:
     PostExchange(QHttpServerResponder responder, QTcpSocket* socket, Headers headers, int expectedResponses, bool batch,
-        bool closeAfter)
+        bool closeAfter, qint64 maxUnsentNotificationBytes)
         : m_responder(std::move(responder))
         , m_socket(socket)
+        , m_maxUnsentNotificationBytes(maxUnsentNotificationBytes)
         , m_headers(std::move(headers))
         , m_expected(expectedResponses)
         , m_batch(batch)
@@ -135,7 +143,7 @@ public:
 
     void sendNotification(const QByteArray& message) override
     {
-        if (!isOpen())
+        if (!isOpen() || !roomForNotification(m_socket, m_maxUnsentNotificationBytes))
             return;
         startStream();
         m_responder.writeBody(chunk(sseEvent(message)));
@@ -253,6 +261,7 @@ private:
 
     QHttpServerResponder m_responder;
     QPointer<QTcpSocket> m_socket;
+    const qint64 m_maxUnsentNotificationBytes;
     Headers m_headers;
     int m_expected;
     bool m_batch;
@@ -270,9 +279,11 @@ private:
 class McpHttpServer::EventStream : public ResponseChannel
 {
 public:
-    EventStream(QHttpServerResponder responder, QTcpSocket* socket, const Headers& headers, int keepAliveMs)
+    EventStream(QHttpServerResponder responder, QTcpSocket* socket, const Headers& headers, int keepAliveMs,
+        qint64 maxUnsentNotificationBytes)
         : m_responder(std::move(responder))
         , m_socket(socket)
+        , m_maxUnsentNotificationBytes(maxUnsentNotificationBytes)
     {
         writeEventStreamHead(m_responder, headers);
         m_responder.writeBody(chunk(": stream open\n\n"));
@@ -298,18 +309,23 @@ public:
 
     void sendNotification(const QByteArray& message) override
     {
+        if (roomForNotification(m_socket, m_maxUnsentNotificationBytes))
+            sendResponse(message);
+    }
+    void sendResponse(const QByteArray& message) override
+    {
         if (isOpen()) {
             m_responder.writeBody(chunk(sseEvent(message)));
             sendNow(m_responder);
         }
     }
-    void sendResponse(const QByteArray& message) override { sendNotification(message); }
     void skipResponse() override {}
     bool isOpen() const override { return m_socket && m_socket->state() == QAbstractSocket::ConnectedState; }
 
 private:
     QHttpServerResponder m_responder;
     QPointer<QTcpSocket> m_socket;
+    const qint64 m_maxUnsentNotificationBytes;
     QTimer m_keepAlive;
 };
 
@@ -739,8 +755,8 @@ void McpHttpServer::handlePost(
     }
 
     const bool closeAfter = request.value("connection").toLower() == "close";
-    auto exchange
-        = std::make_shared<PostExchange>(std::move(responder), socket, std::move(headers), expected, batch, closeAfter);
+    auto exchange = std::make_shared<PostExchange>(std::move(responder), socket, std::move(headers), expected, batch,
+        closeAfter, m_options.limits.maxUnsentNotificationBytes);
     exchange->self = exchange;
     if (batch && session->refuseBatchThatWouldPause(messages, exchange))
         return;
@@ -766,7 +782,8 @@ void McpHttpServer::handleGet(
             "Conflict: this session already has an open event stream", headers);
         return;
     }
-    auto stream = std::make_shared<EventStream>(std::move(responder), socket, headers, m_options.keepAliveIntervalMs);
+    auto stream = std::make_shared<EventStream>(std::move(responder), socket, headers, m_options.keepAliveIntervalMs,
+        m_options.limits.maxUnsentNotificationBytes);
     session->setNotificationStream(stream);
     const QByteArray id = session->id();
     connect(socket, &QTcpSocket::disconnected, this, [this, id, raw = stream.get()] {
