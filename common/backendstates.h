@@ -83,7 +83,7 @@ struct AdapterStatus
     qint64 lastErrorAtMs = 0; // 0: none yet
     qint64 lastSuccessAtMs = 0; // 0: none yet
     qint64 calls = 0; // calls admitted and sent upstream
-    qint64 rejectedCalls = 0; // refused by the breaker or a disabled adapter (read-only refusals are the router's)
+    qint64 rejectedCalls = 0; // refused by the breaker, a disabled adapter or read-only enforcement
     qint64 failures = 0; // connection errors, timeouts, 5xx, malformed responses
     qint64 authenticationFailures = 0;
     qint64 latencyP50Us = 0; // of the newest tool calls sent upstream (not connecting); 0: no call yet

@@ -81,6 +81,7 @@ private:
     std::unique_ptr<McpClient> m_client;
     QHash<QString, BreakerState> m_breakers;
     QList<BreakerTransitionRecord> m_transitions;
+    QHash<QString, AdapterStatus> m_statuses; // newest per adapter
 };
 
 void TestAdapters::init()
@@ -90,6 +91,7 @@ void TestAdapters::init()
     QVERIFY2(m_upstream->start(), qPrintable(m_upstream->errorString()));
     m_breakers.clear();
     m_transitions.clear();
+    m_statuses.clear();
 }
 
 void TestAdapters::cleanup()
@@ -118,6 +120,7 @@ bool TestAdapters::startBackend(
     });
     connect(m_backend.get(), &Backend::adapterStatusesChanged, this, [this](const AdapterStatusList& statuses) {
         for (const AdapterStatus& status : statuses) {
+            m_statuses.insert(status.name, status);
             for (const BreakerTransitionRecord& transition : status.transitions) {
                 if (!m_transitions.contains(transition))
                     m_transitions.append(transition);
@@ -233,6 +236,8 @@ void TestAdapters::writeToReadOnlyAdapterIsRefusedBeforeAnyTraffic()
     QCOMPARE(firstText(refused), QStringLiteral("write not allowed on read-only adapter ro"));
     QCOMPARE(upstreamCalls(), before);
     QVERIFY(before >= 0);
+    // The operator sees the attempt among the adapter's rejected calls.
+    QTRY_COMPARE_WITH_TIMEOUT(m_statuses.value(QStringLiteral("ro")).rejectedCalls, qint64(1), 10'000);
     // Read tools still run.
     QCOMPARE(firstText(call(QStringLiteral("ro.echo"), {{"text", "read"}})), QStringLiteral("read"));
 }

@@ -353,8 +353,13 @@ std::vector<RegisteredTool> UpstreamAdapter::tools() const
             self->handleCall(context, upstreamName);
         };
         // Unannotated tools count as writes.
-        if (m_config.readOnly && !annotatedReadOnly(upstream))
+        if (m_config.readOnly && !annotatedReadOnly(upstream)) {
             tool.refusal = readOnlyRefusal(m_config.name);
+            tool.refused = [self] {
+                ++self->m_rejected;
+                self->publishFiguresSoon();
+            };
+        }
         offered.push_back(std::move(tool));
     }
     return offered;

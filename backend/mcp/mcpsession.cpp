@@ -418,6 +418,8 @@ void McpSession::admitCall(const std::string& key)
     const std::shared_ptr<ToolCallContext> context = entry.context;
     const std::shared_ptr<const RegisteredTool> tool = entry.tool;
     if (!tool->refusal.isEmpty()) {
+        if (tool->refused)
+            tool->refused();
         context->finish(ToolResult::error(tool->refusal));
         return;
     }

@@ -44,6 +44,9 @@ struct RegisteredTool
     // not listed, and every call fails with this message before its arguments are checked, before
     // any question and before any traffic.
     QString refusal;
+    // Called on the backend thread when a call was refused with `refusal`, so the tool's source can
+    // count it (an adapter's "rejected" figure).
+    std::function<void()> refused;
 };
 
 class ToolRegistry : public QObject
