@@ -1,214 +1,61 @@
-// The composition root: reads the command line and configuration, starts the backend, then shows
-// the window, or runs headless when asked to or when there is no display.
+// switchboard: the command. Links no GUI library, so that what runs without a window starts fast:
+// headless (`--headless`, or when there is no display) it serves and logs one line per call; when
+// a window is wanted it becomes `switchboard-console` (exec, the same process id), installed next
+// to it.
 
-#include "auth/servertoken.h"
-#include "backend.h"
-#include "backendevents.h"
-#include "calllogmodel.h"
-#include "commandline.h"
-#include "config/switchboardconfig.h"
-#include "headlessreporter.h"
-#include "mainwindow.h"
-#include "store/statedirectory.h"
+#include "launch.h"
 
-#include <QApplication>
-#include <QSocketNotifier>
+#include <QCoreApplication>
 
-#include <csignal>
+#include <cerrno>
 #include <cstdio>
-#include <memory>
-#include <sys/resource.h>
-#include <sys/socket.h>
+#include <cstring>
+#include <string>
 #include <unistd.h>
 
 namespace {
 
-int signalPipe[2] = {-1, -1};
-
-// SIGINT and SIGTERM end the event loop normally, so history is written and sessions are closed.
-void quitOnSignals(QCoreApplication& app)
+// The directory this executable lives in, from /proc (no QCoreApplication yet).
+std::string executableDirectory()
 {
-    if (::socketpair(AF_UNIX, SOCK_STREAM, 0, signalPipe) != 0)
-        return;
-    auto* notifier = new QSocketNotifier(signalPipe[1], QSocketNotifier::Read, &app);
-    QObject::connect(notifier, &QSocketNotifier::activated, &app, [notifier] {
-        notifier->setEnabled(false);
-        char byte = 0;
-        [[maybe_unused]] const auto ignored = ::read(signalPipe[1], &byte, 1);
-        QCoreApplication::quit();
-    });
-    struct sigaction action = {};
-    action.sa_handler = [](int) {
-        const char byte = 1;
-        [[maybe_unused]] const auto ignored = ::write(signalPipe[0], &byte, 1);
-    };
-    sigemptyset(&action.sa_mask);
-    action.sa_flags = SA_RESTART;
-    sigaction(SIGINT, &action, nullptr);
-    sigaction(SIGTERM, &action, nullptr);
-}
-
-// Every connection costs a file descriptor, and the usual soft limit (1,024) is far below the hard
-// one: raise it, so that the server's connection cap, not the descriptor table, is what a crowd of
-// idle clients runs into. The server keeps a reserve below whatever limit results.
-void raiseFileDescriptorLimit()
-{
-    rlimit limit{};
-    if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur >= limit.rlim_max)
-        return;
-    limit.rlim_cur = limit.rlim_max == RLIM_INFINITY ? rlim_t(1) << 20 : limit.rlim_max;
-    if (setrlimit(RLIMIT_NOFILE, &limit) != 0)
-        std::perror("switchboard: warning: cannot raise the open-files limit");
-}
-
-bool displayAvailable()
-{
-    return qEnvironmentVariableIsSet("DISPLAY") || qEnvironmentVariableIsSet("WAYLAND_DISPLAY")
-        || qEnvironmentVariableIsSet("QT_QPA_PLATFORM");
-}
-
-bool isLoopback(const QHostAddress& address)
-{
-    return address.isLoopback();
+    char path[4096];
+    const ssize_t length = ::readlink("/proc/self/exe", path, sizeof path - 1);
+    if (length <= 0)
+        return {};
+    std::string result(path, std::size_t(length));
+    const auto slash = result.rfind('/');
+    return slash == std::string::npos ? std::string() : result.substr(0, slash);
 }
 
 } // namespace
 
 int main(int argc, char** argv)
 {
-    // Qt's own poll-based event dispatcher rather than GLib's: GLib wakes its loop through an
-    // eventfd whenever a socket notifier is switched on or off, which costs the backend thread two
-    // extra system calls per HTTP request. Set QT_NO_GLIB yourself to choose otherwise.
-    if (!qEnvironmentVariableIsSet("QT_NO_GLIB"))
-        qputenv("QT_NO_GLIB", "1");
-    raiseFileDescriptorLimit();
-
-    // Decide on a window before any QCoreApplication exists: QApplication aborts without a display.
     bool headless = false;
+    bool informational = false; // --help and --version answer without a window
     for (int i = 1; i < argc; ++i) {
         if (qstrcmp(argv[i], "--headless") == 0)
             headless = true;
+        if (qstrcmp(argv[i], "--help") == 0 || qstrcmp(argv[i], "-h") == 0 || qstrcmp(argv[i], "--version") == 0
+            || qstrcmp(argv[i], "-v") == 0)
+            informational = true;
     }
-    const bool noDisplay = !headless && !displayAvailable();
-    headless = headless || noDisplay;
-
-    std::unique_ptr<QCoreApplication> app(headless ? new QCoreApplication(argc, argv) : new QApplication(argc, argv));
-    QCoreApplication::setApplicationName(QStringLiteral("switchboard"));
-    QCoreApplication::setApplicationVersion(QStringLiteral(SWITCHBOARD_VERSION));
-    const CommandLine commandLine = CommandLine::parse(*app);
-
-    SwitchboardConfig config;
-    QString error;
-    if (!SwitchboardConfig::load(commandLine.configFile, &config, &error)) {
-        std::fprintf(stderr, "switchboard: %s\n", qPrintable(error));
-        return 2;
-    }
-    for (const QString& warning : std::as_const(config.warnings))
-        std::fprintf(stderr, "switchboard: warning: %s\n", qPrintable(warning));
-
-    BackendOptions options;
-    options.stateDirectory = commandLine.stateDirectory;
-    options.historyMaxCalls = config.historyMaxCalls;
-    options.config = config;
-    options.configPath = commandLine.configFile;
-    McpServerOptions& server = options.server;
-    server.port = commandLine.port.value_or(config.port);
-    const QString bind = commandLine.bindAddress.isEmpty() ? config.bindAddress : commandLine.bindAddress;
-    if (!server.address.setAddress(bind)) {
-        std::fprintf(stderr, "switchboard: %s is not an IP address to listen on\n", qPrintable(bind));
-        return 2;
-    }
-    server.allowedOrigins = config.allowedOrigins;
-    server.allowedHosts = config.allowedHosts;
-    server.limits.maxBodyBytes = config.maxBodyBytes;
-    server.toolsPageSize = config.toolsPageSize;
-    server.maxSessions = config.maxSessions;
-    server.heartbeatIntervalMs = config.heartbeatSeconds * 1000;
-    server.executor.workerThreads = config.executionWorkers;
-    server.executor.maxQueuedCalls = config.executionMaxQueuedCalls;
-    server.executor.defaultDeadlineMs = qint64(config.defaultDeadlineSeconds) * 1000;
-    for (auto it = config.toolDeadlineSeconds.cbegin(); it != config.toolDeadlineSeconds.cend(); ++it)
-        server.executor.toolDeadlinesMs.insert(it.key(), qint64(it.value()) * 1000);
-    options.debugTools = commandLine.debugTools;
-    server.identity.version = QStringLiteral(SWITCHBOARD_VERSION);
-    server.identity.instructions
-        = QStringLiteral("Switchboard is an operator console: every tool call you make here is shown live to a person. "
-                         "Call echo to check that your wiring works.");
-
-    // Before anything is written into it (the token comes first): the state is the operator's alone.
-    if (!StateDirectory::prepare(options.stateDirectory, &error)) {
-        std::fprintf(stderr, "switchboard: %s\n", qPrintable(error));
-        return 2;
-    }
-
-    ServerToken token;
-    if (!commandLine.noAuth) {
-        if (!ServerToken::resolve(options.stateDirectory, qgetenv("SWITCHBOARD_TOKEN"), &token, &error)) {
-            std::fprintf(stderr, "switchboard: %s\n", qPrintable(error));
-            return 2;
-        }
-        server.bearerToken = token.value;
-    }
-
-    Backend backend(options);
-    if (!backend.start(&error)) {
-        std::fprintf(stderr, "switchboard: %s\n", qPrintable(error));
+    const bool noDisplay = !headless && !Launch::displayAvailable();
+    if (!headless && !noDisplay && !informational) {
+        const std::string console = executableDirectory() + "/switchboard-console";
+        ::execv(console.c_str(), argv);
+        std::fprintf(stderr,
+            "switchboard: cannot start the window (%s: %s); run with --headless to serve without one\n",
+            console.c_str(), std::strerror(errno));
         return 1;
     }
-    quitOnSignals(*app);
-    QObject::connect(app.get(), &QCoreApplication::aboutToQuit, &backend, &Backend::stop);
 
-    std::printf("listening on %s\n", backend.serverUrl().toString().toUtf8().constData());
-    std::fflush(stdout);
-    if (noDisplay)
-        std::fprintf(
-            stderr, "switchboard: no display found (DISPLAY and WAYLAND_DISPLAY are unset): running headless\n");
-    if (commandLine.noAuth)
-        std::fprintf(stderr,
-            "switchboard: WARNING: --no-auth: any local program can call tools without a token. "
-            "Use this for local experiments only.\n");
-    else
-        std::fprintf(stderr, "switchboard: clients must send 'Authorization: Bearer <token>'; token %s\n",
-            qPrintable(token.describeSource()));
-    if (!isLoopback(server.address))
-        std::fprintf(stderr,
-            "switchboard: WARNING: listening on %s, not loopback: other machines can reach this "
-            "server%s.\n",
-            qPrintable(server.address.toString()), commandLine.noAuth ? " without any token" : "");
-
-    if (headless) {
-        HeadlessReporter reporter;
-        // Directly on the server thread: the reporter only appends to its bounded buffer, so a slow
-        // terminal or pipe never piles call batches up in this thread's event queue.
-        QObject::connect(
-            backend.events(), &BackendEvents::callsUpdated, &reporter, &HeadlessReporter::report, Qt::DirectConnection);
-        QObject::connect(&backend, &Backend::historyWriteFailed, &reporter,
-            [](const QString& message) { std::fprintf(stderr, "switchboard: warning: %s\n", qPrintable(message)); });
-        QObject::connect(&backend, &Backend::historyCallsLeftOut, &reporter, [](qint64 total) {
-            std::fprintf(stderr,
-                "switchboard: warning: %lld calls in all are not in history: they were left out while the disk "
-                "failed\n",
-                static_cast<long long>(total));
-        });
-        QObject::connect(&backend, &Backend::historyNotice, &reporter,
-            [](const QString& message) { std::fprintf(stderr, "switchboard: %s\n", qPrintable(message)); });
-        QObject::connect(&backend, &Backend::workspaceStateProblem, &reporter,
-            [](const QString& message) { std::fprintf(stderr, "switchboard: warning: %s\n", qPrintable(message)); });
-        QObject::connect(&backend, &Backend::workspaceStateNotice, &reporter,
-            [](const QString& message) { std::fprintf(stderr, "switchboard: %s\n", qPrintable(message)); });
-        QObject::connect(&backend, &Backend::workspaceStateRecovered, &reporter,
-            [] { std::fprintf(stderr, "switchboard: pending questions and stored answers are saved again\n"); });
-        QObject::connect(&backend, &Backend::interactionPending, &reporter, &HeadlessReporter::reportPending);
-        QObject::connect(&backend, &Backend::interactionResolved, &reporter, &HeadlessReporter::reportResolved);
-        QObject::connect(&backend, &Backend::interactionsListed, &reporter, &HeadlessReporter::reportRestored);
-        backend.listInteractions();
-        return app->exec();
-    }
-
-    // Lets desktops match the window to switchboard.desktop and its icon.
-    QGuiApplication::setDesktopFileName(QStringLiteral("switchboard"));
-    MainWindow window(&backend, config.callLogRows, commandLine.noAuth);
-    window.callLogModel()->setByteBudget(config.callLogBytes);
-    window.show();
-    return app->exec();
+    Launch::prepareProcess();
+    QCoreApplication app(argc, argv);
+    QCoreApplication::setApplicationName(QStringLiteral("switchboard"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(SWITCHBOARD_VERSION));
+    Launch launch;
+    if (const std::optional<int> failed = launch.start(app, noDisplay))
+        return *failed;
+    return launch.runHeadless(app);
 }

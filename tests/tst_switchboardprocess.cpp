@@ -5,6 +5,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QProcess>
@@ -144,6 +145,8 @@ private Q_SLOTS:
     void noAuthWarnsLoudly();
     void nonLoopbackBindWarns();
     void noDisplayFallsBackToHeadless();
+    void headlessLoadsNoGuiLibrary();
+    void windowIsTheConsoleInTheSameProcess();
     void badInvocations_data();
     void badInvocations();
     void busyPortIsAClearError();
@@ -486,6 +489,51 @@ void TestSwitchboardProcess::noDisplayFallsBackToHeadless()
     QVERIFY(stopWithSigterm(*running.process, &exitCode));
     QCOMPARE(exitCode, 0);
     QVERIFY(QString::fromUtf8(running.process->readAllStandardError()).contains(QStringLiteral("no display found")));
+}
+
+namespace {
+
+QByteArray memoryMap(const QProcess& process)
+{
+    QFile maps(QStringLiteral("/proc/%1/maps").arg(process.processId()));
+    return maps.open(QIODevice::ReadOnly) ? maps.readAll() : QByteArray();
+}
+
+} // namespace
+
+// `switchboard` links no GUI library: what runs without a window (headless, and later the one-shot
+// tool runner) starts without loading Qt Gui or Widgets.
+void TestSwitchboardProcess::headlessLoadsNoGuiLibrary()
+{
+    Running running = start({QStringLiteral("--headless"), QStringLiteral("--port"), QStringLiteral("0"),
+                                QStringLiteral("--state-dir"), m_dir.filePath(QStringLiteral("nogui"))},
+        QProcessEnvironment::systemEnvironment());
+    QVERIFY(running.url.isValid());
+    const QByteArray maps = memoryMap(*running.process);
+    QVERIFY(maps.contains("libQt6Core"));
+    QVERIFY2(!maps.contains("libQt6Gui") && !maps.contains("libQt6Widgets"), "a GUI library is loaded");
+    int exitCode = -2;
+    QVERIFY(stopWithSigterm(*running.process, &exitCode));
+    QCOMPARE(exitCode, 0);
+}
+
+// With a display the command becomes switchboard-console (exec: the same process id, so whatever
+// started it can still stop it) and serves as before.
+void TestSwitchboardProcess::windowIsTheConsoleInTheSameProcess()
+{
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    environment.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+    Running running = start({QStringLiteral("--port"), QStringLiteral("0"), QStringLiteral("--state-dir"),
+                                m_dir.filePath(QStringLiteral("window"))},
+        environment);
+    QVERIFY(running.url.isValid());
+    const QString executable
+        = QFileInfo(QStringLiteral("/proc/%1/exe").arg(running.process->processId())).symLinkTarget();
+    QVERIFY2(executable.endsWith(QLatin1String("/switchboard-console")), qPrintable(executable));
+    QVERIFY(memoryMap(*running.process).contains("libQt6Widgets"));
+    int exitCode = -2;
+    QVERIFY(stopWithSigterm(*running.process, &exitCode));
+    QCOMPARE(exitCode, 0);
 }
 
 void TestSwitchboardProcess::badInvocations_data()

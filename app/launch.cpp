@@ -1,0 +1,192 @@
+#include "launch.h"
+
+#include "backendevents.h"
+#include "headlessreporter.h"
+#include "store/statedirectory.h"
+
+#include <QCoreApplication>
+#include <QSocketNotifier>
+
+#include <csignal>
+#include <cstdio>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+namespace {
+
+int signalPipe[2] = {-1, -1};
+
+// SIGINT and SIGTERM end the event loop normally, so history is written and sessions are closed.
+void quitOnSignals(QCoreApplication& app)
+{
+    if (::socketpair(AF_UNIX, SOCK_STREAM, 0, signalPipe) != 0)
+        return;
+    auto* notifier = new QSocketNotifier(signalPipe[1], QSocketNotifier::Read, &app);
+    QObject::connect(notifier, &QSocketNotifier::activated, &app, [notifier] {
+        notifier->setEnabled(false);
+        char byte = 0;
+        [[maybe_unused]] const auto ignored = ::read(signalPipe[1], &byte, 1);
+        QCoreApplication::quit();
+    });
+    struct sigaction action = {};
+    action.sa_handler = [](int) {
+        const char byte = 1;
+        [[maybe_unused]] const auto ignored = ::write(signalPipe[0], &byte, 1);
+    };
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;
+    sigaction(SIGINT, &action, nullptr);
+    sigaction(SIGTERM, &action, nullptr);
+}
+
+// Every connection costs a file descriptor, and the usual soft limit (1,024) is far below the hard
+// one: raise it, so that the server's connection cap, not the descriptor table, is what a crowd of
+// idle clients runs into. The server keeps a reserve below whatever limit results.
+void raiseFileDescriptorLimit()
+{
+    rlimit limit{};
+    if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur >= limit.rlim_max)
+        return;
+    limit.rlim_cur = limit.rlim_max == RLIM_INFINITY ? rlim_t(1) << 20 : limit.rlim_max;
+    if (setrlimit(RLIMIT_NOFILE, &limit) != 0)
+        std::perror("switchboard: warning: cannot raise the open-files limit");
+}
+
+bool isLoopback(const QHostAddress& address)
+{
+    return address.isLoopback();
+}
+
+} // namespace
+
+void Launch::prepareProcess()
+{
+    // Qt's own poll-based event dispatcher rather than GLib's: GLib wakes its loop through an
+    // eventfd whenever a socket notifier is switched on or off, which costs the backend thread two
+    // extra system calls per HTTP request. Set QT_NO_GLIB yourself to choose otherwise.
+    if (!qEnvironmentVariableIsSet("QT_NO_GLIB"))
+        qputenv("QT_NO_GLIB", "1");
+    raiseFileDescriptorLimit();
+}
+
+bool Launch::displayAvailable()
+{
+    return qEnvironmentVariableIsSet("DISPLAY") || qEnvironmentVariableIsSet("WAYLAND_DISPLAY")
+        || qEnvironmentVariableIsSet("QT_QPA_PLATFORM");
+}
+
+std::optional<int> Launch::start(QCoreApplication& app, bool noDisplay)
+{
+    commandLine = CommandLine::parse(app);
+
+    QString error;
+    if (!SwitchboardConfig::load(commandLine.configFile, &config, &error)) {
+        std::fprintf(stderr, "switchboard: %s\n", qPrintable(error));
+        return 2;
+    }
+    for (const QString& warning : std::as_const(config.warnings))
+        std::fprintf(stderr, "switchboard: warning: %s\n", qPrintable(warning));
+
+    BackendOptions options;
+    options.stateDirectory = commandLine.stateDirectory;
+    options.historyMaxCalls = config.historyMaxCalls;
+    options.config = config;
+    options.configPath = commandLine.configFile;
+    McpServerOptions& server = options.server;
+    server.port = commandLine.port.value_or(config.port);
+    const QString bind = commandLine.bindAddress.isEmpty() ? config.bindAddress : commandLine.bindAddress;
+    if (!server.address.setAddress(bind)) {
+        std::fprintf(stderr, "switchboard: %s is not an IP address to listen on\n", qPrintable(bind));
+        return 2;
+    }
+    server.allowedOrigins = config.allowedOrigins;
+    server.allowedHosts = config.allowedHosts;
+    server.limits.maxBodyBytes = config.maxBodyBytes;
+    server.toolsPageSize = config.toolsPageSize;
+    server.maxSessions = config.maxSessions;
+    server.heartbeatIntervalMs = config.heartbeatSeconds * 1000;
+    server.executor.workerThreads = config.executionWorkers;
+    server.executor.maxQueuedCalls = config.executionMaxQueuedCalls;
+    server.executor.defaultDeadlineMs = qint64(config.defaultDeadlineSeconds) * 1000;
+    for (auto it = config.toolDeadlineSeconds.cbegin(); it != config.toolDeadlineSeconds.cend(); ++it)
+        server.executor.toolDeadlinesMs.insert(it.key(), qint64(it.value()) * 1000);
+    options.debugTools = commandLine.debugTools;
+    server.identity.version = QStringLiteral(SWITCHBOARD_VERSION);
+    server.identity.instructions
+        = QStringLiteral("Switchboard is an operator console: every tool call you make here is shown live to a person. "
+                         "Call echo to check that your wiring works.");
+
+    // Before anything is written into it (the token comes first): the state is the operator's alone.
+    if (!StateDirectory::prepare(options.stateDirectory, &error)) {
+        std::fprintf(stderr, "switchboard: %s\n", qPrintable(error));
+        return 2;
+    }
+
+    ServerToken token;
+    if (!commandLine.noAuth) {
+        if (!ServerToken::resolve(options.stateDirectory, qgetenv("SWITCHBOARD_TOKEN"), &token, &error)) {
+            std::fprintf(stderr, "switchboard: %s\n", qPrintable(error));
+            return 2;
+        }
+        server.bearerToken = token.value;
+    }
+
+    backend = std::make_unique<Backend>(options);
+    if (!backend->start(&error)) {
+        std::fprintf(stderr, "switchboard: %s\n", qPrintable(error));
+        return 1;
+    }
+    quitOnSignals(app);
+    QObject::connect(&app, &QCoreApplication::aboutToQuit, backend.get(), &Backend::stop);
+
+    std::printf("listening on %s\n", backend->serverUrl().toString().toUtf8().constData());
+    std::fflush(stdout);
+    if (noDisplay)
+        std::fprintf(
+            stderr, "switchboard: no display found (DISPLAY and WAYLAND_DISPLAY are unset): running headless\n");
+    if (commandLine.noAuth)
+        std::fprintf(stderr,
+            "switchboard: WARNING: --no-auth: any local program can call tools without a token. "
+            "Use this for local experiments only.\n");
+    else
+        std::fprintf(stderr, "switchboard: clients must send 'Authorization: Bearer <token>'; token %s\n",
+            qPrintable(token.describeSource()));
+    if (!isLoopback(server.address))
+        std::fprintf(stderr,
+            "switchboard: WARNING: listening on %s, not loopback: other machines can reach this "
+            "server%s.\n",
+            qPrintable(server.address.toString()), commandLine.noAuth ? " without any token" : "");
+
+    return std::nullopt;
+}
+
+int Launch::runHeadless(QCoreApplication& app)
+{
+    HeadlessReporter reporter;
+    // Directly on the server thread: the reporter only appends to its bounded buffer, so a slow
+    // terminal or pipe never piles call batches up in this thread's event queue.
+    QObject::connect(
+        backend->events(), &BackendEvents::callsUpdated, &reporter, &HeadlessReporter::report, Qt::DirectConnection);
+    QObject::connect(backend.get(), &Backend::historyWriteFailed, &reporter,
+        [](const QString& message) { std::fprintf(stderr, "switchboard: warning: %s\n", qPrintable(message)); });
+    QObject::connect(backend.get(), &Backend::historyCallsLeftOut, &reporter, [](qint64 total) {
+        std::fprintf(stderr,
+            "switchboard: warning: %lld calls in all are not in history: they were left out while the disk "
+            "failed\n",
+            static_cast<long long>(total));
+    });
+    QObject::connect(backend.get(), &Backend::historyNotice, &reporter,
+        [](const QString& message) { std::fprintf(stderr, "switchboard: %s\n", qPrintable(message)); });
+    QObject::connect(backend.get(), &Backend::workspaceStateProblem, &reporter,
+        [](const QString& message) { std::fprintf(stderr, "switchboard: warning: %s\n", qPrintable(message)); });
+    QObject::connect(backend.get(), &Backend::workspaceStateNotice, &reporter,
+        [](const QString& message) { std::fprintf(stderr, "switchboard: %s\n", qPrintable(message)); });
+    QObject::connect(backend.get(), &Backend::workspaceStateRecovered, &reporter,
+        [] { std::fprintf(stderr, "switchboard: pending questions and stored answers are saved again\n"); });
+    QObject::connect(backend.get(), &Backend::interactionPending, &reporter, &HeadlessReporter::reportPending);
+    QObject::connect(backend.get(), &Backend::interactionResolved, &reporter, &HeadlessReporter::reportResolved);
+    QObject::connect(backend.get(), &Backend::interactionsListed, &reporter, &HeadlessReporter::reportRestored);
+    backend->listInteractions();
+    return app.exec();
+}
