@@ -7,6 +7,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 #include <tuple>
@@ -698,37 +699,23 @@ public:
                 if (!expandEnvironment(item["args"], where, "args", &arg))
                     return;
             }
-            if (const YAML::Node env = item["env"]; env && !env.IsNull()) {
-                if (!env.IsMap()) {
-                    fail(env, where, "env", QStringLiteral("must be a mapping of variable names to strings"));
-                    return;
-                }
-                static const QRegularExpression variableName(QStringLiteral("^[A-Za-z_][A-Za-z0-9_]*$"));
-                for (const auto& entry : env) {
-                    const QString name = QString::fromStdString(entry.first.Scalar());
-                    if (!variableName.match(name).hasMatch()) {
-                        fail(entry.first, where, "env",
-                            QStringLiteral("has \"%1\", which is not a variable name").arg(name));
-                        return;
-                    }
-                    if (name == QLatin1String("TOOL_NAME")) {
-                        fail(entry.first, where, "env", QStringLiteral("must not set TOOL_NAME (each call sets it)"));
-                        return;
-                    }
-                    if (!entry.second.IsScalar()) {
-                        fail(entry.second, where, "env", QStringLiteral("%1 must be a string").arg(name));
-                        return;
-                    }
-                    QString value = QString::fromStdString(entry.second.Scalar());
-                    if (!expandEnvironment(entry.second, where, "env", &value))
-                        return;
-                    if (value.contains(QChar(0))) {
-                        fail(entry.second, where, "env", QStringLiteral("%1 has a NUL in its value").arg(name));
-                        return;
-                    }
+            static const QRegularExpression variableName(QStringLiteral("^[A-Za-z_][A-Za-z0-9_]*$"));
+            const bool envRead = readStringMap(
+                item, where, "env", QStringLiteral("must be a mapping of variable names to strings"), variableName,
+                QStringLiteral("a variable name"),
+                [](const QString& name) {
+                    return name == QLatin1String("TOOL_NAME")
+                        ? QStringLiteral("must not set TOOL_NAME (each call sets it)")
+                        : QString();
+                },
+                [](const QString& name, const QString& value) {
+                    return value.contains(QChar(0)) ? QStringLiteral("%1 has a NUL in its value").arg(name) : QString();
+                },
+                [&tool](const QString& name, const QString& value) {
                     tool.env.append({name, value});
-                }
-            }
+                });
+            if (!envRead)
+                return;
             tool.workingDirectory = readExpanded(item, where, "cwd");
             if (!m_error.isEmpty())
                 return;
@@ -747,46 +734,74 @@ public:
         }
     }
 
+    // A mapping of names to strings under `key` (a command's env, a webhook's headers): each name
+    // must match `namePattern` (else "which is not <nameKind>") and pass `refuseName`; each value
+    // must be a scalar, is ${VAR}-expanded, then must pass `refuseValue`. The refusals return the
+    // message, empty when allowed. `add` takes each pair; false after the first failure.
+    bool readStringMap(const YAML::Node& item, const char* where, const char* key, const QString& notAMapping,
+        const QRegularExpression& namePattern, const QString& nameKind,
+        const std::function<QString(const QString& name)>& refuseName,
+        const std::function<QString(const QString& name, const QString& value)>& refuseValue,
+        const std::function<void(const QString& name, const QString& value)>& add)
+    {
+        const YAML::Node map = item[key];
+        if (!map || map.IsNull())
+            return true;
+        if (!map.IsMap()) {
+            fail(map, where, key, notAMapping);
+            return false;
+        }
+        for (const auto& entry : map) {
+            const QString name = QString::fromStdString(entry.first.Scalar());
+            if (!namePattern.match(name).hasMatch()) {
+                fail(entry.first, where, key, QStringLiteral("has \"%1\", which is not %2").arg(name, nameKind));
+                return false;
+            }
+            if (const QString refusal = refuseName(name); !refusal.isEmpty()) {
+                fail(entry.first, where, key, refusal);
+                return false;
+            }
+            if (!entry.second.IsScalar()) {
+                fail(entry.second, where, key, QStringLiteral("%1 must be a string").arg(name));
+                return false;
+            }
+            QString value = QString::fromStdString(entry.second.Scalar());
+            if (!expandEnvironment(entry.second, where, key, &value))
+                return false;
+            if (const QString refusal = refuseValue(name, value); !refusal.isEmpty()) {
+                fail(entry.second, where, key, refusal);
+                return false;
+            }
+            add(name, value);
+        }
+        return true;
+    }
+
     // A webhook's headers: names as HTTP allows them, values without line breaks (after ${VAR}
     // expansion, so a variable cannot smuggle in a header of its own). Host, Content-Length,
     // Transfer-Encoding and Connection belong to the HTTP client.
     void readHeaders(const YAML::Node& item, const char* where, QList<QPair<QByteArray, QByteArray>>* target)
     {
-        const YAML::Node headers = item["headers"];
-        if (!headers || headers.IsNull())
-            return;
-        if (!headers.IsMap()) {
-            fail(headers, where, "headers", QStringLiteral("must be a mapping of header names to values"));
-            return;
-        }
         static const QRegularExpression token(QStringLiteral("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$"));
-        const QStringList reserved = {QStringLiteral("host"), QStringLiteral("content-length"),
-            QStringLiteral("transfer-encoding"), QStringLiteral("connection")};
-        for (const auto& entry : headers) {
-            const QString name = QString::fromStdString(entry.first.Scalar());
-            if (!token.match(name).hasMatch()) {
-                fail(entry.first, where, "headers", QStringLiteral("has \"%1\", which is not a header name").arg(name));
-                return;
-            }
-            if (reserved.contains(name.toLower())) {
-                fail(entry.first, where, "headers",
-                    QStringLiteral("must not set %1 (the HTTP client sets it)").arg(name));
-                return;
-            }
-            if (!entry.second.IsScalar()) {
-                fail(entry.second, where, "headers", QStringLiteral("%1 must be a string").arg(name));
-                return;
-            }
-            QString value = QString::fromStdString(entry.second.Scalar());
-            if (!expandEnvironment(entry.second, where, "headers", &value))
-                return;
-            if (value.contains(QLatin1Char('\r')) || value.contains(QLatin1Char('\n')) || value.contains(QChar(0))) {
-                fail(entry.second, where, "headers",
-                    QStringLiteral("%1 has a line break or NUL in its value (after ${VAR} expansion)").arg(name));
-                return;
-            }
-            target->append({name.toLatin1(), value.toUtf8()});
-        }
+        readStringMap(
+            item, where, "headers", QStringLiteral("must be a mapping of header names to values"), token,
+            QStringLiteral("a header name"),
+            [](const QString& name) {
+                static const QStringList reserved = {QStringLiteral("host"), QStringLiteral("content-length"),
+                    QStringLiteral("transfer-encoding"), QStringLiteral("connection")};
+                return reserved.contains(name.toLower())
+                    ? QStringLiteral("must not set %1 (the HTTP client sets it)").arg(name)
+                    : QString();
+            },
+            [](const QString& name, const QString& value) {
+                return value.contains(QLatin1Char('\r')) || value.contains(QLatin1Char('\n'))
+                        || value.contains(QChar(0))
+                    ? QStringLiteral("%1 has a line break or NUL in its value (after ${VAR} expansion)").arg(name)
+                    : QString();
+            },
+            [target](const QString& name, const QString& value) {
+                target->append({name.toLatin1(), value.toUtf8()});
+            });
     }
 
     void checkKeys(const YAML::Node& section, const char* sectionName, const std::set<std::string>& known)
