@@ -377,18 +377,18 @@ public:
         });
     }
 
-    // The manager with the fewest requests in flight, so a call does not queue behind six busy
+    // The index of the manager with the fewest requests in flight, so a call does not queue behind six busy
     // connections while another manager has idle ones.
-    QNetworkAccessManager* leastBusyManager()
+    std::size_t leastBusyManager()
     {
         if (networkManagers.empty()) {
             const int count = std::clamp(settings().networkManagers, 1, 16);
             for (int i = 0; i < count; ++i)
                 networkManagers.emplace_back(new QNetworkAccessManager(q), 0);
         }
-        auto least = std::min_element(networkManagers.begin(), networkManagers.end(),
+        const auto least = std::min_element(networkManagers.begin(), networkManagers.end(),
             [](const auto& a, const auto& b) { return a.second < b.second; });
-        return least->first;
+        return std::size_t(least - networkManagers.begin());
     }
 
     // Sends through the least busy manager and counts the request until it finishes (an abort
@@ -397,12 +397,9 @@ public:
     template<typename Send>
     QNetworkReply* sendCounted(Send send)
     {
-        QNetworkAccessManager* manager = leastBusyManager();
+        const std::size_t index = leastBusyManager();
+        QNetworkAccessManager* manager = networkManagers[index].first;
         QNetworkReply* reply = send(manager);
-        const size_t index
-            = size_t(std::find_if(networkManagers.begin(), networkManagers.end(), [manager](const auto& entry) {
-                  return entry.first == manager;
-              }) - networkManagers.begin());
         ++networkManagers[index].second;
         QObject::connect(reply, &QNetworkReply::finished, manager, [this, index] { --networkManagers[index].second; });
         return reply;
