@@ -17,17 +17,19 @@ namespace {
 
 int signalPipe[2] = {-1, -1};
 
-// SIGINT and SIGTERM end the event loop normally, so history is written and sessions are closed.
-void quitOnSignals(QCoreApplication& app)
+} // namespace
+
+// The handler only writes a byte; `handle` runs in the event loop, where anything may be done.
+void Launch::onTerminationSignal(QCoreApplication& app, std::function<void()> handle)
 {
-    if (::socketpair(AF_UNIX, SOCK_STREAM, 0, signalPipe) != 0)
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, signalPipe) != 0)
         return;
     auto* notifier = new QSocketNotifier(signalPipe[1], QSocketNotifier::Read, &app);
-    QObject::connect(notifier, &QSocketNotifier::activated, &app, [notifier] {
+    QObject::connect(notifier, &QSocketNotifier::activated, &app, [notifier, handle = std::move(handle)] {
         notifier->setEnabled(false);
         char byte = 0;
         [[maybe_unused]] const auto ignored = ::read(signalPipe[1], &byte, 1);
-        QCoreApplication::quit();
+        handle();
     });
     struct sigaction action = {};
     action.sa_handler = [](int) {
@@ -39,6 +41,8 @@ void quitOnSignals(QCoreApplication& app)
     sigaction(SIGINT, &action, nullptr);
     sigaction(SIGTERM, &action, nullptr);
 }
+
+namespace {
 
 // Every connection costs a file descriptor, and the usual soft limit (1,024) is far below the hard
 // one: raise it, so that the server's connection cap, not the descriptor table, is what a crowd of
@@ -76,29 +80,20 @@ bool Launch::displayAvailable()
         || qEnvironmentVariableIsSet("QT_QPA_PLATFORM");
 }
 
-std::optional<int> Launch::start(QCoreApplication& app, bool noDisplay)
+std::optional<BackendOptions> Launch::backendOptions(
+    const CommandLine& line, const SwitchboardConfig& config, QString* error)
 {
-    commandLine = CommandLine::parse(app);
-
-    QString error;
-    if (!SwitchboardConfig::load(commandLine.configFile, &config, &error)) {
-        std::fprintf(stderr, "switchboard: %s\n", qPrintable(error));
-        return 2;
-    }
-    for (const QString& warning : std::as_const(config.warnings))
-        std::fprintf(stderr, "switchboard: warning: %s\n", qPrintable(warning));
-
     BackendOptions options;
-    options.stateDirectory = commandLine.stateDirectory;
+    options.stateDirectory = line.stateDirectory;
     options.historyMaxCalls = config.historyMaxCalls;
     options.config = config;
-    options.configPath = commandLine.configFile;
+    options.configPath = line.configFile;
     McpServerOptions& server = options.server;
-    server.port = commandLine.port.value_or(config.port);
-    const QString bind = commandLine.bindAddress.isEmpty() ? config.bindAddress : commandLine.bindAddress;
+    server.port = line.port.value_or(config.port);
+    const QString bind = line.bindAddress.isEmpty() ? config.bindAddress : line.bindAddress;
     if (!server.address.setAddress(bind)) {
-        std::fprintf(stderr, "switchboard: %s is not an IP address to listen on\n", qPrintable(bind));
-        return 2;
+        *error = QStringLiteral("%1 is not an IP address to listen on").arg(bind);
+        return std::nullopt;
     }
     server.allowedOrigins = config.allowedOrigins;
     server.allowedHosts = config.allowedHosts;
@@ -111,11 +106,34 @@ std::optional<int> Launch::start(QCoreApplication& app, bool noDisplay)
     server.executor.defaultDeadlineMs = qint64(config.defaultDeadlineSeconds) * 1000;
     for (auto it = config.toolDeadlineSeconds.cbegin(); it != config.toolDeadlineSeconds.cend(); ++it)
         server.executor.toolDeadlinesMs.insert(it.key(), qint64(it.value()) * 1000);
-    options.debugTools = commandLine.debugTools;
+    options.debugTools = line.debugTools;
     server.identity.version = QStringLiteral(SWITCHBOARD_VERSION);
     server.identity.instructions
         = QStringLiteral("Switchboard is an operator console: every tool call you make here is shown live to a person. "
                          "Call echo to check that your wiring works.");
+
+    return options;
+}
+
+std::optional<int> Launch::start(QCoreApplication& app, bool noDisplay)
+{
+    commandLine = CommandLine::parse(app);
+
+    QString error;
+    if (!SwitchboardConfig::load(commandLine.configFile, &config, &error)) {
+        std::fprintf(stderr, "switchboard: %s\n", qPrintable(error));
+        return 2;
+    }
+    for (const QString& warning : std::as_const(config.warnings))
+        std::fprintf(stderr, "switchboard: warning: %s\n", qPrintable(warning));
+
+    std::optional<BackendOptions> built = backendOptions(commandLine, config, &error);
+    if (!built) {
+        std::fprintf(stderr, "switchboard: %s\n", qPrintable(error));
+        return 2;
+    }
+    BackendOptions& options = *built;
+    McpServerOptions& server = options.server;
 
     // Before anything is written into it (the token comes first): the state is the operator's alone.
     if (!StateDirectory::prepare(options.stateDirectory, &error)) {
@@ -137,7 +155,8 @@ std::optional<int> Launch::start(QCoreApplication& app, bool noDisplay)
         std::fprintf(stderr, "switchboard: %s\n", qPrintable(error));
         return 1;
     }
-    quitOnSignals(app);
+    // SIGINT and SIGTERM end the event loop normally, so history is written and sessions are closed.
+    onTerminationSignal(app, [] { QCoreApplication::quit(); });
     QObject::connect(&app, &QCoreApplication::aboutToQuit, backend.get(), &Backend::stop);
 
     std::printf("listening on %s\n", backend->serverUrl().toString().toUtf8().constData());

@@ -10,6 +10,7 @@
 #include "commandline.h"
 #include "config/switchboardconfig.h"
 
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -24,8 +25,15 @@ struct Launch
     // Process-wide settings that must come before any QCoreApplication (event dispatcher,
     // open-files limit).
     static void prepareProcess();
+    // Runs `handle` in the event loop once SIGINT or SIGTERM arrives (the first one).
+    static void onTerminationSignal(QCoreApplication& app, std::function<void()> handle);
     // Whether a window can be shown: a display is set.
     static bool displayAvailable();
+
+    // The backend's options from the command line and the configuration; nullopt with `error` when
+    // they do not fit together.
+    static std::optional<BackendOptions> backendOptions(
+        const CommandLine& line, const SwitchboardConfig& config, QString* error);
 
     // Parses the command line, reads the configuration, starts the backend and prints the banner.
     // Returns the exit code when it could not. `noDisplay` says the window was wanted but there is none.

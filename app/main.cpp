@@ -1,9 +1,11 @@
 // switchboard: the command. Links no GUI library, so that what runs without a window starts fast:
-// headless (`--headless`, or when there is no display) it serves and logs one line per call; when
+// headless (`--headless`, or when there is no display) it serves and logs one line per call;
+// `switchboard tool NAME` runs one tool call from stdin and exits; when
 // a window is wanted it becomes `switchboard-console` (exec, the same process id), installed next
 // to it.
 
 #include "launch.h"
+#include "toolcommand.h"
 
 #include <QCoreApplication>
 
@@ -31,6 +33,8 @@ std::string executableDirectory()
 
 int main(int argc, char** argv)
 {
+    if (argc >= 2 && qstrcmp(argv[1], "tool") == 0)
+        return runToolCommand(argc, argv);
     bool headless = false;
     bool informational = false; // --help and --version answer without a window
     for (int i = 1; i < argc; ++i) {

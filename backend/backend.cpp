@@ -15,6 +15,8 @@
 #include "git/repositorymonitor.h"
 #include "interaction/clienttool.h"
 #include "interaction/interactionbroker.h"
+#include "mcp/jsonrpc.h"
+#include "mcp/responsechannel.h"
 #include "sinks/sinkregistry.h"
 #include "store/callidsource.h"
 #include "store/historyfeed.h"
@@ -29,6 +31,7 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QFileSystemWatcher>
+#include <QPointer>
 #include <QTimer>
 
 #include <algorithm>
@@ -117,17 +120,20 @@ bool Backend::start(QString* error)
             },
             Qt::QueuedConnection);
     }
-    m_history = new HistoryStore(historyPath());
-    m_history->moveToThread(&m_historyThread);
-    m_historyThread.start();
-    bool opened = false;
-    QMetaObject::invokeMethod(
-        m_history, [&] { opened = m_history->open(error, HistoryStore::Role::Reader); }, Qt::BlockingQueuedConnection);
-    if (!opened) {
-        stop();
-        return false;
+    if (m_options.listen) { // a one-shot runner searches nothing
+        m_history = new HistoryStore(historyPath());
+        m_history->moveToThread(&m_historyThread);
+        m_historyThread.start();
+        bool opened = false;
+        QMetaObject::invokeMethod(
+            m_history, [&] { opened = m_history->open(error, HistoryStore::Role::Reader); },
+            Qt::BlockingQueuedConnection);
+        if (!opened) {
+            stop();
+            return false;
+        }
+        connect(m_history, &HistoryStore::queryFinished, this, &Backend::historyLoaded);
     }
-    connect(m_history, &HistoryStore::queryFinished, this, &Backend::historyLoaded);
 
     bool listening = false;
     m_serverContext = new QObject;
@@ -184,8 +190,8 @@ bool Backend::start(QString* error)
             connect(feed, &HistoryFeed::callsResumed, this,
                 [this] { Q_EMIT historyNotice(QStringLiteral("History has caught up; waiting calls go on.")); });
             m_server->setHistoryFeed(feed);
-            listening = m_server->listen(error);
-            if (listening)
+            listening = !m_options.listen || m_server->listen(error);
+            if (listening && m_options.listen)
                 m_url = m_server->url();
         },
         Qt::BlockingQueuedConnection);
@@ -201,7 +207,8 @@ bool Backend::start(QString* error)
     connect(m_events, &BackendEvents::adapterStatusesChanged, this, &Backend::adapterStatusesChanged);
     connect(m_events, &BackendEvents::repositoryStatesChanged, this, &Backend::repositoryStatesChanged);
     connect(m_events, &BackendEvents::transfersChanged, this, &Backend::transfersChanged);
-    watchConfiguration();
+    if (m_options.listen)
+        watchConfiguration();
     m_running = true;
     return true;
 }
@@ -212,6 +219,7 @@ void Backend::stop()
         QMetaObject::invokeMethod(
             m_serverContext,
             [this] {
+                m_localSessions.clear(); // the server ends them with every other session
                 if (m_server)
                     m_server->shutdown();
                 if (m_adapters)
@@ -292,6 +300,104 @@ quint64 Backend::queryHistory(const HistoryQuery& query)
     if (m_history)
         QMetaObject::invokeMethod(m_history, [history = m_history, id, query] { history->query(id, query); });
     return id;
+}
+
+namespace {
+
+// Where a local call's replies go: posted to the Backend's thread as the caller's callbacks. The
+// outcome is told once.
+class LocalResponseChannel : public ResponseChannel
+{
+public:
+    LocalResponseChannel(QObject* target, std::function<void(const QByteArray&)> notified,
+        std::function<void(const LocalCallOutcome&)> done)
+        : m_target(target)
+        , m_notified(std::move(notified))
+        , m_done(std::move(done))
+    {}
+
+    bool isOpen() const override { return !m_finished; }
+    void sendNotification(const QByteArray& message) override
+    {
+        if (m_finished || !m_notified)
+            return;
+        QMetaObject::invokeMethod(m_target, [notified = m_notified, message] { notified(message); });
+    }
+    void sendResponse(const QByteArray& message) override
+    {
+        finish({LocalCallOutcome::Kind::Answered, message, QString()});
+    }
+    void skipResponse() override
+    {
+        finish({LocalCallOutcome::Kind::Cancelled, QByteArray(), QStringLiteral("the call was cancelled")});
+    }
+    void abandon(const QString& reason) override { finish({LocalCallOutcome::Kind::Parked, QByteArray(), reason}); }
+
+private:
+    void finish(const LocalCallOutcome& outcome)
+    {
+        if (m_finished)
+            return;
+        m_finished = true;
+        QMetaObject::invokeMethod(m_target, [done = m_done, outcome] { done(outcome); });
+    }
+
+    QPointer<QObject> m_target;
+    std::function<void(const QByteArray&)> m_notified;
+    std::function<void(const LocalCallOutcome&)> m_done;
+    bool m_finished = false;
+};
+
+} // namespace
+
+void Backend::callLocally(const QByteArray& request, const LocalCaller& caller,
+    std::function<void(const QByteArray& notification)> notified, std::function<void(const LocalCallOutcome&)> done)
+{
+    if (!m_serverContext) {
+        done({LocalCallOutcome::Kind::Cancelled, QByteArray(), QStringLiteral("the backend is not running")});
+        return;
+    }
+    QMetaObject::invokeMethod(m_serverContext, [this, request, caller, notified, done] {
+        const JsonRpc::ParseResult parsed = JsonRpc::parse(request);
+        const JsonRpc::Message message = parsed.ok ? JsonRpc::classify(parsed.value) : JsonRpc::Message();
+        if (!parsed.ok || message.kind != JsonRpc::Kind::Request || message.method != "tools/call") {
+            const QString why = parsed.ok ? QStringLiteral("a local call must be a tools/call request")
+                                          : QString::fromStdString(parsed.error);
+            QMetaObject::invokeMethod(this, [done, why] {
+                done({LocalCallOutcome::Kind::Cancelled, QByteArray(), why});
+            });
+            return;
+        }
+        McpSession* session = m_server->openLocalSession(caller.clientName, caller.clientVersion, caller.invocation);
+        m_localSessions.insert(session);
+        // The session ends with its call: the server keeps no idle session for a process that is gone.
+        auto ended
+            = [this, context = QPointer<QObject>(m_serverContext), session, done](const LocalCallOutcome& outcome) {
+                  if (!context)
+                      return done(outcome);
+                  QMetaObject::invokeMethod(context, [this, session] {
+                      if (m_localSessions.remove(session) && m_server)
+                          m_server->closeLocalSession(session, QStringLiteral("the local call ended"));
+                  });
+                  done(outcome);
+              };
+        auto channel = std::make_shared<LocalResponseChannel>(this, notified, std::move(ended));
+        session->handleMessage(message, request, channel);
+    });
+}
+
+void Backend::cancelLocalCalls(const QString& reason)
+{
+    if (!m_serverContext)
+        return;
+    QMetaObject::invokeMethod(m_serverContext, [this, reason] {
+        const QList<McpSession*> sessions = m_localSessions.values();
+        m_localSessions.clear();
+        for (McpSession* session : sessions) {
+            if (m_server)
+                m_server->closeLocalSession(session, reason);
+        }
+    });
 }
 
 // The hub's question batch, on this object's thread, told as the interface's three signals in the

@@ -16,8 +16,11 @@
 #include <QDateTime>
 #include <QHash>
 #include <QObject>
+#include <QSet>
 #include <QThread>
 #include <QUrl>
+
+#include <nlohmann/json.hpp>
 
 #include <functional>
 #include <memory>
@@ -32,6 +35,7 @@ class RepositoryMonitor;
 class CallIdSource;
 class HistoryStore;
 class HistoryWriter;
+class McpSession;
 class InteractionBroker;
 class OAuthConnector;
 class SecretStore;
@@ -47,6 +51,31 @@ struct BackendOptions
     // Offers the debug.* test tools (a tool that blocks, one that reports progress, one that ignores
     // cancellation, one that throws): --debug-tools, for trying clients and the executor by hand.
     bool debugTools = false;
+    // false: no HTTP server listens, the configuration file is not watched and history is not
+    // searched; calls come only through callLocally() (the one-shot runner).
+    bool listen = true;
+};
+
+// Who makes a call from inside the process (the one-shot runner), and the invocation metadata it
+// verified (passed to the tool: git takes credentials from it).
+struct LocalCaller
+{
+    QString clientName;
+    QString clientVersion;
+    nlohmann::json invocation;
+};
+
+// How a local call ended.
+struct LocalCallOutcome
+{
+    enum class Kind {
+        Answered, // `response` is the JSON-RPC response (a result, a tool error or a protocol error)
+        Parked, // it waits for a person at the console; `reason` names the question
+        Cancelled, // `reason` says why
+    };
+    Kind kind = Kind::Answered;
+    QByteArray response;
+    QString reason;
 };
 
 class Backend : public OperatorInterface
@@ -110,6 +139,17 @@ public:
     // a file that does not load keeps the previous configuration. Also runs when the file changes.
     void reloadConfiguration() override;
 
+    // Runs one tools/call request (JSON-RPC text) for a caller inside this process, through the same
+    // router, permissions, executor, history and workspace state as a client's call. A call that
+    // would wait for a person is parked (its question stays for the console). `notified` gets the
+    // call's notifications (progress, log messages) and `done` its end, once; both on this object's
+    // thread.
+    void callLocally(const QByteArray& request, const LocalCaller& caller,
+        std::function<void(const QByteArray& notification)> notified,
+        std::function<void(const LocalCallOutcome&)> done);
+    // Cancels every local call in flight (the runner was interrupted): each ends as Cancelled.
+    void cancelLocalCalls(const QString& reason);
+
 private:
     void registerAdapters();
     void registerSinks(const std::vector<SinkConfig>& configs);
@@ -145,6 +185,7 @@ private:
     QString m_secretStorage; // m_secrets->description(), readable from the GUI thread
     QHash<QString, OAuthConnector*> m_oauthFlows; // by interaction id; server thread
     QUrl m_url;
+    QSet<McpSession*> m_localSessions; // callLocally()'s, until their call ends; server thread
     quint64 m_nextRequestId = 1;
     bool m_running = false;
 };

@@ -173,7 +173,7 @@ public:
     bool isOpen() const override { return !m_finished && m_socket; }
     bool isFinished() const { return m_finished; }
 
-    void abandon() override
+    void abandon(const QString& /*reason*/) override
     {
         if (!isOpen())
             return;
@@ -634,6 +634,24 @@ McpSession* McpHttpServer::createSession(const QString& clientName, QByteArray* 
     McpSession* raw = session.get();
     m_sessions.emplace(std::move(id), std::move(session));
     return raw;
+}
+
+McpSession* McpHttpServer::openLocalSession(
+    const QString& clientName, const QString& clientVersion, nlohmann::json invocation)
+{
+    QByteArray id = newSessionId();
+    auto session = std::make_unique<McpSession>(id, &m_environment);
+    session->setLocalCaller(clientName, clientVersion, std::move(invocation));
+    McpSession* raw = session.get();
+    m_sessions.emplace(std::move(id), std::move(session));
+    Q_EMIT sessionsChanged(int(m_sessions.size()));
+    return raw;
+}
+
+void McpHttpServer::closeLocalSession(McpSession* session, const QString& reason)
+{
+    if (session)
+        removeSession(session->id(), reason);
 }
 
 void McpHttpServer::removeSession(const QByteArray& id, const QString& reason)

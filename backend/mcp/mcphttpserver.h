@@ -73,6 +73,13 @@ public:
     // listening.
     void setHistoryFeed(HistoryFeed* feed) { m_environment.history = feed; }
 
+    // A session for a caller inside this process (the one-shot runner): no HTTP and no session id
+    // a client could use; its calls go through the same router, permissions, executor and call log
+    // as a client's, and carry `invocation` (see McpSession::setLocalCaller). Owned by the server;
+    // ends with closeLocalSession() or shutdown().
+    McpSession* openLocalSession(const QString& clientName, const QString& clientVersion, nlohmann::json invocation);
+    void closeLocalSession(McpSession* session, const QString& reason);
+
     // Sends a notification to every session's notification stream (e.g. tools/list_changed).
     void broadcast(const nlohmann::json& notification);
     // Ends every session (cancelling what is in flight) and closes every connection.

@@ -113,6 +113,15 @@ bool McpSession::initialize(const JsonRpc::Message& request, QByteArray* respons
     return true;
 }
 
+void McpSession::setLocalCaller(const QString& clientName, const QString& clientVersion, json invocation)
+{
+    m_clientName = m_environment->redactor.text(clientName);
+    m_clientVersion = m_environment->redactor.text(clientVersion);
+    m_invocation = std::move(invocation);
+    m_version = std::string(ProtocolVersion::latest);
+    m_initialized = true;
+}
+
 void McpSession::reply(const std::shared_ptr<ResponseChannel>& channel, const json& response)
 {
     if (channel)
@@ -268,10 +277,11 @@ QByteArray McpSession::detailsOf(const ToolCallContext& context) const
 }
 
 void McpSession::rejectCall(const JsonRpc::Message& message, ToolCall record, int code, const QString& text,
-    const std::shared_ptr<ResponseChannel>& channel)
+    const std::shared_ptr<ResponseChannel>& channel, json data)
 {
     // A call refused before it runs is still a call the operator should see, with its reason.
-    const QByteArray bytes = JsonRpc::serialize(JsonRpc::makeError(message.id, code, text.toStdString()));
+    const QByteArray bytes
+        = JsonRpc::serialize(JsonRpc::makeError(message.id, code, text.toStdString(), std::move(data)));
     if (channel)
         channel->sendResponse(bytes);
     m_environment->events->publishCallStarted(record);
@@ -321,7 +331,12 @@ void McpSession::handleToolsCall(
     }
     if (!resolution.tool) {
         const QString text = ToolRouter::unknownToolMessage(record.tool, resolution);
-        rejectCall(message, std::move(record), JsonRpc::InvalidParams, text, channel);
+        // Also machine-readable, so a caller can offer the closest matches without parsing the text.
+        json closest = json::array();
+        for (const QString& match : resolution.closestMatches)
+            closest.push_back(match.toStdString());
+        rejectCall(message, std::move(record), JsonRpc::InvalidParams, text, channel,
+            json{{"reason", "unknown_tool"}, {"closestMatches", std::move(closest)}});
         return;
     }
 
@@ -344,6 +359,7 @@ void McpSession::handleToolsCall(
     metadata.clientName = m_clientName;
     metadata.clientVersion = m_clientVersion;
     metadata.progressToken = std::move(progressToken);
+    metadata.invocation = m_invocation;
     auto context = std::make_shared<ToolCallContext>(
         std::move(arguments), std::move(metadata), std::move(hooks), m_environment->executor->home());
 
@@ -551,7 +567,7 @@ void McpSession::leaveWaiting(const std::string& key, const QString& why)
     stopWaiting(entry);
     entry.context->cancel(); // nothing of the call may go on running
     if (entry.channel)
-        entry.channel->abandon();
+        entry.channel->abandon(why);
     ToolCall& record = entry.record;
     record.status = CallStatus::Paused;
     record.error = why;

@@ -76,6 +76,11 @@ public:
     // error and the session must be discarded.
     bool initialize(const JsonRpc::Message& request, QByteArray* response);
 
+    // A session for a caller inside this process (the one-shot runner), opened without initialize:
+    // its client info, and the invocation metadata that caller verified, which every call of the
+    // session carries (CallMetadata::invocation). Clients over HTTP can never set it.
+    void setLocalCaller(const QString& clientName, const QString& clientVersion, nlohmann::json invocation);
+
     // Handles one message of a POST. `rawText` is the message's own text when the body was a single
     // message (it saves serialising it again); otherwise empty.
     void handleMessage(
@@ -130,7 +135,7 @@ private:
     // The details the call's tool attached, as the record keeps them (compact JSON, redacted).
     QByteArray detailsOf(const ToolCallContext& context) const;
     void rejectCall(const JsonRpc::Message& message, ToolCall record, int code, const QString& text,
-        const std::shared_ptr<ResponseChannel>& channel);
+        const std::shared_ptr<ResponseChannel>& channel, nlohmann::json data = nullptr);
     void completeCall(const std::string& key, ToolResult result);
     void cancelCall(const std::string& key, const QString& reason, QuestionFate fate = QuestionFate::Withdraw);
     void admitCall(const std::string& key);
@@ -151,6 +156,7 @@ private:
     std::string m_version;
     QString m_clientName;
     QString m_clientVersion;
+    nlohmann::json m_invocation; // setLocalCaller's; null for clients over HTTP
     bool m_initialized = false;
     LogLevel m_logLevel = LogLevel::Info;
     qint64 m_lastActivityMs = 0;

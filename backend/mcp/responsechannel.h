@@ -5,6 +5,7 @@
 // event stream; tests implement it to drive a session without sockets.
 
 #include <QByteArray>
+#include <QString>
 
 class ResponseChannel
 {
@@ -20,7 +21,12 @@ public:
     virtual void skipResponse() = 0;
     virtual bool isOpen() const = 0;
     // A parked call: the exchange ends with no response at all and the connection is closed.
-    virtual void abandon() { skipResponse(); }
+    // `reason` says where the call's question waits (a caller inside the process reports it).
+    virtual void abandon(const QString& reason)
+    {
+        (void)reason;
+        skipResponse();
+    }
     // Something that keeps a long call's connection alive when the client asked for no progress
     // (an event-stream comment saying `reason`, one line of ASCII); nothing by default.
     virtual void sendKeepAlive(const char* reason) { (void)reason; }
