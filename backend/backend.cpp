@@ -17,6 +17,7 @@
 #include "interaction/interactionbroker.h"
 #include "mcp/jsonrpc.h"
 #include "mcp/responsechannel.h"
+#include "mcp/sessionhost.h"
 #include "sinks/sinkregistry.h"
 #include "store/callidsource.h"
 #include "store/historyfeed.h"
@@ -180,8 +181,14 @@ bool Backend::start(QString* error)
                 &BackendEvents::publishQuestionResolved);
             McpServerOptions serverOptions = m_options.server;
             serverOptions.nextCallId = [ids = m_callIds.get()] { return ids->next(); };
-            m_server = new McpHttpServer(serverOptions, m_registry, m_events, 0);
-            m_server->setInteractionBroker(m_interactions);
+            if (m_options.listen) {
+                m_server = new McpHttpServer(serverOptions, m_registry, m_events, 0);
+                m_sessionHost = &m_server->host();
+            } else {
+                m_ownSessionHost = std::make_unique<SessionHost>(serverOptions, m_registry, m_events, 0);
+                m_sessionHost = m_ownSessionHost.get();
+            }
+            m_sessionHost->setInteractionBroker(m_interactions);
             auto* feed = new HistoryFeed(m_historyWriter, m_events, m_events);
             connect(feed, &HistoryFeed::callsHeld, this, [this] {
                 Q_EMIT historyNotice(QStringLiteral("History is behind the server: new calls wait until it has "
@@ -189,9 +196,9 @@ bool Backend::start(QString* error)
             });
             connect(feed, &HistoryFeed::callsResumed, this,
                 [this] { Q_EMIT historyNotice(QStringLiteral("History has caught up; waiting calls go on.")); });
-            m_server->setHistoryFeed(feed);
-            listening = !m_options.listen || m_server->listen(error);
-            if (listening && m_options.listen)
+            m_sessionHost->setHistoryFeed(feed);
+            listening = !m_server || m_server->listen(error);
+            if (listening && m_server)
                 m_url = m_server->url();
         },
         Qt::BlockingQueuedConnection);
@@ -199,7 +206,8 @@ bool Backend::start(QString* error)
         stop();
         return false;
     }
-    connect(m_server, &McpHttpServer::sessionsChanged, this, &Backend::sessionsChanged);
+    if (m_server)
+        connect(m_server, &McpHttpServer::sessionsChanged, this, &Backend::sessionsChanged);
     // The hub's batches, queued to this object's thread, are what the window hears.
     connect(m_events, &BackendEvents::callsUpdated, this, &Backend::callsUpdated);
     connect(m_events, &BackendEvents::questionsUpdated, this, &Backend::applyQuestionUpdates);
@@ -219,14 +227,18 @@ void Backend::stop()
         QMetaObject::invokeMethod(
             m_serverContext,
             [this] {
-                m_localSessions.clear(); // the server ends them with every other session
+                m_localSessions.clear(); // the host ends them with every other session
                 if (m_server)
                     m_server->shutdown();
+                if (m_ownSessionHost)
+                    m_ownSessionHost->shutdown();
                 if (m_adapters)
                     m_adapters->shutDown();
                 if (m_events)
                     m_events->flush();
                 delete m_server;
+                m_ownSessionHost.reset();
+                m_sessionHost = nullptr;
                 delete m_adapters;
                 m_adapters = nullptr;
                 QString stateError;
@@ -368,7 +380,8 @@ void Backend::callLocally(const QByteArray& request, const LocalCaller& caller,
             });
             return;
         }
-        McpSession* session = m_server->openLocalSession(caller.clientName, caller.clientVersion, caller.invocation);
+        McpSession* session
+            = m_sessionHost->openLocalSession(caller.clientName, caller.clientVersion, caller.invocation);
         m_localSessions.insert(session);
         // The session ends with its call: the server keeps no idle session for a process that is gone.
         auto ended
@@ -376,8 +389,8 @@ void Backend::callLocally(const QByteArray& request, const LocalCaller& caller,
                   if (!context)
                       return done(outcome);
                   QMetaObject::invokeMethod(context, [this, session] {
-                      if (m_localSessions.remove(session) && m_server)
-                          m_server->closeLocalSession(session, QStringLiteral("the local call ended"));
+                      if (m_localSessions.remove(session) && m_sessionHost)
+                          m_sessionHost->closeLocalSession(session, QStringLiteral("the local call ended"));
                   });
                   done(outcome);
               };
@@ -394,8 +407,8 @@ void Backend::cancelLocalCalls(const QString& reason)
         const QList<McpSession*> sessions = m_localSessions.values();
         m_localSessions.clear();
         for (McpSession* session : sessions) {
-            if (m_server)
-                m_server->closeLocalSession(session, reason);
+            if (m_sessionHost)
+                m_sessionHost->closeLocalSession(session, reason);
         }
     });
 }
@@ -595,8 +608,10 @@ void Backend::registerGitTools()
               return GitToolHandlers::statusFields(paths, repository, &ignored);
           });
     m_gitStatusCache = environment->statusCache;
-    // libgit2 loads its TLS certificates once, at start rather than in the first call.
-    GitLibrary::ensureInitialized();
+    // libgit2 loads its TLS certificates once, at start rather than in the first call; a one-shot
+    // runner leaves that to the git tool it runs (most of its calls are no git call at all).
+    if (m_options.listen)
+        GitLibrary::ensureInitialized();
     environment->repositoryTouched = [home = std::weak_ptr<HomeThread>(m_repositories->home()),
                                          monitor = m_repositories](const QString& path, qint64 callId, bool changed) {
         if (auto target = home.lock())

@@ -36,6 +36,7 @@ class CallIdSource;
 class HistoryStore;
 class HistoryWriter;
 class McpSession;
+class SessionHost;
 class InteractionBroker;
 class OAuthConnector;
 class SecretStore;
@@ -169,7 +170,9 @@ private:
     QObject* m_serverContext = nullptr; // lives on the server thread; the target of cross-thread calls
     BackendEvents* m_events = nullptr;
     ToolRegistry* m_registry = nullptr;
-    McpHttpServer* m_server = nullptr;
+    McpHttpServer* m_server = nullptr; // null when not listening
+    std::unique_ptr<SessionHost> m_ownSessionHost; // when not listening
+    SessionHost* m_sessionHost = nullptr; // m_server's or m_ownSessionHost; server thread
     HistoryWriter* m_historyWriter = nullptr; // its own thread
     std::unique_ptr<CallIdSource> m_callIds; // used on the server thread
     HistoryStore* m_history = nullptr; // searches; m_historyThread

@@ -334,25 +334,9 @@ McpHttpServer::McpHttpServer(
     : QAbstractHttpServer(parent)
     , m_options(std::move(options))
     , m_registry(registry)
-    , m_router(std::make_unique<ToolRouter>(registry))
-    , m_executor(std::make_unique<ToolExecutor>(m_options.executor))
-    , m_nextCallId(firstCallId)
+    , m_host(m_options, registry, events, firstCallId)
+    , m_environment(m_host.environment())
 {
-    m_environment.executor = m_executor.get();
-    m_environment.heartbeatIntervalMs = m_options.heartbeatIntervalMs;
-    m_environment.registry = registry;
-    m_environment.router = m_router.get();
-    m_environment.events = events;
-    if (m_options.nextCallId)
-        m_environment.nextCallId = m_options.nextCallId;
-    else
-        m_environment.nextCallId = [this] { return m_nextCallId++; };
-    m_environment.redactor = TokenRedactor(m_options.bearerToken);
-    m_environment.identity = m_options.identity;
-    m_environment.toolsPageSize = m_options.toolsPageSize;
-    if (m_options.clock)
-        m_environment.clock = m_options.clock;
-
     connect(registry, &ToolRegistry::toolsChanged, this,
         [this] { broadcast(JsonRpc::makeNotification("notifications/tools/list_changed", nullptr)); });
 }
@@ -361,7 +345,7 @@ McpHttpServer::~McpHttpServer()
 {
     // Sessions publish their cancelled calls through m_environment, so they go first.
     m_sessions.clear();
-    m_executor->shutDown();
+    m_host.shutdown();
 }
 
 bool McpHttpServer::listen(QString* error)
@@ -409,7 +393,7 @@ void McpHttpServer::shutdown()
         session->shutDown();
     m_sessions.clear();
     // The sessions cancelled their calls; the workers that honour the token are done now.
-    m_executor->shutDown();
+    m_host.shutdown();
     Q_EMIT sessionsChanged(0);
     if (m_tcpServer)
         m_tcpServer->closeAll();
@@ -634,24 +618,6 @@ McpSession* McpHttpServer::createSession(const QString& clientName, QByteArray* 
     McpSession* raw = session.get();
     m_sessions.emplace(std::move(id), std::move(session));
     return raw;
-}
-
-McpSession* McpHttpServer::openLocalSession(
-    const QString& clientName, const QString& clientVersion, nlohmann::json invocation)
-{
-    QByteArray id = newSessionId();
-    auto session = std::make_unique<McpSession>(id, &m_environment);
-    session->setLocalCaller(clientName, clientVersion, std::move(invocation));
-    McpSession* raw = session.get();
-    m_sessions.emplace(std::move(id), std::move(session));
-    Q_EMIT sessionsChanged(int(m_sessions.size()));
-    return raw;
-}
-
-void McpHttpServer::closeLocalSession(McpSession* session, const QString& reason)
-{
-    if (session)
-        removeSession(session->id(), reason);
 }
 
 void McpHttpServer::removeSession(const QByteArray& id, const QString& reason)

@@ -6,9 +6,9 @@
 // session. Guards the endpoint: Host and Origin against DNS rebinding, the bearer token, content
 // negotiation, body limits, session rules and protocol versions. Lives on the backend thread.
 
-#include "mcp/httplimits.h"
+#include "mcp/mcpserveroptions.h"
 #include "mcp/mcpsession.h"
-#include "tools/toolexecutor.h"
+#include "mcp/sessionhost.h"
 
 #include <QAbstractHttpServer>
 #include <QHostAddress>
@@ -25,31 +25,6 @@ class BackendEvents;
 class GuardedTcpServer;
 class ToolRegistry;
 class ToolRouter;
-
-struct McpServerOptions
-{
-    static constexpr quint16 DefaultPort = 8765;
-
-    QHostAddress address = QHostAddress(QHostAddress::LocalHost);
-    quint16 port = DefaultPort; // 0 picks a free port
-    QByteArray bearerToken; // empty: no authentication (--no-auth)
-    QStringList allowedOrigins; // beyond the loopback origins, e.g. "https://inspector.example"
-    QStringList allowedHosts; // beyond localhost, 127.0.0.1 and [::1]
-    HttpLimits limits;
-    int maxJsonDepth = 64;
-    int maxJsonValues = 100'000; // values in one request body (objects, arrays, strings, numbers, ...)
-    int maxSessions = 256;
-    int toolsPageSize = 100;
-    int keepAliveIntervalMs = 25'000; // comment lines on idle event streams
-    // A call silent for this long gets a heartbeat: progress when its client asked for progress, an
-    // event-stream comment otherwise, so proxies and client timeouts do not end it.
-    int heartbeatIntervalMs = 5'000;
-    ToolExecutor::Settings executor;
-    ServerIdentity identity;
-    std::function<qint64()> clock; // milliseconds, for session activity; empty: the system clock
-    // Gives each call its id (the Backend's CallIdSource); empty: counting up from firstCallId.
-    std::function<qint64()> nextCallId;
-};
 
 class InteractionBroker;
 
@@ -68,17 +43,13 @@ public:
     int sessionCount() const { return int(m_sessions.size()); }
     // Calls that wait for a person go through `broker` (approvals, client tools); without one every
     // tool runs at once. Set before listening.
-    void setInteractionBroker(InteractionBroker* broker) { m_environment.interactions = broker; }
+    void setInteractionBroker(InteractionBroker* broker) { m_host.setInteractionBroker(broker); }
     // While `feed` says history has no room, new tools/call requests wait (back-pressure). Set before
     // listening.
-    void setHistoryFeed(HistoryFeed* feed) { m_environment.history = feed; }
+    void setHistoryFeed(HistoryFeed* feed) { m_host.setHistoryFeed(feed); }
 
-    // A session for a caller inside this process (the one-shot runner): no HTTP and no session id
-    // a client could use; its calls go through the same router, permissions, executor and call log
-    // as a client's, and carry `invocation` (see McpSession::setLocalCaller). Owned by the server;
-    // ends with closeLocalSession() or shutdown().
-    McpSession* openLocalSession(const QString& clientName, const QString& clientVersion, nlohmann::json invocation);
-    void closeLocalSession(McpSession* session, const QString& reason);
+    // What the sessions share: also where callers inside the process open local sessions.
+    SessionHost& host() { return m_host; }
 
     // Sends a notification to every session's notification stream (e.g. tools/list_changed).
     void broadcast(const nlohmann::json& notification);
@@ -123,10 +94,8 @@ private:
 
     McpServerOptions m_options;
     ToolRegistry* m_registry;
-    std::unique_ptr<ToolRouter> m_router;
-    std::unique_ptr<ToolExecutor> m_executor;
-    SessionEnvironment m_environment;
-    qint64 m_nextCallId;
+    SessionHost m_host; // before the sessions, which use its environment
+    SessionEnvironment& m_environment; // m_host's
     quint16 m_port = 0;
     QPointer<GuardedTcpServer> m_tcpServer;
     struct ByteArrayHash

@@ -1,0 +1,38 @@
+#pragma once
+
+// McpServerOptions: how the MCP server serves: where it listens, whom it lets in, its limits, and
+// what its sessions share (executor, identity, call ids). Read by McpHttpServer and SessionHost.
+
+#include "mcp/httplimits.h"
+#include "mcp/mcpsession.h"
+#include "tools/toolexecutor.h"
+
+#include <QHostAddress>
+#include <QStringList>
+
+#include <functional>
+
+struct McpServerOptions
+{
+    static constexpr quint16 DefaultPort = 8765;
+
+    QHostAddress address = QHostAddress(QHostAddress::LocalHost);
+    quint16 port = DefaultPort; // 0 picks a free port
+    QByteArray bearerToken; // empty: no authentication (--no-auth)
+    QStringList allowedOrigins; // beyond the loopback origins, e.g. "https://inspector.example"
+    QStringList allowedHosts; // beyond localhost, 127.0.0.1 and [::1]
+    HttpLimits limits;
+    int maxJsonDepth = 64;
+    int maxJsonValues = 100'000; // values in one request body (objects, arrays, strings, numbers, ...)
+    int maxSessions = 256;
+    int toolsPageSize = 100;
+    int keepAliveIntervalMs = 25'000; // comment lines on idle event streams
+    // A call silent for this long gets a heartbeat: progress when its client asked for progress, an
+    // event-stream comment otherwise, so proxies and client timeouts do not end it.
+    int heartbeatIntervalMs = 5'000;
+    ToolExecutor::Settings executor;
+    ServerIdentity identity;
+    std::function<qint64()> clock; // milliseconds, for session activity; empty: the system clock
+    // Gives each call its id (the Backend's CallIdSource); empty: counting up from firstCallId.
+    std::function<qint64()> nextCallId;
+};
