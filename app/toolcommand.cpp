@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <unistd.h>
 
 using nlohmann::json;
@@ -74,6 +75,63 @@ void tellNotification(const QByteArray& message)
     }
 }
 
+// The calls the runner answers also run through a Backend that does not listen.
+std::optional<BackendOptions> runnerOptions(
+    const CommandLine& line, const SwitchboardConfig& configuration, QString* error)
+{
+    std::optional<BackendOptions> options = Launch::backendOptions(line, configuration, error);
+    if (!options)
+        return std::nullopt;
+    options->listen = false;
+    options->config.clientModes.insert(RunnerClientName, QStringLiteral("park"));
+    options->server.toolsPageSize = std::numeric_limits<int>::max(); // --list prints them all at once
+    return options;
+}
+
+// Runs `request` on a backend of its own; the outcome once the call ended and the backend stopped
+// (history and workspace state written).
+LocalCallOutcome runLocally(Backend& backend, const QByteArray& request, const LocalCaller& caller, bool* interrupted)
+{
+    LocalCallOutcome outcome;
+    Launch::onTerminationSignal(*QCoreApplication::instance(), [&backend, interrupted] {
+        *interrupted = true;
+        backend.cancelLocalCalls(QStringLiteral("switchboard tool was interrupted (SIGINT or SIGTERM)"));
+    });
+    backend.callLocally(request, caller, tellNotification, [&outcome](const LocalCallOutcome& ended) {
+        outcome = ended;
+        QCoreApplication::quit();
+    });
+    QCoreApplication::exec();
+    // History and workspace state are written before the answer: once a router reads it, the call
+    // is in the console's history and what it changed is saved.
+    backend.stop();
+    return outcome;
+}
+
+int listTools(const CommandLine& line, const SwitchboardConfig& configuration)
+{
+    QString error;
+    std::optional<BackendOptions> options = runnerOptions(line, configuration, &error);
+    if (!options)
+        return fail(std::nullopt, {"unavailable", error}, ToolEnvelope::Unavailable);
+    Backend backend(*options);
+    if (!backend.start(&error))
+        return fail(std::nullopt, {"unavailable", error}, ToolEnvelope::Unavailable);
+    bool interrupted = false;
+    const LocalCallOutcome outcome
+        = runLocally(backend, QByteArrayLiteral(R"({"jsonrpc":"2.0","id":1,"method":"tools/list"})"),
+            LocalCaller{RunnerClientName, QStringLiteral(SWITCHBOARD_VERSION), nullptr}, &interrupted);
+    const json response = json::parse(outcome.response.toStdString(), nullptr, false);
+    if (outcome.kind != LocalCallOutcome::Kind::Answered || !response.is_object() || !response.contains("result"))
+        return fail(
+            std::nullopt, {"unavailable", QStringLiteral("the tools could not be listed")}, ToolEnvelope::Unavailable);
+    json answer = response["result"];
+    answer["ok"] = true;
+    QByteArray text = QByteArray::fromStdString(answer.dump(-1, ' ', false, json::error_handler_t::replace));
+    text.append('\n');
+    return emit({text, ToolEnvelope::Succeeded});
+}
+
 } // namespace
 
 int runToolCommand(int argc, char** argv)
@@ -97,9 +155,11 @@ int runToolCommand(int argc, char** argv)
     const QCommandLineOption config(QStringLiteral("config"),
         QStringLiteral("Configuration file (default %1).").arg(CommandLine::defaultConfigFile()),
         QStringLiteral("file"));
+    const QCommandLineOption list(QStringLiteral("list"),
+        QStringLiteral("Print the tools this configuration offers (as tools/list would) instead of running one."));
     const QCommandLineOption debugTools(
         QStringLiteral("debug-tools"), QStringLiteral("Also offer the debug.* test tools."));
-    parser.addOptions({help, stateDir, config, debugTools});
+    parser.addOptions({help, stateDir, config, list, debugTools});
     parser.addPositionalArgument(QStringLiteral("tool"), QStringLiteral("The word `tool`."));
     parser.addPositionalArgument(
         QStringLiteral("NAME"), QStringLiteral("The tool to run (or TOOL_NAME)."), QStringLiteral("[NAME]"));
@@ -131,6 +191,9 @@ int runToolCommand(int argc, char** argv)
     if (!SwitchboardConfig::load(line.configFile, &configuration, &error))
         return fail(std::nullopt, {"unavailable", error}, ToolEnvelope::Unavailable);
 
+    if (parser.isSet(list))
+        return listTools(line, configuration);
+
     QByteArray input;
     if (!readStandardInput(configuration.maxBodyBytes, &input, &error))
         return fail(std::nullopt, {"invalid_envelope", error}, ToolEnvelope::BadCall);
@@ -140,35 +203,32 @@ int runToolCommand(int argc, char** argv)
     if (!envelope)
         return fail(std::nullopt, failure, ToolEnvelope::BadCall);
 
-    std::optional<BackendOptions> options = Launch::backendOptions(line, configuration, &error);
+    std::optional<BackendOptions> options = runnerOptions(line, configuration, &error);
     if (!options)
         return fail(envelope, {"unavailable", error}, ToolEnvelope::Unavailable);
-    options->listen = false;
-    options->config.clientModes.insert(RunnerClientName, QStringLiteral("park"));
     Backend backend(*options);
     if (!backend.start(&error))
         return fail(envelope, {"unavailable", error}, ToolEnvelope::Unavailable);
-
-    LocalCallOutcome outcome;
     bool interrupted = false;
-    Launch::onTerminationSignal(app, [&backend, &interrupted] {
-        interrupted = true;
-        backend.cancelLocalCalls(QStringLiteral("switchboard tool was interrupted (SIGINT or SIGTERM)"));
-    });
-    const LocalCaller caller{RunnerClientName, QStringLiteral(SWITCHBOARD_VERSION), envelope->invocation()};
-    backend.callLocally(
-        envelope->toolsCallRequest(), caller, tellNotification, [&outcome](const LocalCallOutcome& ended) {
-            outcome = ended;
-            QCoreApplication::quit();
-        });
-    app.exec();
-    // History and workspace state are written before the answer: once a router reads it, the call
-    // is in the console's history and what it changed is saved.
-    backend.stop();
+    const LocalCallOutcome outcome = runLocally(backend, envelope->toolsCallRequest(),
+        LocalCaller{RunnerClientName, QStringLiteral(SWITCHBOARD_VERSION), envelope->invocation()}, &interrupted);
 
     switch (outcome.kind) {
-    case LocalCallOutcome::Kind::Answered:
-        return emit(envelope->answer(outcome.response));
+    case LocalCallOutcome::Kind::Answered: {
+        const RunnerAnswer answer = envelope->answer(outcome.response);
+        if (answer.exitCode != ToolEnvelope::Succeeded) {
+            // The error's message, as fail() tells it; a JSON-RPC tool error has it in its content.
+            const json parsed = json::parse(answer.text.toStdString(), nullptr, false);
+            const json problem = parsed.is_object() ? parsed.value("error", json::object()) : json::object();
+            const json content
+                = parsed.is_object() ? parsed.value("result", json::object()).value("content", json()) : json();
+            std::string message = problem.is_object() ? problem.value("message", std::string()) : std::string();
+            if (message.empty() && content.is_array() && !content.empty() && content[0].is_object())
+                message = content[0].value("text", std::string());
+            std::fprintf(stderr, "switchboard tool: %s\n", message.c_str());
+        }
+        return emit(answer);
+    }
     case LocalCallOutcome::Kind::Parked:
         return fail(envelope,
             {"waiting_for_person",

@@ -372,8 +372,9 @@ void Backend::callLocally(const QByteArray& request, const LocalCaller& caller,
     QMetaObject::invokeMethod(m_serverContext, [this, request, caller, notified, done] {
         const JsonRpc::ParseResult parsed = JsonRpc::parse(request);
         const JsonRpc::Message message = parsed.ok ? JsonRpc::classify(parsed.value) : JsonRpc::Message();
-        if (!parsed.ok || message.kind != JsonRpc::Kind::Request || message.method != "tools/call") {
-            const QString why = parsed.ok ? QStringLiteral("a local call must be a tools/call request")
+        if (!parsed.ok || message.kind != JsonRpc::Kind::Request
+            || (message.method != "tools/call" && message.method != "tools/list")) {
+            const QString why = parsed.ok ? QStringLiteral("a local call must be a tools/call or tools/list request")
                                           : QString::fromStdString(parsed.error);
             QMetaObject::invokeMethod(this, [done, why] {
                 done({LocalCallOutcome::Kind::Cancelled, QByteArray(), why});

@@ -140,7 +140,7 @@ public:
     // a file that does not load keeps the previous configuration. Also runs when the file changes.
     void reloadConfiguration() override;
 
-    // Runs one tools/call request (JSON-RPC text) for a caller inside this process, through the same
+    // Runs one tools/call (or tools/list) request (JSON-RPC text) for a caller inside this process, through the same
     // router, permissions, executor, history and workspace state as a client's call. A call that
     // would wait for a person is parked (its question stays for the console). `notified` gets the
     // call's notifications (progress, log messages) and `done` its end, once; both on this object's

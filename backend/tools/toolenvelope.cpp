@@ -256,6 +256,8 @@ RunnerAnswer ToolEnvelope::answer(const QByteArray& jsonRpcResponse) const
                 return lineOf(out, BadCall);
             }
             Failure failure{reason, QString::fromStdString(error->value("message", std::string()))};
+            if (reason == "unknown_tool") // the session's text points at tools/list, which a runner's caller lacks
+                failure.message += QStringLiteral(" `switchboard tool --list` lists the tools.");
             if (data.is_object() && data.contains("closestMatches"))
                 failure.details["closestMatches"] = data["closestMatches"];
             return lineOf(json{{"ok", false}, {"error", errorObject(failure)}}, BadCall);
