@@ -8,6 +8,10 @@
 //
 // Used on one thread (the backend thread); writes happen behind it, and failures are reported
 // through the signals, from whatever thread the store writes on.
+//
+// The state may be shared with other processes (the console and one-shot runners write the same
+// workspace state file): what they change reaches this process as changedElsewhere, on the thread
+// the state is used on.
 
 #include <QByteArray>
 #include <QList>
@@ -17,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include <utility>
+#include <vector>
 
 class InteractionState : public QObject
 {
@@ -29,6 +34,14 @@ public:
         std::vector<nlohmann::json> questions;
         nlohmann::json clientOutputs = nlohmann::json::array();
         nlohmann::json approvals = nlohmann::json::object();
+    };
+    // The whole state after another process changed it, this process's own changes included: each
+    // question's record (id and compact JSON, in order) and the two stores' records, as put.
+    struct CompactRecords
+    {
+        std::vector<std::pair<QString, QByteArray>> questions;
+        QByteArray clientOutputs;
+        QByteArray approvals;
     };
     enum class LoadResult {
         Empty, // nothing kept yet: a first start
@@ -51,8 +64,18 @@ public:
     virtual void putApprovals(const QByteArray& record) = 0;
     // Returns once everything put is stored (true), or an attempt failed (false, with `error`).
     virtual bool flush(QString* error) = 0;
+    // From now on, notices changes other processes make without waiting for a write of this one's
+    // (the console does; a one-shot runner learns them when it writes). A state no other process
+    // shares has nothing to watch.
+    virtual void watch() {}
 
 Q_SIGNALS:
     void writeFailed(const QString& error);
     void writeRecovered();
+    // Another process changed the state; `records` is all of it now. A put that follows from it is
+    // merged like any other.
+    void changedElsewhere(const InteractionState::CompactRecords& records);
+    // Something the operator should know that is not a failure (a damaged file set aside while
+    // writing); from whatever thread the store writes on.
+    void notice(const QString& message);
 };

@@ -1,6 +1,7 @@
 #include "store/workspacestatefile.h"
 
 #include "backgroundpriority.h"
+#include "store/statefilelock.h"
 
 #include <QDateTime>
 #include <QDir>
@@ -9,6 +10,7 @@
 #include <QSaveFile>
 
 #include <algorithm>
+#include <utility>
 
 #include <fcntl.h>
 #include <pthread.h>
@@ -131,12 +133,29 @@ WorkspaceStateWriter::~WorkspaceStateWriter()
     m_thread.join();
 }
 
-void WorkspaceStateWriter::submit(QByteArrayList snapshot)
+void WorkspaceStateWriter::setKnown(WorkspaceStateRecords records, QByteArray contents)
+{
+    const std::lock_guard lock(m_mutex);
+    m_known = std::move(records);
+    m_knownContents = std::move(contents);
+}
+
+void WorkspaceStateWriter::submit(quint64 sequence, const QList<Change>& changes)
 {
     {
         const std::lock_guard lock(m_mutex);
-        m_pending = std::move(snapshot);
-        ++m_submitted;
+        for (const Change& change : changes)
+            m_pending.add(sequence, change);
+        m_submitted = std::max(m_submitted, sequence);
+    }
+    m_wake.notify_all();
+}
+
+void WorkspaceStateWriter::requestRead()
+{
+    {
+        const std::lock_guard lock(m_mutex);
+        m_readRequested = true;
     }
     m_wake.notify_all();
 }
@@ -149,7 +168,7 @@ bool WorkspaceStateWriter::flush(QString* error)
         return true;
     ++m_flushWaiters;
     m_wake.notify_all();
-    // An attempt that started before this flush may be for an older snapshot, and a failed one is
+    // An attempt that started before this flush may be for older changes, and a failed one is
     // tried again now rather than after its retry delay: wait for a new attempt that covers `target`.
     const quint64 attemptsBefore = m_attempts;
     while (m_attempts == attemptsBefore || m_attempted < target)
@@ -162,10 +181,105 @@ bool WorkspaceStateWriter::flush(QString* error)
     return false;
 }
 
+void WorkspaceStateWriter::keepSynced(bool external)
+{
+    // Only the newest is kept, but whether another process wrote is kept across syncs not yet taken:
+    // a later sync of this process's own may not hide that an earlier one found something new.
+    const bool earlierExternal = m_synced && m_synced->external;
+    m_synced = Synced{m_written, m_known, external || earlierExternal};
+}
+
+std::optional<WorkspaceStateWriter::Synced> WorkspaceStateWriter::takeSynced()
+{
+    const std::lock_guard lock(m_mutex);
+    return std::exchange(m_synced, std::nullopt);
+}
+
 int WorkspaceStateWriter::writeCount() const
 {
     const std::lock_guard lock(m_mutex);
     return m_writeCount;
+}
+
+WorkspaceStateWriter::Outcome WorkspaceStateWriter::sync(
+    const WorkspaceStateChanges& changes, const WorkspaceStateRecords& known, const QByteArray& knownContents) const
+{
+    Outcome outcome;
+    const bool writing = !changes.isEmpty();
+    // Reading alone needs no lock: every write replaces the file whole (a rename), so a reader sees
+    // one state or the next, never half. Writing does: between reading the file and renaming the
+    // result over it, no other process may write, or its update would be lost.
+    std::optional<StateFileLock> lock;
+    if (writing) {
+        QString lockError;
+        lock = StateFileLock::acquire(
+            StateFileLock::lockPathFor(m_path), std::chrono::milliseconds(m_timing.lockTimeoutMs), &lockError);
+        if (!lock) {
+            outcome.error = QStringLiteral("cannot write %1: %2").arg(m_path, lockError);
+            return outcome;
+        }
+    }
+    QByteArray contents;
+    QString problem;
+    const WorkspaceStateFile::ReadStatus status = WorkspaceStateFile::read(m_path, MaxFileBytes, &contents, &problem);
+    WorkspaceStateRecords disk;
+    bool readable = false;
+    if (status == WorkspaceStateFile::ReadStatus::Read) {
+        if (contents == knownContents) {
+            disk = known; // what this process wrote or read last: no other process wrote since
+            readable = true;
+        } else {
+            readable = WorkspaceStateRecords::parse(contents, &disk, &problem);
+            outcome.external = readable;
+        }
+    }
+    if (!writing) {
+        outcome.ok = true;
+        if (!readable) {
+            // A file that is missing or cannot be read is left to the next write, which sets it
+            // aside under the lock; until then this process keeps what it knows.
+            outcome.records = known;
+            outcome.contents = knownContents;
+            return outcome;
+        }
+        outcome.changed = !disk.sameContent(known);
+        outcome.records = std::move(disk);
+        outcome.contents = std::move(contents);
+        return outcome;
+    }
+    if (status == WorkspaceStateFile::ReadStatus::Missing) {
+        disk = known; // never written yet, or deleted by hand: this process's records are all there is
+        contents.clear();
+    } else if (!readable) {
+        // Kept for the operator, never overwritten; what this process holds is written in its place,
+        // so a damaged file loses nothing this process knew.
+        QString moveError;
+        const QString aside = WorkspaceStateFile::setAside(m_path, &moveError);
+        if (aside.isEmpty()) {
+            outcome.error = QStringLiteral("cannot write %1: the file there cannot be read (%2) and cannot be moved "
+                                           "aside (%3); it is left as it is")
+                                .arg(m_path, problem, moveError);
+            return outcome;
+        }
+        outcome.setAsideMessage = QStringLiteral("the workspace state %1 could not be read (%2); it was kept as %3 "
+                                                 "and written again from what this process holds")
+                                      .arg(m_path, problem, aside);
+        disk = known;
+        contents.clear();
+    }
+    WorkspaceStateRecords result = std::move(disk);
+    changes.applyTo(&result);
+    QByteArray written = result.toBytes();
+    if (written != contents) {
+        if (!WorkspaceStateFile::write(m_path, written, &outcome.error))
+            return outcome;
+        outcome.wrote = true;
+    }
+    outcome.ok = true;
+    outcome.changed = true; // the changes are in; the owner drops them from its own log
+    outcome.records = std::move(result);
+    outcome.contents = std::move(written);
+    return outcome;
 }
 
 void WorkspaceStateWriter::run()
@@ -173,57 +287,84 @@ void WorkspaceStateWriter::run()
     std::unique_lock lock(m_mutex);
     for (;;) {
         const bool dirty = m_submitted > m_attempted || (m_submitted > m_written && m_failing);
-        if (!dirty) {
+        if (!dirty && (!m_readRequested || m_stopping)) {
             if (m_stopping)
                 return;
             m_wake.wait(lock);
             continue;
         }
-        const bool urgent = m_stopping || m_flushWaiters > 0;
-        const qint64 now = m_clock.elapsed();
-        if (!urgent && now < m_nextWriteAt) {
-            m_wake.wait_for(lock, std::chrono::milliseconds(m_nextWriteAt - now));
-            continue;
+        if (dirty) {
+            // A read waits with the write: the write reads the file too.
+            const bool urgent = m_stopping || m_flushWaiters > 0;
+            const qint64 now = m_clock.elapsed();
+            if (!urgent && now < m_nextWriteAt) {
+                m_wake.wait_for(lock, std::chrono::milliseconds(m_nextWriteAt - now));
+                continue;
+            }
         }
-        const QByteArrayList snapshot = m_pending; // implicitly shared: a cheap copy
+        // Implicitly shared: cheap copies, and the owner may submit more meanwhile.
+        const WorkspaceStateChanges changes = m_pending;
+        const WorkspaceStateRecords known = m_known;
+        const QByteArray knownContents = m_knownContents;
         const quint64 generation = m_submitted;
+        m_readRequested = false;
         lock.unlock();
-        QString error;
-        const bool written = WorkspaceStateFile::write(m_path, snapshot, &error);
+        Outcome outcome = sync(changes, known, knownContents);
         lock.lock();
-        m_attempted = generation;
-        ++m_attempts;
-        if (written) {
-            m_written = generation;
-            ++m_writeCount;
-            m_nextWriteAt = m_clock.elapsed() + m_timing.minIntervalMs;
-            m_retryMs = m_timing.firstRetryMs;
-            if (m_written == m_submitted)
-                m_pending.clear(); // on disk: no need to hold the memory
-            const bool recovered = m_failing;
-            m_failing = false;
-            m_lastError.clear();
-            m_done.notify_all();
-            if (recovered) {
+        if (!outcome.setAsideMessage.isEmpty()) {
+            lock.unlock();
+            Q_EMIT setAside(outcome.setAsideMessage);
+            lock.lock();
+        }
+        if (!dirty) {
+            // Kept even when only the bytes differ (the same records in another order): the next
+            // read of the same file then needs no parsing.
+            m_known = std::move(outcome.records);
+            m_knownContents = std::move(outcome.contents);
+            if (outcome.changed) {
+                keepSynced(true);
                 lock.unlock();
-                Q_EMIT writeRecovered();
+                Q_EMIT synced();
                 lock.lock();
             }
             continue;
         }
-        // The snapshot stays in m_pending (or a newer one replaced it): retried after a delay that
-        // grows while the disk keeps failing, or at once by a flush.
+        m_attempted = generation;
+        ++m_attempts;
+        if (outcome.ok) {
+            m_known = std::move(outcome.records);
+            m_knownContents = std::move(outcome.contents);
+            m_written = generation;
+            m_pending.confirm(generation);
+            if (outcome.wrote)
+                ++m_writeCount;
+            keepSynced(outcome.external);
+            m_nextWriteAt = m_clock.elapsed() + m_timing.minIntervalMs;
+            m_retryMs = m_timing.firstRetryMs;
+            const bool recovered = m_failing;
+            m_failing = false;
+            m_lastError.clear();
+            m_done.notify_all();
+            lock.unlock();
+            Q_EMIT synced();
+            if (recovered)
+                Q_EMIT writeRecovered();
+            lock.lock();
+            continue;
+        }
+        // The changes stay in m_pending (with newer ones): retried after a delay that grows while the
+        // disk keeps failing or the lock stays held, or at once by a flush.
         m_nextWriteAt = m_clock.elapsed() + m_retryMs;
         m_retryMs = std::min(m_retryMs * 2, m_timing.maxRetryMs);
         m_failing = true;
-        const bool report = error != m_lastError;
-        m_lastError = error;
+        const bool report = outcome.error != m_lastError;
+        m_lastError = outcome.error;
         m_done.notify_all();
         if (m_stopping)
             return; // the shutdown attempt failed; it was reported to flush()
         if (report) {
             lock.unlock();
-            Q_EMIT writeFailed(error);
+            Q_EMIT writeFailed(outcome.error);
             lock.lock();
         }
     }

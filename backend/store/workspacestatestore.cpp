@@ -1,12 +1,18 @@
 #include "store/workspacestatestore.h"
 
-#include "statejsonreader.h"
+#include "store/statefilelock.h"
+#include "store/workspacestatewatcher.h"
+
+#include <QtDebug>
+
+#include <utility>
 
 using nlohmann::json;
 
 WorkspaceStateStore::WorkspaceStateStore(QString path, WorkspaceStateWriteTiming timing, QObject* parent)
     : InteractionState(parent)
     , m_path(std::move(path))
+    , m_timing(timing)
     , m_writer(new WorkspaceStateWriter(m_path, timing, this))
 {
     // Direct: the writer emits from its own thread; whoever listens connects with a context object,
@@ -14,16 +20,21 @@ WorkspaceStateStore::WorkspaceStateStore(QString path, WorkspaceStateWriteTiming
     connect(m_writer, &WorkspaceStateWriter::writeFailed, this, &InteractionState::writeFailed, Qt::DirectConnection);
     connect(
         m_writer, &WorkspaceStateWriter::writeRecovered, this, &InteractionState::writeRecovered, Qt::DirectConnection);
+    connect(m_writer, &WorkspaceStateWriter::setAside, this, &InteractionState::notice, Qt::DirectConnection);
+    // Queued: what a sync found is taken in on this store's thread, between the broker's changes.
+    connect(m_writer, &WorkspaceStateWriter::synced, this, &WorkspaceStateStore::takeSynced, Qt::QueuedConnection);
 }
 
 WorkspaceStateStore::~WorkspaceStateStore()
 {
-    delete m_writer; // writes the newest state and ends its thread while this store is still whole
+    submitBatch();
+    delete m_writer; // writes the newest changes and ends its thread while this store is still whole
     m_writer = nullptr;
 }
 
 InteractionState::LoadResult WorkspaceStateStore::load(Records* records, QString* problem)
 {
+    // No lock: every write replaces the file whole, so this reads one state, never half of one.
     QByteArray contents;
     const WorkspaceStateFile::ReadStatus status = WorkspaceStateFile::read(m_path, MaxFileBytes, &contents, problem);
     if (status == WorkspaceStateFile::ReadStatus::Missing)
@@ -31,104 +42,150 @@ InteractionState::LoadResult WorkspaceStateStore::load(Records* records, QString
     if (status == WorkspaceStateFile::ReadStatus::Unreadable)
         return LoadResult::Unreadable;
     const json state = json::parse(contents.constData(), contents.constData() + contents.size(), nullptr, false);
-    contents.clear();
     if (state.is_discarded()) {
         *problem = QStringLiteral("it is not JSON");
         return LoadResult::Unreadable;
     }
-    if (!state.is_object() || !state.contains("version") || !state.at("version").is_number_integer()
-        || state.at("version").get<qint64>() != StateVersion) {
-        *problem = QStringLiteral("it is not a version-%1 state file").arg(StateVersion);
+    WorkspaceStateRecords read;
+    if (!WorkspaceStateRecords::fromJson(state, &read, problem))
         return LoadResult::Unreadable;
-    }
-    StateJsonReader reader(state, QStringLiteral("the state"), problem);
-    reader.keys({"version", "pending", "clientOutputs", "approvals"});
-    const json* pending = reader.array("pending");
-    const json* outputs = reader.array("clientOutputs");
-    const json* approvals = reader.object("approvals");
-    if (!reader.ok())
-        return LoadResult::Unreadable;
-    // These are the records this store holds from now on: a later change writes them back as they
-    // were read, beside the one that changed.
-    m_order.clear();
-    m_questions.clear();
-    for (const json& question : *pending) {
-        const auto id = question.is_object() ? question.find("id") : question.end();
-        if (id == question.end() || !id->is_string()) {
-            *problem = QStringLiteral("a pending question has no \"id\"");
-            return LoadResult::Unreadable;
-        }
-        const QString key = QString::fromStdString(id->get<std::string>());
-        if (!m_questions.contains(key))
-            m_order.append(key);
-        m_questions.insert(key, QByteArray::fromStdString(question.dump()));
-    }
-    m_clientOutputs = QByteArray::fromStdString(outputs->dump());
-    m_approvals = QByteArray::fromStdString(approvals->dump());
-    Records read;
-    read.questions.assign(pending->begin(), pending->end());
-    read.clientOutputs = *outputs;
-    read.approvals = *approvals;
-    *records = std::move(read);
+    Records loaded;
+    loaded.questions.assign(state.at("pending").begin(), state.at("pending").end());
+    loaded.clientOutputs = state.at("clientOutputs");
+    loaded.approvals = state.at("approvals");
+    *records = std::move(loaded);
+    // The base of this process's changes, and what the writer compares the file with before it
+    // parses it again.
+    m_current = read;
+    m_unconfirmed = WorkspaceStateChanges();
+    m_batch.clear();
+    m_writer->setKnown(std::move(read), std::move(contents));
     return LoadResult::Loaded;
 }
 
 QString WorkspaceStateStore::setAside(QString* error)
 {
-    m_order.clear();
-    m_questions.clear();
-    m_clientOutputs = QByteArrayLiteral("[]");
-    m_approvals = QByteArrayLiteral(R"({"alwaysAllow":[],"decisions":[]})");
+    m_current = WorkspaceStateRecords();
+    m_unconfirmed = WorkspaceStateChanges();
+    m_batch.clear();
+    m_writer->setKnown(WorkspaceStateRecords(), QByteArray());
+    // Under the lock, as writers set a file aside: a runner may have found the same damaged file,
+    // set it aside itself and written a good one since load() looked. That one is not moved.
+    const std::optional<StateFileLock> lock = StateFileLock::acquire(
+        StateFileLock::lockPathFor(m_path), std::chrono::milliseconds(m_timing.lockTimeoutMs), error);
+    if (!lock)
+        return QString();
+    QByteArray contents;
+    QString problem;
+    WorkspaceStateRecords now;
+    if (WorkspaceStateFile::read(m_path, MaxFileBytes, &contents, &problem) == WorkspaceStateFile::ReadStatus::Read
+        && WorkspaceStateRecords::parse(contents, &now, &problem)) {
+        *error = QStringLiteral("another Switchboard process replaced it with a readable state meanwhile (start again "
+                                "to load that one)");
+        return QString();
+    }
     return WorkspaceStateFile::setAside(m_path, error);
 }
 
 void WorkspaceStateStore::putQuestion(const QString& id, const QByteArray& record)
 {
-    if (!m_questions.contains(id))
-        m_order.append(id);
-    m_questions.insert(id, record);
-    submit();
+    if (m_current.hasQuestion(id) && m_current.question(id) == record)
+        return;
+    submit({Change{WorkspaceStateRecords::Kind::Question, id, record, true}});
 }
 
 void WorkspaceStateStore::removeQuestion(const QString& id)
 {
-    if (m_questions.remove(id) == 0)
+    if (!m_current.hasQuestion(id))
         return;
-    m_order.removeOne(id);
-    submit();
+    submit({Change{WorkspaceStateRecords::Kind::Question, id, QByteArray(), false}});
 }
 
 void WorkspaceStateStore::putClientOutputs(const QByteArray& record)
 {
-    m_clientOutputs = record;
-    submit();
+    QList<Change> changes;
+    QString problem;
+    if (!m_current.clientOutputChanges(record, &changes, &problem)) {
+        // The broker's own toJson(): a bug, not something a person can fix; nothing is written.
+        qWarning("switchboard: stored answers not saved: %s", qPrintable(problem));
+        return;
+    }
+    if (!changes.isEmpty())
+        submit(changes);
 }
 
 void WorkspaceStateStore::putApprovals(const QByteArray& record)
 {
-    m_approvals = record;
-    submit();
+    QList<Change> changes;
+    QString problem;
+    if (!m_current.approvalChanges(record, &changes, &problem)) {
+        qWarning("switchboard: approvals not saved: %s", qPrintable(problem));
+        return;
+    }
+    if (!changes.isEmpty())
+        submit(changes);
 }
 
 bool WorkspaceStateStore::flush(QString* error)
 {
+    submitBatch();
     return m_writer->flush(error);
 }
 
-void WorkspaceStateStore::submit()
+void WorkspaceStateStore::watch()
 {
-    // Records are implicitly shared: this copies pointers, and the writer thread joins the bytes.
-    static const QByteArray comma = QByteArrayLiteral(",");
-    QByteArrayList parts;
-    parts.reserve(2 * m_order.size() + 6);
-    parts << QByteArrayLiteral("{\"version\":") + QByteArray::number(StateVersion)
-            + QByteArrayLiteral(",\"pending\":[");
-    for (qsizetype index = 0; index < m_order.size(); ++index) {
-        if (index > 0)
-            parts << comma;
-        parts << m_questions.value(m_order.at(index));
+    if (m_watcher)
+        return;
+    m_watcher = new WorkspaceStateWatcher(m_path, 100, 2'000, this);
+    connect(m_watcher, &WorkspaceStateWatcher::changed, m_writer, &WorkspaceStateWriter::requestRead);
+    m_writer->requestRead(); // whatever changed between load() and now
+}
+
+void WorkspaceStateStore::submit(const QList<Change>& changes)
+{
+    if (m_batch.isEmpty()) {
+        ++m_sequence;
+        QMetaObject::invokeMethod(this, &WorkspaceStateStore::submitBatch, Qt::QueuedConnection);
     }
-    parts << QByteArrayLiteral("],\"clientOutputs\":") << m_clientOutputs << QByteArrayLiteral(",\"approvals\":")
-          << m_approvals << QByteArrayLiteral("}\n");
-    m_writer->submit(std::move(parts));
+    for (const Change& change : changes) {
+        m_current.apply(change);
+        m_unconfirmed.add(m_sequence, change);
+        m_batch.append(change);
+    }
+}
+
+void WorkspaceStateStore::submitBatch()
+{
+    if (m_batch.isEmpty())
+        return;
+    m_writer->submit(m_sequence, std::exchange(m_batch, {}));
+}
+
+void WorkspaceStateStore::takeSynced()
+{
+    std::optional<WorkspaceStateWriter::Synced> synced = m_writer->takeSynced();
+    if (!synced)
+        return;
+    m_unconfirmed.confirm(synced->sequence);
+    if (!synced->external)
+        return; // the file holds what this process wrote: nothing new
+    // Theirs with ours on top: the changes made here since are not in the file yet, and they win for
+    // the records they change, as they will when they are written.
+    WorkspaceStateRecords merged = std::move(synced->records);
+    m_unconfirmed.applyTo(&merged);
+    if (merged.sameContent(m_current))
+        return;
+    m_current = std::move(merged);
+    Q_EMIT changedElsewhere(compact());
+}
+
+InteractionState::CompactRecords WorkspaceStateStore::compact() const
+{
+    CompactRecords records;
+    records.questions.reserve(std::size_t(m_current.questionIds().size()));
+    for (const QString& id : m_current.questionIds())
+        records.questions.emplace_back(id, m_current.question(id));
+    records.clientOutputs = m_current.clientOutputsRecord();
+    records.approvals = m_current.approvalsRecord();
+    return records;
 }

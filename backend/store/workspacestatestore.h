@@ -4,22 +4,32 @@
 // written atomically by WorkspaceStateWriter on a thread of its own). The file is compact JSON
 // assembled from the records as they are: {"version": 2, "pending": [question records in order],
 // "clientOutputs": […], "approvals": {…}}; a change costs the backend thread the record that
-// changed, and the writer joins the parts.
+// changed.
+//
+// Several processes share the file: the console and any number of one-shot runners. Each put
+// becomes changes (WorkspaceStateRecords::Change) that the writer merges, under the file's lock,
+// into whatever the file holds when it writes, so interleaved processes lose no update and a record
+// one of them removed is not brought back by another. This store keeps what the process holds (the
+// file as last read or written, with its own changes since on top); when a sync shows that another
+// process changed the file, the merged whole comes out as changedElsewhere. watch() makes the
+// console look without waiting for a write of its own.
 
 #include "interaction/interactionstate.h"
+#include "store/workspacestatechanges.h"
 #include "store/workspacestatefile.h"
+#include "store/workspacestaterecords.h"
 
-#include <QHash>
-#include <QStringList>
+#include <QList>
+
+class WorkspaceStateWatcher;
 
 class WorkspaceStateStore : public InteractionState
 {
     Q_OBJECT
 public:
-    // 2: keys are hashes that name the client; compact JSON. A file of another version is set aside.
-    static constexpr qint64 StateVersion = 2;
+    static constexpr qint64 StateVersion = WorkspaceStateRecords::Version;
     // Larger than any state the limits on pending questions allow; a larger file is set aside.
-    static constexpr qint64 MaxFileBytes = 1024LL * 1024 * 1024;
+    static constexpr qint64 MaxFileBytes = WorkspaceStateWriter::MaxFileBytes;
 
     explicit WorkspaceStateStore(QString path, WorkspaceStateWriteTiming timing = {}, QObject* parent = nullptr);
     ~WorkspaceStateStore() override;
@@ -30,18 +40,33 @@ public:
     void removeQuestion(const QString& id) override;
     void putClientOutputs(const QByteArray& record) override;
     void putApprovals(const QByteArray& record) override;
+    // Merged into the file under its lock, on disk when this returns true.
     bool flush(QString* error) override;
+    void watch() override;
 
     QString path() const { return m_path; }
     const WorkspaceStateWriter* writer() const { return m_writer; }
+    // What this process holds: the file as last read or written, with its own changes since.
+    const WorkspaceStateRecords& records() const { return m_current; }
 
 private:
-    void submit();
+    using Change = WorkspaceStateRecords::Change;
 
-    QString m_path;
+    // Changes go to the writer together once the current event is handled (or at a flush): one
+    // broker operation (a question removed and its answer stored) reaches the file in one write, so
+    // no other process reads the file halfway through it.
+    void submit(const QList<Change>& changes);
+    void submitBatch();
+    // The writer synced: drop the changes the file now has, and take in what other processes wrote.
+    void takeSynced();
+    CompactRecords compact() const;
+
+    const QString m_path;
+    const WorkspaceStateWriteTiming m_timing;
     WorkspaceStateWriter* m_writer = nullptr; // owned
-    QStringList m_order; // question ids, in the order they came
-    QHash<QString, QByteArray> m_questions;
-    QByteArray m_clientOutputs = QByteArrayLiteral("[]");
-    QByteArray m_approvals = QByteArrayLiteral(R"({"alwaysAllow":[],"decisions":[]})");
+    WorkspaceStateWatcher* m_watcher = nullptr; // after watch()
+    WorkspaceStateRecords m_current;
+    WorkspaceStateChanges m_unconfirmed; // made here, not yet known to be in the file
+    quint64 m_sequence = 0; // of the newest batch
+    QList<Change> m_batch; // made under m_sequence, not yet handed to the writer
 };

@@ -1,0 +1,239 @@
+#include "store/workspacestaterecords.h"
+
+#include "interaction/approvalstore.h"
+#include "interaction/clientoutputstore.h"
+#include "pendinginteraction.h"
+#include "statejsonreader.h"
+
+using nlohmann::json;
+
+bool WorkspaceStateRecords::parse(const QByteArray& contents, WorkspaceStateRecords* records, QString* problem)
+{
+    const json state = json::parse(contents.constData(), contents.constData() + contents.size(), nullptr, false);
+    if (state.is_discarded()) {
+        *problem = QStringLiteral("it is not JSON");
+        return false;
+    }
+    return fromJson(state, records, problem);
+}
+
+bool WorkspaceStateRecords::fromJson(const json& state, WorkspaceStateRecords* records, QString* problem)
+{
+    if (!state.is_object() || !state.contains("version") || !state.at("version").is_number_integer()
+        || state.at("version").get<qint64>() != Version) {
+        *problem = QStringLiteral("it is not a version-%1 state file").arg(Version);
+        return false;
+    }
+    StateJsonReader reader(state, QStringLiteral("the state"), problem);
+    reader.keys({"version", "pending", "clientOutputs", "approvals"});
+    const json* pending = reader.array("pending");
+    const json* outputs = reader.array("clientOutputs");
+    const json* approvals = reader.object("approvals");
+    if (!reader.ok())
+        return false;
+    WorkspaceStateRecords read;
+    for (std::size_t index = 0; index < pending->size(); ++index) {
+        PendingInteraction interaction;
+        if (!PendingInteraction::fromJson(
+                pending->at(index), QStringLiteral("pending[%1]").arg(index), &interaction, problem))
+            return false;
+        if (read.m_questions.contains(interaction.id)) {
+            *problem = QStringLiteral("pending[%1] repeats the id %2").arg(index).arg(interaction.id);
+            return false;
+        }
+        read.m_order.append(interaction.id);
+        read.m_questions.insert(interaction.id, QByteArray::fromStdString(pending->at(index).dump()));
+    }
+    // The stores check every item as the broker will; the records keep the items as they are.
+    if (!ClientOutputStore().fromJson(*outputs, problem) || !ApprovalStore().fromJson(*approvals, problem))
+        return false;
+    if (!readItems(*outputs, "outputs", &read.m_outputs, problem)
+        || !readItems(approvals->at("decisions"), "decisions", &read.m_decisions, problem))
+        return false;
+    for (const json& tool : approvals->at("alwaysAllow"))
+        read.m_alwaysAllow.insert(QString::fromStdString(tool.get<std::string>()));
+    *records = std::move(read);
+    return true;
+}
+
+bool WorkspaceStateRecords::readItems(const json& list, const char* itemsField, Items* items, QString* problem)
+{
+    items->clear();
+    if (!list.is_array()) {
+        *problem = QStringLiteral("a list of stored items is not an array");
+        return false;
+    }
+    for (std::size_t index = 0; index < list.size(); ++index) {
+        StateJsonReader reader(
+            list.at(index), QStringLiteral("%1[%2]").arg(QLatin1String(itemsField)).arg(index), problem);
+        QString key;
+        reader.keys({"key", itemsField}).string("key", &key);
+        const json* entries = reader.array(itemsField);
+        if (!reader.ok())
+            return false;
+        QByteArrayList& queue = (*items)[key];
+        for (const json& entry : *entries) {
+            QByteArray item = QByteArray::fromStdString(entry.dump());
+            if (!queue.contains(item))
+                queue.append(std::move(item));
+        }
+        if (queue.isEmpty())
+            items->erase(key);
+    }
+    return true;
+}
+
+QByteArray WorkspaceStateRecords::itemsRecord(const Items& items, const char* itemsField)
+{
+    QByteArray record = QByteArrayLiteral("[");
+    bool first = true;
+    for (const auto& [key, queue] : items) {
+        if (!first)
+            record += ',';
+        first = false;
+        record += QByteArrayLiteral("{\"key\":") + QByteArray::fromStdString(json(key.toStdString()).dump())
+            + QByteArrayLiteral(",\"") + itemsField + QByteArrayLiteral("\":[") + queue.join(',')
+            + QByteArrayLiteral("]}");
+    }
+    return record + ']';
+}
+
+QByteArray WorkspaceStateRecords::clientOutputsRecord() const
+{
+    return itemsRecord(m_outputs, "outputs");
+}
+
+QByteArray WorkspaceStateRecords::approvalsRecord() const
+{
+    json always = json::array();
+    for (const QString& tool : m_alwaysAllow)
+        always.push_back(tool.toStdString());
+    return QByteArrayLiteral("{\"alwaysAllow\":") + QByteArray::fromStdString(always.dump())
+        + QByteArrayLiteral(",\"decisions\":") + itemsRecord(m_decisions, "decisions") + '}';
+}
+
+QByteArray WorkspaceStateRecords::toBytes() const
+{
+    QByteArray bytes
+        = QByteArrayLiteral("{\"version\":") + QByteArray::number(Version) + QByteArrayLiteral(",\"pending\":[");
+    for (qsizetype index = 0; index < m_order.size(); ++index) {
+        if (index > 0)
+            bytes += ',';
+        bytes += m_questions.value(m_order.at(index));
+    }
+    bytes += QByteArrayLiteral("],\"clientOutputs\":") + clientOutputsRecord() + QByteArrayLiteral(",\"approvals\":")
+        + approvalsRecord() + QByteArrayLiteral("}\n");
+    return bytes;
+}
+
+void WorkspaceStateRecords::applyItem(Items& items, const Change& change)
+{
+    if (change.present) {
+        QByteArrayList& queue = items[change.key];
+        if (!queue.contains(change.record))
+            queue.append(change.record); // the newest answer goes last: each key stays oldest first
+        return;
+    }
+    const auto it = items.find(change.key);
+    if (it == items.end())
+        return;
+    it->second.removeAll(change.record);
+    if (it->second.isEmpty())
+        items.erase(it);
+}
+
+void WorkspaceStateRecords::apply(const Change& change)
+{
+    switch (change.kind) {
+    case Kind::Question:
+        if (!change.present) {
+            if (m_questions.remove(change.key) > 0)
+                m_order.removeOne(change.key);
+        } else {
+            if (!m_questions.contains(change.key))
+                m_order.append(change.key);
+            m_questions.insert(change.key, change.record);
+        }
+        return;
+    case Kind::Output:
+        applyItem(m_outputs, change);
+        return;
+    case Kind::Decision:
+        applyItem(m_decisions, change);
+        return;
+    case Kind::AlwaysAllow:
+        if (change.present)
+            m_alwaysAllow.insert(change.key);
+        else
+            m_alwaysAllow.erase(change.key);
+        return;
+    }
+}
+
+void WorkspaceStateRecords::itemChanges(Kind kind, const Items& from, const Items& to, QList<Change>* changes)
+{
+    for (const auto& [key, queue] : from) {
+        const auto now = to.find(key);
+        for (const QByteArray& item : queue) {
+            if (now == to.end() || !now->second.contains(item))
+                changes->append({kind, key, item, false});
+        }
+    }
+    for (const auto& [key, queue] : to) {
+        const auto before = from.find(key);
+        for (const QByteArray& item : queue) {
+            if (before == from.end() || !before->second.contains(item))
+                changes->append({kind, key, item, true});
+        }
+    }
+}
+
+bool WorkspaceStateRecords::clientOutputChanges(
+    const QByteArray& record, QList<Change>* changes, QString* problem) const
+{
+    const json value = json::parse(record.constData(), record.constData() + record.size(), nullptr, false);
+    Items outputs;
+    if (value.is_discarded() || !readItems(value, "outputs", &outputs, problem)) {
+        if (value.is_discarded())
+            *problem = QStringLiteral("the stored answers are not JSON");
+        return false;
+    }
+    itemChanges(Kind::Output, m_outputs, outputs, changes);
+    return true;
+}
+
+bool WorkspaceStateRecords::approvalChanges(const QByteArray& record, QList<Change>* changes, QString* problem) const
+{
+    const json value = json::parse(record.constData(), record.constData() + record.size(), nullptr, false);
+    StateJsonReader reader(value, QStringLiteral("approvals"), problem);
+    reader.keys({"alwaysAllow", "decisions"});
+    const json* always = reader.array("alwaysAllow");
+    const json* decisionList = reader.array("decisions");
+    Items decisions;
+    if (!reader.ok() || !readItems(*decisionList, "decisions", &decisions, problem))
+        return false;
+    std::set<QString> allowed;
+    for (const json& tool : *always) {
+        if (!tool.is_string()) {
+            *problem = QStringLiteral("approvals.alwaysAllow holds something other than a tool name");
+            return false;
+        }
+        allowed.insert(QString::fromStdString(tool.get<std::string>()));
+    }
+    for (const QString& tool : m_alwaysAllow) {
+        if (!allowed.count(tool))
+            changes->append({Kind::AlwaysAllow, tool, QByteArray(), false});
+    }
+    for (const QString& tool : allowed) {
+        if (!m_alwaysAllow.count(tool))
+            changes->append({Kind::AlwaysAllow, tool, QByteArray(), true});
+    }
+    itemChanges(Kind::Decision, m_decisions, decisions, changes);
+    return true;
+}
+
+bool WorkspaceStateRecords::sameContent(const WorkspaceStateRecords& other) const
+{
+    return m_questions == other.m_questions && m_outputs == other.m_outputs && m_alwaysAllow == other.m_alwaysAllow
+        && m_decisions == other.m_decisions;
+}

@@ -1,0 +1,538 @@
+// The workspace state file shared by several processes (the console and one-shot runners): every
+// write merges under the file's lock, so interleaved stores lose no update and bring back nothing
+// another removed; stored answers taken stay taken; many writer processes at once all get in; writers
+// killed at any moment leave a whole file and no lock behind.
+//
+// The test executable is also its own child process: with --writer, --loop or --hold-lock as its
+// first argument it does that instead of running the tests.
+
+#include "interaction/interactionbroker.h"
+#include "store/statefilelock.h"
+#include "store/workspacestatefile.h"
+#include "store/workspacestaterecords.h"
+#include "store/workspacestatestore.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QFile>
+#include <QProcess>
+#include <QRandomGenerator>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QThread>
+
+#include <memory>
+#include <mutex>
+#include <set>
+
+#include <csignal>
+#include <sys/stat.h>
+#include <unistd.h>
+
+using nlohmann::json;
+
+namespace {
+
+// A question record exactly as the broker writes one.
+QByteArray questionRecord(const QString& id)
+{
+    PendingInteraction question;
+    question.id = id;
+    question.key = QStringLiteral("sha256:") + id;
+    question.tool = QStringLiteral("write_file");
+    question.mode = PauseMode::Park;
+    question.arguments = R"({"path":"a.txt"})";
+    question.renderSpec = R"({"render":"approval"})";
+    question.createdAtMs = 1;
+    return QByteArray::fromStdString(question.toJson().dump());
+}
+
+json outputItem(const std::string& interactionId)
+{
+    return json{{"output", R"({"connected":true})"}, {"interactionId", interactionId}, {"answeredAtMs", 7}};
+}
+
+json decisionItem(const std::string& interactionId)
+{
+    return json{{"allow", true}, {"reason", ""}, {"interactionId", interactionId}};
+}
+
+QByteArray outputsRecord(const std::map<std::string, std::vector<std::string>>& byKey)
+{
+    json list = json::array();
+    for (const auto& [key, ids] : byKey) {
+        json outputs = json::array();
+        for (const std::string& id : ids)
+            outputs.push_back(outputItem(id));
+        list.push_back(json{{"key", key}, {"outputs", outputs}});
+    }
+    return QByteArray::fromStdString(list.dump());
+}
+
+QByteArray approvalsRecord(const std::vector<std::string>& always, const std::vector<std::string>& decisions)
+{
+    json items = json::array();
+    for (const std::string& id : decisions)
+        items.push_back(decisionItem(id));
+    json list = json::array();
+    if (!items.empty())
+        list.push_back(json{{"key", "k-decision"}, {"decisions", items}});
+    return QByteArray::fromStdString(json{{"alwaysAllow", always}, {"decisions", list}}.dump());
+}
+
+QByteArray readFile(const QString& path)
+{
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
+// The file as the next process would read it; fails the test unless it is a whole state.
+WorkspaceStateRecords onDisk(const QString& path)
+{
+    WorkspaceStateRecords records;
+    QString problem;
+    const QByteArray contents = readFile(path);
+    if (!WorkspaceStateRecords::parse(contents, &records, &problem))
+        qWarning("not a whole state (%s): %s", qPrintable(problem), contents.left(200).constData());
+    return records;
+}
+
+std::set<QString> questionsIn(const WorkspaceStateRecords& records)
+{
+    return std::set<QString>(records.questionIds().begin(), records.questionIds().end());
+}
+
+std::vector<std::string> itemIds(const QByteArray& record, const char* itemsField)
+{
+    std::vector<std::string> ids;
+    for (const json& key : json::parse(record.toStdString()))
+        for (const json& item : key.at(itemsField))
+            ids.push_back(item.at("interactionId").get<std::string>());
+    return ids;
+}
+
+// Child process modes. Each prints one line when it has done its part, for the parent to wait on.
+
+// Puts one question of its own and flushes; a flush refused by the lock (many writers at once on a
+// slow disk) is tried again, as a runner would.
+int runWriter(const QString& path, const QString& id)
+{
+    WorkspaceStateStore store(path);
+    InteractionState::Records records;
+    QString problem;
+    if (store.load(&records, &problem) == InteractionState::LoadResult::Unreadable) {
+        qWarning("writer %s: %s", qPrintable(id), qPrintable(problem));
+        return 2;
+    }
+    store.putQuestion(id, questionRecord(id));
+    for (int attempt = 0; attempt < 20; ++attempt) {
+        QString error;
+        if (store.flush(&error)) {
+            printf("written\n");
+            return 0;
+        }
+        qWarning("writer %s: %s", qPrintable(id), qPrintable(error));
+    }
+    return 3;
+}
+
+// Writes for ever: a question of its own put, the previous one removed, flushed, again.
+int runLoop(const QString& path, const QString& tag)
+{
+    WorkspaceStateStore store(path, WorkspaceStateWriteTiming{0, 10, 100, 5'000});
+    InteractionState::Records records;
+    QString problem;
+    store.load(&records, &problem);
+    for (qint64 round = 0;; ++round) {
+        store.putQuestion(tag + QString::number(round), questionRecord(tag + QString::number(round)));
+        if (round > 0)
+            store.removeQuestion(tag + QString::number(round - 1));
+        QString error;
+        if (store.flush(&error) && round == 0) {
+            printf("written\n");
+            fflush(stdout);
+        }
+        QCoreApplication::processEvents(); // takes in what the others wrote
+    }
+}
+
+// Holds the lock until killed.
+int runHoldLock(const QString& path)
+{
+    QString error;
+    const auto lock = StateFileLock::acquire(StateFileLock::lockPathFor(path), std::chrono::seconds(30), &error);
+    if (!lock)
+        return 2;
+    printf("locked\n");
+    fflush(stdout);
+    for (;;)
+        QThread::sleep(60);
+}
+
+QString self()
+{
+    return QCoreApplication::applicationFilePath();
+}
+
+} // namespace
+
+class TestWorkspaceState : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void init();
+    void interleavedStoresLoseNothingAndResurrectNothing();
+    void randomInterleavingsConverge();
+    void consumedAnswersStayConsumed();
+    void anotherStoresChangesArriveAsChangedElsewhere();
+    void unreadableFileUnderTheLockIsSetAsideKeepingRecords();
+    void lockWaitsAreBoundedAndNameTheHolder();
+    void lockOfAKilledProcessIsReleased();
+    void manyWriterProcessesAtOnce();
+    void killedWritersLeaveAWholeFile();
+
+private:
+    QString statePath() const { return m_dir->filePath(QStringLiteral("workspace.json")); }
+
+    std::unique_ptr<QTemporaryDir> m_dir;
+};
+
+void TestWorkspaceState::init()
+{
+    m_dir = std::make_unique<QTemporaryDir>();
+    QVERIFY(m_dir->isValid());
+}
+
+void TestWorkspaceState::interleavedStoresLoseNothingAndResurrectNothing()
+{
+    WorkspaceStateStore first(statePath());
+    WorkspaceStateStore second(statePath());
+    InteractionState::Records records;
+    QString problem;
+    QCOMPARE(first.load(&records, &problem), InteractionState::LoadResult::Empty);
+    QCOMPARE(second.load(&records, &problem), InteractionState::LoadResult::Empty);
+
+    first.putQuestion(QStringLiteral("ia-1"), questionRecord(QStringLiteral("ia-1")));
+    QVERIFY(first.flush(nullptr));
+    // The second has not read the file since: its write keeps the first's question.
+    second.putQuestion(QStringLiteral("ia-2"), questionRecord(QStringLiteral("ia-2")));
+    QVERIFY(second.flush(nullptr));
+    QCOMPARE(questionsIn(onDisk(statePath())), (std::set<QString>{QStringLiteral("ia-1"), QStringLiteral("ia-2")}));
+    // Its write found the first's question in the file: it learns of it when its events run.
+    QTRY_VERIFY_WITH_TIMEOUT(second.records().hasQuestion(QStringLiteral("ia-1")), 10'000);
+
+    first.removeQuestion(QStringLiteral("ia-1"));
+    QVERIFY(first.flush(nullptr));
+    // The second still holds ia-1 in memory (no event was processed): its next write must not bring
+    // it back.
+    QVERIFY(second.records().hasQuestion(QStringLiteral("ia-1")));
+    second.putQuestion(QStringLiteral("ia-3"), questionRecord(QStringLiteral("ia-3")));
+    QVERIFY(second.flush(nullptr));
+    QCOMPARE(questionsIn(onDisk(statePath())), (std::set<QString>{QStringLiteral("ia-2"), QStringLiteral("ia-3")}));
+
+    // A change to a question another store put is merged like any other.
+    QByteArray changed = questionRecord(QStringLiteral("ia-2"));
+    changed.replace("\"callId\":0", "\"callId\":42");
+    first.putQuestion(QStringLiteral("ia-2"), changed);
+    QVERIFY(first.flush(nullptr));
+    QCOMPARE(onDisk(statePath()).question(QStringLiteral("ia-2")), changed);
+    QCOMPARE(questionsIn(onDisk(statePath())), (std::set<QString>{QStringLiteral("ia-2"), QStringLiteral("ia-3")}));
+
+    // Each learns what the other did once its events run: from its own writes, which read the file
+    // first, and, when it watches, from the other's writes as they happen.
+    QTRY_VERIFY_WITH_TIMEOUT(!second.records().hasQuestion(QStringLiteral("ia-1")), 10'000);
+    QTRY_VERIFY_WITH_TIMEOUT(first.records().sameContent(onDisk(statePath())), 10'000);
+    QVERIFY(second.records().question(QStringLiteral("ia-2")) != changed); // nothing written since
+    second.watch();
+    QTRY_VERIFY_WITH_TIMEOUT(second.records().sameContent(onDisk(statePath())), 10'000);
+}
+
+// Two stores make random puts and removes, flushing at random, learning from each other only when
+// events happen to run: whatever the interleaving, the file ends with every question put and none
+// removed.
+void TestWorkspaceState::randomInterleavingsConverge()
+{
+    WorkspaceStateStore a(statePath());
+    WorkspaceStateStore b(statePath());
+    WorkspaceStateStore* stores[] = {&a, &b};
+    QRandomGenerator random(12); // the same interleaving every run
+    std::set<QString> expected;
+    int next = 0;
+    for (int step = 0; step < 400; ++step) {
+        WorkspaceStateStore& store = *stores[random.bounded(2)];
+        const QStringList known = store.records().questionIds();
+        if (known.isEmpty() || random.bounded(3) > 0) {
+            const QString id = QStringLiteral("ia-%1").arg(next++);
+            store.putQuestion(id, questionRecord(id));
+            expected.insert(id);
+        } else {
+            const QString id = known.at(random.bounded(int(known.size())));
+            store.removeQuestion(id);
+            expected.erase(id);
+        }
+        if (random.bounded(4) == 0)
+            QVERIFY(store.flush(nullptr));
+        if (random.bounded(5) == 0)
+            QCoreApplication::processEvents();
+    }
+    QVERIFY(a.flush(nullptr));
+    QVERIFY(b.flush(nullptr));
+    QCOMPARE(questionsIn(onDisk(statePath())), expected);
+    QVERIFY(expected.size() > 50); // the walk did not just remove everything
+}
+
+void TestWorkspaceState::consumedAnswersStayConsumed()
+{
+    WorkspaceStateStore console(statePath());
+    InteractionState::Records records;
+    QString problem;
+    console.load(&records, &problem);
+    console.putClientOutputs(outputsRecord({{"k", {"ia-x", "ia-y"}}}));
+    console.putApprovals(approvalsRecord({"echo", "write_file"}, {"ia-d1"}));
+    QVERIFY(console.flush(nullptr));
+
+    // A runner takes answer X and decision D1 and the rule for echo is revoked there.
+    {
+        WorkspaceStateStore runner(statePath());
+        QCOMPARE(runner.load(&records, &problem), InteractionState::LoadResult::Loaded);
+        runner.putClientOutputs(outputsRecord({{"k", {"ia-y"}}}));
+        runner.putApprovals(approvalsRecord({"write_file"}, {}));
+        QVERIFY(runner.flush(nullptr));
+    }
+    // The console has not heard of that and stores more: X, D1 and echo must stay gone.
+    console.putClientOutputs(outputsRecord({{"k", {"ia-x", "ia-y", "ia-z"}}, {"other", {"ia-o"}}}));
+    console.putApprovals(approvalsRecord({"echo", "write_file", "git_status"}, {"ia-d1", "ia-d2"}));
+    QVERIFY(console.flush(nullptr));
+
+    const WorkspaceStateRecords disk = onDisk(statePath());
+    QCOMPARE(itemIds(disk.clientOutputsRecord(), "outputs"), (std::vector<std::string>{"ia-y", "ia-z", "ia-o"}));
+    const json approvals = json::parse(disk.approvalsRecord().toStdString());
+    QVERIFY2(approvals.at("alwaysAllow") == json::array({"git_status", "write_file"}), approvals.dump().c_str());
+    QCOMPARE(itemIds(QByteArray::fromStdString(approvals.at("decisions").dump()), "decisions"),
+        std::vector<std::string>{"ia-d2"});
+    // The file reads as the broker reads it, and the console takes in the merged stores.
+    InteractionBroker restarted({}, nullptr, std::make_unique<WorkspaceStateStore>(statePath()));
+    QString warning;
+    QCOMPARE(restarted.load(&warning), InteractionBroker::LoadResult::Loaded);
+    QCOMPARE(restarted.clientOutputs().size(), 3);
+    QCOMPARE(restarted.approvals().decisionCount(), 1);
+    QTRY_VERIFY_WITH_TIMEOUT(console.records().sameContent(disk), 10'000);
+}
+
+void TestWorkspaceState::anotherStoresChangesArriveAsChangedElsewhere()
+{
+    WorkspaceStateStore console(statePath());
+    InteractionState::Records records;
+    QString problem;
+    console.load(&records, &problem);
+    console.putQuestion(QStringLiteral("ia-own"), questionRecord(QStringLiteral("ia-own")));
+    QVERIFY(console.flush(nullptr));
+    std::vector<InteractionState::CompactRecords> seen;
+    connect(&console, &InteractionState::changedElsewhere, this,
+        [&](const InteractionState::CompactRecords& now) { seen.push_back(now); });
+    console.watch();
+    // Its own writes are not news.
+    console.putQuestion(QStringLiteral("ia-own-2"), questionRecord(QStringLiteral("ia-own-2")));
+    QVERIFY(console.flush(nullptr));
+    {
+        WorkspaceStateStore runner(statePath());
+        runner.load(&records, &problem);
+        runner.putQuestion(QStringLiteral("ia-runner"), questionRecord(QStringLiteral("ia-runner")));
+        runner.removeQuestion(QStringLiteral("ia-own"));
+        QVERIFY(runner.flush(nullptr));
+    }
+    QTRY_VERIFY_WITH_TIMEOUT(!seen.empty(), 20'000);
+    const InteractionState::CompactRecords& now = seen.back();
+    QStringList ids;
+    for (const auto& [id, record] : now.questions) {
+        ids << id;
+        QCOMPARE(record, questionRecord(id));
+    }
+    ids.sort();
+    QCOMPARE(ids, (QStringList{QStringLiteral("ia-own-2"), QStringLiteral("ia-runner")}));
+    for (const InteractionState::CompactRecords& change : seen) {
+        for (const auto& [id, record] : change.questions)
+            QVERIFY(id != QStringLiteral("ia-own")); // never told of as there after its removal
+    }
+}
+
+void TestWorkspaceState::unreadableFileUnderTheLockIsSetAsideKeepingRecords()
+{
+    WorkspaceStateStore store(statePath());
+    InteractionState::Records records;
+    QString problem;
+    store.load(&records, &problem);
+    std::mutex noticesMutex;
+    QStringList notices;
+    connect(
+        &store, &InteractionState::notice, this,
+        [&](const QString& message) {
+            const std::lock_guard lock(noticesMutex);
+            notices << message;
+        },
+        Qt::DirectConnection);
+    store.putQuestion(QStringLiteral("ia-1"), questionRecord(QStringLiteral("ia-1")));
+    QVERIFY(store.flush(nullptr));
+    {
+        QFile damaged(statePath());
+        QVERIFY(damaged.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        damaged.write("{ half a file");
+    }
+    store.putQuestion(QStringLiteral("ia-2"), questionRecord(QStringLiteral("ia-2")));
+    QString error;
+    QVERIFY2(store.flush(&error), qPrintable(error));
+    // Nothing this process held is lost, and the damaged file is kept for the operator.
+    QCOMPARE(questionsIn(onDisk(statePath())), (std::set<QString>{QStringLiteral("ia-1"), QStringLiteral("ia-2")}));
+    const QStringList aside = QDir(m_dir->path()).entryList({QStringLiteral("workspace.json.unreadable-*")});
+    QCOMPARE(aside.size(), 1);
+    QCOMPARE(readFile(m_dir->filePath(aside.front())), QByteArray("{ half a file"));
+    const std::lock_guard lock(noticesMutex);
+    QCOMPARE(notices.size(), 1);
+    QVERIFY2(notices.front().contains(aside.front()) && notices.front().contains(QStringLiteral("not JSON")),
+        qPrintable(notices.front()));
+}
+
+void TestWorkspaceState::lockWaitsAreBoundedAndNameTheHolder()
+{
+    const QString lockPath = StateFileLock::lockPathFor(statePath());
+    QString error;
+    auto held = StateFileLock::acquire(lockPath, std::chrono::milliseconds(0), &error);
+    QVERIFY2(held, qPrintable(error));
+    struct stat info = {};
+    QCOMPARE(::stat(QFile::encodeName(lockPath).constData(), &info), 0);
+    QCOMPARE(info.st_mode & 0777, mode_t(0600));
+
+    WorkspaceStateStore store(statePath(), WorkspaceStateWriteTiming{0, 20, 200, 300});
+    QStringList failures;
+    int recoveries = 0;
+    connect(&store, &InteractionState::writeFailed, this, [&](const QString& failure) { failures << failure; });
+    connect(&store, &InteractionState::writeRecovered, this, [&] { ++recoveries; });
+    store.putQuestion(QStringLiteral("ia-1"), questionRecord(QStringLiteral("ia-1")));
+    QVERIFY(!store.flush(&error)); // returns: the wait is bounded
+    QVERIFY2(error.contains(QStringLiteral("workspace state is locked by another process"))
+            && error.contains(QStringLiteral("pid %1, this process").arg(::getpid())),
+        qPrintable(error));
+    QVERIFY(!QFile::exists(statePath()));
+    QTRY_VERIFY_WITH_TIMEOUT(!failures.isEmpty(), 10'000); // reported, and retried
+    QVERIFY(failures.front().contains(QStringLiteral("locked by another process")));
+
+    held.reset();
+    QTRY_COMPARE_WITH_TIMEOUT(recoveries, 1, 20'000); // the retry gets through without another change
+    QVERIFY(store.flush(&error));
+    QCOMPARE(questionsIn(onDisk(statePath())), std::set<QString>{QStringLiteral("ia-1")});
+}
+
+void TestWorkspaceState::lockOfAKilledProcessIsReleased()
+{
+    QProcess holder;
+    holder.start(self(), {QStringLiteral("--hold-lock"), statePath()});
+    QVERIFY(holder.waitForStarted(30'000));
+    QVERIFY(holder.waitForReadyRead(30'000));
+    QCOMPARE(holder.readLine().trimmed(), QByteArray("locked"));
+    QString error;
+    QVERIFY(!StateFileLock::acquire(StateFileLock::lockPathFor(statePath()), std::chrono::milliseconds(100), &error));
+    QVERIFY2(error.contains(QStringLiteral("pid %1)").arg(holder.processId())), qPrintable(error));
+    holder.kill(); // SIGKILL: no chance to let go itself
+    QVERIFY(holder.waitForFinished(30'000));
+    QVERIFY2(StateFileLock::acquire(StateFileLock::lockPathFor(statePath()), std::chrono::seconds(10), &error),
+        qPrintable(error));
+}
+
+void TestWorkspaceState::manyWriterProcessesAtOnce()
+{
+    // One record before they start, which every writer must keep.
+    {
+        WorkspaceStateStore store(statePath());
+        store.putQuestion(QStringLiteral("ia-before"), questionRecord(QStringLiteral("ia-before")));
+        QVERIFY(store.flush(nullptr));
+    }
+    constexpr int Writers = 60;
+    std::vector<std::unique_ptr<QProcess>> writers;
+    for (int n = 0; n < Writers; ++n) {
+        auto writer = std::make_unique<QProcess>();
+        writer->setProcessChannelMode(QProcess::ForwardedErrorChannel);
+        writer->start(self(), {QStringLiteral("--writer"), statePath(), QStringLiteral("ia-writer-%1").arg(n)});
+        writers.push_back(std::move(writer));
+    }
+    std::set<QString> expected{QStringLiteral("ia-before")};
+    for (int n = 0; n < Writers; ++n) {
+        QProcess& writer = *writers[std::size_t(n)];
+        QVERIFY2(writer.waitForFinished(120'000), qPrintable(QStringLiteral("writer %1 did not finish").arg(n)));
+        QCOMPARE(writer.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(writer.exitCode(), 0);
+        QCOMPARE(writer.readAllStandardOutput().trimmed(), QByteArray("written"));
+        expected.insert(QStringLiteral("ia-writer-%1").arg(n));
+    }
+    QCOMPARE(questionsIn(onDisk(statePath())), expected);
+}
+
+// Writers that never stop are killed (SIGKILL) at random moments, ~30 times: the file is always a
+// whole state holding what was there before they started, and no lock outlives its holder.
+void TestWorkspaceState::killedWritersLeaveAWholeFile()
+{
+    {
+        WorkspaceStateStore store(statePath());
+        store.putQuestion(QStringLiteral("ia-sentinel"), questionRecord(QStringLiteral("ia-sentinel")));
+        store.putClientOutputs(outputsRecord({{"k-sentinel", {"ia-answer"}}}));
+        QVERIFY(store.flush(nullptr));
+    }
+    QRandomGenerator random(30);
+    constexpr int Rounds = 30;
+    for (int round = 0; round < Rounds; ++round) {
+        std::vector<std::unique_ptr<QProcess>> loops;
+        for (int n = 0; n < 2; ++n) {
+            auto loop = std::make_unique<QProcess>();
+            loop->setProcessChannelMode(QProcess::ForwardedErrorChannel);
+            loop->start(
+                self(), {QStringLiteral("--loop"), statePath(), QStringLiteral("ia-r%1-%2-").arg(round).arg(n)});
+            loops.push_back(std::move(loop));
+        }
+        for (auto& loop : loops) {
+            QVERIFY(loop->waitForStarted(30'000));
+            // Killed only once it writes, so every round kills writers at work.
+            QVERIFY(loop->waitForReadyRead(60'000));
+        }
+        for (auto& loop : loops) {
+            QThread::msleep(random.bounded(60));
+            ::kill(pid_t(loop->processId()), SIGKILL);
+        }
+        for (auto& loop : loops) {
+            QVERIFY(loop->waitForFinished(30'000));
+            QCOMPARE(loop->exitStatus(), QProcess::CrashExit);
+        }
+        QString problem;
+        WorkspaceStateRecords records;
+        const QByteArray contents = readFile(statePath());
+        QVERIFY2(WorkspaceStateRecords::parse(contents, &records, &problem),
+            qPrintable(QStringLiteral("round %1: %2").arg(round).arg(problem)));
+        QVERIFY(records.hasQuestion(QStringLiteral("ia-sentinel")));
+        QCOMPARE(itemIds(records.clientOutputsRecord(), "outputs"), std::vector<std::string>{"ia-answer"});
+        QString error;
+        QVERIFY2(StateFileLock::acquire(StateFileLock::lockPathFor(statePath()), std::chrono::milliseconds(0), &error),
+            qPrintable(QStringLiteral("round %1: %2").arg(round).arg(error)));
+    }
+    QVERIFY(QDir(m_dir->path()).entryList({QStringLiteral("workspace.json.unreadable-*")}).isEmpty());
+    InteractionBroker broker({}, nullptr, std::make_unique<WorkspaceStateStore>(statePath()));
+    QString warning;
+    QCOMPARE(broker.load(&warning), InteractionBroker::LoadResult::Loaded);
+}
+
+int main(int argc, char** argv)
+{
+    if (argc >= 3 && (qstrcmp(argv[1], "--writer") == 0 || qstrcmp(argv[1], "--loop") == 0)) {
+        QCoreApplication app(argc, argv);
+        const QString path = QString::fromLocal8Bit(argv[2]);
+        const QString id = argc >= 4 ? QString::fromLocal8Bit(argv[3]) : QStringLiteral("ia-child");
+        return qstrcmp(argv[1], "--writer") == 0 ? runWriter(path, id) : runLoop(path, id);
+    }
+    if (argc >= 3 && qstrcmp(argv[1], "--hold-lock") == 0) {
+        QCoreApplication app(argc, argv);
+        return runHoldLock(QString::fromLocal8Bit(argv[2]));
+    }
+    QCoreApplication app(argc, argv);
+    TestWorkspaceState test;
+    QTEST_SET_MAIN_SOURCE_PATH
+    return QTest::qExec(&test, argc, argv);
+}
+
+#include "tst_workspacestate.moc"
