@@ -1,0 +1,416 @@
+// `switchboard tool NAME`, the one-shot runner, as a router runs it: the real binary started once
+// per call with an envelope on stdin. Every envelope form end to end, unknown tools and bad
+// envelopes, git_status on a real repository, a command tool run by the runner, the call in
+// history, a question parked for the console, SIGTERM while a call runs, no GUI library loaded,
+// and git credentials taken from the invocation metadata against a real smart-HTTP remote.
+
+#include <QTest>
+
+#include "githttpremote.h"
+#include "jsontestsupport.h"
+
+#include <QDir>
+#include <QFile>
+#include <QProcess>
+#include <QSqlDatabase>
+#include <QSqlQuery>
+#include <QTemporaryDir>
+
+#include <nlohmann/json.hpp>
+
+#include <csignal>
+
+using nlohmann::json;
+
+namespace {
+
+struct RunResult
+{
+    int exitCode = -1;
+    json answer; // stdout, parsed (discarded when it is not one JSON value)
+    QByteArray stdoutText;
+    QByteArray stderrText;
+};
+
+} // namespace
+
+class TestToolRunner : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void init();
+    void everyEnvelopeFormRunsEcho_data();
+    void everyEnvelopeFormRunsEcho();
+    void unknownToolNamesTheClosestMatches();
+    void badEnvelopesFailClearly_data();
+    void badEnvelopesFailClearly();
+    void listPrintsTheTools();
+    void gitStatusPrintsTheStatus();
+    void commandToolRunsThroughTheRunner();
+    void callsAppearInHistory();
+    void questionIsParkedForTheConsole();
+    void sigtermCancelsTheCall();
+    void runnerLoadsNoGuiLibrary();
+    void invocationCredentialsReachGit();
+
+private:
+    void writeConfig(const QByteArray& yaml);
+    QStringList arguments(const QStringList& extra = {}) const;
+    RunResult run(const QStringList& extra, const QByteArray& input,
+        const QProcessEnvironment& environment = QProcessEnvironment::systemEnvironment());
+
+    std::unique_ptr<QTemporaryDir> m_dir;
+    QString m_config;
+    QString m_state;
+};
+
+void TestToolRunner::init()
+{
+    m_dir = std::make_unique<QTemporaryDir>();
+    QVERIFY(m_dir->isValid());
+    m_config = m_dir->filePath(QStringLiteral("config.yaml"));
+    m_state = m_dir->filePath(QStringLiteral("state"));
+    writeConfig("port: 0\n");
+}
+
+void TestToolRunner::writeConfig(const QByteArray& yaml)
+{
+    QFile file(m_config);
+    QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    file.write(yaml);
+}
+
+QStringList TestToolRunner::arguments(const QStringList& extra) const
+{
+    return QStringList{QStringLiteral("tool")} + extra
+        + QStringList{QStringLiteral("--config"), m_config, QStringLiteral("--state-dir"), m_state};
+}
+
+RunResult TestToolRunner::run(const QStringList& extra, const QByteArray& input, const QProcessEnvironment& environment)
+{
+    QProcess process;
+    process.setProcessEnvironment(environment);
+    process.start(QStringLiteral(SWITCHBOARD_BINARY), arguments(extra));
+    RunResult result;
+    if (!process.waitForStarted(20'000))
+        return result;
+    process.write(input);
+    process.closeWriteChannel();
+    if (!process.waitForFinished(120'000)) {
+        process.kill();
+        process.waitForFinished();
+        return result;
+    }
+    result.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+    result.stdoutText = process.readAllStandardOutput();
+    result.stderrText = process.readAllStandardError();
+    result.answer = json::parse(result.stdoutText.toStdString(), nullptr, false);
+    if (result.answer.is_discarded())
+        result.answer = json();
+    return result;
+}
+
+void TestToolRunner::everyEnvelopeFormRunsEcho_data()
+{
+    QTest::addColumn<QByteArray>("envelope");
+    QTest::addColumn<QString>("toolNameVariable");
+    QTest::addColumn<bool>("jsonRpc");
+    QTest::newRow("tool/input/metadata") << QByteArray(
+        R"({"tool":"echo","input":{"text":"a"},"metadata":{"invocation":{"user":"u"}}})")
+                                         << QString() << false;
+    QTest::newRow("tool_name/arguments") << QByteArray(R"({"tool_name":"echo","arguments":{"text":"a"}})") << QString()
+                                         << false;
+    QTest::newRow("name/arguments") << QByteArray(R"({"name":"echo","arguments":{"text":"a"}})") << QString() << false;
+    QTest::newRow("TOOL_NAME") << QByteArray(R"({"input":{"text":"a"}})") << QStringLiteral("echo") << false;
+    QTest::newRow("json-rpc") << QByteArray(
+        R"({"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"echo","arguments":{"text":"a"}}})")
+                              << QString() << true;
+}
+
+void TestToolRunner::everyEnvelopeFormRunsEcho()
+{
+    QFETCH(QByteArray, envelope);
+    QFETCH(QString, toolNameVariable);
+    QFETCH(bool, jsonRpc);
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    environment.remove(QStringLiteral("TOOL_NAME"));
+    if (!toolNameVariable.isEmpty())
+        environment.insert(QStringLiteral("TOOL_NAME"), toolNameVariable);
+    const RunResult result = run({}, envelope, environment);
+    QVERIFY2(result.exitCode == 0, QByteArray(result.stdoutText + result.stderrText).constData());
+    QCOMPARE(result.stdoutText.count('\n'), 1);
+    QCOMPARE(result.answer.value("ok", false), true);
+    const json& toolResult = jsonRpc ? result.answer["result"] : result.answer;
+    QCOMPARE_JSON(toolResult["structuredContent"], (json{{"text", "a"}}));
+    if (jsonRpc) {
+        QCOMPARE(result.answer.value("id", 0), 5);
+        QCOMPARE(result.answer.value("jsonrpc", std::string()), std::string("2.0"));
+    }
+}
+
+void TestToolRunner::unknownToolNamesTheClosestMatches()
+{
+    const RunResult result = run({QStringLiteral("git_stats")}, R"({"input":{}})");
+    QCOMPARE(result.exitCode, 2);
+    QCOMPARE(result.answer.value("ok", true), false);
+    QCOMPARE(result.answer["error"].value("code", std::string()), std::string("unknown_tool"));
+    QVERIFY2(result.answer["error"]["closestMatches"].dump().find("git_status") != std::string::npos,
+        result.stdoutText.constData());
+    QVERIFY2(result.stderrText.contains("git_stats"), result.stderrText.constData());
+}
+
+void TestToolRunner::badEnvelopesFailClearly_data()
+{
+    QTest::addColumn<QByteArray>("input");
+    QTest::addColumn<QStringList>("extra");
+    QTest::addColumn<QString>("code");
+    QTest::newRow("empty stdin") << QByteArray() << QStringList() << "invalid_envelope";
+    QTest::newRow("not json") << QByteArray("echo hello") << QStringList() << "invalid_json";
+    QTest::newRow("no tool") << QByteArray(R"({"input":{}})") << QStringList() << "invalid_envelope";
+    QTest::newRow("names disagree") << QByteArray(R"({"tool":"echo"})") << QStringList{QStringLiteral("git_status")}
+                                    << "tool_name_conflict";
+    QTest::newRow("input not an object") << QByteArray(R"({"tool":"echo","input":"x"})") << QStringList()
+                                         << "invalid_arguments";
+    QTest::newRow("two names on the command line")
+        << QByteArray(R"({"tool":"echo"})") << QStringList{QStringLiteral("echo"), QStringLiteral("git_status")}
+        << "invalid_command_line";
+    QTest::newRow("unknown option") << QByteArray(R"({"tool":"echo"})") << QStringList{QStringLiteral("--frobnicate")}
+                                    << "invalid_command_line";
+}
+
+void TestToolRunner::badEnvelopesFailClearly()
+{
+    QFETCH(QByteArray, input);
+    QFETCH(QStringList, extra);
+    QFETCH(QString, code);
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    environment.remove(QStringLiteral("TOOL_NAME"));
+    const RunResult result = run(extra, input, environment);
+    QCOMPARE(result.exitCode, 2);
+    QCOMPARE(result.answer.value("ok", true), false);
+    QCOMPARE(QString::fromStdString(result.answer["error"].value("code", std::string())), code);
+    QVERIFY(!result.answer["error"].value("message", std::string()).empty());
+    // The same message on stderr, for routers that show only stderr.
+    QVERIFY2(result.stderrText.startsWith("switchboard tool: "), result.stderrText.constData());
+}
+
+void TestToolRunner::listPrintsTheTools()
+{
+    const RunResult result = run({QStringLiteral("--list")}, QByteArray());
+    QCOMPARE(result.exitCode, 0);
+    QCOMPARE(result.answer.value("ok", false), true);
+    QStringList names;
+    for (const json& tool : result.answer["tools"])
+        names << QString::fromStdString(tool.value("name", std::string()));
+    QVERIFY2(names.contains(QStringLiteral("echo")) && names.contains(QStringLiteral("git_status"))
+            && names.contains(QStringLiteral("request_connection")),
+        qPrintable(names.join(u' ')));
+}
+
+void TestToolRunner::gitStatusPrintsTheStatus()
+{
+    const QString root = m_dir->filePath(QStringLiteral("work"));
+    const QString repo = root + QStringLiteral("/repo");
+    QVERIFY(QDir().mkpath(repo));
+    QProcess git;
+    git.setWorkingDirectory(repo);
+    git.start(QStringLiteral("git"),
+        {QStringLiteral("init"), QStringLiteral("--quiet"), QStringLiteral("-b"), QStringLiteral("main"), repo});
+    QVERIFY(git.waitForFinished(30'000) && git.exitCode() == 0);
+    QFile untracked(repo + QStringLiteral("/notes.txt"));
+    QVERIFY(untracked.open(QIODevice::WriteOnly));
+    untracked.write("hello\n");
+    untracked.close();
+    writeConfig("port: 0\ngit:\n  roots: [" + root.toUtf8() + "]\n");
+
+    const QByteArray envelope = QByteArray(R"({"tool":"git_status","input":{"repo_path":")") + repo.toUtf8() + "\"}}";
+    const RunResult result = run({QStringLiteral("git_status")}, envelope);
+    QVERIFY2(result.exitCode == 0, QByteArray(result.stdoutText + result.stderrText).constData());
+    const json& status = result.answer["structuredContent"];
+    QCOMPARE(status.value("status", std::string()), std::string("success"));
+    QCOMPARE(status.value("branch", std::string()), std::string("main"));
+    QVERIFY2(status["untracked"].dump().find("notes.txt") != std::string::npos, status.dump().c_str());
+
+    // Outside the roots: refused as a tool error, exit status 1.
+    const RunResult outside = run({QStringLiteral("git_status")}, R"({"input":{"repo_path":"/etc"}})");
+    QCOMPARE(outside.exitCode, 1);
+    QCOMPARE(outside.answer["error"].value("code", std::string()), std::string("tool_error"));
+    QCOMPARE(outside.answer.value("isError", false), true);
+}
+
+void TestToolRunner::commandToolRunsThroughTheRunner()
+{
+    const QByteArray echo = QByteArray(SWITCHBOARD_COMMANDS_DIR) + "/echo.py";
+    writeConfig("port: 0\ncommand_tools:\n  - name: script_echo\n    command: " + echo
+        + "\n    annotations: {readOnlyHint: true}\n");
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    environment.insert(QStringLiteral("TOOL_NAME"), QStringLiteral("script_echo"));
+    const RunResult result
+        = run({}, R"({"input":{"reply":{"content":[{"type":"text","text":"from the script"}]}}})", environment);
+    QVERIFY2(result.exitCode == 0, QByteArray(result.stdoutText + result.stderrText).constData());
+    QCOMPARE(result.answer["content"][0].value("text", std::string()), std::string("from the script"));
+
+    // Without a reply the script echoes what it was given: the envelope and its own TOOL_NAME.
+    const RunResult echoed = run({}, R"({"input":{"x":1}})", environment);
+    QVERIFY2(echoed.exitCode == 0, QByteArray(echoed.stdoutText + echoed.stderrText).constData());
+    QCOMPARE(echoed.answer["structuredContent"].value("toolName", std::string()), std::string("script_echo"));
+    QCOMPARE_JSON(echoed.answer["structuredContent"]["envelope"]["input"], (json{{"x", 1}}));
+}
+
+void TestToolRunner::callsAppearInHistory()
+{
+    const RunResult first = run({QStringLiteral("echo")}, R"({"input":{"text":"one"}})");
+    QCOMPARE(first.exitCode, 0);
+    const RunResult second = run({QStringLiteral("echo")}, R"({"input":{"text":"two"}})");
+    QCOMPARE(second.exitCode, 0);
+    const RunResult unknown = run({QStringLiteral("nope")}, R"({"input":{}})");
+    QCOMPARE(unknown.exitCode, 2);
+
+    const QString connection = QStringLiteral("tst_toolrunner_history");
+    {
+        QSqlDatabase database = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), connection);
+        database.setDatabaseName(m_state + QStringLiteral("/history.sqlite"));
+        QVERIFY(database.open());
+        QSqlQuery query(database);
+        QVERIFY(query.exec(QStringLiteral("SELECT id, tool, client_name, status, request FROM calls ORDER BY id")));
+        QList<qint64> ids;
+        QStringList tools;
+        QStringList statuses;
+        while (query.next()) {
+            ids << query.value(0).toLongLong();
+            tools << query.value(1).toString();
+            QCOMPARE(query.value(2).toString(), QStringLiteral("switchboard tool"));
+            statuses << query.value(3).toString();
+        }
+        QCOMPARE(tools, (QStringList{QStringLiteral("echo"), QStringLiteral("echo"), QStringLiteral("nope")}));
+        QCOMPARE(statuses.first(), QStringLiteral("ok"));
+        QCOMPARE(statuses.last(), QStringLiteral("error"));
+        // Each process has ids of its own: none reused.
+        QCOMPARE(QSet<qint64>(ids.cbegin(), ids.cend()).size(), 3);
+    }
+    QSqlDatabase::removeDatabase(connection);
+}
+
+void TestToolRunner::questionIsParkedForTheConsole()
+{
+    const QByteArray envelope = R"({"tool":"request_connection","input":{"provider":"github","kind":"api_key",
+        "reason":"to open a pull request"}})";
+    const RunResult result = run({}, envelope);
+    QCOMPARE(result.exitCode, 75);
+    QCOMPARE(result.answer["error"].value("code", std::string()), std::string("waiting_for_person"));
+    QVERIFY2(
+        result.answer["error"].value("message", std::string()).find("Run the same call again") != std::string::npos,
+        result.stdoutText.constData());
+
+    // Saved before the runner answered: the console finds the question in the workspace state.
+    QFile state(m_state + QStringLiteral("/workspace.json"));
+    QVERIFY(state.open(QIODevice::ReadOnly));
+    const json saved = json::parse(state.readAll().toStdString(), nullptr, false);
+    QVERIFY(saved.is_object());
+    QCOMPARE(saved["pending"].size(), std::size_t(1));
+    QCOMPARE(saved["pending"][0].value("tool", std::string()), std::string("request_connection"));
+    QCOMPARE(saved["pending"][0].value("clientName", std::string()), std::string("switchboard tool"));
+
+    // The same call again finds the same question waiting, not a second one.
+    const RunResult again = run({}, envelope);
+    QCOMPARE(again.exitCode, 75);
+    state.close();
+    QVERIFY(state.open(QIODevice::ReadOnly));
+    QCOMPARE(json::parse(state.readAll().toStdString())["pending"].size(), std::size_t(1));
+}
+
+void TestToolRunner::sigtermCancelsTheCall()
+{
+    QProcess process;
+    process.start(QStringLiteral(SWITCHBOARD_BINARY), arguments({QStringLiteral("--debug-tools")}));
+    QVERIFY(process.waitForStarted(20'000));
+    process.write(R"({"tool":"debug.block","input":{"seconds":600}})");
+    process.closeWriteChannel();
+    // Running once history has the call as running is not visible from here; the worker's start is:
+    // give the process time to start the call, then ask it to stop.
+    QTest::qWait(1500);
+    QCOMPARE(process.state(), QProcess::Running);
+    ::kill(pid_t(process.processId()), SIGTERM);
+    QVERIFY(process.waitForFinished(60'000));
+    QCOMPARE(process.exitStatus(), QProcess::NormalExit);
+    QCOMPARE(process.exitCode(), 130);
+    const json answer = json::parse(process.readAllStandardOutput().toStdString(), nullptr, false);
+    QVERIFY(answer.is_object());
+    QCOMPARE(answer["error"].value("code", std::string()), std::string("cancelled"));
+}
+
+void TestToolRunner::runnerLoadsNoGuiLibrary()
+{
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    environment.insert(QStringLiteral("DISPLAY"), QStringLiteral(":99")); // a window would be wanted otherwise
+    QProcess process;
+    process.setProcessEnvironment(environment);
+    process.start(QStringLiteral(SWITCHBOARD_BINARY), arguments({QStringLiteral("--debug-tools")}));
+    QVERIFY(process.waitForStarted(20'000));
+    process.write(R"({"tool":"debug.block","input":{"seconds":600}})");
+    process.closeWriteChannel();
+    QTest::qWait(1500);
+    QFile maps(QStringLiteral("/proc/%1/maps").arg(process.processId()));
+    QVERIFY(maps.open(QIODevice::ReadOnly));
+    const QByteArray mapped = maps.readAll();
+    process.kill();
+    process.waitForFinished(30'000);
+    QVERIFY(mapped.contains("libQt6Core"));
+    QVERIFY2(!mapped.contains("libQt6Gui") && !mapped.contains("libQt6Widgets"), "a GUI library is loaded");
+    QVERIFY2(!mapped.contains("libqopensslbackend"), "the TLS backend was loaded for a call that needs none");
+}
+
+void TestToolRunner::invocationCredentialsReachGit()
+{
+    QString why;
+    if (!GitHttpRemote::available(&why))
+        QFAIL(qPrintable(why));
+    GitHttpRemote remote;
+    QVERIFY2(!remote.createBareRepository(QStringLiteral("private")).isEmpty(), qPrintable(remote.log()));
+    QVERIFY2(remote.start(&why), qPrintable(why));
+    const QString root = m_dir->filePath(QStringLiteral("clones"));
+    QVERIFY(QDir().mkpath(root));
+    // A clone writes, so it asks by default: a rule lets the runner's calls through. The test
+    // remote speaks plain http on loopback.
+    writeConfig("port: 0\ngit:\n  schemes: [http]\n  roots: [" + root.toUtf8()
+        + "]\npermissions:\n  tools: {git_clone_repository: allow}\n");
+    const QUrl url = remote.url(QStringLiteral("private"));
+
+    const auto envelope = [&](const QString& destination, const json& metadata) {
+        json value{{"tool", "git_clone_repository"},
+            {"input", {{"repository_url", url.toString().toStdString()}, {"local_path", destination.toStdString()}}}};
+        if (!metadata.is_null())
+            value["metadata"] = metadata;
+        return QByteArray::fromStdString(value.dump());
+    };
+
+    // No credential anywhere and no connection provider: a failure that says what to do, nothing cloned.
+    const RunResult refused = run({}, envelope(root + QStringLiteral("/a"), nullptr));
+    QCOMPARE(refused.exitCode, 1);
+    QCOMPARE(refused.answer["structuredContent"].value("status", std::string()), std::string("failure"));
+    QVERIFY(!QFileInfo::exists(root + QStringLiteral("/a/README.md")));
+
+    // The router's verified invocation carries the credential: the clone succeeds, and the token
+    // shows nowhere in the answer.
+    const json metadata{{"invocation",
+        {{"user", "someone"},
+            {"credentials", {{url.host().toStdString(), {{"username", "alice"}, {"token", "s3cret-token"}}}}}}}};
+    const RunResult cloned = run({}, envelope(root + QStringLiteral("/b"), metadata));
+    QVERIFY2(cloned.exitCode == 0, QByteArray(cloned.stdoutText + cloned.stderrText).constData());
+    QCOMPARE(cloned.answer["structuredContent"].value("status", std::string()), std::string("success"));
+    QVERIFY(QFileInfo::exists(root + QStringLiteral("/b/README.md")));
+    QVERIFY(!cloned.stdoutText.contains("s3cret-token"));
+    QVERIFY(!cloned.stderrText.contains("s3cret-token"));
+
+    // A legacy auth field is used only when there is no invocation: the invocation's wrong token
+    // wins over a right one in metadata.auth, and the clone fails.
+    const json both{
+        {"invocation", {{"credentials", {{url.host().toStdString(), {{"username", "alice"}, {"token", "wrong"}}}}}}},
+        {"auth", {{"credentials", {{url.host().toStdString(), {{"username", "alice"}, {"token", "s3cret-token"}}}}}}}};
+    const RunResult preferred = run({}, envelope(root + QStringLiteral("/c"), both));
+    QCOMPARE(preferred.exitCode, 1);
+    QVERIFY(!QFileInfo::exists(root + QStringLiteral("/c/README.md")));
+}
+
+QTEST_GUILESS_MAIN(TestToolRunner)
+#include "tst_toolrunner.moc"
