@@ -75,13 +75,25 @@ void tellNotification(const QByteArray& message)
     }
 }
 
-// The calls the runner answers also run through a Backend that does not listen.
+// Whether `toolName` may be a tool of `adapter`: `adapter.tool`, or the mcp__adapter__tool alias.
+bool mayBeAdapterTool(const QString& toolName, const QString& adapter)
+{
+    return toolName.startsWith(adapter + QLatin1Char('.'))
+        || toolName.startsWith(QStringLiteral("mcp__") + adapter + QStringLiteral("__"));
+}
+
+// The calls the runner answers also run through a Backend that does not listen. Of the upstream
+// adapters only the one the call names connects (all of them for --list: an empty `toolName`).
 std::optional<BackendOptions> runnerOptions(
-    const CommandLine& line, const SwitchboardConfig& configuration, QString* error)
+    const CommandLine& line, const SwitchboardConfig& configuration, const QString& toolName, QString* error)
 {
     std::optional<BackendOptions> options = Launch::backendOptions(line, configuration, error);
     if (!options)
         return std::nullopt;
+    if (!toolName.isEmpty()) {
+        options->config.adapters.removeIf(
+            [&](const AdapterConfig& adapter) { return !mayBeAdapterTool(toolName, adapter.name); });
+    }
     options->listen = false;
     options->config.clientModes.insert(RunnerClientName, QStringLiteral("park"));
     options->server.toolsPageSize = std::numeric_limits<int>::max(); // --list prints them all at once
@@ -111,7 +123,7 @@ LocalCallOutcome runLocally(Backend& backend, const QByteArray& request, const L
 int listTools(const CommandLine& line, const SwitchboardConfig& configuration)
 {
     QString error;
-    std::optional<BackendOptions> options = runnerOptions(line, configuration, &error);
+    std::optional<BackendOptions> options = runnerOptions(line, configuration, QString(), &error);
     if (!options)
         return fail(std::nullopt, {"unavailable", error}, ToolEnvelope::Unavailable);
     Backend backend(*options);
@@ -203,7 +215,7 @@ int runToolCommand(int argc, char** argv)
     if (!envelope)
         return fail(std::nullopt, failure, ToolEnvelope::BadCall);
 
-    std::optional<BackendOptions> options = runnerOptions(line, configuration, &error);
+    std::optional<BackendOptions> options = runnerOptions(line, configuration, envelope->toolName(), &error);
     if (!options)
         return fail(envelope, {"unavailable", error}, ToolEnvelope::Unavailable);
     Backend backend(*options);

@@ -383,7 +383,7 @@ void Backend::callLocally(const QByteArray& request, const LocalCaller& caller,
         }
         McpSession* session
             = m_sessionHost->openLocalSession(caller.clientName, caller.clientVersion, caller.invocation);
-        m_localSessions.insert(session);
+
         // The session ends with its call: the server keeps no idle session for a process that is gone.
         auto ended
             = [this, context = QPointer<QObject>(m_serverContext), session, done](const LocalCallOutcome& outcome) {
@@ -396,7 +396,17 @@ void Backend::callLocally(const QByteArray& request, const LocalCaller& caller,
                   done(outcome);
               };
         auto channel = std::make_shared<LocalResponseChannel>(this, notified, std::move(ended));
-        session->handleMessage(message, request, channel);
+        m_localSessions.insert(session, channel);
+        // Once the adapters have listed their tools (or failed to), so that `adapter.tool` is known.
+        auto document = std::make_shared<json>(parsed.value); // the message points into it
+        auto handle = [this, session, request, channel, document] {
+            if (m_localSessions.contains(session)) // not cancelled meanwhile
+                session->handleMessage(JsonRpc::classify(*document), request, channel);
+        };
+        if (m_adapters)
+            m_adapters->whenSettled(std::move(handle));
+        else
+            handle();
     });
 }
 
@@ -405,11 +415,12 @@ void Backend::cancelLocalCalls(const QString& reason)
     if (!m_serverContext)
         return;
     QMetaObject::invokeMethod(m_serverContext, [this, reason] {
-        const QList<McpSession*> sessions = m_localSessions.values();
+        const auto sessions = m_localSessions;
         m_localSessions.clear();
-        for (McpSession* session : sessions) {
+        for (auto it = sessions.cbegin(); it != sessions.cend(); ++it) {
             if (m_sessionHost)
-                m_sessionHost->closeLocalSession(session, reason);
+                m_sessionHost->closeLocalSession(it.key(), reason);
+            it.value()->skipResponse(); // a call still waiting for the adapters had no response to skip
         }
     });
 }

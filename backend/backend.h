@@ -36,6 +36,7 @@ class CallIdSource;
 class HistoryStore;
 class HistoryWriter;
 class McpSession;
+class ResponseChannel;
 class SessionHost;
 class InteractionBroker;
 class OAuthConnector;
@@ -188,7 +189,8 @@ private:
     QString m_secretStorage; // m_secrets->description(), readable from the GUI thread
     QHash<QString, OAuthConnector*> m_oauthFlows; // by interaction id; server thread
     QUrl m_url;
-    QSet<McpSession*> m_localSessions; // callLocally()'s, until their call ends; server thread
+    // callLocally()'s sessions until their call ends, with where their answer goes; server thread
+    QHash<McpSession*, std::shared_ptr<ResponseChannel>> m_localSessions;
     quint64 m_nextRequestId = 1;
     bool m_running = false;
 };

@@ -8,6 +8,7 @@
 
 #include "githttpremote.h"
 #include "jsontestsupport.h"
+#include "upstreamprocess.h"
 
 #include <QDir>
 #include <QFile>
@@ -52,6 +53,7 @@ private Q_SLOTS:
     void sigtermCancelsTheCall();
     void runnerLoadsNoGuiLibrary();
     void invocationCredentialsReachGit();
+    void adapterToolThroughTheRunner();
 
 private:
     void writeConfig(const QByteArray& yaml);
@@ -410,6 +412,32 @@ void TestToolRunner::invocationCredentialsReachGit()
     const RunResult preferred = run({}, envelope(root + QStringLiteral("/c"), both));
     QCOMPARE(preferred.exitCode, 1);
     QVERIFY(!QFileInfo::exists(root + QStringLiteral("/c/README.md")));
+}
+
+// An upstream adapter's tool from a process that has just started: the runner connects only the
+// adapter its call names and routes the call once that adapter has listed its tools.
+void TestToolRunner::adapterToolThroughTheRunner()
+{
+    UpstreamProcess upstream;
+    QVERIFY2(upstream.start(), qPrintable(upstream.errorString()));
+    const QByteArray endpoint = upstream.url().toString().toUtf8();
+    writeConfig("port: 0\nmcp_endpoints:\n  - name: faulty\n    endpoint: " + endpoint
+        + "\n  - name: unreachable\n    endpoint: http://127.0.0.1:9/mcp\n");
+    const RunResult result = run({QStringLiteral("faulty.echo")}, R"({"input":{"text":"through the runner"}})");
+    QVERIFY2(result.exitCode == 0, QByteArray(result.stdoutText + result.stderrText).constData());
+    QVERIFY2(result.stdoutText.contains("through the runner"), result.stdoutText.constData());
+
+    // A write tool of the adapter asks first: parked for the console, not run.
+    const RunResult write = run({QStringLiteral("faulty.write_note")}, R"({"input":{"note":"n"}})");
+    QCOMPARE(write.exitCode, 75);
+
+    // An adapter that cannot be reached: a clear failure once its connection failed, not a hang.
+    const RunResult down = run({QStringLiteral("unreachable.echo")}, R"({"input":{"text":"x"}})");
+    QCOMPARE(down.exitCode, 3);
+    QCOMPARE(down.answer.value("ok", true), false);
+    QCOMPARE(down.answer["error"].value("code", std::string()), std::string("tool_unavailable"));
+    QVERIFY2(down.answer["error"].value("message", std::string()).find("unreachable") != std::string::npos,
+        down.stdoutText.constData());
 }
 
 QTEST_GUILESS_MAIN(TestToolRunner)

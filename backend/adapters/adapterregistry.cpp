@@ -1,5 +1,7 @@
 #include "adapters/adapterregistry.h"
 
+#include <algorithm>
+
 #include "adapters/upstreamadapter.h"
 #include "tools/toolregistry.h"
 
@@ -47,6 +49,8 @@ void AdapterRegistry::apply(const std::vector<AdapterConfig>& configs)
         // A copy: clang 14 cannot capture a structured binding.
         connect(raw, &UpstreamAdapter::toolsChanged, this, [this, adapterName = name] { offerTools(adapterName); });
         connect(raw, &UpstreamAdapter::statusChanged, this, &AdapterRegistry::statusChanged);
+        // Queued: an adapter that became ready offers its tools after telling its status.
+        connect(raw, &UpstreamAdapter::statusChanged, this, &AdapterRegistry::runSettledWaiters, Qt::QueuedConnection);
         connect(raw, &UpstreamAdapter::breakerChanged, this, &AdapterRegistry::breakerChanged);
         connect(raw, &UpstreamAdapter::breakerTransition, this, &AdapterRegistry::breakerTransition);
         m_adapters.emplace(name, std::move(adapter));
@@ -54,6 +58,32 @@ void AdapterRegistry::apply(const std::vector<AdapterConfig>& configs)
             raw->restoreTransitions(m_transitionSource(name));
         raw->start();
     }
+}
+
+void AdapterRegistry::whenSettled(std::function<void()> then)
+{
+    if (!anyConnecting()) {
+        then();
+        return;
+    }
+    m_settledWaiters.push_back(std::move(then));
+}
+
+bool AdapterRegistry::anyConnecting() const
+{
+    return std::any_of(m_adapters.cbegin(), m_adapters.cend(),
+        [](const auto& entry) { return entry.second->status().connection == AdapterConnection::Connecting; });
+}
+
+void AdapterRegistry::runSettledWaiters()
+{
+    if (m_settledWaiters.empty() || anyConnecting())
+        return;
+    // Taken first: a waiter may ask again, or change the adapters.
+    std::vector<std::function<void()>> waiters;
+    waiters.swap(m_settledWaiters);
+    for (const auto& then : waiters)
+        then();
 }
 
 void AdapterRegistry::offerTools(const QString& adapter)

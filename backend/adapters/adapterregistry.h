@@ -52,6 +52,11 @@ public:
     // Ends every session; calls in flight end as cancelled.
     void shutDown();
 
+    // Runs `then` once no adapter is still connecting for the first time (each has listed its tools
+    // or failed to, which the adapter's timeout bounds): at once when none is. A one-shot runner's
+    // call waits for it, so that `adapter.tool` is routed with the adapter's tools known.
+    void whenSettled(std::function<void()> then);
+
     static QString sourceName(const QString& adapter) { return QStringLiteral("adapter:") + adapter; }
 
 Q_SIGNALS:
@@ -63,6 +68,8 @@ private:
     void offerTools(const QString& adapter);
     UpstreamAdapter* find(const QString& adapter, QString* error) const;
     void retire(std::shared_ptr<UpstreamAdapter> adapter);
+    bool anyConnecting() const;
+    void runSettledWaiters();
 
     ToolRegistry* m_tools;
     InteractionBroker* m_broker;
@@ -71,4 +78,5 @@ private:
     // Removed by a reload, still finishing calls.
     std::vector<std::shared_ptr<UpstreamAdapter>> m_retired;
     TransitionSource m_transitionSource;
+    std::vector<std::function<void()>> m_settledWaiters;
 };

@@ -336,7 +336,8 @@ void McpSession::handleToolsCall(
         for (const QString& match : resolution.closestMatches)
             closest.push_back(match.toStdString());
         rejectCall(message, std::move(record), JsonRpc::InvalidParams, text, channel,
-            json{{"reason", "unknown_tool"}, {"closestMatches", std::move(closest)}});
+            json{{"reason", resolution.unavailableReason.isEmpty() ? "unknown_tool" : "tool_unavailable"},
+                {"closestMatches", std::move(closest)}});
         return;
     }
 

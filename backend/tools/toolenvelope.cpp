@@ -251,16 +251,17 @@ RunnerAnswer ToolEnvelope::answer(const QByteArray& jsonRpcResponse) const
                 reason = code == JsonRpc::InvalidParams ? "invalid_params"
                     : code == JsonRpc::InvalidRequest   ? "invalid_request"
                                                         : "error";
+            const int exitCode = reason == "tool_unavailable" ? Unavailable : BadCall;
             if (m_form == Form::JsonRpc) {
                 json out{{"jsonrpc", "2.0"}, {"id", m_requestId}, {"ok", false}, {"error", *error}};
-                return lineOf(out, BadCall);
+                return lineOf(out, exitCode);
             }
             Failure failure{reason, QString::fromStdString(error->value("message", std::string()))};
             if (reason == "unknown_tool") // the session's text points at tools/list, which a runner's caller lacks
                 failure.message += QStringLiteral(" `switchboard tool --list` lists the tools.");
             if (data.is_object() && data.contains("closestMatches"))
                 failure.details["closestMatches"] = data["closestMatches"];
-            return lineOf(json{{"ok", false}, {"error", errorObject(failure)}}, BadCall);
+            return lineOf(json{{"ok", false}, {"error", errorObject(failure)}}, exitCode);
         }
     }
     return failure({"internal_error", QStringLiteral("the call ended without a readable response")}, ToolFailed);

@@ -37,7 +37,9 @@ public:
         Succeeded = 0,
         ToolFailed = 1, // the tool ran and reported an error (isError), or was denied
         BadCall = 2, // the envelope, the tool name or the arguments are wrong: retrying will not help
-        Unavailable = 3, // Switchboard could not start (configuration, state directory, history)
+        // Switchboard could not start (configuration, state directory, history), or what the call needs
+        // is not there now (an adapter's upstream is down): retrying later may help.
+        Unavailable = 3,
         WaitingForPerson = 75,
         Interrupted = 130, // SIGINT or SIGTERM while the call ran
     };
