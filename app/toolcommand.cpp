@@ -190,8 +190,8 @@ int runToolCommand(int argc, char** argv)
                 QStringLiteral("switchboard tool takes one tool name at most, got: %1")
                     .arg(positional.mid(1).join(u' '))},
             ToolEnvelope::BadCall);
-    const QString callerToolName
-        = positional.size() == 2 ? positional.at(1) : qEnvironmentVariable("TOOL_NAME").trimmed();
+    const ToolEnvelope::Naming naming{
+        positional.size() == 2 ? positional.at(1) : QString(), qEnvironmentVariable("TOOL_NAME").trimmed()};
 
     CommandLine line;
     line.debugTools = parser.isSet(debugTools);
@@ -211,7 +211,7 @@ int runToolCommand(int argc, char** argv)
         return fail(std::nullopt, {"invalid_envelope", error}, ToolEnvelope::BadCall);
     ToolEnvelope::Failure failure;
     const std::optional<ToolEnvelope> envelope
-        = ToolEnvelope::parse(input, callerToolName, configuration.maxBodyBytes, &failure);
+        = ToolEnvelope::parse(input, naming, configuration.maxBodyBytes, &failure);
     if (!envelope)
         return fail(std::nullopt, failure, ToolEnvelope::BadCall);
 

@@ -28,6 +28,7 @@ private Q_SLOTS:
     void acceptedForms();
     void refusedEnvelopes_data();
     void refusedEnvelopes();
+    void commandLineNameWinsOverTheRouters();
     void invocationIsPreferredOverLegacyAuth();
     void legacyAuthIsUsedWhenThereIsNoInvocation();
     void toolsCallRequestCarriesNameArgumentsAndProgressToken();
@@ -41,7 +42,7 @@ private Q_SLOTS:
 void TestToolEnvelope::acceptedForms_data()
 {
     QTest::addColumn<QByteArray>("text");
-    QTest::addColumn<QString>("callerName");
+    QTest::addColumn<QString>("callerName"); // TOOL_NAME
     QTest::addColumn<int>("form");
     QTest::addColumn<QString>("tool");
     QTest::addColumn<QByteArray>("arguments");
@@ -64,7 +65,7 @@ void TestToolEnvelope::acceptedForms_data()
     QTest::newRow("name from TOOL_NAME, envelope without one")
         << QByteArray(R"({"input":{"a":1}})") << QStringLiteral("echo") << int(F::ToolInput) << "echo"
         << QByteArray(R"({"a":1})");
-    QTest::newRow("name from the caller agrees with the envelope")
+    QTest::newRow("TOOL_NAME agrees with the envelope")
         << QByteArray(R"({"tool":"echo","input":{}})") << QStringLiteral("echo") << int(F::ToolInput) << "echo"
         << QByteArray("{}");
     QTest::newRow("tool with arguments instead of input")
@@ -85,7 +86,7 @@ void TestToolEnvelope::acceptedForms()
     QFETCH(QString, tool);
     QFETCH(QByteArray, arguments);
     ToolEnvelope::Failure failure;
-    const std::optional<ToolEnvelope> envelope = ToolEnvelope::parse(text, callerName, Limit, &failure);
+    const std::optional<ToolEnvelope> envelope = ToolEnvelope::parse(text, {QString(), callerName}, Limit, &failure);
     QVERIFY2(envelope, qPrintable(failure.message));
     QCOMPARE(int(envelope->form()), form);
     QCOMPARE(envelope->toolName(), tool);
@@ -166,11 +167,28 @@ void TestToolEnvelope::refusedEnvelopes()
     QFETCH(QString, code);
     QFETCH(QString, says);
     ToolEnvelope::Failure failure;
-    QVERIFY(!ToolEnvelope::parse(text, callerName, Limit, &failure));
+    QVERIFY(!ToolEnvelope::parse(text, {QString(), callerName}, Limit, &failure));
     QCOMPARE(QString::fromStdString(failure.code), code);
     QVERIFY2(failure.message.contains(says), qPrintable(failure.message));
     // What a person or a model reads stays short whatever the envelope held.
     QVERIFY2(failure.message.size() < 700, qPrintable(failure.message.left(800)));
+}
+
+// A router names the call by its own name for the tool (envelope and TOOL_NAME); the command line
+// names Switchboard's, which wins (found wiring `switchboard tool echo` as a command tool).
+void TestToolEnvelope::commandLineNameWinsOverTheRouters()
+{
+    ToolEnvelope::Failure failure;
+    auto envelope = ToolEnvelope::parse(R"({"tool":"router_echo","input":{"t":1}})",
+        {QStringLiteral("echo"), QStringLiteral("router_echo")}, Limit, &failure);
+    QVERIFY2(envelope, qPrintable(failure.message));
+    QCOMPARE(envelope->toolName(), QStringLiteral("echo"));
+    envelope = ToolEnvelope::parse(R"({"tool":"other"})", {QStringLiteral("echo"), QString()}, Limit, &failure);
+    QVERIFY2(envelope, qPrintable(failure.message));
+    QCOMPARE(envelope->toolName(), QStringLiteral("echo"));
+    // Without one, TOOL_NAME and the envelope are the router's two words for one tool: they agree.
+    QVERIFY(!ToolEnvelope::parse(R"({"tool":"other"})", {QString(), QStringLiteral("echo")}, Limit, &failure));
+    QCOMPARE(failure.code, std::string("tool_name_conflict"));
 }
 
 void TestToolEnvelope::invocationIsPreferredOverLegacyAuth()
@@ -179,7 +197,7 @@ void TestToolEnvelope::invocationIsPreferredOverLegacyAuth()
     const auto envelope = ToolEnvelope::parse(
         R"({"tool":"git_push","input":{},"metadata":{"invocation":{"user":"u1","credentials":{"h":{"token":"v"}}},
             "auth":{"user":"legacy"},"authInfo":{"user":"older"}},"auth":{"user":"top"}})",
-        QString(), Limit, &failure);
+        {}, Limit, &failure);
     QVERIFY2(envelope, qPrintable(failure.message));
     QCOMPARE(envelope->invocationSource(), QStringLiteral("metadata.invocation"));
     QCOMPARE(envelope->invocation().value("user", std::string()), std::string("u1"));
@@ -190,14 +208,13 @@ void TestToolEnvelope::legacyAuthIsUsedWhenThereIsNoInvocation()
 {
     ToolEnvelope::Failure failure;
     auto envelope = ToolEnvelope::parse(
-        R"({"tool":"echo","metadata":{"authInfo":{"user":"a"}},"auth":{"user":"top"}})", QString(), Limit, &failure);
+        R"({"tool":"echo","metadata":{"authInfo":{"user":"a"}},"auth":{"user":"top"}})", {}, Limit, &failure);
     QVERIFY2(envelope, qPrintable(failure.message));
     // auth (in metadata, then at the top) is looked for before authInfo.
     QCOMPARE(envelope->invocationSource(), QStringLiteral("auth"));
     QCOMPARE(envelope->invocation().value("user", std::string()), std::string("top"));
 
-    envelope
-        = ToolEnvelope::parse(R"({"tool":"echo","metadata":{"authInfo":{"user":"a"}}})", QString(), Limit, &failure);
+    envelope = ToolEnvelope::parse(R"({"tool":"echo","metadata":{"authInfo":{"user":"a"}}})", {}, Limit, &failure);
     QVERIFY2(envelope, qPrintable(failure.message));
     QCOMPARE(envelope->invocationSource(), QStringLiteral("metadata.authInfo"));
     QCOMPARE(envelope->invocation().value("user", std::string()), std::string("a"));
@@ -205,7 +222,7 @@ void TestToolEnvelope::legacyAuthIsUsedWhenThereIsNoInvocation()
     // A JSON-RPC request's invocation travels in params._meta.
     envelope = ToolEnvelope::parse(
         R"({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","_meta":{"invocation":{"user":"m"}}}})",
-        QString(), Limit, &failure);
+        {}, Limit, &failure);
     QVERIFY2(envelope, qPrintable(failure.message));
     QCOMPARE(envelope->invocation().value("user", std::string()), std::string("m"));
 }
@@ -216,7 +233,7 @@ void TestToolEnvelope::toolsCallRequestCarriesNameArgumentsAndProgressToken()
     const auto envelope = ToolEnvelope::parse(
         R"({"jsonrpc":"2.0","id":"req-9","method":"tools/call","params":{"name":"echo","arguments":{"t":1},
             "_meta":{"progressToken":"p1","invocation":{"secret":"never in the request"}}}})",
-        QString(), Limit, &failure);
+        {}, Limit, &failure);
     QVERIFY2(envelope, qPrintable(failure.message));
     const json request = json::parse(envelope->toolsCallRequest().toStdString());
     QCOMPARE_JSON(request, json::parse(R"({"jsonrpc":"2.0","id":"req-9","method":"tools/call","params":{"name":"echo",
@@ -228,7 +245,7 @@ void TestToolEnvelope::toolsCallRequestCarriesNameArgumentsAndProgressToken()
 void TestToolEnvelope::answersAResult()
 {
     ToolEnvelope::Failure failure;
-    const auto envelope = ToolEnvelope::parse(R"({"tool":"echo","input":{}})", QString(), Limit, &failure);
+    const auto envelope = ToolEnvelope::parse(R"({"tool":"echo","input":{}})", {}, Limit, &failure);
     QVERIFY(envelope);
     const RunnerAnswer answer = envelope->answer(
         R"({"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"hi"}],"structuredContent":{"a":1}}})");
@@ -242,7 +259,7 @@ void TestToolEnvelope::answersAResult()
 void TestToolEnvelope::answersAToolErrorAsFailure()
 {
     ToolEnvelope::Failure failure;
-    const auto envelope = ToolEnvelope::parse(R"({"tool_name":"git_clone_repository"})", QString(), Limit, &failure);
+    const auto envelope = ToolEnvelope::parse(R"({"tool_name":"git_clone_repository"})", {}, Limit, &failure);
     QVERIFY(envelope);
     const RunnerAnswer answer = envelope->answer(R"({"jsonrpc":"2.0","id":1,"result":{"isError":true,
         "content":[{"type":"text","text":"Repository not found"}],
@@ -259,7 +276,7 @@ void TestToolEnvelope::answersAToolErrorAsFailure()
 void TestToolEnvelope::answersAnUnknownToolWithClosestMatches()
 {
     ToolEnvelope::Failure failure;
-    const auto envelope = ToolEnvelope::parse(R"({"name":"git_stats"})", QString(), Limit, &failure);
+    const auto envelope = ToolEnvelope::parse(R"({"name":"git_stats"})", {}, Limit, &failure);
     QVERIFY(envelope);
     const RunnerAnswer answer = envelope->answer(R"({"jsonrpc":"2.0","id":1,"error":{"code":-32602,
         "message":"Unknown tool git_stats. Closest matches: git_status.",
@@ -277,7 +294,7 @@ void TestToolEnvelope::answersInTheJsonRpcForm()
 {
     ToolEnvelope::Failure failure;
     const auto envelope = ToolEnvelope::parse(
-        R"({"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"name":"echo"}})", QString(), Limit, &failure);
+        R"({"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"name":"echo"}})", {}, Limit, &failure);
     QVERIFY(envelope);
     RunnerAnswer answer = envelope->answer(R"({"jsonrpc":"2.0","id":42,"result":{"content":[]}})");
     QCOMPARE(answer.exitCode, int(ToolEnvelope::Succeeded));

@@ -10,6 +10,9 @@
 #include "jsontestsupport.h"
 #include "upstreamprocess.h"
 
+#include "backend.h"
+#include "config/switchboardconfig.h"
+
 #include <QDir>
 #include <QFile>
 #include <QProcess>
@@ -54,6 +57,7 @@ private Q_SLOTS:
     void runnerLoadsNoGuiLibrary();
     void invocationCredentialsReachGit();
     void adapterToolThroughTheRunner();
+    void runnerIsACommandToolOfARouter();
 
 private:
     void writeConfig(const QByteArray& yaml);
@@ -169,8 +173,7 @@ void TestToolRunner::badEnvelopesFailClearly_data()
     QTest::newRow("empty stdin") << QByteArray() << QStringList() << "invalid_envelope";
     QTest::newRow("not json") << QByteArray("echo hello") << QStringList() << "invalid_json";
     QTest::newRow("no tool") << QByteArray(R"({"input":{}})") << QStringList() << "invalid_envelope";
-    QTest::newRow("names disagree") << QByteArray(R"({"tool":"echo"})") << QStringList{QStringLiteral("git_status")}
-                                    << "tool_name_conflict";
+
     QTest::newRow("input not an object") << QByteArray(R"({"tool":"echo","input":"x"})") << QStringList()
                                          << "invalid_arguments";
     QTest::newRow("two names on the command line")
@@ -438,6 +441,44 @@ void TestToolRunner::adapterToolThroughTheRunner()
     QCOMPARE(down.answer["error"].value("code", std::string()), std::string("tool_unavailable"));
     QVERIFY2(down.answer["error"].value("message", std::string()).find("unreachable") != std::string::npos,
         down.stdoutText.constData());
+}
+
+// The round trip the runner exists for: a router that starts a process per call (here Switchboard
+// itself, whose command tools are such a router) declares `switchboard tool echo` as a command, and
+// its answer is read back as the tool's result.
+void TestToolRunner::runnerIsACommandToolOfARouter()
+{
+    const QByteArray binary = QByteArrayLiteral(SWITCHBOARD_BINARY);
+    const QString routerConfig = m_dir->filePath(QStringLiteral("router.yaml"));
+    QFile file(routerConfig);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write("command_tools:\n  - name: switchboard_echo\n    command: " + binary
+        + "\n    args: [tool, echo, --config, " + m_config.toUtf8() + ", --state-dir, " + m_state.toUtf8()
+        + "]\n    annotations: {readOnlyHint: true}\n");
+    file.close();
+
+    BackendOptions options;
+    QString error;
+    QVERIFY2(SwitchboardConfig::load(routerConfig, &options.config, &error), qPrintable(error));
+    options.configPath = routerConfig;
+    options.stateDirectory = m_dir->filePath(QStringLiteral("router-state"));
+    options.listen = false;
+    Backend router(options);
+    QVERIFY2(router.start(&error), qPrintable(error));
+
+    std::optional<LocalCallOutcome> outcome;
+    router.callLocally(
+        R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"switchboard_echo","arguments":{"text":"round trip"}}})",
+        LocalCaller{QStringLiteral("test router"), QStringLiteral("1"), nullptr}, nullptr,
+        [&](const LocalCallOutcome& ended) { outcome = ended; });
+    QTRY_VERIFY_WITH_TIMEOUT(outcome.has_value(), 60'000);
+    router.stop();
+    QCOMPARE(int(outcome->kind), int(LocalCallOutcome::Kind::Answered));
+    const json response = json::parse(outcome->response.toStdString());
+    const json& result = response["result"];
+    QVERIFY2(!result.value("isError", false), response.dump().c_str());
+    // The runner's answer is a CallToolResult: the router takes it as it is.
+    QCOMPARE_JSON(result["structuredContent"], (json{{"text", "round trip"}}));
 }
 
 QTEST_GUILESS_MAIN(TestToolRunner)

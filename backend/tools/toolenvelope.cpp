@@ -63,8 +63,9 @@ QString firstText(const json& result)
 } // namespace
 
 std::optional<ToolEnvelope> ToolEnvelope::parse(
-    const QByteArray& text, const QString& callerToolName, qint64 maxBytes, Failure* failure)
+    const QByteArray& text, const Naming& naming, qint64 maxBytes, Failure* failure)
 {
+    const bool namedOutside = !naming.commandLine.isEmpty() || !naming.variable.isEmpty();
     const QString example = QStringLiteral(R"(e.g. {"tool": "echo", "input": {"text": "hi"}})");
     if (text.size() > maxBytes) {
         *failure = {"envelope_too_large",
@@ -140,7 +141,7 @@ std::optional<ToolEnvelope> ToolEnvelope::parse(
         name = field(value, "name");
         arguments = field(value, "arguments");
         metadata = field(value, "metadata");
-    } else if (!callerToolName.isEmpty() && (value.contains("input") || value.contains("arguments"))) {
+    } else if (namedOutside && (value.contains("input") || value.contains("arguments"))) {
         // The router named the tool outside the envelope (TOOL_NAME or the command line).
         envelope.m_form = value.contains("input") ? Form::ToolInput : Form::NameArguments;
         arguments = value.contains("input") ? field(value, "input") : field(value, "arguments");
@@ -159,14 +160,17 @@ std::optional<ToolEnvelope> ToolEnvelope::parse(
         return std::nullopt;
     }
     const QString envelopeName = name ? QString::fromStdString(name->get<std::string>()) : QString();
-    if (!callerToolName.isEmpty() && !envelopeName.isEmpty() && envelopeName != callerToolName) {
+    if (naming.commandLine.isEmpty() && !naming.variable.isEmpty() && !envelopeName.isEmpty()
+        && envelopeName != naming.variable) {
         *failure = {"tool_name_conflict",
-            QStringLiteral(
-                "the envelope names the tool \"%1\" but the command (or TOOL_NAME) names \"%2\"; they must agree")
-                .arg(envelopeName.left(200), callerToolName.left(200))};
+            QStringLiteral("the envelope names the tool \"%1\" but TOOL_NAME names \"%2\"; they must agree, or name "
+                           "Switchboard's tool on the command line (switchboard tool NAME)")
+                .arg(envelopeName.left(200), naming.variable.left(200))};
         return std::nullopt;
     }
-    envelope.m_toolName = callerToolName.isEmpty() ? envelopeName : callerToolName;
+    envelope.m_toolName = !naming.commandLine.isEmpty() ? naming.commandLine
+        : !naming.variable.isEmpty()                    ? naming.variable
+                                                        : envelopeName;
     if (envelope.m_toolName.isEmpty()) {
         *failure = {"no_tool_name",
             QStringLiteral("no tool named: run `switchboard tool NAME`, set TOOL_NAME, or name it in the envelope")};

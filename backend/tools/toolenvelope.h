@@ -51,12 +51,20 @@ public:
         nlohmann::json details = nlohmann::json::object(); // more fields of "error" (closestMatches)
     };
 
-    // Reads one envelope. `callerToolName` is the name the router gave outside the envelope (the
-    // command line's NAME, or TOOL_NAME); it must agree with a name the envelope gives. Text longer
-    // than `maxBytes`, nested deeper than JSON-RPC's limits, or not one of the forms is refused with
-    // a Failure whose message says what was expected.
+    // Where the tool's name may come from besides the envelope.
+    struct Naming
+    {
+        // The command line's NAME: Switchboard's name for the tool, which wins. A router names the
+        // call by its own name for it (in the envelope and TOOL_NAME), which may differ.
+        QString commandLine;
+        // TOOL_NAME: the router's name, as the envelope's; the two must agree when both are given.
+        QString variable;
+    };
+
+    // Reads one envelope. Text longer than `maxBytes`, nested deeper than JSON-RPC's limits, or not
+    // one of the forms is refused with a Failure whose message says what was expected.
     static std::optional<ToolEnvelope> parse(
-        const QByteArray& text, const QString& callerToolName, qint64 maxBytes, Failure* failure);
+        const QByteArray& text, const Naming& naming, qint64 maxBytes, Failure* failure);
 
     Form form() const { return m_form; }
     const QString& toolName() const { return m_toolName; }
