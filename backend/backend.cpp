@@ -161,6 +161,7 @@ bool Backend::start(QString* error)
                         .arg(problem));
             });
             connect(m_interactions, &InteractionBroker::stateWriteRecovered, this, &Backend::workspaceStateRecovered);
+            connect(m_interactions, &InteractionBroker::stateNotice, this, &Backend::workspaceStateNotice);
             registerGitTools();
             registerSinks(m_options.config.sinks);
             registerCommandTools(m_options.config.commandTools);
@@ -179,6 +180,11 @@ bool Backend::start(QString* error)
                 &BackendEvents::publishQuestionChanged);
             connect(m_interactions, &InteractionBroker::interactionResolved, m_events,
                 &BackendEvents::publishQuestionResolved);
+            // One-shot runners (switchboard tool) share the state file: the console shows the
+            // questions they park and forgets the answers they take as it happens. A runner itself
+            // learns what others did when it writes.
+            if (m_options.listen)
+                m_interactions->watchState();
             McpServerOptions serverOptions = m_options.server;
             serverOptions.nextCallId = [ids = m_callIds.get()] { return ids->next(); };
             if (m_options.listen) {

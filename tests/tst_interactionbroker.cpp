@@ -146,6 +146,7 @@ private Q_SLOTS:
     void latencyWithAThousandPendingQuestions();
     void stateIsHandedOverRecordByRecord();
     void stateIsRestoredFromRecords();
+    void changesMadeElsewhereReachTheBroker();
 
 private:
     InteractionBroker::Settings settings(const QString& stateName = QString()) const
@@ -1204,6 +1205,110 @@ void TestInteractionBroker::stateIsRestoredFromRecords()
     QCOMPARE(badState->setAsideCalls, 1);
     QVERIFY(refused.pending().isEmpty());
     QVERIFY(refused.approvals().alwaysAllowed().isEmpty());
+}
+
+// What another process sharing the state did arrives as the whole state (changedElsewhere): new
+// questions are raised here, gone ones resolved (stored when their answer is among the stored
+// answers, cancelled otherwise), a call waiting here takes the answer stored for it, changed ones
+// are updated, the stores are replaced; nothing the broker already holds is told again.
+void TestInteractionBroker::changesMadeElsewhereReachTheBroker()
+{
+    auto owned = std::make_unique<RecordingState>();
+    RecordingState* state = owned.get();
+    InteractionBroker broker(settings(), &m_registry, std::move(owned));
+    QString warning;
+    QCOMPARE(broker.load(&warning), InteractionBroker::LoadResult::Loaded);
+    QSignalSpy pendingSpy(&broker, &InteractionBroker::interactionPending);
+    QSignalSpy changedSpy(&broker, &InteractionBroker::interactionChanged);
+    QSignalSpy resolvedSpy(&broker, &InteractionBroker::interactionResolved);
+    QSignalSpy storesSpy(&broker, &InteractionBroker::storesChanged);
+
+    // Here: a held connect question and a parked approval.
+    const json arguments = connectArguments();
+    std::optional<InteractionAnswer> delivered;
+    const QString held = broker.hold(*m_connect, arguments, broker.admit(*m_connect, arguments, origin(1)), origin(1),
+        {[&](const InteractionAnswer& answer) { delivered = answer; }, {}});
+    bool duplicate = false;
+    const json path{{"path", "a.txt"}};
+    const QString parked = broker.park(m_write, path, broker.admit(m_write, path, origin(2)), origin(2), &duplicate);
+    pendingSpy.clear();
+    const auto recordOf = [&](const QString& id) { return QByteArray::fromStdString(state->questions.at(id).dump()); };
+    const QByteArray emptyOutputs = "[]";
+    const QByteArray emptyApprovals = R"({"alwaysAllow":[],"decisions":[]})";
+
+    // A runner parked a question of its own.
+    PendingInteraction runnerQuestion;
+    runnerQuestion.id = QStringLiteral("ia-runner");
+    runnerQuestion.key = QStringLiteral("sha256:runner");
+    runnerQuestion.tool = QStringLiteral("write_file");
+    runnerQuestion.mode = PauseMode::Park;
+    runnerQuestion.callId = 9;
+    runnerQuestion.arguments = R"({"path":"b.txt"})";
+    runnerQuestion.renderSpec = R"({"render":"approval"})";
+    const QByteArray runnerRecord = QByteArray::fromStdString(runnerQuestion.toJson().dump());
+    InteractionState::CompactRecords records;
+    records.questions = {{held, recordOf(held)}, {parked, recordOf(parked)}, {runnerQuestion.id, runnerRecord}};
+    records.clientOutputs = emptyOutputs;
+    records.approvals = emptyApprovals;
+    Q_EMIT state->changedElsewhere(records);
+    QCOMPARE(pendingSpy.count(), 1);
+    QCOMPARE(pendingSpy.at(0).at(0).value<PendingInteraction>().id, runnerQuestion.id);
+    QCOMPARE(broker.pending().size(), 3);
+    QCOMPARE(changedSpy.count(), 0);
+    QCOMPARE(resolvedSpy.count(), 0);
+    QCOMPARE(storesSpy.count(), 0);
+
+    // The same again tells nothing; a changed record is an update.
+    Q_EMIT state->changedElsewhere(records);
+    QCOMPARE(pendingSpy.count(), 1);
+    runnerQuestion.earlierCallIds = {9};
+    runnerQuestion.callId = 10;
+    records.questions.back().second = QByteArray::fromStdString(runnerQuestion.toJson().dump());
+    Q_EMIT state->changedElsewhere(records);
+    QCOMPARE(changedSpy.count(), 1);
+    QCOMPARE(broker.pending().back().callId, qint64(10));
+
+    // The parked approval was answered in another console (its decision stored), the runner's
+    // question left unanswered, and a second console answered the held question: the call waiting
+    // here gets that answer.
+    const PendingInteraction heldQuestion = broker.pending().front();
+    const json output = ClientAnswer::connected(QStringLiteral("github"), QStringLiteral("elsewhere"));
+    records.questions = {};
+    records.clientOutputs = QByteArray::fromStdString(json::array(
+        {json{{"key", heldQuestion.key.toStdString()},
+            {"outputs",
+                json::array({json{{"output", output.dump()}, {"interactionId", held.toStdString()},
+                    {"answeredAtMs", 5}}})}}}).dump());
+    const PendingInteraction parkedQuestion = broker.pending().at(1);
+    records.approvals = QByteArray::fromStdString(json{{"alwaysAllow", json::array({"echo"})},
+        {"decisions",
+            json::array({json{{"key", parkedQuestion.key.toStdString()},
+                {"decisions",
+                    json::array(
+                        {json{{"allow", false}, {"reason", "no"}, {"interactionId", parked.toStdString()}}})}}})}}
+                                                      .dump());
+    Q_EMIT state->changedElsewhere(records);
+    QVERIFY(broker.pending().isEmpty());
+    QCOMPARE(resolvedSpy.count(), 3);
+    std::map<QString, QString> outcomes;
+    for (const QList<QVariant>& resolved : std::as_const(resolvedSpy))
+        outcomes[resolved.at(0).toString()] = interactionOutcomeName(resolved.at(1).value<InteractionOutcome>());
+    QCOMPARE(outcomes[held], QStringLiteral("answered"));
+    QCOMPARE(outcomes[parked], QStringLiteral("stored"));
+    QCOMPARE(outcomes[runnerQuestion.id], QStringLiteral("cancelled"));
+    QVERIFY(delivered.has_value());
+    QVERIFY(json::parse(delivered->output.toStdString()) == output);
+    // The held call took its answer: it is not stored for anyone else, and the state hears so.
+    QVERIFY(broker.clientOutputs().isEmpty());
+    QCOMPARE_JSON(state->outputs, json::array());
+    QCOMPARE(broker.approvals().alwaysAllowed(), QStringList{QStringLiteral("echo")});
+    QCOMPARE(broker.approvals().decisionCount(), 1);
+    QVERIFY(storesSpy.count() >= 1);
+    QVERIFY(state->questions.empty());
+    // The decision stored elsewhere is what the parked call's retry gets here.
+    const auto retried = broker.admit(m_write, path, origin(3));
+    QCOMPARE(retried.verdict, Verdict::Refuse);
+    QVERIFY(retried.result.firstText().contains(QStringLiteral("no")));
 }
 
 QTEST_GUILESS_MAIN(TestInteractionBroker)

@@ -1,22 +1,27 @@
 // The workspace state file shared by several processes (the console and one-shot runners): every
 // write merges under the file's lock, so interleaved stores lose no update and bring back nothing
 // another removed; stored answers taken stay taken; many writer processes at once all get in; writers
-// killed at any moment leave a whole file and no lock behind.
+// killed at any moment leave a whole file and no lock behind; a console's broker sees a question
+// another process parked, and a runner takes the answer given in the console.
 //
 // The test executable is also its own child process: with --writer, --loop or --hold-lock as its
 // first argument it does that instead of running the tests.
 
+#include "clientanswer.h"
+#include "interaction/clienttool.h"
 #include "interaction/interactionbroker.h"
 #include "store/statefilelock.h"
 #include "store/workspacestatefile.h"
 #include "store/workspacestaterecords.h"
 #include "store/workspacestatestore.h"
+#include "tools/toolregistry.h"
 
 #include <QCoreApplication>
 #include <QDir>
 #include <QFile>
 #include <QProcess>
 #include <QRandomGenerator>
+#include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QThread>
@@ -30,6 +35,7 @@
 #include <unistd.h>
 
 using nlohmann::json;
+using Verdict = InteractionBroker::Admission::Verdict;
 
 namespace {
 
@@ -190,6 +196,7 @@ private Q_SLOTS:
     void lockOfAKilledProcessIsReleased();
     void manyWriterProcessesAtOnce();
     void killedWritersLeaveAWholeFile();
+    void consoleBrokerFollowsRunners();
 
 private:
     QString statePath() const { return m_dir->filePath(QStringLiteral("workspace.json")); }
@@ -515,6 +522,92 @@ void TestWorkspaceState::killedWritersLeaveAWholeFile()
     InteractionBroker broker({}, nullptr, std::make_unique<WorkspaceStateStore>(statePath()));
     QString warning;
     QCOMPARE(broker.load(&warning), InteractionBroker::LoadResult::Loaded);
+}
+
+// The console's broker and runners (brokers of their own on the same file, gone after one call):
+// the question a runner parks appears in the console as if raised there; the console's answer is
+// stored in the file, where the runner's retry takes it; the console then forgets it; a question
+// removed by another process resolves in the console.
+void TestWorkspaceState::consoleBrokerFollowsRunners()
+{
+    ToolRegistry registry;
+    registry.add(ClientTool::requestConnection({QStringLiteral("github")}));
+    const auto connectTool = registry.find("request_connection");
+    InteractionBroker::Settings settings;
+    settings.statePath = statePath();
+    InteractionBroker console(settings, &registry);
+    QString warning;
+    QCOMPARE(console.load(&warning), InteractionBroker::LoadResult::Loaded);
+    console.watchState();
+    QSignalSpy pending(&console, &InteractionBroker::interactionPending);
+    QSignalSpy resolved(&console, &InteractionBroker::interactionResolved);
+
+    const json arguments{{"provider", "github"}, {"kind", "api_key"}, {"reason", "to read issues"}};
+    const InteractionBroker::CallOrigin origin{
+        1, QStringLiteral("runner-session"), QStringLiteral("claude-code"), QStringLiteral("1.0"), QByteArray()};
+    settings.defaultMode = PauseMode::Park;
+    QString parked;
+    {
+        InteractionBroker runner(settings, &registry);
+        QCOMPARE(runner.load(&warning), InteractionBroker::LoadResult::Loaded);
+        const auto admission = runner.admit(*connectTool, arguments, origin);
+        QCOMPARE(admission.verdict, Verdict::Pause);
+        QCOMPARE(admission.mode, PauseMode::Park);
+        bool duplicate = true;
+        parked = runner.park(*connectTool, arguments, admission, origin, &duplicate);
+        QVERIFY(!duplicate);
+        QVERIFY(runner.flush());
+    }
+    QTRY_COMPARE_WITH_TIMEOUT(pending.count(), 1, 20'000);
+    const auto shown = pending.at(0).at(0).value<PendingInteraction>();
+    QCOMPARE(shown.id, parked);
+    QCOMPARE(shown.mode, PauseMode::Park);
+    QVERIFY(!shown.waiting);
+    QCOMPARE(console.pending().size(), 1);
+
+    QString error;
+    QVERIFY2(
+        console.answer(parked,
+            InteractionAnswer::respond(ClientAnswer::connected(QStringLiteral("github"), QStringLiteral("octocat"))),
+            &error),
+        qPrintable(error));
+    QCOMPARE(interactionOutcomeName(resolved.at(0).at(1).value<InteractionOutcome>()), QStringLiteral("stored"));
+    QVERIFY(console.flush(&error));
+    {
+        InteractionBroker retry(settings, &registry);
+        QCOMPARE(retry.load(&warning), InteractionBroker::LoadResult::Loaded);
+        QVERIFY(retry.pending().isEmpty());
+        InteractionBroker::CallOrigin again = origin;
+        again.callId = 2;
+        again.sessionId = QStringLiteral("another-runner-session");
+        const auto admission = retry.admit(*connectTool, arguments, again);
+        QCOMPARE(admission.verdict, Verdict::Answer);
+        QVERIFY(admission.result.structuredContent.at("account") == "octocat");
+        QVERIFY(retry.flush());
+    }
+    QTRY_VERIFY_WITH_TIMEOUT(console.clientOutputs().isEmpty(), 20'000); // taken: not handed out again
+
+    // A question that leaves in another process, unanswered, resolves here as cancelled.
+    {
+        InteractionBroker runner(settings, &registry);
+        runner.load(&warning);
+        const json other{{"provider", "github"}, {"kind", "api_key"}, {"reason", "to push"}};
+        bool duplicate = false;
+        parked = runner.park(*connectTool, other, runner.admit(*connectTool, other, origin), origin, &duplicate);
+        QVERIFY(runner.flush());
+    }
+    QTRY_COMPARE_WITH_TIMEOUT(pending.count(), 2, 20'000);
+    {
+        WorkspaceStateStore elsewhere(statePath());
+        InteractionState::Records records;
+        elsewhere.load(&records, &error);
+        elsewhere.removeQuestion(parked);
+        QVERIFY(elsewhere.flush(&error));
+    }
+    QTRY_COMPARE_WITH_TIMEOUT(resolved.count(), 2, 20'000);
+    QCOMPARE(resolved.at(1).at(0).toString(), parked);
+    QCOMPARE(interactionOutcomeName(resolved.at(1).at(1).value<InteractionOutcome>()), QStringLiteral("cancelled"));
+    QVERIFY(console.pending().isEmpty());
 }
 
 int main(int argc, char** argv)

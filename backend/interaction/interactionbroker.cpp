@@ -52,6 +52,10 @@ InteractionBroker::InteractionBroker(
             Qt::DirectConnection);
         connect(m_state.get(), &InteractionState::writeRecovered, this, &InteractionBroker::stateWriteRecovered,
             Qt::DirectConnection);
+        connect(m_state.get(), &InteractionState::notice, this, &InteractionBroker::stateNotice, Qt::DirectConnection);
+        // On this thread: the state tells what another process changed between the broker's own
+        // changes.
+        connect(m_state.get(), &InteractionState::changedElsewhere, this, &InteractionBroker::applyExternalState);
     }
 }
 
@@ -502,4 +506,190 @@ void InteractionBroker::save(Entry* changed, bool stores)
 bool InteractionBroker::flush(QString* error)
 {
     return !m_state || m_state->flush(error);
+}
+
+void InteractionBroker::watchState()
+{
+    if (m_state)
+        m_state->watch();
+}
+
+void InteractionBroker::applyExternalState(const InteractionState::CompactRecords& records)
+{
+    // The stores first: a question answered elsewhere left its answer among them, which tells how it
+    // was resolved and is what a call waiting for it here receives.
+    QSet<QString> answeredIds;
+    const bool storesAdopted = adoptStores(records, &answeredIds);
+    QSet<QString> present;
+    QStringList raised;
+    QStringList changed;
+    for (const auto& [id, record] : records.questions) {
+        present.insert(id);
+        bool isNew = false;
+        if (adoptQuestion(id, record, &isNew))
+            (isNew ? raised : changed) << id;
+    }
+    QStringList gone;
+    for (const QString& id : std::as_const(m_order)) {
+        if (!present.contains(id))
+            gone << id;
+    }
+    // Told only now, each looked up again: a slot may answer a question it is told about, which
+    // erases it (and may change others).
+    for (const QString& id : std::as_const(gone))
+        resolveGoneElsewhere(id, answeredIds);
+    for (const QString& id : std::as_const(raised)) {
+        const auto it = m_entries.find(id);
+        if (it == m_entries.end())
+            continue;
+        const PendingInteraction interaction = it->second.interaction;
+        Q_EMIT interactionPending(interaction);
+    }
+    for (const QString& id : std::as_const(changed)) {
+        const auto it = m_entries.find(id);
+        if (it == m_entries.end())
+            continue;
+        const PendingInteraction interaction = it->second.interaction;
+        Q_EMIT interactionChanged(interaction);
+    }
+    if (storesAdopted)
+        Q_EMIT storesChanged();
+}
+
+bool InteractionBroker::adoptStores(const InteractionState::CompactRecords& records, QSet<QString>* answeredIds)
+{
+    const auto parse = [](const QByteArray& record) {
+        return json::parse(record.constData(), record.constData() + record.size(), nullptr, false);
+    };
+    const json outputs = parse(records.clientOutputs);
+    const json approvals = parse(records.approvals);
+    // Another process's records, read strictly: what does not read is left out, never half taken.
+    QString problem;
+    ClientOutputStore merged;
+    const bool outputsRead = !outputs.is_discarded() && merged.fromJson(outputs, &problem);
+    const bool approvalsRead = !approvals.is_discarded() && ApprovalStore().fromJson(approvals, &problem);
+    if (!outputsRead || !approvalsRead) {
+        qWarning("switchboard: stored answers from another process left out: %s", qPrintable(problem));
+        return false;
+    }
+    for (const json& key : outputs) {
+        for (const json& output : key.at("outputs"))
+            answeredIds->insert(QString::fromStdString(output.at("interactionId").get<std::string>()));
+    }
+    for (const json& key : approvals.at("decisions")) {
+        for (const json& decision : key.at("decisions"))
+            answeredIds->insert(QString::fromStdString(decision.at("interactionId").get<std::string>()));
+    }
+    bool adopted = false;
+    if (outputs != m_outputs.toJson()) {
+        m_outputs = std::move(merged);
+        adopted = true;
+    }
+    if (approvals != m_approvals.toJson()) {
+        m_approvals.fromJson(approvals, &problem); // read above; keeps this process's session grants
+        adopted = true;
+    }
+    // Merged answers beyond the stores' bounds gave way while reading: the file says so too.
+    if (adopted && (m_outputs.toJson() != outputs || m_approvals.toJson() != approvals))
+        save(nullptr, true);
+    return adopted;
+}
+
+bool InteractionBroker::adoptQuestion(const QString& id, const QByteArray& record, bool* raised)
+{
+    const auto it = m_entries.find(id);
+    if (it != m_entries.end() && it->second.record == record)
+        return false;
+    PendingInteraction external;
+    QString problem;
+    const json value = json::parse(record.constData(), record.constData() + record.size(), nullptr, false);
+    if (value.is_discarded()
+        || !PendingInteraction::fromJson(value, QStringLiteral("question %1").arg(id), &external, &problem)) {
+        qWarning("switchboard: a question from another process left out: %s", qPrintable(problem));
+        return false;
+    }
+    if (it == m_entries.end()) {
+        // A question another process raised (a runner's call, parked): shown here as if asked here,
+        // and answered here into the stores, where that process's retry finds the answer.
+        Entry entry;
+        entry.interaction = std::move(external);
+        entry.arguments = json::parse(entry.interaction.arguments.toStdString(), nullptr, false); // checked JSON
+        entry.record = QByteArray::fromStdString(entry.interaction.toJson().dump());
+        m_pendingBytes += entry.record.size();
+        m_entries.emplace(id, std::move(entry));
+        m_order.append(id);
+        *raised = true;
+        return true;
+    }
+    Entry& entry = it->second;
+    PendingInteraction& interaction = entry.interaction;
+    if (interaction.waiting) {
+        // A call here waits on it (another process parked the same question on it, which it could
+        // not see waiting): this process's call stays the one it belongs to, the other's call joins
+        // the earlier ones, and the question is written back that way.
+        QList<qint64> earlier = external.earlierCallIds;
+        if (external.callId != 0 && !earlier.contains(external.callId))
+            earlier.append(external.callId);
+        earlier.removeAll(interaction.callId);
+        const bool joined = earlier != interaction.earlierCallIds;
+        interaction.earlierCallIds = earlier;
+        save(&entry, false); // puts nothing when the record is what the state holds already
+        *raised = false;
+        return joined;
+    }
+    m_pendingBytes -= entry.record.size();
+    interaction = std::move(external);
+    entry.record = QByteArray::fromStdString(interaction.toJson().dump());
+    m_pendingBytes += entry.record.size();
+    *raised = false;
+    return true;
+}
+
+void InteractionBroker::resolveGoneElsewhere(const QString& id, const QSet<QString>& answeredIds)
+{
+    const QString interactionId = id; // `id` may be the entry's own, which is erased below
+    const auto it = m_entries.find(interactionId);
+    if (it == m_entries.end())
+        return;
+    if (it->second.interaction.waiting) {
+        // Answered in another process (a second console), which had no call to give it to: the call
+        // waiting here takes the answer stored for it. Without one the call keeps waiting, and the
+        // question, still this process's, is written back.
+        if (std::optional<InteractionAnswer> answer = takeStoredAnswer(it->second.interaction)) {
+            Waiter waiter = std::move(it->second.waiter);
+            erase(it);
+            save(nullptr, true);
+            Q_EMIT interactionResolved(interactionId, InteractionOutcome::Answered);
+            Q_EMIT storesChanged();
+            if (waiter.answered)
+                waiter.answered(*answer);
+            return;
+        }
+        if (m_state)
+            m_state->putQuestion(interactionId, it->second.record);
+        return;
+    }
+    erase(it); // gone from the state already: nothing to remove there
+    Q_EMIT interactionResolved(interactionId,
+        answeredIds.contains(interactionId) ? InteractionOutcome::Stored : InteractionOutcome::Cancelled);
+}
+
+std::optional<InteractionAnswer> InteractionBroker::takeStoredAnswer(const PendingInteraction& interaction)
+{
+    if (interaction.kind == InteractionKind::ClientTool) {
+        std::optional<ClientOutputStore::Entry> stored = m_outputs.take(interaction.key);
+        if (!stored)
+            return std::nullopt;
+        InteractionAnswer answer;
+        answer.decision = InteractionAnswer::Decision::Respond;
+        answer.output = stored->output;
+        return answer;
+    }
+    if (std::optional<ApprovalStore::Decision> decision = m_approvals.takeDecision(interaction.key)) {
+        return decision->allow ? InteractionAnswer::decide(InteractionAnswer::Decision::AllowOnce)
+                               : InteractionAnswer::decide(InteractionAnswer::Decision::Deny, decision->reason);
+    }
+    if (m_approvals.isAlwaysAllowed(interaction.tool))
+        return InteractionAnswer::decide(InteractionAnswer::Decision::AllowOnce);
+    return std::nullopt;
 }

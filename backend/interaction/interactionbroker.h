@@ -27,10 +27,12 @@
 #include <QHash>
 #include <QMap>
 #include <QObject>
+#include <QSet>
 
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 
 class QTimer;
 struct RegisteredTool;
@@ -141,8 +143,21 @@ public:
     bool revokeAlwaysAllow(const QString& tool);
     void forgetSession(const QString& sessionId);
 
-    // Blocks until the newest state is on disk or one attempt to write it failed (shutdown).
+    // Blocks until the newest state is on disk or one attempt to write it failed (shutdown, and a
+    // one-shot runner before it exits). With the workspace state file, that is merged into the file
+    // under its lock, so what another process wrote meanwhile is kept.
     bool flush(QString* error = nullptr);
+    // Follows what other processes sharing the state do as they do it (the console: a one-shot
+    // runner parks a question, takes a stored answer); without it, this process learns of them when
+    // it next writes. Call after load().
+    void watchState();
+    // The state as another process left it, this process's own changes included (the state's
+    // changedElsewhere calls it). Questions new there are raised here as if asked here
+    // (interactionPending); questions gone there are resolved here (Stored when their answer is
+    // among the stored answers, Cancelled otherwise), except that a call waiting here takes the
+    // answer stored for it or keeps waiting; changed questions are updated (interactionChanged); the
+    // stored answers and approvals become the merged ones (storesChanged).
+    void applyExternalState(const InteractionState::CompactRecords& records);
     // Where the state is kept; null when it is kept in memory only.
     const InteractionState* state() const { return m_state.get(); }
 
@@ -155,6 +170,9 @@ Q_SIGNALS:
     // is retried; it is on disk again.
     void stateWriteFailed(const QString& error);
     void stateWriteRecovered();
+    // From the writer's thread: not a failure, but the operator should know (a damaged state file
+    // set aside while writing).
+    void stateNotice(const QString& message);
 
 private:
     struct Entry
@@ -181,6 +199,13 @@ private:
     void save(Entry* changed, bool stores);
     // Removes a question, and its record from the state.
     void erase(std::map<QString, Entry>::iterator it);
+    // applyExternalState's parts. adoptStores returns whether the stores changed and fills
+    // `answeredIds` with the interactions the stored answers and decisions answer.
+    bool adoptStores(const InteractionState::CompactRecords& records, QSet<QString>* answeredIds);
+    bool adoptQuestion(const QString& id, const QByteArray& record, bool* raised);
+    void resolveGoneElsewhere(const QString& id, const QSet<QString>& answeredIds);
+    // An answer given in another process and stored for `interaction`'s key, taken.
+    std::optional<InteractionAnswer> takeStoredAnswer(const PendingInteraction& interaction);
 
     Settings m_settings;
     const ToolRegistry* m_registry;
