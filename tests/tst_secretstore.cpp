@@ -1,10 +1,15 @@
-// SecretStore: the owner-only file fallback (round trip, mode 0600, atomic rewrite, refusals), and
-// that keychain mode without any D-Bus session bus fails at once with a message saying what to do.
-// The keychain itself is tested against a real gnome-keyring in tst_secretstorekeychain.
+// SecretStore: the owner-only file fallback (round trip, mode 0600, atomic rewrite, refusals, several
+// processes changing keys at once under the file's lock), and that keychain mode without any D-Bus
+// session bus fails at once with a message saying what to do. The keychain itself is tested against a
+// real gnome-keyring in tst_secretstorekeychain.
+//
+// The test executable is also its own child process: with --save-secrets as its first argument it
+// saves keys into a file and exits.
 
 #include "auth/secretstore.h"
 #include "config/switchboardconfig.h"
 #include "secretstoretestsupport.h"
+#include "store/statefilelock.h"
 
 #include <QDir>
 #include <QElapsedTimer>
@@ -12,6 +17,7 @@
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QThreadPool>
@@ -47,6 +53,27 @@ void writeOwnerOnly(const QString& path, const QByteArray& contents)
 // Bytes a text-only store would mangle: NUL, invalid UTF-8, a newline.
 const QByteArray binarySecret("sk-\0\xff\xfe\n-end", 12);
 
+QByteArray secretFor(const QString& key)
+{
+    return "secret of " + key.toUtf8();
+}
+
+// The child process: saves `count` keys `<prefix><n>` one after the other, each its own read,
+// change and write of the file, as a one-shot runner would between the console's.
+int saveSecrets(const QString& path, const QString& prefix, int count)
+{
+    SecretStore store(SecretStore::Mode::OwnerOnlyFile, path);
+    for (int n = 0; n < count; ++n) {
+        const QString key = prefix + QString::number(n);
+        const SecretStoreAnswer saved = SecretStoreWait::save(store, key, secretFor(key), 60'000);
+        if (!saved.ok) {
+            qWarning("%s: %s", qPrintable(key), qPrintable(saved.error));
+            return 1;
+        }
+    }
+    return 0;
+}
+
 } // namespace
 
 using namespace SecretStoreWait;
@@ -72,6 +99,8 @@ private Q_SLOTS:
     void destroyedStoreNeverCallsBack();
     void fromConfiguration();
     void keychainWithoutSessionBusFailsFast();
+    void processesChangingKeysAtOnceLoseNone();
+    void fileLockWaitIsBounded();
 
 private:
     QString path() const { return m_dir->filePath(QStringLiteral("state/secrets.json")); }
@@ -120,9 +149,12 @@ void TestSecretStore::fileRoundTripIsOwnerOnly()
     QVERIFY(loaded.secret.has_value());
     QCOMPARE(*loaded.secret, binarySecret);
 
-    // No temporary file or copy is left behind.
+    // No temporary file or copy is left behind; beside the file only its lock (owner-only, holding
+    // the pid of the last process that changed it, never a secret).
     QCOMPARE(QDir(m_dir->filePath(QStringLiteral("state"))).entryList(QDir::Files | QDir::Hidden),
-        QStringList{QStringLiteral("secrets.json")});
+        (QStringList{QStringLiteral("secrets.json"), QStringLiteral("secrets.json.lock")}));
+    QCOMPARE(modeOf(path() + QStringLiteral(".lock")), mode_t(0600));
+    QVERIFY(!contentsOf(path() + QStringLiteral(".lock")).contains(binarySecret.toBase64()));
     const QJsonObject root = QJsonDocument::fromJson(contentsOf(path())).object();
     QCOMPARE(root.value(QLatin1String("version")).toInt(), 1);
     QCOMPARE(
@@ -387,5 +419,79 @@ void TestSecretStore::keychainWithoutSessionBusFailsFast()
     QCOMPARE(QDir(m_home.path()).entryList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden), QStringList());
 }
 
-QTEST_GUILESS_MAIN(TestSecretStore)
+// Processes that each save keys of their own into one file at the same time: every key is there
+// afterwards with its own secret (without the file's lock, one process's write would replace the
+// file another had just read and changed).
+void TestSecretStore::processesChangingKeysAtOnceLoseNone()
+{
+    {
+        SecretStore store(SecretStore::Mode::OwnerOnlyFile, path());
+        QVERIFY(save(store, QStringLiteral("before"), secretFor(QStringLiteral("before"))).ok);
+    }
+    constexpr int Processes = 8;
+    constexpr int KeysEach = 15;
+    std::vector<std::unique_ptr<QProcess>> children;
+    for (int n = 0; n < Processes; ++n) {
+        auto child = std::make_unique<QProcess>();
+        child->setProcessChannelMode(QProcess::ForwardedChannels);
+        child->start(QCoreApplication::applicationFilePath(),
+            {QStringLiteral("--save-secrets"), path(), QStringLiteral("p%1/").arg(n), QString::number(KeysEach)});
+        children.push_back(std::move(child));
+    }
+    for (auto& child : children) {
+        QVERIFY(child->waitForFinished(120'000));
+        QCOMPARE(child->exitStatus(), QProcess::NormalExit);
+        QCOMPARE(child->exitCode(), 0);
+    }
+    const QJsonObject secrets
+        = QJsonDocument::fromJson(contentsOf(path())).object().value(QLatin1String("secrets")).toObject();
+    QCOMPARE(secrets.size(), Processes * KeysEach + 1);
+    SecretStore reader(SecretStore::Mode::OwnerOnlyFile, path());
+    QCOMPARE(
+        load(reader, QStringLiteral("before")).secret, std::optional<QByteArray>(secretFor(QStringLiteral("before"))));
+    for (int n = 0; n < Processes; ++n) {
+        for (int key = 0; key < KeysEach; ++key) {
+            const QString name = QStringLiteral("p%1/%2").arg(n).arg(key);
+            QCOMPARE(load(reader, name).secret, std::optional<QByteArray>(secretFor(name)));
+        }
+    }
+    QCOMPARE(modeOf(path()), mode_t(0600));
+}
+
+// A process that holds the file's lock and does not let go makes a save fail after the wait, naming
+// it, with the file untouched; once it lets go, saves go through.
+void TestSecretStore::fileLockWaitIsBounded()
+{
+    SecretStore store(SecretStore::Mode::OwnerOnlyFile, path());
+    QVERIFY(save(store, QStringLiteral("a"), "first").ok);
+    const QByteArray before = contentsOf(path());
+    QString error;
+    auto held = StateFileLock::acquire(StateFileLock::lockPathFor(path()), std::chrono::milliseconds(0), &error);
+    QVERIFY2(held, qPrintable(error));
+    store.setFileLockTimeout(std::chrono::milliseconds(200));
+    const SecretStoreAnswer refused = save(store, QStringLiteral("b"), "second");
+    QVERIFY(refused.answered);
+    QVERIFY(!refused.ok);
+    QVERIFY2(refused.error.contains(QStringLiteral("cannot write the secrets file"))
+            && refused.error.contains(
+                QStringLiteral("the secrets file is locked by another process (pid %1").arg(::getpid())),
+        qPrintable(refused.error));
+    QVERIFY(!remove(store, QStringLiteral("a")).ok);
+    QCOMPARE(contentsOf(path()), before);
+    QCOMPARE(load(store, QStringLiteral("a")).secret, std::optional<QByteArray>("first")); // reads need no lock
+    held.reset();
+    QVERIFY(save(store, QStringLiteral("b"), "second").ok);
+    QCOMPARE(load(store, QStringLiteral("b")).secret, std::optional<QByteArray>("second"));
+}
+
+int main(int argc, char** argv)
+{
+    QCoreApplication app(argc, argv);
+    if (argc >= 5 && qstrcmp(argv[1], "--save-secrets") == 0)
+        return saveSecrets(QString::fromLocal8Bit(argv[2]), QString::fromLocal8Bit(argv[3]), atoi(argv[4]));
+    TestSecretStore test;
+    QTEST_SET_MAIN_SOURCE_PATH
+    return QTest::qExec(&test, argc, argv);
+}
+
 #include "tst_secretstore.moc"

@@ -1,6 +1,7 @@
 #include "auth/secretstore.h"
 
 #include "config/switchboardconfig.h"
+#include "store/statefilelock.h"
 
 #include <QAbstractEventDispatcher>
 #include <QDBusConnection>
@@ -279,10 +280,21 @@ void SecretStore::runInFile(const Request& request)
         finish(watcher->result());
     });
     watcher->setFuture(QtConcurrent::run([path = m_filePath, operation = request.operation, key = request.key,
-                                             secret = request.secret]() -> Outcome {
+                                             secret = request.secret, lockTimeout = m_fileLockTimeout]() -> Outcome {
         const QMutexLocker lock(&fileMutex());
         QJsonObject secrets;
         QString error;
+        // A change reads the whole file and writes it back: under the file's lock, so that another
+        // process changing another key meanwhile (the console and a one-shot runner) loses nothing.
+        // Re-read under the lock, only this key changes: a merge per key. Reading needs no lock: the
+        // file is always replaced whole.
+        std::optional<StateFileLock> fileLock;
+        if (operation != Operation::Load) {
+            fileLock = StateFileLock::acquire(
+                StateFileLock::lockPathFor(path), lockTimeout, &error, QStringLiteral("the secrets file"));
+            if (!fileLock)
+                return {false, std::nullopt, QStringLiteral("cannot write the secrets file %1: %2").arg(path, error)};
+        }
         if (!readSecretsFile(path, &secrets, &error))
             return {false, std::nullopt, error};
         switch (operation) {

@@ -16,7 +16,9 @@
 // A locked keyring whose unlock prompt cannot be shown makes every operation fail with "the
 // keyring is locked", never a false "not found". In the file (JSON: {"version": 1, "secrets":
 // {key: base64}}), a file others may read or write, or one that cannot be parsed, is refused
-// rather than repaired or overwritten.
+// rather than repaired or overwritten. Processes share the file (the console and one-shot runners):
+// a save or remove changes its one key under the file's lock (StateFileLock on `<file>.lock`), so
+// no process's key is lost to another's write.
 
 #include <QByteArray>
 #include <QObject>
@@ -63,6 +65,9 @@ public:
     // A keychain that neither answers nor fails (a locked keyring waiting on an unlock prompt no
     // one sees) ends the operation with an error after this long. Default 60 s.
     void setKeychainTimeout(std::chrono::milliseconds timeout) { m_keychainTimeout = timeout; }
+    // In file mode, a save or remove waits this long for another process's lock on the file (it
+    // holds it for one read and write), then fails naming that process. Default 5 s.
+    void setFileLockTimeout(std::chrono::milliseconds timeout) { m_fileLockTimeout = timeout; }
 
     void save(const QString& key, const QByteArray& secret, Done done);
     void load(const QString& key, Loaded done);
@@ -104,6 +109,7 @@ private:
     Mode m_mode;
     QString m_filePath;
     std::chrono::milliseconds m_keychainTimeout{60'000};
+    std::chrono::milliseconds m_fileLockTimeout{5'000};
     std::deque<Request> m_queue; // the front is running while m_running
     bool m_running = false;
     quint64 m_generation = 0; // tells a late answer from the current operation's

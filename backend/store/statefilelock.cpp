@@ -40,7 +40,7 @@ QString holderOf(int fd)
 } // namespace
 
 std::optional<StateFileLock> StateFileLock::acquire(
-    const QString& lockPath, std::chrono::milliseconds timeout, QString* error)
+    const QString& lockPath, std::chrono::milliseconds timeout, QString* error, const QString& what)
 {
     const QString directory = QFileInfo(lockPath).absolutePath();
     if (!QDir().mkpath(directory)) {
@@ -76,9 +76,8 @@ std::optional<StateFileLock> StateFileLock::acquire(
         const qint64 left = timeout.count() - clock.elapsed();
         if (left <= 0) {
             const QString holder = holderOf(fd);
-            *error = QStringLiteral("workspace state is locked by another process (%1) and stayed locked for %2 ms "
-                                    "(%3)")
-                         .arg(holder.isEmpty() ? QStringLiteral("pid unknown") : holder)
+            *error = QStringLiteral("%1 is locked by another process (%2) and stayed locked for %3 ms (%4)")
+                         .arg(what, holder.isEmpty() ? QStringLiteral("pid unknown") : holder)
                          .arg(timeout.count())
                          .arg(lockPath);
             return std::nullopt;

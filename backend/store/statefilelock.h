@@ -24,9 +24,10 @@ public:
     static QString lockPathFor(const QString& statePath) { return statePath + QStringLiteral(".lock"); }
 
     // Takes the lock on `lockPath` (created if missing, its directory too), trying until `timeout`
-    // has passed; nothing with `error` when it is held elsewhere that long or cannot be opened.
-    static std::optional<StateFileLock> acquire(
-        const QString& lockPath, std::chrono::milliseconds timeout, QString* error);
+    // has passed; nothing with `error` when it is held elsewhere that long ("<what> is locked by
+    // another process (pid …)") or cannot be opened.
+    static std::optional<StateFileLock> acquire(const QString& lockPath, std::chrono::milliseconds timeout,
+        QString* error, const QString& what = QStringLiteral("the file"));
 
     StateFileLock(StateFileLock&& other) noexcept;
     StateFileLock& operator=(StateFileLock&& other) noexcept;

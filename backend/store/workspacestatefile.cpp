@@ -212,8 +212,8 @@ WorkspaceStateWriter::Outcome WorkspaceStateWriter::sync(
     std::optional<StateFileLock> lock;
     if (writing) {
         QString lockError;
-        lock = StateFileLock::acquire(
-            StateFileLock::lockPathFor(m_path), std::chrono::milliseconds(m_timing.lockTimeoutMs), &lockError);
+        lock = StateFileLock::acquire(StateFileLock::lockPathFor(m_path),
+            std::chrono::milliseconds(m_timing.lockTimeoutMs), &lockError, QStringLiteral("workspace state"));
         if (!lock) {
             outcome.error = QStringLiteral("cannot write %1: %2").arg(m_path, lockError);
             return outcome;

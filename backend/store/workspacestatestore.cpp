@@ -71,8 +71,8 @@ QString WorkspaceStateStore::setAside(QString* error)
     m_writer->setKnown(WorkspaceStateRecords(), QByteArray());
     // Under the lock, as writers set a file aside: a runner may have found the same damaged file,
     // set it aside itself and written a good one since load() looked. That one is not moved.
-    const std::optional<StateFileLock> lock = StateFileLock::acquire(
-        StateFileLock::lockPathFor(m_path), std::chrono::milliseconds(m_timing.lockTimeoutMs), error);
+    const std::optional<StateFileLock> lock = StateFileLock::acquire(StateFileLock::lockPathFor(m_path),
+        std::chrono::milliseconds(m_timing.lockTimeoutMs), error, QStringLiteral("workspace state"));
     if (!lock)
         return QString();
     QByteArray contents;
