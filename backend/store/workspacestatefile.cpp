@@ -302,7 +302,7 @@ void WorkspaceStateWriter::run()
                 continue;
             }
         }
-        // Implicitly shared: cheap copies, and the owner may submit more meanwhile.
+        // Copies (the records are implicitly shared bytes): the owner may submit more meanwhile.
         const WorkspaceStateChanges changes = m_pending;
         const WorkspaceStateRecords known = m_known;
         const QByteArray knownContents = m_knownContents;
