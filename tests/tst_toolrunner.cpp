@@ -23,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include <csignal>
+#include <set>
 
 using nlohmann::json;
 
@@ -58,6 +59,7 @@ private Q_SLOTS:
     void invocationCredentialsReachGit();
     void adapterToolThroughTheRunner();
     void runnerIsACommandToolOfARouter();
+    void concurrentRunnersLoseNoQuestionWithTheConsoleRunning();
 
 private:
     void writeConfig(const QByteArray& yaml);
@@ -479,6 +481,73 @@ void TestToolRunner::runnerIsACommandToolOfARouter()
     QVERIFY2(!result.value("isError", false), response.dump().c_str());
     // The runner's answer is a CallToolResult: the router takes it as it is.
     QCOMPARE_JSON(result["structuredContent"], (json{{"text", "round trip"}}));
+}
+
+// 200 runners started at once, each parking a question of its own (a record it adds to the
+// workspace state), while the console runs on the same state directory: every question is in the
+// file afterwards, and the console shows every one.
+void TestToolRunner::concurrentRunnersLoseNoQuestionWithTheConsoleRunning()
+{
+    constexpr int Runners = 200;
+    BackendOptions options;
+    QString error;
+    QVERIFY2(SwitchboardConfig::load(m_config, &options.config, &error), qPrintable(error));
+    options.configPath = m_config;
+    options.stateDirectory = m_state;
+    options.server.port = 0;
+    Backend console(options);
+    QVERIFY2(console.start(&error), qPrintable(error));
+
+    std::vector<std::unique_ptr<QProcess>> runners;
+    for (int i = 0; i < Runners; ++i) {
+        auto process = std::make_unique<QProcess>();
+        process->start(QStringLiteral(SWITCHBOARD_BINARY), arguments({QStringLiteral("request_connection")}));
+        runners.push_back(std::move(process));
+    }
+    for (int i = 0; i < Runners; ++i) {
+        QProcess& process = *runners[std::size_t(i)];
+        QVERIFY2(process.waitForStarted(60'000), qPrintable(process.errorString()));
+        process.write(
+            QByteArray::fromStdString(json{{"input",
+                                               {{"provider", "provider-" + std::to_string(i)}, {"kind", "api_key"},
+                                                   {"reason", "runner " + std::to_string(i)}}}}
+                                          .dump()));
+        process.closeWriteChannel();
+    }
+    QStringList failures;
+    for (int i = 0; i < Runners; ++i) {
+        QProcess& process = *runners[std::size_t(i)];
+        if (!process.waitForFinished(240'000) || process.exitCode() != 75)
+            failures << QStringLiteral("runner %1: exit %2: %3 %4")
+                            .arg(i)
+                            .arg(process.exitCode())
+                            .arg(QString::fromUtf8(process.readAllStandardOutput()),
+                                QString::fromUtf8(process.readAllStandardError()));
+    }
+    QVERIFY2(failures.isEmpty(), qPrintable(failures.mid(0, 5).join(u'\n')));
+
+    // Every runner's question is in the file...
+    QFile state(m_state + QStringLiteral("/workspace.json"));
+    QVERIFY(state.open(QIODevice::ReadOnly));
+    const json saved = json::parse(state.readAll().toStdString(), nullptr, false);
+    QVERIFY(saved.is_object());
+    std::set<std::string> reasons;
+    for (const json& question : saved["pending"])
+        reasons.insert(json::parse(question.value("arguments", std::string("{}"))).value("reason", std::string()));
+    QCOMPARE(int(reasons.size()), Runners);
+
+    // ...and the console, which wrote the same file meanwhile, shows them all.
+    PendingInteractionList listed;
+    connect(&console, &Backend::interactionsListed, this,
+        [&](const PendingInteractionList& interactions) { listed = interactions; });
+    QTRY_VERIFY_WITH_TIMEOUT(
+        [&] {
+            console.listInteractions();
+            QTest::qWait(200);
+            return listed.size() == Runners;
+        }(),
+        60'000);
+    console.stop();
 }
 
 QTEST_GUILESS_MAIN(TestToolRunner)
