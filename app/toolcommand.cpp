@@ -1,10 +1,13 @@
 #include "toolcommand.h"
 
 #include "launch.h"
+#include "store/statedirectory.h"
+#include "store/statefilelock.h"
 #include "tools/toolenvelope.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
+#include <QDir>
 #include <QStringList>
 
 #include <cerrno>
@@ -132,7 +135,7 @@ int listTools(const CommandLine& line, const SwitchboardConfig& configuration)
     bool interrupted = false;
     const LocalCallOutcome outcome
         = runLocally(backend, QByteArrayLiteral(R"({"jsonrpc":"2.0","id":1,"method":"tools/list"})"),
-            LocalCaller{RunnerClientName, QStringLiteral(SWITCHBOARD_VERSION), nullptr}, &interrupted);
+            LocalCaller{RunnerClientName, QStringLiteral(SWITCHBOARD_VERSION), nullptr, {}}, &interrupted);
     const json response = json::parse(outcome.response.toStdString(), nullptr, false);
     if (outcome.kind != LocalCallOutcome::Kind::Answered || !response.is_object() || !response.contains("result"))
         return fail(
@@ -218,12 +221,24 @@ int runToolCommand(int argc, char** argv)
     std::optional<BackendOptions> options = runnerOptions(line, configuration, envelope->toolName(), &error);
     if (!options)
         return fail(envelope, {"unavailable", error}, ToolEnvelope::Unavailable);
+    // Runners admit their calls one at a time, from reading the workspace state to saving what the
+    // admission took: a stored answer or a one-time approval given once is used by one call only,
+    // however many identical runners start together. The lock is let go once the call is admitted,
+    // not when it ends.
+    if (!StateDirectory::prepare(options->stateDirectory, &error))
+        return fail(envelope, {"unavailable", error}, ToolEnvelope::Unavailable);
+    auto admission = std::make_shared<std::optional<StateFileLock>>(
+        StateFileLock::acquire(QDir(options->stateDirectory).filePath(QStringLiteral("workspace.json.admission.lock")),
+            std::chrono::seconds(30), &error, QStringLiteral("the runners' admission")));
+    if (!*admission)
+        return fail(envelope, {"unavailable", error}, ToolEnvelope::Unavailable);
     Backend backend(*options);
     if (!backend.start(&error))
         return fail(envelope, {"unavailable", error}, ToolEnvelope::Unavailable);
     bool interrupted = false;
-    const LocalCallOutcome outcome = runLocally(backend, envelope->toolsCallRequest(),
-        LocalCaller{RunnerClientName, QStringLiteral(SWITCHBOARD_VERSION), envelope->invocation()}, &interrupted);
+    LocalCaller caller{RunnerClientName, QStringLiteral(SWITCHBOARD_VERSION), envelope->invocation(),
+        [admission] { admission->reset(); }};
+    const LocalCallOutcome outcome = runLocally(backend, envelope->toolsCallRequest(), caller, &interrupted);
 
     switch (outcome.kind) {
     case LocalCallOutcome::Kind::Answered: {

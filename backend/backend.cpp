@@ -405,9 +405,17 @@ void Backend::callLocally(const QByteArray& request, const LocalCaller& caller,
         m_localSessions.insert(session, channel);
         // Once the adapters have listed their tools (or failed to), so that `adapter.tool` is known.
         auto document = std::make_shared<json>(parsed.value); // the message points into it
-        auto handle = [this, session, request, channel, document] {
+        auto handle = [this, session, request, channel, document, admitted = caller.admitted] {
             if (m_localSessions.contains(session)) // not cancelled meanwhile
                 session->handleMessage(JsonRpc::classify(*document), request, channel);
+            if (!admitted)
+                return;
+            // What the admission took or parked is on disk before others may admit theirs.
+            QString stateError;
+            if (m_interactions && !m_interactions->flush(&stateError))
+                qWarning("switchboard: the workspace state could not be saved after admitting a local call: %s",
+                    qPrintable(stateError));
+            admitted();
         };
         if (m_adapters)
             m_adapters->whenSettled(std::move(handle));

@@ -65,6 +65,10 @@ struct LocalCaller
     QString clientName;
     QString clientVersion;
     nlohmann::json invocation;
+    // Runs on the backend's server thread once the call has been admitted (run, answered from a
+    // stored answer, refused or parked) and the workspace state, with any stored answer or one-time
+    // approval it took, is saved: a runner holds its admission lock until then.
+    std::function<void()> admitted;
 };
 
 // How a local call ended.

@@ -16,6 +16,7 @@
 #include <QDir>
 #include <QFile>
 #include <QProcess>
+#include <QSignalSpy>
 #include <QSqlDatabase>
 #include <QSqlQuery>
 #include <QTemporaryDir>
@@ -60,6 +61,7 @@ private Q_SLOTS:
     void adapterToolThroughTheRunner();
     void runnerIsACommandToolOfARouter();
     void concurrentRunnersLoseNoQuestionWithTheConsoleRunning();
+    void allowOnceLetsOneOfManyIdenticalRunnersRun();
 
 private:
     void writeConfig(const QByteArray& yaml);
@@ -471,7 +473,7 @@ void TestToolRunner::runnerIsACommandToolOfARouter()
     std::optional<LocalCallOutcome> outcome;
     router.callLocally(
         R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"switchboard_echo","arguments":{"text":"round trip"}}})",
-        LocalCaller{QStringLiteral("test router"), QStringLiteral("1"), nullptr}, nullptr,
+        LocalCaller{QStringLiteral("test router"), QStringLiteral("1"), nullptr, {}}, nullptr,
         [&](const LocalCallOutcome& ended) { outcome = ended; });
     QTRY_VERIFY_WITH_TIMEOUT(outcome.has_value(), 60'000);
     router.stop();
@@ -548,6 +550,68 @@ void TestToolRunner::concurrentRunnersLoseNoQuestionWithTheConsoleRunning()
         }(),
         60'000);
     console.stop();
+}
+
+// A person allows a runner's parked call once; then ten identical runners start together. The one
+// approval lets exactly one of them run; the others park the question again.
+void TestToolRunner::allowOnceLetsOneOfManyIdenticalRunnersRun()
+{
+    const QByteArray echo = QByteArray(SWITCHBOARD_COMMANDS_DIR) + "/echo.py";
+    writeConfig("port: 0\ncommand_tools:\n  - name: write_thing\n    command: " + echo + "\n"); // no hint: asks
+    const QByteArray envelope = R"({"tool":"write_thing","input":{"reply":"written"}})";
+    QCOMPARE(run({}, envelope).exitCode, 75);
+
+    {
+        BackendOptions options;
+        QString error;
+        QVERIFY2(SwitchboardConfig::load(m_config, &options.config, &error), qPrintable(error));
+        options.configPath = m_config;
+        options.stateDirectory = m_state;
+        options.server.port = 0;
+        Backend console(options);
+        QVERIFY2(console.start(&error), qPrintable(error));
+        PendingInteractionList listed;
+        connect(&console, &Backend::interactionsListed, this,
+            [&](const PendingInteractionList& interactions) { listed = interactions; });
+        console.listInteractions();
+        QTRY_COMPARE_WITH_TIMEOUT(listed.size(), 1, 30'000);
+        QSignalSpy resolved(&console, &Backend::interactionResolved);
+        console.answerInteraction(listed.first().id, InteractionAnswer::decide(InteractionAnswer::Decision::AllowOnce));
+        QTRY_VERIFY_WITH_TIMEOUT(!resolved.isEmpty(), 30'000);
+        console.stop();
+    }
+
+    constexpr int Runners = 10;
+    std::vector<std::unique_ptr<QProcess>> runners;
+    for (int i = 0; i < Runners; ++i) {
+        auto process = std::make_unique<QProcess>();
+        // Each waits a second before it starts, so that all of them read the state at about the same
+        // time (their envelopes are written meanwhile).
+        process->start(QStringLiteral("/bin/sh"),
+            QStringList{
+                QStringLiteral("-c"), QStringLiteral("sleep 1; exec \"$0\" \"$@\""), QStringLiteral(SWITCHBOARD_BINARY)}
+                + arguments());
+        runners.push_back(std::move(process));
+    }
+    int ran = 0;
+    int parked = 0;
+    for (auto& process : runners) {
+        QVERIFY(process->waitForStarted(30'000));
+        process->write(envelope);
+        process->closeWriteChannel();
+    }
+    for (auto& process : runners) {
+        QVERIFY(process->waitForFinished(120'000));
+        const QByteArray out = process->readAllStandardOutput();
+        if (process->exitCode() == 0 && out.contains("written"))
+            ++ran;
+        else if (process->exitCode() == 75)
+            ++parked;
+        else
+            QFAIL(qPrintable(QStringLiteral("exit %1: %2").arg(process->exitCode()).arg(QString::fromUtf8(out))));
+    }
+    QCOMPARE(ran, 1);
+    QCOMPARE(parked, Runners - 1);
 }
 
 QTEST_GUILESS_MAIN(TestToolRunner)
