@@ -79,6 +79,11 @@ QString Backend::workspaceStatePath() const
     return QDir(m_options.stateDirectory).filePath(QStringLiteral("workspace.json"));
 }
 
+QString Backend::adapterOverridesPath() const
+{
+    return QDir(m_options.stateDirectory).filePath(QStringLiteral("adapters.json"));
+}
+
 QString Backend::historyPath() const
 {
     return QDir(m_options.stateDirectory).filePath(QStringLiteral("history.sqlite"));
@@ -475,6 +480,16 @@ void Backend::registerAdapters()
         });
         return transitions;
     });
+    // The operator's overrides, shared with every process on the state directory: read before the
+    // adapters start, so that a one-shot runner never contacts an adapter the operator disabled; the
+    // console follows other processes' changes.
+    connect(m_adapters, &AdapterRegistry::overridesNotice, this, [this](const QString& message) {
+        if (m_options.listen)
+            Q_EMIT workspaceStateNotice(message);
+        else
+            qWarning("switchboard: %s", qPrintable(message)); // a runner's stderr
+    });
+    m_adapters->useOverridesFile(adapterOverridesPath(), m_options.listen);
     const QList<AdapterConfig>& adapters = m_options.config.adapters;
     m_adapters->apply(std::vector<AdapterConfig>(adapters.begin(), adapters.end()));
 }

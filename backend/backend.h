@@ -116,6 +116,9 @@ public:
     void listInteractions() override;
     void answerInteraction(const QString& interactionId, const InteractionAnswer& answer) override;
     QString workspaceStatePath() const;
+    // The operator's adapter overrides (disabled, forced open), shared by every process on the state
+    // directory (AdapterOverridesFile).
+    QString adapterOverridesPath() const;
     // Connect answers (request_connection and other connect tools). The secret goes to the
     // SecretStore; the client receives only {"connected": true, "provider", "account"}. Failures
     // (no keychain, a declined OAuth sign-in) come as connectFailed and leave the question open so

@@ -1,8 +1,10 @@
 #include "adapters/adapterregistry.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "adapters/upstreamadapter.h"
+#include "store/workspacestatewatcher.h"
 #include "tools/toolregistry.h"
 
 AdapterRegistry::AdapterRegistry(
@@ -54,6 +56,9 @@ void AdapterRegistry::apply(const std::vector<AdapterConfig>& configs)
         connect(raw, &UpstreamAdapter::breakerChanged, this, &AdapterRegistry::breakerChanged);
         connect(raw, &UpstreamAdapter::breakerTransition, this, &AdapterRegistry::breakerTransition);
         m_adapters.emplace(name, std::move(adapter));
+        // Before anything is published or connected: a disabled adapter is never contacted.
+        if (const auto kept = m_overrides.find(name); kept != m_overrides.end())
+            raw->restoreOverrides(kept->second.disabled, kept->second.forcedOpen, kept->second.changedAtMs);
         if (m_transitionSource)
             raw->restoreTransitions(m_transitionSource(name));
         raw->start();
@@ -137,28 +142,129 @@ UpstreamAdapter* AdapterRegistry::find(const QString& adapter, QString* error) c
     return nullptr;
 }
 
+void AdapterRegistry::useOverridesFile(const QString& path, bool follow, std::chrono::milliseconds lockTimeout)
+{
+    m_overridesFile = std::make_unique<AdapterOverridesFile>(path, lockTimeout);
+    delete m_overridesWatcher;
+    m_overridesWatcher = nullptr;
+    if (follow) {
+        // Watching before the first read, so that a change made between the two is not missed.
+        m_overridesWatcher = new WorkspaceStateWatcher(path, 100, 2'000, this);
+        connect(m_overridesWatcher, &WorkspaceStateWatcher::changed, this, &AdapterRegistry::reloadOverrides);
+    }
+    reloadOverrides();
+}
+
+void AdapterRegistry::reloadOverrides()
+{
+    if (!m_overridesFile)
+        return;
+    AdapterOverridesFile::Overrides now;
+    QString message;
+    const AdapterOverridesFile::ReadStatus status = m_overridesFile->read(&now, &message);
+    if (!message.isEmpty())
+        Q_EMIT overridesNotice(message);
+    if (status == AdapterOverridesFile::ReadStatus::Failed)
+        return; // nothing is known: what is in force stays, until the file can be read
+    applyOverrides(now);
+}
+
+void AdapterRegistry::applyOverrides(const AdapterOverridesFile::Overrides& now)
+{
+    const AdapterOverridesFile::Overrides before = std::exchange(m_overrides, now);
+    // Names first, each adapter looked up again: its signals reach the tool registry and clients.
+    QStringList changed;
+    for (const auto& [name, entry] : now) {
+        const auto was = before.find(name);
+        if (was == before.end() || !was->second.sameAs(entry))
+            changed << name;
+    }
+    for (const auto& [name, entry] : before) {
+        if (!now.count(name))
+            changed << name;
+    }
+    for (const QString& name : std::as_const(changed)) {
+        const auto it = m_adapters.find(name);
+        if (it == m_adapters.end())
+            continue; // not configured here: kept in the file, and does nothing
+        const std::shared_ptr<UpstreamAdapter> adapter = it->second;
+        const auto was = before.find(name);
+        const auto is = now.find(name);
+        const AdapterOverridesFile::Override previous
+            = was == before.end() ? AdapterOverridesFile::Override() : was->second;
+        const AdapterOverridesFile::Override current = is == now.end() ? AdapterOverridesFile::Override() : is->second;
+        if (previous.disabled != current.disabled)
+            adapter->setEnabledByOperator(!current.disabled);
+        // Only a change of the file's entry acts: a breaker open here after failures of its own stays
+        // open when another process merely enables the adapter.
+        if (previous.forcedOpen != current.forcedOpen) {
+            const bool forced = adapter->breakerState().forcedOpen;
+            if (current.forcedOpen && !forced)
+                adapter->forceOpenBreaker(QStringLiteral("opened by the operator (in another Switchboard process)"));
+            else if (!current.forcedOpen && forced)
+                adapter->resetBreaker(QStringLiteral("reset by the operator (in another Switchboard process)"));
+        }
+    }
+}
+
+bool AdapterRegistry::keepOverride(
+    const QString& adapter, AdapterOverridesFile::Change change, const QString& done, QString* error)
+{
+    if (!m_overridesFile)
+        return true;
+    AdapterOverridesFile::Overrides after;
+    QString problem;
+    QString notice;
+    if (!m_overridesFile->change(adapter, change, m_clock.wallMs(), &after, &problem, &notice)) {
+        // m_overrides keeps the file's last known entry, so the next read does not undo the change here.
+        if (error) {
+            *error = QStringLiteral("%1 in this Switchboard, but it could not be saved for other Switchboard processes "
+                                    "and the next start: %2")
+                         .arg(done, problem);
+        }
+        return false;
+    }
+    if (!notice.isEmpty())
+        Q_EMIT overridesNotice(notice);
+    // This adapter's entry is in force here already; the rest of `after` is what others changed.
+    if (const auto it = after.find(adapter); it != after.end())
+        m_overrides[adapter] = it->second;
+    else
+        m_overrides.erase(adapter);
+    applyOverrides(after);
+    return true;
+}
+
 bool AdapterRegistry::resetBreaker(const QString& adapter, QString* error)
 {
     UpstreamAdapter* found = find(adapter, error);
-    if (found)
-        found->resetBreaker();
-    return found;
+    if (!found)
+        return false;
+    found->resetBreaker();
+    return keepOverride(adapter, AdapterOverridesFile::Change::Reset,
+        QStringLiteral("The circuit breaker of adapter %1 is reset").arg(adapter), error);
 }
 
 bool AdapterRegistry::forceOpenBreaker(const QString& adapter, QString* error)
 {
     UpstreamAdapter* found = find(adapter, error);
-    if (found)
-        found->forceOpenBreaker();
-    return found;
+    if (!found)
+        return false;
+    found->forceOpenBreaker();
+    return keepOverride(adapter, AdapterOverridesFile::Change::ForceOpen,
+        QStringLiteral("The circuit breaker of adapter %1 is forced open").arg(adapter), error);
 }
 
 bool AdapterRegistry::setEnabled(const QString& adapter, bool enabled, QString* error)
 {
     UpstreamAdapter* found = find(adapter, error);
-    if (found)
-        found->setEnabledByOperator(enabled);
-    return found;
+    if (!found)
+        return false;
+    found->setEnabledByOperator(enabled);
+    return keepOverride(adapter, enabled ? AdapterOverridesFile::Change::Enable : AdapterOverridesFile::Change::Disable,
+        QStringLiteral("Adapter %1 is %2")
+            .arg(adapter, enabled ? QStringLiteral("enabled") : QStringLiteral("disabled")),
+        error);
 }
 
 QString AdapterRegistry::unavailableReason(const QString& owner) const

@@ -6,11 +6,17 @@
 // in flight (an adapter that went finishes its calls first), carries out the operator's commands,
 // and publishes every adapter's status, breaker state and transitions.
 //
+// The operator's overrides (disabled, breaker forced open) are shared by every process on the state
+// directory through an AdapterOverridesFile: each adapter starts with them (a disabled one is never
+// contacted), the operator's commands write them, and a registry that follows the file applies what
+// other processes changed.
+//
 // Lives on the backend thread.
 
 #include "adapters/adapterconfig.h"
 #include "adapters/circuitbreaker.h"
 #include "backendstates.h"
+#include "store/adapteroverridesfile.h"
 
 #include <QObject>
 #include <QStringList>
@@ -23,6 +29,7 @@
 class InteractionBroker;
 class ToolRegistry;
 class UpstreamAdapter;
+class WorkspaceStateWatcher;
 
 class AdapterRegistry : public QObject
 {
@@ -40,8 +47,19 @@ public:
     using TransitionSource = std::function<QList<BreakerTransitionRecord>(const QString& adapter)>;
     void setTransitionSource(TransitionSource source) { m_transitionSource = std::move(source); }
 
+    // Before the first apply(): keeps the operator's overrides in the file at `path` and reads them
+    // now (an unreadable file is set aside: overridesNotice). With `follow`, a change another process
+    // makes to the file is applied here a moment later (the console); without, the file is read only
+    // now (a one-shot runner). Without a file the overrides live in memory only.
+    void useOverridesFile(const QString& path, bool follow,
+        std::chrono::milliseconds lockTimeout = AdapterOverridesFile::DefaultLockTimeout);
+    // Reads the file again and applies what changed in it since it was last read or written here.
+    void reloadOverrides();
+    AdapterOverridesFile::Overrides overrides() const { return m_overrides; }
+
     QStringList names() const;
-    // The operator's commands; false with a message for an unknown adapter.
+    // The operator's commands; false with a message for an unknown adapter, or for a change made here
+    // that could not be saved for the other processes (it acts here all the same).
     bool resetBreaker(const QString& adapter, QString* error);
     bool forceOpenBreaker(const QString& adapter, QString* error);
     bool setEnabled(const QString& adapter, bool enabled, QString* error);
@@ -63,6 +81,8 @@ Q_SIGNALS:
     void statusChanged(const AdapterStatus& status);
     void breakerChanged(const BreakerState& state);
     void breakerTransition(const BreakerTransitionRecord& transition);
+    // Something about the overrides file the operator should read (it was set aside, cannot be read).
+    void overridesNotice(const QString& message);
 
 private:
     void offerTools(const QString& adapter);
@@ -70,6 +90,11 @@ private:
     void retire(std::shared_ptr<UpstreamAdapter> adapter);
     bool anyConnecting() const;
     void runSettledWaiters();
+    // Saves the operator's `change` to `adapter`, already made here, and applies what other processes
+    // changed meanwhile; false with `error` when it could not be saved.
+    bool keepOverride(const QString& adapter, AdapterOverridesFile::Change change, const QString& done, QString* error);
+    // Applies the entries of `now` that differ from m_overrides to the adapters, then keeps `now`.
+    void applyOverrides(const AdapterOverridesFile::Overrides& now);
 
     ToolRegistry* m_tools;
     InteractionBroker* m_broker;
@@ -79,4 +104,10 @@ private:
     std::vector<std::shared_ptr<UpstreamAdapter>> m_retired;
     TransitionSource m_transitionSource;
     std::vector<std::function<void()>> m_settledWaiters;
+    std::unique_ptr<AdapterOverridesFile> m_overridesFile;
+    WorkspaceStateWatcher* m_overridesWatcher = nullptr;
+    // The file's overrides as last read or written here: new adapters start with them, and a change
+    // found in the file is what differs from them (so a change that acts here but could not be saved
+    // is not undone by the next read).
+    AdapterOverridesFile::Overrides m_overrides;
 };

@@ -185,6 +185,19 @@ void CircuitBreaker::forceOpen(const QString& why)
     announce(std::move(transitions));
 }
 
+void CircuitBreaker::restoreForcedOpen(qint64 sinceWallMs)
+{
+    std::lock_guard lock(m_mutex);
+    m_forcedOpen = true;
+    m_phase = BreakerPhase::Open;
+    ++m_generation;
+    m_probesInFlight = 0;
+    m_openedAtMonotonicMs = m_clock.monotonicMs();
+    m_retryAtMonotonicMs = 0; // forced: no trial calls until reset
+    if (sinceWallMs > 0)
+        m_changedAtWallMs = sinceWallMs;
+}
+
 qint64 CircuitBreaker::refresh()
 {
     std::vector<Transition> transitions;

@@ -89,6 +89,10 @@ public:
     // The operator's commands.
     void reset(const QString& why = QStringLiteral("reset by the operator"));
     void forceOpen(const QString& why = QStringLiteral("opened by the operator"));
+    // Before any call: open and forced so since `sinceWallMs`, as the operator left it before a
+    // restart (AdapterOverridesFile). No transition: the one that opened it was announced (and kept
+    // in history) when the operator forced it, and every process starting it would repeat it.
+    void restoreForcedOpen(qint64 sinceWallMs);
 
     // Moves an open breaker whose recovery time has passed to half-open (so a view can show it
     // without waiting for a call); returns when that will be for an open one, else 0.

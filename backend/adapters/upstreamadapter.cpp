@@ -153,6 +153,15 @@ void UpstreamAdapter::reconfigure(const AdapterConfig& config)
     Q_EMIT breakerChanged(m_breaker.state());
 }
 
+void UpstreamAdapter::restoreOverrides(bool disabledByOperator, bool forcedOpen, qint64 forcedOpenSinceMs)
+{
+    m_disabledByOperator = disabledByOperator;
+    if (!isEnabled())
+        m_connection = AdapterConnection::Disabled;
+    if (forcedOpen)
+        m_breaker.restoreForcedOpen(forcedOpenSinceMs);
+}
+
 void UpstreamAdapter::start()
 {
     if (!isEnabled()) {
@@ -187,9 +196,9 @@ void UpstreamAdapter::setEnabledByOperator(bool enabled)
     Q_EMIT toolsChanged();
 }
 
-void UpstreamAdapter::resetBreaker()
+void UpstreamAdapter::resetBreaker(const QString& why)
 {
-    m_breaker.reset();
+    m_breaker.reset(why);
     // An operator who resets wants the next try now, not after the backoff.
     if (isEnabled() && !m_listed) {
         m_reconnectDelayMs = FirstReconnectDelayMs;
@@ -197,9 +206,9 @@ void UpstreamAdapter::resetBreaker()
     }
 }
 
-void UpstreamAdapter::forceOpenBreaker()
+void UpstreamAdapter::forceOpenBreaker(const QString& why)
 {
-    m_breaker.forceOpen();
+    m_breaker.forceOpen(why);
 }
 
 void UpstreamAdapter::shutDown()
@@ -286,7 +295,8 @@ void UpstreamAdapter::listTools()
 
 void UpstreamAdapter::scheduleReconnect()
 {
-    if (!isEnabled())
+    // A breaker the operator forced open admits no try until the reset, which connects at once.
+    if (!isEnabled() || m_breaker.state().forcedOpen)
         return;
     // While the breaker is open, the next try is when it turns half-open.
     const qint64 retryIn = m_breaker.refresh();
@@ -316,6 +326,10 @@ void UpstreamAdapter::timerEvent(QTimerEvent* event)
 
 void UpstreamAdapter::setConnection(AdapterConnection connection, const QString& error)
 {
+    // A connection attempt or call still in flight when the operator disabled the adapter (here, or in
+    // another process) answers later: it is recorded, but does not make the adapter look usable.
+    if (!isEnabled())
+        connection = AdapterConnection::Disabled;
     if (connection != m_connection) {
         m_connection = connection;
         m_changedAtMs = m_clock.wallMs();
@@ -371,6 +385,11 @@ QString UpstreamAdapter::unavailableReason() const
         return QStringLiteral("adapter %1 is disabled by the Switchboard operator").arg(m_config.name);
     if (!m_config.enabled)
         return QStringLiteral("adapter %1 is disabled in the configuration (enabled: false)").arg(m_config.name);
+    if (!m_listed && m_breaker.state().forcedOpen) {
+        return QStringLiteral("the circuit breaker of adapter %1 was opened by the Switchboard operator; nothing goes "
+                              "upstream until it is reset")
+            .arg(m_config.name);
+    }
     if (!m_listed) {
         return m_lastError.isEmpty()
             ? QStringLiteral("adapter %1 is still connecting to its upstream; its tools are not known yet")

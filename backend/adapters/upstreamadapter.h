@@ -48,13 +48,18 @@ public:
     // credential means a new connection; read_only and timeout apply to the next calls.
     void reconfigure(const AdapterConfig& config);
 
+    // Before start(): the operator's overrides as a restart finds them (AdapterOverridesFile), the
+    // adapter's state from the outset: disabled, it never connects; forced open, nothing goes
+    // upstream (connecting included) until a reset. No transition is recorded for them.
+    void restoreOverrides(bool disabledByOperator, bool forcedOpen, qint64 forcedOpenSinceMs);
     // Connects (unless disabled) and lists the tools; toolsChanged follows.
     void start();
     // The operator's switch; a disabled adapter offers no tools.
     void setEnabledByOperator(bool enabled);
     bool isEnabled() const;
-    void resetBreaker();
-    void forceOpenBreaker();
+    // The operator's commands; `why` is the transition's reason.
+    void resetBreaker(const QString& why = QStringLiteral("reset by the operator"));
+    void forceOpenBreaker(const QString& why = QStringLiteral("opened by the operator"));
     // Ends the session; calls in flight end as cancelled.
     void shutDown();
 
