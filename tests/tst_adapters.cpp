@@ -3,8 +3,12 @@
 // as any client would. Tools offered as adapter.tool, read-only enforcement before any traffic, the
 // breaker opening on failures and closing through half-open, operator commands, elicitation
 // answered at the console, sampling refused, a reloaded configuration, tools/list_changed from the
-// upstream's GET stream.
+// upstream's GET stream. The operator's overrides in the state directory (adapters.json): obeyed
+// from the start by a console and by a one-shot runner (a disabled adapter is never contacted),
+// followed by another console, and a forced-open breaker kept across a restart until reset.
 
+#include <QDir>
+#include <QFile>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -12,6 +16,7 @@
 #include "adapters/upstreamadapter.h"
 #include "backend.h"
 #include "mcp/mcpclient.h"
+#include "store/adapteroverridesfile.h"
 #include "upstreamprocess.h"
 
 using nlohmann::json;
@@ -42,6 +47,43 @@ QString firstText(const json& result)
     return QString::fromStdString(result["content"][0].value("text", std::string()));
 }
 
+// An endpoint on loopback that nothing listens on (a port just given up).
+QUrl unusedEndpoint()
+{
+    QTcpServer probe;
+    if (!probe.listen(QHostAddress::LocalHost, 0))
+        return {};
+    const quint16 port = probe.serverPort();
+    probe.close();
+    return QUrl(QStringLiteral("http://127.0.0.1:%1/mcp").arg(port));
+}
+
+// A tools/call through Backend::callLocally, as the one-shot runner makes it: the JSON-RPC response.
+json callLocally(Backend& backend, const QString& tool, const json& arguments = json::object())
+{
+    const json request{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "tools/call"},
+        {"params", {{"name", tool.toStdString()}, {"arguments", arguments}}}};
+    LocalCaller caller;
+    caller.clientName = QStringLiteral("tst_adapters");
+    std::optional<LocalCallOutcome> outcome;
+    backend.callLocally(
+        QByteArray::fromStdString(request.dump()), caller, {}, [&](const LocalCallOutcome& done) { outcome = done; });
+    if (!QTest::qWaitFor([&] { return outcome.has_value(); }, 60'000))
+        return json{{"timedOut", true}};
+    if (outcome->kind != LocalCallOutcome::Kind::Answered)
+        return json{{"notAnswered", outcome->reason.toStdString()}};
+    return json::parse(outcome->response.toStdString(), nullptr, false);
+}
+
+// Writes the operator's overrides file of `stateDirectory` as another process would have left it.
+bool writeOverrides(const QString& stateDirectory, const QByteArray& contents)
+{
+    if (!QDir().mkpath(stateDirectory))
+        return false;
+    QFile file(QDir(stateDirectory).filePath(QStringLiteral("adapters.json")));
+    return file.open(QIODevice::WriteOnly | QIODevice::Truncate) && file.write(contents) == contents.size();
+}
+
 } // namespace
 
 class TestAdapters : public QObject
@@ -66,10 +108,20 @@ private Q_SLOTS:
     void sinksAreCalledAsSinkOpAndReloaded();
     void upstreamWriteToolAsksThePersonByDefault();
     void listChangedOnTheUpstreamsStreamRelistsItsTools();
+    void adaptersDisabledInTheStateDirectoryAreNeverContacted();
+    void operatorOverridesAreFollowedByAnotherConsole();
+    void forcedOpenBreakerSurvivesARestartUntilReset();
 
 private:
     bool startBackend(std::vector<AdapterConfig> adapters, std::vector<SinkConfig> sinks = {},
         const QString& defaultPermission = QStringLiteral("allow"));
+    // Another Backend on the same state directory: another console, or with `listen` false what a
+    // one-shot runner starts. Its adapters' newest states go to `statuses` and `breakers`.
+    std::unique_ptr<Backend> startAnotherBackend(std::vector<AdapterConfig> adapters, bool listen,
+        QHash<QString, AdapterStatus>* statuses, QHash<QString, BreakerState>* breakers);
+    QString stateDirectory() const { return m_dir->filePath(QStringLiteral("state")); }
+    // How many requests of `method` reached the upstream (-1: it did not answer).
+    qint64 upstreamRequests(const char* method);
     json call(const QString& tool, const json& arguments = json::object(), McpClient::CallOptions options = {});
     json listTools();
     BreakerState waitForBreaker(const QString& adapter, BreakerPhase phase);
@@ -108,7 +160,7 @@ bool TestAdapters::startBackend(
     BackendOptions options;
     options.server.port = 0;
     options.server.bearerToken = Token;
-    options.stateDirectory = m_dir->filePath(QStringLiteral("state"));
+    options.stateDirectory = stateDirectory();
     options.config.defaultPermission = defaultPermission;
     options.config.adapters = QList<AdapterConfig>(adapters.begin(), adapters.end());
     options.config.sinks = std::move(sinks);
@@ -138,6 +190,41 @@ bool TestAdapters::startBackend(
     settings.requestTimeoutMs = 20'000;
     m_client = std::make_unique<McpClient>(settings);
     return true;
+}
+
+std::unique_ptr<Backend> TestAdapters::startAnotherBackend(std::vector<AdapterConfig> adapters, bool listen,
+    QHash<QString, AdapterStatus>* statuses, QHash<QString, BreakerState>* breakers)
+{
+    BackendOptions options;
+    options.server.port = 0;
+    options.server.bearerToken = Token;
+    options.stateDirectory = stateDirectory();
+    options.config.defaultPermission = QStringLiteral("allow");
+    options.config.adapters = QList<AdapterConfig>(adapters.begin(), adapters.end());
+    options.listen = listen;
+    auto backend = std::make_unique<Backend>(options);
+    connect(backend.get(), &Backend::breakerStatesChanged, this, [breakers](const BreakerStateList& states) {
+        for (const BreakerState& state : states)
+            breakers->insert(state.adapter, state);
+    });
+    connect(backend.get(), &Backend::adapterStatusesChanged, this, [statuses](const AdapterStatusList& list) {
+        for (const AdapterStatus& status : list)
+            statuses->insert(status.name, status);
+    });
+    QString error;
+    if (!backend->start(&error)) {
+        qWarning("backend: %s", qPrintable(error));
+        return nullptr;
+    }
+    return backend;
+}
+
+qint64 TestAdapters::upstreamRequests(const char* method)
+{
+    const json stats = m_upstream->stats();
+    if (!stats.is_object())
+        return -1;
+    return stats.value("methods", json::object()).value(method, qint64(0));
 }
 
 json TestAdapters::call(const QString& tool, const json& arguments, McpClient::CallOptions options)
@@ -582,6 +669,142 @@ void TestAdapters::listChangedOnTheUpstreamsStreamRelistsItsTools()
     QTRY_VERIFY_WITH_TIMEOUT(heard.count() >= 1, 30'000);
     QCOMPARE(upstreamCalls(), callsBefore); // no call carried it
     QCOMPARE(m_upstream->stats().value("listeningOpened", qint64(0)), 1);
+}
+
+// The operator disabled both adapters before this start (adapters.json, as a console leaves it): a
+// runner and then a console offer none of their tools, say why, and never contact either upstream; the
+// one nothing listens on answers "disabled", not "connection refused".
+void TestAdapters::adaptersDisabledInTheStateDirectoryAreNeverContacted()
+{
+    QVERIFY(writeOverrides(stateDirectory(), R"({"version": 1, "adapters": {
+        "fault": {"enabled": false, "forcedOpen": false, "changedAtMs": 1},
+        "down": {"enabled": false, "forcedOpen": false, "changedAtMs": 1}}})"));
+    const std::vector<AdapterConfig> adapters{
+        adapter(QStringLiteral("fault"), m_upstream->url()), adapter(QStringLiteral("down"), unusedEndpoint())};
+
+    QHash<QString, AdapterStatus> runnerStatuses;
+    QHash<QString, BreakerState> runnerBreakers;
+    std::unique_ptr<Backend> runner = startAnotherBackend(adapters, false, &runnerStatuses, &runnerBreakers);
+    QVERIFY(runner);
+    const json refused = callLocally(*runner, QStringLiteral("fault.echo"), {{"text", "x"}});
+    QVERIFY2(refused.dump().find("adapter fault is disabled by the Switchboard operator") != std::string::npos,
+        refused.dump().c_str());
+    const json down = callLocally(*runner, QStringLiteral("down.echo"), {{"text", "x"}});
+    QVERIFY2(down.dump().find("adapter down is disabled by the Switchboard operator") != std::string::npos,
+        down.dump().c_str());
+    QVERIFY2(down.dump().find("refused") == std::string::npos, down.dump().c_str());
+    QTRY_COMPARE_WITH_TIMEOUT(
+        runnerStatuses.value(QStringLiteral("down")).connection, AdapterConnection::Disabled, 30'000);
+    runner.reset();
+
+    QVERIFY(startBackend(adapters));
+    QTRY_VERIFY_WITH_TIMEOUT(m_statuses.value(QStringLiteral("fault")).disabledByOperator, 30'000);
+    QCOMPARE(m_statuses.value(QStringLiteral("fault")).connection, AdapterConnection::Disabled);
+    QTRY_VERIFY_WITH_TIMEOUT(m_statuses.value(QStringLiteral("down")).disabledByOperator, 30'000);
+    const json names = listTools();
+    QVERIFY2(names.is_array() && names.empty(), names.dump().c_str());
+    const json disabled = call(QStringLiteral("fault.echo"), {{"text", "z"}});
+    QVERIFY2(disabled.value("message", std::string()).find("adapter fault is disabled by the Switchboard operator")
+            != std::string::npos,
+        disabled.dump().c_str());
+
+    // Nothing reached the upstream: no initialize, no listing, no call.
+    const json stats = m_upstream->stats();
+    QVERIFY2(stats.is_object() && stats.value("methods", json::object()).empty(), stats.dump().c_str());
+
+    // Enabled by this console: connects now, and the file no longer says disabled.
+    m_backend->setAdapterEnabled(QStringLiteral("fault"), true);
+    QVERIFY(QTest::qWaitFor([&] { return listTools().size() > 3; }, 30'000));
+    AdapterOverridesFile::Overrides kept;
+    QString message;
+    QCOMPARE(AdapterOverridesFile(m_backend->adapterOverridesPath()).read(&kept, &message),
+        AdapterOverridesFile::ReadStatus::Read);
+    QVERIFY(!kept.count(QStringLiteral("fault")));
+    QVERIFY(kept.at(QStringLiteral("down")).disabled);
+}
+
+// Two consoles on one state directory: what the operator does in one, the other follows (its
+// adapters' tools go and come, its breaker opens and closes), both ways.
+void TestAdapters::operatorOverridesAreFollowedByAnotherConsole()
+{
+    QVERIFY(startBackend({adapter(QStringLiteral("fault"), m_upstream->url())}));
+    QVERIFY(QTest::qWaitFor([&] { return listTools().size() > 3; }, 30'000));
+    QHash<QString, AdapterStatus> otherStatuses;
+    QHash<QString, BreakerState> otherBreakers;
+    std::unique_ptr<Backend> other = startAnotherBackend(
+        {adapter(QStringLiteral("fault"), m_upstream->url())}, true, &otherStatuses, &otherBreakers);
+    QVERIFY(other);
+    QTRY_COMPARE_WITH_TIMEOUT(
+        otherStatuses.value(QStringLiteral("fault")).connection, AdapterConnection::Ready, 30'000);
+
+    m_backend->setAdapterEnabled(QStringLiteral("fault"), false);
+    QTRY_VERIFY_WITH_TIMEOUT(otherStatuses.value(QStringLiteral("fault")).disabledByOperator, 30'000);
+    QCOMPARE(otherStatuses.value(QStringLiteral("fault")).connection, AdapterConnection::Disabled);
+    QCOMPARE(otherStatuses.value(QStringLiteral("fault")).toolCount, 0);
+    const json refused = callLocally(*other, QStringLiteral("fault.echo"), {{"text", "x"}});
+    QVERIFY2(refused.dump().find("adapter fault is disabled by the Switchboard operator") != std::string::npos,
+        refused.dump().c_str());
+
+    m_backend->setAdapterEnabled(QStringLiteral("fault"), true);
+    QTRY_COMPARE_WITH_TIMEOUT(
+        otherStatuses.value(QStringLiteral("fault")).connection, AdapterConnection::Ready, 30'000);
+    QVERIFY(!otherStatuses.value(QStringLiteral("fault")).disabledByOperator);
+    QTRY_VERIFY_WITH_TIMEOUT(otherStatuses.value(QStringLiteral("fault")).toolCount > 3, 30'000);
+
+    // The other way: forced open there, this console's breaker opens and refuses without traffic.
+    other->forceOpenBreaker(QStringLiteral("fault"));
+    QVERIFY(waitForBreaker(QStringLiteral("fault"), BreakerPhase::Open).forcedOpen);
+    const qint64 sentBefore = upstreamCalls();
+    const json open = call(QStringLiteral("fault.echo"), {{"text", "x"}});
+    QVERIFY2(firstText(open).contains(QStringLiteral("opened by the operator")), open.dump().c_str());
+    QCOMPARE(upstreamCalls(), sentBefore);
+    other->resetBreaker(QStringLiteral("fault"));
+    waitForBreaker(QStringLiteral("fault"), BreakerPhase::Closed);
+    QCOMPARE(m_breakers.value(QStringLiteral("fault")).phase, BreakerPhase::Closed);
+    QCOMPARE(firstText(call(QStringLiteral("fault.echo"), {{"text", "y"}})), QStringLiteral("y"));
+}
+
+// Forced open, the breaker stays open through a restart (no connection, no new transition) until the
+// operator resets it; after the reset a restart finds it closed.
+void TestAdapters::forcedOpenBreakerSurvivesARestartUntilReset()
+{
+    QVERIFY(startBackend({adapter(QStringLiteral("fault"), m_upstream->url())}));
+    QVERIFY(QTest::qWaitFor([&] { return listTools().size() > 3; }, 30'000));
+    m_backend->forceOpenBreaker(QStringLiteral("fault"));
+    QVERIFY(waitForBreaker(QStringLiteral("fault"), BreakerPhase::Open).forcedOpen);
+    m_client.reset();
+    m_backend.reset();
+    m_breakers.clear();
+    m_transitions.clear();
+    m_statuses.clear();
+    const qint64 initializedBefore = upstreamRequests("initialize");
+    const qint64 listedBefore = upstreamRequests("tools/list");
+    QVERIFY(initializedBefore > 0 && listedBefore > 0);
+
+    QVERIFY(startBackend({adapter(QStringLiteral("fault"), m_upstream->url())}));
+    QTRY_VERIFY_WITH_TIMEOUT(m_breakers.value(QStringLiteral("fault")).forcedOpen, 30'000);
+    QCOMPARE(m_breakers.value(QStringLiteral("fault")).phase, BreakerPhase::Open);
+    const json refused = call(QStringLiteral("fault.echo"), {{"text", "x"}});
+    QVERIFY2(refused.dump().find("opened by the Switchboard operator") != std::string::npos, refused.dump().c_str());
+    QCOMPARE(upstreamRequests("initialize"), initializedBefore);
+    QCOMPARE(upstreamRequests("tools/list"), listedBefore);
+    // The operator's transition, from history; the restart added none of its own.
+    QTRY_VERIFY_WITH_TIMEOUT(!m_transitions.isEmpty(), 30'000);
+    QCOMPARE(m_transitions.size(), 1);
+    QCOMPARE(m_transitions.front().to, BreakerPhase::Open);
+
+    m_backend->resetBreaker(QStringLiteral("fault"));
+    waitForBreaker(QStringLiteral("fault"), BreakerPhase::Closed);
+    QVERIFY(QTest::qWaitFor([&] { return listTools().size() > 3; }, 30'000)); // connected at once
+    QCOMPARE(firstText(call(QStringLiteral("fault.echo"), {{"text", "y"}})), QStringLiteral("y"));
+
+    m_client.reset();
+    m_backend.reset();
+    m_breakers.clear();
+    QVERIFY(startBackend({adapter(QStringLiteral("fault"), m_upstream->url())}));
+    QVERIFY(QTest::qWaitFor([&] { return listTools().size() > 3; }, 30'000));
+    QCOMPARE(m_breakers.value(QStringLiteral("fault")).phase, BreakerPhase::Closed);
+    QVERIFY(!m_breakers.value(QStringLiteral("fault")).forcedOpen);
 }
 
 QTEST_GUILESS_MAIN(TestAdapters)
