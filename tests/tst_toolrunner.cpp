@@ -438,6 +438,29 @@ void TestToolRunner::adapterToolThroughTheRunner()
     const RunResult write = run({QStringLiteral("faulty.write_note")}, R"({"input":{"note":"n"}})");
     QCOMPARE(write.exitCode, 75);
 
+    // An adapter the operator disabled (adapters.json, shared with the console): refused, and its
+    // upstream never hears of the call.
+    const auto requests = [&] {
+        const json stats = upstream.stats();
+        qint64 total = 0;
+        const json methods = stats.is_object() ? stats.value("methods", json::object()) : json::object();
+        for (auto it = methods.cbegin(); it != methods.cend(); ++it)
+            total += it->is_number() ? it->get<qint64>() : 0;
+        return total;
+    };
+    const qint64 before = requests();
+    QVERIFY(before > 0); // the calls above reached it: the count is real
+    QFile overrides(m_state + QStringLiteral("/adapters.json"));
+    QVERIFY(overrides.open(QIODevice::WriteOnly));
+    overrides.write(R"({"version":1,"adapters":{"faulty":{"enabled":false,"forcedOpen":false,"changedAtMs":1}}})");
+    overrides.close();
+    const RunResult disabled = run({QStringLiteral("faulty.echo")}, R"({"input":{"text":"not sent"}})");
+    QCOMPARE(disabled.exitCode, 3);
+    QCOMPARE(disabled.answer["error"].value("code", std::string()), std::string("tool_unavailable"));
+    QVERIFY2(disabled.answer["error"].value("message", std::string()).find("disabled") != std::string::npos,
+        disabled.stdoutText.constData());
+    QCOMPARE(requests(), before);
+
     // An adapter that cannot be reached: a clear failure once its connection failed, not a hang.
     const RunResult down = run({QStringLiteral("unreachable.echo")}, R"({"input":{"text":"x"}})");
     QCOMPARE(down.exitCode, 3);
