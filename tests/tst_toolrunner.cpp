@@ -65,6 +65,9 @@ private Q_SLOTS:
 
 private:
     void writeConfig(const QByteArray& yaml);
+    // The console: a Backend that listens (on a free port), on the runners' configuration and state
+    // directory; null (with a warning) when it could not start.
+    std::unique_ptr<Backend> startConsole();
     QStringList arguments(const QStringList& extra = {}) const;
     RunResult run(const QStringList& extra, const QByteArray& input,
         const QProcessEnvironment& environment = QProcessEnvironment::systemEnvironment());
@@ -88,6 +91,25 @@ void TestToolRunner::writeConfig(const QByteArray& yaml)
     QFile file(m_config);
     QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
     file.write(yaml);
+}
+
+std::unique_ptr<Backend> TestToolRunner::startConsole()
+{
+    BackendOptions options;
+    QString error;
+    if (!SwitchboardConfig::load(m_config, &options.config, &error)) {
+        qWarning("configuration: %s", qPrintable(error));
+        return nullptr;
+    }
+    options.configPath = m_config;
+    options.stateDirectory = m_state;
+    options.server.port = 0;
+    auto console = std::make_unique<Backend>(options);
+    if (!console->start(&error)) {
+        qWarning("console: %s", qPrintable(error));
+        return nullptr;
+    }
+    return console;
 }
 
 QStringList TestToolRunner::arguments(const QStringList& extra) const
@@ -514,14 +536,9 @@ void TestToolRunner::runnerIsACommandToolOfARouter()
 void TestToolRunner::concurrentRunnersLoseNoQuestionWithTheConsoleRunning()
 {
     constexpr int Runners = 200;
-    BackendOptions options;
-    QString error;
-    QVERIFY2(SwitchboardConfig::load(m_config, &options.config, &error), qPrintable(error));
-    options.configPath = m_config;
-    options.stateDirectory = m_state;
-    options.server.port = 0;
-    Backend console(options);
-    QVERIFY2(console.start(&error), qPrintable(error));
+    const std::unique_ptr<Backend> started = startConsole();
+    QVERIFY(started);
+    Backend& console = *started;
 
     std::vector<std::unique_ptr<QProcess>> runners;
     for (int i = 0; i < Runners; ++i) {
@@ -585,14 +602,9 @@ void TestToolRunner::allowOnceLetsOneOfManyIdenticalRunnersRun()
     QCOMPARE(run({}, envelope).exitCode, 75);
 
     {
-        BackendOptions options;
-        QString error;
-        QVERIFY2(SwitchboardConfig::load(m_config, &options.config, &error), qPrintable(error));
-        options.configPath = m_config;
-        options.stateDirectory = m_state;
-        options.server.port = 0;
-        Backend console(options);
-        QVERIFY2(console.start(&error), qPrintable(error));
+        const std::unique_ptr<Backend> started = startConsole();
+        QVERIFY(started);
+        Backend& console = *started;
         PendingInteractionList listed;
         connect(&console, &Backend::interactionsListed, this,
             [&](const PendingInteractionList& interactions) { listed = interactions; });
