@@ -8,12 +8,15 @@
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QDir>
+#include <QElapsedTimer>
 #include <QStringList>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <poll.h>
 #include <unistd.h>
 
 using nlohmann::json;
@@ -25,11 +28,33 @@ namespace {
 const QString RunnerClientName = QStringLiteral("switchboard tool");
 
 // Reads stdin to its end, or to one byte past `maxBytes` (so that the envelope is known to be too
-// large without reading all of it).
-bool readStandardInput(qint64 maxBytes, QByteArray* text, QString* error)
+// large without reading all of it). A router that never closes stdin must not hold the process for
+// ever: unless stdin is a terminal (a person typing), reading gives up after `timeoutMs` in all
+// (0: no limit), `timedOut` set.
+bool readStandardInput(qint64 maxBytes, qint64 timeoutMs, QByteArray* text, QString* error, bool* timedOut)
 {
+    const bool limited = timeoutMs > 0 && !::isatty(STDIN_FILENO);
+    QElapsedTimer clock;
+    clock.start();
     char buffer[64 * 1024];
     while (text->size() <= maxBytes) {
+        if (limited) {
+            const qint64 left = timeoutMs - clock.elapsed();
+            pollfd input{STDIN_FILENO, POLLIN, 0};
+            const int ready = left > 0 ? ::poll(&input, 1, int(std::min<qint64>(left, 60'000))) : 0;
+            if (ready < 0 && errno == EINTR)
+                continue;
+            if (ready == 0) {
+                if (clock.elapsed() < timeoutMs)
+                    continue;
+                *timedOut = true;
+                *error = QStringLiteral("stdin was not closed within %1 s (%2 bytes read): send one envelope and "
+                                        "close stdin, or raise --stdin-timeout")
+                             .arg(double(timeoutMs) / 1000.0)
+                             .arg(text->size());
+                return false;
+            }
+        }
         const ssize_t got = ::read(STDIN_FILENO, buffer, sizeof buffer);
         if (got == 0)
             return true;
@@ -172,9 +197,13 @@ int runToolCommand(int argc, char** argv)
         QStringLiteral("file"));
     const QCommandLineOption list(QStringLiteral("list"),
         QStringLiteral("Print the tools this configuration offers (as tools/list would) instead of running one."));
+    const QCommandLineOption stdinTimeout(QStringLiteral("stdin-timeout"),
+        QStringLiteral("Give up when stdin is not closed within this many seconds (default 60; 0: wait for ever; "
+                       "never when stdin is a terminal)."),
+        QStringLiteral("seconds"), QStringLiteral("60"));
     const QCommandLineOption debugTools(
         QStringLiteral("debug-tools"), QStringLiteral("Also offer the debug.* test tools."));
-    parser.addOptions({help, stateDir, config, list, debugTools});
+    parser.addOptions({help, stateDir, config, list, stdinTimeout, debugTools});
     parser.addPositionalArgument(QStringLiteral("tool"), QStringLiteral("The word `tool`."));
     parser.addPositionalArgument(
         QStringLiteral("NAME"), QStringLiteral("The tool to run (or TOOL_NAME)."), QStringLiteral("[NAME]"));
@@ -196,6 +225,13 @@ int runToolCommand(int argc, char** argv)
     const ToolEnvelope::Naming naming{
         positional.size() == 2 ? positional.at(1) : QString(), qEnvironmentVariable("TOOL_NAME").trimmed()};
 
+    bool secondsOk = false;
+    const double stdinSeconds = parser.value(stdinTimeout).toDouble(&secondsOk);
+    if (!secondsOk || stdinSeconds < 0 || stdinSeconds > 86'400)
+        return fail(std::nullopt,
+            {"invalid_command_line", QStringLiteral("--stdin-timeout must be a number of seconds from 0 to 86400")},
+            ToolEnvelope::BadCall);
+
     CommandLine line;
     line.debugTools = parser.isSet(debugTools);
     line.stateDirectory = parser.isSet(stateDir) ? parser.value(stateDir) : CommandLine::defaultStateDirectory();
@@ -210,8 +246,9 @@ int runToolCommand(int argc, char** argv)
         return listTools(line, configuration);
 
     QByteArray input;
-    if (!readStandardInput(configuration.maxBodyBytes, &input, &error))
-        return fail(std::nullopt, {"invalid_envelope", error}, ToolEnvelope::BadCall);
+    bool stdinTimedOut = false;
+    if (!readStandardInput(configuration.maxBodyBytes, qint64(stdinSeconds * 1000), &input, &error, &stdinTimedOut))
+        return fail(std::nullopt, {stdinTimedOut ? "stdin_timeout" : "invalid_envelope", error}, ToolEnvelope::BadCall);
     ToolEnvelope::Failure failure;
     const std::optional<ToolEnvelope> envelope
         = ToolEnvelope::parse(input, naming, configuration.maxBodyBytes, &failure);

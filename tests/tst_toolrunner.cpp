@@ -57,6 +57,7 @@ private Q_SLOTS:
     void questionIsParkedForTheConsole();
     void sigtermCancelsTheCall();
     void runnerLoadsNoGuiLibrary();
+    void stdinLeftOpenIsGivenUpOn();
     void invocationCredentialsReachGit();
     void adapterToolThroughTheRunner();
     void runnerIsACommandToolOfARouter();
@@ -204,6 +205,9 @@ void TestToolRunner::badEnvelopesFailClearly_data()
                                          << "invalid_arguments";
     QTest::newRow("two names on the command line")
         << QByteArray(R"({"tool":"echo"})") << QStringList{QStringLiteral("echo"), QStringLiteral("git_status")}
+        << "invalid_command_line";
+    QTest::newRow("negative stdin timeout")
+        << QByteArray(R"({"tool":"echo"})") << QStringList{QStringLiteral("--stdin-timeout"), QStringLiteral("-1")}
         << "invalid_command_line";
     QTest::newRow("unknown option") << QByteArray(R"({"tool":"echo"})") << QStringList{QStringLiteral("--frobnicate")}
                                     << "invalid_command_line";
@@ -368,6 +372,22 @@ void TestToolRunner::sigtermCancelsTheCall()
     const json answer = json::parse(process.readAllStandardOutput().toStdString(), nullptr, false);
     QVERIFY(answer.is_object());
     QCOMPARE(answer["error"].value("code", std::string()), std::string("cancelled"));
+}
+
+// A router that writes its envelope and never closes stdin: the runner gives up after
+// --stdin-timeout with a clear failure, rather than waiting for ever.
+void TestToolRunner::stdinLeftOpenIsGivenUpOn()
+{
+    QProcess process;
+    process.start(QStringLiteral(SWITCHBOARD_BINARY),
+        arguments({QStringLiteral("echo"), QStringLiteral("--stdin-timeout"), QStringLiteral("1")}));
+    QVERIFY(process.waitForStarted(20'000));
+    process.write(R"({"input":{"text":"never closed"}})"); // stdin stays open
+    QVERIFY2(process.waitForFinished(60'000), "the runner still waits for stdin to close");
+    QCOMPARE(process.exitCode(), 2);
+    const json answer = json::parse(process.readAllStandardOutput().toStdString(), nullptr, false);
+    QVERIFY(answer.is_object());
+    QCOMPARE(answer["error"].value("code", std::string()), std::string("stdin_timeout"));
 }
 
 void TestToolRunner::runnerLoadsNoGuiLibrary()
