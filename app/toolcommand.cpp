@@ -69,18 +69,19 @@ bool readStandardInput(qint64 maxBytes, qint64 timeoutMs, QByteArray* text, QStr
     return true;
 }
 
+// Prints the answer. A failure's message also goes to stderr, one line: routers that show only
+// stderr (or a command tool's error, which carries its tail) then still say why.
 int emit(const RunnerAnswer& answer)
 {
+    if (!answer.message.isEmpty())
+        std::fprintf(stderr, "switchboard tool: %s\n", qPrintable(answer.message));
     std::fwrite(answer.text.constData(), 1, std::size_t(answer.text.size()), stdout);
     std::fflush(stdout);
     return answer.exitCode;
 }
 
-// A failure also goes to stderr, one line: routers that show only stderr (or a command tool's
-// error, which carries its tail) then still say why.
 int fail(const std::optional<ToolEnvelope>& envelope, const ToolEnvelope::Failure& failure, int exitCode)
 {
-    std::fprintf(stderr, "switchboard tool: %s\n", qPrintable(failure.message));
     return emit(envelope ? envelope->failure(failure, exitCode) : ToolEnvelope::plainFailure(failure, exitCode));
 }
 
@@ -169,7 +170,7 @@ int listTools(const CommandLine& line, const SwitchboardConfig& configuration)
     answer["ok"] = true;
     QByteArray text = QByteArray::fromStdString(answer.dump(-1, ' ', false, json::error_handler_t::replace));
     text.append('\n');
-    return emit({text, ToolEnvelope::Succeeded});
+    return emit({text, ToolEnvelope::Succeeded, QString()});
 }
 
 } // namespace
@@ -278,21 +279,8 @@ int runToolCommand(int argc, char** argv)
     const LocalCallOutcome outcome = runLocally(backend, envelope->toolsCallRequest(), caller, &interrupted);
 
     switch (outcome.kind) {
-    case LocalCallOutcome::Kind::Answered: {
-        const RunnerAnswer answer = envelope->answer(outcome.response);
-        if (answer.exitCode != ToolEnvelope::Succeeded) {
-            // The error's message, as fail() tells it; a JSON-RPC tool error has it in its content.
-            const json parsed = json::parse(answer.text.toStdString(), nullptr, false);
-            const json problem = parsed.is_object() ? parsed.value("error", json::object()) : json::object();
-            const json content
-                = parsed.is_object() ? parsed.value("result", json::object()).value("content", json()) : json();
-            std::string message = problem.is_object() ? problem.value("message", std::string()) : std::string();
-            if (message.empty() && content.is_array() && !content.empty() && content[0].is_object())
-                message = content[0].value("text", std::string());
-            std::fprintf(stderr, "switchboard tool: %s\n", message.c_str());
-        }
-        return emit(answer);
-    }
+    case LocalCallOutcome::Kind::Answered:
+        return emit(envelope->answer(outcome.response));
     case LocalCallOutcome::Kind::Parked:
         return fail(envelope,
             {"waiting_for_person",

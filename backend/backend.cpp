@@ -381,7 +381,7 @@ void Backend::callLocally(const QByteArray& request, const LocalCaller& caller,
         return;
     }
     QMetaObject::invokeMethod(m_serverContext, [this, request, caller, notified, done] {
-        const JsonRpc::ParseResult parsed = JsonRpc::parse(request);
+        JsonRpc::ParseResult parsed = JsonRpc::parse(request);
         const JsonRpc::Message message = parsed.ok ? JsonRpc::classify(parsed.value) : JsonRpc::Message();
         if (!parsed.ok || message.kind != JsonRpc::Kind::Request
             || (message.method != "tools/call" && message.method != "tools/list")) {
@@ -409,7 +409,8 @@ void Backend::callLocally(const QByteArray& request, const LocalCaller& caller,
         auto channel = std::make_shared<LocalResponseChannel>(this, notified, std::move(ended));
         m_localSessions.insert(session, channel);
         // Once the adapters have listed their tools (or failed to), so that `adapter.tool` is known.
-        auto document = std::make_shared<json>(parsed.value); // the message points into it
+        // Kept for the call, which may wait for the adapters; the message is classified from it again.
+        auto document = std::make_shared<json>(std::move(parsed.value));
         auto handle = [this, session, request, channel, document, admitted = caller.admitted] {
             if (m_localSessions.contains(session)) // not cancelled meanwhile
                 session->handleMessage(JsonRpc::classify(*document), request, channel);

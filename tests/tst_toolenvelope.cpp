@@ -250,6 +250,7 @@ void TestToolEnvelope::answersAResult()
     const RunnerAnswer answer = envelope->answer(
         R"({"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"hi"}],"structuredContent":{"a":1}}})");
     QCOMPARE(answer.exitCode, int(ToolEnvelope::Succeeded));
+    QVERIFY(answer.message.isEmpty());
     QVERIFY(answer.text.endsWith('\n'));
     QCOMPARE(answer.text.count('\n'), 1);
     QCOMPARE_JSON(answerJson(answer),
@@ -265,6 +266,7 @@ void TestToolEnvelope::answersAToolErrorAsFailure()
         "content":[{"type":"text","text":"Repository not found"}],
         "structuredContent":{"status":"failure","message":"Repository not found","local_path_created":null}}})");
     QCOMPARE(answer.exitCode, int(ToolEnvelope::ToolFailed));
+    QCOMPARE(answer.message, QStringLiteral("Repository not found")); // for stderr too
     const json out = answerJson(answer);
     QCOMPARE(out.value("ok", true), false);
     QCOMPARE_JSON(out["error"], json::parse(R"({"code":"tool_error","message":"Repository not found"})"));

@@ -18,11 +18,11 @@ QString quoted(const json& value)
     return text;
 }
 
-RunnerAnswer lineOf(const json& value, int exitCode)
+RunnerAnswer lineOf(const json& value, int exitCode, const QString& message = {})
 {
     QByteArray text = JsonRpc::serialize(value);
     text.append('\n');
-    return {text, exitCode};
+    return {text, exitCode, message};
 }
 
 json errorObject(const ToolEnvelope::Failure& failure)
@@ -234,18 +234,21 @@ RunnerAnswer ToolEnvelope::answer(const QByteArray& jsonRpcResponse) const
     if (response.is_object()) {
         if (const auto result = response.find("result"); result != response.end() && result->is_object()) {
             const bool failed = result->value("isError", false);
+            QString message;
+            if (failed) {
+                message = firstText(*result);
+                if (message.isEmpty())
+                    message = QStringLiteral("the tool reported an error");
+            }
             if (m_form == Form::JsonRpc) {
                 json out{{"jsonrpc", "2.0"}, {"id", m_requestId}, {"ok", !failed}, {"result", *result}};
-                return lineOf(out, failed ? ToolFailed : Succeeded);
+                return lineOf(out, failed ? ToolFailed : Succeeded, message);
             }
             json out = *result;
             out["ok"] = !failed;
-            if (failed) {
-                const QString text = firstText(*result);
-                out["error"] = json{{"code", "tool_error"},
-                    {"message", (text.isEmpty() ? QStringLiteral("the tool reported an error") : text).toStdString()}};
-            }
-            return lineOf(out, failed ? ToolFailed : Succeeded);
+            if (failed)
+                out["error"] = json{{"code", "tool_error"}, {"message", message.toStdString()}};
+            return lineOf(out, failed ? ToolFailed : Succeeded, message);
         }
         if (const auto error = response.find("error"); error != response.end() && error->is_object()) {
             const json data = error->value("data", json::object());
@@ -258,14 +261,14 @@ RunnerAnswer ToolEnvelope::answer(const QByteArray& jsonRpcResponse) const
             const int exitCode = reason == "tool_unavailable" ? Unavailable : BadCall;
             if (m_form == Form::JsonRpc) {
                 json out{{"jsonrpc", "2.0"}, {"id", m_requestId}, {"ok", false}, {"error", *error}};
-                return lineOf(out, exitCode);
+                return lineOf(out, exitCode, QString::fromStdString(error->value("message", std::string())));
             }
             Failure failure{reason, QString::fromStdString(error->value("message", std::string()))};
             if (reason == "unknown_tool") // the session's text points at tools/list, which a runner's caller lacks
                 failure.message += QStringLiteral(" `switchboard tool --list` lists the tools.");
             if (data.is_object() && data.contains("closestMatches"))
                 failure.details["closestMatches"] = data["closestMatches"];
-            return lineOf(json{{"ok", false}, {"error", errorObject(failure)}}, exitCode);
+            return lineOf(json{{"ok", false}, {"error", errorObject(failure)}}, exitCode, failure.message);
         }
     }
     return failure({"internal_error", QStringLiteral("the call ended without a readable response")}, ToolFailed);
@@ -279,10 +282,11 @@ RunnerAnswer ToolEnvelope::failure(const Failure& failure, int exitCode) const
     json data = failure.details.is_object() ? failure.details : json::object();
     data["reason"] = failure.code;
     error["data"] = std::move(data);
-    return lineOf(json{{"jsonrpc", "2.0"}, {"id", m_requestId}, {"ok", false}, {"error", std::move(error)}}, exitCode);
+    return lineOf(json{{"jsonrpc", "2.0"}, {"id", m_requestId}, {"ok", false}, {"error", std::move(error)}}, exitCode,
+        failure.message);
 }
 
 RunnerAnswer ToolEnvelope::plainFailure(const Failure& failure, int exitCode)
 {
-    return lineOf(json{{"ok", false}, {"error", errorObject(failure)}}, exitCode);
+    return lineOf(json{{"ok", false}, {"error", errorObject(failure)}}, exitCode, failure.message);
 }

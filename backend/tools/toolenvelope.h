@@ -19,6 +19,7 @@ struct RunnerAnswer
 {
     QByteArray text; // one line of JSON
     int exitCode = 0;
+    QString message; // a failure's message, for stderr too; empty on success
 };
 
 class ToolEnvelope
