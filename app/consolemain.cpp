@@ -14,11 +14,7 @@ int main(int argc, char** argv)
 {
     Launch::prepareProcess();
     // Decide on a window before any QCoreApplication exists: QApplication aborts without a display.
-    bool headless = false;
-    for (int i = 1; i < argc; ++i) {
-        if (qstrcmp(argv[i], "--headless") == 0)
-            headless = true;
-    }
+    bool headless = Launch::hasArgument(argc, argv, {"--headless"});
     const bool noDisplay = !headless && !Launch::displayAvailable();
     headless = headless || noDisplay;
 

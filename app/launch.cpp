@@ -74,6 +74,17 @@ void Launch::prepareProcess()
     raiseFileDescriptorLimit();
 }
 
+bool Launch::hasArgument(int argc, char** argv, std::initializer_list<const char*> names)
+{
+    for (int i = 1; i < argc; ++i) {
+        for (const char* name : names) {
+            if (qstrcmp(argv[i], name) == 0)
+                return true;
+        }
+    }
+    return false;
+}
+
 bool Launch::displayAvailable()
 {
     return qEnvironmentVariableIsSet("DISPLAY") || qEnvironmentVariableIsSet("WAYLAND_DISPLAY")

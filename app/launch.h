@@ -11,6 +11,7 @@
 #include "config/switchboardconfig.h"
 
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <optional>
 
@@ -27,6 +28,9 @@ struct Launch
     static void prepareProcess();
     // Runs `handle` in the event loop once SIGINT or SIGTERM arrives (the first one).
     static void onTerminationSignal(QCoreApplication& app, std::function<void()> handle);
+    // Whether any of `names` is among the arguments, before a QCoreApplication exists to parse them
+    // (which program to be, whether a window is wanted).
+    static bool hasArgument(int argc, char** argv, std::initializer_list<const char*> names);
     // Whether a window can be shown: a display is set.
     static bool displayAvailable();
 

@@ -35,15 +35,9 @@ int main(int argc, char** argv)
 {
     if (argc >= 2 && qstrcmp(argv[1], "tool") == 0)
         return runToolCommand(argc, argv);
-    bool headless = false;
-    bool informational = false; // --help and --version answer without a window
-    for (int i = 1; i < argc; ++i) {
-        if (qstrcmp(argv[i], "--headless") == 0)
-            headless = true;
-        if (qstrcmp(argv[i], "--help") == 0 || qstrcmp(argv[i], "-h") == 0 || qstrcmp(argv[i], "--version") == 0
-            || qstrcmp(argv[i], "-v") == 0)
-            informational = true;
-    }
+    const bool headless = Launch::hasArgument(argc, argv, {"--headless"});
+    // --help and --version answer without a window
+    const bool informational = Launch::hasArgument(argc, argv, {"--help", "-h", "--version", "-v"});
     const bool noDisplay = !headless && !Launch::displayAvailable();
     if (!headless && !noDisplay && !informational) {
         const std::string console = executableDirectory() + "/switchboard-console";
