@@ -5,6 +5,7 @@
 // a parked client and a declined question get a failure naming request_connection; a token the
 // remote refuses is "Authentication failed"; the token never shows in results or call records.
 
+#include "auth/secretstore.h"
 #include "backend.h"
 #include "clientanswer.h"
 #include "githttpremote.h"
@@ -44,6 +45,7 @@ private Q_SLOTS:
     void declinedQuestionFailsNamingRequestConnection();
     void cloneAsksForAConnectionAndCompletesAfterConnecting();
     void pushAndPullUseTheStoredConnection();
+    void pushWithoutAConnectionAsksAndCompletesAfterConnecting();
     void unmappedHostFailsSayingHowToMapIt();
     void refusedTokenIsAuthenticationFailed();
     void cancelledCloneStopsAndLeavesNothing();
@@ -257,6 +259,49 @@ void TestGitRemote::pushAndPullUseTheStoredConnection()
     QCOMPARE(QString::fromStdString(result["structuredContent"]["head"]), theirs.trimmed());
     QVERIFY(QFileInfo::exists(work + QStringLiteral("/theirs.txt")));
     QVERIFY(questions.isEmpty());
+}
+
+void TestGitRemote::pushWithoutAConnectionAsksAndCompletesAfterConnecting()
+{
+    const QString work = QFileInfo(m_root + QStringLiteral("/work")).canonicalFilePath();
+    QVERIFY(!work.isEmpty());
+    // The person's gitea connection is gone (removed from the shared secrets file by another
+    // store, as a second console or a runner would): the push must ask for one.
+    SecretStore secrets(SecretStore::Mode::OwnerOnlyFile, m_dir.filePath(QStringLiteral("secrets.json")));
+    bool removed = false;
+    QString removeError;
+    secrets.remove(QStringLiteral("connection/gitea"), [&](bool ok, const QString& error) {
+        removed = ok;
+        removeError = error;
+    });
+    QTRY_VERIFY_WITH_TIMEOUT(removed || !removeError.isEmpty(), TimeoutMs);
+    QVERIFY2(removed, qPrintable(removeError));
+
+    QFile file(work + QStringLiteral("/asked.txt"));
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write("pushed after the person connected\n");
+    file.close();
+    json result = call("agent", QStringLiteral("git_commit"),
+        json{{"repo_path", work.toStdString()}, {"message", "Add asked"}, {"files", {"asked.txt"}},
+            {"author_name", "Agent"}, {"author_email", "agent@example.com"}});
+    QVERIFY2(!result.value("isError", false), result.dump().c_str());
+    const std::string commitId = result["structuredContent"]["commit_id"];
+
+    QSignalSpy questions(m_backend.get(), &OperatorInterface::interactionPending);
+    QNetworkReply* reply = startCall("agent", QStringLiteral("git_push"), json{{"repo_path", work.toStdString()}});
+    QVERIFY2(questions.wait(TimeoutMs), "no connect question was raised");
+    const auto question = questions.takeFirst().at(0).value<PendingInteraction>();
+    // The question says which tool needs which host, and the push waits for the answer.
+    const std::string text = question.toJson().dump();
+    QVERIFY2(text.find("git_push needs a connection to 127.0.0.1") != std::string::npos, text.c_str());
+    QVERIFY2(text.find("gitea") != std::string::npos, text.c_str());
+    QVERIFY(!reply->isFinished());
+    QVERIFY(m_remote->headOf(QStringLiteral("project")).trimmed().toStdString() != commitId);
+
+    m_backend->connectWithApiKey(question.id, QStringLiteral("gitea"), m_remote->user(), m_remote->password().toUtf8());
+    result = finish(reply);
+    QVERIFY2(!result.value("isError", false), result.dump().c_str());
+    QCOMPARE(m_remote->headOf(QStringLiteral("project")).trimmed().toStdString(), commitId);
 }
 
 void TestGitRemote::declinedQuestionFailsNamingRequestConnection()
