@@ -226,6 +226,8 @@ bool Backend::start(QString* error)
     connect(m_events, &BackendEvents::adapterStatusesChanged, this, &Backend::adapterStatusesChanged);
     connect(m_events, &BackendEvents::repositoryStatesChanged, this, &Backend::repositoryStatesChanged);
     connect(m_events, &BackendEvents::transfersChanged, this, &Backend::transfersChanged);
+    connect(m_events, &BackendEvents::sessionStatesChanged, this, &Backend::sessionStatesChanged);
+    connect(m_events, &BackendEvents::securityEventsRecorded, this, &Backend::securityEventsRecorded);
     if (m_options.listen)
         watchConfiguration();
     m_running = true;
@@ -736,6 +738,32 @@ bool Backend::registerClientTools(QString* error)
 void Backend::listInteractions()
 {
     if (!m_serverContext)
+void Backend::listSessions()
+{
+    if (!m_serverContext)
+        return;
+    QMetaObject::invokeMethod(m_serverContext, [this] {
+        const SessionStateList sessions = m_server ? m_server->sessionStates() : SessionStateList();
+        QMetaObject::invokeMethod(this, [this, sessions] { Q_EMIT sessionsListed(sessions); });
+    });
+}
+
+void Backend::endSession(const QString& sessionId)
+{
+    if (!m_serverContext) {
+        Q_EMIT commandFailed(QStringLiteral("endSession"), QStringLiteral("The backend is not running."));
+        return;
+    }
+    QMetaObject::invokeMethod(m_serverContext, [this, sessionId] {
+        if (m_server && m_server->endSession(sessionId.toLatin1()))
+            return;
+        QMetaObject::invokeMethod(this, [this, sessionId] {
+            Q_EMIT commandFailed(QStringLiteral("endSession"),
+                QStringLiteral("There is no session %1: it has ended already.").arg(sessionId));
+        });
+    });
+}
+
         return;
     QMetaObject::invokeMethod(m_serverContext, [this] {
         if (m_interactions) {

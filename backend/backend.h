@@ -139,6 +139,11 @@ public:
     void refreshRepository(const QString& path) override;
     void loadFileDiff(const QString& repositoryPath, const QString& file) override;
 
+    // Client sessions over HTTP, on the server thread: the list arrives as sessionsListed, an
+    // unknown session to end as commandFailed "endSession".
+    void listSessions() override;
+    void endSession(const QString& sessionId) override;
+
     // Upstream adapters: asynchronous; states arrive as adapterStatusesChanged and
     // breakerStatesChanged, an unknown adapter as commandFailed.
     void resetBreaker(const QString& adapter) override;

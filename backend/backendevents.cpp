@@ -12,6 +12,8 @@ BackendEvents::BackendEvents(QObject* parent)
     qRegisterMetaType<AdapterStatusList>();
     qRegisterMetaType<RepositoryStateList>();
     qRegisterMetaType<TransferProgressList>();
+    qRegisterMetaType<SessionStateList>();
+    qRegisterMetaType<SecurityEventList>();
 }
 
 // Every record leaves the backend with its name and error bounded (ToolCall::MaxToolChars,
@@ -97,6 +99,20 @@ void BackendEvents::publishTransferProgress(const TransferProgress& progress)
     armBatch();
 }
 
+void BackendEvents::publishSessionState(const SessionState& state)
+{
+    m_sessions.put(state.key(), state);
+    armBatch();
+}
+
+void BackendEvents::publishSecurityEvent(const SecurityEvent& event)
+{
+    if (m_securityEvents.size() >= MaxSecurityEventsPerBatch)
+        m_securityEvents.removeFirst();
+    m_securityEvents.append(event);
+    armBatch();
+}
+
 void BackendEvents::armBatch()
 {
     if (!m_batchTimer.isActive())
@@ -119,6 +135,10 @@ void BackendEvents::flush()
         Q_EMIT repositoryStatesChanged(m_repositories.take());
     if (!m_transfers.isEmpty())
         Q_EMIT transfersChanged(m_transfers.take());
+    if (!m_sessions.isEmpty())
+        Q_EMIT sessionStatesChanged(m_sessions.take());
+    if (!m_securityEvents.isEmpty())
+        Q_EMIT securityEventsRecorded(std::exchange(m_securityEvents, {}));
 }
 
 void BackendEvents::timerEvent(QTimerEvent* event)

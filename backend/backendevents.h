@@ -14,6 +14,7 @@
 
 #include "backendstates.h"
 #include "pendinginteraction.h"
+#include "sessionstates.h"
 #include "toolcall.h"
 
 #include <QBasicTimer>
@@ -42,11 +43,17 @@ public:
     void publishAdapterStatus(const AdapterStatus& status);
     void publishRepositoryState(const RepositoryState& state);
     void publishTransferProgress(const TransferProgress& progress);
+    // A client session opened, was used or ended (coalesced per session id).
+    void publishSessionState(const SessionState& state);
+    // A request refused at the door. A batch keeps the newest MaxSecurityEventsPerBatch: a client
+    // hammering the server with bad tokens costs bounded memory and a bounded batch.
+    void publishSecurityEvent(const SecurityEvent& event);
 
     // Emits the pending batch now (shutdown, tests).
     void flush();
 
     static constexpr int BatchIntervalMs = 40;
+    static constexpr int MaxSecurityEventsPerBatch = 500;
 
 Q_SIGNALS:
     void callStarted(const ToolCall& call);
@@ -62,6 +69,8 @@ Q_SIGNALS:
     void adapterStatusesChanged(const AdapterStatusList& statuses);
     void repositoryStatesChanged(const RepositoryStateList& states);
     void transfersChanged(const TransferProgressList& transfers);
+    void sessionStatesChanged(const SessionStateList& sessions);
+    void securityEventsRecorded(const SecurityEventList& events);
 
 protected:
     void timerEvent(QTimerEvent* event) override;
@@ -102,5 +111,7 @@ private:
     Coalesced<AdapterStatus, QString> m_adapters;
     Coalesced<RepositoryState, QString> m_repositories;
     Coalesced<TransferProgress, QString> m_transfers;
+    Coalesced<SessionState, QString> m_sessions;
+    SecurityEventList m_securityEvents; // oldest first, at most MaxSecurityEventsPerBatch
     QBasicTimer m_batchTimer;
 };

@@ -17,6 +17,8 @@ OperatorInterface::OperatorInterface(QObject* parent)
     qRegisterMetaType<RepositoryStateList>();
     qRegisterMetaType<TransferProgressList>();
     qRegisterMetaType<FileDiff>();
+    qRegisterMetaType<SessionStateList>();
+    qRegisterMetaType<SecurityEventList>();
 }
 
 OperatorInterface::~OperatorInterface() = default;
@@ -69,4 +71,15 @@ void OperatorInterface::loadFileDiff(const QString& repositoryPath, const QStrin
     Q_EMIT commandFailed(QStringLiteral("loadFileDiff"),
         QStringLiteral("This backend has no git tools, so the diff of %1 in %2 cannot be shown.")
             .arg(file, repositoryPath));
+}
+
+void OperatorInterface::listSessions()
+{
+    Q_EMIT sessionsListed({});
+}
+
+void OperatorInterface::endSession(const QString& sessionId)
+{
+    Q_EMIT commandFailed(QStringLiteral("endSession"),
+        QStringLiteral("This backend serves no clients over HTTP, so there is no session %1 to end.").arg(sessionId));
 }

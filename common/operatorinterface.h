@@ -13,6 +13,7 @@
 #include "historyquery.h"
 #include "pendinginteraction.h"
 #include "renderhint.h"
+#include "sessionstates.h"
 #include "toolcall.h"
 
 #include <QObject>
@@ -67,6 +68,13 @@ public:
     virtual void removeRepository(const QString& path);
     virtual void loadFileDiff(const QString& repositoryPath, const QString& file);
 
+    // Client sessions: the open ones arrive as sessionsListed, later changes as sessionStatesChanged.
+    // Ending one deletes it on the server (its calls in flight are cancelled); the client's next
+    // request with that session id is answered 404, as the MCP spec has it, and it may initialize
+    // again. An unknown session comes back as commandFailed "endSession".
+    virtual void listSessions();
+    virtual void endSession(const QString& sessionId);
+
 Q_SIGNALS:
     // Calls: the newest state of every call that started or changed since the previous batch, a few
     // dozen batches a second at most.
@@ -104,6 +112,14 @@ Q_SIGNALS:
     void transfersChanged(const TransferProgressList& transfers);
     void repositoryRemoved(const QString& path);
     void fileDiffLoaded(const FileDiff& diff);
+
+    // Every open client session (the answer to listSessions), then the newest state of each session
+    // that opened, changed or ended since the previous batch (an ended one has `ended` set).
+    void sessionsListed(const SessionStateList& sessions);
+    void sessionStatesChanged(const SessionStateList& sessions);
+    // Requests refused at the server's door (token, Origin, Host) since the previous batch, oldest
+    // first; a flood is cut to the newest few hundred per batch.
+    void securityEventsRecorded(const SecurityEventList& events);
 
     // The configuration was read again (the file changed or reloadConfiguration was asked): `ok`
     // false keeps the previous configuration in force and `message` says why (file, line, key).

@@ -4,14 +4,18 @@
 #include "mcp/guardedtcpserver.h"
 #include "mcp/httpconnectionguard.h"
 #include "mcp/protocolversion.h"
+#include "printabletext.h"
 #include "tools/toolexecutor.h"
 #include "tools/toolregistry.h"
 #include "tools/toolrouter.h"
 
 #include <QHttpServerRequest>
 #include <QRandomGenerator>
+#include <QScopeGuard>
 #include <QTcpSocket>
 #include <QTimer>
+
+#include <algorithm>
 
 using nlohmann::json;
 using StatusCode = QHttpServerResponder::StatusCode;
@@ -392,6 +396,10 @@ void McpHttpServer::shutdown()
     for (auto& [id, session] : m_sessions)
         session->shutDown();
     m_sessions.clear();
+    const QList<QByteArray> ids = m_sessionStates.keys();
+    for (const QByteArray& id : ids)
+        publishSessionState(id);
+    m_sessionStates.clear();
     // The sessions cancelled their calls; the workers that honour the token are done now.
     m_host.shutdown();
     Q_EMIT sessionsChanged(0);
@@ -471,6 +479,60 @@ bool McpHttpServer::isAuthorized(const QByteArray& authorization) const
     return difference == 0;
 }
 
+void McpHttpServer::recordRefusal(
+    SecurityEventKind kind, const QHttpServerRequest& request, const QTcpSocket* socket, const QString& detail) const
+{
+    if (!m_environment.events)
+        return;
+    SecurityEvent event;
+    event.atMs = m_environment.clock();
+    event.kind = kind;
+    if (socket)
+        event.remoteAddress = socket->peerAddress().toString();
+    // What the client sent is its own text: searched for the token (a client may send the token in
+    // the very header refused here) while whole, so cutting cannot leave a piece of it; then made
+    // printable and cut.
+    const QString line = m_environment.redactor.text(request.url().path() + QStringLiteral(": ") + detail);
+    const QString text = QString::fromUtf8(PrintableText::escaped(line));
+    event.detail = text.size() > SecurityEvent::MaxDetailChars
+        ? text.left(SecurityEvent::MaxDetailChars) + QStringLiteral("…")
+        : text;
+    m_environment.events->publishSecurityEvent(event);
+}
+
+SessionStateList McpHttpServer::sessionStates() const
+{
+    SessionStateList states;
+    states.reserve(m_sessionStates.size());
+    for (const SessionState& state : m_sessionStates)
+        states.append(state);
+    std::sort(states.begin(), states.end(),
+        [](const SessionState& a, const SessionState& b) { return a.startedAtMs < b.startedAtMs; });
+    return states;
+}
+
+bool McpHttpServer::endSession(const QByteArray& id)
+{
+    if (m_sessions.find(id) == m_sessions.end())
+        return false;
+    removeSession(id, QStringLiteral("session ended by the Switchboard operator"));
+    return true;
+}
+
+void McpHttpServer::publishSessionState(const QByteArray& id)
+{
+    const auto state = m_sessionStates.find(id);
+    if (state == m_sessionStates.end())
+        return;
+    const auto session = m_sessions.find(id);
+    if (session == m_sessions.end())
+        state->ended = true;
+    else
+        state->lastActivityMs = session->second->lastActivityMs();
+    if (m_environment.events)
+        m_environment.events->publishSessionState(*state);
+}
+
 bool McpHttpServer::handleRequest(const QHttpServerRequest& request, QTcpSocket* socket)
 {
     const QPointer<HttpConnectionGuard> guard = HttpConnectionGuard::of(socket);
@@ -490,12 +552,16 @@ void McpHttpServer::handleRequestOf(const QHttpServerRequest& request, QTcpSocke
 
     const QByteArray origin = request.value("origin");
     if (!isAllowedHost(request.value("host"))) {
+        recordRefusal(SecurityEventKind::BadHost, request, socket,
+            QStringLiteral("Host \"%1\" does not name this server").arg(QString::fromUtf8(request.value("host"))));
         writeError(responder, StatusCode::Forbidden, SessionErrorCode,
             "Forbidden: the Host header does not name this server (DNS rebinding protection)", headers);
         return;
     }
     if (!origin.isEmpty()) {
         if (!isAllowedOrigin(origin)) {
+            recordRefusal(SecurityEventKind::BadOrigin, request, socket,
+                QStringLiteral("Origin \"%1\" is not allowed").arg(QString::fromUtf8(origin)));
             writeError(responder, StatusCode::Forbidden, SessionErrorCode,
                 "Forbidden: Origin " + origin.toStdString() + " is not allowed", headers);
             return;
@@ -523,6 +589,8 @@ void McpHttpServer::handleRequestOf(const QHttpServerRequest& request, QTcpSocke
 
     if (!isAuthorized(request.value("authorization"))) {
         const bool presented = !request.value("authorization").isEmpty();
+        recordRefusal(presented ? SecurityEventKind::WrongToken : SecurityEventKind::MissingToken, request, socket,
+            presented ? QStringLiteral("the bearer token is wrong") : QStringLiteral("no bearer token"));
         headers.emplace_back("WWW-Authenticate",
             presented ? R"(Bearer realm="switchboard", error="invalid_token")" : R"(Bearer realm="switchboard")");
         writeError(responder, StatusCode::Unauthorized, UnauthorizedCode,
@@ -627,6 +695,8 @@ void McpHttpServer::removeSession(const QByteArray& id, const QString& reason)
         return;
     it->second->terminate(reason);
     m_sessions.erase(it);
+    publishSessionState(id);
+    m_sessionStates.remove(id);
     Q_EMIT sessionsChanged(int(m_sessions.size()));
 }
 
@@ -701,7 +771,16 @@ void McpHttpServer::handlePost(
             return;
         }
         headers.emplace_back("Mcp-Session-Id", session->id());
+        SessionState state;
+        state.id = QString::fromLatin1(session->id());
+        state.clientName = session->clientName();
+        state.clientVersion = session->clientVersion();
+        state.protocolVersion = QString::fromStdString(session->negotiatedVersion());
+        state.startedAtMs = m_environment.clock();
+        m_sessionStates.insert(session->id(), state);
+        const QByteArray id = session->id();
         writeReply(responder, StatusCode::Ok, "application/json", response, headers);
+        publishSessionState(id);
         Q_EMIT sessionsChanged(int(m_sessions.size()));
         return;
     }
@@ -727,10 +806,17 @@ void McpHttpServer::handlePost(
     }
 
     int expected = 0;
+    const QByteArray sessionId = session->id();
+    auto state = m_sessionStates.find(sessionId);
     for (const auto& message : messages) {
         if (message.kind == JsonRpc::Kind::Request || message.kind == JsonRpc::Kind::Invalid)
             ++expected;
+        if (message.kind == JsonRpc::Kind::Request && message.method == "tools/call" && state != m_sessionStates.end())
+            ++state->calls;
     }
+    // Told once the messages are handled (the activity time is theirs); a write in between may
+    // close the connection, but the session stays until removeSession, which publishes its end.
+    const auto published = qScopeGuard([this, sessionId] { publishSessionState(sessionId); });
     if (expected == 0) {
         for (const auto& message : messages)
             session->handleMessage(message, {}, nullptr);
@@ -770,6 +856,7 @@ void McpHttpServer::handleGet(
         m_options.limits.maxUnsentNotificationBytes);
     session->setNotificationStream(stream);
     const QByteArray id = session->id();
+    publishSessionState(id);
     connect(socket, &QTcpSocket::disconnected, this, [this, id, raw = stream.get()] {
         const auto it = m_sessions.find(id);
         if (it != m_sessions.end())

@@ -9,8 +9,10 @@
 #include "mcp/mcpserveroptions.h"
 #include "mcp/mcpsession.h"
 #include "mcp/sessionhost.h"
+#include "sessionstates.h"
 
 #include <QAbstractHttpServer>
+#include <QHash>
 #include <QHostAddress>
 #include <QHttpServerResponder>
 #include <QPointer>
@@ -53,6 +55,12 @@ public:
 
     // Sends a notification to every session's notification stream (e.g. tools/list_changed).
     void broadcast(const nlohmann::json& notification);
+    // The open client sessions, for the operator.
+    SessionStateList sessionStates() const;
+    // The operator ends a session: it is deleted as a client's DELETE would (its calls cancelled, the
+    // questions they wait on withdrawn), and its next request is answered 404. False when there is
+    // no such session.
+    bool endSession(const QByteArray& id);
     // Ends every session (cancelling what is in flight) and closes every connection.
     void shutdown();
 
@@ -86,6 +94,11 @@ private:
     bool isAllowedHost(const QByteArray& host) const;
     bool isAllowedOrigin(const QByteArray& origin) const;
     bool isAuthorized(const QByteArray& authorization) const;
+    // A request refused at the door, told to the operator (never with the token it carried).
+    void recordRefusal(SecurityEventKind kind, const QHttpServerRequest& request, const QTcpSocket* socket,
+        const QString& detail) const;
+    // The session's state for the operator changed (opened, used, ended).
+    void publishSessionState(const QByteArray& id);
 
     static void writeReply(QHttpServerResponder& responder, QHttpServerResponder::StatusCode status,
         const QByteArray& contentType, const QByteArray& body, const Headers& headers);
@@ -103,4 +116,5 @@ private:
         std::size_t operator()(const QByteArray& bytes) const { return qHash(bytes); }
     };
     std::unordered_map<QByteArray, std::unique_ptr<McpSession>, ByteArrayHash> m_sessions;
+    QHash<QByteArray, SessionState> m_sessionStates; // of m_sessions, as the operator sees them
 };
