@@ -19,4 +19,5 @@ enum Roles {
     CommitIdRole, // CommitSummary::id, the full hex id
     AdapterNameRole, // the upstream adapter's name, the key of its row
     HealthRole, // int(AdapterHealth): how an adapter, or a breaker phase, is doing, for the colour
+    SessionIdRole, // SessionState::id, the key of a client session's row
 };
