@@ -35,14 +35,14 @@ TrafficStatsModel::TrafficStatsModel(QObject* parent)
     : QAbstractTableModel(parent)
     , m_clock([] { return QDateTime::currentMSecsSinceEpoch(); })
 {
-    m_nowSecond = m_clock() / 1000;
+    m_nowSecond = m_clock() / 1000 - 1;
 }
 
 void TrafficStatsModel::setClock(std::function<qint64()> clock)
 {
     m_clock = std::move(clock);
     beginResetModel();
-    m_nowSecond = m_clock() / 1000;
+    m_nowSecond = m_clock() / 1000 - 1;
     prune();
     endResetModel();
 }
@@ -188,7 +188,7 @@ void TrafficStatsModel::setScope(const Scope& scope)
 
 void TrafficStatsModel::advance()
 {
-    const qint64 now = m_clock() / 1000;
+    const qint64 now = m_clock() / 1000 - 1;
     if (now == m_nowSecond)
         return;
     m_nowSecond = now;

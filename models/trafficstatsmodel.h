@@ -8,8 +8,9 @@
 // it. Buckets older than the window are dropped, and the oldest go early when the samples would pass
 // MaxSampleBytes.
 //
-// Rows are the seconds of the window, oldest first, ending at the clock's current second (advance()
-// moves it); the columns are the figures of the selected scope (overall, one tool or one client).
+// Rows are the seconds of the window, oldest first, ending at the last whole second before the
+// clock's (advance() moves it; the second under way is counted but not shown, or it would read as a
+// drop in traffic every time); the columns are the figures of the selected scope (overall, one tool or one client).
 // SortRole gives each figure as a number for charts: the second's start in ms since the epoch, counts,
 // the error rate in percent, latencies in milliseconds (-1: no call that second).
 
@@ -82,13 +83,14 @@ public:
     void setWindowSeconds(int seconds);
     int windowSeconds() const { return m_windowSeconds; }
 
-    // The seconds the window ends at: the clock's, read when advance() last ran.
+    // The second the window ends at: the last whole one when advance() last ran.
     qint64 nowSecond() const { return m_nowSecond; }
     Scope scope() const { return m_scope; }
     // The tools and clients with figures of their own, in the order they first appeared, and
     // OtherName last once anything was folded into it.
     QStringList toolNames() const;
     QStringList clientNames() const;
+    // Over the window's newest `lastSeconds` seconds.
     Figures figures(const Scope& scope, int lastSeconds) const;
     // What the latency samples take now.
     qint64 sampleBytes() const { return m_sampleBytes; }
@@ -101,7 +103,7 @@ public:
     // Counts the calls of a batch that finished (each once); the rest are ignored.
     void addCalls(const ToolCallList& calls);
     void setScope(const Scope& scope);
-    // Moves the window to the clock's current second, dropping what fell out of it.
+    // Moves the window to the clock's last whole second, dropping what fell out of it.
     void advance();
     void clear();
 

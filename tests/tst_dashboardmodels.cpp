@@ -54,7 +54,8 @@ private Q_SLOTS:
 
 void TestDashboardModels::bucketsGiveExactFigures()
 {
-    qint64 now = NowSecond * 1000 + 500;
+    // Half a second into the next second: NowSecond is the last whole one, the window's end.
+    qint64 now = (NowSecond + 1) * 1000 + 500;
     TrafficStatsModel model;
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
     model.setClock([&now] { return now; });
@@ -134,7 +135,7 @@ void TestDashboardModels::bucketsGiveExactFigures()
 
 void TestDashboardModels::windowMovesAndForgets()
 {
-    qint64 now = NowSecond * 1000;
+    qint64 now = (NowSecond + 1) * 1000;
     TrafficStatsModel model;
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
     model.setClock([&now] { return now; });
@@ -167,7 +168,7 @@ void TestDashboardModels::windowMovesAndForgets()
 
 void TestDashboardModels::seriesAreCappedAndFolded()
 {
-    qint64 now = NowSecond * 1000;
+    qint64 now = (NowSecond + 1) * 1000;
     TrafficStatsModel model;
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
     model.setClock([&now] { return now; });
@@ -194,7 +195,7 @@ void TestDashboardModels::seriesAreCappedAndFolded()
 
 void TestDashboardModels::samplesAreBounded()
 {
-    qint64 now = NowSecond * 1000;
+    qint64 now = (NowSecond + 1) * 1000;
     TrafficStatsModel model;
     model.setClock([&now] { return now; });
     ToolCallList calls;
