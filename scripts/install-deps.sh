@@ -8,6 +8,9 @@ set -euo pipefail
 build_packages=(
     build-essential cmake ninja-build pkg-config git
     qt6-base-dev qt6-base-dev-tools qt6-httpserver-dev qt6-websockets-dev qt6-networkauth-dev qt6-qpa-plugins libqt6sql6-sqlite
+    # The health dashboard's charts: Debian 12 names Qt Charts' package qt6-charts-dev (apt takes
+    # libqt6charts6-dev for it); its CMake package needs Qt6OpenGL's, which it does not declare.
+    qt6-charts-dev libqt6opengl6-dev
     libgit2-dev nlohmann-json3-dev libyaml-cpp-dev libvalijson-dev
     fonts-dejavu-core
     # SecretStore: QtKeychain, libsecret (QtKeychain loads it at run time to reach the Secret

@@ -61,6 +61,8 @@ public:
         adapterEnables << qMakePair(adapter, enabled);
     }
     void reloadConfiguration() override { ++configurationReloads; }
+    void listSessions() override { ++sessionLists; }
+    void endSession(const QString& sessionId) override { sessionEnds << sessionId; }
     void refreshRepository(const QString& path) override { repositoryRefreshes << path; }
     void addRepository(const QString& path) override { repositoryAdds << path; }
     void removeRepository(const QString& path) override { repositoryRemovals << path; }
@@ -86,4 +88,6 @@ public:
     QStringList breakerForceOpens;
     QList<QPair<QString, bool>> adapterEnables; // adapter, enabled
     int configurationReloads = 0;
+    int sessionLists = 0;
+    QStringList sessionEnds;
 };

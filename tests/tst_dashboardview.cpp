@@ -1,0 +1,207 @@
+// The health dashboard fed through a test double of the OperatorInterface: the charts' series follow
+// the calls and the chosen scope, the sessions table ends a session by click and by the Delete key,
+// a refused end shows in the status line, and security events are listed newest first.
+
+#include <QTest>
+
+#include "dashboardview.h"
+#include "fakeoperator.h"
+#include "modelroles.h"
+#include "securityeventmodel.h"
+#include "sessionlistmodel.h"
+#include "trafficstatsmodel.h"
+
+#include <QApplication>
+#include <QComboBox>
+#include <QDateTime>
+#include <QLabel>
+#include <QLineSeries>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTabWidget>
+#include <QTableView>
+
+namespace {
+
+ToolCall finishedNow(qint64 id, const QString& tool, const QString& client, CallStatus status, qint64 durationMs)
+{
+    ToolCall call;
+    call.id = id;
+    call.tool = tool;
+    call.clientName = client;
+    call.status = status;
+    call.durationUs = durationMs * 1000;
+    call.startedAtMs = QDateTime::currentMSecsSinceEpoch() - durationMs;
+    return call;
+}
+
+// The sum of a series' y values, and its largest.
+double total(const QLineSeries* series)
+{
+    double sum = 0;
+    const QList<QPointF> points = series->points();
+    for (const QPointF& point : points)
+        sum += point.y();
+    return sum;
+}
+
+SessionState session(const QString& id, const QString& client)
+{
+    const qint64 now = QDateTime::currentMSecsSinceEpoch();
+    return SessionState{id, client, QStringLiteral("1.0"), QStringLiteral("2025-06-18"), now, now, 0, false};
+}
+
+} // namespace
+
+class TestDashboardView : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void chartsFollowCalls();
+    void endsSessionByClickAndKeyboard();
+    void listsSecurityEvents();
+};
+
+void TestDashboardView::chartsFollowCalls()
+{
+    FakeOperator backend;
+    DashboardView view(&backend);
+    // The charts end at the last whole second; a clock a second ahead shows this one.
+    view.trafficModel()->setClock([] { return QDateTime::currentMSecsSinceEpoch() + 1000; });
+    view.resize(1000, 320);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QCOMPARE(backend.sessionLists, 1);
+
+    Q_EMIT backend.callsUpdated({
+        finishedNow(1, QStringLiteral("echo"), QStringLiteral("curl"), CallStatus::Ok, 2),
+        finishedNow(2, QStringLiteral("echo"), QStringLiteral("curl"), CallStatus::Ok, 4),
+        finishedNow(3, QStringLiteral("debug.throw"), QStringLiteral("curl"), CallStatus::Error, 8),
+        finishedNow(4, QStringLiteral("echo"), QStringLiteral("inspector"), CallStatus::Ok, 6),
+    });
+    view.refresh();
+    QCOMPARE(view.callsSeries()->count(), view.trafficModel()->rowCount());
+    // The calls may straddle a second boundary; the sums do not care.
+    QCOMPARE(total(view.callsSeries()), 4.0);
+    QCOMPARE(total(view.errorsSeries()), 1.0);
+    QVERIFY(view.p50Series()->count() >= 1);
+    QVERIFY(view.summaryLabel()->text().contains(QStringLiteral("calls/s")));
+
+    // The scope box offers each tool and client; choosing one narrows the charts.
+    QComboBox* scopes = view.scopeBox();
+    const int echo = scopes->findData(QStringLiteral("tool:echo"));
+    const int thrower = scopes->findData(QStringLiteral("tool:debug.throw"));
+    const int inspector = scopes->findData(QStringLiteral("client:inspector"));
+    QVERIFY(echo > 0 && thrower > 0 && inspector > 0);
+    scopes->setFocus();
+    scopes->setCurrentIndex(thrower);
+    QCOMPARE(total(view.callsSeries()), 1.0);
+    QCOMPARE(total(view.errorsSeries()), 1.0);
+    QCOMPARE(view.p99Series()->count(), 1);
+    QCOMPARE(view.p99Series()->at(0).y(), 8.0);
+    scopes->setCurrentIndex(inspector);
+    QCOMPARE(total(view.callsSeries()), 1.0);
+    QCOMPARE(total(view.errorsSeries()), 0.0);
+    scopes->setCurrentIndex(echo);
+    QCOMPARE(total(view.callsSeries()), 3.0);
+    // By keyboard: Home goes back to all calls.
+    QTest::keyClick(scopes, Qt::Key_Home);
+    QCOMPARE(scopes->currentIndex(), 0);
+    QCOMPARE(total(view.callsSeries()), 4.0);
+
+    // A new tool keeps the chosen scope.
+    scopes->setCurrentIndex(echo);
+    Q_EMIT backend.callsUpdated(
+        {finishedNow(5, QStringLiteral("git_status"), QStringLiteral("curl"), CallStatus::Ok, 1)});
+    QVERIFY(scopes->findData(QStringLiteral("tool:git_status")) > 0);
+    QCOMPARE(scopes->currentData().toString(), QStringLiteral("tool:echo"));
+}
+
+void TestDashboardView::endsSessionByClickAndKeyboard()
+{
+    FakeOperator backend;
+    DashboardView view(&backend);
+    view.resize(1000, 320);
+    view.show();
+    QApplication::setActiveWindow(&view);
+    QVERIFY(QTest::qWaitForWindowActive(&view));
+    view.tabs()->setCurrentIndex(1);
+
+    Q_EMIT backend.sessionsListed({session(QStringLiteral("s-one"), QStringLiteral("claude-code")),
+        session(QStringLiteral("s-two"), QStringLiteral("inspector"))});
+    QTableView* table = view.sessionTable();
+    QCOMPARE(table->model()->rowCount(), 2);
+    QCOMPARE(view.tabs()->tabText(1), QStringLiteral("Sessions (2)"));
+    QVERIFY(!view.endSessionButton()->isEnabled());
+
+    // By click: select the second row, press the button.
+    QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, table->visualRect(table->model()->index(1, 0)).center());
+    QVERIFY(view.endSessionButton()->isEnabled());
+    QTest::mouseClick(view.endSessionButton(), Qt::LeftButton);
+    QCOMPARE(backend.sessionEnds, QStringList{QStringLiteral("s-two")});
+    QVERIFY(view.statusLabel()->text().contains(QStringLiteral("inspector")));
+
+    // The backend says it ended: the row goes.
+    SessionState ended = session(QStringLiteral("s-two"), QStringLiteral("inspector"));
+    ended.ended = true;
+    Q_EMIT backend.sessionStatesChanged({ended});
+    QCOMPARE(table->model()->rowCount(), 1);
+    QCOMPARE(view.tabs()->tabText(1), QStringLiteral("Sessions (1)"));
+
+    // By keyboard: focus the table, move to the row, Delete.
+    table->setFocus();
+    QTRY_VERIFY(table->hasFocus());
+    QTest::keyClick(table, Qt::Key_Home);
+    QCOMPARE(table->currentIndex().row(), 0);
+    QTest::keyClick(table, Qt::Key_Delete);
+    QCOMPARE(backend.sessionEnds, (QStringList{QStringLiteral("s-two"), QStringLiteral("s-one")}));
+
+    // A refusal shows in the status line.
+    Q_EMIT backend.commandFailed(QStringLiteral("endSession"), QStringLiteral("There is no session s-one"));
+    QVERIFY(view.statusLabel()->text().contains(QStringLiteral("There is no session s-one")));
+    // Another view's command is not this view's business.
+    Q_EMIT backend.commandFailed(QStringLiteral("resetBreaker"), QStringLiteral("adapter problem"));
+    QVERIFY(!view.statusLabel()->text().contains(QStringLiteral("adapter problem")));
+
+    // The button's mnemonic works too (Alt+E) once a row is current again.
+    Q_EMIT backend.sessionStatesChanged({session(QStringLiteral("s-three"), QStringLiteral("curl"))});
+    table->setFocus();
+    QTest::keyClick(table, Qt::Key_End, Qt::ControlModifier);
+    QCOMPARE(table->currentIndex().row(), 1);
+    QTest::keyClick(&view, Qt::Key_E, Qt::AltModifier);
+    // A mnemonic animates the click: it lands a moment later.
+    QTRY_COMPARE_WITH_TIMEOUT(backend.sessionEnds.last(), QStringLiteral("s-three"), 10'000);
+}
+
+void TestDashboardView::listsSecurityEvents()
+{
+    FakeOperator backend;
+    DashboardView view(&backend);
+    view.resize(1000, 320);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+
+    const qint64 now = QDateTime::currentMSecsSinceEpoch();
+    Q_EMIT backend.securityEventsRecorded({
+        {now - 2000, SecurityEventKind::MissingToken, QStringLiteral("127.0.0.1"),
+            QStringLiteral("/mcp: no bearer token")},
+        {now - 1000, SecurityEventKind::BadOrigin, QStringLiteral("127.0.0.1"),
+            QStringLiteral("/mcp: Origin \"http://evil.example\" is not allowed")},
+    });
+    Q_EMIT backend.securityEventsRecorded(
+        {{now, SecurityEventKind::BadHost, QStringLiteral("::1"), QStringLiteral("/mcp: Host \"x.example\"")}});
+    QCOMPARE(view.tabs()->tabText(2), QStringLiteral("Security events (3)"));
+    QTableView* table = view.securityTable();
+    const QAbstractItemModel* model = table->model();
+    QCOMPARE(model->rowCount(), 3);
+    QCOMPARE(model->index(0, SecurityEventModel::KindColumn).data().toString(), QStringLiteral("Host refused"));
+    QCOMPARE(model->index(0, SecurityEventModel::RemoteColumn).data().toString(), QStringLiteral("::1"));
+    QCOMPARE(model->index(1, SecurityEventModel::KindColumn).data().toString(), QStringLiteral("Origin refused"));
+    QVERIFY(
+        model->index(1, SecurityEventModel::DetailColumn).data().toString().contains(QStringLiteral("evil.example")));
+    QCOMPARE(model->index(2, SecurityEventModel::KindColumn).data().toString(), QStringLiteral("No token"));
+}
+
+QTEST_MAIN(TestDashboardView)
+#include "tst_dashboardview.moc"
