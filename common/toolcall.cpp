@@ -7,12 +7,20 @@
 
 namespace {
 
-constexpr EnumNames<CallStatus, 5> statusNames{{
+constexpr EnumNames<CallStatus, 13> statusNames{{
     {CallStatus::Running, "running"},
     {CallStatus::Ok, "ok"},
     {CallStatus::Error, "error"},
     {CallStatus::Cancelled, "cancelled"},
     {CallStatus::Paused, "paused"},
+    {CallStatus::Denied, "denied"},
+    {CallStatus::Declined, "declined"},
+    {CallStatus::InvalidArguments, "invalid_arguments"},
+    {CallStatus::UnknownTool, "unknown_tool"},
+    {CallStatus::TimedOut, "timed_out"},
+    {CallStatus::UpstreamError, "upstream_error"},
+    {CallStatus::ToolError, "tool_error"},
+    {CallStatus::Parked, "parked"},
 }};
 
 } // namespace
@@ -28,6 +36,97 @@ bool callStatusFromName(const QString& name, CallStatus* status)
     if (parsed)
         *status = *parsed;
     return parsed.has_value();
+}
+
+QList<CallStatus> allCallStatuses()
+{
+    return {CallStatus::Running, CallStatus::Paused, CallStatus::Ok, CallStatus::Declined, CallStatus::Parked,
+        CallStatus::Cancelled, CallStatus::Denied, CallStatus::InvalidArguments, CallStatus::UnknownTool,
+        CallStatus::TimedOut, CallStatus::UpstreamError, CallStatus::ToolError, CallStatus::Error};
+}
+
+QString callStatusLabel(CallStatus status)
+{
+    switch (status) {
+    case CallStatus::Running:
+        return QStringLiteral("Running");
+    case CallStatus::Ok:
+        return QStringLiteral("OK");
+    case CallStatus::Error:
+        return QStringLiteral("Error");
+    case CallStatus::Cancelled:
+        return QStringLiteral("Cancelled");
+    case CallStatus::Paused:
+        return QStringLiteral("Paused");
+    case CallStatus::Denied:
+        return QStringLiteral("Denied");
+    case CallStatus::Declined:
+        return QStringLiteral("Declined");
+    case CallStatus::InvalidArguments:
+        return QStringLiteral("Invalid arguments");
+    case CallStatus::UnknownTool:
+        return QStringLiteral("Unknown tool");
+    case CallStatus::TimedOut:
+        return QStringLiteral("Timed out");
+    case CallStatus::UpstreamError:
+        return QStringLiteral("Upstream error");
+    case CallStatus::ToolError:
+        return QStringLiteral("Tool error");
+    case CallStatus::Parked:
+        return QStringLiteral("Parked");
+    }
+    return callStatusName(status);
+}
+
+QString callStatusDescription(CallStatus status)
+{
+    switch (status) {
+    case CallStatus::Running:
+        return QStringLiteral("The call is running.");
+    case CallStatus::Ok:
+        return QStringLiteral("The tool ran and answered.");
+    case CallStatus::Error:
+        return QStringLiteral("Refused before it ran: the request was malformed or Switchboard was too busy.");
+    case CallStatus::Cancelled:
+        return QStringLiteral("Stopped: the client cancelled it or closed its connection, or the server stopped.");
+    case CallStatus::Paused:
+        return QStringLiteral("Waiting for a person to answer at the console.");
+    case CallStatus::Denied:
+        return QStringLiteral("Did not run: the operator's policy, a read-only adapter or a person denied it.");
+    case CallStatus::Declined:
+        return QStringLiteral("A person answered the question with \u201cno\u201d; the client got that answer.");
+    case CallStatus::InvalidArguments:
+        return QStringLiteral("Did not run: its arguments do not fit the tool's input schema.");
+    case CallStatus::UnknownTool:
+        return QStringLiteral("Did not run: no tool answers to this name.");
+    case CallStatus::TimedOut:
+        return QStringLiteral("Ended by a deadline: the tool, its command or upstream took too long, or no one "
+                              "answered in time.");
+    case CallStatus::UpstreamError:
+        return QStringLiteral("The adapter got no answer from its upstream server (connection, HTTP error, "
+                              "circuit breaker open).");
+    case CallStatus::ToolError:
+        return QStringLiteral("The tool ran and reported an error.");
+    case CallStatus::Parked:
+        return QStringLiteral("Let go without an answer; its question stays open and the answer goes to the next "
+                              "identical call.");
+    }
+    return {};
+}
+
+bool isFailureStatus(CallStatus status)
+{
+    switch (status) {
+    case CallStatus::Running:
+    case CallStatus::Ok:
+    case CallStatus::Paused:
+    case CallStatus::Declined:
+    case CallStatus::Parked:
+    case CallStatus::Cancelled: // the client's choice (or a shutdown), not a fault of the call
+        return false;
+    default:
+        return true;
+    }
 }
 
 QString ToolCall::boundedText(const QString& text, qsizetype maxChars)

@@ -14,17 +14,40 @@
 
 #include "toolroute.h"
 
+// How a call ended (or that it has not). The values are only ever appended: models sort and filter on
+// them as ints, and history stores their names (callStatusName), never the numbers.
 enum class CallStatus {
     Running,
     Ok,
+    // Refused for a reason none of the statuses below names: a malformed request (no tool name, a
+    // request id already in flight, a batch that would wait for a person) or a full queue. Rows
+    // written by versions that knew no finer status also read back as this.
     Error,
-    Cancelled,
-    Paused,
+    Cancelled, // the client cancelled, its connection closed while the call ran, or the server stopped
+    Paused, // waiting for a person at the console (an approval or a client tool's question)
+    Denied, // refused by the operator's policy, a read-only adapter, or a person who denied the approval
+    Declined, // a person answered a client tool's question with "no": a valid answer, not a failure
+    InvalidArguments, // the arguments failed the tool's input schema (or its own argument check)
+    UnknownTool, // no tool answers to the name (or its adapter offers no tools now)
+    TimedOut, // a deadline passed: the tool's, a command's or an upstream's timeout, or no one answered
+    UpstreamError, // an adapter could not get an answer from its upstream (transport, HTTP, breaker open)
+    ToolError, // the tool ran and answered isError, or threw
+    // The call stopped waiting without an answer while its question stays open for a person (parked
+    // by design, or its client closed the connection): the answer goes to the next identical call.
+    Parked,
 };
 
 QString callStatusName(CallStatus status);
 // Parses a name written by callStatusName(); returns false for anything else.
 bool callStatusFromName(const QString& name, CallStatus* status);
+// Every status, in the order a person reads them (filters, legends).
+QList<CallStatus> allCallStatuses();
+// The status as words for a person ("Timed out"), and a sentence saying what it means.
+QString callStatusLabel(CallStatus status);
+QString callStatusDescription(CallStatus status);
+// Whether the status says the call failed (anything but running, ok, paused, declined, parked and
+// cancelled).
+bool isFailureStatus(CallStatus status);
 
 struct ToolCall
 {
@@ -39,7 +62,7 @@ struct ToolCall
     // What the tool attached to the call besides its result, as a compact JSON object (a command
     // tool's envelope, stdout, stderr, exit status and duration); empty when it attached nothing.
     QByteArray details;
-    QString error; // a one-line reason when status is Error or Cancelled
+    QString error; // a one-line reason when the call failed, was cancelled or parked
     qint64 startedAtMs = 0; // milliseconds since the Unix epoch, UTC
     qint64 durationUs = -1; // -1 while running
     CallStatus status = CallStatus::Running;

@@ -1,6 +1,7 @@
 #include "callcolumns.h"
 
 #include "modelroles.h"
+#include "statuscolours.h"
 
 #include <QColor>
 #include <QDateTime>
@@ -36,27 +37,6 @@ QString clientLabel(const ToolCall& call)
     return call.clientVersion.isEmpty() ? call.clientName : call.clientName + QLatin1Char(' ') + call.clientVersion;
 }
 
-namespace {
-
-QColor statusColor(CallStatus status)
-{
-    switch (status) {
-    case CallStatus::Running:
-        return QColor(0x1f, 0x6f, 0xd1);
-    case CallStatus::Ok:
-        return QColor(0x1a, 0x7f, 0x37);
-    case CallStatus::Error:
-        return QColor(0xc0, 0x1c, 0x28);
-    case CallStatus::Cancelled:
-        return QColor(0x77, 0x77, 0x77);
-    case CallStatus::Paused:
-        return QColor(0xb3, 0x6b, 0x00);
-    }
-    return {};
-}
-
-} // namespace
-
 QVariant data(const ToolCall& call, int column, int role)
 {
     switch (role) {
@@ -71,10 +51,14 @@ QVariant data(const ToolCall& call, int column, int role)
         case RouteColumn:
             return call.route.toString();
         case StatusColumn:
-            return callStatusName(call.status);
+            return callStatusLabel(call.status);
         case DurationColumn:
             return formatDuration(call.durationUs);
         }
+        break;
+    case Qt::DecorationRole:
+        if (column == StatusColumn)
+            return StatusColours::forApplication().icon(call.status);
         break;
     case Qt::ToolTipRole:
         switch (column) {
@@ -83,13 +67,18 @@ QVariant data(const ToolCall& call, int column, int role)
         case ClientColumn:
             return QStringLiteral("session %1").arg(call.sessionId);
         case StatusColumn:
-            return call.error.isEmpty() ? QVariant() : QVariant(call.error);
+            // The status's name (as history and the headless log write it), what it means, and why.
+            return QString(callStatusName(call.status) + QStringLiteral(": ") + callStatusDescription(call.status)
+                + (call.error.isEmpty() ? QString() : QLatin1Char('\n') + call.error));
         }
         break;
     case Qt::ForegroundRole:
         if (column == StatusColumn)
-            return statusColor(call.status);
+            return StatusColours::forApplication().text(call.status);
         break;
+    case Qt::BackgroundRole:
+        // The whole row, so a failure stands out across the log and not only in its status cell.
+        return StatusColours::forApplication().tint(call.status);
     case Qt::TextAlignmentRole:
         if (column == DurationColumn)
             return QVariant(Qt::AlignRight | Qt::AlignVCenter);
@@ -107,8 +96,8 @@ QVariant data(const ToolCall& call, int column, int role)
         }
     case FilterRole:
         return QString(call.tool + QLatin1Char(' ') + clientLabel(call) + QLatin1Char(' ') + call.route.toString()
-            + QLatin1Char(' ') + callStatusName(call.status) + QLatin1Char(' ') + call.sessionId + QLatin1Char(' ')
-            + call.error)
+            + QLatin1Char(' ') + callStatusName(call.status) + QLatin1Char(' ') + callStatusLabel(call.status)
+            + QLatin1Char(' ') + call.sessionId + QLatin1Char(' ') + call.error)
             .toLower();
     case CallIdRole:
         return call.id;

@@ -105,7 +105,7 @@ private Q_SLOTS:
         inspector.setCall(call);
         QVERIFY(inspector.hasCall());
         QCOMPARE(child<QLabel>(inspector, "toolLabel")->text(), QStringLiteral("echo"));
-        QCOMPARE(child<QLabel>(inspector, "statusLabel")->text(), QStringLiteral("running"));
+        QCOMPARE(child<QLabel>(inspector, "statusLabel")->text(), QStringLiteral("Running"));
         QCOMPARE(child<QLabel>(inspector, "clientLabel")->text(), QStringLiteral("claude-code 1.2.3"));
         QCOMPARE(child<QLabel>(inspector, "sessionLabel")->text(), QStringLiteral("session-abc"));
         QCOMPARE(child<QLabel>(inspector, "routeLabel")->text(), QStringLiteral("builtin"));
@@ -125,7 +125,7 @@ private Q_SLOTS:
         call.durationUs = 2500;
         call.response = R"({"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"hi"}]}})";
         inspector.setCall(call);
-        QCOMPARE(child<QLabel>(inspector, "statusLabel")->text(), QStringLiteral("ok"));
+        QCOMPARE(child<QLabel>(inspector, "statusLabel")->text(), QStringLiteral("OK"));
         QCOMPARE(child<QLabel>(inspector, "durationLabel")->text(), QStringLiteral("2.50 ms"));
         QVERIFY(response->toPlainText().contains(QStringLiteral("\"text\": \"hi\"")));
     }
@@ -151,6 +151,29 @@ private Q_SLOTS:
 
     // A call's details (a command tool's) get a tab of their own, one section per item, text as it
     // was printed; a call without details shows no such tab.
+    // Each status in words, with what it means, so a denial reads differently from a crash.
+    void showsTheStatusInWords()
+    {
+        CallInspector inspector;
+        inspector.show();
+        auto* status = child<QLabel>(inspector, "statusLabel");
+        auto* meaning = child<QLabel>(inspector, "statusMeaningLabel");
+        QSet<QString> shown;
+        for (const CallStatus each : allCallStatuses()) {
+            ToolCall call = runningCall();
+            call.id = 100 + int(each);
+            call.status = each;
+            call.durationUs = call.isFinished() ? 10 : -1;
+            inspector.setCall(call);
+            QCOMPARE(status->text(), callStatusLabel(each));
+            QVERIFY(status->toolTip().startsWith(callStatusName(each)));
+            QCOMPARE(meaning->text(), callStatusDescription(each));
+            QVERIFY(meaning->isVisible());
+            shown.insert(status->text());
+        }
+        QCOMPARE(shown.size(), allCallStatuses().size());
+    }
+
     void showsDetailsOnlyForCallsThatHaveThem()
     {
         CallInspector inspector;
@@ -220,7 +243,7 @@ private Q_SLOTS:
         const ToolCall call = largeCall(1, 3 * 1024 * 1024);
         inspector.setCall(call);
         // setCall returns before the formatting is done: the header is there, the body follows.
-        QCOMPARE(child<QLabel>(inspector, "statusLabel")->text(), QStringLiteral("ok"));
+        QCOMPARE(child<QLabel>(inspector, "statusLabel")->text(), QStringLiteral("OK"));
         QVERIFY(inspector.isRendering());
         QVERIFY(response->document()->characterCount() < 100);
         QVERIFY(response->placeholderText().startsWith(QStringLiteral("Formatting")));

@@ -4,6 +4,7 @@
 
 #include "calllogmodel.h"
 #include "modelroles.h"
+#include "statuscolours.h"
 
 #include <QAbstractItemModelTester>
 #include <QSignalSpy>
@@ -79,7 +80,7 @@ private Q_SLOTS:
         QCOMPARE(model.columnCount(), int(CallColumns::NumColumns));
         QCOMPARE(model.index(0, CallColumns::ToolColumn).data().toString(), QStringLiteral("echo"));
         QCOMPARE(model.index(0, CallColumns::ClientColumn).data().toString(), QStringLiteral("claude-code 1.0"));
-        QCOMPARE(model.index(0, CallColumns::StatusColumn).data().toString(), QStringLiteral("ok"));
+        QCOMPARE(model.index(0, CallColumns::StatusColumn).data().toString(), QStringLiteral("OK"));
     }
 
     void updatesARunningCallInPlace()
@@ -87,7 +88,7 @@ private Q_SLOTS:
         CallLogModel model(100);
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
         model.applyUpdates({makeCall(1), makeCall(2, CallStatus::Running)});
-        QCOMPARE(model.index(1, CallColumns::StatusColumn).data().toString(), QStringLiteral("running"));
+        QCOMPARE(model.index(1, CallColumns::StatusColumn).data().toString(), QStringLiteral("Running"));
         QCOMPARE(model.index(1, CallColumns::DurationColumn).data().toString(), QStringLiteral("…"));
 
         QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
@@ -106,7 +107,7 @@ private Q_SLOTS:
         QCOMPARE(bottomRight.column(), CallColumns::NumColumns - 1);
         QCOMPARE(inserted.size(), 1);
         QCOMPARE(model.rowCount(), 3);
-        QCOMPARE(model.index(1, CallColumns::StatusColumn).data().toString(), QStringLiteral("ok"));
+        QCOMPARE(model.index(1, CallColumns::StatusColumn).data().toString(), QStringLiteral("OK"));
         QCOMPARE(model.index(1, 0).data(CallRole).value<ToolCall>().response, finished.response);
         QCOMPARE(model.index(1, CallColumns::StatusColumn).data(StatusRole).toInt(), int(CallStatus::Ok));
     }
@@ -311,6 +312,45 @@ private Q_SLOTS:
 
         model.clear();
         QCOMPARE(model.retainedBytes(), qint64(0));
+    }
+
+    // Every status is a row of its own look: its words in the status column, a tint across the
+    // whole row (not only coloured text), and a text colour that reads on that tint.
+    void everyStatusHasItsWordsTintAndTextColour()
+    {
+        CallLogModel model(100);
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        const QList<CallStatus> statuses = allCallStatuses();
+        ToolCallList calls;
+        for (int i = 0; i < statuses.size(); ++i)
+            calls.append(makeCall(i + 1, statuses.at(i)));
+        model.applyUpdates(calls);
+        QSet<QRgb> tints;
+        QSet<QString> words;
+        for (int row = 0; row < statuses.size(); ++row) {
+            const CallStatus status = statuses.at(row);
+            const QString label = model.index(row, CallColumns::StatusColumn).data().toString();
+            QCOMPARE(label, callStatusLabel(status));
+            words.insert(label);
+            const QColor tint = model.index(row, CallColumns::ToolColumn).data(Qt::BackgroundRole).value<QColor>();
+            QVERIFY(tint.isValid());
+            // The same tint in every column of the row.
+            for (int column = 0; column < CallColumns::NumColumns; ++column)
+                QCOMPARE(model.index(row, column).data(Qt::BackgroundRole).value<QColor>(), tint);
+            tints.insert(tint.rgb());
+            const QColor text = model.index(row, CallColumns::StatusColumn).data(Qt::ForegroundRole).value<QColor>();
+            QVERIFY2(StatusColours::contrast(text, tint) >= StatusColours::MinimumContrast,
+                qPrintable(callStatusName(status)));
+            // The tooltip names the status as history and the headless log write it.
+            QVERIFY(model.index(row, CallColumns::StatusColumn)
+                        .data(Qt::ToolTipRole)
+                        .toString()
+                        .startsWith(callStatusName(status)));
+            // Searchable by its name and its words.
+            QVERIFY(model.index(row, 0).data(FilterRole).toString().contains(callStatusName(status)));
+        }
+        QCOMPARE(words.size(), statuses.size());
+        QCOMPARE(tints.size(), statuses.size());
     }
 
     void clearResets()

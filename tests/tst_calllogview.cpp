@@ -5,6 +5,7 @@
 #include "calllogmodel.h"
 #include "calllogview.h"
 #include "modelroles.h"
+#include "statuscolours.h"
 
 #include <QComboBox>
 #include <QLineEdit>
@@ -188,11 +189,60 @@ private Q_SLOTS:
         auto* box = view.findChild<QComboBox*>(QStringLiteral("callLogStatusFilter"));
         QVERIFY(box);
         QCOMPARE(box->currentText(), QStringLiteral("All statuses"));
-        box->setCurrentIndex(box->findText(QStringLiteral("error")));
+        box->setCurrentIndex(box->findText(QStringLiteral("Error")));
         QCOMPARE(view.proxy()->rowCount(), 1);
         QCOMPARE(view.proxy()->index(0, 0).data(CallIdRole).toLongLong(), qint64(2));
         box->setCurrentIndex(0);
         QCOMPARE(view.proxy()->rowCount(), 3);
+        // Every status is offered, in words, with its icon.
+        QCOMPARE(box->count(), 1 + allCallStatuses().size());
+        for (const CallStatus status : allCallStatuses()) {
+            const int item = box->findData(int(status));
+            QVERIFY2(item > 0, qPrintable(callStatusName(status)));
+            QCOMPARE(box->itemText(item), callStatusLabel(status));
+            QVERIFY(!box->itemIcon(item).isNull());
+        }
+        model.applyUpdates({makeCall(4, CallStatus::TimedOut), makeCall(5, CallStatus::ToolError)});
+        box->setCurrentIndex(box->findData(int(CallStatus::TimedOut)));
+        QCOMPARE(view.proxy()->rowCount(), 1);
+        QCOMPARE(view.proxy()->index(0, 0).data(CallIdRole).toLongLong(), qint64(4));
+    }
+
+    // Outcomes are told apart at a glance: each row is painted in its status's tint (not only its
+    // status text coloured), and the status cell carries the status's own icon.
+    void rowsShowTheirStatusTintAndIcon()
+    {
+        CallLogModel model;
+        CallLogView view(&model);
+        view.resize(900, 300);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        model.applyUpdates({makeCall(1, CallStatus::Denied), makeCall(2, CallStatus::UpstreamError)});
+        QTRY_COMPARE_WITH_TIMEOUT(view.proxy()->rowCount(), 2, TimeoutMs);
+        QTableView* table = view.tableView();
+        table->clearSelection();
+        table->setCurrentIndex(QModelIndex());
+        const StatusColours& colours = StatusColours::forApplication();
+        QList<QImage> icons;
+        for (int row = 0; row < 2; ++row) {
+            const QModelIndex route = view.proxy()->index(row, CallColumns::RouteColumn);
+            const auto status = CallStatus(route.data(StatusRole).toInt());
+            // A point right of the short route text, inside the cell.
+            const QRect cell = table->visualRect(route);
+            const QImage shot = table->viewport()->grab().toImage();
+            const QColor painted
+                = shot.pixelColor(shot.devicePixelRatio() * QPoint(cell.right() - 3, cell.center().y()));
+            const QColor tint = route.data(Qt::BackgroundRole).value<QColor>();
+            QCOMPARE(tint, colours.tint(status));
+            QVERIFY2(qAbs(painted.red() - tint.red()) <= 2 && qAbs(painted.green() - tint.green()) <= 2
+                    && qAbs(painted.blue() - tint.blue()) <= 2,
+                qPrintable(QStringLiteral("%1 painted, %2 expected").arg(painted.name(), tint.name())));
+            const QIcon icon
+                = view.proxy()->index(row, CallColumns::StatusColumn).data(Qt::DecorationRole).value<QIcon>();
+            QVERIFY(!icon.isNull());
+            icons.append(icon.pixmap(16, 16).toImage());
+        }
+        QVERIFY(icons.at(0) != icons.at(1));
     }
 
     // A question's "Show call": the row is selected and scrolled to, even when a filter hid it.

@@ -226,6 +226,18 @@ void TestCommonTypes::callsSurviveTheRoundTrip()
     QCOMPARE(read->durationUs, call.durationUs);
     QCOMPARE(read->wholeRequestBytes, qint64(-1));
 
+    // Every status travels by its name (a remote console, history) and comes back as itself.
+    for (const CallStatus status : allCallStatuses()) {
+        ToolCall each = call;
+        each.status = status;
+        const auto back = ToolCall::fromJson(each.toJson(), &problem);
+        QVERIFY2(back, qPrintable(problem));
+        QCOMPARE(back->status, status);
+        QCOMPARE(QString::fromStdString(each.toJson()["status"].get<std::string>()), callStatusName(status));
+    }
+    QCOMPARE(callStatusName(CallStatus::InvalidArguments), QStringLiteral("invalid_arguments"));
+    QCOMPARE(callStatusName(CallStatus::TimedOut), QStringLiteral("timed_out"));
+
     json unknownStatus = call.toJson();
     unknownStatus["status"] = "exploded";
     QVERIFY(!ToolCall::fromJson(unknownStatus, &problem));

@@ -55,8 +55,8 @@ private Q_SLOTS:
         QCOMPARE(model.rowCount(), 2);
         QVERIFY(!model.hasMore());
         QCOMPARE(model.oldestId(), qint64(3));
-        QCOMPARE(model.index(1, CallColumns::StatusColumn).data().toString(), QStringLiteral("ok"));
-        QCOMPARE(model.index(0, CallColumns::StatusColumn).data().toString(), QStringLiteral("error"));
+        QCOMPARE(model.index(1, CallColumns::StatusColumn).data().toString(), QStringLiteral("OK"));
+        QCOMPARE(model.index(0, CallColumns::StatusColumn).data().toString(), QStringLiteral("Error"));
 
         model.clear();
         QCOMPARE(reset.size(), 3);

@@ -106,6 +106,7 @@ private Q_SLOTS:
     void survivesReopening();
     void updatesReplaceTheRunningRecord();
     void runningCallsAreMarkedInterruptedAfterACrash();
+    void everyStatusRoundTripsAndOldNamesStillLoad();
     void loadRecentIsOldestFirst();
     void previewsAreCutInSqliteAndKeepTheWholeSizes();
     void detailsAreKeptAndAnOlderHistoryGainsThem();
@@ -239,6 +240,56 @@ void TestHistoryStore::runningCallsAreMarkedInterruptedAfterACrash()
     QCOMPARE(calls.at(0).status, CallStatus::Error);
     QVERIFY(calls.at(0).error.startsWith(QStringLiteral("interrupted")));
     QCOMPARE(calls.at(1).status, CallStatus::Ok);
+}
+
+// Every status is stored by its name and read back as itself, and filtered on; rows an older
+// version wrote still load: "error" as Error, a "paused" row with a duration (a call that stopped
+// waiting, before "parked" existed) as Parked, a name no version knows as Error.
+void TestHistoryStore::everyStatusRoundTripsAndOldNamesStillLoad()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("h.sqlite"));
+    HistoryStore store(path);
+    QString error;
+    QVERIFY(store.open(&error));
+    ToolCallList calls;
+    for (const CallStatus status : allCallStatuses()) {
+        calls.append(makeCall(int(status) + 1, status));
+        if (!calls.last().isFinished())
+            calls.last().durationUs = -1; // as a running or waiting call's record has
+    }
+    write(store, calls);
+    const auto loaded = answer(store, 1, [&] { store.loadRecent(1, 100); });
+    QCOMPARE(loaded.size(), calls.size());
+    for (const ToolCall& call : loaded)
+        QCOMPARE(call.status, CallStatus(call.id - 1));
+    HistoryQuery byStatus;
+    byStatus.status = CallStatus::UpstreamError;
+    const auto upstream = answer(store, 2, [&] { store.query(2, byStatus); });
+    QCOMPARE(upstream.size(), 1);
+    QCOMPARE(upstream.first().status, CallStatus::UpstreamError);
+
+    {
+        QSqlDatabase database = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("old-rows"));
+        database.setDatabaseName(path);
+        QVERIFY(database.open());
+        QSqlQuery insert(database);
+        QVERIFY(insert.exec(QStringLiteral("INSERT INTO calls (id, tool, route, request, response, error, started_at, "
+                                           "duration_us, status) VALUES (50, 'a', 'builtin', '', '', 'old', 1, 10, "
+                                           "'error'), (51, 'b', 'client', '', '', 'left', 2, 20, 'paused'), (52, 'c', "
+                                           "'client', '', '', '', 3, -1, 'paused'), (53, 'd', 'builtin', '', '', '', "
+                                           "4, 5, 'exploded')")));
+        database.close();
+    }
+    QSqlDatabase::removeDatabase(QStringLiteral("old-rows"));
+    const auto old = answer(store, 3, [&] { store.loadRecent(3, 100); });
+    QMap<QString, CallStatus> byTool;
+    for (const ToolCall& call : old)
+        byTool.insert(call.tool, call.status);
+    QCOMPARE(byTool.value(QStringLiteral("a")), CallStatus::Error);
+    QCOMPARE(byTool.value(QStringLiteral("b")), CallStatus::Parked);
+    QCOMPARE(byTool.value(QStringLiteral("c")), CallStatus::Paused); // still waiting: no duration yet
+    QCOMPARE(byTool.value(QStringLiteral("d")), CallStatus::Error);
 }
 
 void TestHistoryStore::loadRecentIsOldestFirst()

@@ -268,7 +268,7 @@ void TestMainWindow::callShowsInLogAndInspector()
     auto* arguments = inspector->findChild<QPlainTextEdit*>(QStringLiteral("argumentsText"));
     QVERIFY(status && tool && response && arguments);
     QCOMPARE(tool->text(), QStringLiteral("echo"));
-    QTRY_COMPARE_WITH_TIMEOUT(status->text(), QStringLiteral("ok"), TimeoutMs);
+    QTRY_COMPARE_WITH_TIMEOUT(status->text(), QStringLiteral("OK"), TimeoutMs);
     QVERIFY2(response->toPlainText().contains(message), qPrintable(response->toPlainText()));
     QVERIFY(arguments->toPlainText().contains(QStringLiteral("\"message\": \"hello from the gui test\"")));
     saveScreenshot(m_window.get(), "ui-main");

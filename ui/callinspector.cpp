@@ -2,6 +2,7 @@
 
 #include "callcolumns.h"
 #include "jsonhighlighter.h"
+#include "statuscolours.h"
 
 #include <QDateTime>
 #include <QEvent>
@@ -92,6 +93,12 @@ CallInspector::CallInspector(QWidget* parent)
     titleRow->addWidget(m_statusLabel);
     titleRow->addStretch(1);
     detailsLayout->addLayout(titleRow);
+    // What the status means, in a sentence: "timed out" or "denied" alone does not say by whom.
+    m_statusMeaningLabel = new QLabel;
+    m_statusMeaningLabel->setObjectName(QStringLiteral("statusMeaningLabel"));
+    m_statusMeaningLabel->setWordWrap(true);
+    m_statusMeaningLabel->setForegroundRole(QPalette::PlaceholderText);
+    detailsLayout->addWidget(m_statusMeaningLabel);
 
     // Two label/value pairs per row keeps the header short, leaving the height to the JSON.
     auto* grid = new QGridLayout;
@@ -336,6 +343,10 @@ void CallInspector::showCall(const ToolCall& call, bool preview)
     case CallStatus::Paused:
         noResponse = tr("Paused: waiting for a person to answer in the console.");
         break;
+    case CallStatus::Parked:
+        noResponse = tr("Parked: no response was sent; the question stays open and its answer goes to the next "
+                        "identical call.");
+        break;
     default:
         noResponse = tr("No response was sent.");
         break;
@@ -478,12 +489,19 @@ void CallInspector::updateHeader()
 {
     m_toolLabel->setText(m_call.tool.isEmpty() ? tr("(no tool name)") : m_call.tool);
 
-    const QColor colour = CallColumns::data(m_call, CallColumns::StatusColumn, Qt::ForegroundRole).value<QColor>();
-    m_statusLabel->setText(callStatusName(m_call.status));
-    // A small outlined badge: the colour carries the status, the text keeps it readable without colour.
-    m_statusLabel->setStyleSheet(QStringLiteral("QLabel { color: %1; border: 1px solid %1; border-radius: 4px; "
-                                                "padding: 1px 6px; font-weight: bold; }")
-                                     .arg(colour.name()));
+    // The look of the call log's rows, from this widget's own palette: a tinted badge outlined in the
+    // status's hue, with the status in words (the colour is never the only sign) and what it means
+    // in its tooltip.
+    const StatusColours colours(palette());
+    const QColor colour = colours.text(m_call.status);
+    m_statusLabel->setText(callStatusLabel(m_call.status));
+    m_statusLabel->setToolTip(
+        callStatusName(m_call.status) + QStringLiteral(": ") + callStatusDescription(m_call.status));
+    m_statusLabel->setStyleSheet(
+        QStringLiteral("QLabel { color: %1; background: %2; border: 1px solid %3; "
+                       "border-radius: 4px; padding: 1px 6px; font-weight: bold; }")
+            .arg(colour.name(), colours.tint(m_call.status).name(), colours.accent(m_call.status).name()));
+    m_statusMeaningLabel->setText(callStatusDescription(m_call.status));
 
     m_routeLabel->setText(m_call.route.toString());
     m_clientLabel->setText(
@@ -503,14 +521,21 @@ void CallInspector::updateHeader()
     m_errorLabel->setText(
         m_call.error.size() > MaxErrorChars ? m_call.error.left(MaxErrorChars) + QChar(0x2026) : m_call.error);
     m_errorLabel->setToolTip(m_call.error.size() > MaxErrorChars ? m_call.error.left(8 * MaxErrorChars) : QString());
-    m_errorLabel->setStyleSheet(hasError ? QStringLiteral("QLabel { color: %1; }").arg(colour.name()) : QString());
+    // In the status's colour where that reads on the window's background; else in the plain text colour.
+    const bool readable
+        = StatusColours::contrast(colour, palette().color(QPalette::Window)) >= StatusColours::MinimumContrast;
+    m_errorLabel->setStyleSheet(
+        hasError && readable ? QStringLiteral("QLabel { color: %1; }").arg(colour.name()) : QString());
 }
 
 void CallInspector::changeEvent(QEvent* event)
 {
     QWidget::changeEvent(event);
-    if (event->type() == QEvent::PaletteChange)
+    if (event->type() == QEvent::PaletteChange) {
         updateHighlighterColours();
+        if (m_hasCall)
+            updateHeader(); // the status badge's colours come from the palette
+    }
 }
 
 void CallInspector::updateHighlighterColours()

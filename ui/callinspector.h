@@ -115,6 +115,7 @@ private:
     QStackedWidget* m_stack = nullptr;
     QLabel* m_toolLabel = nullptr;
     QLabel* m_statusLabel = nullptr;
+    QLabel* m_statusMeaningLabel = nullptr;
     QLabel* m_routeLabel = nullptr;
     QLabel* m_clientLabel = nullptr;
     QLabel* m_sessionLabel = nullptr;

@@ -79,7 +79,8 @@ HistoryDialog::HistoryDialog(OperatorInterface* backend, QWidget* parent)
         CallColumns::ClientColumn, metrics.horizontalAdvance(QStringLiteral("claude-code 1.0.100")) + padding);
     columns->resizeSection(
         CallColumns::RouteColumn, metrics.horizontalAdvance(QStringLiteral("adapter:github")) + padding);
-    columns->resizeSection(CallColumns::StatusColumn, metrics.horizontalAdvance(QStringLiteral("cancelled")) + padding);
+    columns->resizeSection(CallColumns::StatusColumn,
+        metrics.horizontalAdvance(QStringLiteral("Invalid arguments")) + padding + metrics.height() + 4);
     columns->resizeSection(
         CallColumns::DurationColumn, metrics.horizontalAdvance(QStringLiteral("999.9 ms")) + padding);
     columns->setSectionResizeMode(CallColumns::ToolColumn, QHeaderView::Stretch);

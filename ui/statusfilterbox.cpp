@@ -1,13 +1,16 @@
 #include "statusfilterbox.h"
 
+#include "statuscolours.h"
+
 StatusFilterBox::StatusFilterBox(QWidget* parent)
     : QComboBox(parent)
 {
     // The item data is the status as an int; "All statuses" has none.
     addItem(tr("All statuses"));
-    for (auto status :
-        {CallStatus::Running, CallStatus::Ok, CallStatus::Error, CallStatus::Cancelled, CallStatus::Paused}) {
-        addItem(callStatusName(status), int(status));
+    const StatusColours& colours = StatusColours::forApplication();
+    for (const CallStatus status : allCallStatuses()) {
+        addItem(colours.icon(status), callStatusLabel(status), int(status));
+        setItemData(count() - 1, callStatusDescription(status), Qt::ToolTipRole);
     }
     setSizeAdjustPolicy(QComboBox::AdjustToContents);
     setToolTip(tr("Show only calls with this status"));

@@ -45,6 +45,10 @@ ToolCall readCall(const QSqlQuery& q, qsizetype previewBytes)
     call.durationUs = q.value(10).toLongLong();
     if (!callStatusFromName(q.value(11).toString(), &call.status))
         call.status = CallStatus::Error;
+    // Versions before "parked" recorded a call that stopped waiting as paused, with its duration:
+    // such a row is over and reads back as what it was.
+    if (call.status == CallStatus::Paused && call.durationUs >= 0)
+        call.status = CallStatus::Parked;
     call.details = q.value(12).toByteArray();
     if (previewBytes > 0) {
         const qint64 requestBytes = q.value(13).toLongLong();
