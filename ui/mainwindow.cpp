@@ -6,6 +6,7 @@
 #include "calllogview.h"
 #include "connectclientdialog.h"
 #include "copybutton.h"
+#include "dashboardview.h"
 #include "historydialog.h"
 #include "interactionpanel.h"
 #include "operatorinterface.h"
@@ -14,6 +15,7 @@
 #include "statuswarning.h"
 
 #include <QAction>
+#include <QDockWidget>
 #include <QFrame>
 #include <QHBoxLayout>
 #include <QIcon>
@@ -98,6 +100,17 @@ MainWindow::MainWindow(OperatorInterface* backend, int callLogRows, bool noAuth,
     createInteractionPanel();
     createRepositoryView();
     createAdapterHealthView();
+    // The health dashboard: a tab beside the adapters, behind the repositories.
+    auto* health = new QDockWidget(tr("Health"), this);
+    health->setObjectName(QStringLiteral("healthDock"));
+    health->setWidget(new DashboardView(m_backend));
+    addDockWidget(Qt::BottomDockWidgetArea, health);
+    tabifyDockWidget(m_adapterHealthView, health);
+    m_repositoryView->raise();
+    health->toggleViewAction()->setObjectName(QStringLiteral("healthAction"));
+    health->toggleViewAction()->setToolTip(tr("Show or hide traffic, sessions and security events"));
+    if (auto* toolBar = findChild<QToolBar*>(QStringLiteral("mainToolBar")))
+        toolBar->addAction(health->toggleViewAction());
 
     connect(m_callLog, &CallLogView::currentCallChanged, this, &MainWindow::onCurrentCallChanged);
     connect(m_inspector, &CallInspector::fullCallRequested, this, [this](qint64 callId) {
