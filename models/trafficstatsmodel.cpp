@@ -28,7 +28,7 @@ QString TrafficStatsModel::otherName()
 
 bool TrafficStatsModel::isError(const ToolCall& call)
 {
-    return call.isFinished() && call.status != CallStatus::Ok && call.status != CallStatus::Cancelled;
+    return call.isFinished() && isFailureStatus(call.status);
 }
 
 TrafficStatsModel::TrafficStatsModel(QObject* parent)

@@ -72,8 +72,8 @@ public:
     static constexpr int RememberedCalls = 20'000;
     static QString otherName();
 
-    // A finished call that failed: every finished status but ok and cancelled (a cancellation is the
-    // client's or the operator's choice, not a failure).
+    // A finished call that failed (isFailureStatus): not ok, cancelled (the client's or the operator's
+    // choice), declined (a person's valid answer) or parked (it waits for a person).
     static bool isError(const ToolCall& call);
 
     explicit TrafficStatsModel(QObject* parent = nullptr);

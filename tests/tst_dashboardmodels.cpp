@@ -216,28 +216,34 @@ void TestDashboardModels::samplesAreBounded()
 void TestDashboardModels::errorsAreEveryFailedFinish()
 {
     ToolCall call;
-    call.status = CallStatus::Ok;
-    QVERIFY(!TrafficStatsModel::isError(call));
-    call.status = CallStatus::Cancelled;
-    QVERIFY(!TrafficStatsModel::isError(call));
-    call.status = CallStatus::Running;
-    QVERIFY(!TrafficStatsModel::isError(call));
-    call.status = CallStatus::Paused;
-    QVERIFY(!TrafficStatsModel::isError(call));
-    // Every other status a name is known for is a finished failure.
-    const QStringList names{QStringLiteral("error"), QStringLiteral("denied"), QStringLiteral("unknown_tool"),
-        QStringLiteral("timed_out"), QStringLiteral("upstream_error"), QStringLiteral("tool_error"),
-        QStringLiteral("invalid_arguments")};
-    int known = 0;
-    for (const QString& name : names) {
-        CallStatus status;
-        if (!callStatusFromName(name, &status))
-            continue;
-        ++known;
+    const QList<CallStatus> notErrors{CallStatus::Running, CallStatus::Paused, CallStatus::Ok, CallStatus::Cancelled,
+        CallStatus::Declined, CallStatus::Parked};
+    const QList<CallStatus> errors{CallStatus::Error, CallStatus::Denied, CallStatus::InvalidArguments,
+        CallStatus::UnknownTool, CallStatus::TimedOut, CallStatus::UpstreamError, CallStatus::ToolError};
+    QCOMPARE(notErrors.size() + errors.size(), allCallStatuses().size());
+    for (CallStatus status : notErrors) {
         call.status = status;
-        QVERIFY2(TrafficStatsModel::isError(call), qPrintable(name));
+        QVERIFY2(!TrafficStatsModel::isError(call), qPrintable(callStatusName(status)));
     }
-    QVERIFY(known >= 1);
+    for (CallStatus status : errors) {
+        call.status = status;
+        QVERIFY2(TrafficStatsModel::isError(call), qPrintable(callStatusName(status)));
+    }
+
+    // In the figures: a denial and a timeout are errors, a declined question is not.
+    qint64 now = (NowSecond + 1) * 1000;
+    TrafficStatsModel model;
+    model.setClock([&now] { return now; });
+    model.addCalls({
+        finished(1, QStringLiteral("write"), QStringLiteral("a"), CallStatus::Denied, NowSecond, 0, 1),
+        finished(2, QStringLiteral("slow"), QStringLiteral("a"), CallStatus::TimedOut, NowSecond, 0, 1),
+        finished(3, QStringLiteral("ask"), QStringLiteral("a"), CallStatus::Declined, NowSecond, 0, 1),
+        finished(4, QStringLiteral("echo"), QStringLiteral("a"), CallStatus::Ok, NowSecond, 0, 1),
+    });
+    const TrafficStatsModel::Figures figures = model.figures({}, 1);
+    QCOMPARE(figures.calls, 4);
+    QCOMPARE(figures.errors, 2);
+    QCOMPARE(figures.errorRate, 0.5);
 }
 
 void TestDashboardModels::sessionListFollowsStates()
