@@ -712,10 +712,13 @@ void Backend::loadFileDiff(const QString& repositoryPath, const QString& file)
 bool Backend::registerClientTools(QString* error)
 {
     QStringList oauthProviders;
-    for (const OAuthProvider& provider : m_options.config.oauthProviders)
+    QHash<QString, QString> providerTitles;
+    for (const OAuthProvider& provider : m_options.config.oauthProviders) {
         oauthProviders << provider.name;
+        providerTitles.insert(provider.name, provider.displayTitle());
+    }
     std::vector<RegisteredTool> tools;
-    tools.push_back(ClientTool::requestConnection(oauthProviders));
+    tools.push_back(ClientTool::requestConnection(oauthProviders, providerTitles));
     for (const ClientToolConfig& config : m_options.config.clientTools) {
         RegisteredTool tool;
         QString problem;

@@ -30,7 +30,8 @@ json PendingInteraction::toJson() const
         {"arguments", arguments.toStdString()}, {"renderSpec", renderSpec.toStdString()},
         {"sessionId", sessionId.toStdString()}, {"clientName", clientName.toStdString()},
         {"clientVersion", clientVersion.toStdString()}, {"callId", callId}, {"earlierCallIds", std::move(earlier)},
-        {"mode", pauseModeName(mode).toStdString()}, {"createdAtMs", createdAtMs}, {"key", key.toStdString()}};
+        {"mode", pauseModeName(mode).toStdString()}, {"createdAtMs", createdAtMs}, {"key", key.toStdString()},
+        {"fromRunner", fromRunner}};
 }
 
 bool PendingInteraction::fromJson(
@@ -44,7 +45,8 @@ bool PendingInteraction::fromJson(
     QString render;
     reader
         .keys({"id", "kind", "render", "tool", "toolTitle", "route", "arguments", "renderSpec", "sessionId",
-            "clientName", "clientVersion", "callId", "earlierCallIds", "mode", "createdAtMs", "key"})
+                  "clientName", "clientVersion", "callId", "earlierCallIds", "mode", "createdAtMs", "key"},
+            {"fromRunner"}) // came later: older files lack it
         .string("id", &result.id)
         .string("kind", &kind)
         .string("render", &render)
@@ -59,7 +61,8 @@ bool PendingInteraction::fromJson(
         .integer("callId", &result.callId)
         .string("mode", &mode)
         .integer("createdAtMs", &result.createdAtMs)
-        .string("key", &result.key);
+        .string("key", &result.key)
+        .optionalBoolean("fromRunner", &result.fromRunner);
     result.route = ToolRoute::fromString(route);
     const json* earlier = reader.array("earlierCallIds");
     if (!reader.ok())

@@ -51,6 +51,9 @@ struct PendingInteraction
     qint64 createdAtMs = 0; // milliseconds since the Unix epoch, UTC
     qint64 deadlineMs = 0; // when the waiting call gives up; 0 when no call waits
     QString key; // a hash of the client, the tool and its canonical arguments: InteractionBroker::keyFor
+    // Asked by a one-shot runner (`switchboard tool`): its session ends with its process, so "allow
+    // for this session" would grant nothing. Optional in the state file (older files lack it).
+    bool fromRunner = false;
 
     // The record in the workspace state file.
     nlohmann::json toJson() const;

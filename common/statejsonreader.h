@@ -28,8 +28,10 @@ public:
 
     bool ok() const { return m_ok; }
 
-    // Fails unless the object has exactly these keys.
-    StateJsonReader& keys(std::initializer_list<std::string_view> expected)
+    // Fails unless the object has exactly these keys, and perhaps some of `optional` (fields added
+    // later, which older files lack).
+    StateJsonReader& keys(
+        std::initializer_list<std::string_view> expected, std::initializer_list<std::string_view> optional = {})
     {
         if (!m_ok)
             return *this;
@@ -37,6 +39,8 @@ public:
             const std::string& key = it.key();
             bool known = false;
             for (std::string_view name : expected)
+                known = known || key == name;
+            for (std::string_view name : optional)
                 known = known || key == name;
             if (!known)
                 return fail(QStringLiteral("has an unknown field \"%1\"").arg(QString::fromStdString(key)));
@@ -70,6 +74,11 @@ public:
             return fail(QStringLiteral("\"%1\" is missing or not an integer").arg(QLatin1String(key)));
         *out = it->get<qint64>();
         return *this;
+    }
+    // A field that may be missing (one of keys()' `optional`): `out` is left as it is then.
+    StateJsonReader& optionalBoolean(const char* key, bool* out)
+    {
+        return m_ok && m_object.contains(key) ? boolean(key, out) : *this;
     }
     StateJsonReader& boolean(const char* key, bool* out)
     {

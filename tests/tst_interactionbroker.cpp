@@ -116,6 +116,7 @@ private Q_SLOTS:
     void denyIsRefusedNamingTheRule();
     void holdDeliversTheAnswer();
     void approvalGrants();
+    void runnerQuestionsOfferNoSessionGrant();
     void parkStoresTheAnswerForTheIdenticalCall();
     void duplicateParkReusesTheQuestion();
     void outputsAreFifoPerKeyAndPeekDoesNotConsume();
@@ -302,6 +303,61 @@ void TestInteractionBroker::approvalGrants()
     QCOMPARE(broker.approvals().alwaysAllowed(), QStringList{QStringLiteral("write_file")});
     QVERIFY(broker.revokeAlwaysAllow(QStringLiteral("write_file")));
     QCOMPARE(broker.admit(m_write, arguments, origin(7, QStringLiteral("s9"))).verdict, Verdict::Pause);
+}
+
+void TestInteractionBroker::runnerQuestionsOfferNoSessionGrant()
+{
+    const QString state = QStringLiteral("runner-flag.json");
+    const json arguments{{"path", "r.txt"}};
+    QString id;
+    {
+        InteractionBroker broker(settings(state), &m_registry);
+        QString warning;
+        broker.load(&warning);
+        // A one-shot runner's session (SessionHost::openLocalSession) ends with its process.
+        const auto runner = origin(1, QStringLiteral("local-5f3a9c"));
+        bool duplicate = false;
+        id = broker.park(m_write, arguments, broker.admit(m_write, arguments, runner), runner, &duplicate);
+        QVERIFY(broker.pending().front().fromRunner);
+        QString error;
+        QVERIFY(!broker.answer(id, InteractionAnswer::decide(Decision::AllowForSession), &error));
+        QVERIFY2(error.contains(QStringLiteral("one-shot runner")), qPrintable(error));
+        QCOMPARE(broker.pending().size(), 1); // refused: the question is still there
+        broker.flush();
+    }
+    // The flag is kept in the state file, where the console reads a runner's question.
+    InteractionBroker console(settings(state), &m_registry);
+    QString warning;
+    console.load(&warning);
+    QVERIFY2(warning.isEmpty(), qPrintable(warning));
+    QCOMPARE(console.pending().size(), 1);
+    QVERIFY(console.pending().front().fromRunner);
+
+    // The same question asked again by a client over HTTP (same client, tool and arguments) is that
+    // session's: a session grant means something again.
+    InteractionBroker::Waiter waiter{[](const InteractionAnswer&) {}, {}};
+    QCOMPARE(console.hold(m_write, arguments, console.admit(m_write, arguments, origin(2)), origin(2), waiter), id);
+    QVERIFY(!console.pending().front().fromRunner);
+    QString error;
+    QVERIFY2(console.answer(id, InteractionAnswer::decide(Decision::AllowForSession), &error), qPrintable(error));
+
+    // A record written before the flag existed reads as not from a runner.
+    PendingInteraction question;
+    question.id = QStringLiteral("ia-old");
+    question.key = QStringLiteral("k");
+    question.tool = QStringLiteral("write_file");
+    question.arguments = "{}";
+    question.renderSpec = "{}";
+    question.fromRunner = true;
+    json old = question.toJson();
+    old.erase("fromRunner");
+    PendingInteraction read;
+    QString problem;
+    QVERIFY2(PendingInteraction::fromJson(old, QStringLiteral("pending[0]"), &read, &problem), qPrintable(problem));
+    QVERIFY(!read.fromRunner);
+    old["fromRunner"] = "yes";
+    QVERIFY(!PendingInteraction::fromJson(old, QStringLiteral("pending[0]"), &read, &problem));
+    QVERIFY2(problem.contains(QStringLiteral("fromRunner")), qPrintable(problem));
 }
 
 void TestInteractionBroker::parkStoresTheAnswerForTheIdenticalCall()

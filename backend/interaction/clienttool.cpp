@@ -47,6 +47,8 @@ nlohmann::ordered_json ClientTool::renderSpec(const json& arguments) const
         spec["scopes"] = arguments.value("scopes", json::array());
         spec["reason"] = stringArgument(arguments, "reason").toStdString();
         spec["oauthAvailable"] = oauthProviders.contains(provider);
+        if (const QString title = providerTitles.value(provider); !title.isEmpty())
+            spec["providerTitle"] = title.toStdString();
     } else if (render == RenderHint::Choice) {
         json options = json::array();
         if (!choices.isEmpty()) {
@@ -153,11 +155,13 @@ ToolResult ClientTool::resultFor(const json& output)
     return result;
 }
 
-RegisteredTool ClientTool::requestConnection(const QStringList& oauthProviders)
+RegisteredTool ClientTool::requestConnection(
+    const QStringList& oauthProviders, const QHash<QString, QString>& providerTitles)
 {
     auto clientTool = std::make_shared<ClientTool>();
     clientTool->render = RenderHint::Connect;
     clientTool->oauthProviders = oauthProviders;
+    clientTool->providerTitles = providerTitles;
     ToolSpec spec;
     spec.name = QStringLiteral("request_connection");
     spec.title = QStringLiteral("Request a connection");

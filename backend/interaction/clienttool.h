@@ -10,6 +10,7 @@
 #include "renderhint.h"
 #include "tools/toolregistry.h"
 
+#include <QHash>
 #include <QStringList>
 
 #include <nlohmann/json.hpp>
@@ -25,6 +26,7 @@ public:
     QStringList choices; // choice: fixed options; empty means the call's "options" argument
     nlohmann::ordered_json responseSchema; // form: what the person fills in; ordered: fields show in schema order
     QStringList oauthProviders; // connect: providers the console can run OAuth for
+    QHash<QString, QString> providerTitles; // connect: a provider's configured title, by its name
 
     // What the widget needs, from the call's arguments (JSON for PendingInteraction::renderSpec).
     nlohmann::ordered_json renderSpec(const nlohmann::json& arguments) const;
@@ -39,8 +41,10 @@ public:
     // The result that carries an answer to the client: the output as text and structured content.
     static ToolResult resultFor(const nlohmann::json& output);
 
-    // The built-in request_connection tool.
-    static RegisteredTool requestConnection(const QStringList& oauthProviders);
+    // The built-in request_connection tool; `providerTitles` are what the person reads for a provider
+    // (oauthProviders' title), by its name.
+    static RegisteredTool requestConnection(
+        const QStringList& oauthProviders, const QHash<QString, QString>& providerTitles = {});
     // A tool declared in the configuration; false with a reason when the declaration is unusable.
     static bool fromConfig(const ClientToolConfig& config, RegisteredTool* tool, QString* error);
 };

@@ -3,6 +3,7 @@
 #include "store/workspacestatestore.h"
 
 #include "interaction/clienttool.h"
+#include "mcp/sessionhost.h"
 #include "statejsonreader.h"
 #include "store/workspacestatefile.h"
 #include "toolcall.h"
@@ -255,6 +256,7 @@ PendingInteraction InteractionBroker::describe(
             {"annotations", tool.spec.annotations}}.dump());
     }
     interaction.sessionId = origin.sessionId;
+    interaction.fromRunner = SessionHost::isLocalSessionId(origin.sessionId);
     interaction.clientName = redactor.text(origin.clientName);
     interaction.clientVersion = redactor.text(origin.clientVersion);
     interaction.callId = origin.callId;
@@ -281,6 +283,7 @@ void InteractionBroker::startWaiting(Entry& entry, const CallOrigin& origin, Wai
         interaction.earlierCallIds.append(interaction.callId);
     interaction.callId = origin.callId;
     interaction.sessionId = origin.sessionId;
+    interaction.fromRunner = SessionHost::isLocalSessionId(origin.sessionId);
     interaction.clientName = m_settings.redactor.text(origin.clientName);
     interaction.clientVersion = m_settings.redactor.text(origin.clientVersion);
     interaction.mode = PauseMode::Hold;
@@ -423,6 +426,10 @@ bool InteractionBroker::answer(const QString& id, const InteractionAnswer& answe
         }
     } else if (answer.decision == Decision::Respond) {
         *error = QStringLiteral("an approval is answered with allow or deny");
+        return false;
+    } else if (answer.decision == Decision::AllowForSession && interaction.fromRunner) {
+        *error = QStringLiteral("a one-shot runner's session ends with its process, so there is no session to "
+                                "allow; allow once or always allow instead");
         return false;
     }
 

@@ -7,13 +7,23 @@
 
 namespace {
 
+// HTTP sessions are named by 256 random bits (McpHttpServer): one of them starting with this prefix
+// is a one in 2^36 chance, and would only lose the "allow for this session" button.
+constexpr QLatin1String LocalSessionPrefix("local-");
+
 QByteArray localSessionId()
 {
     // Never sent anywhere: it only names the session in call records.
-    return QByteArrayLiteral("local-") + QByteArray::number(QRandomGenerator::global()->generate64(), 16);
+    return QByteArray(LocalSessionPrefix.data(), LocalSessionPrefix.size())
+        + QByteArray::number(QRandomGenerator::global()->generate64(), 16);
 }
 
 } // namespace
+
+bool SessionHost::isLocalSessionId(const QString& sessionId)
+{
+    return sessionId.startsWith(LocalSessionPrefix);
+}
 
 SessionHost::SessionHost(
     const McpServerOptions& options, ToolRegistry* registry, BackendEvents* events, qint64 firstCallId)

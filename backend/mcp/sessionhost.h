@@ -30,6 +30,10 @@ public:
     SessionHost(const SessionHost&) = delete;
     SessionHost& operator=(const SessionHost&) = delete;
 
+    // Whether a session id names one of openLocalSession()'s sessions (the one-shot runner's): such
+    // a session ends with its process, so nothing can be granted to it for later calls.
+    static bool isLocalSessionId(const QString& sessionId);
+
     SessionEnvironment& environment() { return m_environment; }
     ToolExecutor& executor() { return *m_executor; }
     void setInteractionBroker(InteractionBroker* broker) { m_environment.interactions = broker; }
