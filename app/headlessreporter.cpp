@@ -179,8 +179,7 @@ QByteArray HeadlessReporter::formatLine(const ToolCall& call, qint64 utcOffsetMs
 void HeadlessReporter::report(const ToolCallList& calls)
 {
     for (const ToolCall& call : calls) {
-        // A paused call with a duration has stopped waiting (parked, or its connection dropped).
-        if (!call.isFinished() && !(call.status == CallStatus::Paused && call.durationUs >= 0))
+        if (!call.isFinished())
             continue;
         Entry entry;
         entry.isCall = true;

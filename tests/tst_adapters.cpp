@@ -126,6 +126,9 @@ private:
     json listTools();
     BreakerState waitForBreaker(const QString& adapter, BreakerPhase phase);
     qint64 upstreamCalls();
+    // The statuses the call log got for the finished calls of `tool`, oldest first, once there are
+    // `count` of them.
+    QList<CallStatus> finishedStatuses(const QString& tool, int count);
 
     std::unique_ptr<QTemporaryDir> m_dir;
     std::unique_ptr<UpstreamProcess> m_upstream;
@@ -134,6 +137,7 @@ private:
     QHash<QString, BreakerState> m_breakers;
     QList<BreakerTransitionRecord> m_transitions;
     QHash<QString, AdapterStatus> m_statuses; // newest per adapter
+    QMap<qint64, ToolCall> m_calls; // newest record per call, by id
 };
 
 void TestAdapters::init()
@@ -144,6 +148,7 @@ void TestAdapters::init()
     m_breakers.clear();
     m_transitions.clear();
     m_statuses.clear();
+    m_calls.clear();
 }
 
 void TestAdapters::cleanup()
@@ -178,6 +183,10 @@ bool TestAdapters::startBackend(
                     m_transitions.append(transition);
             }
         }
+    });
+    connect(m_backend.get(), &Backend::callsUpdated, this, [this](const ToolCallList& calls) {
+        for (const ToolCall& call : calls)
+            m_calls.insert(call.id, call);
     });
     QString error;
     if (!m_backend->start(&error)) {
@@ -266,6 +275,22 @@ BreakerState TestAdapters::waitForBreaker(const QString& adapter, BreakerPhase p
     return m_breakers.value(adapter);
 }
 
+QList<CallStatus> TestAdapters::finishedStatuses(const QString& tool, int count)
+{
+    QList<CallStatus> statuses;
+    QTest::qWaitFor(
+        [&] {
+            statuses.clear();
+            for (const ToolCall& call : std::as_const(m_calls)) {
+                if (call.tool == tool && call.isFinished())
+                    statuses.append(call.status);
+            }
+            return statuses.size() >= count;
+        },
+        20'000);
+    return statuses;
+}
+
 // How many tools/call requests reached the upstream (of any tool: fault-upstream counts methods).
 qint64 TestAdapters::upstreamCalls()
 {
@@ -323,6 +348,8 @@ void TestAdapters::writeToReadOnlyAdapterIsRefusedBeforeAnyTraffic()
     QCOMPARE(firstText(refused), QStringLiteral("write not allowed on read-only adapter ro"));
     QCOMPARE(upstreamCalls(), before);
     QVERIFY(before >= 0);
+    // A standing rule of the operator's, not a failure of the upstream (which was never asked).
+    QCOMPARE(finishedStatuses(QStringLiteral("ro.write_note"), 1), QList<CallStatus>{CallStatus::Denied});
     // The operator sees the attempt among the adapter's rejected calls.
     QTRY_COMPARE_WITH_TIMEOUT(m_statuses.value(QStringLiteral("ro")).rejectedCalls, qint64(1), 10'000);
     // Read tools still run.
@@ -353,6 +380,10 @@ void TestAdapters::breakerOpensOnFailuresAndClosesThroughHalfOpen()
     QVERIFY2(firstText(refused).contains(QStringLiteral("open")), refused.dump().c_str());
     QVERIFY2(firstText(refused).contains(QStringLiteral("next try in")), refused.dump().c_str());
     QCOMPARE(upstreamCalls(), sentBefore);
+    // The call log: one ok, two HTTP 500s and one refused by the open breaker, all upstream errors.
+    QCOMPARE(finishedStatuses(QStringLiteral("fault.echo"), 4),
+        (QList<CallStatus>{
+            CallStatus::Ok, CallStatus::UpstreamError, CallStatus::UpstreamError, CallStatus::UpstreamError}));
     // The other adapter (the same upstream, its own breaker) is untouched.
     QCOMPARE(m_breakers.value(QStringLiteral("other")).phase, BreakerPhase::Closed);
 
@@ -389,6 +420,16 @@ void TestAdapters::toolErrorsAndAuthenticationFailuresDoNotTripTheBreaker()
     }
     QTest::qWait(200);
     QCOMPARE(m_breakers.value(QStringLiteral("fault")).phase, BreakerPhase::Closed);
+    // The upstream's tool answering isError is the tool's error; a refused credential is the
+    // upstream's.
+    QCOMPARE(finishedStatuses(QStringLiteral("fault.fail_tool"), 3), QList<CallStatus>(3, CallStatus::ToolError));
+    QCOMPARE(finishedStatuses(QStringLiteral("fault.echo"), 3), QList<CallStatus>(3, CallStatus::UpstreamError));
+
+    // An upstream slower than the adapter's timeout (3 s here): timed out.
+    QVERIFY(m_upstream->control(QStringLiteral("ok")));
+    const json slow = call(QStringLiteral("fault.slow"), {{"ms", 8'000}});
+    QCOMPARE(slow.value("isError", false), true);
+    QCOMPARE(finishedStatuses(QStringLiteral("fault.slow"), 1), QList<CallStatus>{CallStatus::TimedOut});
 }
 
 void TestAdapters::operatorCommandsAct()

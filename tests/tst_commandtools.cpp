@@ -285,7 +285,7 @@ void TestCommandTools::failureCarriesExitStatusAndStderr()
     QVERIFY2(text.contains(QStringLiteral("exited with status 3")), qPrintable(text));
     QVERIFY2(text.contains(QStringLiteral("frobnicator: the disk is on fire")), qPrintable(text));
     QTRY_VERIFY_WITH_TIMEOUT(finishedRecord(QStringLiteral("fail_tool")).has_value(), 10'000);
-    QCOMPARE(finishedRecord(QStringLiteral("fail_tool"))->status, CallStatus::Error);
+    QCOMPARE(finishedRecord(QStringLiteral("fail_tool"))->status, CallStatus::ToolError);
     const json details = detailsOf(QStringLiteral("fail_tool"));
     QVERIFY2(details["exitCode"] == 3, details.dump().c_str());
     QVERIFY2(
@@ -344,6 +344,9 @@ void TestCommandTools::timeoutKillsTheGroup()
     QVERIFY2(text.contains(QStringLiteral("did not finish within its timeout of 1 s")), qPrintable(text));
     QVERIFY2(text.contains(QStringLiteral("hanging on purpose")), qPrintable(text));
     QVERIFY2(clock.elapsed() < 20'000, qPrintable(QString::number(clock.elapsed())));
+    // The command's own timeout is a timeout in the call log, not the tool's error.
+    QTRY_VERIFY_WITH_TIMEOUT(finishedRecord(QStringLiteral("hang_tool")).has_value(), 10'000);
+    QCOMPARE(finishedRecord(QStringLiteral("hang_tool"))->status, CallStatus::TimedOut);
 
     // The parent and the child it started both go.
     const QString pidFile = m_dir->filePath(QStringLiteral("timeout.pid"));

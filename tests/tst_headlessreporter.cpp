@@ -91,6 +91,7 @@ class TestHeadlessReporter : public QObject
     Q_OBJECT
 private Q_SLOTS:
     void linesReachTheOutputInOrder();
+    void everyOutcomeIsPrintedByItsName();
     void slowOutputNeitherBlocksNorGrowsAndSaysWhatItLeftOut();
     void readerThatGoesAwayEndsTheOutputNotTheProcess();
     void destructionGivesUpOnAReaderThatNeverReads();
@@ -113,6 +114,35 @@ void TestHeadlessReporter::linesReachTheOutputInOrder()
     QVERIFY2(lines.at(1).contains(" #8 ok two\\nlines via builtin"), lines.at(1).constData()); // never a forged line
     QCOMPARE(lines.at(2), QByteArray("question ia-1 answered"));
     QCOMPARE(reporter.linesLeftOut(), qint64(0));
+}
+
+// Each finished status is printed by the name history stores (timed_out, upstream_error, …); a call
+// that is running or waiting for a person is not printed until it ends.
+void TestHeadlessReporter::everyOutcomeIsPrintedByItsName()
+{
+    Pipe pipe;
+    QVERIFY(pipe.writeEnd >= 0);
+    HeadlessReporter reporter(pipe.writeEnd);
+    ToolCallList calls;
+    QStringList expected;
+    for (const CallStatus status : allCallStatuses()) {
+        ToolCall call = finishedCall(100 + int(status));
+        call.status = status;
+        if (!call.isFinished())
+            call.durationUs = -1;
+        else
+            expected << QStringLiteral(" #%1 %2 echo ").arg(call.id).arg(callStatusName(status));
+        calls.append(call);
+    }
+    reporter.report(calls);
+    reporter.reportResolved(QStringLiteral("ia-end"), InteractionOutcome::Answered);
+    const QString out = QString::fromUtf8(pipe.readUntil("question ia-end answered\n"));
+    QCOMPARE(out.count(QLatin1Char('\n')), expected.size() + 1);
+    for (const QString& line : std::as_const(expected))
+        QVERIFY2(out.contains(line), qPrintable(line + QStringLiteral(" in:\n") + out));
+    QVERIFY(out.contains(QStringLiteral(" parked echo ")));
+    QVERIFY(!out.contains(QStringLiteral(" paused ")));
+    QVERIFY(!out.contains(QStringLiteral(" running ")));
 }
 
 void TestHeadlessReporter::slowOutputNeitherBlocksNorGrowsAndSaysWhatItLeftOut()

@@ -142,6 +142,10 @@ void TestInteractionHttp::approvalAllowRunsAndDenyRefuses()
         }
     }
     QCOMPARE(server.writeRuns.load(), 1); // the denied call never ran
+    // The call log tells the person's denial from a call that ran and failed.
+    QTRY_COMPARE_WITH_TIMEOUT(server.finishedCalls().size(), 2, 15'000);
+    QCOMPARE(server.finishedCalls().at(0).status, CallStatus::Ok);
+    QCOMPARE(server.finishedCalls().at(1).status, CallStatus::Denied);
 }
 
 void TestInteractionHttp::parkClosesUnansweredAndTheRetryGetsTheAnswer()
@@ -168,8 +172,9 @@ void TestInteractionHttp::parkClosesUnansweredAndTheRetryGetsTheAnswer()
     QCOMPARE(server.pendingInteractions().size(), 1);
     QCOMPARE(server.pendingInteractions().front().earlierCallIds.size(), 1);
     QTRY_COMPARE_WITH_TIMEOUT(server.finishedCalls().size(), 2, 15'000);
+    // Over, not left "paused": the question waits for a person, no call does.
     for (const ToolCall& call : server.finishedCalls())
-        QCOMPARE(call.status, CallStatus::Paused);
+        QCOMPARE(call.status, CallStatus::Parked);
 
     QCOMPARE(
         server.answer(parked.id,
@@ -201,7 +206,7 @@ void TestInteractionHttp::droppedConnectionKeepsTheQuestion()
     }
     QTRY_VERIFY_WITH_TIMEOUT(!server.pendingInteractions().front().waiting, 15'000);
     QTRY_COMPARE_WITH_TIMEOUT(server.finishedCalls().size(), 1, 15'000);
-    QCOMPARE(server.finishedCalls().front().status, CallStatus::Paused);
+    QCOMPARE(server.finishedCalls().front().status, CallStatus::Parked);
     QCOMPARE(server.answer(server.pendingInteractions().front().id, InteractionAnswer::decide(Decision::AllowOnce)),
         QString());
     QCOMPARE(server.writeRuns.load(), 0); // the answer is kept, not acted on without a call
@@ -261,6 +266,8 @@ void TestInteractionHttp::maximumWaitIsAToolError()
     QVERIFY(result.at("content").at(0).at("text").get<std::string>().find("No one answered") != std::string::npos);
     QVERIFY(result.at("structuredContent") == ClientAnswer::notConnected(QStringLiteral("timeout")));
     QVERIFY(server.pendingInteractions().isEmpty()); // the widget is withdrawn
+    QTRY_COMPARE_WITH_TIMEOUT(server.finishedCalls().size(), 1, 15'000);
+    QCOMPARE(server.finishedCalls().front().status, CallStatus::TimedOut);
 }
 
 void TestInteractionHttp::missingArgumentsFailBeforeAnyPause()
@@ -275,6 +282,8 @@ void TestInteractionHttp::missingArgumentsFailBeforeAnyPause()
     const std::string text = result.at("content").at(0).at("text");
     QVERIFY2(text.find("provider") != std::string::npos, text.c_str());
     QVERIFY(server.pendingInteractions().isEmpty());
+    QTRY_COMPARE_WITH_TIMEOUT(server.finishedCalls().size(), 1, 15'000);
+    QCOMPARE(server.finishedCalls().front().status, CallStatus::InvalidArguments);
 }
 
 // Keywords the validator used to skip (issue 8, item 18): arguments they refuse fail at once with
@@ -402,7 +411,7 @@ void TestInteractionHttp::heldCallsWhoseClientsResetKeepTheirQuestions()
 
     QTRY_COMPARE_WITH_TIMEOUT(server.finishedCalls().size(), calls, 60'000);
     for (const ToolCall& call : server.finishedCalls()) {
-        QCOMPARE(call.status, CallStatus::Paused);
+        QCOMPARE(call.status, CallStatus::Parked);
         QVERIFY2(call.error.contains(QStringLiteral("closed the connection")), qPrintable(call.error));
     }
     const PendingInteractionList pending = server.pendingInteractions();

@@ -2,6 +2,7 @@
 // ToolCall records the console shows.
 
 #include "backendevents.h"
+#include "config/switchboardconfig.h"
 #include "interaction/clienttool.h"
 #include "interaction/interactionbroker.h"
 #include "mcp/mcpsession.h"
@@ -162,12 +163,12 @@ private Q_SLOTS:
     void methods();
     void toolsListPages();
     void echoCallIsRecorded();
-    void unknownToolIsRecordedAsError();
+    void unknownToolIsRecordedAsUnknownTool();
     void longToolErrorIsCutWithAMarker();
     void refusedCallsAreRecorded_data();
     void refusedCallsAreRecorded();
     void argumentsKeepTheClientsOrder();
-    void invalidArgumentsAreAToolError();
+    void invalidArgumentsAreRecordedAsSuch();
     void progressAndLogNotifications();
     void setLevelFiltersLogs();
     void cancellationAbortsTheCall();
@@ -178,6 +179,11 @@ private Q_SLOTS:
     void waitingCallsSurviveConnectionsClosingDuringTheTick_data();
     void waitingCallsSurviveConnectionsClosingDuringTheTick();
     void callAnsweredWhileItsQuestionIsRaised();
+    void deniedByPolicyByAReadOnlyRuleAndByAPerson();
+    void confirmAnsweredNoIsDeclined();
+    void throwingToolIsAToolError();
+    void deadlineIsATimeout();
+    void parkedCallIsParked();
     void notificationStreamClosedByItsOwnWrite();
     void tokenNeverReachesARecord_data();
     void tokenNeverReachesARecord();
@@ -375,7 +381,7 @@ void TestMcpSession::echoCallIsRecorded()
     QCOMPARE(started.at(0).at(0).value<ToolCall>().status, CallStatus::Running);
 }
 
-void TestMcpSession::unknownToolIsRecordedAsError()
+void TestMcpSession::unknownToolIsRecordedAsUnknownTool()
 {
     Fixture f;
     auto session = f.session();
@@ -386,7 +392,7 @@ void TestMcpSession::unknownToolIsRecordedAsError()
     QVERIFY(error["message"].get<std::string>().find("Closest matches: echo") != std::string::npos);
     QCOMPARE(finished.size(), 1);
     const auto record = finished.at(0).at(0).value<ToolCall>();
-    QCOMPARE(record.status, CallStatus::Error);
+    QCOMPARE(record.status, CallStatus::UnknownTool);
     QCOMPARE(record.route, ToolRoute());
     QVERIFY(record.error.contains(QStringLiteral("Unknown tool \"ecoh\"")));
 }
@@ -406,13 +412,15 @@ void TestMcpSession::longToolErrorIsCutWithAMarker()
     QCOMPARE(channel->responses.at(0)["result"]["content"][0]["text"].get<std::string>(), message.toStdString());
     QCOMPARE(finished.size(), 1);
     const auto record = finished.at(0).at(0).value<ToolCall>();
-    QCOMPARE(record.status, CallStatus::Error);
+    QCOMPARE(record.status, CallStatus::ToolError);
     QVERIFY2(
         record.error.startsWith(QString(ToolCall::MaxErrorChars, QLatin1Char('e'))), qPrintable(record.error.left(80)));
     QVERIFY2(record.error.endsWith(QStringLiteral("[1000 more characters cut]")), qPrintable(record.error.right(80)));
 }
 
-void TestMcpSession::invalidArgumentsAreAToolError()
+// Arguments that fail the schema are a tool error to the client (a model can retry), and the
+// call log says which kind.
+void TestMcpSession::invalidArgumentsAreRecordedAsSuch()
 {
     Fixture f;
     auto session = f.session();
@@ -423,7 +431,7 @@ void TestMcpSession::invalidArgumentsAreAToolError()
     QCOMPARE_JSON(result["isError"], json(true));
     QVERIFY(result["content"][0]["text"].get<std::string>().find("/message: expected string, got integer")
         != std::string::npos);
-    QCOMPARE(finished.at(0).at(0).value<ToolCall>().status, CallStatus::Error);
+    QCOMPARE(finished.at(0).at(0).value<ToolCall>().status, CallStatus::InvalidArguments);
 }
 
 void TestMcpSession::progressAndLogNotifications()
@@ -551,10 +559,12 @@ void TestMcpSession::refusedCallsAreRecorded_data()
     QTest::addColumn<QString>("tool");
     QTest::addColumn<QString>("route");
     QTest::addColumn<QString>("error");
+    QTest::addColumn<int>("status");
     QTest::newRow("no name") << QByteArray("{}") << QStringLiteral("(no name)") << QStringLiteral("unknown")
-                             << QStringLiteral("needs params.name");
-    QTest::newRow("arguments not an object") << QByteArray(R"({"name":"echo","arguments":5})") << QStringLiteral("echo")
-                                             << QStringLiteral("builtin") << QStringLiteral("must be an object");
+                             << QStringLiteral("needs params.name") << int(CallStatus::Error);
+    QTest::newRow("arguments not an object")
+        << QByteArray(R"({"name":"echo","arguments":5})") << QStringLiteral("echo") << QStringLiteral("builtin")
+        << QStringLiteral("must be an object") << int(CallStatus::InvalidArguments);
 }
 
 void TestMcpSession::refusedCallsAreRecorded()
@@ -563,6 +573,7 @@ void TestMcpSession::refusedCallsAreRecorded()
     QFETCH(QString, tool);
     QFETCH(QString, route);
     QFETCH(QString, error);
+    QFETCH(int, status);
     Fixture f;
     auto session = f.session();
     QSignalSpy finished(&f.events, &BackendEvents::callFinished);
@@ -571,7 +582,7 @@ void TestMcpSession::refusedCallsAreRecorded()
     QCOMPARE_JSON(channel->responses.at(0)["error"]["code"], -32602);
     QCOMPARE(finished.size(), 1);
     const auto record = finished.at(0).at(0).value<ToolCall>();
-    QCOMPARE(record.status, CallStatus::Error);
+    QCOMPARE(int(record.status), status);
     QCOMPARE(record.tool, tool);
     QCOMPARE(record.route.toString(), route);
     QVERIFY2(record.error.contains(error), qPrintable(record.error));
@@ -632,7 +643,7 @@ void TestMcpSession::waitingCallsSurviveConnectionsClosingDuringTheTick()
     }
     for (const auto& signal : finished) {
         const auto record = signal.at(0).value<ToolCall>();
-        QCOMPARE(record.status, CallStatus::Paused);
+        QCOMPARE(record.status, CallStatus::Parked); // over, and no longer shown as waiting
         QVERIFY2(record.error.contains(QStringLiteral("closed the connection")), qPrintable(record.error));
     }
     // The questions stay for the clients' retries, no longer waited on.
@@ -676,6 +687,159 @@ void TestMcpSession::callAnsweredWhileItsQuestionIsRaised()
 
 namespace {
 
+// A tool that writes, so the default policy asks a person before it runs.
+RegisteredTool writeTool()
+{
+    RegisteredTool write;
+    write.spec.name = QStringLiteral("write");
+    write.spec.annotations = json{{"readOnlyHint", false}};
+    write.route = ToolRoute::builtin();
+    write.handler = [](const std::shared_ptr<ToolCallContext>& context) {
+        context->finish(ToolResult::text(QStringLiteral("written")));
+    };
+    return write;
+}
+
+// The status the call log got for one call sent to `session`.
+CallStatus statusOfCall(BackendEvents& events, McpSession& session, const std::string& tool, const json& arguments)
+{
+    QSignalSpy finished(&events, &BackendEvents::callFinished);
+    const json request{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "tools/call"},
+        {"params", {{"name", tool}, {"arguments", arguments}}}};
+    send(session, request.dump());
+    if (finished.size() != 1)
+        return CallStatus::Running;
+    return finished.at(0).at(0).value<ToolCall>().status;
+}
+
+} // namespace
+
+// The operator's policy, a read-only adapter's write tool and a person's "deny" are one status,
+// told apart from a tool that ran and failed.
+void TestMcpSession::deniedByPolicyByAReadOnlyRuleAndByAPerson()
+{
+    Fixture f;
+    f.registry.add(writeTool());
+    RegisteredTool readOnlyWrite = writeTool();
+    readOnlyWrite.spec.name = QStringLiteral("upstream.write");
+    readOnlyWrite.refusal = QStringLiteral("adapter upstream is read-only");
+    f.registry.add(readOnlyWrite);
+    SwitchboardConfig config;
+    config.toolPermissions.insert(QStringLiteral("echo"), QStringLiteral("deny"));
+    InteractionBroker::Settings settings;
+    settings.policy = PermissionPolicy(config, QStringLiteral("test"));
+    InteractionBroker broker(settings, &f.registry);
+    f.environment.interactions = &broker;
+    QObject::connect(&broker, &InteractionBroker::interactionPending, &broker, [&](const PendingInteraction& asked) {
+        QString error;
+        QVERIFY2(broker.answer(asked.id, InteractionAnswer::decide(InteractionAnswer::Decision::Deny), &error),
+            qPrintable(error));
+    });
+    auto session = f.session();
+    QCOMPARE(statusOfCall(f.events, *session, "echo", json{{"message", "hi"}}), CallStatus::Denied);
+    QCOMPARE(statusOfCall(f.events, *session, "upstream.write", json::object()), CallStatus::Denied);
+    QCOMPARE(statusOfCall(f.events, *session, "write", json::object()), CallStatus::Denied);
+}
+
+// A confirm answered "no" reaches the client as a result (not an error), and the call log shows it
+// as declined, not as a plain ok; "yes" is ok.
+void TestMcpSession::confirmAnsweredNoIsDeclined()
+{
+    Fixture f;
+    ClientToolConfig confirmConfig;
+    confirmConfig.spec = json{{"name", "confirm_delete"}, {"inputSchema", {{"type", "object"}}}};
+    confirmConfig.render = QStringLiteral("confirm");
+    RegisteredTool confirm;
+    QString error;
+    QVERIFY2(ClientTool::fromConfig(confirmConfig, &confirm, &error), qPrintable(error));
+    f.registry.add(confirm);
+    InteractionBroker broker({}, &f.registry);
+    f.environment.interactions = &broker;
+    bool yes = false;
+    QObject::connect(&broker, &InteractionBroker::interactionPending, &broker, [&](const PendingInteraction& asked) {
+        QString problem;
+        QVERIFY2(broker.answer(asked.id, InteractionAnswer::respond(json{{"confirmed", yes}}), &problem),
+            qPrintable(problem));
+    });
+    auto session = f.session();
+    QSignalSpy finished(&f.events, &BackendEvents::callFinished);
+    const auto channel = send(*session,
+        R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"confirm_delete","arguments":{}}})");
+    QCOMPARE(channel->responses.size(), 1u);
+    QVERIFY(!channel->responses.at(0)["result"].value("isError", false));
+    QCOMPARE_JSON(channel->responses.at(0)["result"]["structuredContent"]["confirmed"], json(false));
+    QCOMPARE(finished.size(), 1);
+    QCOMPARE(finished.at(0).at(0).value<ToolCall>().status, CallStatus::Declined);
+    yes = true;
+    QCOMPARE(statusOfCall(f.events, *session, "confirm_delete", json::object()), CallStatus::Ok);
+}
+
+void TestMcpSession::throwingToolIsAToolError()
+{
+    Fixture f;
+    RegisteredTool throwing;
+    throwing.spec.name = QStringLiteral("throwing");
+    throwing.route = ToolRoute::builtin();
+    throwing.handler = [](const std::shared_ptr<ToolCallContext>&) { throw std::runtime_error("boom"); };
+    f.registry.add(throwing);
+    RegisteredTool throwingBlocking = throwing;
+    throwingBlocking.spec.name = QStringLiteral("throwing_blocking");
+    throwingBlocking.execution = ExecutionPolicy::blocking();
+    throwingBlocking.handler = nullptr;
+    throwingBlocking.blockingHandler = [](ToolCallContext&) -> ToolResult { throw std::runtime_error("boom"); };
+    f.registry.add(throwingBlocking);
+    auto session = f.session();
+    QCOMPARE(statusOfCall(f.events, *session, "throwing", json::object()), CallStatus::ToolError);
+    QSignalSpy finished(&f.events, &BackendEvents::callFinished);
+    send(*session, R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"throwing_blocking"}})");
+    QVERIFY(finished.wait(30'000));
+    const auto record = finished.at(0).at(0).value<ToolCall>();
+    QCOMPARE(record.status, CallStatus::ToolError);
+    QVERIFY2(record.error.contains(QStringLiteral("boom")), qPrintable(record.error));
+}
+
+// The executor's deadline ends a call that never finishes: timed out, not a tool error.
+void TestMcpSession::deadlineIsATimeout()
+{
+    Fixture f;
+    RegisteredTool stuck;
+    stuck.spec.name = QStringLiteral("stuck");
+    stuck.route = ToolRoute::builtin();
+    stuck.execution.deadlineMs = 50;
+    stuck.handler = [&f](const std::shared_ptr<ToolCallContext>& context) { f.pending.push_back(context); };
+    f.registry.add(stuck);
+    auto session = f.session();
+    QSignalSpy finished(&f.events, &BackendEvents::callFinished);
+    const auto channel = send(*session, R"({"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"stuck"}})");
+    QVERIFY(finished.wait(30'000));
+    const auto record = finished.at(0).at(0).value<ToolCall>();
+    QCOMPARE(record.status, CallStatus::TimedOut);
+    QVERIFY2(record.error.contains(QStringLiteral("deadline")), qPrintable(record.error));
+    QCOMPARE_JSON(channel->responses.at(0)["result"]["isError"], json(true));
+}
+
+// A parked call is over when its connection is let go: its row leaves "paused" for "parked",
+// while its question stays open.
+void TestMcpSession::parkedCallIsParked()
+{
+    Fixture f;
+    f.registry.add(writeTool());
+    InteractionBroker::Settings settings;
+    settings.defaultMode = PauseMode::Park;
+    InteractionBroker broker(settings, &f.registry);
+    f.environment.interactions = &broker;
+    auto session = f.session();
+    const CallStatus status = statusOfCall(f.events, *session, "write", json::object());
+    QCOMPARE(status, CallStatus::Parked);
+    ToolCall record;
+    record.status = status;
+    QVERIFY(record.isFinished());
+    QCOMPARE(broker.pending().size(), 1);
+    QCOMPARE(session->inFlightCount(), 0);
+}
+
+namespace {
+
 const std::string token = "sb_secret-token";
 
 // Whether `text` holds the token, as bytes or in any JSON spelling of it.
@@ -701,10 +865,10 @@ void TestMcpSession::tokenNeverReachesARecord_data()
     QTest::addColumn<int>("status");
     // \u0073 is "s": the token written with one character escaped.
     QTest::newRow("tool name") << QByteArray("tester") << QByteArray(R"({"name":"sb_secret-token","arguments":{}})")
-                               << int(CallStatus::Error);
+                               << int(CallStatus::UnknownTool);
     QTest::newRow("tool name, escaped") << QByteArray("tester")
                                         << QByteArray(R"({"name":"sb_\u0073ecret-token","arguments":{}})")
-                                        << int(CallStatus::Error);
+                                        << int(CallStatus::UnknownTool);
     QTest::newRow("clientInfo.name") << QByteArray("sb_secret-token")
                                      << QByteArray(R"({"name":"echo","arguments":{"message":"hi"}})")
                                      << int(CallStatus::Ok);
@@ -719,10 +883,10 @@ void TestMcpSession::tokenNeverReachesARecord_data()
         << int(CallStatus::Ok);
     QTest::newRow("error message") << QByteArray("tester")
                                    << QByteArray(R"({"name":"fail","arguments":{"why":"sb_\u0073ecret-token"}})")
-                                   << int(CallStatus::Error);
+                                   << int(CallStatus::ToolError);
     QTest::newRow("wrong arguments") << QByteArray("tester")
                                      << QByteArray(R"({"name":"echo","arguments":"sb_\u0073ecret-token"})")
-                                     << int(CallStatus::Error);
+                                     << int(CallStatus::InvalidArguments);
 }
 
 // Every field of every record (and so history, the call log and the headless lines, which are

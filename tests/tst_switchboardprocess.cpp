@@ -186,9 +186,10 @@ void TestSwitchboardProcess::headlessServesAndLogsEveryCall()
                  &seen)
                   .isEmpty(),
         qPrintable(seen));
-    QVERIFY2(!waitForLine(*running.process,
-                 QRegularExpression(QStringLiteral(R"(#\d+ error ecoh via unknown .*Closest matches: echo)")), &seen)
-                  .isEmpty(),
+    QVERIFY2(
+        !waitForLine(*running.process,
+            QRegularExpression(QStringLiteral(R"(#\d+ unknown_tool ecoh via unknown .*Closest matches: echo)")), &seen)
+             .isEmpty(),
         qPrintable(seen));
     QVERIFY(!seen.contains(QStringLiteral("sb_process-test-token-0123456789abcdef")));
 
@@ -235,15 +236,16 @@ void TestSwitchboardProcess::headlessLinesNeitherLeakTheTokenNorBreak()
     QVERIFY2(
         !waitForLine(*running.process,
             QRegularExpression(QStringLiteral(
-                R"(^\d\d:\d\d:\d\d\.\d{3} #1 error \[redacted\] via unknown in [\d.]+ ms from \[redacted\] \\x1b\[31mred: )")),
+                R"(^\d\d:\d\d:\d\d\.\d{3} #1 unknown_tool \[redacted\] via unknown in [\d.]+ ms from \[redacted\] \\x1b\[31mred: )")),
             &seen)
              .isEmpty(),
         qPrintable(seen));
-    QVERIFY2(!waitForLine(*running.process,
-                 QRegularExpression(QStringLiteral(
-                     R"(^\d\d:\d\d:\d\d\.\d{3} #2 error x\\n00:00:00\.000 #99 ok forged via builtin via unknown )")),
-                 &seen)
-                  .isEmpty(),
+    QVERIFY2(
+        !waitForLine(*running.process,
+            QRegularExpression(QStringLiteral(
+                R"(^\d\d:\d\d:\d\d\.\d{3} #2 unknown_tool x\\n00:00:00\.000 #99 ok forged via builtin via unknown )")),
+            &seen)
+             .isEmpty(),
         qPrintable(seen));
     for (const QString& line : seen.split(QLatin1Char('\n'), Qt::SkipEmptyParts))
         QVERIFY2(!line.startsWith(QStringLiteral("00:00:00.000 #99")), qPrintable(seen)); // no forged line
@@ -291,7 +293,7 @@ void TestSwitchboardProcess::historySurvivesARestart()
     QCOMPARE(calls.at(0).status, CallStatus::Ok);
     QVERIFY(calls.at(0).request.contains("[redacted] is secret")); // the token never reaches history
     QCOMPARE(calls.at(1).tool, QStringLiteral("ecoh"));
-    QCOMPARE(calls.at(1).status, CallStatus::Error);
+    QCOMPARE(calls.at(1).status, CallStatus::UnknownTool);
     QVERIFY(calls.at(2).request.contains("restart"));
 }
 

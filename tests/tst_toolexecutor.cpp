@@ -231,6 +231,7 @@ void TestToolExecutor::deadlineEndsWorkThatIgnoresCancellation()
     QVERIFY2(
         outcome.results.front().firstText().contains(QStringLiteral("did not finish within its deadline of 200 ms")),
         qPrintable(outcome.results.front().firstText()));
+    QCOMPARE(outcome.results.front().callStatus(), CallStatus::TimedOut); // not the tool's own error
     QVERIFY(context->isCancelled());
     QCOMPARE(ended.size(), 0); // the worker is still asleep
     // Its late result is dropped: the call finished once.
@@ -445,12 +446,14 @@ void TestToolExecutor::exceptionsBecomeToolErrors()
     QTRY_COMPARE(outcome.results.size(), std::size_t(1));
     QVERIFY(outcome.results.front().isError);
     QCOMPARE(outcome.results.front().firstText(), QStringLiteral("Tool \"debug.throw\" failed: disk on fire"));
+    QCOMPARE(outcome.results.front().callStatus(), CallStatus::ToolError);
 
     Outcome odd;
     executor.run(blocking(QStringLiteral("odd"), [](ToolCallContext&) -> ToolResult { throw 42; }),
         contextFor(executor, json::object(), &odd));
     QTRY_COMPARE(odd.results.size(), std::size_t(1));
     QVERIFY(odd.results.front().firstText().contains(QStringLiteral("not a std::exception")));
+    QCOMPARE(odd.results.front().callStatus(), CallStatus::ToolError);
 }
 
 void TestToolExecutor::shutdownCancelsRunningWork()

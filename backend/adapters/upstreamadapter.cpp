@@ -405,7 +405,8 @@ void UpstreamAdapter::handleCall(const std::shared_ptr<ToolCallContext>& context
     if (!isEnabled()) {
         ++m_rejected;
         publishFiguresSoon();
-        context->finish(ToolResult::error(unavailableReason() + QStringLiteral("; the call was not sent.")));
+        context->finish(ToolResult::error(
+            unavailableReason() + QStringLiteral("; the call was not sent."), CallStatus::UpstreamError));
         return;
     }
     const CircuitBreaker::Admission admission = m_breaker.admit();
@@ -413,7 +414,8 @@ void UpstreamAdapter::handleCall(const std::shared_ptr<ToolCallContext>& context
         ++m_rejected;
         publishFiguresSoon();
         context->finish(ToolResult::error(
-            QStringLiteral("Adapter %1 did not send this call upstream: %2").arg(m_config.name, admission.refusal)));
+            QStringLiteral("Adapter %1 did not send this call upstream: %2").arg(m_config.name, admission.refusal),
+            CallStatus::UpstreamError));
         if (admission.retryInMs > 0 && !m_breakerTimer.isActive())
             m_breakerTimer.start(int(std::min<qint64>(admission.retryInMs, 3'600'000)), this);
         return;
@@ -533,7 +535,14 @@ void UpstreamAdapter::finishCall(const std::shared_ptr<ToolCallContext>& context
             message = QStringLiteral("Adapter %1 failed (%2): %3")
                           .arg(m_config.name, McpClient::failureKindName(failure.kind), failure.message);
         }
-        context->finish(ToolResult::error(message));
+        // The upstream's tool answering isError is a tool error (outcome.ok() above); here the
+        // upstream itself gave no answer, or refused the request.
+        CallStatus status = CallStatus::UpstreamError;
+        if (failure.kind == McpClient::FailureKind::Timeout)
+            status = CallStatus::TimedOut;
+        else if (failure.kind == McpClient::FailureKind::Cancelled)
+            status = CallStatus::Cancelled;
+        context->finish(ToolResult::error(message, status));
     }
     publishFiguresSoon();
     if (m_callsInFlight == 0)

@@ -190,12 +190,12 @@ ToolResult CommandTool::run(ToolCallContext& context) const
         state->exitCode = exitCode;
         state->durationMs = durationMs;
     };
-    const auto failure = [&](const QString& message) {
-        return ToolResult::error(QStringLiteral("Command tool \"%1\" failed: %2").arg(name, message));
+    const auto failure = [&](const QString& message, CallStatus outcome = CallStatus::ToolError) {
+        return ToolResult::error(QStringLiteral("Command tool \"%1\" failed: %2").arg(name, message), outcome);
     };
     if (context.isCancelled()) {
         finish(QStringLiteral("not started: the call was cancelled"), std::nullopt, 0);
-        return failure(QStringLiteral("the call was cancelled before the command started."));
+        return failure(QStringLiteral("the call was cancelled before the command started."), CallStatus::Cancelled);
     }
 
     QEventLoop loop; // first: it gives this worker thread the event dispatcher QProcess needs
@@ -319,13 +319,14 @@ ToolResult CommandTool::run(ToolCallContext& context) const
     switch (stop) {
     case Stop::Cancelled:
         finish(QStringLiteral("cancelled: its process group was killed (%1)").arg(exitText), std::nullopt, durationMs);
-        return failure(QStringLiteral("the call was cancelled and the command was stopped."));
+        return failure(QStringLiteral("the call was cancelled and the command was stopped."), CallStatus::Cancelled);
     case Stop::TimedOut:
         finish(QStringLiteral("timed out after %1: its process group was killed (%2)")
                    .arg(secondsText(m_config.timeout), exitText),
             std::nullopt, durationMs);
         return failure(QStringLiteral("the command did not finish within its timeout of %1 and was killed. %2")
-                           .arg(secondsText(m_config.timeout), stderrText));
+                           .arg(secondsText(m_config.timeout), stderrText),
+            CallStatus::TimedOut);
     case Stop::Flooded:
         finish(
             QStringLiteral("wrote more than %1 to stdout: its process group was killed").arg(sizeText(MaxStdoutBytes)),

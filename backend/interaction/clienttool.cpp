@@ -140,7 +140,8 @@ ToolResult ClientTool::timeoutResult(const QString& toolName, int seconds) const
         QStringLiteral("No one answered %1 at the Switchboard console within %2 seconds. Tell the user it is waiting "
                        "for them there, or try again later.")
             .arg(toolName)
-            .arg(seconds));
+            .arg(seconds),
+        CallStatus::TimedOut);
     if (render == RenderHint::Connect)
         result.structuredContent = ClientAnswer::notConnected(QStringLiteral("timeout"));
     return result;
@@ -150,8 +151,20 @@ ToolResult ClientTool::resultFor(const json& output)
 {
     ToolResult result;
     result.content.push_back(json{{"type", "text"}, {"text", output.dump()}});
-    if (output.is_object())
+    if (output.is_object()) {
         result.structuredContent = output;
+        // A person's "no" is a valid answer the client gets as a result, so not an error; but the
+        // call log must not show it as a plain ok either. A connect refused for lack of an answer
+        // in time is a timeout.
+        const auto confirmed = output.find("confirmed");
+        const auto connected = output.find("connected");
+        const QString reason = stringArgument(output, "reason");
+        if (reason == QStringLiteral("timeout"))
+            result.outcome = CallStatus::TimedOut;
+        else if ((confirmed != output.end() && *confirmed == false)
+            || (connected != output.end() && *connected == false) || reason == QStringLiteral("declined"))
+            result.outcome = CallStatus::Declined;
+    }
     return result;
 }
 

@@ -156,14 +156,15 @@ InteractionBroker::Admission InteractionBroker::admit(
         admission.verdict = Admission::Verdict::Refuse;
         admission.result = ToolResult::error(
             QStringLiteral("Tool \"%1\" is denied by the Switchboard operator's policy (%2); it did not run.")
-                .arg(tool.spec.name, verdict.rule));
+                .arg(tool.spec.name, verdict.rule),
+            CallStatus::Denied);
         return admission;
     }
     if (tool.clientTool) {
         const QString problem = tool.clientTool->checkArguments(arguments);
         if (!problem.isEmpty()) {
             admission.verdict = Admission::Verdict::Refuse;
-            admission.result = ToolResult::error(problem);
+            admission.result = ToolResult::error(problem, CallStatus::InvalidArguments);
             return admission;
         }
         admission.kind = InteractionKind::ClientTool;
@@ -190,7 +191,8 @@ InteractionBroker::Admission InteractionBroker::admit(
             admission.result = ToolResult::error(
                 QStringLiteral("The person at the Switchboard console denied this call of \"%1\"%2.")
                     .arg(tool.spec.name,
-                        decision->reason.isEmpty() ? QString() : QStringLiteral(": ") + decision->reason));
+                        decision->reason.isEmpty() ? QString() : QStringLiteral(": ") + decision->reason),
+                CallStatus::Denied);
             return admission;
         }
     }

@@ -276,8 +276,8 @@ QByteArray McpSession::detailsOf(const ToolCallContext& context) const
         QByteArray::fromStdString(details.dump(-1, ' ', false, json::error_handler_t::replace)));
 }
 
-void McpSession::rejectCall(const JsonRpc::Message& message, ToolCall record, int code, const QString& text,
-    const std::shared_ptr<ResponseChannel>& channel, json data)
+void McpSession::rejectCall(const JsonRpc::Message& message, ToolCall record, CallStatus status, int code,
+    const QString& text, const std::shared_ptr<ResponseChannel>& channel, json data)
 {
     // A call refused before it runs is still a call the operator should see, with its reason.
     const QByteArray bytes
@@ -285,7 +285,7 @@ void McpSession::rejectCall(const JsonRpc::Message& message, ToolCall record, in
     if (channel)
         channel->sendResponse(bytes);
     m_environment->events->publishCallStarted(record);
-    record.status = CallStatus::Error;
+    record.status = status;
     record.error = m_environment->redactor.text(text);
     record.response = m_environment->redactor.jsonText(bytes);
     record.durationUs = 0;
@@ -298,7 +298,7 @@ void McpSession::handleToolsCall(
     const json& params = message.params();
     const auto nameIt = params.is_object() ? params.find("name") : params.end();
     if (nameIt == params.end() || !nameIt->is_string() || nameIt->get_ref<const std::string&>().empty()) {
-        rejectCall(message, newRecord(message, rawText, QStringLiteral("(no name)"), ToolRoute()),
+        rejectCall(message, newRecord(message, rawText, QStringLiteral("(no name)"), ToolRoute()), CallStatus::Error,
             JsonRpc::InvalidParams, QStringLiteral("tools/call needs params.name, the name of a tool from tools/list"),
             channel);
         return;
@@ -310,7 +310,7 @@ void McpSession::handleToolsCall(
     json arguments = json::object();
     if (const auto it = params.find("arguments"); it != params.end() && !it->is_null()) {
         if (!it->is_object()) {
-            rejectCall(message, std::move(record), JsonRpc::InvalidParams,
+            rejectCall(message, std::move(record), CallStatus::InvalidArguments, JsonRpc::InvalidParams,
                 QStringLiteral("params.arguments must be an object"), channel);
             return;
         }
@@ -324,7 +324,7 @@ void McpSession::handleToolsCall(
     }
     std::string key = JsonRpc::dump(message.id);
     if (m_inFlight.count(key)) {
-        rejectCall(message, std::move(record), JsonRpc::InvalidRequest,
+        rejectCall(message, std::move(record), CallStatus::Error, JsonRpc::InvalidRequest,
             QStringLiteral("request id %1 is already in use by a call in flight").arg(QString::fromStdString(key)),
             channel);
         return;
@@ -335,7 +335,12 @@ void McpSession::handleToolsCall(
         json closest = json::array();
         for (const QString& match : resolution.closestMatches)
             closest.push_back(match.toStdString());
-        rejectCall(message, std::move(record), JsonRpc::InvalidParams, text, channel,
+        // A name whose adapter offers no tools now (disabled, still connecting, its upstream out of
+        // reach) is routed, to an adapter that cannot take calls: an upstream error, as a call to it
+        // would be; any other name reaches no tool at all.
+        const CallStatus status
+            = resolution.unavailableReason.isEmpty() ? CallStatus::UnknownTool : CallStatus::UpstreamError;
+        rejectCall(message, std::move(record), status, JsonRpc::InvalidParams, text, channel,
             json{{"reason", resolution.unavailableReason.isEmpty() ? "unknown_tool" : "tool_unavailable"},
                 {"closestMatches", std::move(closest)}});
         return;
@@ -437,14 +442,16 @@ void McpSession::admitCall(const std::string& key)
     if (!tool->refusal.isEmpty()) {
         if (tool->refused)
             tool->refused();
-        context->finish(ToolResult::error(tool->refusal));
+        // A standing rule of the operator's (a write tool of a read-only adapter), not a failure of
+        // the upstream, which was never asked: retrying cannot help, as with a policy's deny.
+        context->finish(ToolResult::error(tool->refusal, CallStatus::Denied));
         return;
     }
     // Arguments are checked before any pause, so a model gets a retryable error at once rather
     // than after a person answered.
     const QString invalid = ToolRouter::argumentError(*tool, context->arguments());
     if (!invalid.isEmpty()) {
-        context->finish(ToolResult::error(invalid));
+        context->finish(ToolResult::error(invalid, CallStatus::InvalidArguments));
         return;
     }
     InteractionBroker* broker = m_environment->interactions;
@@ -520,7 +527,8 @@ void McpSession::resumeCall(const std::string& key, const InteractionAnswer& ans
     } else if (answer.decision == InteractionAnswer::Decision::Deny) {
         context->finish(ToolResult::error(
             QStringLiteral("The person at the Switchboard console denied this call of \"%1\"%2.")
-                .arg(tool->spec.name, answer.reason.isEmpty() ? QString() : QStringLiteral(": ") + answer.reason)));
+                .arg(tool->spec.name, answer.reason.isEmpty() ? QString() : QStringLiteral(": ") + answer.reason),
+            CallStatus::Denied));
     } else {
         execute(key);
     }
@@ -542,7 +550,8 @@ void McpSession::timeOutCall(const std::string& key)
                                                "within %2 seconds, so it did not run. Tell the user it needs their "
                                                "approval there, or try again later.")
                                     .arg(tool->spec.name)
-                                    .arg(seconds)));
+                                    .arg(seconds),
+                CallStatus::TimedOut));
 }
 
 // The call no longer waits on its question (answered, timed out, finished, cancelled or left);
@@ -557,7 +566,9 @@ QString McpSession::stopWaiting(InFlight& entry)
 
 // The call stops waiting without an answer (parked, or its connection dropped) while its question
 // stays pending: no JSON-RPC result is sent, the connection is closed, and the call is recorded
-// as paused.
+// as parked. Not paused: the call is over (nothing more happens to this record, and a row left
+// "paused" would wait for ever), and not cancelled: its question is not withdrawn, and answering it
+// still serves the client's retry. `why` tells a parked call from one whose client went away.
 void McpSession::leaveWaiting(const std::string& key, const QString& why)
 {
     const auto it = m_inFlight.find(key);
@@ -570,7 +581,7 @@ void McpSession::leaveWaiting(const std::string& key, const QString& why)
     if (entry.channel)
         entry.channel->abandon(why);
     ToolCall& record = entry.record;
-    record.status = CallStatus::Paused;
+    record.status = CallStatus::Parked;
     record.error = why;
     record.durationUs = entry.timer.nsecsElapsed() / 1000;
     m_environment->events->publishCallFinished(record);
@@ -637,7 +648,7 @@ bool McpSession::refuseBatchThatWouldPause(
                 : QStringLiteral("(no name)");
             rejectCall(message,
                 newRecord(message, QByteArray(), tool, m_environment->router->resolve(tool.toStdString()).route()),
-                JsonRpc::InvalidRequest, text, channel);
+                CallStatus::Error, JsonRpc::InvalidRequest, text, channel);
         } else if (message.kind == JsonRpc::Kind::Request || message.kind == JsonRpc::Kind::Invalid) {
             reply(channel, JsonRpc::makeError(message.id, JsonRpc::InvalidRequest, text.toStdString()));
         }
@@ -656,7 +667,7 @@ void McpSession::completeCall(const std::string& key, ToolResult result)
         m_environment->interactions->withdraw(interactionId, QStringLiteral("the call finished"));
 
     ToolCall& record = entry.record;
-    record.status = result.isError ? CallStatus::Error : CallStatus::Ok;
+    record.status = result.callStatus();
     if (result.isError)
         record.error = m_environment->redactor.text(result.firstText()); // BackendEvents cuts it to MaxErrorChars
     const QByteArray bytes = JsonRpc::serialize(JsonRpc::makeResult(entry.requestId, std::move(result).toJson()));

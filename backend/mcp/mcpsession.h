@@ -134,7 +134,8 @@ private:
         const JsonRpc::Message& message, const QByteArray& rawText, const QString& tool, const ToolRoute& route);
     // The details the call's tool attached, as the record keeps them (compact JSON, redacted).
     QByteArray detailsOf(const ToolCallContext& context) const;
-    void rejectCall(const JsonRpc::Message& message, ToolCall record, int code, const QString& text,
+    // `status` says why the call was refused (UnknownTool, InvalidArguments, or Error for a malformed request).
+    void rejectCall(const JsonRpc::Message& message, ToolCall record, CallStatus status, int code, const QString& text,
         const std::shared_ptr<ResponseChannel>& channel, nlohmann::json data = nullptr);
     void completeCall(const std::string& key, ToolResult result);
     void cancelCall(const std::string& key, const QString& reason, QuestionFate fate = QuestionFate::Withdraw);

@@ -43,7 +43,8 @@ ToolResult ToolExecutor::failureResult(const QString& tool, const char* what)
 {
     return ToolResult::error(
         QStringLiteral("Tool \"%1\" failed: %2")
-            .arg(tool, ToolCall::boundedText(QString::fromUtf8(what), ToolRouter::MaxMessageChars)));
+            .arg(tool, ToolCall::boundedText(QString::fromUtf8(what), ToolRouter::MaxMessageChars)),
+        CallStatus::ToolError);
 }
 
 void ToolExecutor::run(
@@ -57,8 +58,10 @@ void ToolExecutor::run(
     context->setDeadline(ToolCallContext::Clock::now() + std::chrono::milliseconds(deadlineMs));
 
     if (m_shutDown) {
+        // Ended by the shutdown, as a call still running then is: cancelled.
         context->finish(
-            ToolResult::error(QStringLiteral("Tool \"%1\" did not run: the server is stopping.").arg(tool->spec.name)));
+            ToolResult::error(QStringLiteral("Tool \"%1\" did not run: the server is stopping.").arg(tool->spec.name),
+                CallStatus::Cancelled));
         return;
     }
 
@@ -89,10 +92,12 @@ void ToolExecutor::run(
         return;
     }
     if (int(m_queue.size()) >= m_settings.maxQueuedCalls) {
+        // Overload is none of the finer statuses (the tool is fine, nothing timed out): an error.
         context->finish(ToolResult::error(
             QStringLiteral("Tool \"%1\" did not run: %2 calls are already waiting for a worker. Try again shortly.")
                 .arg(tool->spec.name)
-                .arg(m_queue.size())));
+                .arg(m_queue.size()),
+            CallStatus::Error));
         return;
     }
     // The deadline counts from now: a call that waits too long for its repository also ends.
@@ -171,7 +176,8 @@ void ToolExecutor::start(Job job)
             } catch (...) {
                 result = ToolResult::error(
                     QStringLiteral("Tool \"%1\" failed with an exception that is not a std::exception.")
-                        .arg(tool->spec.name));
+                        .arg(tool->spec.name),
+                    CallStatus::ToolError);
             }
             context->finish(std::move(result)); // posted home; dropped if the call is over
         }
@@ -258,7 +264,7 @@ void ToolExecutor::expireDue()
         const QString message = deadlineMessage(it->second.tool, it->second.deadlineMs);
         unwatch(serial);
         if (context)
-            context->expire(ToolResult::error(message));
+            context->expire(ToolResult::error(message, CallStatus::TimedOut));
     }
     armDeadlineTimer();
 }

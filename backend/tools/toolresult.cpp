@@ -9,11 +9,19 @@ ToolResult ToolResult::text(const QString& text)
     return result;
 }
 
-ToolResult ToolResult::error(const QString& message)
+ToolResult ToolResult::error(const QString& message, std::optional<CallStatus> outcome)
 {
     ToolResult result = text(message);
     result.isError = true;
+    result.outcome = outcome;
     return result;
+}
+
+CallStatus ToolResult::callStatus() const
+{
+    if (outcome)
+        return *outcome;
+    return isError ? CallStatus::ToolError : CallStatus::Ok;
 }
 
 json ToolResult::toJson() const&
