@@ -5,11 +5,36 @@
 #include <QColor>
 #include <QDateTime>
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
+#include <limits>
 
 namespace {
 
 constexpr int AgeRefreshMs = 1000;
+constexpr qint64 LastMinuteMs = 60'000;
+// A value in the details column: enough to tell two calls apart, never a whole document.
+constexpr qsizetype MaxValueChars = 40;
+
+QString cut(const QString& text, qsizetype maxChars)
+{
+    return text.size() <= maxChars ? text : text.left(maxChars - 1) + QChar(0x2026);
+}
+
+QString valueText(const nlohmann::ordered_json& value)
+{
+    if (value.is_string())
+        return cut(QString::fromStdString(value.get<std::string>()).simplified(), MaxValueChars);
+    const QString compact = QString::fromStdString(value.dump());
+    if (compact.size() <= MaxValueChars)
+        return compact;
+    if (value.is_array())
+        return InteractionModel::tr("[%1 items]").arg(value.size());
+    if (value.is_object())
+        return InteractionModel::tr("{%1 fields}").arg(value.size());
+    return cut(compact, MaxValueChars);
+}
 
 } // namespace
 
@@ -107,6 +132,74 @@ QString InteractionModel::formatAge(qint64 ageMs)
     return tr("%1 d").arg(seconds / 86'400);
 }
 
+QString InteractionModel::detailsLabel(const PendingInteraction& interaction, int maxChars)
+{
+    // Parsed in the client's key order: the first arguments are the ones it put first.
+    const auto arguments = nlohmann::ordered_json::parse(
+        interaction.arguments.constBegin(), interaction.arguments.constEnd(), nullptr, false);
+    QStringList parts;
+    qsizetype length = 0;
+    if (interaction.render == RenderHint::Connect) {
+        const auto spec = nlohmann::json::parse(
+            interaction.renderSpec.constBegin(), interaction.renderSpec.constEnd(), nullptr, false);
+        const auto text = [&spec](const char* key) {
+            const auto it = spec.is_object() ? spec.find(key) : spec.end();
+            return spec.is_object() && it != spec.end() && it->is_string()
+                ? QString::fromStdString(it->get<std::string>())
+                : QString();
+        };
+        const QString provider = text("providerTitle").isEmpty() ? text("provider") : text("providerTitle");
+        if (!provider.isEmpty()) {
+            parts.append(provider);
+            length += provider.size();
+        }
+    }
+    if (arguments.is_object()) {
+        for (const auto& [name, value] : arguments.items()) {
+            if (length >= maxChars)
+                break;
+            if (interaction.render == RenderHint::Connect && name == "provider")
+                continue; // named already, by its title
+            const QString part = QString::fromStdString(name) + QStringLiteral(": ") + valueText(value);
+            parts.append(part);
+            length += part.size() + 2;
+        }
+    }
+    return cut(parts.join(QStringLiteral(", ")), maxChars);
+}
+
+QString InteractionModel::timeLeftLabel(const PendingInteraction& interaction, qint64 nowMs)
+{
+    if (!interaction.waiting || interaction.deadlineMs <= 0)
+        return {};
+    // Rounded up: "0:01" until the very last moment, never "0:00" while the call still waits.
+    const qint64 seconds = (qMax<qint64>(0, interaction.deadlineMs - nowMs) + 999) / 1000;
+    if (seconds < 3600)
+        return QStringLiteral("%1:%2").arg(seconds / 60).arg(seconds % 60, 2, 10, QLatin1Char('0'));
+    return QStringLiteral("%1:%2:%3")
+        .arg(seconds / 3600)
+        .arg(seconds / 60 % 60, 2, 10, QLatin1Char('0'))
+        .arg(seconds % 60, 2, 10, QLatin1Char('0'));
+}
+
+bool InteractionModel::queuedBefore(const PendingInteraction& a, const PendingInteraction& b)
+{
+    // A call that waits can still be answered in time; a parked or dropped one only waits for a
+    // retry. Among the waiting, the one that gives up first comes first.
+    if (a.waiting != b.waiting)
+        return a.waiting;
+    if (a.waiting) {
+        constexpr qint64 Unknown = std::numeric_limits<qint64>::max();
+        const qint64 deadlineA = a.deadlineMs > 0 ? a.deadlineMs : Unknown;
+        const qint64 deadlineB = b.deadlineMs > 0 ? b.deadlineMs : Unknown;
+        if (deadlineA != deadlineB)
+            return deadlineA < deadlineB;
+    }
+    if (a.createdAtMs != b.createdAtMs)
+        return a.createdAtMs < b.createdAtMs;
+    return a.id < b.id; // a total order: an unchanged question never trades places with its equal
+}
+
 QVariant InteractionModel::data(const QModelIndex& index, int role) const
 {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
@@ -119,12 +212,16 @@ QVariant InteractionModel::data(const QModelIndex& index, int role) const
             return kindLabel(interaction);
         case ToolColumn:
             return toolLabel(interaction);
+        case DetailsColumn:
+            return detailsLabel(interaction);
         case ClientColumn:
             return clientLabel(interaction);
         case SessionColumn:
             return shortSession(interaction.sessionId);
         case StateColumn:
             return waitingLabel(interaction);
+        case TimeLeftColumn:
+            return timeLeftLabel(interaction, m_clock());
         case AgeColumn:
             return formatAge(m_clock() - interaction.createdAtMs);
         }
@@ -133,6 +230,13 @@ QVariant InteractionModel::data(const QModelIndex& index, int role) const
         switch (index.column()) {
         case ToolColumn:
             return interaction.tool;
+        case DetailsColumn:
+            return detailsLabel(interaction, 1000);
+        case TimeLeftColumn:
+            if (interaction.waiting && interaction.deadlineMs > 0)
+                return tr("The call gives up at %1 (interaction.maxWaitSeconds) unless you answer")
+                    .arg(QDateTime::fromMSecsSinceEpoch(interaction.deadlineMs).toString(Qt::ISODate));
+            return waitingDescription(interaction);
         case SessionColumn:
             return interaction.sessionId;
         case StateColumn:
@@ -146,17 +250,23 @@ QVariant InteractionModel::data(const QModelIndex& index, int role) const
             // The colours of the call log's statuses: a held call is paused; otherwise nothing waits.
             return interaction.waiting ? QColor(0xb3, 0x6b, 0x00) : QColor(0x77, 0x77, 0x77);
         }
+        if (index.column() == TimeLeftColumn && interaction.waiting && interaction.deadlineMs > 0
+            && interaction.deadlineMs - m_clock() < LastMinuteMs)
+            return QColor(0xc0, 0x1c, 0x28); // the call log's error red: answer now or it times out
         break;
     case Qt::TextAlignmentRole:
-        if (index.column() == AgeColumn)
+        if (index.column() == AgeColumn || index.column() == TimeLeftColumn)
             return QVariant(Qt::AlignRight | Qt::AlignVCenter);
         break;
     case SortRole:
+        if (index.column() == TimeLeftColumn)
+            return interaction.waiting && interaction.deadlineMs > 0 ? interaction.deadlineMs
+                                                                     : std::numeric_limits<qint64>::max();
         return index.column() == AgeColumn ? QVariant(interaction.createdAtMs) : data(index, Qt::DisplayRole);
     case FilterRole:
         return QString(kindLabel(interaction) + QLatin1Char(' ') + interaction.tool + QLatin1Char(' ')
-            + interaction.toolTitle + QLatin1Char(' ') + clientLabel(interaction) + QLatin1Char(' ')
-            + interaction.sessionId)
+            + interaction.toolTitle + QLatin1Char(' ') + detailsLabel(interaction) + QLatin1Char(' ')
+            + clientLabel(interaction) + QLatin1Char(' ') + interaction.sessionId)
             .toLower();
     case CallIdRole:
         return interaction.callId;
@@ -177,12 +287,16 @@ QVariant InteractionModel::headerData(int section, Qt::Orientation orientation, 
         return tr("Question");
     case ToolColumn:
         return tr("Tool");
+    case DetailsColumn:
+        return tr("Details");
     case ClientColumn:
         return tr("Client");
     case SessionColumn:
         return tr("Session");
     case StateColumn:
         return tr("Call");
+    case TimeLeftColumn:
+        return tr("Left");
     case AgeColumn:
         return tr("Age");
     }
@@ -205,18 +319,46 @@ QModelIndex InteractionModel::indexOfInteraction(const QString& id, int column) 
     return row < 0 ? QModelIndex() : index(row, column);
 }
 
+int InteractionModel::rowFor(const PendingInteraction& interaction, int exceptRow) const
+{
+    // The rows are in queue order: the new place is after every row that does not come after it.
+    int row = 0;
+    for (int other = 0; other < m_interactions.size(); ++other) {
+        if (other != exceptRow && queuedBefore(m_interactions.at(other), interaction))
+            ++row;
+    }
+    return row;
+}
+
+void InteractionModel::insertRow(const PendingInteraction& interaction)
+{
+    const int row = rowFor(interaction);
+    beginInsertRows({}, row, row);
+    m_interactions.insert(row, interaction);
+    endInsertRows();
+}
+
+void InteractionModel::updateRow(int row, const PendingInteraction& interaction)
+{
+    // Moved, not removed and inserted again: the view keeps it selected and current.
+    const int to = rowFor(interaction, row);
+    if (to != row) {
+        beginMoveRows({}, row, row, {}, to > row ? to + 1 : to);
+        m_interactions.move(row, to);
+        endMoveRows();
+    }
+    m_interactions[to] = interaction;
+    Q_EMIT dataChanged(index(to, 0), index(to, NumColumns - 1));
+}
+
 void InteractionModel::upsert(const PendingInteraction& interaction)
 {
     const int row = rowOf(interaction.id);
     if (row >= 0) {
-        m_interactions[row] = interaction;
-        Q_EMIT dataChanged(index(row, 0), index(row, NumColumns - 1));
+        updateRow(row, interaction);
         return;
     }
-    const int last = int(m_interactions.size());
-    beginInsertRows({}, last, last);
-    m_interactions.append(interaction);
-    endInsertRows();
+    insertRow(interaction);
     updateAgeTimer();
     Q_EMIT countChanged(count());
 }
@@ -249,15 +391,10 @@ void InteractionModel::setInteractions(const PendingInteractionList& interaction
     }
     for (const PendingInteraction& interaction : interactions) {
         const int row = rowOf(interaction.id);
-        if (row >= 0) {
-            m_interactions[row] = interaction;
-            Q_EMIT dataChanged(index(row, 0), index(row, NumColumns - 1));
-            continue;
-        }
-        const int last = int(m_interactions.size());
-        beginInsertRows({}, last, last);
-        m_interactions.append(interaction);
-        endInsertRows();
+        if (row >= 0)
+            updateRow(row, interaction);
+        else
+            insertRow(interaction);
     }
     updateAgeTimer();
     if (count() != before)
@@ -277,8 +414,11 @@ void InteractionModel::clear()
 
 void InteractionModel::refreshAges()
 {
+    // The two columns that follow the clock, side by side; the order never depends on the clock.
+    static_assert(AgeColumn == TimeLeftColumn + 1);
     if (!m_interactions.isEmpty())
-        Q_EMIT dataChanged(index(0, AgeColumn), index(int(m_interactions.size()) - 1, AgeColumn), {Qt::DisplayRole});
+        Q_EMIT dataChanged(index(0, TimeLeftColumn), index(int(m_interactions.size()) - 1, AgeColumn),
+            {Qt::DisplayRole, Qt::ForegroundRole, Qt::ToolTipRole});
 }
 
 void InteractionModel::updateAgeTimer()

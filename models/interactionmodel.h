@@ -1,9 +1,13 @@
 #pragma once
 
 // InteractionModel: the questions waiting for the person at the console (approvals and client
-// tools), oldest first, like a queue. Fed by the backend's interaction events: pending and changed
-// insert or update a row by id, resolved removes it, and a listing (the answer to
-// listInteractions, e.g. questions restored after a restart) makes the rows match it.
+// tools), as a queue to triage: questions a call is waiting on first, the one that gives up soonest
+// on top, then the others (parked, or whose call went away) oldest first. Fed by the backend's
+// interaction events: pending and changed insert or update a row by id (moving it when its place
+// changes), resolved removes it, and a listing (the answer to listInteractions, e.g. questions
+// restored after a restart) makes the rows match it. Rows tell look-alike questions apart by their
+// first arguments (and a connect question by its provider); the time left and the age tick once a
+// second.
 
 #include "pendinginteraction.h"
 
@@ -19,9 +23,11 @@ public:
     enum Columns {
         KindColumn, // approval, connect, confirm, choice, form
         ToolColumn,
+        DetailsColumn, // the provider of a connect question, the first arguments
         ClientColumn,
         SessionColumn,
         StateColumn, // whether a call waits for the answer
+        TimeLeftColumn, // until the waiting call gives up (interaction.maxWaitSeconds)
         AgeColumn,
         NumColumns,
     };
@@ -51,6 +57,15 @@ public:
     // One sentence on where the answer goes: the waiting call, or the client's next identical call.
     static QString waitingDescription(const PendingInteraction& interaction);
     static QString formatAge(qint64 ageMs);
+    // What tells this question from others of the same tool: a connect question's provider, then
+    // the first arguments as `name: value`, in the client's order, cut to about `maxChars`.
+    static QString detailsLabel(const PendingInteraction& interaction, int maxChars = 120);
+    // The time until a waiting call gives up, as "4:05" (or "1:02:05"); empty when no call waits
+    // or its deadline is not known.
+    static QString timeLeftLabel(const PendingInteraction& interaction, qint64 nowMs);
+    // Whether `a` comes before `b` in the queue: waiting before not waiting, the earlier deadline
+    // first, then the older question.
+    static bool queuedBefore(const PendingInteraction& a, const PendingInteraction& b);
 
 public Q_SLOTS:
     // A new question, or a known one that changed (a retried call re-attached, waiting toggled).
@@ -66,10 +81,14 @@ Q_SIGNALS:
 
 private:
     int rowOf(const QString& id) const;
+    // The row a question belongs at, among the others (itself left out when it is at `exceptRow`).
+    int rowFor(const PendingInteraction& interaction, int exceptRow = -1) const;
+    void insertRow(const PendingInteraction& interaction);
+    void updateRow(int row, const PendingInteraction& interaction);
     void refreshAges();
     void updateAgeTimer();
 
     QList<PendingInteraction> m_interactions;
     std::function<qint64()> m_clock;
-    QTimer m_ageTimer; // ticks while there are rows, so the age column stays current
+    QTimer m_ageTimer; // ticks while there are rows, so the time left and the age stay current
 };

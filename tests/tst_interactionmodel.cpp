@@ -5,6 +5,7 @@
 #include "modelroles.h"
 
 #include <QAbstractItemModelTester>
+#include <QColor>
 #include <QSignalSpy>
 #include <QTest>
 
@@ -121,9 +122,10 @@ private Q_SLOTS:
         PendingInteraction second = makeInteraction(QStringLiteral("ia-2"), 5);
         second.waiting = false;
         model.setInteractions({second, makeInteraction(QStringLiteral("ia-3"), 3)});
-        QCOMPARE(idsOf(model), (QStringList{QStringLiteral("ia-2"), QStringLiteral("ia-3")}));
-        QCOMPARE(model.index(0, 0).data(CallIdRole).toLongLong(), qint64(5));
-        QCOMPARE(model.index(0, InteractionModel::StateColumn).data().toString(), QStringLiteral("no call waiting"));
+        // ia-3's call waits; ia-2's no longer does, so it queues behind.
+        QCOMPARE(idsOf(model), (QStringList{QStringLiteral("ia-3"), QStringLiteral("ia-2")}));
+        QCOMPARE(model.index(1, 0).data(CallIdRole).toLongLong(), qint64(5));
+        QCOMPARE(model.index(1, InteractionModel::StateColumn).data().toString(), QStringLiteral("no call waiting"));
         QCOMPARE(counts.size(), 0); // two before, two after
 
         model.setInteractions({});
@@ -230,8 +232,137 @@ private Q_SLOTS:
         QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
         // The model refreshes the column by itself (once a second) while rows are pending.
         QVERIFY(changed.wait(10'000));
-        QCOMPARE(changed.last().at(0).value<QModelIndex>().column(), int(InteractionModel::AgeColumn));
+        QCOMPARE(changed.last().at(0).value<QModelIndex>().column(), int(InteractionModel::TimeLeftColumn));
+        QCOMPARE(changed.last().at(1).value<QModelIndex>().column(), int(InteractionModel::AgeColumn));
         QCOMPARE(age.data().toString(), QStringLiteral("2 min"));
+    }
+
+    void detailsTellLookAlikesApart_data()
+    {
+        QTest::addColumn<QString>("render");
+        QTest::addColumn<QByteArray>("arguments");
+        QTest::addColumn<QByteArray>("renderSpec");
+        QTest::addColumn<QString>("details");
+        QTest::newRow("first arguments in the client's order")
+            << QStringLiteral("approval") << QByteArray(R"({"path":"src/b.txt","force":true,"count":2})")
+            << QByteArray("{}") << QStringLiteral("path: src/b.txt, force: true, count: 2");
+        QTest::newRow("long values are cut")
+            << QStringLiteral("approval")
+            << QByteArray(
+                   R"({"message":"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa","tags":[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20]})")
+            << QByteArray("{}")
+            << QStringLiteral("message: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\u2026, tags: [20 items]");
+        QTest::newRow("whitespace collapses")
+            << QStringLiteral("approval") << QByteArray(R"({"text":"two\nlines  here"})") << QByteArray("{}")
+            << QStringLiteral("text: two lines here");
+        QTest::newRow("no arguments") << QStringLiteral("approval") << QByteArray("{}") << QByteArray("{}")
+                                      << QString();
+        QTest::newRow("connect: the provider's title first")
+            << QStringLiteral("connect") << QByteArray(R"({"provider":"github","kind":"api_key"})")
+            << QByteArray(R"({"render":"connect","provider":"github","providerTitle":"GitHub"})")
+            << QStringLiteral("GitHub, kind: api_key");
+        QTest::newRow("connect without a title")
+            << QStringLiteral("connect") << QByteArray(R"({"provider":"gitlab"})")
+            << QByteArray(R"({"render":"connect","provider":"gitlab"})") << QStringLiteral("gitlab");
+    }
+
+    void detailsTellLookAlikesApart()
+    {
+        QFETCH(QString, render);
+        QFETCH(QByteArray, arguments);
+        QFETCH(QByteArray, renderSpec);
+        PendingInteraction interaction = makeInteraction(QStringLiteral("ia-1"));
+        interaction.render = *renderHintFromName(render);
+        interaction.kind
+            = render == QStringLiteral("approval") ? InteractionKind::Approval : InteractionKind::ClientTool;
+        interaction.arguments = arguments;
+        interaction.renderSpec = renderSpec;
+        InteractionModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.upsert(interaction);
+        QTEST(model.index(0, InteractionModel::DetailsColumn).data().toString(), "details");
+        QCOMPARE(
+            model.headerData(InteractionModel::DetailsColumn, Qt::Horizontal).toString(), QStringLiteral("Details"));
+        // The filter finds a question by what its details say.
+        QVERIFY(model.index(0, 0)
+                    .data(FilterRole)
+                    .toString()
+                    .contains(InteractionModel::detailsLabel(interaction).toLower()));
+    }
+
+    void timeLeftCountsDownToTheMaximumWait()
+    {
+        InteractionModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        qint64 now = Now;
+        model.setClock([&now] { return now; });
+        PendingInteraction held = makeInteraction(QStringLiteral("ia-1"));
+        held.deadlineMs = Now + 65'000;
+        PendingInteraction parked = makeInteraction(QStringLiteral("ia-2"));
+        parked.waiting = false;
+        parked.mode = PauseMode::Park;
+        model.upsert(held);
+        model.upsert(parked);
+        const QModelIndex left = model.index(0, InteractionModel::TimeLeftColumn);
+        QCOMPARE(left.data().toString(), QStringLiteral("1:05"));
+        QVERIFY(left.data(Qt::ToolTipRole).toString().contains(QStringLiteral("gives up")));
+        QVERIFY(!left.data(Qt::ForegroundRole).isValid());
+        // No call waits for a parked question: nothing runs out.
+        QVERIFY(model.index(1, InteractionModel::TimeLeftColumn).data().toString().isEmpty());
+
+        // The last minute is red; the column follows the clock without a reset.
+        QSignalSpy resets(&model, &QAbstractItemModel::modelReset);
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        now += 10'500;
+        QVERIFY(changed.wait(10'000));
+        QCOMPARE(left.data().toString(), QStringLiteral("0:55"));
+        QCOMPARE(left.data(Qt::ForegroundRole).value<QColor>(), QColor(0xc0, 0x1c, 0x28));
+        QCOMPARE(resets.size(), 0);
+        now += 120'000; // past the deadline (the backend ends the call): never negative
+        QCOMPARE(left.data().toString(), QStringLiteral("0:00"));
+
+        QCOMPARE(InteractionModel::timeLeftLabel(held, Now + 1), QStringLiteral("1:05"));
+        held.deadlineMs = Now + 2 * 3'600'000LL + 61'000;
+        QCOMPARE(InteractionModel::timeLeftLabel(held, Now), QStringLiteral("2:01:01"));
+        held.deadlineMs = 0; // waiting, but the deadline is not known here
+        QVERIFY(InteractionModel::timeLeftLabel(held, Now).isEmpty());
+    }
+
+    void waitingCallsQueueBeforeStaleOnes()
+    {
+        InteractionModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setClock([] { return Now; });
+        const auto question = [](const QString& id, bool waiting, qint64 createdAtMs, qint64 deadlineMs) {
+            PendingInteraction interaction = makeInteraction(id);
+            interaction.waiting = waiting;
+            interaction.createdAtMs = createdAtMs;
+            interaction.deadlineMs = deadlineMs;
+            return interaction;
+        };
+        model.upsert(question(QStringLiteral("parked-old"), false, Now - 90'000, 0));
+        model.upsert(question(QStringLiteral("held-late"), true, Now - 80'000, Now + 500'000));
+        model.upsert(question(QStringLiteral("parked-new"), false, Now - 10'000, 0));
+        model.upsert(question(QStringLiteral("held-soon"), true, Now - 5'000, Now + 100'000));
+        QCOMPARE(idsOf(model),
+            (QStringList{QStringLiteral("held-soon"), QStringLiteral("held-late"), QStringLiteral("parked-old"),
+                QStringLiteral("parked-new")}));
+
+        // A call that stops waiting moves behind the waiting ones, and one that attaches again (a
+        // retry) moves up; moved, so a view keeps its selection.
+        QSignalSpy moved(&model, &QAbstractItemModel::rowsMoved);
+        model.upsert(question(QStringLiteral("held-soon"), false, Now - 5'000, 0));
+        QCOMPARE(idsOf(model),
+            (QStringList{QStringLiteral("held-late"), QStringLiteral("parked-old"), QStringLiteral("parked-new"),
+                QStringLiteral("held-soon")}));
+        model.upsert(question(QStringLiteral("parked-new"), true, Now - 10'000, Now + 600'000));
+        QCOMPARE(idsOf(model),
+            (QStringList{QStringLiteral("held-late"), QStringLiteral("parked-new"), QStringLiteral("parked-old"),
+                QStringLiteral("held-soon")}));
+        QCOMPARE(moved.size(), 2);
+        // An update that changes nothing about the order moves nothing.
+        model.upsert(question(QStringLiteral("parked-old"), false, Now - 90'000, 0));
+        QCOMPARE(moved.size(), 2);
     }
 };
 

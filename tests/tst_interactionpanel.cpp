@@ -15,6 +15,7 @@
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QStackedWidget>
+#include <QSystemTrayIcon>
 #include <QTableView>
 #include <QTest>
 
@@ -164,7 +165,7 @@ private Q_SLOTS:
         panel.updateInteraction(retried);
         QCOMPARE(panel.widgetFor(QStringLiteral("ia-1")), widget);
         QCOMPARE(child<QLineEdit>(widget, "reasonEdit")->text(), QStringLiteral("half-typed"));
-        QCOMPARE(child<QPushButton>(widget, "showCallButton")->text(), QStringLiteral("Show call #30"));
+        QCOMPARE(child<QPushButton>(widget, "showCallButton")->text(), QStringLiteral("S&how call #30"));
         QCOMPARE(panel.model()->index(0, 0).data(CallIdRole).toLongLong(), qint64(30));
 
         QSignalSpy showCall(&panel, &InteractionPanel::showCallRequested);
@@ -221,6 +222,55 @@ private Q_SLOTS:
         panel->addInteraction(approval(QStringLiteral("ia-4"), 9));
         QCOMPARE(panel->count(), 4);
         QCOMPARE(notified.size(), 2);
+    }
+
+    void aSignInPageThatNoBrowserOpenedIsShownToCopy()
+    {
+        InteractionPanel panel;
+        QList<QUrl> opened;
+        panel.setUrlOpener([&opened](const QUrl& url) {
+            opened.append(url);
+            return false; // no browser, no desktop session
+        });
+        PendingInteraction interaction = connectQuestion(QStringLiteral("ia-1"), 1);
+        interaction.renderSpec = QByteArray::fromStdString(json{{"render", "connect"}, {"provider", "github"},
+            {"providerTitle", "GitHub"}, {"kind", "oauth"}, {"scopes", json::array()},
+            {"oauthAvailable", true}}.dump());
+        panel.addInteraction(interaction);
+        auto* widget = qobject_cast<ConnectWidget*>(panel.widgetFor(QStringLiteral("ia-1")));
+        QVERIFY(widget);
+        QCOMPARE(child<QPushButton>(widget, "signInButton")->text(), QStringLiteral("Sign &in with GitHub"));
+        QSignalSpy requested(&panel, &InteractionPanel::oauthRequested);
+        child<QPushButton>(widget, "signInButton")->click();
+        QCOMPARE(requested.size(), 1);
+        const QUrl page(QStringLiteral("https://github.com/login/oauth/authorize?state=s"));
+        panel.showAuthorizationUrl(QStringLiteral("ia-1"), page);
+        QCOMPARE(opened, QList<QUrl>{page});
+        QVERIFY(!widget->browserOpened());
+        QVERIFY(child<QLabel>(widget, "waitingForBrowserLabel")->text().contains(QLatin1String("No browser")));
+        QCOMPARE(child<QLineEdit>(widget, "authorizationUrlEdit")->text(), page.toString(QUrl::FullyEncoded));
+    }
+
+    void rowsTellLookAlikesApartInQueueOrder()
+    {
+        InteractionPanel panel;
+        PendingInteraction parked = approval(QStringLiteral("ia-1"), 1);
+        parked.waiting = false;
+        parked.mode = PauseMode::Park;
+        PendingInteraction held = approval(QStringLiteral("ia-2"), 2);
+        held.arguments = R"({"message":"bye"})";
+        held.createdAtMs = parked.createdAtMs + 1000;
+        panel.addInteraction(parked);
+        panel.addInteraction(held);
+        // The waiting call first, though it came later; the arguments tell the two echo calls apart.
+        QCOMPARE(
+            panel.model()->index(0, InteractionModel::DetailsColumn).data().toString(), QStringLiteral("message: bye"));
+        QCOMPARE(
+            panel.model()->index(1, InteractionModel::DetailsColumn).data().toString(), QStringLiteral("message: hi"));
+        QVERIFY(!panel.listView()->isColumnHidden(InteractionModel::TimeLeftColumn));
+        QCOMPARE(panel.property("count").toInt(), 2);
+        // No system tray on the offscreen platform: no icon, and nothing else breaks.
+        QCOMPARE(panel.trayIcon() != nullptr, QSystemTrayIcon::isSystemTrayAvailable());
     }
 };
 

@@ -11,6 +11,7 @@
 #include "formwidget.h"
 #include "jsonhighlighter.h"
 
+#include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -20,6 +21,7 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QRadioButton>
+#include <QSet>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTest>
@@ -224,7 +226,7 @@ private Q_SLOTS:
         QVERIFY(QTest::qWaitForWindowExposed(&widget));
         QSignalSpy requested(&widget, &InteractionWidget::showCallRequested);
         auto* showCall = child<QPushButton>(&widget, "showCallButton");
-        QCOMPARE(showCall->text(), QStringLiteral("Show call #42"));
+        QCOMPARE(showCall->text(), QStringLiteral("S&how call #42"));
         QTest::mouseClick(showCall, Qt::LeftButton);
         QCOMPARE(requested.size(), 1);
         QCOMPARE(requested.takeFirst().at(0).toLongLong(), qint64(42));
@@ -243,7 +245,7 @@ private Q_SLOTS:
         retried.earlierCallIds = {17, 23, 42};
         retried.waiting = false;
         widget.setInteraction(retried);
-        QCOMPARE(showCall->text(), QStringLiteral("Show call #50"));
+        QCOMPARE(showCall->text(), QStringLiteral("S&how call #50"));
         QVERIFY(earlier->text().contains(QLatin1String("href=\"call:42\"")));
         QVERIFY(child<QLabel>(&widget, "waitingLabel")->text().startsWith(QLatin1String("no call waiting")));
         QCOMPARE(child<QLineEdit>(&widget, "reasonEdit")->text(), QStringLiteral("draft"));
@@ -332,7 +334,7 @@ private Q_SLOTS:
         QVERIFY(widget.offersOAuth());
         QVERIFY(widget.offersApiKey());
         auto* signIn = child<QPushButton>(&widget, "signInButton");
-        QCOMPARE(signIn->text(), QStringLiteral("Sign in with github"));
+        QCOMPARE(signIn->text(), QStringLiteral("Sign &in with github"));
         QVERIFY(!child<QLabel>(&widget, "waitingForBrowserLabel")->isVisible());
 
         QSignalSpy requested(&widget, &ConnectWidget::oauthRequested);
@@ -542,6 +544,297 @@ private Q_SLOTS:
         QTest::mouseClick(child<QPushButton>(&widget, "declineButton"), Qt::LeftButton);
         QCOMPARE(takeAnswer(answered, QStringLiteral("ia-form")).output,
             compact(json{{"submitted", false}, {"reason", "declined"}}));
+    }
+
+    // Keys reach the focused widget of the active window, as they do for a person.
+    static QWidget* typeInto() { return QApplication::focusWidget(); }
+
+    void approvalByKeys_data()
+    {
+        QTest::addColumn<int>("key");
+        QTest::addColumn<int>("modifiers");
+        QTest::addColumn<InteractionAnswer::Decision>("decision");
+        QTest::newRow("Return: the default")
+            << int(Qt::Key_Return) << int(Qt::NoModifier) << InteractionAnswer::Decision::AllowOnce;
+        QTest::newRow("Enter on the keypad")
+            << int(Qt::Key_Enter) << int(Qt::KeypadModifier) << InteractionAnswer::Decision::AllowOnce;
+        QTest::newRow("Alt+A") << int(Qt::Key_A) << int(Qt::AltModifier) << InteractionAnswer::Decision::AllowOnce;
+        QTest::newRow("Alt+S") << int(Qt::Key_S) << int(Qt::AltModifier)
+                               << InteractionAnswer::Decision::AllowForSession;
+        QTest::newRow("Alt+W") << int(Qt::Key_W) << int(Qt::AltModifier) << InteractionAnswer::Decision::AlwaysAllow;
+        QTest::newRow("Alt+D") << int(Qt::Key_D) << int(Qt::AltModifier) << InteractionAnswer::Decision::Deny;
+    }
+
+    void approvalByKeys()
+    {
+        QFETCH(int, key);
+        QFETCH(int, modifiers);
+        QFETCH(InteractionAnswer::Decision, decision);
+        ApprovalWidget widget(approval());
+        widget.show();
+        widget.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&widget, 10'000));
+        auto* allowOnce = child<QPushButton>(&widget, "allowOnceButton");
+        QCOMPARE(widget.defaultButton(), allowOnce);
+        QVERIFY(allowOnce->isDefault());
+        QCOMPARE(widget.initialFocusWidget(), allowOnce);
+        widget.initialFocusWidget()->setFocus();
+        QTRY_VERIFY_WITH_TIMEOUT(allowOnce->hasFocus(), 10'000);
+        QSignalSpy answered(&widget, &InteractionWidget::answered);
+        QTest::keyClick(typeInto(), Qt::Key(key), Qt::KeyboardModifiers(modifiers));
+        // A mnemonic clicks the way a mouse does (animated, a moment later).
+        QTRY_COMPARE_WITH_TIMEOUT(answered.size(), 1, 10'000);
+        QCOMPARE(takeAnswer(answered, QStringLiteral("ia-approval")).decision, decision);
+        // The focus stays with the question while the answer is on its way.
+        QVERIFY(widget.focusIsWithin());
+        QTest::keyClick(typeInto(), Qt::Key_Return);
+        QCOMPARE(answered.size(), 0); // sending: a second Return is not a second answer
+    }
+
+    void returnOnAFocusedButtonClicksThatButton()
+    {
+        ApprovalWidget widget(approval());
+        widget.show();
+        widget.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&widget, 10'000));
+        QSignalSpy answered(&widget, &InteractionWidget::answered);
+        QSignalSpy showCall(&widget, &InteractionWidget::showCallRequested);
+        child<QPushButton>(&widget, "showCallButton")->setFocus();
+        QTest::keyClick(typeInto(), Qt::Key_Return);
+        QCOMPARE(showCall.size(), 1);
+        QCOMPARE(answered.size(), 0);
+        child<QPushButton>(&widget, "denyButton")->setFocus();
+        QTest::keyClick(typeInto(), Qt::Key_Return);
+        QCOMPARE(takeAnswer(answered, QStringLiteral("ia-approval")).decision, InteractionAnswer::Decision::Deny);
+    }
+
+    void escapeAnswersNothing()
+    {
+        ApprovalWidget widget(approval());
+        widget.show();
+        widget.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&widget, 10'000));
+        QSignalSpy answered(&widget, &InteractionWidget::answered);
+        for (const char* name : {"allowOnceButton", "denyButton", "reasonEdit"}) {
+            widget.findChild<QWidget*>(QLatin1String(name))->setFocus();
+            QTest::keyClick(typeInto(), Qt::Key_Escape);
+        }
+        QCOMPARE(answered.size(), 0);
+    }
+
+    void tabLeavesTheArguments()
+    {
+        ApprovalWidget widget(approval());
+        widget.show();
+        widget.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&widget, 10'000));
+        auto* arguments = child<QPlainTextEdit>(&widget, "argumentsText");
+        arguments->setFocus();
+        QTRY_VERIFY_WITH_TIMEOUT(arguments->hasFocus(), 10'000);
+        QTest::keyClick(typeInto(), Qt::Key_Tab);
+        QVERIFY(!arguments->hasFocus());
+        QCOMPARE(arguments->toPlainText().count(QLatin1Char('\t')), 0);
+    }
+
+    void everyAnswerHasItsOwnMnemonic_data()
+    {
+        QTest::addColumn<QString>("kind");
+        QTest::newRow("approval") << QStringLiteral("approval");
+        QTest::newRow("connect") << QStringLiteral("connect");
+        QTest::newRow("confirm") << QStringLiteral("confirm");
+        QTest::newRow("choice") << QStringLiteral("choice");
+        QTest::newRow("form") << QStringLiteral("form");
+    }
+
+    void everyAnswerHasItsOwnMnemonic()
+    {
+        QFETCH(QString, kind);
+        std::unique_ptr<InteractionWidget> widget;
+        if (kind == QStringLiteral("approval"))
+            widget = std::make_unique<ApprovalWidget>(approval());
+        else if (kind == QStringLiteral("connect"))
+            widget = std::make_unique<ConnectWidget>(connectQuestion(QStringLiteral("either"), true));
+        else if (kind == QStringLiteral("confirm"))
+            widget = std::make_unique<ConfirmWidget>(
+                clientTool(QStringLiteral("ia-c"), kind, json{{"render", "confirm"}, {"question", "Ship it?"}}));
+        else if (kind == QStringLiteral("choice"))
+            widget = std::make_unique<ChoiceWidget>(
+                clientTool(QStringLiteral("ia-c"), kind, json{{"render", "choice"}, {"choices", {"R&D", "ops"}}}));
+        else
+            widget = std::make_unique<FormWidget>(clientTool(QStringLiteral("ia-c"), kind,
+                json{{"render", "form"},
+                    {"schema", {{"type", "object"}, {"properties", {{"name", {{"type", "string"}}}}}}}}));
+        QVERIFY(widget->defaultButton());
+        // The answers sit in the one shared row, in the same place for every kind.
+        auto* row = widget->findChild<QWidget*>(QStringLiteral("answerButtons"));
+        QVERIFY(row);
+        QVERIFY(row->isAncestorOf(widget->defaultButton()));
+        QSet<QChar> letters;
+        const QList<QAbstractButton*> buttons = widget->findChildren<QAbstractButton*>();
+        int answers = 0;
+        for (QAbstractButton* button : buttons) {
+            if (!qobject_cast<QPushButton*>(button))
+                continue; // options (radio buttons) carry the client's text
+            const QString text = button->text();
+            const QKeySequence mnemonic = QKeySequence::mnemonic(text);
+            QVERIFY2(!mnemonic.isEmpty(), qPrintable(text));
+            const QChar letter = text.at(text.indexOf(QLatin1Char('&')) + 1).toLower();
+            QVERIFY2(!letters.contains(letter), qPrintable(QStringLiteral("%1 repeats &%2").arg(text, letter)));
+            letters.insert(letter);
+            if (row->isAncestorOf(button))
+                ++answers;
+        }
+        QVERIFY(answers >= 2);
+        // Refusals keep their letter across kinds.
+        if (auto* decline = widget->findChild<QPushButton*>(QStringLiteral("declineButton")))
+            QCOMPARE(decline->text(), QStringLiteral("&Decline"));
+        // A client's "&" is text, not a mnemonic.
+        if (kind == QStringLiteral("choice"))
+            QCOMPARE(child<QRadioButton>(widget.get(), "choice0")->text(), QStringLiteral("R&&D"));
+    }
+
+    void runnerQuestionsOfferNoSessionGrant()
+    {
+        PendingInteraction runner = approval();
+        runner.sessionId = QStringLiteral("local-5f3a9c0d");
+        runner.fromRunner = true;
+        ApprovalWidget widget(runner);
+        widget.show();
+        widget.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&widget, 10'000));
+        auto* session = child<QPushButton>(&widget, "allowSessionButton");
+        QVERIFY(session->isHidden());
+        QVERIFY(child<QLabel>(&widget, "sessionLabel")->text().contains(QLatin1String("one-shot runner")));
+        QSignalSpy answered(&widget, &InteractionWidget::answered);
+        widget.initialFocusWidget()->setFocus();
+        QTest::keyClick(typeInto(), Qt::Key_S, Qt::AltModifier);
+        QCOMPARE(answered.size(), 0);
+
+        // The same question, now asked by a client over HTTP: its session can be allowed.
+        widget.setInteraction(approval());
+        QVERIFY(!session->isHidden());
+    }
+
+    void connectByKeys()
+    {
+        ConnectWidget widget(connectQuestion(QStringLiteral("api_key"), false));
+        widget.show();
+        widget.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&widget, 10'000));
+        auto* key = child<QLineEdit>(&widget, "apiKeyEdit");
+        QCOMPARE(widget.initialFocusWidget(), key);
+        QCOMPARE(widget.defaultButton(), child<QPushButton>(&widget, "connectButton"));
+        key->setFocus();
+        QTRY_VERIFY_WITH_TIMEOUT(key->hasFocus(), 10'000);
+        QSignalSpy entered(&widget, &ConnectWidget::apiKeyEntered);
+        QSignalSpy answered(&widget, &InteractionWidget::answered);
+        QTest::keyClick(typeInto(), Qt::Key_Return); // nothing typed: nothing happens
+        QCOMPARE(entered.size() + answered.size(), 0);
+        QTest::keyClicks(typeInto(), QStringLiteral("sk-typed"));
+        // Alt+O goes to the account field; Return there connects too.
+        QTest::keyClick(typeInto(), Qt::Key_O, Qt::AltModifier);
+        QCOMPARE(QApplication::focusWidget(), child<QLineEdit>(&widget, "accountEdit"));
+        QTest::keyClicks(typeInto(), QStringLiteral("ada"));
+        QTest::keyClick(typeInto(), Qt::Key_Return);
+        QCOMPARE(entered.size(), 1);
+        QCOMPARE(entered.at(0).at(2).toString(), QStringLiteral("ada"));
+        QCOMPARE(entered.at(0).at(3).toByteArray(), QByteArray("sk-typed"));
+        QCOMPARE(answered.size(), 0);
+        QVERIFY(widget.focusIsWithin());
+        // Saving failed: the key field is ready for the next try.
+        widget.showConnectFailed(QStringLiteral("no keychain"));
+        QCOMPARE(QApplication::focusWidget(), key);
+        QTest::keyClick(typeInto(), Qt::Key_D, Qt::AltModifier);
+        QTRY_COMPARE_WITH_TIMEOUT(answered.size(), 1, 10'000);
+        QCOMPARE(takeAnswer(answered, QStringLiteral("ia-connect")).output,
+            compact(ClientAnswer::notConnected(QStringLiteral("declined"))));
+    }
+
+    void signInUsesTheProvidersTitleAndSaysWhenNoBrowserOpened()
+    {
+        PendingInteraction interaction = connectQuestion(QStringLiteral("oauth"), true);
+        interaction.renderSpec = QByteArray::fromStdString(json{{"render", "connect"}, {"provider", "github"},
+            {"providerTitle", "GitHub & Co"}, {"kind", "oauth"}, {"scopes", json::array()}, {"reason", "issues"},
+            {"oauthAvailable", true}}.dump());
+        ConnectWidget widget(interaction);
+        widget.show();
+        widget.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&widget, 10'000));
+        auto* signIn = child<QPushButton>(&widget, "signInButton");
+        QCOMPARE(signIn->text(), QStringLiteral("Sign &in with GitHub && Co"));
+        QCOMPARE(child<QLabel>(&widget, "providerLabel")->text(), QStringLiteral("GitHub & Co"));
+        QCOMPARE(widget.defaultButton(), signIn);
+        QCOMPARE(widget.initialFocusWidget(), signIn);
+        signIn->setFocus();
+        QSignalSpy requested(&widget, &ConnectWidget::oauthRequested);
+        QSignalSpy cancelled(&widget, &ConnectWidget::oauthCancelled);
+        QTest::keyClick(typeInto(), Qt::Key_Return);
+        QCOMPARE(requested.size(), 1);
+        QCOMPARE(requested.at(0).at(1).toString(), QStringLiteral("github")); // the name, for the backend
+
+        const QUrl page(QStringLiteral("https://github.com/login/oauth/authorize?client_id=x&state=abc"));
+        widget.showAuthorizationUrl(page, false);
+        QVERIFY(!widget.browserOpened());
+        auto* label = child<QLabel>(&widget, "waitingForBrowserLabel");
+        QVERIFY(label->isVisible());
+        QVERIFY2(label->text().contains(QLatin1String("No browser could be opened")), qPrintable(label->text()));
+        auto* url = child<QLineEdit>(&widget, "authorizationUrlEdit");
+        QCOMPARE(url->selectedText(), page.toString(QUrl::FullyEncoded));
+        QCOMPARE(QApplication::focusWidget(), child<QPushButton>(&widget, "copyUrlButton"));
+
+        // Escape stops the sign-in; the question stays, and nothing is answered.
+        QSignalSpy answered(&widget, &InteractionWidget::answered);
+        QTest::keyClick(typeInto(), Qt::Key_Escape);
+        QCOMPARE(cancelled.size(), 1);
+        QCOMPARE(answered.size(), 0);
+        QVERIFY(signIn->isEnabled());
+        QVERIFY(!label->isVisible());
+    }
+
+    void formByKeys()
+    {
+        PendingInteraction interaction = clientTool(QStringLiteral("ia-form"), QStringLiteral("form"), json::object());
+        // In the schema's order (json would sort the keys).
+        interaction.renderSpec = R"({"render":"form","schema":{"type":"object","properties":{
+            "version":{"type":"string"},"replicas":{"type":"integer","default":2},"notes":{"type":"string"}},
+            "required":["version"]}})";
+        FormWidget widget(interaction);
+        widget.show();
+        widget.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&widget, 10'000));
+        QCOMPARE(widget.initialFocusWidget(), widget.editorFor(QStringLiteral("version")));
+        widget.initialFocusWidget()->setFocus();
+        QTRY_VERIFY_WITH_TIMEOUT(widget.editorFor(QStringLiteral("version"))->hasFocus(), 10'000);
+        QSignalSpy answered(&widget, &InteractionWidget::answered);
+        QTest::keyClick(typeInto(), Qt::Key_Return); // the required field is empty: named, nothing sent
+        QCOMPARE(answered.size(), 0);
+        QVERIFY(widget.errorText().contains(QLatin1String("version")));
+        QTest::keyClicks(typeInto(), QStringLiteral("2.1"));
+        QTest::keyClick(typeInto(), Qt::Key_Tab);
+        QCOMPARE(QApplication::focusWidget(), widget.editorFor(QStringLiteral("replicas")));
+        QTest::keyClick(typeInto(), Qt::Key_Up);
+        QTest::keyClick(typeInto(), Qt::Key_Return); // Return in a spin box submits too
+        QCOMPARE(takeAnswer(answered, QStringLiteral("ia-form")).output,
+            compact(ClientAnswer::submitted(json{{"version", "2.1"}, {"replicas", 3}})));
+    }
+
+    void choiceByKeys()
+    {
+        ChoiceWidget widget(clientTool(QStringLiteral("ia-choice"), QStringLiteral("choice"),
+            json{{"render", "choice"}, {"choices", {"main", "develop", "release/2.1"}}}));
+        widget.show();
+        widget.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&widget, 10'000));
+        QCOMPARE(widget.initialFocusWidget(), child<QRadioButton>(&widget, "choice0"));
+        widget.initialFocusWidget()->setFocus();
+        QSignalSpy answered(&widget, &InteractionWidget::answered);
+        QTest::keyClick(typeInto(), Qt::Key_Return); // nothing chosen yet
+        QCOMPARE(answered.size(), 0);
+        QTest::keyClick(typeInto(), Qt::Key_Space);
+        QTest::keyClick(typeInto(), Qt::Key_Down);
+        QTRY_VERIFY_WITH_TIMEOUT(child<QRadioButton>(&widget, "choice1")->isChecked(), 10'000);
+        QTest::keyClick(typeInto(), Qt::Key_Return);
+        QCOMPARE(takeAnswer(answered, QStringLiteral("ia-choice")).output, compact(json{{"choice", "develop"}}));
     }
 };
 

@@ -7,6 +7,7 @@
 #include <QFontDatabase>
 #include <QFontMetrics>
 #include <QGridLayout>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
@@ -74,6 +75,7 @@ ApprovalWidget::ApprovalWidget(const PendingInteraction& interaction, QWidget* p
     m_arguments = new QPlainTextEdit;
     m_arguments->setObjectName(QStringLiteral("argumentsText"));
     m_arguments->setReadOnly(true);
+    m_arguments->setTabChangesFocus(true); // Tab moves on to the answers, never stays in the text
     m_arguments->setTextInteractionFlags(Qt::TextSelectableByMouse | Qt::TextSelectableByKeyboard);
     m_arguments->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     m_arguments->setLineWrapMode(QPlainTextEdit::WidgetWidth);
@@ -90,32 +92,45 @@ ApprovalWidget::ApprovalWidget(const PendingInteraction& interaction, QWidget* p
     m_reasonEdit->setObjectName(QStringLiteral("reasonEdit"));
     m_reasonEdit->setPlaceholderText(tr("Reason for denying (optional; the client sees it)"));
     m_reasonEdit->setClearButtonEnabled(true);
-    // Typing a reason and pressing Return is a deny: the reason is only ever sent with one.
-    connect(m_reasonEdit, &QLineEdit::returnPressed, this, [this] { decide(InteractionAnswer::Decision::Deny); });
-    body->addWidget(m_reasonEdit);
+    auto* reasonLabel = new QLabel(tr("&Reason"));
+    reasonLabel->setForegroundRole(QPalette::PlaceholderText);
+    reasonLabel->setBuddy(m_reasonEdit);
+    auto* reasonRow = new QHBoxLayout;
+    reasonRow->addWidget(reasonLabel);
+    reasonRow->addWidget(m_reasonEdit, 1);
+    body->addLayout(reasonRow);
 
-    auto* allowOnce = new QPushButton(tr("Allow once"));
-    allowOnce->setObjectName(QStringLiteral("allowOnceButton"));
-    allowOnce->setToolTip(tr("Run this call; ask again next time"));
-    auto* allowSession = new QPushButton(tr("Allow for this session"));
-    allowSession->setObjectName(QStringLiteral("allowSessionButton"));
-    allowSession->setToolTip(
+    // The same letters wherever the meaning is the same: A allows this call, D refuses it.
+    auto* allowOnce = addAnswerButton(tr("&Allow once"), QStringLiteral("allowOnceButton"), ButtonPlace::Leading);
+    allowOnce->setToolTip(tr("Run this call; ask again next time (Return)"));
+    m_allowSessionButton
+        = addAnswerButton(tr("Allow for this &session"), QStringLiteral("allowSessionButton"), ButtonPlace::Leading);
+    m_allowSessionButton->setToolTip(
         tr("Run this call and every call of %1 from this session without asking").arg(interaction.tool));
-    auto* alwaysAllow = new QPushButton(tr("Always allow"));
-    alwaysAllow->setObjectName(QStringLiteral("alwaysAllowButton"));
+    auto* alwaysAllow = addAnswerButton(tr("Al&ways allow"), QStringLiteral("alwaysAllowButton"), ButtonPlace::Leading);
     alwaysAllow->setToolTip(
         tr("Run %1 from any client without asking again (kept across restarts)").arg(interaction.tool));
-    auto* deny = new QPushButton(tr("Deny"));
-    deny->setObjectName(QStringLiteral("denyButton"));
+    auto* deny = addAnswerButton(tr("&Deny"), QStringLiteral("denyButton"), ButtonPlace::Trailing);
     deny->setToolTip(tr("Refuse this call; the client gets a tool error with the reason, if any"));
-    addButtonRow({allowOnce, allowSession, alwaysAllow}, {deny});
+    // Return allows this one call, as the prompts of Claude Code and VS Code do: the narrowest
+    // grant, never a standing one. Typing a reason and pressing Return is a deny: the reason is only
+    // ever sent with one.
+    setDefaultButton(allowOnce);
+    setReturnButton(m_reasonEdit, deny);
 
     connect(allowOnce, &QPushButton::clicked, this, [this] { decide(InteractionAnswer::Decision::AllowOnce); });
-    connect(
-        allowSession, &QPushButton::clicked, this, [this] { decide(InteractionAnswer::Decision::AllowForSession); });
+    connect(m_allowSessionButton, &QPushButton::clicked, this,
+        [this] { decide(InteractionAnswer::Decision::AllowForSession); });
     connect(alwaysAllow, &QPushButton::clicked, this, [this] { decide(InteractionAnswer::Decision::AlwaysAllow); });
     connect(deny, &QPushButton::clicked, this, [this] { decide(InteractionAnswer::Decision::Deny); });
+    interactionUpdated();
     updateHighlighterColours();
+}
+
+void ApprovalWidget::interactionUpdated()
+{
+    // A one-shot runner's session ends with its process: there is no later call to allow.
+    m_allowSessionButton->setVisible(!interaction().fromRunner);
 }
 
 void ApprovalWidget::decide(InteractionAnswer::Decision decision)

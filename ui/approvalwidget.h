@@ -2,13 +2,15 @@
 
 // ApprovalWidget: asks whether a tool whose permission is "ask" may run: the tool, who asked, the
 // rule that made it ask, the arguments as coloured JSON, and allow once / allow for this session /
-// always allow / deny with an optional reason the client sees.
+// always allow / deny with an optional reason the client sees. A one-shot runner's question offers no
+// "allow for this session": that session ends with the runner's process.
 
 #include "interactionwidget.h"
 
 class JsonHighlighter;
 class QLineEdit;
 class QPlainTextEdit;
+class QPushButton;
 
 class ApprovalWidget : public InteractionWidget
 {
@@ -18,6 +20,7 @@ public:
 
 protected:
     void changeEvent(QEvent* event) override;
+    void interactionUpdated() override;
 
 private:
     void decide(InteractionAnswer::Decision decision);
@@ -26,4 +29,5 @@ private:
     QPlainTextEdit* m_arguments = nullptr;
     JsonHighlighter* m_highlighter = nullptr;
     QLineEdit* m_reasonEdit = nullptr;
+    QPushButton* m_allowSessionButton = nullptr;
 };

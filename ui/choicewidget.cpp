@@ -30,7 +30,7 @@ ChoiceWidget::ChoiceWidget(const PendingInteraction& interaction, QWidget* paren
     auto* optionsLayout = new QVBoxLayout(options);
     optionsLayout->setContentsMargins(0, 0, 0, 0);
     for (int i = 0; i < m_choices.size(); ++i) {
-        auto* button = new QRadioButton(m_choices.at(i));
+        auto* button = new QRadioButton(withoutMnemonic(m_choices.at(i)));
         button->setObjectName(QStringLiteral("choice%1").arg(i));
         m_group->addButton(button, i);
         optionsLayout->addWidget(button);
@@ -43,13 +43,12 @@ ChoiceWidget::ChoiceWidget(const PendingInteraction& interaction, QWidget* paren
     scroll->setFrameShape(QFrame::NoFrame);
     bodyLayout()->addWidget(scroll, 1);
 
-    m_chooseButton = new QPushButton(tr("Choose"));
-    m_chooseButton->setObjectName(QStringLiteral("chooseButton"));
+    m_chooseButton = addAnswerButton(tr("&Choose"), QStringLiteral("chooseButton"), ButtonPlace::Leading);
     m_chooseButton->setEnabled(false);
-    auto* decline = new QPushButton(tr("Decline"));
-    decline->setObjectName(QStringLiteral("declineButton"));
+    auto* decline = addAnswerButton(tr("&Decline"), QStringLiteral("declineButton"), ButtonPlace::Trailing);
     decline->setToolTip(tr("Choose nothing; the client is told you declined"));
-    addButtonRow({m_chooseButton}, {decline});
+    // Arrow keys pick an option, Return chooses it.
+    setDefaultButton(m_chooseButton);
 
     connect(m_group, &QButtonGroup::idToggled, this, [this] { m_chooseButton->setEnabled(m_group->checkedId() >= 0); });
     connect(m_chooseButton, &QPushButton::clicked, this, &ChoiceWidget::choose);
@@ -62,4 +61,12 @@ void ChoiceWidget::choose()
     if (id < 0 || id >= m_choices.size())
         return;
     respond(ClientAnswer::chosen(m_choices.at(id)));
+}
+
+QWidget* ChoiceWidget::initialFocusWidget() const
+{
+    if (QAbstractButton* checked = m_group->checkedButton())
+        return checked;
+    const QList<QAbstractButton*> buttons = m_group->buttons();
+    return buttons.isEmpty() ? InteractionWidget::initialFocusWidget() : buttons.first();
 }

@@ -16,6 +16,7 @@ public:
     explicit ChoiceWidget(const PendingInteraction& interaction, QWidget* parent = nullptr);
 
     QStringList choices() const { return m_choices; }
+    QWidget* initialFocusWidget() const override;
 
 private:
     void choose();

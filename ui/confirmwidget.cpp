@@ -16,11 +16,10 @@ ConfirmWidget::ConfirmWidget(const PendingInteraction& interaction, QWidget* par
     }
     setBodyExpands(false);
 
-    auto* yes = new QPushButton(tr("Yes"));
-    yes->setObjectName(QStringLiteral("yesButton"));
-    auto* no = new QPushButton(tr("No"));
-    no->setObjectName(QStringLiteral("noButton"));
-    addButtonRow({yes, no}, {});
+    auto* yes = addAnswerButton(tr("&Yes"), QStringLiteral("yesButton"), ButtonPlace::Leading);
+    auto* no = addAnswerButton(tr("&No"), QStringLiteral("noButton"), ButtonPlace::Leading);
+    // Return says yes, as it allows once in an approval: the question's own action.
+    setDefaultButton(yes);
     connect(yes, &QPushButton::clicked, this, [this] { respond(ClientAnswer::confirmed(true)); });
     connect(no, &QPushButton::clicked, this, [this] { respond(ClientAnswer::confirmed(false)); });
 }

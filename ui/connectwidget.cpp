@@ -7,6 +7,7 @@
 #include <QGridLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
@@ -18,6 +19,8 @@ ConnectWidget::ConnectWidget(const PendingInteraction& interaction, QWidget* par
     : InteractionWidget(interaction, parent)
 {
     m_provider = specString("provider");
+    // The title the operator configured for the provider ("GitHub"), else its name.
+    m_providerTitle = specString("providerTitle").isEmpty() ? m_provider : specString("providerTitle");
     if (const auto it = renderSpec().find("scopes"); it != renderSpec().end() && it->is_array()) {
         for (const json& scope : *it) {
             if (scope.is_string())
@@ -37,7 +40,9 @@ ConnectWidget::ConnectWidget(const PendingInteraction& interaction, QWidget* par
     grid->setHorizontalSpacing(10);
     grid->setVerticalSpacing(2);
     int row = 0;
-    QLabel* provider = valueLabel(m_provider, QStringLiteral("providerLabel"));
+    QLabel* provider = valueLabel(m_providerTitle, QStringLiteral("providerLabel"));
+    if (m_providerTitle != m_provider)
+        provider->setToolTip(tr("Provider %1").arg(m_provider));
     QFont providerFont = provider->font();
     providerFont.setBold(true);
     provider->setFont(providerFont);
@@ -60,44 +65,41 @@ ConnectWidget::ConnectWidget(const PendingInteraction& interaction, QWidget* par
         QLabel* note = valueLabel(m_offersApiKey
                 ? tr("OAuth sign-in is not configured for %1 in Switchboard (oauthProviders); connect with an API key "
                      "instead.")
-                      .arg(m_provider)
+                      .arg(m_providerTitle)
                 : tr("OAuth sign-in is not configured for %1 in Switchboard (oauthProviders), so this cannot be "
                      "connected here; decline, or add the provider to the configuration.")
-                      .arg(m_provider),
+                      .arg(m_providerTitle),
             QStringLiteral("oauthUnavailableLabel"));
         note->setWordWrap(true);
         body->addWidget(note);
     }
 
     if (m_offersOAuth) {
-        m_signInButton = new QPushButton(tr("Sign in with %1").arg(m_provider));
-        m_signInButton->setObjectName(QStringLiteral("signInButton"));
+        m_signInButton = addAnswerButton(tr("Sign &in with %1").arg(withoutMnemonic(m_providerTitle)),
+            QStringLiteral("signInButton"), ButtonPlace::Leading);
         m_signInButton->setToolTip(tr("Opens the provider's sign-in page in the browser (authorization code with "
                                       "PKCE); the token is kept by Switchboard, never sent to the client"));
-        m_signInButton->setAutoDefault(false);
         connect(m_signInButton, &QPushButton::clicked, this, &ConnectWidget::signIn);
-        auto* signInRow = new QHBoxLayout;
-        signInRow->addWidget(m_signInButton);
-        signInRow->addStretch(1);
-        body->addLayout(signInRow);
 
         m_browserRow = new QWidget;
         auto* browser = new QGridLayout(m_browserRow);
         browser->setContentsMargins(0, 0, 0, 0);
         auto* waiting = new QLabel(tr("Waiting for the browser…"));
         waiting->setObjectName(QStringLiteral("waitingForBrowserLabel"));
+        waiting->setWordWrap(true);
+        m_browserLabel = waiting;
         m_urlEdit = new QLineEdit;
         m_urlEdit->setObjectName(QStringLiteral("authorizationUrlEdit"));
         m_urlEdit->setReadOnly(true);
         m_urlEdit->setPlaceholderText(tr("The sign-in page's address appears here"));
         m_urlEdit->setToolTip(tr("If no browser opened, open this address yourself"));
-        m_copyUrlButton = new CopyButton(tr("Copy"));
+        m_copyUrlButton = new CopyButton(tr("Co&py"));
         m_copyUrlButton->setObjectName(QStringLiteral("copyUrlButton"));
-        m_copyUrlButton->setAutoDefault(false);
+        m_copyUrlButton->setAutoDefault(true); // Return on it copies, never answers
         m_copyUrlButton->setEnabled(false);
-        m_cancelSignInButton = new QPushButton(tr("Cancel sign-in"));
+        m_cancelSignInButton = new QPushButton(tr("Cancel si&gn-in"));
         m_cancelSignInButton->setObjectName(QStringLiteral("cancelSignInButton"));
-        m_cancelSignInButton->setAutoDefault(false);
+        m_cancelSignInButton->setAutoDefault(true);
         connect(m_cancelSignInButton, &QPushButton::clicked, this, &ConnectWidget::cancelSignIn);
         browser->addWidget(waiting, 0, 0, 1, 3);
         browser->addWidget(m_urlEdit, 1, 0);
@@ -122,25 +124,24 @@ ConnectWidget::ConnectWidget(const PendingInteraction& interaction, QWidget* par
         m_apiKeyEdit->setPlaceholderText(tr("Paste the key (never sent to the client)"));
         // A stored key has no business in an input method's history or suggestions.
         m_apiKeyEdit->setInputMethodHints(Qt::ImhHiddenText | Qt::ImhSensitiveData | Qt::ImhNoPredictiveText);
-        m_connectButton = new QPushButton(tr("Connect"));
-        m_connectButton->setObjectName(QStringLiteral("connectButton"));
-        m_connectButton->setAutoDefault(false);
+        m_connectButton = addAnswerButton(m_offersOAuth ? tr("&Connect with the key") : tr("&Connect"),
+            QStringLiteral("connectButton"), ButtonPlace::Leading);
+        m_connectButton->setToolTip(
+            tr("Save the key and tell the client %1 is connected (Return in the key field)").arg(m_providerTitle));
         m_connectButton->setEnabled(false);
         m_storageLabel = valueLabel(QString(), QStringLiteral("secretStorageLabel"));
         m_storageLabel->setWordWrap(true);
         m_storageLabel->hide();
-        auto* keyRow = new QHBoxLayout;
-        keyRow->addWidget(m_apiKeyEdit, 1);
-        keyRow->addWidget(m_connectButton);
-        form->addRow(tr("Account"), m_accountEdit);
-        form->addRow(tr("API key"), keyRow);
+        form->addRow(tr("Acc&ount"), m_accountEdit);
+        form->addRow(tr("API &key"), m_apiKeyEdit);
         form->addRow(m_storageLabel);
         body->addWidget(box);
 
         connect(m_apiKeyEdit, &QLineEdit::textChanged, this, [this](const QString& text) {
             m_connectButton->setEnabled(m_state == State::Idle && !text.trimmed().isEmpty());
         });
-        connect(m_apiKeyEdit, &QLineEdit::returnPressed, this, &ConnectWidget::connectWithKey);
+        // Return in either field connects (once a key is typed); never a sign-in or a refusal.
+        setReturnButton(m_apiKeyBox, m_connectButton);
         connect(m_connectButton, &QPushButton::clicked, this, &ConnectWidget::connectWithKey);
     }
 
@@ -151,13 +152,12 @@ ConnectWidget::ConnectWidget(const PendingInteraction& interaction, QWidget* par
     body->addWidget(m_progressLabel);
     setBodyExpands(false);
 
-    auto* decline = new QPushButton(tr("Decline"));
-    decline->setObjectName(QStringLiteral("declineButton"));
-    decline->setToolTip(tr("Do not connect %1; the client is told you declined").arg(m_provider));
-    auto* cancel = new QPushButton(tr("Cancel"));
-    cancel->setObjectName(QStringLiteral("cancelButton"));
+    auto* decline = addAnswerButton(tr("&Decline"), QStringLiteral("declineButton"), ButtonPlace::Trailing);
+    decline->setToolTip(tr("Do not connect %1; the client is told you declined").arg(m_providerTitle));
+    auto* cancel = addAnswerButton(tr("Cance&l"), QStringLiteral("cancelButton"), ButtonPlace::Trailing);
     cancel->setToolTip(tr("Dismiss the question; the client is told it was cancelled"));
-    addButtonRow({decline}, {cancel});
+    // Return connects with the key typed, or else signs in: the question's own action.
+    setDefaultButton(m_offersApiKey ? m_connectButton : m_signInButton);
     connect(decline, &QPushButton::clicked, this, [this] { refuse(QStringLiteral("declined")); });
     connect(cancel, &QPushButton::clicked, this, [this] { refuse(QStringLiteral("cancelled")); });
 }
@@ -185,6 +185,9 @@ void ConnectWidget::setState(State state)
     if (state != State::WaitingForBrowser && m_urlEdit) {
         m_urlEdit->clear();
         m_copyUrlButton->setEnabled(false);
+        m_browserOpened = true;
+        m_browserLabel->setText(tr("Waiting for the browser…"));
+        m_browserLabel->setStyleSheet(QString());
     }
 }
 
@@ -193,7 +196,10 @@ void ConnectWidget::signIn()
     if (m_state != State::Idle)
         return;
     clearError();
+    const bool focused = focusIsWithin();
     setState(State::WaitingForBrowser);
+    if (focused)
+        m_cancelSignInButton->setFocus(Qt::OtherFocusReason); // the sign-in button is disabled now
     Q_EMIT oauthRequested(interactionId(), m_provider, m_scopes);
 }
 
@@ -201,11 +207,14 @@ void ConnectWidget::cancelSignIn()
 {
     if (m_state != State::WaitingForBrowser)
         return;
+    const bool focused = focusIsWithin();
     setState(State::Idle);
+    if (focused)
+        m_signInButton->setFocus(Qt::OtherFocusReason);
     Q_EMIT oauthCancelled(interactionId());
 }
 
-void ConnectWidget::showAuthorizationUrl(const QUrl& url)
+void ConnectWidget::showAuthorizationUrl(const QUrl& url, bool browserOpened)
 {
     if (m_state != State::WaitingForBrowser || !m_urlEdit)
         return;
@@ -214,6 +223,37 @@ void ConnectWidget::showAuthorizationUrl(const QUrl& url)
     m_urlEdit->setCursorPosition(0);
     m_copyUrlButton->setCopyText(address);
     m_copyUrlButton->setEnabled(true);
+    m_browserOpened = browserOpened;
+    if (browserOpened) {
+        m_browserLabel->setText(tr("Waiting for the browser… (if the sign-in page did not open, open this address):"));
+        m_browserLabel->setStyleSheet(QString());
+        return;
+    }
+    m_browserLabel->setText(tr("No browser could be opened. Copy this address into a browser to sign in with %1; "
+                               "Switchboard waits for it:")
+                                .arg(m_providerTitle));
+    m_browserLabel->setStyleSheet(QStringLiteral("QLabel { font-weight: bold; }"));
+    // The address is what the person needs now: selected, ready to copy with Ctrl+C.
+    m_urlEdit->selectAll();
+    moveFocusWithin(m_copyUrlButton);
+}
+
+void ConnectWidget::keyPressEvent(QKeyEvent* event)
+{
+    // Escape stops a sign-in in the browser (the question stays open); it never answers.
+    if (event->key() == Qt::Key_Escape && m_state == State::WaitingForBrowser) {
+        cancelSignIn();
+        event->accept();
+        return;
+    }
+    InteractionWidget::keyPressEvent(event);
+}
+
+QWidget* ConnectWidget::initialFocusWidget() const
+{
+    if (m_apiKeyEdit)
+        return m_apiKeyEdit;
+    return InteractionWidget::initialFocusWidget();
 }
 
 void ConnectWidget::connectWithKey()
@@ -224,7 +264,8 @@ void ConnectWidget::connectWithKey()
     // The field is cleared before anything else happens: the key is held only by this call.
     m_apiKeyEdit->clear();
     clearError();
-    m_progressLabel->setText(tr("Saving the key and connecting %1…").arg(m_provider));
+    parkFocus();
+    m_progressLabel->setText(tr("Saving the key and connecting %1…").arg(m_providerTitle));
     setState(State::SavingKey);
     Q_EMIT apiKeyEntered(interactionId(), m_provider, m_accountEdit->text().trimmed(), key);
 }
@@ -232,8 +273,11 @@ void ConnectWidget::connectWithKey()
 void ConnectWidget::showConnectFailed(const QString& message)
 {
     setState(State::Idle);
-    // The backend's message already says what failed and how to fix it.
+    // The backend's message already says what failed and how to fix it; the key field is ready for
+    // another try.
     showError(message);
+    if (m_apiKeyEdit)
+        moveFocusWithin(m_apiKeyEdit);
 }
 
 void ConnectWidget::refuse(const QString& reason)

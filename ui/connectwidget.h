@@ -21,14 +21,20 @@ public:
     explicit ConnectWidget(const PendingInteraction& interaction, QWidget* parent = nullptr);
 
     QString provider() const { return m_provider; }
+    // What the person reads for the provider: its configured title, else its name.
+    QString providerTitle() const { return m_providerTitle; }
     bool offersOAuth() const { return m_offersOAuth; }
     bool offersApiKey() const { return m_offersApiKey; }
+    // False once the sign-in page could not be opened in a browser (the widget says so).
+    bool browserOpened() const { return m_browserOpened; }
+    QWidget* initialFocusWidget() const override;
 
 public Q_SLOTS:
     // Where the secret will be kept (Backend::secretStorage()), named under the key field.
     void setSecretStorage(const QString& description);
-    // The sign-in page to open in the browser, shown copyable in case no browser opened.
-    void showAuthorizationUrl(const QUrl& url);
+    // The sign-in page, shown copyable in case no browser opened; `browserOpened` false (opening it
+    // failed) says so in words and selects the address.
+    void showAuthorizationUrl(const QUrl& url, bool browserOpened = true);
     // Connecting failed (no keychain, the sign-in was refused): say why; the question stays open.
     void showConnectFailed(const QString& message);
 
@@ -37,6 +43,9 @@ Q_SIGNALS:
         const QString& interactionId, const QString& provider, const QString& account, const QByteArray& apiKey);
     void oauthRequested(const QString& interactionId, const QString& provider, const QStringList& scopes);
     void oauthCancelled(const QString& interactionId);
+
+protected:
+    void keyPressEvent(QKeyEvent* event) override;
 
 private:
     enum class State {
@@ -51,13 +60,16 @@ private:
     void refuse(const QString& reason);
 
     QString m_provider;
+    QString m_providerTitle;
     QStringList m_scopes;
+    bool m_browserOpened = true;
     bool m_offersOAuth = false;
     bool m_offersApiKey = false;
     State m_state = State::Idle;
 
     QPushButton* m_signInButton = nullptr;
     QWidget* m_browserRow = nullptr;
+    QLabel* m_browserLabel = nullptr;
     QLineEdit* m_urlEdit = nullptr;
     CopyButton* m_copyUrlButton = nullptr;
     QPushButton* m_cancelSignInButton = nullptr;

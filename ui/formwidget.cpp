@@ -105,12 +105,11 @@ FormWidget::FormWidget(const PendingInteraction& interaction, QWidget* parent)
         bodyLayout()->addWidget(legend);
     }
 
-    auto* submitButton = new QPushButton(tr("Submit"));
-    submitButton->setObjectName(QStringLiteral("submitButton"));
-    auto* decline = new QPushButton(tr("Decline"));
-    decline->setObjectName(QStringLiteral("declineButton"));
+    auto* submitButton = addAnswerButton(tr("&Submit"), QStringLiteral("submitButton"), ButtonPlace::Leading);
+    auto* decline = addAnswerButton(tr("&Decline"), QStringLiteral("declineButton"), ButtonPlace::Trailing);
     decline->setToolTip(tr("Do not fill in the form; the client is told you declined"));
-    addButtonRow({submitButton}, {decline});
+    // Return in any field submits, as in a dialog (a missing required field is named, nothing sent).
+    setDefaultButton(submitButton);
     connect(submitButton, &QPushButton::clicked, this, &FormWidget::submit);
     connect(decline, &QPushButton::clicked, this, [this] { respond(ClientAnswer::declined(RenderHint::Form)); });
 }
@@ -202,7 +201,8 @@ void FormWidget::addField(QFormLayout* form, const QString& name, const ordered_
     }
 
     field.editor->setObjectName(QStringLiteral("field_") + name);
-    auto* label = new QLabel(required ? field.title + QStringLiteral(" *") : field.title);
+    // A buddy label reads "&" as a mnemonic even in plain text.
+    auto* label = new QLabel(withoutMnemonic(required ? field.title + QStringLiteral(" *") : field.title));
     label->setTextFormat(Qt::PlainText);
     label->setBuddy(field.editor);
     if (!description.isEmpty()) {
@@ -289,4 +289,9 @@ void FormWidget::submit()
         return;
     }
     respond(ClientAnswer::submitted(values));
+}
+
+QWidget* FormWidget::initialFocusWidget() const
+{
+    return m_fields.isEmpty() ? InteractionWidget::initialFocusWidget() : m_fields.first().editor;
 }

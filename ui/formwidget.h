@@ -19,6 +19,7 @@ public:
     // The editor of a property (QLineEdit, QComboBox, QSpinBox, QDoubleSpinBox, QCheckBox), or null.
     QWidget* editorFor(const QString& property) const;
     QStringList properties() const;
+    QWidget* initialFocusWidget() const override;
 
 private:
     enum class FieldType {

@@ -8,24 +8,74 @@
 #include "interactionmodel.h"
 #include "modelroles.h"
 
+#include <QAbstractSpinBox>
 #include <QApplication>
+#include <QComboBox>
 #include <QDesktopServices>
 #include <QHeaderView>
+#include <QKeyEvent>
 #include <QLabel>
+#include <QLineEdit>
+#include <QPainter>
+#include <QPlainTextEdit>
 #include <QScrollArea>
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QSystemTrayIcon>
 #include <QTableView>
+#include <QTextEdit>
 #include <QVBoxLayout>
 
 #include <algorithm>
+
+namespace {
+
+// Whether the person may be in the middle of typing into `widget` (an editable field with text in
+// it): a question must not take the focus, and the next keystrokes, from it. An empty field (the
+// filter the window starts in) gives the focus up.
+bool isBeingTypedIn(const QWidget* widget)
+{
+    if (const auto* line = qobject_cast<const QLineEdit*>(widget))
+        return !line->isReadOnly() && !line->text().isEmpty();
+    if (const auto* text = qobject_cast<const QPlainTextEdit*>(widget))
+        return !text->isReadOnly() && !text->document()->isEmpty();
+    if (const auto* text = qobject_cast<const QTextEdit*>(widget))
+        return !text->isReadOnly() && !text->document()->isEmpty();
+    if (const auto* combo = qobject_cast<const QComboBox*>(widget))
+        return combo->isEditable() && !combo->currentText().isEmpty();
+    return qobject_cast<const QAbstractSpinBox*>(widget) != nullptr;
+}
+
+// The window's icon with the count in a badge, as mail and chat programs show unread messages.
+QIcon badgedIcon(const QIcon& base, int count)
+{
+    constexpr int Size = 64;
+    QPixmap pixmap = base.isNull() ? QPixmap(Size, Size) : base.pixmap(Size, Size);
+    if (base.isNull())
+        pixmap.fill(Qt::transparent);
+    QPainter painter(&pixmap);
+    painter.setRenderHint(QPainter::Antialiasing);
+    const QRectF badge(Size * 0.4, Size * 0.4, Size * 0.6, Size * 0.6);
+    painter.setPen(Qt::NoPen);
+    painter.setBrush(QColor(0xc0, 0x1c, 0x28));
+    painter.drawEllipse(badge);
+    QFont font = painter.font();
+    font.setBold(true);
+    font.setPixelSize(count > 99 ? Size / 5 : Size / 3);
+    painter.setFont(font);
+    painter.setPen(Qt::white);
+    painter.drawText(badge, Qt::AlignCenter, count > 99 ? QStringLiteral("99+") : QString::number(count));
+    return QIcon(pixmap);
+}
+
+} // namespace
 
 InteractionPanel::InteractionPanel(QWidget* parent)
     : QDockWidget(parent)
     , m_model(new InteractionModel(this))
     , m_list(new QTableView)
     , m_stack(new QStackedWidget)
+    , m_openUrl([](const QUrl& url) { return QDesktopServices::openUrl(url); })
 {
     setObjectName(QStringLiteral("interactionPanel"));
     // Answering is the panel's whole job; closing it by accident would hide questions.
@@ -40,6 +90,8 @@ InteractionPanel::InteractionPanel(QWidget* parent)
     m_list->setAlternatingRowColors(true);
     m_list->setWordWrap(false);
     m_list->setTextElideMode(Qt::ElideRight);
+    // Tab leaves the list for the question below instead of walking its cells.
+    m_list->setTabKeyNavigation(false);
     m_list->verticalHeader()->setVisible(false);
     m_list->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
     m_list->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
@@ -47,7 +99,8 @@ InteractionPanel::InteractionPanel(QWidget* parent)
     columns->setHighlightSections(false);
     columns->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
     columns->setSectionResizeMode(QHeaderView::ResizeToContents);
-    columns->setSectionResizeMode(InteractionModel::ToolColumn, QHeaderView::Stretch);
+    // The details (a provider, the first arguments) take the room left, elided.
+    columns->setSectionResizeMode(InteractionModel::DetailsColumn, QHeaderView::Stretch);
     // The session is in each row's tooltip and the widget's header; the list stays narrow.
     m_list->setColumnHidden(InteractionModel::SessionColumn, true);
     m_list->setMinimumHeight(m_list->verticalHeader()->defaultSectionSize() * 3 + columns->sizeHint().height());
@@ -81,6 +134,11 @@ InteractionPanel::InteractionPanel(QWidget* parent)
 
     connect(m_list->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
         &InteractionPanel::onCurrentRowChanged);
+    // Return on a row goes to its question.
+    connect(m_list, &QAbstractItemView::activated, this, [this] {
+        if (InteractionWidget* widget = currentWidget(); widget && widget->initialFocusWidget())
+            widget->initialFocusWidget()->setFocus(Qt::OtherFocusReason);
+    });
     connect(m_model, &InteractionModel::countChanged, this, [this](int count) {
         updateTitle();
         Q_EMIT countChanged(count);
@@ -118,10 +176,49 @@ void InteractionPanel::setSecretStorage(const QString& description)
     }
 }
 
+void InteractionPanel::setUrlOpener(std::function<bool(const QUrl&)> opener)
+{
+    m_openUrl = std::move(opener);
+}
+
+QString InteractionPanel::countText(int count)
+{
+    return count == 1 ? tr("1 question") : tr("%1 questions").arg(count);
+}
+
 void InteractionPanel::updateTitle()
 {
     const int pending = count();
     setWindowTitle(pending == 0 ? tr("Questions") : tr("Questions (%1)").arg(pending));
+    updateTray();
+}
+
+QSystemTrayIcon* InteractionPanel::ensureTray()
+{
+    if (!m_tray && QSystemTrayIcon::isSystemTrayAvailable()) {
+        m_tray = new QSystemTrayIcon(this);
+        // Clicking the icon or the notification is the person asking for the window: raising it then
+        // is theirs to ask, unlike a question arriving.
+        connect(m_tray, &QSystemTrayIcon::messageClicked, this, &InteractionPanel::raiseWindow);
+        connect(m_tray, &QSystemTrayIcon::activated, this, &InteractionPanel::raiseWindow);
+    }
+    return m_tray;
+}
+
+void InteractionPanel::updateTray()
+{
+    const int pending = count();
+    // Only while questions wait: the console has no other business in the tray.
+    if (pending == 0) {
+        if (m_tray)
+            m_tray->hide();
+        return;
+    }
+    if (!ensureTray())
+        return;
+    m_tray->setIcon(badgedIcon(window()->windowIcon(), pending));
+    m_tray->setToolTip(tr("Switchboard — %1").arg(countText(pending)));
+    m_tray->show();
 }
 
 InteractionWidget* InteractionPanel::createWidget(const PendingInteraction& interaction)
@@ -176,13 +273,17 @@ void InteractionPanel::addInteraction(const PendingInteraction& interaction)
 {
     if (upsert(interaction))
         notify(1, interaction);
-    selectFirstIfNoneSelected();
+    // A question that comes up takes the focus; one queued behind the question being answered
+    // leaves it there.
+    if (selectFirstIfNoneSelected())
+        focusCurrentQuestion();
 }
 
 void InteractionPanel::updateInteraction(const PendingInteraction& interaction)
 {
     upsert(interaction);
-    selectFirstIfNoneSelected();
+    if (selectFirstIfNoneSelected())
+        focusCurrentQuestion();
 }
 
 void InteractionPanel::setInteractions(const PendingInteractionList& interactions)
@@ -201,7 +302,8 @@ void InteractionPanel::setInteractions(const PendingInteractionList& interaction
     }
     if (added > 0)
         notify(added, interactions.last());
-    selectFirstIfNoneSelected();
+    if (selectFirstIfNoneSelected())
+        focusCurrentQuestion();
 }
 
 void InteractionPanel::resolveInteraction(const QString& interactionId, InteractionOutcome outcome)
@@ -210,8 +312,17 @@ void InteractionPanel::resolveInteraction(const QString& interactionId, Interact
     if (!index.isValid())
         return;
     const PendingInteraction interaction = m_model->interactionAt(index.row());
+    // The person was answering it (or had just answered it): the focus goes on to the next question.
+    const InteractionWidget* leaving = widgetFor(interactionId);
+    const bool answering = leaving && leaving->focusIsWithin();
     removeInteraction(interactionId);
     selectFirstIfNoneSelected();
+    if (answering) {
+        if (currentWidget())
+            focusCurrentQuestion();
+        else
+            m_list->setFocus(Qt::OtherFocusReason); // nothing left: not lost somewhere in the window
+    }
     Q_EMIT interactionResolved(interaction, outcome);
 }
 
@@ -244,8 +355,9 @@ void InteractionPanel::showAuthorizationUrl(const QString& interactionId, const 
     auto* widget = qobject_cast<ConnectWidget*>(widgetFor(interactionId));
     if (!widget)
         return;
-    widget->showAuthorizationUrl(url);
-    QDesktopServices::openUrl(url);
+    // Said in the widget when it fails (no browser, no desktop session): the address is there to copy.
+    const bool opened = m_openUrl && m_openUrl(url);
+    widget->showAuthorizationUrl(url, opened);
 }
 
 void InteractionPanel::selectInteraction(const QString& interactionId)
@@ -257,11 +369,37 @@ void InteractionPanel::selectInteraction(const QString& interactionId)
     m_list->scrollTo(index);
 }
 
-void InteractionPanel::selectFirstIfNoneSelected()
+bool InteractionPanel::selectFirstIfNoneSelected()
 {
     if (m_list->currentIndex().isValid() || m_model->count() == 0)
-        return;
+        return false;
     m_list->setCurrentIndex(m_model->index(0, 0));
+    return true;
+}
+
+void InteractionPanel::focusCurrentQuestion()
+{
+    InteractionWidget* widget = currentWidget();
+    QWidget* target = widget ? widget->initialFocusWidget() : nullptr;
+    if (!target)
+        return;
+    const QWidget* focus = window()->focusWidget();
+    if (focus && !isAncestorOf(focus) && isBeingTypedIn(focus))
+        return;
+    target->setFocus(Qt::OtherFocusReason);
+}
+
+void InteractionPanel::keyPressEvent(QKeyEvent* event)
+{
+    // Escape in a question answers nothing: it goes back to the list, to pick another question.
+    const QWidget* focus = QApplication::focusWidget();
+    if (event->key() == Qt::Key_Escape && event->modifiers() == Qt::NoModifier && focus
+        && m_stack->isAncestorOf(focus)) {
+        m_list->setFocus(Qt::ShortcutFocusReason);
+        event->accept();
+        return;
+    }
+    QDockWidget::keyPressEvent(event);
 }
 
 void InteractionPanel::onCurrentRowChanged()
@@ -286,14 +424,10 @@ void InteractionPanel::notify(int newCount, const PendingInteraction& latest)
     const QString message = newCount == 1
         ? tr("%1 from %2").arg(InteractionModel::toolLabel(latest), InteractionModel::clientLabel(latest))
         : tr("%1 questions in all").arg(count());
-    if (QSystemTrayIcon::isSystemTrayAvailable()) {
-        if (!m_tray) {
-            m_tray = new QSystemTrayIcon(top->windowIcon(), this);
-            m_tray->setToolTip(tr("Switchboard"));
-            connect(m_tray, &QSystemTrayIcon::messageClicked, this, &InteractionPanel::raiseWindow);
-            connect(m_tray, &QSystemTrayIcon::activated, this, &InteractionPanel::raiseWindow);
-        }
-        m_tray->show();
+    // QSystemTrayIcon's messages carry no actions, so the answers stay in the window; clicking the
+    // message brings it forward.
+    if (ensureTray()) {
+        updateTray();
         m_tray->showMessage(title, message, QSystemTrayIcon::Information, 10'000);
     }
     // The taskbar entry asks for attention too (and is all there is without a tray).

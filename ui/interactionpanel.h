@@ -1,11 +1,14 @@
 #pragma once
 
 // InteractionPanel: the dock where questions for the person at the console queue up (approvals
-// and client tools such as request_connection): a list, oldest first, and the selected question's
-// widget below it. Its title carries the count ("Questions (2)"); a question that arrives while the
-// window is in the background raises a desktop notification. Knows no backend: events come in
-// through the slots, and the person's answers leave as signals (MainWindow wires both to Backend),
-// so the panel is tested with plain values.
+// and client tools such as request_connection): a list in queue order (InteractionModel: waiting
+// calls first) and the selected question's widget below it. Its title, a tray icon (where there is
+// a system tray) and `count` carry the count ("Questions (2)"); a question that arrives while the
+// window is in the background raises a desktop notification. The keyboard is enough: a question
+// that comes up takes the focus (within the window; never from a field being typed in), after an
+// answer the focus moves to the next one, Return in the list goes to the question and Escape back
+// to the list. Knows no backend: events come in through the slots, and the person's answers leave
+// as signals (MainWindow wires both to Backend), so the panel is tested with plain values.
 
 #include "pendinginteraction.h"
 
@@ -13,8 +16,11 @@
 #include <QHash>
 #include <QUrl>
 
+#include <functional>
+
 class InteractionModel;
 class InteractionWidget;
+class QKeyEvent;
 class QStackedWidget;
 class QSystemTrayIcon;
 class QTableView;
@@ -22,8 +28,12 @@ class QTableView;
 class InteractionPanel : public QDockWidget
 {
     Q_OBJECT
+    Q_PROPERTY(int count READ count NOTIFY countChanged)
 public:
     explicit InteractionPanel(QWidget* parent = nullptr);
+
+    // "1 question", "3 questions": the count as the window title and the tray say it.
+    static QString countText(int count);
 
     InteractionModel* model() const { return m_model; }
     QTableView* listView() const { return m_list; }
@@ -36,6 +46,11 @@ public:
 
     // Where secrets are kept, named in every connect widget (Backend::secretStorage()).
     void setSecretStorage(const QString& description);
+    // How a sign-in page is opened (QDesktopServices::openUrl); false when no browser could be.
+    // Tests set one that opens nothing.
+    void setUrlOpener(std::function<bool(const QUrl&)> opener);
+    // The tray icon carrying the count, while questions wait and the desktop has a tray; else null.
+    QSystemTrayIcon* trayIcon() const { return m_tray; }
 
 public Q_SLOTS:
     // A new question (or a known one again).
@@ -65,13 +80,24 @@ Q_SIGNALS:
     // A desktop notification was raised (tray message or taskbar alert).
     void notificationShown(const QString& title, const QString& message);
 
+protected:
+    void keyPressEvent(QKeyEvent* event) override;
+
 private:
     InteractionWidget* createWidget(const PendingInteraction& interaction);
+    // Gives the current question the keyboard focus: within the window only (setFocus; the window
+    // is never raised or activated, and while it is in the background this only marks where the
+    // focus goes when the person comes back), and never away from a field elsewhere in the window
+    // that holds typed text, so keystrokes meant for it cannot answer a question.
+    void focusCurrentQuestion();
+    void updateTray();
+    QSystemTrayIcon* ensureTray();
     // Inserts or updates the row and its widget; true when the question is new.
     bool upsert(const PendingInteraction& interaction);
     void removeInteraction(const QString& interactionId);
     void onCurrentRowChanged();
-    void selectFirstIfNoneSelected();
+    // Selects the first question when none is; true when it did (a question came up).
+    bool selectFirstIfNoneSelected();
     void updateTitle();
     void notify(int newCount, const PendingInteraction& latest);
     void raiseWindow();
@@ -83,5 +109,6 @@ private:
     QHash<QString, InteractionWidget*> m_widgets;
     QHash<QString, QWidget*> m_pages; // the scroll area holding each widget in the stack
     QString m_secretStorage;
-    QSystemTrayIcon* m_tray = nullptr; // created on the first notification
+    QSystemTrayIcon* m_tray = nullptr; // created when the first question arrives, where there is a tray
+    std::function<bool(const QUrl&)> m_openUrl;
 };

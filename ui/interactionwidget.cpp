@@ -2,9 +2,11 @@
 
 #include "interactionmodel.h"
 
+#include <QApplication>
 #include <QFrame>
 #include <QGridLayout>
 #include <QHBoxLayout>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QPushButton>
 #include <QVBoxLayout>
@@ -41,6 +43,7 @@ InteractionWidget::InteractionWidget(const PendingInteraction& interaction, QWid
     m_showCallButton = new QPushButton(tr("Show call"));
     m_showCallButton->setObjectName(QStringLiteral("showCallButton"));
     m_showCallButton->setToolTip(tr("Select the call that asks in the call log"));
+    m_showCallButton->setAutoDefault(true); // Return on it shows the call, never answers
     connect(m_showCallButton, &QPushButton::clicked, this, [this] { Q_EMIT showCallRequested(m_interaction.callId); });
 
     auto* titleRow = new QHBoxLayout;
@@ -88,6 +91,13 @@ InteractionWidget::InteractionWidget(const PendingInteraction& interaction, QWid
     m_bodyLayout = new QVBoxLayout(m_body);
     m_bodyLayout->setContentsMargins(0, 0, 0, 0);
 
+    // One row for every kind of question, right under what it answers.
+    m_buttonRow = new QWidget;
+    m_buttonRow->setObjectName(QStringLiteral("answerButtons"));
+    m_buttonLayout = new QHBoxLayout(m_buttonRow);
+    m_buttonLayout->setContentsMargins(0, 0, 0, 0);
+    m_buttonLayout->addStretch(1);
+
     m_sendingLabel = new QLabel(tr("Sending the answer…"));
     m_sendingLabel->setObjectName(QStringLiteral("sendingLabel"));
     m_sendingLabel->setForegroundRole(QPalette::PlaceholderText);
@@ -102,6 +112,7 @@ InteractionWidget::InteractionWidget(const PendingInteraction& interaction, QWid
     layout->addLayout(grid);
     layout->addWidget(rule);
     layout->addWidget(m_body, 1);
+    layout->addWidget(m_buttonRow);
     layout->addWidget(m_sendingLabel);
     layout->addWidget(m_errorLabel);
     layout->addStretch(0);
@@ -124,6 +135,7 @@ void InteractionWidget::setInteraction(const PendingInteraction& interaction)
         return;
     m_interaction = interaction;
     updateHeader();
+    interactionUpdated();
 }
 
 void InteractionWidget::updateHeader()
@@ -142,14 +154,16 @@ void InteractionWidget::updateHeader()
     m_toolLabel->setToolTip(tr("Tool %1, route %2").arg(interaction.tool, interaction.route.toString()));
 
     m_clientLabel->setText(InteractionModel::clientLabel(interaction));
-    m_sessionLabel->setText(InteractionModel::shortSession(interaction.sessionId));
+    m_sessionLabel->setText(interaction.fromRunner ? tr("%1 (one-shot runner; ends with its process)")
+                                                         .arg(InteractionModel::shortSession(interaction.sessionId))
+                                                   : InteractionModel::shortSession(interaction.sessionId));
     m_sessionLabel->setToolTip(interaction.sessionId);
     m_waitingLabel->setText(InteractionModel::waitingLabel(interaction) + QStringLiteral(" — ")
         + InteractionModel::waitingDescription(interaction));
     m_waitingLabel->setStyleSheet(
         interaction.waiting ? QStringLiteral("QLabel { color: %1; }").arg(approvalColour.name()) : QString());
 
-    m_showCallButton->setText(tr("Show call #%1").arg(interaction.callId));
+    m_showCallButton->setText(tr("S&how call #%1").arg(interaction.callId));
     m_showCallButton->setEnabled(interaction.callId > 0);
     // Earlier calls of the same question (parked, or dropped and retried) link to their own rows.
     QStringList links;
@@ -175,12 +189,16 @@ void InteractionWidget::setSending(bool sending)
 {
     m_sending = sending;
     m_body->setEnabled(!sending);
+    m_buttonRow->setEnabled(!sending);
     m_sendingLabel->setVisible(sending);
 }
 
 void InteractionWidget::sendAnswer(const InteractionAnswer& answer)
 {
     clearError();
+    // The focus stays with the question while its buttons are disabled (it would otherwise jump to
+    // whatever comes next in the window), so the panel can hand it to the next question.
+    parkFocus();
     // Until the backend resolves the question (and the panel removes this widget) or refuses the
     // answer, a second click would only be refused.
     setSending(true);
@@ -196,6 +214,8 @@ void InteractionWidget::showAnswerFailed(const QString& error)
 {
     setSending(false);
     showError(tr("The answer was not accepted: %1").arg(error));
+    if (window()->focusWidget() == this)
+        moveFocusWithin(initialFocusWidget());
 }
 
 void InteractionWidget::showError(const QString& message)
@@ -230,18 +250,125 @@ void InteractionWidget::addQuestionLabels()
     }
 }
 
-QHBoxLayout* InteractionWidget::addButtonRow(const QList<QPushButton*>& leading, const QList<QPushButton*>& trailing)
+QPushButton* InteractionWidget::addAnswerButton(const QString& text, const QString& objectName, ButtonPlace place)
 {
-    auto* row = new QHBoxLayout;
-    for (QPushButton* button : leading)
-        row->addWidget(button);
-    row->addStretch(1);
-    for (QPushButton* button : trailing)
-        row->addWidget(button);
-    for (QPushButton* button : leading + trailing)
-        button->setAutoDefault(false); // Return in a field must not answer by accident
-    m_bodyLayout->addLayout(row);
-    return row;
+    auto* button = new QPushButton(text);
+    button->setObjectName(objectName);
+    addAnswerWidget(button, place);
+    return button;
+}
+
+void InteractionWidget::addAnswerWidget(QWidget* widget, ButtonPlace place)
+{
+    // Outside a dialog a button only takes Return itself when it is auto-default: then Return on
+    // the focused button clicks that button, never the default one.
+    if (auto* button = qobject_cast<QPushButton*>(widget))
+        button->setAutoDefault(true);
+    if (place == ButtonPlace::Leading)
+        m_buttonLayout->insertWidget(m_leadingCount++, widget);
+    else
+        m_buttonLayout->addWidget(widget);
+}
+
+void InteractionWidget::setDefaultButton(QPushButton* button)
+{
+    if (m_defaultButton)
+        m_defaultButton->setDefault(false);
+    m_defaultButton = button;
+    if (button)
+        button->setDefault(true);
+}
+
+void InteractionWidget::setReturnButton(QWidget* field, QPushButton* button)
+{
+    m_returnButtons.append({field, button});
+    // The field and the inputs inside it (a group box's line edits); call when they exist.
+    field->installEventFilter(this);
+    const QList<QWidget*> inputs = field->findChildren<QWidget*>();
+    for (QWidget* input : inputs)
+        input->installEventFilter(this);
+}
+
+QWidget* InteractionWidget::initialFocusWidget() const
+{
+    if (m_defaultButton && m_defaultButton->isVisibleTo(this) && m_defaultButton->isEnabled())
+        return m_defaultButton;
+    for (int i = 0; i < m_buttonLayout->count(); ++i) {
+        QWidget* widget = m_buttonLayout->itemAt(i)->widget();
+        if (widget && widget->isVisibleTo(this) && widget->isEnabled())
+            return widget;
+    }
+    return nullptr;
+}
+
+bool InteractionWidget::focusIsWithin() const
+{
+    // The window's focus widget, whether or not the window is active: focus given to a question in
+    // a window in the background is where typing goes once the person comes back.
+    const QWidget* focus = window()->focusWidget();
+    return focus && (focus == this || isAncestorOf(focus));
+}
+
+void InteractionWidget::parkFocus()
+{
+    if (focusIsWithin())
+        setFocus(Qt::OtherFocusReason);
+}
+
+void InteractionWidget::moveFocusWithin(QWidget* widget)
+{
+    if (widget && focusIsWithin())
+        widget->setFocus(Qt::OtherFocusReason);
+}
+
+namespace {
+
+bool isPlainReturn(const QKeyEvent* event)
+{
+    const bool isReturn = event->key() == Qt::Key_Return || event->key() == Qt::Key_Enter;
+    return isReturn && (event->modifiers() & ~Qt::KeypadModifier) == Qt::NoModifier;
+}
+
+} // namespace
+
+bool InteractionWidget::clickIfAvailable(QPushButton* button)
+{
+    if (m_sending || !button || !button->isVisible() || !button->isEnabled())
+        return false;
+    button->click();
+    return true;
+}
+
+bool InteractionWidget::eventFilter(QObject* watched, QEvent* event)
+{
+    // Return in a field with a button of its own (setReturnButton) answers with that button, and
+    // never reaches the default one.
+    if (event->type() == QEvent::KeyPress && isPlainReturn(static_cast<QKeyEvent*>(event))) {
+        for (const auto& [field, button] : std::as_const(m_returnButtons)) {
+            if (field == watched || field->isAncestorOf(qobject_cast<QWidget*>(watched))) {
+                clickIfAvailable(button);
+                return true;
+            }
+        }
+    }
+    return QWidget::eventFilter(watched, event);
+}
+
+void InteractionWidget::keyPressEvent(QKeyEvent* event)
+{
+    // What reaches here came from no button (they are auto-default and take their own Return) and
+    // no field with a button of its own: it is the default button's. Escape is left to the panel.
+    if (isPlainReturn(event) && clickIfAvailable(m_defaultButton)) {
+        event->accept();
+        return;
+    }
+    QWidget::keyPressEvent(event);
+}
+
+QString InteractionWidget::withoutMnemonic(const QString& text)
+{
+    QString escaped = text;
+    return escaped.replace(QLatin1Char('&'), QStringLiteral("&&"));
 }
 
 QLabel* InteractionWidget::captionLabel(const QString& text)

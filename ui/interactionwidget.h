@@ -5,6 +5,11 @@
 // has: the tool, who asked (client, session), whether a call waits for the answer, a link to the
 // call in the call log, and why an answer was refused. Answers leave as the `answered` signal, so
 // the widgets work (and are tested) without a backend; the panel forwards them.
+//
+// Every kind answers from one row of buttons right under its question, in the same place: answers
+// on the left, refusals (Deny, Decline, Cancel) on the right, each with a mnemonic. Return clicks the
+// focused button (all are auto-default), or the one a field names (setReturnButton), or else the
+// default button; Escape answers nothing (the panel takes it to move back to the list).
 
 #include "pendinginteraction.h"
 
@@ -13,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 class QHBoxLayout;
+class QKeyEvent;
 class QLabel;
 class QPushButton;
 class QVBoxLayout;
@@ -33,6 +39,14 @@ public:
     bool isSending() const { return m_sending; }
     QString errorText() const;
 
+    // What Return answers when the focus is in no button and no field with a button of its own.
+    QPushButton* defaultButton() const { return m_defaultButton; }
+    // The widget that takes the keyboard focus when this question comes up: the first field to fill
+    // in, or the default button.
+    virtual QWidget* initialFocusWidget() const;
+    // Whether the window's focus is in this question (the person is answering it).
+    bool focusIsWithin() const;
+
 public Q_SLOTS:
     // The backend refused the answer (the question was resolved meanwhile, or the answer was not
     // well-formed): say why, and let the person answer again.
@@ -50,6 +64,12 @@ protected:
     // A string member of the render spec, or an empty string.
     QString specString(const char* key) const;
 
+    void keyPressEvent(QKeyEvent* event) override;
+    bool eventFilter(QObject* watched, QEvent* event) override;
+    // setInteraction() took a new state: subclasses follow what depends on it (e.g. which answers
+    // are offered).
+    virtual void interactionUpdated() {}
+
     void sendAnswer(const InteractionAnswer& answer);
     // A client tool's answer: Respond with `output` as compact JSON.
     void respond(const nlohmann::json& output);
@@ -59,19 +79,45 @@ protected:
     void clearError();
     // Adds the operator's prompt and the call's own question (client tools), when there are any.
     void addQuestionLabels();
-    // A row of buttons, right-aligned after `leading`; returns the layout for further widgets.
-    QHBoxLayout* addButtonRow(const QList<QPushButton*>& leading, const QList<QPushButton*>& trailing);
+    // Where a button (or another control, e.g. a scope chooser) goes in the shared answer row:
+    // answers on the left, refusals on the right.
+    enum class ButtonPlace {
+        Leading,
+        Trailing,
+    };
+    // Adds an answer button to the shared row; `text` carries its mnemonic ("&Deny").
+    QPushButton* addAnswerButton(const QString& text, const QString& objectName, ButtonPlace place);
+    // Adds any widget to the shared row: after the other leading ones, or before the trailing ones.
+    void addAnswerWidget(QWidget* widget, ButtonPlace place);
+    // The button Return clicks when the focus is in no button (drawn as the default one).
+    void setDefaultButton(QPushButton* button);
+    // Return in `field` (or in a widget inside it) clicks `button` instead of the default one.
+    void setReturnButton(QWidget* field, QPushButton* button);
+    // Gives the focus to `widget` if the focus is within this question already (an answer in
+    // progress moves on), never taking it from elsewhere.
+    void moveFocusWithin(QWidget* widget);
+    // Takes the focus onto the question itself (from a control about to be disabled), if it is in
+    // the question: Return then answers nothing, and the panel still knows where the person was.
+    void parkFocus();
+
+    // Text from a client or the configuration shown on a button or a buddy label, where "&" would
+    // otherwise mark a mnemonic.
+    static QString withoutMnemonic(const QString& text);
 
     static QLabel* captionLabel(const QString& text);
     static QLabel* valueLabel(const QString& text, const QString& objectName);
 
 private:
     void updateHeader();
+    // Clicks `button` if it can answer now (shown, enabled, no answer on its way); false otherwise.
+    bool clickIfAvailable(QPushButton* button);
     void setSending(bool sending);
 
     PendingInteraction m_interaction;
     nlohmann::json m_renderSpec;
     bool m_sending = false;
+    QPushButton* m_defaultButton = nullptr;
+    QList<QPair<QWidget*, QPushButton*>> m_returnButtons;
 
     QLabel* m_kindLabel = nullptr;
     QLabel* m_toolLabel = nullptr;
@@ -84,6 +130,9 @@ private:
     QVBoxLayout* m_layout = nullptr;
     QWidget* m_body = nullptr;
     QVBoxLayout* m_bodyLayout = nullptr;
+    QWidget* m_buttonRow = nullptr;
+    QHBoxLayout* m_buttonLayout = nullptr;
+    int m_leadingCount = 0; // widgets before the row's stretch
     QLabel* m_sendingLabel = nullptr;
     QLabel* m_errorLabel = nullptr;
 };

@@ -260,7 +260,9 @@ void MainWindow::createInteractionPanel()
     // any wait.
     m_questionsAction = new QAction(this);
     m_questionsAction->setObjectName(QStringLiteral("questionsAction"));
-    m_questionsAction->setToolTip(tr("Show the questions clients are waiting for you to answer"));
+    m_questionsAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_A)); // A for answer
+    m_questionsAction->setToolTip(tr("Show the questions clients are waiting for you to answer (%1)")
+                                      .arg(m_questionsAction->shortcut().toString(QKeySequence::NativeText)));
     connect(m_questionsAction, &QAction::triggered, this, [this] {
         m_interactionPanel->show();
         m_interactionPanel->raise();
@@ -358,6 +360,8 @@ void MainWindow::onAdapterSelected(const QString& name)
 void MainWindow::onInteractionCountChanged(int count)
 {
     m_questionsAction->setText(count == 0 ? tr("Questions") : tr("Questions (%1)").arg(count));
+    // The taskbar and the window switcher show the count too.
+    setWindowTitle(count == 0 ? tr("Switchboard") : tr("Switchboard — %1").arg(InteractionPanel::countText(count)));
     // The amber of a paused call, as a link that brings the questions forward.
     const QString link = QStringLiteral("<a href=\"questions\" style=\"color: #b36b00; font-weight: bold;\">%1</a>");
     m_questionsLabel->setText(link.arg(count == 1 ? tr("1 question waiting") : tr("%1 questions waiting").arg(count)));
