@@ -230,10 +230,28 @@ QIcon StatusColours::drawnIcon(CallStatus status, const QColor& accent)
     return icon;
 }
 
+namespace {
+
+std::unique_ptr<StatusColours> applicationColours;
+bool dropRegistered = false;
+
+// The icons hold pixmaps, which must go while the application still exists.
+void dropApplicationColours()
+{
+    applicationColours.reset();
+    dropRegistered = false;
+}
+
+} // namespace
+
 const StatusColours& StatusColours::forApplication()
 {
-    static std::unique_ptr<StatusColours> colours;
+    std::unique_ptr<StatusColours>& colours = applicationColours;
     static qint64 paletteKey = -1;
+    if (!dropRegistered && QCoreApplication::instance()) {
+        qAddPostRoutine(dropApplicationColours);
+        dropRegistered = true;
+    }
     const bool gui = qobject_cast<QGuiApplication*>(QCoreApplication::instance()) != nullptr;
     if (!gui) {
         if (!colours || paletteKey != -2) {

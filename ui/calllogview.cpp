@@ -250,8 +250,9 @@ void CallLogView::setInitialColumnWidths()
     columns->resizeSection(CallColumns::ClientColumn, width("claude-code 1.0.100"));
     columns->resizeSection(CallColumns::ToolColumn, width("mcp__github__create_issue"));
     columns->resizeSection(CallColumns::RouteColumn, width("adapter:github"));
-    // The longest status in words, after its icon.
-    columns->resizeSection(CallColumns::StatusColumn, width("Invalid arguments") + m_table->iconSize().width() + 4);
+    // The longest status in words, after its icon and the spacing the style puts around it.
+    columns->resizeSection(CallColumns::StatusColumn,
+        width("Invalid arguments") + m_table->iconSize().width() + 3 * metrics.averageCharWidth());
     columns->resizeSection(CallColumns::DurationColumn, width("999.9 ms"));
     // The tool name is the column worth the spare width.
     columns->setSectionResizeMode(QHeaderView::Interactive);

@@ -79,8 +79,9 @@ HistoryDialog::HistoryDialog(OperatorInterface* backend, QWidget* parent)
         CallColumns::ClientColumn, metrics.horizontalAdvance(QStringLiteral("claude-code 1.0.100")) + padding);
     columns->resizeSection(
         CallColumns::RouteColumn, metrics.horizontalAdvance(QStringLiteral("adapter:github")) + padding);
+    // The longest status in words, after its icon and the spacing the style puts around it.
     columns->resizeSection(CallColumns::StatusColumn,
-        metrics.horizontalAdvance(QStringLiteral("Invalid arguments")) + padding + metrics.height() + 4);
+        metrics.horizontalAdvance(QStringLiteral("Invalid arguments")) + 2 * padding + m_table->iconSize().width());
     columns->resizeSection(
         CallColumns::DurationColumn, metrics.horizontalAdvance(QStringLiteral("999.9 ms")) + padding);
     columns->setSectionResizeMode(CallColumns::ToolColumn, QHeaderView::Stretch);
