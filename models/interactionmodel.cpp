@@ -246,6 +246,10 @@ QVariant InteractionModel::data(const QModelIndex& index, int role) const
         }
         break;
     case Qt::ForegroundRole:
+        // A question no call waits on is for a retry: greyed, so the rows that can still be
+        // answered in time stand out.
+        if (index.column() != StateColumn && !interaction.waiting)
+            return QColor(0x77, 0x77, 0x77);
         if (index.column() == StateColumn) {
             // The colours of the call log's statuses: a held call is paused; otherwise nothing waits.
             return interaction.waiting ? QColor(0xb3, 0x6b, 0x00) : QColor(0x77, 0x77, 0x77);

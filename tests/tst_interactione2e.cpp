@@ -373,7 +373,7 @@ void TestInteractionEndToEnd::signInWithOAuth()
     QVERIFY(connectWidget->offersOAuth());
     QVERIFY(!connectWidget->offersApiKey());
     auto* signIn = child<QPushButton>(connectWidget, "signInButton");
-    QCOMPARE(signIn->text(), QStringLiteral("Sign &in with testauth"));
+    QCOMPARE(signIn->text(), QStringLiteral("Sign &in with Test Auth") /* the configured title */);
     QTest::mouseClick(signIn, Qt::LeftButton);
     QVERIFY(child<QLabel>(connectWidget, "waitingForBrowserLabel")->isVisible());
 

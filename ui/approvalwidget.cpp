@@ -95,10 +95,12 @@ ApprovalWidget::ApprovalWidget(const PendingInteraction& interaction, QWidget* p
     auto* reasonLabel = new QLabel(tr("&Reason"));
     reasonLabel->setForegroundRole(QPalette::PlaceholderText);
     reasonLabel->setBuddy(m_reasonEdit);
-    auto* reasonRow = new QHBoxLayout;
-    reasonRow->addWidget(reasonLabel);
-    reasonRow->addWidget(m_reasonEdit, 1);
-    body->addLayout(reasonRow);
+    auto* reasonRow = new QWidget;
+    auto* reasonLayout = new QHBoxLayout(reasonRow);
+    reasonLayout->setContentsMargins(0, 0, 0, 0);
+    reasonLayout->addWidget(reasonLabel);
+    reasonLayout->addWidget(m_reasonEdit, 1);
+    addAboveAnswers(reasonRow); // with Deny, in view whatever the arguments' length
 
     // The same letters wherever the meaning is the same: A allows this call, D refuses it.
     auto* allowOnce = addAnswerButton(tr("&Allow once"), QStringLiteral("allowOnceButton"), ButtonPlace::Leading);

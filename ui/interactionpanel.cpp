@@ -98,11 +98,19 @@ InteractionPanel::InteractionPanel(QWidget* parent)
     QHeaderView* columns = m_list->horizontalHeader();
     columns->setHighlightSections(false);
     columns->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
-    columns->setSectionResizeMode(QHeaderView::ResizeToContents);
-    // The details (a provider, the first arguments) take the room left, elided.
+    // The details (a provider, the first arguments) take the room left; the tool and the client
+    // start at a width that shows most names, elided beyond it (and can be widened).
+    columns->setSectionResizeMode(QHeaderView::Interactive);
+    for (int column : {InteractionModel::KindColumn, InteractionModel::TimeLeftColumn, InteractionModel::AgeColumn})
+        columns->setSectionResizeMode(column, QHeaderView::ResizeToContents);
     columns->setSectionResizeMode(InteractionModel::DetailsColumn, QHeaderView::Stretch);
-    // The session is in each row's tooltip and the widget's header; the list stays narrow.
+    columns->resizeSection(InteractionModel::ToolColumn, fontMetrics().averageCharWidth() * 14);
+    columns->resizeSection(InteractionModel::ClientColumn, fontMetrics().averageCharWidth() * 12);
+    m_list->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    // The session is in the widget's header; whether a call waits shows in the order, the time left
+    // (none for a parked or dropped call, whose row is grey) and the header. The list stays narrow.
     m_list->setColumnHidden(InteractionModel::SessionColumn, true);
+    m_list->setColumnHidden(InteractionModel::StateColumn, true);
     m_list->setMinimumHeight(m_list->verticalHeader()->defaultSectionSize() * 3 + columns->sizeHint().height());
 
     auto* placeholder = new QLabel(tr("No questions are waiting.\n\nWhen a client calls a tool whose permission is "
@@ -257,12 +265,9 @@ bool InteractionPanel::upsert(const PendingInteraction& interaction)
         widget->setInteraction(interaction);
         return false;
     }
+    // Long forms and JSON scroll inside the widget, above its answers (which stay in view).
     InteractionWidget* widget = createWidget(interaction);
-    // Long forms and JSON scroll inside the panel instead of stretching it.
-    auto* page = new QScrollArea;
-    page->setWidget(widget);
-    page->setWidgetResizable(true);
-    page->setFrameShape(QFrame::NoFrame);
+    QWidget* page = widget;
     m_widgets.insert(interaction.id, widget);
     m_pages.insert(interaction.id, page);
     m_stack->addWidget(page);

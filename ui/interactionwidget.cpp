@@ -9,6 +9,7 @@
 #include <QKeyEvent>
 #include <QLabel>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QVBoxLayout>
 
 using nlohmann::json;
@@ -107,11 +108,28 @@ InteractionWidget::InteractionWidget(const PendingInteraction& interaction, QWid
     m_errorLabel->setStyleSheet(QStringLiteral("QLabel { color: %1; }").arg(errorColour.name()));
     m_errorLabel->hide();
 
+    // What is asked scrolls when the dock is short; the answers below it never do, so they are in
+    // view whatever the size of the question.
+    auto* content = new QWidget;
+    m_contentLayout = new QVBoxLayout(content);
+    m_contentLayout->setContentsMargins(0, 0, 0, 0);
+    m_contentLayout->addLayout(titleRow);
+    m_contentLayout->addLayout(grid);
+    m_contentLayout->addWidget(rule);
+    m_contentLayout->addWidget(m_body, 1);
+    m_contentLayout->addStretch(0);
+    m_scroll = new QScrollArea;
+    m_scroll->setObjectName(QStringLiteral("questionArea"));
+    m_scroll->setWidget(content);
+    m_scroll->setWidgetResizable(true);
+    m_scroll->setFrameShape(QFrame::NoFrame);
+    m_scroll->setFocusPolicy(Qt::NoFocus); // not a Tab stop of its own
+
     auto* layout = new QVBoxLayout(this);
-    layout->addLayout(titleRow);
-    layout->addLayout(grid);
-    layout->addWidget(rule);
-    layout->addWidget(m_body, 1);
+    layout->addWidget(m_scroll, 1);
+    m_aboveAnswers = new QVBoxLayout;
+    m_aboveAnswers->setContentsMargins(0, 0, 0, 0);
+    layout->addLayout(m_aboveAnswers);
     layout->addWidget(m_buttonRow);
     layout->addWidget(m_sendingLabel);
     layout->addWidget(m_errorLabel);
@@ -125,7 +143,11 @@ void InteractionWidget::setBodyExpands(bool expands)
 {
     // Short widgets keep their buttons and messages right under the question; widgets with a list
     // or a form give it the height.
-    m_layout->setStretchFactor(m_body, expands ? 1 : 0);
+    m_contentLayout->setStretchFactor(m_body, expands ? 1 : 0);
+    m_contentLayout->setStretch(m_contentLayout->count() - 1, expands ? 0 : 1);
+    m_layout->setStretchFactor(m_scroll, expands ? 1 : 0);
+    // A short question's area is no taller than what it shows, so its answers follow right below.
+    m_scroll->setSizePolicy(QSizePolicy::Preferred, expands ? QSizePolicy::Expanding : QSizePolicy::Maximum);
     m_layout->setStretch(m_layout->count() - 1, expands ? 0 : 1);
 }
 
@@ -189,6 +211,10 @@ void InteractionWidget::setSending(bool sending)
 {
     m_sending = sending;
     m_body->setEnabled(!sending);
+    for (int i = 0; i < m_aboveAnswers->count(); ++i) {
+        if (QWidget* widget = m_aboveAnswers->itemAt(i)->widget())
+            widget->setEnabled(!sending);
+    }
     m_buttonRow->setEnabled(!sending);
     m_sendingLabel->setVisible(sending);
 }
@@ -268,6 +294,11 @@ void InteractionWidget::addAnswerWidget(QWidget* widget, ButtonPlace place)
         m_buttonLayout->insertWidget(m_leadingCount++, widget);
     else
         m_buttonLayout->addWidget(widget);
+}
+
+void InteractionWidget::addAboveAnswers(QWidget* widget)
+{
+    m_aboveAnswers->addWidget(widget);
 }
 
 void InteractionWidget::setDefaultButton(QPushButton* button)

@@ -21,6 +21,7 @@ class QHBoxLayout;
 class QKeyEvent;
 class QLabel;
 class QPushButton;
+class QScrollArea;
 class QVBoxLayout;
 
 class InteractionWidget : public QWidget
@@ -89,6 +90,9 @@ protected:
     QPushButton* addAnswerButton(const QString& text, const QString& objectName, ButtonPlace place);
     // Adds any widget to the shared row: after the other leading ones, or before the trailing ones.
     void addAnswerWidget(QWidget* widget, ButtonPlace place);
+    // Puts `widget` right above the answer row, out of the scrolling part: what goes with an answer
+    // (the reason of a deny) stays in view with it.
+    void addAboveAnswers(QWidget* widget);
     // The button Return clicks when the focus is in no button (drawn as the default one).
     void setDefaultButton(QPushButton* button);
     // Return in `field` (or in a widget inside it) clicks `button` instead of the default one.
@@ -128,8 +132,11 @@ private:
     QLabel* m_earlierCallsLabel = nullptr;
     QPushButton* m_showCallButton = nullptr;
     QVBoxLayout* m_layout = nullptr;
+    QScrollArea* m_scroll = nullptr; // the header and the body
+    QVBoxLayout* m_contentLayout = nullptr;
     QWidget* m_body = nullptr;
     QVBoxLayout* m_bodyLayout = nullptr;
+    QVBoxLayout* m_aboveAnswers = nullptr;
     QWidget* m_buttonRow = nullptr;
     QHBoxLayout* m_buttonLayout = nullptr;
     int m_leadingCount = 0; // widgets before the row's stretch
