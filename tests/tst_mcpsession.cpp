@@ -149,6 +149,30 @@ std::shared_ptr<RecordingChannel> send(McpSession& session, const std::string& t
     return channel;
 }
 
+// A tool that writes, so the default policy asks a person before it runs.
+RegisteredTool writeTool()
+{
+    RegisteredTool write;
+    write.spec.name = QStringLiteral("write");
+    write.spec.annotations = json{{"readOnlyHint", false}};
+    write.route = ToolRoute::builtin();
+    write.handler = [](const std::shared_ptr<ToolCallContext>& context) {
+        context->finish(ToolResult::text(QStringLiteral("written")));
+    };
+    return write;
+}
+
+// Answers every question the moment it is raised (from the broker's own signal, so a call may
+// resume while the session is still raising it).
+void answerEveryQuestion(InteractionBroker& broker, const InteractionAnswer& answer)
+{
+    QObject::connect(
+        &broker, &InteractionBroker::interactionPending, &broker, [&broker, answer](const PendingInteraction& asked) {
+            QString error;
+            QVERIFY2(broker.answer(asked.id, answer, &error), qPrintable(error));
+        });
+}
+
 } // namespace
 
 class TestMcpSession : public QObject
@@ -658,21 +682,10 @@ void TestMcpSession::waitingCallsSurviveConnectionsClosingDuringTheTick()
 void TestMcpSession::callAnsweredWhileItsQuestionIsRaised()
 {
     Fixture f;
-    RegisteredTool write;
-    write.spec.name = QStringLiteral("write");
-    write.spec.annotations = json{{"readOnlyHint", false}};
-    write.route = ToolRoute::builtin();
-    write.handler = [](const std::shared_ptr<ToolCallContext>& context) {
-        context->finish(ToolResult::text(QStringLiteral("written")));
-    };
-    f.registry.add(write);
+    f.registry.add(writeTool());
     InteractionBroker broker({}, &f.registry);
     f.environment.interactions = &broker;
-    QObject::connect(&broker, &InteractionBroker::interactionPending, &broker, [&](const PendingInteraction& asked) {
-        QString error;
-        QVERIFY2(broker.answer(asked.id, InteractionAnswer::decide(InteractionAnswer::Decision::AllowOnce), &error),
-            qPrintable(error));
-    });
+    answerEveryQuestion(broker, InteractionAnswer::decide(InteractionAnswer::Decision::AllowOnce));
     auto session = f.session();
     QSignalSpy finished(&f.events, &BackendEvents::callFinished);
     const auto channel
@@ -686,19 +699,6 @@ void TestMcpSession::callAnsweredWhileItsQuestionIsRaised()
 }
 
 namespace {
-
-// A tool that writes, so the default policy asks a person before it runs.
-RegisteredTool writeTool()
-{
-    RegisteredTool write;
-    write.spec.name = QStringLiteral("write");
-    write.spec.annotations = json{{"readOnlyHint", false}};
-    write.route = ToolRoute::builtin();
-    write.handler = [](const std::shared_ptr<ToolCallContext>& context) {
-        context->finish(ToolResult::text(QStringLiteral("written")));
-    };
-    return write;
-}
 
 // The status the call log got for one call sent to `session`.
 CallStatus statusOfCall(BackendEvents& events, McpSession& session, const std::string& tool, const json& arguments)
@@ -730,11 +730,7 @@ void TestMcpSession::deniedByPolicyByAReadOnlyRuleAndByAPerson()
     settings.policy = PermissionPolicy(config, QStringLiteral("test"));
     InteractionBroker broker(settings, &f.registry);
     f.environment.interactions = &broker;
-    QObject::connect(&broker, &InteractionBroker::interactionPending, &broker, [&](const PendingInteraction& asked) {
-        QString error;
-        QVERIFY2(broker.answer(asked.id, InteractionAnswer::decide(InteractionAnswer::Decision::Deny), &error),
-            qPrintable(error));
-    });
+    answerEveryQuestion(broker, InteractionAnswer::decide(InteractionAnswer::Decision::Deny));
     auto session = f.session();
     QCOMPARE(statusOfCall(f.events, *session, "echo", json{{"message", "hi"}}), CallStatus::Denied);
     QCOMPARE(statusOfCall(f.events, *session, "upstream.write", json::object()), CallStatus::Denied);
