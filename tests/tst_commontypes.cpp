@@ -235,6 +235,15 @@ void TestCommonTypes::callsSurviveTheRoundTrip()
         QCOMPARE(back->status, status);
         QCOMPARE(QString::fromStdString(each.toJson()["status"].get<std::string>()), callStatusName(status));
     }
+    // What counts as a failure (an error rate): not a person's "no", a parked or cancelled call.
+    QList<CallStatus> failures;
+    for (const CallStatus status : allCallStatuses()) {
+        if (isFailureStatus(status))
+            failures << status;
+    }
+    QCOMPARE(failures,
+        (QList<CallStatus>{CallStatus::Denied, CallStatus::InvalidArguments, CallStatus::UnknownTool,
+            CallStatus::TimedOut, CallStatus::UpstreamError, CallStatus::ToolError, CallStatus::Error}));
     QCOMPARE(callStatusName(CallStatus::InvalidArguments), QStringLiteral("invalid_arguments"));
     QCOMPARE(callStatusName(CallStatus::TimedOut), QStringLiteral("timed_out"));
 
