@@ -278,7 +278,7 @@ BreakerState TestAdapters::waitForBreaker(const QString& adapter, BreakerPhase p
 QList<CallStatus> TestAdapters::finishedStatuses(const QString& tool, int count)
 {
     QList<CallStatus> statuses;
-    QTest::qWaitFor(
+    const bool arrived = QTest::qWaitFor(
         [&] {
             statuses.clear();
             for (const ToolCall& call : std::as_const(m_calls)) {
@@ -288,6 +288,8 @@ QList<CallStatus> TestAdapters::finishedStatuses(const QString& tool, int count)
             return statuses.size() >= count;
         },
         20'000);
+    if (!arrived)
+        qWarning("only %lld finished calls of %s", qlonglong(statuses.size()), qPrintable(tool));
     return statuses;
 }
 
