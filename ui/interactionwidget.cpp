@@ -124,6 +124,7 @@ InteractionWidget::InteractionWidget(const PendingInteraction& interaction, QWid
     m_scroll->setWidgetResizable(true);
     m_scroll->setFrameShape(QFrame::NoFrame);
     m_scroll->setFocusPolicy(Qt::NoFocus); // not a Tab stop of its own
+    content->installEventFilter(this); // its layout changes: fitQuestionArea()
 
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(m_scroll, 1);
@@ -146,8 +147,8 @@ void InteractionWidget::setBodyExpands(bool expands)
     m_contentLayout->setStretchFactor(m_body, expands ? 1 : 0);
     m_contentLayout->setStretch(m_contentLayout->count() - 1, expands ? 0 : 1);
     m_layout->setStretchFactor(m_scroll, expands ? 1 : 0);
-    // A short question's area is no taller than what it shows, so its answers follow right below.
-    m_scroll->setSizePolicy(QSizePolicy::Preferred, expands ? QSizePolicy::Expanding : QSizePolicy::Maximum);
+    m_bodyExpands = expands;
+    fitQuestionArea();
     m_layout->setStretch(m_layout->count() - 1, expands ? 0 : 1);
 }
 
@@ -370,8 +371,31 @@ bool InteractionWidget::clickIfAvailable(QPushButton* button)
     return true;
 }
 
+void InteractionWidget::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    fitQuestionArea();
+}
+
+void InteractionWidget::fitQuestionArea()
+{
+    // A short question's area is as tall as what it shows at this width, so its answers follow
+    // right below (QScrollArea's own size hint is kept from before the question was complete).
+    if (m_bodyExpands) {
+        m_scroll->setMaximumHeight(QWIDGETSIZE_MAX);
+        return;
+    }
+    const QWidget* content = m_scroll->widget();
+    const QMargins margins = m_layout->contentsMargins();
+    const int width = qMax(0, this->width() - margins.left() - margins.right());
+    const int height = content->hasHeightForWidth() ? content->heightForWidth(width) : content->sizeHint().height();
+    m_scroll->setMaximumHeight(qMax(height, content->minimumSizeHint().height()) + 2 * m_scroll->frameWidth());
+}
+
 bool InteractionWidget::eventFilter(QObject* watched, QEvent* event)
 {
+    if (event->type() == QEvent::LayoutRequest && watched == m_scroll->widget())
+        fitQuestionArea();
     // Return in a field with a button of its own (setReturnButton) answers with that button, and
     // never reaches the default one.
     if (event->type() == QEvent::KeyPress && isPlainReturn(static_cast<QKeyEvent*>(event))) {

@@ -21,6 +21,7 @@ class QHBoxLayout;
 class QKeyEvent;
 class QLabel;
 class QPushButton;
+class QResizeEvent;
 class QScrollArea;
 class QVBoxLayout;
 
@@ -67,6 +68,7 @@ protected:
 
     void keyPressEvent(QKeyEvent* event) override;
     bool eventFilter(QObject* watched, QEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
     // setInteraction() took a new state: subclasses follow what depends on it (e.g. which answers
     // are offered).
     virtual void interactionUpdated() {}
@@ -113,6 +115,7 @@ protected:
 
 private:
     void updateHeader();
+    void fitQuestionArea();
     // Clicks `button` if it can answer now (shown, enabled, no answer on its way); false otherwise.
     bool clickIfAvailable(QPushButton* button);
     void setSending(bool sending);
@@ -133,6 +136,7 @@ private:
     QPushButton* m_showCallButton = nullptr;
     QVBoxLayout* m_layout = nullptr;
     QScrollArea* m_scroll = nullptr; // the header and the body
+    bool m_bodyExpands = true;
     QVBoxLayout* m_contentLayout = nullptr;
     QWidget* m_body = nullptr;
     QVBoxLayout* m_bodyLayout = nullptr;
