@@ -3,7 +3,8 @@
 // answer an approval, a connect question (with an API key) and a form, the focus moves on to the
 // next question after each answer, and the answers reach the operator interface. No clicks. Also:
 // the window title carries the count, Tab leaves the question list, Escape goes back to it, and a
-// question does not take the focus from a field the person is typing in.
+// question does not take the focus from a field the person is typing in, nor ever activates the
+// window when it is in the background.
 
 #include "fakeoperator.h"
 
@@ -211,6 +212,30 @@ private Q_SLOTS:
         // Ctrl+Shift+A goes to the questions.
         QTest::keyClick(focused(), Qt::Key_A, Qt::ControlModifier | Qt::ShiftModifier);
         QCOMPARE(focused(), window.interactionPanel()->listView());
+    }
+
+    void aWindowInTheBackgroundIsNeverActivated()
+    {
+        FakeOperator backend;
+        MainWindow window(&backend, 500, false);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        // Another application's window, say, has the focus.
+        QLineEdit elsewhere;
+        elsewhere.show();
+        elsewhere.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&elsewhere, TimeoutMs));
+        elsewhere.setFocus();
+
+        Q_EMIT backend.interactionPending(question(QStringLiteral("ia-1"), Now));
+        // The question only marks where the focus goes when the person comes back.
+        QCOMPARE(QApplication::activeWindow(), &elsewhere);
+        QCOMPARE(focused(), &elsewhere);
+        QPushButton* allowOnce = window.interactionPanel()->currentWidget()->defaultButton();
+        QCOMPARE(window.focusWidget(), allowOnce);
+        window.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&window, TimeoutMs));
+        QTRY_COMPARE_WITH_TIMEOUT(focused(), allowOnce, TimeoutMs);
     }
 };
 
