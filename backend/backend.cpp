@@ -738,9 +738,6 @@ bool Backend::registerClientTools(QString* error)
     return true;
 }
 
-void Backend::listInteractions()
-{
-    if (!m_serverContext)
 void Backend::listSessions()
 {
     if (!m_serverContext)
@@ -767,6 +764,9 @@ void Backend::endSession(const QString& sessionId)
     });
 }
 
+void Backend::listInteractions()
+{
+    if (!m_serverContext)
         return;
     QMetaObject::invokeMethod(m_serverContext, [this] {
         if (m_interactions) {
