@@ -32,6 +32,7 @@ public:
     static constexpr int StopTimeoutMs = 5000;
     // A free port can be taken by someone else between closing our probe and lighttpd binding it.
     static constexpr int StartAttempts = 5;
+    static constexpr int KeepAliveIdleSeconds = 2;
 
     explicit GitHttpRemote(
         const QString& user = QStringLiteral("alice"), const QString& password = QStringLiteral("s3cret-token"))
@@ -347,6 +348,9 @@ private:
             // ones on purpose, and libgit2 may ask more than once.
             QStringLiteral("server.feature-flags = (\"auth.delay-invalid-creds\" => \"disable\")"),
             QStringLiteral("server.bind = \"127.0.0.1\""),
+            // An idle keep-alive connection is closed after 2 s (lighttpd's default is 5 s), so a
+            // test that lets a person take their time sees what a real server does to it quickly.
+            QStringLiteral("server.max-keep-alive-idle = %1").arg(KeepAliveIdleSeconds),
             QStringLiteral("server.port = %1").arg(port),
             QStringLiteral("server.document-root = ") + quoted(lighttpdPath(QStringLiteral("www"))),
             QStringLiteral("server.upload-dirs = (") + quoted(lighttpdPath(QStringLiteral("upload")))

@@ -47,8 +47,10 @@ ConnectionCredentialSource::ConnectionCredentialSource(std::shared_ptr<HomeThrea
 {}
 
 std::optional<GitCredential> ConnectionCredentialSource::obtain(
-    ToolCallContext& context, const Request& request, int attempt, QString* error)
+    ToolCallContext& context, const Request& request, int attempt, QString* error, bool* personNeeded)
 {
+    if (personNeeded)
+        *personNeeded = false;
     int skip = attempt;
     // 1. The invocation's own credential, which the caller verified before handing the call over.
     const json& invocation = context.metadata().invocation;
@@ -96,6 +98,12 @@ std::optional<GitCredential> ConnectionCredentialSource::obtain(
     }
     // 3. Ask the person, when the client waits for answers (again, when the remote refused the
     // stored connection: the person may have revoked or replaced its token).
+    if (!request.mayAskPerson) {
+        if (personNeeded)
+            *personNeeded = true;
+        *error = QStringLiteral("a connection to %1 is needed from a person.").arg(provider);
+        return std::nullopt;
+    }
     const CallMetadata metadata = context.metadata();
     Outcome asked = waitOnHome(context, [this, provider, request, metadata, storedRefused](auto done, auto pending) {
         askPerson(provider, request, metadata, storedRefused, std::move(pending), std::move(done));

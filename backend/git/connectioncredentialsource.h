@@ -45,7 +45,7 @@ public:
         const ToolRegistry* registry, QMap<QString, QString> providersByHost, QString configPath);
 
     std::optional<GitCredential> obtain(
-        ToolCallContext& context, const Request& request, int attempt, QString* error) override;
+        ToolCallContext& context, const Request& request, int attempt, QString* error, bool* personNeeded) override;
 
     // Home thread: no more credentials; waiting workers return with an error.
     void shutdown();

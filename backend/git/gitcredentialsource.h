@@ -7,7 +7,10 @@
 // the call waits on. Tokens never appear in results, logs or history.
 //
 // obtain() is called on a worker of the ToolExecutor and blocks it until there is an answer, the
-// person declines, or the call is cancelled.
+// person declines, or the call is cancelled. A transfer asks first with mayAskPerson false, from
+// inside libgit2's credential callback, and asks the person only after that transfer has ended:
+// a server closes an idle connection within seconds (lighttpd's keep-alive after 5 s), so waiting
+// for a person inside the callback left libgit2 to send the credentials on a dead connection.
 
 #include <QByteArray>
 #include <QString>
@@ -32,6 +35,9 @@ public:
         QString url; // without credentials, for messages
         QString username; // the URL's user, if it had one
         QString tool; // for the question: "git_push"
+        // False: where only a person could give a credential, say so through personNeeded instead
+        // of asking.
+        bool mayAskPerson = true;
     };
 
     virtual ~GitCredentialSource() = default;
@@ -39,7 +45,8 @@ public:
     // A credential for `request`, or nothing with `error` saying what the caller can do (which
     // request_connection to call, that the person declined, that no provider is mapped).
     // `attempt` counts from 0: a credential the remote refused is not offered again.
+    // `personNeeded` (may be null) is set when there is none because request.mayAskPerson was false.
     virtual std::optional<GitCredential> obtain(
-        ToolCallContext& context, const Request& request, int attempt, QString* error)
+        ToolCallContext& context, const Request& request, int attempt, QString* error, bool* personNeeded)
         = 0;
 };

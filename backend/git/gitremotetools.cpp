@@ -60,6 +60,13 @@ struct Transfer
     int credentialAttempts = 0;
     bool offeredUrlCredential = false;
     QString credentialProblem; // why no credential could be given, for the failure message
+    // Set by the credential callback when only a person can give a credential: the transfer stops,
+    // and runTransfer asks the person outside it and runs it again with their credential offered
+    // first (askedCredential).
+    bool personNeeded = false;
+    GitCredentialSource::Request personRequest;
+    int personAttempt = 0;
+    std::optional<GitCredential> askedCredential;
     QByteArray username; // kept alive while libgit2 copies them
     QByteArray secret;
     std::chrono::steady_clock::time_point lastProgress{};
@@ -112,17 +119,35 @@ int credentialsCallback(
                                               .arg(transfer->remote.host);
             return GIT_EAUTH;
         }
-        if (transfer->credentialAttempts >= 2) // the remote refused what there was
-            return GIT_EAUTH;
-        GitCredentialSource::Request request{transfer->remote.host, transfer->remote.url, urlUser, transfer->tool};
-        QString problem;
-        const std::optional<GitCredential> credential = transfer->environment.credentials->obtain(
-            transfer->context, request, transfer->credentialAttempts++, &problem);
-        if (transfer->stop())
-            return GIT_EUSER;
-        if (!credential) {
-            transfer->credentialProblem = problem;
-            return GIT_EAUTH;
+        std::optional<GitCredential> credential;
+        if (transfer->askedCredential) {
+            // What the person gave while no transfer was running.
+            credential = std::move(transfer->askedCredential);
+            transfer->askedCredential.reset();
+        } else {
+            if (transfer->credentialAttempts >= 2) // the remote refused what there was
+                return GIT_EAUTH;
+            GitCredentialSource::Request request{
+                transfer->remote.host, transfer->remote.url, urlUser, transfer->tool, false};
+            QString problem;
+            bool personNeeded = false;
+            const int attempt = transfer->credentialAttempts++;
+            credential = transfer->environment.credentials->obtain(
+                transfer->context, request, attempt, &problem, &personNeeded);
+            if (transfer->stop())
+                return GIT_EUSER;
+            if (!credential && personNeeded) {
+                // Not here, holding the connection open while the person answers: the server
+                // closes it meanwhile.
+                transfer->personNeeded = true;
+                transfer->personRequest = request;
+                transfer->personAttempt = attempt;
+                return GIT_EUSER;
+            }
+            if (!credential) {
+                transfer->credentialProblem = problem;
+                return GIT_EAUTH;
+            }
         }
         transfer->username = (credential->username.isEmpty() ? (urlUser.isEmpty() ? QStringLiteral("git") : urlUser)
                                                              : credential->username)
@@ -188,6 +213,38 @@ int pushUpdateReferenceCallback(const char* reference, const char* status, void*
         static_cast<Transfer*>(payload)->rejected.append(
             QStringLiteral("%1 (%2)").arg(QString::fromUtf8(reference), QString::fromUtf8(status)));
     return 0;
+}
+
+// Runs `attempt` (one libgit2 transfer with the callbacks of `transfer`). When it stopped because
+// only a person can give a credential, asks them now that no connection is open, and runs it
+// again with their credential offered first (twice at most: a refused token is asked for once
+// more, saying so). `attempt` must undo a failed run's effects itself (a clone's staging).
+template<typename Attempt>
+int runTransfer(Transfer& transfer, Attempt attempt)
+{
+    int code = attempt();
+    for (int asked = 0; code != 0 && transfer.personNeeded && asked < 2; ++asked) {
+        transfer.personNeeded = false;
+        if (transfer.stop())
+            return GIT_EUSER;
+        GitCredentialSource::Request request = transfer.personRequest;
+        request.mayAskPerson = true;
+        QString problem;
+        std::optional<GitCredential> credential = transfer.environment.credentials->obtain(
+            transfer.context, request, transfer.personAttempt, &problem, nullptr);
+        if (transfer.stop())
+            return GIT_EUSER;
+        if (!credential) {
+            transfer.credentialProblem = problem;
+            return GIT_EAUTH;
+        }
+        transfer.askedCredential = std::move(credential);
+        git_error_clear();
+        code = attempt();
+    }
+    if (code != 0 && transfer.personNeeded && transfer.credentialProblem.isEmpty())
+        transfer.credentialProblem = QStringLiteral("the remote refused the connections the person made.");
+    return code;
 }
 
 git_remote_callbacks callbacksFor(Transfer& transfer)
@@ -378,7 +435,11 @@ ToolResult cloneRepository(const GitToolEnvironment& environment, ToolCallContex
     };
     context.reportProgress(
         0, std::nullopt, QStringLiteral("connecting to %1").arg(remote->host.isEmpty() ? remote->url : remote->host));
-    const int code = git_clone(&rawRepository, url.constData(), path.constData(), &options);
+    const int code = runTransfer(transfer, [&] {
+        // A run stopped to ask a person may have left its staging directory.
+        QDir(staging).removeRecursively();
+        return git_clone(&rawRepository, url.constData(), path.constData(), &options);
+    });
     GitRepositoryPtr cloned(rawRepository);
     if (code != 0) {
         QString message = describeFailure(transfer, code, QStringLiteral("Clone"));
@@ -487,7 +548,10 @@ ToolResult push(const GitToolEnvironment& environment, ToolCallContext& context)
     char* specs[] = {refspec.data()};
     const git_strarray refspecs{specs, 1};
     context.reportProgress(0, std::nullopt, QStringLiteral("pushing %1 to %2").arg(branch, remoteName));
-    const int code = git_remote_push(remote->remote.get(), &refspecs, &options);
+    const int code = runTransfer(transfer, [&] {
+        git_remote_disconnect(remote->remote.get());
+        return git_remote_push(remote->remote.get(), &refspecs, &options);
+    });
     // libgit2 refuses a non-fast-forward push itself, before sending anything, when it sees from
     // the remote's refs that the branch lacks commits the remote has.
     if (code == GIT_ENONFASTFORWARD && !transfer.stoppedByCancellation)
@@ -574,7 +638,10 @@ ToolResult pull(const GitToolEnvironment& environment, ToolCallContext& context)
     options.callbacks = callbacksFor(transfer);
     // Submodules are never fetched: only the remote's own refspecs are.
     context.reportProgress(0, std::nullopt, QStringLiteral("fetching from %1").arg(remoteName));
-    const int code = git_remote_fetch(remote->remote.get(), nullptr, &options, "pull");
+    const int code = runTransfer(transfer, [&] {
+        git_remote_disconnect(remote->remote.get());
+        return git_remote_fetch(remote->remote.get(), nullptr, &options, "pull");
+    });
     if (code != 0)
         return GitToolResult::failure(describeFailure(transfer, code, QStringLiteral("Fetch")));
 
