@@ -688,8 +688,10 @@ McpSession* McpHttpServer::createSession(const QString& clientName, QByteArray* 
     return raw;
 }
 
-void McpHttpServer::removeSession(const QByteArray& id, const QString& reason)
+void McpHttpServer::removeSession(const QByteArray& sessionId, const QString& reason)
 {
+    // A copy: callers pass the session's own id (victim->id()), which erasing the session frees.
+    const QByteArray id = sessionId;
     const auto it = m_sessions.find(id);
     if (it == m_sessions.end())
         return;
