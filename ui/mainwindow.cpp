@@ -13,8 +13,10 @@
 #include "repositorylistmodel.h"
 #include "repositoryview.h"
 #include "statuswarning.h"
+#include "themeicon.h"
 
 #include <QAction>
+#include <QApplication>
 #include <QDockWidget>
 #include <QFrame>
 #include <QHBoxLayout>
@@ -22,6 +24,9 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QLocale>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMessageBox>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTableView>
@@ -95,6 +100,7 @@ MainWindow::MainWindow(OperatorInterface* backend, int callLogRows, bool noAuth,
     layout->addWidget(splitter);
     setCentralWidget(central);
 
+    createMenuBar();
     createToolBar();
     createStatusBar();
     createInteractionPanel();
@@ -109,6 +115,8 @@ MainWindow::MainWindow(OperatorInterface* backend, int callLogRows, bool noAuth,
     m_repositoryView->raise();
     health->toggleViewAction()->setObjectName(QStringLiteral("healthAction"));
     health->toggleViewAction()->setToolTip(tr("Show or hide traffic, sessions and security events"));
+    health->toggleViewAction()->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_4));
+    addMenuAction(Menu::View, health->toggleViewAction());
     if (auto* toolBar = findChild<QToolBar*>(QStringLiteral("mainToolBar")))
         toolBar->addAction(health->toggleViewAction());
 
@@ -160,38 +168,112 @@ HistoryDialog* MainWindow::historyDialog() const
     return m_historyDialog;
 }
 
+QMenu* MainWindow::menu(Menu which) const
+{
+    switch (which) {
+    case Menu::File:
+        return m_fileMenu;
+    case Menu::Edit:
+        return m_editMenu;
+    case Menu::View:
+        return m_viewMenu;
+    case Menu::Call:
+        return m_callMenu;
+    case Menu::Help:
+        return m_helpMenu;
+    }
+    return nullptr;
+}
+
+void MainWindow::addMenuAction(Menu which, QAction* action)
+{
+    QMenu* target = menu(which);
+    if (which == Menu::File && m_quitSeparator)
+        target->insertAction(m_quitSeparator, action);
+    else
+        target->addAction(action);
+    addAction(action);
+}
+
+void MainWindow::createMenuBar()
+{
+    // Mnemonics: the questions dock answers with Alt+A, S, W, D, R and H while a question has the
+    // focus, so the menus take F, E, V, C and P ("Hel&p", not "&Help"), letters no answer uses.
+    // Shortcuts: Ctrl+1 to Ctrl+4 toggle the Questions, Repositories, Adapters and Health docks
+    // (further docks take the next digits); Ctrl+Shift+A answers, Ctrl+Shift+P pauses the log.
+    m_fileMenu = menuBar()->addMenu(tr("&File"));
+    m_fileMenu->setObjectName(QStringLiteral("fileMenu"));
+    m_editMenu = menuBar()->addMenu(tr("&Edit"));
+    m_editMenu->setObjectName(QStringLiteral("editMenu"));
+    m_viewMenu = menuBar()->addMenu(tr("&View"));
+    m_viewMenu->setObjectName(QStringLiteral("viewMenu"));
+    m_callMenu = menuBar()->addMenu(tr("&Call"));
+    m_callMenu->setObjectName(QStringLiteral("callMenu"));
+    m_helpMenu = menuBar()->addMenu(tr("Hel&p"));
+    m_helpMenu->setObjectName(QStringLiteral("helpMenu"));
+
+    auto* about = new QAction(ThemeIcon::icon(QStringLiteral("help-about")), tr("About Switchboard"), this);
+    about->setObjectName(QStringLiteral("aboutAction"));
+    about->setMenuRole(QAction::AboutRole);
+    about->setProperty(WithoutShortcutProperty, true); // read once; no need to reach it fast
+    connect(about, &QAction::triggered, this, [this] {
+        QMessageBox::about(this, tr("About Switchboard"),
+            tr("<p><b>Switchboard</b> %1</p><p>An operator console for Model Context Protocol tool traffic: "
+               "every tool call, the questions clients ask a person, the upstream adapters' health and the "
+               "repositories the git tools work on.</p>")
+                .arg(QCoreApplication::applicationVersion().toHtmlEscaped()));
+    });
+    addMenuAction(Menu::Help, about);
+    auto* aboutQt = new QAction(tr("About Qt"), this);
+    aboutQt->setObjectName(QStringLiteral("aboutQtAction"));
+    aboutQt->setMenuRole(QAction::AboutQtRole);
+    aboutQt->setProperty(WithoutShortcutProperty, true);
+    connect(aboutQt, &QAction::triggered, qApp, &QApplication::aboutQt);
+    addMenuAction(Menu::Help, aboutQt);
+}
+
 void MainWindow::createToolBar()
 {
     QToolBar* toolBar = addToolBar(tr("Main"));
     toolBar->setObjectName(QStringLiteral("mainToolBar"));
     toolBar->setMovable(false);
     toolBar->setFloatable(false);
-    toolBar->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    toolBar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
 
-    QAction* connectAction = toolBar->addAction(tr("Connect a client…"));
+    QAction* connectAction
+        = toolBar->addAction(ThemeIcon::icon(QStringLiteral("insert-link")), tr("Connect a client…"));
     connectAction->setObjectName(QStringLiteral("connectClientAction"));
     connectAction->setToolTip(tr("Commands and settings to point Claude Code, MCP Inspector or another client here"));
+    connectAction->setProperty(WithoutShortcutProperty, true); // set up once per client
     connect(connectAction, &QAction::triggered, this, &MainWindow::showConnectClientDialog);
+    addMenuAction(Menu::File, connectAction);
 
-    QAction* historyAction = toolBar->addAction(tr("History…"));
+    QAction* historyAction
+        = toolBar->addAction(ThemeIcon::icon(QStringLiteral("document-open-recent")), tr("History…"));
     historyAction->setObjectName(QStringLiteral("historyAction"));
     historyAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_H));
     historyAction->setToolTip(tr("Search every stored call, including those older than the live log (%1)")
                                   .arg(historyAction->shortcut().toString(QKeySequence::NativeText)));
     connect(historyAction, &QAction::triggered, this, &MainWindow::showHistoryDialog);
+    addMenuAction(Menu::File, historyAction);
 
-    auto* findAction = new QAction(tr("Filter calls"), this);
+    auto* findAction = new QAction(ThemeIcon::icon(QStringLiteral("edit-find")), tr("Filter calls"), this);
+    findAction->setObjectName(QStringLiteral("filterAction"));
     findAction->setShortcut(QKeySequence::Find);
     connect(findAction, &QAction::triggered, this, [this] {
         m_callLog->filterEdit()->setFocus(Qt::ShortcutFocusReason);
         m_callLog->filterEdit()->selectAll();
     });
-    addAction(findAction);
+    addMenuAction(Menu::Edit, findAction);
 
-    auto* quitAction = new QAction(tr("Quit"), this);
+    // Last in the File menu: addMenuAction puts what comes later above it.
+    auto* quitAction = new QAction(ThemeIcon::icon(QStringLiteral("application-exit")), tr("&Quit"), this);
+    quitAction->setObjectName(QStringLiteral("quitAction"));
     quitAction->setShortcut(QKeySequence::Quit);
+    quitAction->setMenuRole(QAction::QuitRole);
     connect(quitAction, &QAction::triggered, this, &QWidget::close);
-    addAction(quitAction);
+    addMenuAction(Menu::File, quitAction);
+    m_quitSeparator = m_fileMenu->insertSeparator(quitAction);
 }
 
 void MainWindow::createStatusBar()
@@ -258,7 +340,7 @@ void MainWindow::createInteractionPanel()
 
     // The badge: a toolbar button that brings the questions forward, and a status bar note while
     // any wait.
-    m_questionsAction = new QAction(this);
+    m_questionsAction = new QAction(ThemeIcon::icon(QStringLiteral("dialog-question")), QString(), this);
     m_questionsAction->setObjectName(QStringLiteral("questionsAction"));
     m_questionsAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_A)); // A for answer
     m_questionsAction->setToolTip(tr("Show the questions clients are waiting for you to answer (%1)")
@@ -270,6 +352,11 @@ void MainWindow::createInteractionPanel()
     });
     if (auto* toolBar = findChild<QToolBar*>(QStringLiteral("mainToolBar")))
         toolBar->addAction(m_questionsAction);
+    addMenuAction(Menu::Call, m_questionsAction);
+    QAction* panelToggle = m_interactionPanel->toggleViewAction();
+    panelToggle->setObjectName(QStringLiteral("questionsDockAction"));
+    panelToggle->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_1));
+    addMenuAction(Menu::View, panelToggle);
     m_questionsLabel = new QLabel;
     m_questionsLabel->setObjectName(QStringLiteral("questionsLabel"));
     m_questionsLabel->setToolTip(m_questionsAction->toolTip());
@@ -325,6 +412,8 @@ void MainWindow::createRepositoryView()
     QAction* toggle = m_repositoryView->toggleViewAction();
     toggle->setObjectName(QStringLiteral("repositoriesAction"));
     toggle->setToolTip(tr("Show or hide the repositories the git tools work on"));
+    toggle->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_2));
+    addMenuAction(Menu::View, toggle);
     if (auto* toolBar = findChild<QToolBar*>(QStringLiteral("mainToolBar")))
         toolBar->addAction(toggle);
 
@@ -343,6 +432,21 @@ void MainWindow::createAdapterHealthView()
     QAction* toggle = m_adapterHealthView->toggleViewAction();
     toggle->setObjectName(QStringLiteral("adaptersAction"));
     toggle->setToolTip(tr("Show or hide the upstream adapters' health"));
+    toggle->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_3));
+    addMenuAction(Menu::View, toggle);
+
+    // The adapters dock shows how the reload went, so the action brings it forward.
+    auto* reload = new QAction(ThemeIcon::icon(QStringLiteral("view-refresh")), tr("Reload configuration"), this);
+    reload->setObjectName(QStringLiteral("reloadConfigurationAction"));
+    reload->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+    reload->setToolTip(
+        tr("Read the configuration file again (%1)").arg(reload->shortcut().toString(QKeySequence::NativeText)));
+    connect(reload, &QAction::triggered, this, [this] {
+        m_adapterHealthView->show();
+        m_adapterHealthView->raise();
+        m_adapterHealthView->reloadConfiguration();
+    });
+    addMenuAction(Menu::File, reload);
     if (auto* toolBar = findChild<QToolBar*>(QStringLiteral("mainToolBar")))
         toolBar->addAction(toggle);
 

@@ -27,6 +27,7 @@ class HistoryDialog;
 class InteractionPanel;
 class QAction;
 class QLabel;
+class QMenu;
 class QTimer;
 class RepositoryView;
 class StatusWarning;
@@ -38,6 +39,16 @@ class MainWindow : public QMainWindow
 public:
     MainWindow(OperatorInterface* backend, int callLogRows, bool noAuth, QWidget* parent = nullptr);
     ~MainWindow() override;
+
+    // The menu bar's menus. Every action the window offers is in one of them, with its shortcut in
+    // the menu; an action deliberately without a shortcut says so with the dynamic property
+    // WithoutShortcutProperty set to true (tst_menubar checks both).
+    enum class Menu { File, Edit, View, Call, Help };
+    QMenu* menu(Menu which) const;
+    // Adds the action to a menu, and to the window so its shortcut works while the menu bar is hidden
+    // (one added to the File menu goes above Quit, which stays last).
+    void addMenuAction(Menu which, QAction* action);
+    static constexpr const char* WithoutShortcutProperty = "withoutShortcut";
 
     CallLogModel* callLogModel() const { return m_model; }
     CallLogView* callLogView() const { return m_callLog; }
@@ -76,6 +87,7 @@ public Q_SLOTS:
     void onWorkspaceStateRecovered();
 
 private:
+    void createMenuBar();
     void createToolBar();
     void createStatusBar();
     void createInteractionPanel();
@@ -122,6 +134,13 @@ private:
     StatusWarning* m_stateStatus = nullptr;
     QAction* m_questionsAction = nullptr;
     QLabel* m_questionsLabel = nullptr;
+
+    QMenu* m_fileMenu = nullptr;
+    QMenu* m_editMenu = nullptr;
+    QMenu* m_viewMenu = nullptr;
+    QMenu* m_callMenu = nullptr;
+    QMenu* m_helpMenu = nullptr;
+    QAction* m_quitSeparator = nullptr;
 
     QPointer<ConnectClientDialog> m_connectDialog;
     QPointer<HistoryDialog> m_historyDialog;
