@@ -80,6 +80,14 @@ public:
     {
         return m_ok && m_object.contains(key) ? boolean(key, out) : *this;
     }
+    StateJsonReader& optionalString(const char* key, QByteArray* out)
+    {
+        return m_ok && m_object.contains(key) ? string(key, out) : *this;
+    }
+    StateJsonReader& optionalInteger(const char* key, qint64* out)
+    {
+        return m_ok && m_object.contains(key) ? integer(key, out) : *this;
+    }
     StateJsonReader& boolean(const char* key, bool* out)
     {
         if (const nlohmann::json* value = field(key, nlohmann::json::value_t::boolean, "true or false"))

@@ -172,7 +172,8 @@ nlohmann::json ToolCall::toJson() const
     return nlohmann::json{{"id", id}, {"sessionId", sessionId.toStdString()}, {"clientName", clientName.toStdString()},
         {"clientVersion", clientVersion.toStdString()}, {"tool", tool.toStdString()},
         {"route", route.toString().toStdString()}, {"request", request.toStdString()},
-        {"response", response.toStdString()}, {"details", details.toStdString()}, {"error", error.toStdString()},
+        {"response", response.toStdString()}, {"details", details.toStdString()}, {"decision", decision.toStdString()},
+        {"replayOf", replayOf}, {"timeline", timeline.toStdString()}, {"error", error.toStdString()},
         {"startedAtMs", startedAtMs}, {"durationUs", durationUs}, {"status", callStatusName(status).toStdString()},
         {"wholeRequestBytes", wholeRequestBytes}, {"wholeResponseBytes", wholeResponseBytes}};
 }
@@ -185,7 +186,9 @@ std::optional<ToolCall> ToolCall::fromJson(const nlohmann::json& value, QString*
     StateJsonReader reader(value, QStringLiteral("call"), problem);
     reader
         .keys({"id", "sessionId", "clientName", "clientVersion", "tool", "route", "request", "response", "details",
-            "error", "startedAtMs", "durationUs", "status", "wholeRequestBytes", "wholeResponseBytes"})
+                  "error", "startedAtMs", "durationUs", "status", "wholeRequestBytes", "wholeResponseBytes"},
+            // Added later: records written before them (exports, older files) lack them.
+            {"decision", "replayOf", "timeline"})
         .integer("id", &call.id)
         .string("sessionId", &call.sessionId)
         .string("clientName", &call.clientName)
@@ -195,6 +198,9 @@ std::optional<ToolCall> ToolCall::fromJson(const nlohmann::json& value, QString*
         .string("request", &call.request)
         .string("response", &call.response)
         .string("details", &call.details)
+        .optionalString("decision", &call.decision)
+        .optionalInteger("replayOf", &call.replayOf)
+        .optionalString("timeline", &call.timeline)
         .string("error", &call.error)
         .integer("startedAtMs", &call.startedAtMs)
         .integer("durationUs", &call.durationUs)

@@ -62,6 +62,15 @@ struct ToolCall
     // What the tool attached to the call besides its result, as a compact JSON object (a command
     // tool's envelope, stdout, stderr, exit status and duration); empty when it attached nothing.
     QByteArray details;
+    // Who answered a question about this call (an approval, a client tool's question) or which
+    // standing grant let it through, when, what and with which scope, as a compact JSON object;
+    // empty when no person or grant decided (see InteractionBroker for its members).
+    QByteArray decision;
+    // The id of the call this one replays (the console's Replay or Edit and resend); 0 for none.
+    qint64 replayOf = 0;
+    // The notifications the server sent about this call while it ran (progress, log messages), as a
+    // compact JSON array of {"atMs", "method", "params"}, oldest first; empty when there were none.
+    QByteArray timeline;
     QString error; // a one-line reason when the call failed, was cancelled or parked
     qint64 startedAtMs = 0; // milliseconds since the Unix epoch, UTC
     qint64 durationUs = -1; // -1 while running

@@ -209,6 +209,9 @@ void TestCommonTypes::callsSurviveTheRoundTrip()
     call.request = R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"github.create_issue"}})";
     call.response = R"({"jsonrpc":"2.0","id":1,"result":{"content":[]}})";
     call.details = R"({"exitStatus":3,"stderr":"no such file\n"})";
+    call.decision = R"({"by":"ada","answer":"deny"})";
+    call.replayOf = 65'000;
+    call.timeline = R"([{"atMs":1,"method":"notifications/progress","params":{}}])";
     call.error = QStringLiteral("Tool failed: \u00e9t\u00e9");
     call.startedAtMs = 1'700'000'000'123;
     call.durationUs = 4'567;
@@ -221,6 +224,9 @@ void TestCommonTypes::callsSurviveTheRoundTrip()
     QCOMPARE(read->request, call.request);
     QCOMPARE(read->response, call.response);
     QCOMPARE(read->details, call.details);
+    QCOMPARE(read->decision, call.decision);
+    QCOMPARE(read->replayOf, call.replayOf);
+    QCOMPARE(read->timeline, call.timeline);
     QCOMPARE(read->error, call.error);
     QCOMPARE(read->status, CallStatus::Error);
     QCOMPARE(read->durationUs, call.durationUs);
@@ -251,6 +257,15 @@ void TestCommonTypes::callsSurviveTheRoundTrip()
     unknownStatus["status"] = "exploded";
     QVERIFY(!ToolCall::fromJson(unknownStatus, &problem));
     QVERIFY2(problem.contains(QStringLiteral("unknown status")), qPrintable(problem));
+    // Records written before decision, replayOf and timeline existed still read.
+    json older = call.toJson();
+    older.erase("decision");
+    older.erase("replayOf");
+    older.erase("timeline");
+    const auto readOlder = ToolCall::fromJson(older, &problem);
+    QVERIFY2(readOlder, qPrintable(problem));
+    QVERIFY(readOlder->decision.isEmpty());
+    QCOMPARE(readOlder->replayOf, qint64(0));
     json missing = call.toJson();
     missing.erase("tool");
     QVERIFY(!ToolCall::fromJson(missing, &problem));

@@ -447,6 +447,12 @@ void TestHistoryStore::detailsAreKeptAndAnOlderHistoryGainsThem()
     small.details = R"({"exit":"exit status 0","stdout":"{}\n"})";
     ToolCall large = makeCall(3);
     large.details = R"({"stdout":")" + QByteArray(10'000, 'x') + R"("})";
+    // The columns added after details (decision, replayOf, timeline) come back as written.
+    small.decision = R"({"by":"ada","answer":"allow_once"})";
+    small.replayOf = 1;
+    small.timeline = R"([{"atMs":5,"method":"notifications/progress","params":{"progress":1}}])";
+    large.timeline
+        = R"([{"atMs":5,"method":"notifications/message","params":{"data":")" + QByteArray(10'000, 'y') + R"("}}])";
     write(store, {small, large});
 
     const ToolCallList whole = answer(store, 1, [&] { store.loadRecent(1, 10); });
@@ -455,6 +461,12 @@ void TestHistoryStore::detailsAreKeptAndAnOlderHistoryGainsThem()
     QCOMPARE(whole.at(1).details, small.details);
     QCOMPARE(whole.at(1).route, ToolRoute::command());
     QCOMPARE(whole.at(2).details, large.details);
+    QVERIFY(whole.at(0).decision.isEmpty());
+    QCOMPARE(whole.at(0).replayOf, qint64(0));
+    QCOMPARE(whole.at(1).decision, small.decision);
+    QCOMPARE(whole.at(1).replayOf, qint64(1));
+    QCOMPARE(whole.at(1).timeline, small.timeline);
+    QCOMPARE(whole.at(2).timeline, large.timeline);
 
     const ToolCallList previews = answer(store, 2, [&] { store.loadRecent(2, 10, 4096); });
     QCOMPARE(previews.size(), 3);
@@ -462,6 +474,9 @@ void TestHistoryStore::detailsAreKeptAndAnOlderHistoryGainsThem()
     QVERIFY(!previews.at(1).hasBodyPreviews());
     QVERIFY(previews.at(2).details.isEmpty());
     QVERIFY(previews.at(2).hasBodyPreviews());
+    QCOMPARE(previews.at(1).timeline, small.timeline);
+    QCOMPARE(previews.at(1).decision, small.decision);
+    QVERIFY(previews.at(2).timeline.isEmpty());
 }
 
 void TestHistoryStore::queryByCallId()

@@ -76,7 +76,8 @@ void HistoryWriter::stop()
 
 qint64 HistoryWriter::sizeOf(const ToolCall& call)
 {
-    return 256 + call.request.size() + call.response.size() + call.details.size()
+    return 256 + call.request.size() + call.response.size() + call.details.size() + call.decision.size()
+        + call.timeline.size()
         + 2
         * (call.sessionId.size() + call.clientName.size() + call.clientVersion.size() + call.tool.size()
             + call.route.owner.size() + call.error.size());

@@ -13,7 +13,7 @@
 namespace {
 
 const char* const columns = "id, session, client_name, client_version, tool, route, request, response, error, "
-                            "started_at, duration_us, status, details";
+                            "started_at, duration_us, status, details, decision, replay_of, timeline";
 
 // The same columns with request and response cut to `previewBytes` in SQLite, followed by their
 // whole lengths, so the bodies past the preview are never read. Details are JSON, which a cut would
@@ -24,8 +24,9 @@ QString columnsFor(qsizetype previewBytes)
         return QLatin1String(columns);
     return QStringLiteral("id, session, client_name, client_version, tool, route, substr(request, 1, %1), "
                           "substr(response, 1, %1), error, started_at, duration_us, status, "
-                          "CASE WHEN length(details) <= %1 THEN details ELSE NULL END, length(request), "
-                          "length(response), length(details)")
+                          "CASE WHEN length(details) <= %1 THEN details ELSE NULL END, decision, replay_of, "
+                          "CASE WHEN length(timeline) <= %1 THEN timeline ELSE NULL END, length(request), "
+                          "length(response), length(details), length(timeline)")
         .arg(previewBytes);
 }
 
@@ -50,12 +51,16 @@ ToolCall readCall(const QSqlQuery& q, qsizetype previewBytes)
     if (call.status == CallStatus::Paused && call.durationUs >= 0)
         call.status = CallStatus::Parked;
     call.details = q.value(12).toByteArray();
+    call.decision = q.value(13).toByteArray();
+    call.replayOf = q.value(14).toLongLong();
+    call.timeline = q.value(15).toByteArray();
     if (previewBytes > 0) {
-        const qint64 requestBytes = q.value(13).toLongLong();
-        const qint64 responseBytes = q.value(14).toLongLong();
-        const qint64 detailsBytes = q.value(15).toLongLong();
+        const qint64 requestBytes = q.value(16).toLongLong();
+        const qint64 responseBytes = q.value(17).toLongLong();
+        const qint64 detailsBytes = q.value(18).toLongLong();
+        const qint64 timelineBytes = q.value(19).toLongLong();
         if (requestBytes > call.request.size() || responseBytes > call.response.size()
-            || detailsBytes > call.details.size()) {
+            || detailsBytes > call.details.size() || timelineBytes > call.timeline.size()) {
             call.wholeRequestBytes = requestBytes;
             call.wholeResponseBytes = responseBytes;
         }
@@ -139,8 +144,11 @@ bool SqliteHistory::open(Role role, QString* error)
                            "client_version TEXT, tool TEXT, route TEXT, request BLOB, response BLOB, error TEXT, "
                            "started_at INTEGER, duration_us INTEGER, status TEXT)"),
             QStringLiteral("CREATE INDEX IF NOT EXISTS calls_status ON calls(status)"),
-            // A history written before calls carried details gains the column (empty for its calls).
+            // A history written before calls carried these gains the columns (empty for its calls).
             QStringLiteral("ALTER TABLE calls ADD COLUMN details BLOB"),
+            QStringLiteral("ALTER TABLE calls ADD COLUMN decision BLOB"),
+            QStringLiteral("ALTER TABLE calls ADD COLUMN replay_of INTEGER"),
+            QStringLiteral("ALTER TABLE calls ADD COLUMN timeline BLOB"),
             QStringLiteral("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER)"),
             QStringLiteral("CREATE TABLE IF NOT EXISTS breaker_transitions (id INTEGER PRIMARY KEY AUTOINCREMENT, "
                            "adapter TEXT, from_phase TEXT, to_phase TEXT, reason TEXT, at_ms INTEGER, "
@@ -151,13 +159,15 @@ bool SqliteHistory::open(Role role, QString* error)
                            "finished' WHERE status='running'"),
         };
     }
-    bool hasDetails = false;
+    QStringList existingColumns;
     if (q.exec(QStringLiteral("PRAGMA table_info(calls)"))) {
         while (q.next())
-            hasDetails = hasDetails || q.value(1).toString() == QLatin1String("details");
+            existingColumns += q.value(1).toString();
     }
+    const QLatin1String addColumn("ALTER TABLE calls ADD COLUMN ");
     for (const QString& statement : std::as_const(statements)) {
-        if (hasDetails && statement.startsWith(QLatin1String("ALTER TABLE calls ADD COLUMN details")))
+        if (statement.startsWith(addColumn)
+            && existingColumns.contains(statement.mid(addColumn.size()).section(QLatin1Char(' '), 0, 0)))
             continue;
         if (!q.exec(statement)) {
             *error = QStringLiteral("cannot prepare history %1: %2").arg(m_path, q.lastError().text());
@@ -169,8 +179,9 @@ bool SqliteHistory::open(Role role, QString* error)
     q.finish();
     if (role == Role::Writer) {
         m_insert.emplace(m_db);
-        if (!m_insert->prepare(QStringLiteral("INSERT OR REPLACE INTO calls (%1) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)")
-                                   .arg(QLatin1String(columns)))) {
+        if (!m_insert->prepare(
+                QStringLiteral("INSERT OR REPLACE INTO calls (%1) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")
+                    .arg(QLatin1String(columns)))) {
             *error = QStringLiteral("cannot prepare history %1: %2").arg(m_path, m_insert->lastError().text());
             return false;
         }
@@ -267,6 +278,9 @@ bool SqliteHistory::write(const ToolCallList& calls, qint64 leftOut, QString* er
         q.bindValue(10, call.durationUs);
         q.bindValue(11, callStatusName(call.status));
         q.bindValue(12, call.details.isEmpty() ? QVariant() : QVariant(call.details));
+        q.bindValue(13, call.decision.isEmpty() ? QVariant() : QVariant(call.decision));
+        q.bindValue(14, call.replayOf == 0 ? QVariant() : QVariant(call.replayOf));
+        q.bindValue(15, call.timeline.isEmpty() ? QVariant() : QVariant(call.timeline));
         if (!q.exec()) {
             *error = QStringLiteral("cannot write call history: %1").arg(q.lastError().text());
             m_db.rollback();
