@@ -50,6 +50,10 @@ InteractionBroker::Settings interactionSettings(const BackendOptions& options, c
     settings.defaultMode = mode(config.interactionMode);
     for (auto it = config.clientModes.cbegin(); it != config.clientModes.cend(); ++it)
         settings.clientModes.insert(it.key(), mode(it.value()));
+    // The console's own calls wait for the person at the console, who made them, unless the
+    // configuration names the console: parked, the call would end at once for no one to retry.
+    if (!settings.clientModes.contains(OperatorInterface::consoleClientName()))
+        settings.clientModes.insert(OperatorInterface::consoleClientName(), PauseMode::Hold);
     settings.maxWaitMs = config.maxWaitSeconds * 1000;
     settings.progressIntervalMs = config.progressIntervalSeconds * 1000;
     settings.policy = PermissionPolicy(config, options.configPath);
@@ -228,6 +232,8 @@ bool Backend::start(QString* error)
     connect(m_events, &BackendEvents::transfersChanged, this, &Backend::transfersChanged);
     connect(m_events, &BackendEvents::sessionStatesChanged, this, &Backend::sessionStatesChanged);
     connect(m_events, &BackendEvents::securityEventsRecorded, this, &Backend::securityEventsRecorded);
+    // Every source that replaces its tools (configuration reloaded, an adapter connecting) says so.
+    connect(m_registry, &ToolRegistry::toolsChanged, this, &Backend::toolsChanged);
     if (m_options.listen)
         watchConfiguration();
     m_running = true;
@@ -378,11 +384,18 @@ private:
 void Backend::callLocally(const QByteArray& request, const LocalCaller& caller,
     std::function<void(const QByteArray& notification)> notified, std::function<void(const LocalCallOutcome&)> done)
 {
+    runLocally(request, caller, 0, {}, std::move(notified), std::move(done));
+}
+
+void Backend::runLocally(const QByteArray& request, const LocalCaller& caller, qint64 replayOf,
+    std::function<void(qint64 callId)> started, std::function<void(const QByteArray& notification)> notified,
+    std::function<void(const LocalCallOutcome&)> done)
+{
     if (!m_serverContext) {
         done({LocalCallOutcome::Kind::Cancelled, QByteArray(), QStringLiteral("the backend is not running")});
         return;
     }
-    QMetaObject::invokeMethod(m_serverContext, [this, request, caller, notified, done] {
+    QMetaObject::invokeMethod(m_serverContext, [this, request, caller, replayOf, started, notified, done] {
         JsonRpc::ParseResult parsed = JsonRpc::parse(request);
         const JsonRpc::Message message = parsed.ok ? JsonRpc::classify(parsed.value) : JsonRpc::Message();
         if (!parsed.ok || message.kind != JsonRpc::Kind::Request
@@ -396,6 +409,12 @@ void Backend::callLocally(const QByteArray& request, const LocalCaller& caller,
         }
         McpSession* session
             = m_sessionHost->openLocalSession(caller.clientName, caller.clientVersion, caller.invocation);
+        if (replayOf != 0 || started) {
+            session->setLocalCallHooks(replayOf, [this, started](qint64 callId) {
+                if (started)
+                    QMetaObject::invokeMethod(this, [started, callId] { started(callId); });
+            });
+        }
 
         // The session ends with its call: the server keeps no idle session for a process that is gone.
         auto ended
@@ -444,6 +463,78 @@ void Backend::cancelLocalCalls(const QString& reason)
                 m_sessionHost->closeLocalSession(it.key(), reason);
             it.value()->skipResponse(); // a call still waiting for the adapters had no response to skip
         }
+    });
+}
+
+quint64 Backend::callTool(const QString& tool, const QByteArray& arguments, qint64 replayOf)
+{
+    const quint64 requestId = m_nextRequestId++;
+    const auto fail = [this, tool](const QString& why) {
+        // Queued, so that the caller knows the request id before it hears about it.
+        QMetaObject::invokeMethod(
+            this,
+            [this, tool, why] {
+                Q_EMIT commandFailed(
+                    QStringLiteral("callTool"), QStringLiteral("%1 was not called: %2").arg(tool, why));
+            },
+            Qt::QueuedConnection);
+    };
+    // Arguments that are JSON but not an object go to the router, which records them as invalid
+    // arguments like a client's; text that is not JSON cannot even make a request.
+    json parsed = arguments.trimmed().isEmpty()
+        ? json::object()
+        : json::parse(arguments.constBegin(), arguments.constEnd(), nullptr, false);
+    if (parsed.is_discarded()) {
+        fail(QStringLiteral("the arguments are not valid JSON"));
+        return requestId;
+    }
+    const json request{{"jsonrpc", "2.0"}, {"id", "console-" + std::to_string(requestId)}, {"method", "tools/call"},
+        {"params", {{"name", tool.toStdString()}, {"arguments", std::move(parsed)}}}};
+    LocalCaller caller{consoleClientName(), m_options.server.identity.version, nullptr, {}};
+    auto startedCallId = std::make_shared<qint64>(0);
+    runLocally(
+        QByteArray::fromStdString(request.dump()), caller, replayOf,
+        [this, requestId, startedCallId](qint64 callId) {
+            *startedCallId = callId;
+            Q_EMIT toolCallStarted(requestId, callId);
+        },
+        {},
+        [fail, startedCallId](const LocalCallOutcome& outcome) {
+            // A call that started is in the log with its outcome; only one that never did is told here.
+            if (*startedCallId == 0 && outcome.kind != LocalCallOutcome::Kind::Answered)
+                fail(outcome.reason);
+        });
+    return requestId;
+}
+
+void Backend::listTools()
+{
+    if (!m_serverContext) {
+        QMetaObject::invokeMethod(
+            this, [this] { Q_EMIT toolsListed({}); }, Qt::QueuedConnection);
+        return;
+    }
+    QMetaObject::invokeMethod(m_serverContext, [this] {
+        ToolInfoList tools;
+        if (m_registry) {
+            for (const ToolRegistry::ToolPtr& tool : m_registry->tools()) {
+                if (!tool->refusal.isEmpty())
+                    continue; // not offered: tools/list leaves it out too
+                const ToolSpec& spec = tool->spec;
+                ToolInfo info;
+                info.name = spec.name;
+                info.title = spec.title;
+                info.route = tool->route;
+                info.description = spec.description;
+                info.inputSchema = QByteArray::fromStdString(spec.inputSchema.dump());
+                if (!spec.outputSchema.is_null())
+                    info.outputSchema = QByteArray::fromStdString(spec.outputSchema.dump());
+                info.annotations = QByteArray::fromStdString(
+                    spec.annotations.is_object() ? spec.annotations.dump() : json::object().dump());
+                tools.append(info);
+            }
+        }
+        QMetaObject::invokeMethod(this, [this, tools] { Q_EMIT toolsListed(tools); });
     });
 }
 

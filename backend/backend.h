@@ -164,7 +164,19 @@ public:
     // Cancels every local call in flight (the runner was interrupted): each ends as Cancelled.
     void cancelLocalCalls(const QString& reason);
 
+    // The console's own calls, through callLocally as client "Switchboard console"; see
+    // OperatorInterface. A call that needs a person waits for them (or is parked, as the
+    // configuration has it for that client), as a client's call would.
+    quint64 callTool(const QString& tool, const QByteArray& arguments, qint64 replayOf = 0) override;
+    // The tools clients see in tools/list now (a read-only adapter's write tools are not offered).
+    void listTools() override;
+
 private:
+    // callLocally, with what the console's calls add: the call records `replayOf` and `started`
+    // hears its id (on this object's thread).
+    void runLocally(const QByteArray& request, const LocalCaller& caller, qint64 replayOf,
+        std::function<void(qint64 callId)> started, std::function<void(const QByteArray& notification)> notified,
+        std::function<void(const LocalCallOutcome&)> done);
     void registerAdapters();
     void registerSinks(const std::vector<SinkConfig>& configs);
     void registerCommandTools(const std::vector<CommandToolConfig>& configs);

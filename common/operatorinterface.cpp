@@ -19,6 +19,7 @@ OperatorInterface::OperatorInterface(QObject* parent)
     qRegisterMetaType<FileDiff>();
     qRegisterMetaType<SessionStateList>();
     qRegisterMetaType<SecurityEventList>();
+    qRegisterMetaType<ToolInfoList>();
 }
 
 OperatorInterface::~OperatorInterface() = default;
@@ -82,4 +83,23 @@ void OperatorInterface::endSession(const QString& sessionId)
 {
     Q_EMIT commandFailed(QStringLiteral("endSession"),
         QStringLiteral("This backend serves no clients over HTTP, so there is no session %1 to end.").arg(sessionId));
+}
+
+quint64 OperatorInterface::callTool(const QString& tool, const QByteArray& arguments, qint64 replayOf)
+{
+    Q_UNUSED(arguments)
+    Q_UNUSED(replayOf)
+    Q_EMIT commandFailed(QStringLiteral("callTool"),
+        QStringLiteral("This backend cannot call tools from the console, so \"%1\" was not called.").arg(tool));
+    return 0;
+}
+
+void OperatorInterface::listTools()
+{
+    Q_EMIT toolsListed({});
+}
+
+QString OperatorInterface::consoleClientName()
+{
+    return QStringLiteral("Switchboard console");
 }

@@ -15,6 +15,7 @@
 #include "renderhint.h"
 #include "sessionstates.h"
 #include "toolcall.h"
+#include "toolinfo.h"
 
 #include <QObject>
 #include <QStringList>
@@ -75,6 +76,17 @@ public:
     virtual void listSessions();
     virtual void endSession(const QString& sessionId);
 
+    // The console's own calls (replay, edit and resend, the Tools view): `tool` with `arguments`
+    // (JSON text, normally an object) through the same router, permissions, argument validation,
+    // executor and history as a client's call, recorded as client consoleClientName() and
+    // ToolCall::replayOf set to `replayOf` (0 when it replays nothing). Returns a request id: the
+    // new call's id arrives as toolCallStarted, a call that could not start as commandFailed
+    // "callTool". A call that needs a person waits in the Questions dock like any other.
+    virtual quint64 callTool(const QString& tool, const QByteArray& arguments, qint64 replayOf = 0);
+    // The tools offered now arrive as toolsListed; toolsChanged says when to ask again.
+    virtual void listTools();
+    static QString consoleClientName();
+
 Q_SIGNALS:
     // Calls: the newest state of every call that started or changed since the previous batch, a few
     // dozen batches a second at most.
@@ -124,6 +136,12 @@ Q_SIGNALS:
     // The configuration was read again (the file changed or reloadConfiguration was asked): `ok`
     // false keeps the previous configuration in force and `message` says why (file, line, key).
     void configurationReloaded(bool ok, const QString& message);
+
+    // callTool's call has started as call `callId` (it shows in the log with that id).
+    void toolCallStarted(quint64 requestId, qint64 callId);
+    void toolsListed(const ToolInfoList& tools);
+    // The tools offered changed (configuration reloaded, an adapter connected or went away).
+    void toolsChanged();
 
     // A command this backend could not carry out (`command` is its name, e.g. "resetBreaker").
     void commandFailed(const QString& command, const QString& message);

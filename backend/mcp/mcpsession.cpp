@@ -122,6 +122,12 @@ void McpSession::setLocalCaller(const QString& clientName, const QString& client
     m_initialized = true;
 }
 
+void McpSession::setLocalCallHooks(qint64 replayOf, std::function<void(qint64 callId)> started)
+{
+    m_replayOf = replayOf;
+    m_callStarted = std::move(started);
+}
+
 void McpSession::reply(const std::shared_ptr<ResponseChannel>& channel, const json& response)
 {
     if (channel)
@@ -264,6 +270,9 @@ ToolCall McpSession::newRecord(
     record.route = route;
     record.request = m_environment->redactor.jsonText(rawText.isEmpty() ? JsonRpc::serialize(*message.raw) : rawText);
     record.startedAtMs = QDateTime::currentMSecsSinceEpoch();
+    record.replayOf = m_replayOf;
+    if (m_callStarted)
+        m_callStarted(record.id);
     return record;
 }
 

@@ -80,6 +80,9 @@ public:
     // its client info, and the invocation metadata that caller verified, which every call of the
     // session carries (CallMetadata::invocation). Clients over HTTP can never set it.
     void setLocalCaller(const QString& clientName, const QString& clientVersion, nlohmann::json invocation);
+    // For a local caller making the console's own calls: every call of the session records
+    // `replayOf` (ToolCall::replayOf), and `started` hears each call's id as soon as it has one.
+    void setLocalCallHooks(qint64 replayOf, std::function<void(qint64 callId)> started);
 
     // Handles one message of a POST. `rawText` is the message's own text when the body was a single
     // message (it saves serialising it again); otherwise empty.
@@ -158,6 +161,8 @@ private:
     QString m_clientName;
     QString m_clientVersion;
     nlohmann::json m_invocation; // setLocalCaller's; null for clients over HTTP
+    qint64 m_replayOf = 0; // setLocalCallHooks's
+    std::function<void(qint64)> m_callStarted;
     bool m_initialized = false;
     LogLevel m_logLevel = LogLevel::Info;
     qint64 m_lastActivityMs = 0;
