@@ -1,0 +1,128 @@
+#include "ndjsoncallreader.h"
+
+#include <QCoreApplication>
+#include <QFile>
+#include <QLocale>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+QString tr(const char* text)
+{
+    return QCoreApplication::translate("NdjsonCallReader", text);
+}
+
+} // namespace
+
+NdjsonCallReader::Result NdjsonCallReader::read(
+    QIODevice* device, qint64 maxFileBytes, qint64 maxLineBytes, int maxCalls)
+{
+    Result result;
+    const auto size
+        = [](qint64 bytes) { return QLocale().formattedDataSize(bytes, 1, QLocale::DataSizeTraditionalFormat); };
+    if (!device->isSequential() && device->size() > maxFileBytes) {
+        result.fatal = tr("The file is %1; at most %2 can be opened.").arg(size(device->size()), size(maxFileBytes));
+        return result;
+    }
+    const auto problem = [&result](qint64 line, const QString& text) {
+        ++result.badLines;
+        if (result.problems.size() < MaxListedProblems)
+            result.problems << tr("line %1: %2").arg(line).arg(text);
+    };
+    qint64 lineNumber = 0;
+    qint64 total = 0;
+    while (!device->atEnd()) {
+        ++lineNumber;
+        // In small pieces: readLine(n) allocates n bytes whatever the line's length, and a line over
+        // the limit is counted to its end without being kept.
+        QByteArray line;
+        qint64 lineBytes = 0;
+        bool tooLong = false;
+        while (true) {
+            const QByteArray piece = device->readLine(64 * 1024);
+            if (piece.isEmpty())
+                break;
+            lineBytes += piece.size();
+            total += piece.size();
+            if (!tooLong && lineBytes - (piece.endsWith('\n') ? 1 : 0) > maxLineBytes) {
+                tooLong = true;
+                line = QByteArray();
+            }
+            if (!tooLong)
+                line += piece;
+            if (piece.endsWith('\n'))
+                break;
+        }
+        if (lineBytes == 0) {
+            if (!device->atEnd()) {
+                result.fatal = tr("Reading stopped at line %1: %2").arg(lineNumber).arg(device->errorString());
+                result.calls.clear();
+                return result;
+            }
+            break;
+        }
+        if (total > maxFileBytes) {
+            result.fatal = tr("The file is over %1; at most that much can be opened.").arg(size(maxFileBytes));
+            result.calls.clear();
+            return result;
+        }
+        if (tooLong) {
+            problem(lineNumber, tr("longer than %1 (%2); skipped").arg(size(maxLineBytes), size(lineBytes)));
+            continue;
+        }
+        if (line.endsWith('\n'))
+            line.chop(1);
+        if (line.endsWith('\r'))
+            line.chop(1);
+        if (line.trimmed().isEmpty())
+            continue;
+        const auto parsed = nlohmann::json::parse(line.constBegin(), line.constEnd(), nullptr, false);
+        if (parsed.is_discarded()) {
+            problem(lineNumber, tr("not JSON"));
+            continue;
+        }
+        QString why;
+        const std::optional<ToolCall> call = ToolCall::fromJson(parsed, &why);
+        if (!call) {
+            problem(lineNumber, why);
+            continue;
+        }
+        if (result.calls.size() >= maxCalls) {
+            result.stoppedAtMaxCalls = true;
+            break;
+        }
+        result.calls.append(*call);
+    }
+    return result;
+}
+
+NdjsonCallReader::Result NdjsonCallReader::readFile(const QString& path)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) {
+        Result result;
+        result.fatal = tr("Cannot open %1: %2").arg(path, file.errorString());
+        return result;
+    }
+    return read(&file);
+}
+
+QString NdjsonCallReader::summary(const Result& result)
+{
+    if (!result.fatal.isEmpty())
+        return result.fatal;
+    QStringList parts;
+    parts << (result.calls.size() == 1 ? tr("1 call") : tr("%1 calls").arg(result.calls.size()));
+    if (result.stoppedAtMaxCalls)
+        parts << tr("stopped after the first %1 calls").arg(result.calls.size());
+    if (result.badLines > 0) {
+        QString bad
+            = result.badLines == 1 ? tr("1 line is not a call") : tr("%1 lines are not calls").arg(result.badLines);
+        bad += QStringLiteral(":\n") + result.problems.join(QLatin1Char('\n'));
+        if (result.badLines > result.problems.size())
+            bad += QLatin1Char('\n') + tr("… and %1 more").arg(result.badLines - result.problems.size());
+        parts << bad;
+    }
+    return parts.join(QStringLiteral("; "));
+}
