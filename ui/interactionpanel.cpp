@@ -4,6 +4,7 @@
 #include "choicewidget.h"
 #include "confirmwidget.h"
 #include "connectwidget.h"
+#include "desktopnotifier.h"
 #include "formwidget.h"
 #include "interactionmodel.h"
 #include "modelroles.h"
@@ -29,6 +30,15 @@
 #include <algorithm>
 
 namespace {
+
+// The keys of a question's desktop notification buttons, and the tag of the notification that
+// stands for several questions that came at once.
+constexpr auto AllowOnceAction = "allow_once";
+constexpr auto DenyAction = "deny";
+QString manyQuestionsTag()
+{
+    return QStringLiteral("questions");
+}
 
 // Whether the person may be in the middle of typing into `widget` (an editable field with text in
 // it): a question must not take the focus, and the next keystrokes, from it. An empty field (the
@@ -138,6 +148,7 @@ InteractionPanel::InteractionPanel(QWidget* parent)
     layout->setContentsMargins(6, 0, 0, 0);
     layout->addWidget(splitter);
     setWidget(contents);
+    setDesktopNotifier(new DesktopNotifier(this));
     setMinimumWidth(380);
 
     connect(m_list->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
@@ -333,6 +344,12 @@ void InteractionPanel::resolveInteraction(const QString& interactionId, Interact
 
 void InteractionPanel::removeInteraction(const QString& interactionId)
 {
+    // Answered here, elsewhere or not at all: its notification's buttons would answer nothing now.
+    if (m_notifier) {
+        m_notifier->close(interactionId);
+        if (count() <= 1)
+            m_notifier->close(manyQuestionsTag());
+    }
     m_model->remove(interactionId);
     m_widgets.remove(interactionId);
     if (QWidget* page = m_pages.take(interactionId)) {
@@ -419,6 +436,36 @@ void InteractionPanel::onCurrentRowChanged()
         m_list->selectionModel()->select(current, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
 }
 
+void InteractionPanel::setDesktopNotifier(DesktopNotifier* notifier)
+{
+    if (m_notifier == notifier)
+        return;
+    delete m_notifier;
+    m_notifier = notifier;
+    if (!m_notifier)
+        return;
+    m_notifier->setParent(this);
+    connect(m_notifier, &DesktopNotifier::actionInvoked, this, &InteractionPanel::onNotificationAction);
+}
+
+void InteractionPanel::onNotificationAction(const QString& tag, const QString& key)
+{
+    // A notification outlives nothing: one whose question has left answers no one.
+    if (tag != manyQuestionsTag() && !m_widgets.contains(tag))
+        return;
+    if (key == QLatin1String(AllowOnceAction)) {
+        Q_EMIT answerRequested(tag, InteractionAnswer::decide(InteractionAnswer::Decision::AllowOnce));
+    } else if (key == QLatin1String(DenyAction)) {
+        Q_EMIT answerRequested(tag,
+            InteractionAnswer::decide(InteractionAnswer::Decision::Deny, tr("Denied from a desktop notification")));
+    } else {
+        // The notification itself: the person asks for the window, with this question in front.
+        if (tag != manyQuestionsTag())
+            selectInteraction(tag);
+        raiseWindow();
+    }
+}
+
 void InteractionPanel::notify(int newCount, const PendingInteraction& latest)
 {
     QWidget* top = window();
@@ -429,9 +476,23 @@ void InteractionPanel::notify(int newCount, const PendingInteraction& latest)
     const QString message = newCount == 1
         ? tr("%1 from %2").arg(InteractionModel::toolLabel(latest), InteractionModel::clientLabel(latest))
         : tr("%1 questions in all").arg(count());
-    // QSystemTrayIcon's messages carry no actions, so the answers stay in the window; clicking the
-    // message brings it forward.
-    if (ensureTray()) {
+    if (m_notifier && m_notifier->supportsActions()) {
+        // The desktop's notifications have buttons: an approval can be answered from there. Only
+        // "allow once" and "deny": wider grants ask for a scope, which the window shows.
+        if (newCount == 1) {
+            QList<DesktopNotifier::Action> actions{{QStringLiteral("default"), tr("Show")}};
+            if (latest.kind == InteractionKind::Approval) {
+                actions
+                    += {{QLatin1String(AllowOnceAction), tr("Allow once")}, {QLatin1String(DenyAction), tr("Deny")}};
+            }
+            m_notifier->show(latest.id, title, message, actions);
+        } else {
+            m_notifier->show(manyQuestionsTag(), title, message, {{QStringLiteral("default"), tr("Show")}});
+        }
+        updateTray();
+    } else if (ensureTray()) {
+        // QSystemTrayIcon's messages carry no buttons, so the answers stay in the window; clicking
+        // the message brings it forward.
         updateTray();
         m_tray->showMessage(title, message, QSystemTrayIcon::Information, 10'000);
     }

@@ -4,7 +4,8 @@
 // and client tools such as request_connection): a list in queue order (InteractionModel: waiting
 // calls first) and the selected question's widget below it. Its title, a tray icon (where there is
 // a system tray) and `count` carry the count ("Questions (2)"); a question that arrives while the
-// window is in the background raises a desktop notification. The keyboard is enough: a question
+// window is in the background raises a desktop notification, whose buttons answer an approval
+// (Allow once, Deny) where the desktop's notifications have buttons. The keyboard is enough: a question
 // that comes up takes the focus (within the window; never from a field being typed in), after an
 // answer the focus moves to the next one, Return in the list goes to the question and Escape back
 // to the list. Knows no backend: events come in through the slots, and the person's answers leave
@@ -18,6 +19,7 @@
 
 #include <functional>
 
+class DesktopNotifier;
 class InteractionModel;
 class InteractionWidget;
 class QKeyEvent;
@@ -51,6 +53,11 @@ public:
     void setUrlOpener(std::function<bool(const QUrl&)> opener);
     // The tray icon carrying the count, while questions wait and the desktop has a tray; else null.
     QSystemTrayIcon* trayIcon() const { return m_tray; }
+    // Where notifications with buttons go (the desktop's notification service on the session bus
+    // unless a test sets another; the panel owns it). Without one that shows buttons, a question
+    // raises the tray's message instead.
+    DesktopNotifier* desktopNotifier() const { return m_notifier; }
+    void setDesktopNotifier(DesktopNotifier* notifier);
 
 public Q_SLOTS:
     // A new question (or a known one again).
@@ -100,6 +107,8 @@ private:
     bool selectFirstIfNoneSelected();
     void updateTitle();
     void notify(int newCount, const PendingInteraction& latest);
+    // A button of a question's desktop notification: an approval's answer, or the window.
+    void onNotificationAction(const QString& tag, const QString& key);
     void raiseWindow();
 
     InteractionModel* m_model;
@@ -110,5 +119,6 @@ private:
     QHash<QString, QWidget*> m_pages; // the scroll area holding each widget in the stack
     QString m_secretStorage;
     QSystemTrayIcon* m_tray = nullptr; // created when the first question arrives, where there is a tray
+    DesktopNotifier* m_notifier = nullptr;
     std::function<bool(const QUrl&)> m_openUrl;
 };
