@@ -171,6 +171,16 @@ bool Backend::start(QString* error)
             });
             connect(m_interactions, &InteractionBroker::stateWriteRecovered, this, &Backend::workspaceStateRecovered);
             connect(m_interactions, &InteractionBroker::stateNotice, this, &Backend::workspaceStateNotice);
+            // The stores change with every stored answer taken; the window hears of grants only when
+            // they changed.
+            connect(m_interactions, &InteractionBroker::storesChanged, m_interactions,
+                [this, sent = std::make_shared<PermissionEntryList>()] {
+                    PermissionEntryList entries = m_interactions->permissionEntries();
+                    if (entries == *sent)
+                        return;
+                    *sent = entries;
+                    QMetaObject::invokeMethod(this, [this, entries] { Q_EMIT grantsChanged(entries); });
+                });
             registerGitTools();
             registerSinks(m_options.config.sinks);
             registerCommandTools(m_options.config.commandTools);
@@ -851,6 +861,34 @@ void Backend::endSession(const QString& sessionId)
         QMetaObject::invokeMethod(this, [this, sessionId] {
             Q_EMIT commandFailed(QStringLiteral("endSession"),
                 QStringLiteral("There is no session %1: it has ended already.").arg(sessionId));
+        });
+    });
+}
+
+void Backend::listGrants()
+{
+    if (!m_serverContext)
+        return;
+    QMetaObject::invokeMethod(m_serverContext, [this] {
+        if (m_interactions) {
+            const PermissionEntryList entries = m_interactions->permissionEntries();
+            QMetaObject::invokeMethod(this, [this, entries] { Q_EMIT grantsListed(entries); });
+        }
+    });
+}
+
+void Backend::revokeGrant(const QString& grantId)
+{
+    if (!m_serverContext) {
+        Q_EMIT commandFailed(QStringLiteral("revokeGrant"), QStringLiteral("The backend is not running."));
+        return;
+    }
+    QMetaObject::invokeMethod(m_serverContext, [this, grantId] {
+        if (m_interactions && m_interactions->revokeGrant(grantId))
+            return; // grantsChanged follows
+        QMetaObject::invokeMethod(this, [this, grantId] {
+            Q_EMIT commandFailed(QStringLiteral("revokeGrant"),
+                QStringLiteral("There is no grant %1: it was revoked already, or its session ended.").arg(grantId));
         });
     });
 }

@@ -115,6 +115,9 @@ public:
     // list arrives as interactionsListed; a refused answer as interactionAnswerFailed.
     void listInteractions() override;
     void answerInteraction(const QString& interactionId, const InteractionAnswer& answer) override;
+    // Rules and grants, from the server thread: grantsListed, then grantsChanged as grants change.
+    void listGrants() override;
+    void revokeGrant(const QString& grantId) override;
     QString workspaceStatePath() const;
     // The operator's adapter overrides (disabled, forced open), shared by every process on the state
     // directory (AdapterOverridesFile).

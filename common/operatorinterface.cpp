@@ -19,6 +19,7 @@ OperatorInterface::OperatorInterface(QObject* parent)
     qRegisterMetaType<FileDiff>();
     qRegisterMetaType<SessionStateList>();
     qRegisterMetaType<SecurityEventList>();
+    qRegisterMetaType<PermissionEntryList>();
     qRegisterMetaType<ToolInfoList>();
 }
 
@@ -72,6 +73,17 @@ void OperatorInterface::loadFileDiff(const QString& repositoryPath, const QStrin
     Q_EMIT commandFailed(QStringLiteral("loadFileDiff"),
         QStringLiteral("This backend has no git tools, so the diff of %1 in %2 cannot be shown.")
             .arg(file, repositoryPath));
+}
+
+void OperatorInterface::listGrants()
+{
+    Q_EMIT grantsListed({});
+}
+
+void OperatorInterface::revokeGrant(const QString& grantId)
+{
+    Q_EMIT commandFailed(QStringLiteral("revokeGrant"),
+        QStringLiteral("This backend keeps no grants, so there is no grant %1 to revoke.").arg(grantId));
 }
 
 void OperatorInterface::listSessions()

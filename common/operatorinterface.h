@@ -12,6 +12,7 @@
 #include "backendstates.h"
 #include "historyquery.h"
 #include "pendinginteraction.h"
+#include "permissionentry.h"
 #include "renderhint.h"
 #include "sessionstates.h"
 #include "toolcall.h"
@@ -68,6 +69,14 @@ public:
     virtual void addRepository(const QString& path);
     virtual void removeRepository(const QString& path);
     virtual void loadFileDiff(const QString& repositoryPath, const QString& file);
+
+    // Permissions: every configured rule and every grant (standing and for a session) arrives as
+    // grantsListed, and again as grantsChanged whenever a grant is given, revoked or ends with its
+    // session. Revoking a grant makes the next call it let through ask again; an unknown id (revoked
+    // already, its session ended) comes back as commandFailed "revokeGrant". Configuration rules
+    // have no id: they change only in the configuration file.
+    virtual void listGrants();
+    virtual void revokeGrant(const QString& grantId);
 
     // Client sessions: the open ones arrive as sessionsListed, later changes as sessionStatesChanged.
     // Ending one deletes it on the server (its calls in flight are cancelled); the client's next
@@ -132,6 +141,9 @@ Q_SIGNALS:
     // Requests refused at the server's door (token, Origin, Host) since the previous batch, oldest
     // first; a flood is cut to the newest few hundred per batch.
     void securityEventsRecorded(const SecurityEventList& events);
+
+    void grantsListed(const PermissionEntryList& entries);
+    void grantsChanged(const PermissionEntryList& entries);
 
     // The configuration was read again (the file changed or reloadConfiguration was asked): `ok`
     // false keeps the previous configuration in force and `message` says why (file, line, key).

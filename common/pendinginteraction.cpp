@@ -117,6 +117,14 @@ InteractionAnswer InteractionAnswer::decide(Decision decision, const QString& re
     return answer;
 }
 
+InteractionAnswer InteractionAnswer::alwaysAllow(bool everyClient, bool anyArguments)
+{
+    InteractionAnswer answer = decide(Decision::AlwaysAllow);
+    answer.everyClient = everyClient;
+    answer.anyArguments = anyArguments;
+    return answer;
+}
+
 namespace {
 
 constexpr EnumNames<InteractionAnswer::Decision, 5> decisionNames{{
@@ -131,8 +139,13 @@ constexpr EnumNames<InteractionAnswer::Decision, 5> decisionNames{{
 
 nlohmann::json InteractionAnswer::toJson() const
 {
-    return nlohmann::json{{"decision", enumName(decisionNames, decision).toStdString()},
+    nlohmann::json value{{"decision", enumName(decisionNames, decision).toStdString()},
         {"reason", reason.toStdString()}, {"output", output.toStdString()}};
+    if (decision == Decision::AlwaysAllow) {
+        value["everyClient"] = everyClient;
+        value["anyArguments"] = anyArguments;
+    }
+    return value;
 }
 
 std::optional<InteractionAnswer> InteractionAnswer::fromJson(const nlohmann::json& value, QString* problem)
@@ -140,10 +153,12 @@ std::optional<InteractionAnswer> InteractionAnswer::fromJson(const nlohmann::jso
     InteractionAnswer answer;
     QString decision;
     StateJsonReader reader(value, QStringLiteral("answer"), problem);
-    reader.keys({"decision", "reason", "output"})
+    reader.keys({"decision", "reason", "output"}, {"everyClient", "anyArguments"})
         .string("decision", &decision)
         .string("reason", &answer.reason)
-        .string("output", &answer.output);
+        .string("output", &answer.output)
+        .optionalBoolean("everyClient", &answer.everyClient)
+        .optionalBoolean("anyArguments", &answer.anyArguments);
     if (!reader.ok())
         return std::nullopt;
     const auto parsed = enumFromName(decisionNames, decision);

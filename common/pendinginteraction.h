@@ -75,14 +75,21 @@ struct InteractionAnswer
     Decision decision = Decision::Deny;
     QString reason; // optional, with Deny
     QByteArray output; // JSON, with Respond
+    // The scope of an AlwaysAllow grant: the client that asked or every client, these exact
+    // arguments or any. The narrowest (this client, these arguments) unless the person widened it.
+    bool everyClient = false;
+    bool anyArguments = false;
 
     // A client tool's answer: `output` is what the client receives.
     static InteractionAnswer respond(const nlohmann::json& output);
     // An approval's answer; `reason` goes with Deny.
     static InteractionAnswer decide(Decision decision, const QString& reason = {});
+    // "Always allow" with a scope.
+    static InteractionAnswer alwaysAllow(bool everyClient, bool anyArguments);
 
     // The answer as JSON ({"decision": "allow-once" | "allow-for-session" | "always-allow" | "deny" |
-    // "respond", "reason", "output"}), and back, refusing anything else with a reason.
+    // "respond", "reason", "output"}, and "everyClient" and "anyArguments" with "always-allow"; older
+    // answers without them read as the narrowest scope), and back, refusing anything else with a reason.
     nlohmann::json toJson() const;
     static std::optional<InteractionAnswer> fromJson(const nlohmann::json& value, QString* problem);
 };

@@ -64,7 +64,19 @@ struct ToolCall
     QByteArray details;
     // Who answered a question about this call (an approval, a client tool's question) or which
     // standing grant let it through, when, what and with which scope, as a compact JSON object;
-    // empty when no person or grant decided (see InteractionBroker for its members).
+    // empty when no person or grant decided (a configuration rule's allow or deny is not recorded
+    // here: a denial's error names the rule). Members (InteractionBroker fills them):
+    //   "what": "allow_once" | "allow_session" | "allow_always" | "deny" | "answered" (a client
+    //           tool's question) | "declined" (a client tool's question answered "no");
+    //   "via": "answer" (a person answered this call's question), "stored" (answered while an
+    //          earlier identical call waited; this call took the answer) or "grant" (a standing or
+    //          session grant let it run without asking; "by" and "atMs" are then the grant's);
+    //   "by": the console user who decided (absent when not known, e.g. a grant from an older file);
+    //   "atMs": when, ms since the Unix epoch (absent when not known);
+    //   "scope" (allow_session, allow_always): {"everyClient", "client" (when not every client),
+    //           "anyArguments", "session" (allow_session)};
+    //   "grant": the id of the grant the answer made or that let the call through (revocable in
+    //            the Permissions view); "interaction": the question's id; "reason": with a deny.
     QByteArray decision;
     // The id of the call this one replays (the console's Replay or Edit and resend); 0 for none.
     qint64 replayOf = 0;

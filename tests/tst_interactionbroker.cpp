@@ -116,6 +116,10 @@ private Q_SLOTS:
     void denyIsRefusedNamingTheRule();
     void holdDeliversTheAnswer();
     void approvalGrants();
+    void grantScopesLetThroughWhatTheyCover();
+    void scopedGrantsSurviveARestart();
+    void olderAlwaysAllowFilesReadAsGrants();
+    void storedDecisionsSayWhoDecided();
     void runnerQuestionsOfferNoSessionGrant();
     void parkStoresTheAnswerForTheIdenticalCall();
     void duplicateParkReusesTheQuestion();
@@ -250,7 +254,8 @@ void TestInteractionBroker::holdDeliversTheAnswer()
 
     std::optional<InteractionAnswer> delivered;
     const QString id = broker.hold(*m_connect, arguments, admission, origin(7),
-        {[&](const InteractionAnswer& answer) { delivered = answer; }, [] { QFAIL("no timeout expected"); }});
+        {[&](const InteractionAnswer& answer, const QByteArray&) { delivered = answer; },
+            [] { QFAIL("no timeout expected"); }});
     QCOMPARE(pendingSpy.count(), 1);
     const PendingInteraction interaction = pendingSpy.at(0).at(0).value<PendingInteraction>();
     QCOMPARE(interaction.id, id);
@@ -285,8 +290,8 @@ void TestInteractionBroker::approvalGrants()
     QCOMPARE(admission.kind, InteractionKind::Approval);
     QVERIFY(broker.wouldPause(m_write, QStringLiteral("s1"), QStringLiteral("client")));
     int answers = 0;
-    QString id
-        = broker.hold(m_write, arguments, admission, origin(1), {[&](const InteractionAnswer&) { ++answers; }, {}});
+    QString id = broker.hold(m_write, arguments, admission, origin(1),
+        {[&](const InteractionAnswer&, const QByteArray&) { ++answers; }, {}});
     QString error;
     QVERIFY(!broker.answer(id, InteractionAnswer::respond(json::object()), &error)); // an approval takes allow or deny
     QVERIFY(broker.answer(id, InteractionAnswer::decide(Decision::AllowForSession), &error));
@@ -297,12 +302,189 @@ void TestInteractionBroker::approvalGrants()
     QCOMPARE(broker.admit(m_write, arguments, origin(4)).verdict, Verdict::Pause);
 
     admission = broker.admit(m_write, arguments, origin(5));
-    id = broker.hold(m_write, arguments, admission, origin(5), {[&](const InteractionAnswer&) { ++answers; }, {}});
-    QVERIFY(broker.answer(id, InteractionAnswer::decide(Decision::AlwaysAllow), &error));
+    id = broker.hold(m_write, arguments, admission, origin(5),
+        {[&](const InteractionAnswer&, const QByteArray&) { ++answers; }, {}});
+    QVERIFY(broker.answer(id, InteractionAnswer::alwaysAllow(true, true), &error));
     QCOMPARE(broker.admit(m_write, arguments, origin(6, QStringLiteral("s9"))).verdict, Verdict::Run);
-    QCOMPARE(broker.approvals().alwaysAllowed(), QStringList{QStringLiteral("write_file")});
-    QVERIFY(broker.revokeAlwaysAllow(QStringLiteral("write_file")));
+    QCOMPARE(broker.approvals().grants().size(), 1);
+    QCOMPARE(broker.approvals().grants().front().tool, QStringLiteral("write_file"));
+    QVERIFY(broker.revokeGrant(broker.approvals().grants().front().id));
     QCOMPARE(broker.admit(m_write, arguments, origin(7, QStringLiteral("s9"))).verdict, Verdict::Pause);
+}
+
+// "Always allow" with a scope: one client or every client, these arguments or any. Each answer and
+// each call a grant lets through says so in its decision (ToolCall::decision), and revoking a grant
+// makes the next call it covered ask again.
+void TestInteractionBroker::grantScopesLetThroughWhatTheyCover()
+{
+    auto s = settings();
+    s.operatorName = QStringLiteral("alice");
+    InteractionBroker broker(s, &m_registry);
+    const json a{{"path", "a.txt"}};
+    const json b{{"path", "b.txt"}};
+    const QString other = QStringLiteral("other-client");
+    QByteArray decision;
+    const auto grantWith
+        = [&](const json& arguments, const InteractionBroker::CallOrigin& from, const InteractionAnswer& answer) {
+              const auto admission = broker.admit(m_write, arguments, from);
+              if (admission.verdict != Verdict::Pause)
+                  return false;
+              const QString id = broker.hold(m_write, arguments, admission, from,
+                  {[&](const InteractionAnswer&, const QByteArray& recorded) { decision = recorded; }, {}});
+              QString error;
+              return broker.answer(id, answer, &error);
+          };
+
+    // This client, these arguments.
+    QVERIFY(grantWith(a, origin(1), InteractionAnswer::alwaysAllow(false, false)));
+    json recorded = json::parse(decision.toStdString());
+    QCOMPARE(recorded.value("what", ""), "allow_always");
+    QCOMPARE(recorded.value("via", ""), "answer");
+    QCOMPARE(recorded.value("by", ""), "alice");
+    QVERIFY(recorded.value("atMs", qint64(0)) > 0);
+    QVERIFY(recorded.at("scope") == (json{{"everyClient", false}, {"client", "client"}, {"anyArguments", false}}));
+    const std::string narrowId = recorded.value("grant", "");
+    QCOMPARE(broker.approvals().grants().size(), 1);
+    QCOMPARE(broker.approvals().grants().front().arguments, QByteArray(R"({"path":"a.txt"})"));
+
+    auto admission = broker.admit(m_write, a, origin(2));
+    QCOMPARE(admission.verdict, Verdict::Run);
+    const json byGrant = json::parse(admission.decision.toStdString());
+    QCOMPARE(byGrant.value("via", ""), "grant");
+    QCOMPARE(byGrant.value("grant", ""), narrowId);
+    QCOMPARE(byGrant.value("by", ""), "alice");
+    QCOMPARE(broker.admit(m_write, b, origin(3)).verdict, Verdict::Pause); // other arguments
+    QCOMPARE(broker.admit(m_write, a, origin(4, QStringLiteral("s2"), other)).verdict, Verdict::Pause); // other client
+    // Without the arguments (a batch), only a grant for any arguments is known to cover a call.
+    QVERIFY(broker.wouldPause(m_write, QStringLiteral("s1"), QStringLiteral("client")));
+    QVERIFY(broker.admit(m_write, b, origin(5)).decision.isEmpty()); // asked: nothing decided yet
+    QVERIFY(broker.pending().isEmpty()); // admitting asks nothing yet: hold() or park() does
+
+    // Every client, these arguments: the other client's identical call runs; its other call asks.
+    QVERIFY(grantWith(a, origin(6, QStringLiteral("s2"), other), InteractionAnswer::alwaysAllow(true, false)));
+    QCOMPARE(broker.admit(m_write, a, origin(7, QStringLiteral("s3"), QStringLiteral("third"))).verdict, Verdict::Run);
+    QCOMPARE(broker.admit(m_write, b, origin(8, QStringLiteral("s2"), other)).verdict, Verdict::Pause);
+
+    // This client, any arguments: the narrowest grant that covers a call is the one it names.
+    QVERIFY(grantWith(b, origin(9), InteractionAnswer::alwaysAllow(false, true)));
+    const QString anyArgumentsId = QString::fromStdString(json::parse(decision.toStdString()).value("grant", ""));
+    QCOMPARE(broker.admit(m_write, json{{"path", "c.txt"}}, origin(10)).verdict, Verdict::Run);
+    QVERIFY(!broker.wouldPause(m_write, QStringLiteral("s1"), QStringLiteral("client")));
+    QCOMPARE(json::parse(broker.admit(m_write, a, origin(11)).decision.toStdString()).value("grant", ""), narrowId);
+    QCOMPARE(broker.admit(m_write, b, origin(12, QStringLiteral("s2"), other)).verdict, Verdict::Pause);
+
+    // Listed for the Permissions view, with who and when; revoked, the call asks again.
+    int listed = 0;
+    for (const PermissionEntry& entry : broker.permissionEntries()) {
+        if (entry.source != PermissionEntry::Source::Always)
+            continue;
+        ++listed;
+        QCOMPARE(entry.grantedBy, QStringLiteral("alice"));
+        QVERIFY(entry.grantedAtMs > 0);
+        QCOMPARE(entry.subject, QStringLiteral("write_file"));
+    }
+    QCOMPARE(listed, 3);
+    QSignalSpy stores(&broker, &InteractionBroker::storesChanged);
+    QVERIFY(broker.revokeGrant(anyArgumentsId));
+    QCOMPARE(stores.size(), 1);
+    QVERIFY(!broker.revokeGrant(anyArgumentsId)); // gone already
+    QCOMPARE(broker.admit(m_write, json{{"path", "c.txt"}}, origin(13)).verdict, Verdict::Pause);
+    QCOMPARE(broker.admit(m_write, a, origin(14)).verdict, Verdict::Run); // the narrow grant stays
+}
+
+void TestInteractionBroker::scopedGrantsSurviveARestart()
+{
+    const QString state = QStringLiteral("scoped-grants.json");
+    const json a{{"path", "a.txt"}};
+    QList<ApprovalStore::Grant> before;
+    {
+        auto s = settings(state);
+        s.operatorName = QStringLiteral("bob");
+        InteractionBroker broker(s, &m_registry);
+        QString warning;
+        broker.load(&warning);
+        QString error;
+        for (const InteractionAnswer& answer :
+            {InteractionAnswer::alwaysAllow(false, false), InteractionAnswer::alwaysAllow(true, true)}) {
+            const auto admission = broker.admit(m_write, a, origin(1));
+            const QString id = broker.hold(m_write, a, admission, origin(1), {});
+            QVERIFY(broker.answer(id, answer, &error));
+        }
+        // A session grant ends with the process: it is not written.
+        const auto admission
+            = broker.admit(m_write, json{{"x", 1}}, origin(2, QStringLiteral("s1"), QStringLiteral("c2")));
+        QCOMPARE(admission.verdict, Verdict::Run); // the widest covers it
+        before = broker.approvals().grants();
+        QVERIFY(broker.flush());
+    }
+    const json file = json::parse(readFile(m_dir.filePath(state)).toStdString());
+    QVERIFY2(!file.at("approvals").contains("alwaysAllow"), file.dump().c_str());
+    QCOMPARE(file.at("approvals").at("grants").size(), std::size_t(2));
+
+    InteractionBroker restarted(settings(state), &m_registry);
+    QString warning;
+    QCOMPARE(restarted.load(&warning), InteractionBroker::LoadResult::Loaded);
+    const QList<ApprovalStore::Grant> after = restarted.approvals().grants();
+    QCOMPARE(after.size(), 2);
+    for (int i = 0; i < 2; ++i) {
+        QCOMPARE(after.at(i).id, before.at(i).id);
+        QCOMPARE(after.at(i).clientName, before.at(i).clientName);
+        QCOMPARE(after.at(i).arguments, before.at(i).arguments);
+        QCOMPARE(after.at(i).grantedBy, QStringLiteral("bob"));
+        QCOMPARE(after.at(i).grantedAtMs, before.at(i).grantedAtMs);
+    }
+}
+
+void TestInteractionBroker::olderAlwaysAllowFilesReadAsGrants()
+{
+    const QString state = QStringLiteral("older-always.json");
+    writeFile(m_dir.filePath(state),
+        R"({"version":2,"pending":[],"clientOutputs":[],"approvals":{"alwaysAllow":["write_file"],"decisions":[]}})");
+    {
+        InteractionBroker broker(settings(state), &m_registry);
+        QString warning;
+        QCOMPARE(broker.load(&warning), InteractionBroker::LoadResult::Loaded);
+        QVERIFY2(warning.isEmpty(), qPrintable(warning));
+        QCOMPARE(broker.approvals().grants().size(), 1);
+        const ApprovalStore::Grant grant = broker.approvals().grants().front();
+        QCOMPARE(grant.id, QStringLiteral("g-always-write_file"));
+        QVERIFY(grant.clientName.isEmpty() && grant.arguments.isEmpty() && grant.grantedBy.isEmpty());
+        // As before: every client, any arguments; the call names the grant, without a who or when.
+        const auto admission
+            = broker.admit(m_write, json{{"p", 1}}, origin(1, QStringLiteral("s9"), QStringLiteral("any")));
+        QCOMPARE(admission.verdict, Verdict::Run);
+        const json decision = json::parse(admission.decision.toStdString());
+        QCOMPARE(decision.value("grant", ""), "g-always-write_file");
+        QVERIFY(!decision.contains("by") && !decision.contains("atMs"));
+        // Written in the new shape once anything changes; revoking it is what changes here.
+        QVERIFY(broker.revokeGrant(QStringLiteral("g-always-write_file")));
+        QVERIFY(broker.flush());
+    }
+    const json file = json::parse(readFile(m_dir.filePath(state)).toStdString());
+    QVERIFY2(
+        file.at("approvals") == (json{{"grants", json::array()}, {"decisions", json::array()}}), file.dump().c_str());
+}
+
+void TestInteractionBroker::storedDecisionsSayWhoDecided()
+{
+    // Answered while the call was parked: the retry that takes the answer records who gave it.
+    auto s = settings();
+    s.defaultMode = PauseMode::Park;
+    s.operatorName = QStringLiteral("carol");
+    InteractionBroker broker(s, &m_registry);
+    const json a{{"path", "a.txt"}};
+    bool duplicate = false;
+    const QString id = broker.park(m_write, a, broker.admit(m_write, a, origin(1)), origin(1), &duplicate);
+    QString error;
+    QVERIFY(broker.answer(id, InteractionAnswer::decide(Decision::Deny, QStringLiteral("no")), &error));
+    const auto retried = broker.admit(m_write, a, origin(2));
+    QCOMPARE(retried.verdict, Verdict::Refuse);
+    const json decision = json::parse(retried.decision.toStdString());
+    QCOMPARE(decision.value("what", ""), "deny");
+    QCOMPARE(decision.value("via", ""), "stored");
+    QCOMPARE(decision.value("by", ""), "carol");
+    QCOMPARE(decision.value("reason", ""), "no");
+    QCOMPARE(decision.value("interaction", ""), id.toStdString());
 }
 
 void TestInteractionBroker::runnerQuestionsOfferNoSessionGrant()
@@ -335,7 +517,7 @@ void TestInteractionBroker::runnerQuestionsOfferNoSessionGrant()
 
     // The same question asked again by a client over HTTP (same client, tool and arguments) is that
     // session's: a session grant means something again.
-    InteractionBroker::Waiter waiter{[](const InteractionAnswer&) {}, {}};
+    InteractionBroker::Waiter waiter{[](const InteractionAnswer&, const QByteArray&) {}, {}};
     QCOMPARE(console.hold(m_write, arguments, console.admit(m_write, arguments, origin(2)), origin(2), waiter), id);
     QVERIFY(!console.pending().front().fromRunner);
     QString error;
@@ -457,8 +639,12 @@ void TestInteractionBroker::storedAnswersAreBoundedByCountAndBytes()
     // One-shot approval decisions, likewise by count, oldest first.
     ApprovalStore approvals;
     for (int n = 0; n < ApprovalStore::MaxDecisions; ++n)
-        QCOMPARE(approvals.pushDecision(keyOf(n % 7), {true, QString(), QStringLiteral("ia-%1").arg(n)}), 0);
-    QCOMPARE(approvals.pushDecision(keyOf(100), {false, QStringLiteral("no"), QStringLiteral("ia-last")}), 1);
+        QCOMPARE(
+            approvals.pushDecision(keyOf(n % 7), {true, QString(), QStringLiteral("ia-%1").arg(n), QString(), 0, 0}),
+            0);
+    QCOMPARE(
+        approvals.pushDecision(keyOf(100), {false, QStringLiteral("no"), QStringLiteral("ia-last"), QString(), 0, 0}),
+        1);
     QCOMPARE(approvals.decisionCount(), ApprovalStore::MaxDecisions);
     // ia-0 (key 0's first) gave way: key 0 now starts with ia-7.
     QCOMPARE(approvals.takeDecision(keyOf(0))->interactionId, QStringLiteral("ia-7"));
@@ -491,7 +677,8 @@ void TestInteractionBroker::outputsAreFifoPerKeyAndPeekDoesNotConsume()
     QStringList ids;
     for (int call = 1; call <= 2; ++call) {
         const auto admission = broker.admit(*m_connect, arguments, origin(call));
-        ids << broker.hold(*m_connect, arguments, admission, origin(call), {[](const InteractionAnswer&) {}, {}});
+        ids << broker.hold(
+            *m_connect, arguments, admission, origin(call), {[](const InteractionAnswer&, const QByteArray&) {}, {}});
     }
     for (const QString& id : std::as_const(ids))
         broker.detach(id); // both connections dropped
@@ -533,7 +720,7 @@ void TestInteractionBroker::outputsThatLookLikeApprovalsStayOutputs()
         QVERIFY2(
             broker.answer(id, InteractionAnswer::respond(ClientAnswer::submitted(values)), &error), qPrintable(error));
         QCOMPARE(broker.approvals().decisionCount(), 0);
-        QVERIFY(broker.approvals().alwaysAllowed().isEmpty());
+        QVERIFY(broker.approvals().grants().isEmpty());
         const auto retried = broker.admit(*askAnything, json::object(), origin(2));
         QCOMPARE(retried.verdict, Verdict::Answer);
         QVERIFY(retried.result.structuredContent.at("values") == values);
@@ -553,7 +740,7 @@ void TestInteractionBroker::formFieldsKeepTheSchemaOrder()
     InteractionBroker broker(settings(), &m_registry);
     const auto admission = broker.admit(tool, json::object(), origin(1));
     QCOMPARE(admission.verdict, Verdict::Pause);
-    broker.hold(tool, json::object(), admission, origin(1), {[](const InteractionAnswer&) {}, {}});
+    broker.hold(tool, json::object(), admission, origin(1), {[](const InteractionAnswer&, const QByteArray&) {}, {}});
     QCOMPARE(broker.pending().size(), 1);
     const QByteArray renderSpec = broker.pending().constFirst().renderSpec;
     QVERIFY2(renderSpec.indexOf("version") < renderSpec.indexOf("highlights"), renderSpec.constData());
@@ -566,8 +753,8 @@ void TestInteractionBroker::approvalShowsArgumentsInTheClientsOrder()
     InteractionBroker::CallOrigin from = origin(1);
     from.request = QByteArrayLiteral(
         R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"write_file","arguments":{"zeta":1,"alpha":"two"}}})");
-    broker.hold(
-        m_write, arguments, broker.admit(m_write, arguments, from), from, {[](const InteractionAnswer&) {}, {}});
+    broker.hold(m_write, arguments, broker.admit(m_write, arguments, from), from,
+        {[](const InteractionAnswer&, const QByteArray&) {}, {}});
     QCOMPARE(broker.pending().size(), 1);
     const QByteArray shown = broker.pending().constFirst().arguments;
     QVERIFY2(shown.indexOf("zeta") >= 0 && shown.indexOf("zeta") < shown.indexOf("alpha"), shown.constData());
@@ -578,12 +765,12 @@ void TestInteractionBroker::droppedCallReattachesOnRetry()
     InteractionBroker broker(settings(), &m_registry);
     const json arguments = connectArguments();
     const QString id = broker.hold(*m_connect, arguments, broker.admit(*m_connect, arguments, origin(1)), origin(1),
-        {[](const InteractionAnswer&) {}, {}});
+        {[](const InteractionAnswer&, const QByteArray&) {}, {}});
     broker.detach(id);
     QVERIFY(!broker.pending().front().waiting);
     std::optional<InteractionAnswer> delivered;
     const QString again = broker.hold(*m_connect, arguments, broker.admit(*m_connect, arguments, origin(2)), origin(2),
-        {[&](const InteractionAnswer& answer) { delivered = answer; }, {}});
+        {[&](const InteractionAnswer& answer, const QByteArray&) { delivered = answer; }, {}});
     QCOMPARE(again, id);
     QCOMPARE(broker.pending().size(), 1);
     QVERIFY(broker.pending().front().waiting);
@@ -599,7 +786,7 @@ void TestInteractionBroker::withdrawRemovesTheQuestion()
     InteractionBroker broker(settings(), &m_registry);
     QSignalSpy resolvedSpy(&broker, &InteractionBroker::interactionResolved);
     const QString id = broker.hold(m_write, json::object(), broker.admit(m_write, json::object(), origin(1)), origin(1),
-        {[](const InteractionAnswer&) { QFAIL("a withdrawn question delivers nothing"); }, {}});
+        {[](const InteractionAnswer&, const QByteArray&) { QFAIL("a withdrawn question delivers nothing"); }, {}});
     broker.withdraw(id, QStringLiteral("cancelled by the client"));
     QVERIFY(broker.pending().isEmpty());
     QCOMPARE(interactionOutcomeName(resolvedSpy.at(0).at(1).value<InteractionOutcome>()), QStringLiteral("cancelled"));
@@ -616,7 +803,7 @@ void TestInteractionBroker::maximumWaitEndsTheCall()
     QSignalSpy resolvedSpy(&broker, &InteractionBroker::interactionResolved);
     bool timedOut = false;
     broker.hold(m_write, json::object(), broker.admit(m_write, json::object(), origin(1)), origin(1),
-        {[](const InteractionAnswer&) {}, [&] { timedOut = true; }});
+        {[](const InteractionAnswer&, const QByteArray&) {}, [&] { timedOut = true; }});
     QVERIFY(resolvedSpy.wait(10'000));
     QVERIFY(timedOut);
     QCOMPARE(interactionOutcomeName(resolvedSpy.at(0).at(1).value<InteractionOutcome>()), QStringLiteral("timeout"));
@@ -645,7 +832,7 @@ void TestInteractionBroker::malformedAnswersAreRejected()
     InteractionBroker broker(settings(), &m_registry);
     const json arguments = connectArguments();
     const QString id = broker.hold(*m_connect, arguments, broker.admit(*m_connect, arguments, origin(1)), origin(1),
-        {[](const InteractionAnswer&) {}, {}});
+        {[](const InteractionAnswer&, const QByteArray&) {}, {}});
     QString error;
     QVERIFY(!broker.answer(id, InteractionAnswer::respond(json{{"connected", "yes"}}), &error));
     QVERIFY(!broker.answer(id, InteractionAnswer::respond(json{{"connected", false}, {"reason", "bored"}}), &error));
@@ -680,7 +867,8 @@ void TestInteractionBroker::restartKeepsPendingAndStoresButAnswersNothing()
         const json arguments = connectArguments();
         bool duplicate = false;
         auto admission = broker.admit(*m_connect, arguments, origin(1));
-        heldId = broker.hold(*m_connect, arguments, admission, origin(1), {[](const InteractionAnswer&) {}, {}});
+        heldId = broker.hold(
+            *m_connect, arguments, admission, origin(1), {[](const InteractionAnswer&, const QByteArray&) {}, {}});
         admission.mode = PauseMode::Park;
         parkedId = broker.park(
             m_write, json{{"path", "x"}}, broker.admit(m_write, json{{"path", "x"}}, origin(2)), origin(2), &duplicate);
@@ -833,7 +1021,7 @@ void TestInteractionBroker::answeredFromInsideItsOwnSignal()
     QCOMPARE(admission.verdict, Verdict::Pause);
     int delivered = 0;
     InteractionBroker::Waiter waiter;
-    waiter.answered = [&](const InteractionAnswer&) { ++delivered; };
+    waiter.answered = [&](const InteractionAnswer&, const QByteArray&) { ++delivered; };
     QString id;
     if (path == QStringLiteral("hold")) {
         armed = true;
@@ -915,7 +1103,7 @@ void TestInteractionBroker::mistypedStateIsSetAside()
             qPrintable(warning));
         QVERIFY(broker.pending().isEmpty());
         QCOMPARE(broker.clientOutputs().size(), 0);
-        QVERIFY(broker.approvals().alwaysAllowed().isEmpty());
+        QVERIFY(broker.approvals().grants().isEmpty());
         const QStringList aside
             = QDir(m_dir.path())
                   .entryList({name + QStringLiteral(".unreadable-*")}, QDir::Files | QDir::Dirs | QDir::NoDotAndDotDot);
@@ -1222,12 +1410,15 @@ void TestInteractionBroker::stateIsHandedOverRecordByRecord()
     QCOMPARE(state->questions.size(), std::size_t(2));
     QCOMPARE_JSON(state->questions.at(first)["tool"], "write_file");
     QString error;
-    QVERIFY(broker.answer(first, InteractionAnswer::decide(Decision::AlwaysAllow), &error));
+    QVERIFY(broker.answer(first, InteractionAnswer::alwaysAllow(true, true), &error));
     QCOMPARE(state->log,
         (QStringList{
             QStringLiteral("put ") + first, QStringLiteral("put ") + second, QStringLiteral("remove ") + first}));
     QCOMPARE(state->questions.count(second), std::size_t(1));
-    QCOMPARE_JSON(state->approvals["alwaysAllow"], json::array({"write_file"}));
+    QCOMPARE(state->approvals["grants"].size(), std::size_t(1));
+    QCOMPARE_JSON(state->approvals["grants"][0]["tool"], "write_file");
+    QCOMPARE_JSON(state->approvals["grants"][0]["client"], "");
+    QCOMPARE_JSON(state->approvals["grants"][0]["arguments"], "");
 }
 
 void TestInteractionBroker::stateIsRestoredFromRecords()
@@ -1250,7 +1441,8 @@ void TestInteractionBroker::stateIsRestoredFromRecords()
     QCOMPARE(broker.load(&warning), InteractionBroker::LoadResult::Loaded);
     QCOMPARE(broker.pending().size(), 1);
     QCOMPARE(broker.pending().first().id, QStringLiteral("ia-earlier"));
-    QCOMPARE(broker.approvals().alwaysAllowed(), QStringList{QStringLiteral("echo")});
+    QCOMPARE(broker.approvals().grants().size(), 1);
+    QCOMPARE(broker.approvals().grants().front().id, QStringLiteral("g-always-echo"));
 
     records.questions.front()["surprise"] = true;
     auto bad = std::make_unique<RecordingState>();
@@ -1260,7 +1452,7 @@ void TestInteractionBroker::stateIsRestoredFromRecords()
     QCOMPARE(refused.load(&warning), InteractionBroker::LoadResult::SetAside);
     QCOMPARE(badState->setAsideCalls, 1);
     QVERIFY(refused.pending().isEmpty());
-    QVERIFY(refused.approvals().alwaysAllowed().isEmpty());
+    QVERIFY(refused.approvals().grants().isEmpty());
 }
 
 // What another process sharing the state did arrives as the whole state (changedElsewhere): new
@@ -1283,7 +1475,7 @@ void TestInteractionBroker::changesMadeElsewhereReachTheBroker()
     const json arguments = connectArguments();
     std::optional<InteractionAnswer> delivered;
     const QString held = broker.hold(*m_connect, arguments, broker.admit(*m_connect, arguments, origin(1)), origin(1),
-        {[&](const InteractionAnswer& answer) { delivered = answer; }, {}});
+        {[&](const InteractionAnswer& answer, const QByteArray&) { delivered = answer; }, {}});
     bool duplicate = false;
     const json path{{"path", "a.txt"}};
     const QString parked = broker.park(m_write, path, broker.admit(m_write, path, origin(2)), origin(2), &duplicate);
@@ -1357,7 +1549,8 @@ void TestInteractionBroker::changesMadeElsewhereReachTheBroker()
     // The held call took its answer: it is not stored for anyone else, and the state hears so.
     QVERIFY(broker.clientOutputs().isEmpty());
     QCOMPARE_JSON(state->outputs, json::array());
-    QCOMPARE(broker.approvals().alwaysAllowed(), QStringList{QStringLiteral("echo")});
+    QCOMPARE(broker.approvals().grants().size(), 1);
+    QCOMPARE(broker.approvals().grants().front().id, QStringLiteral("g-always-echo"));
     QCOMPARE(broker.approvals().decisionCount(), 1);
     QVERIFY(storesSpy.count() >= 1);
     QVERIFY(state->questions.empty());

@@ -86,6 +86,19 @@ QByteArray approvalsRecord(const std::vector<std::string>& always, const std::ve
     return QByteArray::fromStdString(json{{"alwaysAllow", always}, {"decisions", list}}.dump());
 }
 
+// A standing grant as ApprovalStore writes it: `client` empty for every client, `arguments` empty
+// for any.
+json grantItem(const std::string& id, const std::string& client, const std::string& arguments)
+{
+    return json{{"id", id}, {"tool", "write_file"}, {"client", client}, {"arguments", arguments},
+        {"grantedBy", "alice"}, {"grantedAtMs", 1'700'000'000'000}};
+}
+
+QByteArray grantsRecord(const std::vector<json>& grants)
+{
+    return QByteArray::fromStdString(json{{"grants", grants}, {"decisions", json::array()}}.dump());
+}
+
 QByteArray readFile(const QString& path)
 {
     QFile file(path);
@@ -197,6 +210,7 @@ private Q_SLOTS:
     void manyWriterProcessesAtOnce();
     void killedWritersLeaveAWholeFile();
     void consoleBrokerFollowsRunners();
+    void scopedGrantsMergeByIdAcrossProcesses();
 
 private:
     QString statePath() const { return m_dir->filePath(QStringLiteral("workspace.json")); }
@@ -314,7 +328,12 @@ void TestWorkspaceState::consumedAnswersStayConsumed()
     const WorkspaceStateRecords disk = onDisk(statePath());
     QCOMPARE(itemIds(disk.clientOutputsRecord(), "outputs"), (std::vector<std::string>{"ia-y", "ia-z", "ia-o"}));
     const json approvals = json::parse(disk.approvalsRecord().toStdString());
-    QVERIFY2(approvals.at("alwaysAllow") == json::array({"git_status", "write_file"}), approvals.dump().c_str());
+    // Rules from the older shape ("alwaysAllow") are written back as the grants they stand for.
+    QVERIFY2(!approvals.contains("alwaysAllow"), approvals.dump().c_str());
+    std::vector<std::string> granted;
+    for (const json& grant : approvals.at("grants"))
+        granted.push_back(grant.at("id").get<std::string>());
+    QCOMPARE(granted, (std::vector<std::string>{"g-always-git_status", "g-always-write_file"}));
     QCOMPARE(itemIds(QByteArray::fromStdString(approvals.at("decisions").dump()), "decisions"),
         std::vector<std::string>{"ia-d2"});
     // The file reads as the broker reads it, and the console takes in the merged stores.
@@ -626,6 +645,45 @@ int main(int argc, char** argv)
     TestWorkspaceState test;
     QTEST_SET_MAIN_SOURCE_PATH
     return QTest::qExec(&test, argc, argv);
+}
+
+// Scoped grants are one record per id: one process grants, another revokes a different grant
+// meanwhile, and the file ends with exactly what both meant; the grant's scope survives the merge.
+void TestWorkspaceState::scopedGrantsMergeByIdAcrossProcesses()
+{
+    const json onlyClaude = grantItem("g-1", "claude-code", R"({"path":"a.txt"})");
+    const json everyone = grantItem("g-2", "", "");
+    WorkspaceStateStore console(statePath());
+    InteractionState::Records records;
+    QString problem;
+    console.load(&records, &problem);
+    console.putApprovals(grantsRecord({onlyClaude, everyone}));
+    QVERIFY(console.flush(nullptr));
+    {
+        // A runner revokes the widest grant.
+        WorkspaceStateStore runner(statePath());
+        QCOMPARE(runner.load(&records, &problem), InteractionState::LoadResult::Loaded);
+        runner.putApprovals(grantsRecord({onlyClaude}));
+        QVERIFY(runner.flush(nullptr));
+    }
+    // The console, not knowing, grants one more: g-2 must stay revoked, g-3 arrives.
+    const json thirdGrant = grantItem("g-3", "inspector", "");
+    console.putApprovals(grantsRecord({onlyClaude, everyone, thirdGrant}));
+    QVERIFY(console.flush(nullptr));
+    const json approvals = json::parse(onDisk(statePath()).approvalsRecord().toStdString());
+    QVERIFY2(approvals.at("grants") == json::array({onlyClaude, thirdGrant}), approvals.dump().c_str());
+
+    // The broker reads them back with their scopes.
+    InteractionBroker restarted({}, nullptr, std::make_unique<WorkspaceStateStore>(statePath()));
+    QString warning;
+    QCOMPARE(restarted.load(&warning), InteractionBroker::LoadResult::Loaded);
+    const QList<ApprovalStore::Grant> grants = restarted.approvals().grants();
+    QCOMPARE(grants.size(), 2);
+    QCOMPARE(grants.at(0).clientName, QStringLiteral("claude-code"));
+    QCOMPARE(grants.at(0).arguments, QByteArray(R"({"path":"a.txt"})"));
+    QCOMPARE(grants.at(0).grantedBy, QStringLiteral("alice"));
+    QCOMPARE(grants.at(1).clientName, QStringLiteral("inspector"));
+    QVERIFY(grants.at(1).arguments.isEmpty());
 }
 
 #include "tst_workspacestate.moc"

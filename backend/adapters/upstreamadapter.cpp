@@ -606,7 +606,7 @@ void UpstreamAdapter::askPerson(const std::shared_ptr<ToolCallContext>& context,
     admission.mode = PauseMode::Hold; // the upstream waits on its open request
     auto answered = std::make_shared<bool>(false);
     InteractionBroker::Waiter waiter;
-    waiter.answered = [reply, answered](const InteractionAnswer& answer) {
+    waiter.answered = [reply, answered](const InteractionAnswer& answer, const QByteArray&) {
         if (std::exchange(*answered, true))
             return;
         const json output

@@ -259,27 +259,28 @@ void ConnectionCredentialSource::askPerson(const QString& provider, const Reques
     admission.mode = PauseMode::Hold;
     InteractionBroker::Waiter waiter;
     std::weak_ptr<ConnectionCredentialSource> weakSelf = weak_from_this();
-    waiter.answered = [weakSelf, provider, request, requestCall, done](const InteractionAnswer& answer) {
-        const auto self = weakSelf.lock();
-        if (!self)
-            return;
-        const json output
-            = json::parse(answer.output.constData(), answer.output.constData() + answer.output.size(), nullptr, false);
-        if (answer.decision == InteractionAnswer::Decision::Respond && output.is_object()
-            && output.value("connected", false)) {
-            self->loadConnection(provider, [provider, request, done](Outcome outcome) {
-                if (!outcome.credential && outcome.error.isEmpty())
-                    outcome.error
-                        = QStringLiteral("the person connected %1, but its secret was not found.").arg(provider);
-                done(std::move(outcome));
-            });
-            return;
-        }
-        done(Outcome{std::nullopt,
-            QStringLiteral("the person declined to connect %1. Ask them again (%2), then call %3 again.")
-                .arg(provider, requestCall, request.tool),
-            true});
-    };
+    waiter.answered
+        = [weakSelf, provider, request, requestCall, done](const InteractionAnswer& answer, const QByteArray&) {
+              const auto self = weakSelf.lock();
+              if (!self)
+                  return;
+              const json output = json::parse(
+                  answer.output.constData(), answer.output.constData() + answer.output.size(), nullptr, false);
+              if (answer.decision == InteractionAnswer::Decision::Respond && output.is_object()
+                  && output.value("connected", false)) {
+                  self->loadConnection(provider, [provider, request, done](Outcome outcome) {
+                      if (!outcome.credential && outcome.error.isEmpty())
+                          outcome.error
+                              = QStringLiteral("the person connected %1, but its secret was not found.").arg(provider);
+                      done(std::move(outcome));
+                  });
+                  return;
+              }
+              done(Outcome{std::nullopt,
+                  QStringLiteral("the person declined to connect %1. Ask them again (%2), then call %3 again.")
+                      .arg(provider, requestCall, request.tool),
+                  true});
+          };
     waiter.timedOut = [provider, request, requestCall, done] {
         done(Outcome{std::nullopt,
             QStringLiteral("no one connected %1 in time. %2, then call %3 again.")

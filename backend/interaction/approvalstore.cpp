@@ -3,35 +3,113 @@
 #include "interaction/oldestfront.h"
 #include "statejsonreader.h"
 
-#include <algorithm>
+#include <QRandomGenerator>
 
 using nlohmann::json;
 
-QStringList ApprovalStore::alwaysAllowed() const
+json ApprovalStore::Grant::toJson() const
 {
-    QStringList tools(m_alwaysAllowed.begin(), m_alwaysAllowed.end());
-    std::sort(tools.begin(), tools.end());
-    return tools;
+    return json{{"id", id.toStdString()}, {"tool", tool.toStdString()}, {"client", clientName.toStdString()},
+        {"arguments", arguments.toStdString()}, {"grantedBy", grantedBy.toStdString()}, {"grantedAtMs", grantedAtMs}};
 }
 
-namespace {
-
-QString grantFor(const QString& clientName, const QString& tool)
+bool ApprovalStore::Grant::fromJson(const json& value, const QString& where, Grant* grant, QString* problem)
 {
-    return clientName + QChar(u'\0') + tool;
+    Grant read;
+    StateJsonReader reader(value, where, problem);
+    reader.keys({"id", "tool", "client", "arguments", "grantedBy", "grantedAtMs"})
+        .string("id", &read.id)
+        .string("tool", &read.tool)
+        .string("client", &read.clientName)
+        .string("arguments", &read.arguments)
+        .string("grantedBy", &read.grantedBy)
+        .integer("grantedAtMs", &read.grantedAtMs);
+    if (reader.ok() && (read.id.isEmpty() || read.tool.isEmpty()))
+        reader.fail(QStringLiteral("has no id or no tool"));
+    if (!reader.ok())
+        return false;
+    *grant = std::move(read);
+    return true;
 }
 
-} // namespace
-
-void ApprovalStore::allowForSession(const QString& sessionId, const QString& clientName, const QString& tool)
+ApprovalStore::Grant ApprovalStore::Grant::legacy(const QString& tool)
 {
-    m_sessionGrants[sessionId].insert(grantFor(clientName, tool));
+    Grant grant;
+    grant.id = QStringLiteral("g-always-") + tool;
+    grant.tool = tool;
+    return grant;
 }
 
-bool ApprovalStore::isAllowedForSession(const QString& sessionId, const QString& clientName, const QString& tool) const
+bool ApprovalStore::Grant::matches(
+    const QString& name, const QString& client, const std::function<QByteArray()>& callArguments) const
 {
-    const auto it = m_sessionGrants.find(sessionId);
-    return it != m_sessionGrants.end() && it->second.contains(grantFor(clientName, tool));
+    if (tool != name || (!clientName.isEmpty() && clientName != client))
+        return false;
+    return arguments.isEmpty() || arguments == callArguments();
+}
+
+QString ApprovalStore::newGrantId()
+{
+    quint32 words[3];
+    QRandomGenerator::system()->fillRange(words);
+    return QStringLiteral("g-")
+        + QString::fromLatin1(QByteArray(reinterpret_cast<const char*>(words), sizeof words).toHex());
+}
+
+bool ApprovalStore::revoke(const QString& id)
+{
+    return m_grants.erase(id) > 0 || m_sessionGrants.erase(id) > 0;
+}
+
+std::optional<ApprovalStore::Grant> ApprovalStore::find(const QString& tool, const QString& sessionId,
+    const QString& clientName, const std::function<QByteArray()>& arguments) const
+{
+    // The call's arguments are serialised at most once, and only if some grant needs them.
+    std::optional<QByteArray> canonical;
+    const std::function<QByteArray()> once = [&canonical, &arguments] {
+        if (!canonical)
+            canonical = arguments();
+        return *canonical;
+    };
+    // Narrowest first: a grant for this client and these arguments says more about why the call ran
+    // than one for everything.
+    const auto width
+        = [](const Grant& grant) { return int(grant.clientName.isEmpty()) + int(grant.arguments.isEmpty()); };
+    const Grant* best = nullptr;
+    for (const auto& [id, grant] : m_sessionGrants) {
+        if (grant.sessionId == sessionId && grant.matches(tool, clientName, once)
+            && (!best || width(grant) < width(*best)))
+            best = &grant;
+    }
+    if (best)
+        return *best;
+    for (const auto& [id, grant] : m_grants) {
+        if (grant.matches(tool, clientName, once) && (!best || width(grant) < width(*best)))
+            best = &grant;
+    }
+    return best ? std::optional<Grant>(*best) : std::nullopt;
+}
+
+QList<ApprovalStore::Grant> ApprovalStore::grants() const
+{
+    QList<Grant> list;
+    for (const auto& [id, grant] : m_grants)
+        list.append(grant);
+    return list;
+}
+
+QList<ApprovalStore::Grant> ApprovalStore::sessionGrants() const
+{
+    QList<Grant> list;
+    for (const auto& [id, grant] : m_sessionGrants)
+        list.append(grant);
+    return list;
+}
+
+bool ApprovalStore::forgetSession(const QString& sessionId)
+{
+    return std::erase_if(m_sessionGrants, [&sessionId](const auto& item) { return item.second.sessionId == sessionId; })
+        > 0;
 }
 
 int ApprovalStore::pushDecision(const QString& key, Decision decision)
@@ -62,40 +140,74 @@ std::optional<ApprovalStore::Decision> ApprovalStore::takeDecision(const QString
 
 json ApprovalStore::toJson() const
 {
-    json always = json::array();
-    for (const QString& tool : alwaysAllowed())
-        always.push_back(tool.toStdString());
+    json grants = json::array();
+    for (const auto& [id, grant] : m_grants)
+        grants.push_back(grant.toJson());
     json decisions = json::array();
     for (const auto& [key, queue] : m_decisions) {
         json list = json::array();
         for (const Decision& decision : queue) {
-            list.push_back(json{{"allow", decision.allow}, {"reason", decision.reason.toStdString()},
-                {"interactionId", decision.interactionId.toStdString()}});
+            json item{{"allow", decision.allow}, {"reason", decision.reason.toStdString()},
+                {"interactionId", decision.interactionId.toStdString()}};
+            // Only when known, so a decision read from an older file is written back as it was.
+            if (!decision.decidedBy.isEmpty())
+                item["decidedBy"] = decision.decidedBy.toStdString();
+            if (decision.decidedAtMs != 0)
+                item["decidedAtMs"] = decision.decidedAtMs;
+            list.push_back(std::move(item));
         }
         decisions.push_back(json{{"key", key.toStdString()}, {"decisions", std::move(list)}});
     }
-    return json{{"alwaysAllow", std::move(always)}, {"decisions", std::move(decisions)}};
+    return json{{"grants", std::move(grants)}, {"decisions", std::move(decisions)}};
+}
+
+bool ApprovalStore::readGrants(const json& approvals, QList<Grant>* grants, QString* problem)
+{
+    grants->clear();
+    StateJsonReader store(approvals, QStringLiteral("approvals"), problem);
+    store.keys({"decisions"}, {"grants", "alwaysAllow"});
+    if (!store.ok())
+        return false;
+    if (approvals.contains("alwaysAllow")) {
+        const json* always = store.array("alwaysAllow");
+        if (!store.ok())
+            return false;
+        for (const json& tool : *always) {
+            if (!tool.is_string() || tool.get_ref<const std::string&>().empty()) {
+                *problem = QStringLiteral("approvals.alwaysAllow holds something other than a tool name");
+                return false;
+            }
+            grants->append(Grant::legacy(QString::fromStdString(tool.get<std::string>())));
+        }
+    }
+    if (approvals.contains("grants")) {
+        const json* list = store.array("grants");
+        if (!store.ok())
+            return false;
+        for (std::size_t index = 0; index < list->size(); ++index) {
+            Grant grant;
+            if (!Grant::fromJson(list->at(index), QStringLiteral("approvals.grants[%1]").arg(index), &grant, problem))
+                return false;
+            grants->append(std::move(grant));
+        }
+    }
+    return true;
 }
 
 bool ApprovalStore::fromJson(const json& value, QString* problem)
 {
-    m_alwaysAllowed.clear();
+    m_grants.clear();
     m_decisions.clear();
     m_decisionCount = 0;
+    QList<Grant> grants;
+    if (!readGrants(value, &grants, problem))
+        return false;
     StateJsonReader store(value, QStringLiteral("approvals"), problem);
-    store.keys({"alwaysAllow", "decisions"});
-    const json* always = store.array("alwaysAllow");
     const json* decisions = store.array("decisions");
     if (!store.ok())
         return false;
-    for (const json& tool : *always) {
-        if (!tool.is_string()) {
-            *problem = QStringLiteral("approvals.alwaysAllow holds something other than a tool name");
-            m_alwaysAllowed.clear();
-            return false;
-        }
-        m_alwaysAllowed.insert(QString::fromStdString(tool.get<std::string>()));
-    }
+    for (const Grant& grant : std::as_const(grants))
+        m_grants[grant.id] = grant;
     for (std::size_t index = 0; index < decisions->size(); ++index) {
         const QString where = QStringLiteral("approvals.decisions[%1]").arg(index);
         StateJsonReader item(decisions->at(index), where, problem);
@@ -109,14 +221,18 @@ bool ApprovalStore::fromJson(const json& value, QString* problem)
         for (std::size_t at = 0; at < queue->size(); ++at) {
             StateJsonReader reader(queue->at(at), where + QStringLiteral(".decisions[%1]").arg(at), problem);
             Decision decision;
-            reader.keys({"allow", "reason", "interactionId"})
+            QByteArray decidedBy;
+            reader.keys({"allow", "reason", "interactionId"}, {"decidedBy", "decidedAtMs"})
                 .boolean("allow", &decision.allow)
                 .string("reason", &decision.reason)
-                .string("interactionId", &decision.interactionId);
+                .string("interactionId", &decision.interactionId)
+                .optionalString("decidedBy", &decidedBy)
+                .optionalInteger("decidedAtMs", &decision.decidedAtMs);
             if (!reader.ok()) {
                 clear();
                 return false;
             }
+            decision.decidedBy = QString::fromUtf8(decidedBy);
             pushDecision(key, std::move(decision));
         }
     }
@@ -125,7 +241,7 @@ bool ApprovalStore::fromJson(const json& value, QString* problem)
 
 void ApprovalStore::clear()
 {
-    m_alwaysAllowed.clear();
+    m_grants.clear();
     m_sessionGrants.clear();
     m_decisions.clear();
     m_decisionCount = 0;

@@ -18,6 +18,32 @@ using nlohmann::json;
 
 namespace {
 
+// What ToolCall::decision records: {"what", "via", "by", "atMs", …} (see toolcall.h).
+json decisionRecord(const char* what, const char* via, const QString& by, qint64 atMs)
+{
+    json decision{{"what", what}, {"via", via}};
+    if (!by.isEmpty())
+        decision["by"] = by.toStdString();
+    if (atMs != 0)
+        decision["atMs"] = atMs;
+    return decision;
+}
+
+json scopeRecord(const QString& clientName, bool anyArguments, const QString& sessionId = {})
+{
+    json scope{{"everyClient", clientName.isEmpty()}, {"anyArguments", anyArguments}};
+    if (!clientName.isEmpty())
+        scope["client"] = clientName.toStdString();
+    if (!sessionId.isEmpty())
+        scope["session"] = sessionId.toStdString();
+    return scope;
+}
+
+QByteArray compact(const json& value)
+{
+    return QByteArray::fromStdString(value.dump(-1, ' ', false, json::error_handler_t::replace));
+}
+
 QString newInteractionId()
 {
     quint32 words[3];
@@ -43,6 +69,8 @@ InteractionBroker::InteractionBroker(
     , m_registry(registry)
     , m_state(std::move(state))
 {
+    if (m_settings.operatorName.isEmpty())
+        m_settings.operatorName = consoleUser();
     qRegisterMetaType<PendingInteraction>();
     qRegisterMetaType<PendingInteractionList>();
     qRegisterMetaType<InteractionAnswer>();
@@ -147,6 +175,32 @@ QString InteractionBroker::keyFor(const QString& clientName, const QString& tool
     return QStringLiteral("sha256:") + QString::fromLatin1(hash.result().toHex());
 }
 
+QString InteractionBroker::consoleUser()
+{
+    for (const char* name : {"USER", "USERNAME", "LOGNAME"}) {
+        const QString user = qEnvironmentVariable(name);
+        if (!user.isEmpty())
+            return user;
+    }
+    return QStringLiteral("unknown user");
+}
+
+QByteArray InteractionBroker::grantArguments(const json& arguments) const
+{
+    // nlohmann::json keeps object keys sorted, so dump() is canonical; redacted as the question
+    // showed them (and as the state file keeps them).
+    return m_settings.redactor.jsonText(compact(arguments));
+}
+
+QByteArray InteractionBroker::decisionFor(const ApprovalStore::Grant& grant) const
+{
+    json decision = decisionRecord(
+        grant.sessionId.isEmpty() ? "allow_always" : "allow_session", "grant", grant.grantedBy, grant.grantedAtMs);
+    decision["grant"] = grant.id.toStdString();
+    decision["scope"] = scopeRecord(grant.clientName, grant.arguments.isEmpty(), grant.sessionId);
+    return compact(decision);
+}
+
 InteractionBroker::Admission InteractionBroker::admit(
     const RegisteredTool& tool, const json& arguments, const CallOrigin& origin)
 {
@@ -172,19 +226,33 @@ InteractionBroker::Admission InteractionBroker::admit(
         if (auto stored = m_outputs.take(admission.key)) {
             admission.verdict = Admission::Verdict::Answer;
             admission.result = ClientTool::resultFor(json::parse(stored->output.toStdString(), nullptr, false));
+            json decision = decisionRecord(admission.result.outcome == CallStatus::Declined ? "declined" : "answered",
+                "stored", QString(), stored->answeredAtMs);
+            decision["interaction"] = stored->interactionId.toStdString();
+            admission.decision = compact(decision);
             save(nullptr, true);
             Q_EMIT storesChanged();
             return admission;
         }
     } else {
-        if (verdict.permission == Permission::Allow || m_approvals.isAlwaysAllowed(tool.spec.name)
-            || m_approvals.isAllowedForSession(origin.sessionId, origin.clientName, tool.spec.name))
+        if (verdict.permission == Permission::Allow)
             return admission; // Run
+        if (const auto grant = m_approvals.find(tool.spec.name, origin.sessionId, origin.clientName,
+                [this, &arguments] { return grantArguments(arguments); })) {
+            admission.decision = decisionFor(*grant);
+            return admission; // Run: a standing grant, and the call says which
+        }
         admission.kind = InteractionKind::Approval;
         admission.key = keyFor(origin.clientName, tool.spec.name, arguments);
         if (auto decision = m_approvals.takeDecision(admission.key)) {
             save(nullptr, true);
             Q_EMIT storesChanged();
+            json record = decisionRecord(
+                decision->allow ? "allow_once" : "deny", "stored", decision->decidedBy, decision->decidedAtMs);
+            record["interaction"] = decision->interactionId.toStdString();
+            if (!decision->reason.isEmpty())
+                record["reason"] = decision->reason.toStdString();
+            admission.decision = compact(record);
             if (decision->allow)
                 return admission; // Run: the person allowed this call while it was parked
             admission.verdict = Admission::Verdict::Refuse;
@@ -227,8 +295,9 @@ bool InteractionBroker::wouldPause(
         return false; // refused at once, never paused
     if (tool.clientTool)
         return true;
-    return permission == Permission::Ask && !m_approvals.isAlwaysAllowed(tool.spec.name)
-        && !m_approvals.isAllowedForSession(sessionId, clientName, tool.spec.name);
+    // Without the arguments, only a grant for any arguments is known to let the call through.
+    return permission == Permission::Ask
+        && !m_approvals.find(tool.spec.name, sessionId, clientName, [] { return QByteArray(); });
 }
 
 PendingInteraction InteractionBroker::describe(
@@ -435,13 +504,41 @@ bool InteractionBroker::answer(const QString& id, const InteractionAnswer& answe
         return false;
     }
 
+    const QByteArray arguments = grantArguments(it->second.arguments);
     Waiter waiter = std::move(it->second.waiter);
     erase(it);
 
-    if (answer.decision == Decision::AllowForSession)
-        m_approvals.allowForSession(interaction.sessionId, interaction.clientName, interaction.tool);
-    else if (answer.decision == Decision::AlwaysAllow)
-        m_approvals.alwaysAllow(interaction.tool);
+    const qint64 now = QDateTime::currentMSecsSinceEpoch();
+    const QString& by = m_settings.operatorName;
+    json decision;
+    if (interaction.kind == InteractionKind::ClientTool) {
+        const ToolResult result = ClientTool::resultFor(json::parse(answer.output.toStdString(), nullptr, false));
+        decision = decisionRecord(result.outcome == CallStatus::Declined ? "declined" : "answered", "answer", by, now);
+    } else if (answer.decision == Decision::AllowForSession || answer.decision == Decision::AlwaysAllow) {
+        ApprovalStore::Grant grant;
+        grant.id = ApprovalStore::newGrantId();
+        grant.tool = interaction.tool;
+        grant.grantedBy = by;
+        grant.grantedAtMs = now;
+        if (answer.decision == Decision::AllowForSession) {
+            grant.clientName = interaction.clientName;
+            grant.sessionId = interaction.sessionId;
+            m_approvals.grantForSession(grant);
+        } else {
+            grant.clientName = answer.everyClient ? QString() : interaction.clientName;
+            grant.arguments = answer.anyArguments ? QByteArray() : arguments;
+            m_approvals.grant(grant);
+        }
+        decision = decisionRecord(
+            answer.decision == Decision::AllowForSession ? "allow_session" : "allow_always", "answer", by, now);
+        decision["grant"] = grant.id.toStdString();
+        decision["scope"] = scopeRecord(grant.clientName, grant.arguments.isEmpty(), grant.sessionId);
+    } else {
+        decision = decisionRecord(answer.decision == Decision::Deny ? "deny" : "allow_once", "answer", by, now);
+        if (answer.decision == Decision::Deny && !answer.reason.isEmpty())
+            decision["reason"] = answer.reason.toStdString();
+    }
+    decision["interaction"] = interactionId.toStdString();
 
     const bool delivered = bool(waiter.answered);
     if (!delivered) {
@@ -450,17 +547,17 @@ bool InteractionBroker::answer(const QString& id, const InteractionAnswer& answe
         // grant or the rule lets the retry run, and only in that session when the answer was
         // session-scoped.
         if (interaction.kind == InteractionKind::ClientTool) {
-            m_outputs.push(interaction.key, {answer.output, interactionId, QDateTime::currentMSecsSinceEpoch()});
+            m_outputs.push(interaction.key, {answer.output, interactionId, now});
         } else if (answer.decision == Decision::AllowOnce || answer.decision == Decision::Deny) {
             m_approvals.pushDecision(
-                interaction.key, {answer.decision != Decision::Deny, answer.reason, interactionId});
+                interaction.key, {answer.decision != Decision::Deny, answer.reason, interactionId, by, now, 0});
         }
     }
     save(nullptr, true);
     Q_EMIT interactionResolved(interactionId, delivered ? InteractionOutcome::Answered : InteractionOutcome::Stored);
     Q_EMIT storesChanged();
     if (delivered)
-        waiter.answered(answer);
+        waiter.answered(answer, compact(decision));
     return true;
 }
 
@@ -473,9 +570,32 @@ PendingInteractionList InteractionBroker::pending() const
     return list;
 }
 
-bool InteractionBroker::revokeAlwaysAllow(const QString& tool)
+PermissionEntryList InteractionBroker::permissionEntries() const
 {
-    if (!m_approvals.revokeAlways(tool))
+    PermissionEntryList entries = m_settings.policy.rules();
+    const auto entryFor = [](const ApprovalStore::Grant& grant, PermissionEntry::Source source) {
+        PermissionEntry entry;
+        entry.id = grant.id;
+        entry.source = source;
+        entry.subject = grant.tool;
+        entry.permission = QStringLiteral("allow");
+        entry.clientName = grant.clientName;
+        entry.sessionId = grant.sessionId;
+        entry.arguments = grant.arguments;
+        entry.grantedBy = grant.grantedBy;
+        entry.grantedAtMs = grant.grantedAtMs;
+        return entry;
+    };
+    for (const ApprovalStore::Grant& grant : m_approvals.grants())
+        entries.append(entryFor(grant, PermissionEntry::Source::Always));
+    for (const ApprovalStore::Grant& grant : m_approvals.sessionGrants())
+        entries.append(entryFor(grant, PermissionEntry::Source::Session));
+    return entries;
+}
+
+bool InteractionBroker::revokeGrant(const QString& grantId)
+{
+    if (!m_approvals.revoke(grantId))
         return false;
     save(nullptr, true);
     Q_EMIT storesChanged();
@@ -484,7 +604,8 @@ bool InteractionBroker::revokeAlwaysAllow(const QString& tool)
 
 void InteractionBroker::forgetSession(const QString& sessionId)
 {
-    m_approvals.forgetSession(sessionId);
+    if (m_approvals.forgetSession(sessionId))
+        Q_EMIT storesChanged();
 }
 
 void InteractionBroker::erase(std::map<QString, Entry>::iterator it)
@@ -576,7 +697,8 @@ bool InteractionBroker::adoptStores(const InteractionState::CompactRecords& reco
     QString problem;
     ClientOutputStore merged;
     const bool outputsRead = !outputs.is_discarded() && merged.fromJson(outputs, &problem);
-    const bool approvalsRead = !approvals.is_discarded() && ApprovalStore().fromJson(approvals, &problem);
+    ApprovalStore mergedApprovals;
+    const bool approvalsRead = !approvals.is_discarded() && mergedApprovals.fromJson(approvals, &problem);
     if (!outputsRead || !approvalsRead) {
         qWarning("switchboard: stored answers from another process left out: %s", qPrintable(problem));
         return false;
@@ -594,7 +716,8 @@ bool InteractionBroker::adoptStores(const InteractionState::CompactRecords& reco
         m_outputs = std::move(merged);
         adopted = true;
     }
-    if (approvals != m_approvals.toJson()) {
+    // Compared as the store writes them: a file in the older shape holds the same grants.
+    if (mergedApprovals.toJson() != m_approvals.toJson()) {
         m_approvals.fromJson(approvals, &problem); // read above; keeps this process's session grants
         adopted = true;
     }
@@ -664,14 +787,15 @@ void InteractionBroker::resolveGoneElsewhere(const QString& id, const QSet<QStri
         // Answered in another process (a second console), which had no call to give it to: the call
         // waiting here takes the answer stored for it. Without one the call keeps waiting, and the
         // question, still this process's, is written back.
-        if (std::optional<InteractionAnswer> answer = takeStoredAnswer(it->second.interaction)) {
+        QByteArray decision;
+        if (std::optional<InteractionAnswer> answer = takeStoredAnswer(it->second, &decision)) {
             Waiter waiter = std::move(it->second.waiter);
             erase(it);
             save(nullptr, true);
             Q_EMIT interactionResolved(interactionId, InteractionOutcome::Answered);
             Q_EMIT storesChanged();
             if (waiter.answered)
-                waiter.answered(*answer);
+                waiter.answered(*answer, decision);
             return;
         }
         if (m_state)
@@ -683,8 +807,9 @@ void InteractionBroker::resolveGoneElsewhere(const QString& id, const QSet<QStri
         answeredIds.contains(interactionId) ? InteractionOutcome::Stored : InteractionOutcome::Cancelled);
 }
 
-std::optional<InteractionAnswer> InteractionBroker::takeStoredAnswer(const PendingInteraction& interaction)
+std::optional<InteractionAnswer> InteractionBroker::takeStoredAnswer(const Entry& entry, QByteArray* decision)
 {
+    const PendingInteraction& interaction = entry.interaction;
     if (interaction.kind == InteractionKind::ClientTool) {
         std::optional<ClientOutputStore::Entry> stored = m_outputs.take(interaction.key);
         if (!stored)
@@ -692,13 +817,27 @@ std::optional<InteractionAnswer> InteractionBroker::takeStoredAnswer(const Pendi
         InteractionAnswer answer;
         answer.decision = InteractionAnswer::Decision::Respond;
         answer.output = stored->output;
+        const ToolResult result = ClientTool::resultFor(json::parse(stored->output.toStdString(), nullptr, false));
+        json record = decisionRecord(result.outcome == CallStatus::Declined ? "declined" : "answered", "stored",
+            QString(), stored->answeredAtMs);
+        record["interaction"] = stored->interactionId.toStdString();
+        *decision = compact(record);
         return answer;
     }
-    if (std::optional<ApprovalStore::Decision> decision = m_approvals.takeDecision(interaction.key)) {
-        return decision->allow ? InteractionAnswer::decide(InteractionAnswer::Decision::AllowOnce)
-                               : InteractionAnswer::decide(InteractionAnswer::Decision::Deny, decision->reason);
+    if (std::optional<ApprovalStore::Decision> stored = m_approvals.takeDecision(interaction.key)) {
+        json record
+            = decisionRecord(stored->allow ? "allow_once" : "deny", "stored", stored->decidedBy, stored->decidedAtMs);
+        record["interaction"] = stored->interactionId.toStdString();
+        if (!stored->reason.isEmpty())
+            record["reason"] = stored->reason.toStdString();
+        *decision = compact(record);
+        return stored->allow ? InteractionAnswer::decide(InteractionAnswer::Decision::AllowOnce)
+                             : InteractionAnswer::decide(InteractionAnswer::Decision::Deny, stored->reason);
     }
-    if (m_approvals.isAlwaysAllowed(interaction.tool))
+    if (const auto grant = m_approvals.find(interaction.tool, interaction.sessionId, interaction.clientName,
+            [this, &entry] { return grantArguments(entry.arguments); })) {
+        *decision = decisionFor(*grant);
         return InteractionAnswer::decide(InteractionAnswer::Decision::AllowOnce);
+    }
     return std::nullopt;
 }

@@ -14,6 +14,10 @@
 //
 // Each question's record is serialised once when it changes: a change costs the server thread the
 // changed record, not the whole state.
+//
+// Every decision about a call is told with it, as a compact JSON object for ToolCall::decision
+// (its members are described there): the person's answer to its question, the answer stored for it
+// while it was parked, or the standing grant that let it run without asking.
 
 #include "auth/tokenredactor.h"
 #include "interaction/approvalstore.h"
@@ -21,6 +25,7 @@
 #include "interaction/interactionstate.h"
 #include "interaction/permissionpolicy.h"
 #include "pendinginteraction.h"
+#include "permissionentry.h"
 #include "store/workspacestatefile.h"
 #include "tools/toolresult.h"
 
@@ -55,6 +60,9 @@ public:
         WorkspaceStateWriter::Timing stateWriteTiming;
         int maxPending = 1'000; // questions waiting for a person; more are refused with a tool error
         qint64 maxPendingBytes = 64 * 1024 * 1024; // their records in the state file, together
+        // Who answers at this console, recorded with every decision and grant (consoleUser() when
+        // empty).
+        QString operatorName;
     };
 
     struct CallOrigin
@@ -81,12 +89,15 @@ public:
         InteractionKind kind = InteractionKind::Approval;
         PauseMode mode = PauseMode::Hold;
         QString key;
+        // Run or Refuse by a standing grant or a stored answer: what decided, for ToolCall::decision.
+        QByteArray decision;
     };
 
     // What a holding call hears back: the person's answer, or that no one answered in time.
     struct Waiter
     {
-        std::function<void(const InteractionAnswer& answer)> answered;
+        // `decision` is what ToolCall::decision records of the answer.
+        std::function<void(const InteractionAnswer& answer, const QByteArray& decision)> answered;
         std::function<void()> timedOut;
     };
 
@@ -113,6 +124,8 @@ public:
     const Settings& settings() const { return m_settings; }
     PauseMode modeFor(const QString& clientName) const;
     static QString keyFor(const QString& clientName, const QString& tool, const nlohmann::json& arguments);
+    // The operating system's name for the user running this process ($USER, $USERNAME, $LOGNAME).
+    static QString consoleUser();
 
     // Arguments are valid against the inputSchema when this is called.
     Admission admit(const RegisteredTool& tool, const nlohmann::json& arguments, const CallOrigin& origin);
@@ -140,7 +153,12 @@ public:
     PendingInteractionList pending() const;
     const ClientOutputStore& clientOutputs() const { return m_outputs; }
     const ApprovalStore& approvals() const { return m_approvals; }
-    bool revokeAlwaysAllow(const QString& tool);
+    // Every rule of the configuration's policy and every grant, standing and for a session, in the
+    // order the Permissions view lists them.
+    PermissionEntryList permissionEntries() const;
+    // Revokes a standing or session grant: the next call it would have let through asks again.
+    // False when there is no grant with that id (revoked already, or its session ended).
+    bool revokeGrant(const QString& grantId);
     void forgetSession(const QString& sessionId);
 
     // Blocks until the newest state is on disk or one attempt to write it failed (shutdown, and a
@@ -165,6 +183,7 @@ Q_SIGNALS:
     void interactionPending(const PendingInteraction& interaction);
     void interactionChanged(const PendingInteraction& interaction);
     void interactionResolved(const QString& interactionId, InteractionOutcome outcome);
+    // Stored answers, decisions or grants changed (grants also when a session with grants ended).
     void storesChanged();
     // From the writer's thread (connect with a context object): the state could not be written and
     // is retried; it is on disk again.
@@ -204,8 +223,12 @@ private:
     bool adoptStores(const InteractionState::CompactRecords& records, QSet<QString>* answeredIds);
     bool adoptQuestion(const QString& id, const QByteArray& record, bool* raised);
     void resolveGoneElsewhere(const QString& id, const QSet<QString>& answeredIds);
-    // An answer given in another process and stored for `interaction`'s key, taken.
-    std::optional<InteractionAnswer> takeStoredAnswer(const PendingInteraction& interaction);
+    // An answer given in another process and stored for `interaction`'s key, taken, with what
+    // decided it (for ToolCall::decision).
+    std::optional<InteractionAnswer> takeStoredAnswer(const Entry& entry, QByteArray* decision);
+    // The call's arguments as exact-argument grants hold them: canonical compact JSON, redacted.
+    QByteArray grantArguments(const nlohmann::json& arguments) const;
+    QByteArray decisionFor(const ApprovalStore::Grant& grant) const;
 
     Settings m_settings;
     const ToolRegistry* m_registry;

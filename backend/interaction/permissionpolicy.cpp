@@ -22,7 +22,43 @@ PermissionPolicy::PermissionPolicy(const SwitchboardConfig& config, QString orig
     , m_tools(config.toolPermissions)
     , m_adapters(config.adapterPermissions)
     , m_sinks(config.sinkPermissions)
-{}
+{
+    for (const AdapterConfig& adapter : config.adapters) {
+        if (adapter.readOnly)
+            m_readOnlyAdapters.append(adapter.name);
+    }
+}
+
+PermissionEntryList PermissionPolicy::rules() const
+{
+    const QString where = m_origin.isEmpty() ? QString() : QStringLiteral(" in ") + m_origin;
+    PermissionEntryList entries;
+    const auto add = [&entries](const QString& subject, const QString& permission, const QString& origin) {
+        PermissionEntry entry;
+        entry.source = PermissionEntry::Source::Configuration;
+        entry.subject = subject;
+        entry.permission = permission;
+        entry.origin = origin;
+        entries.append(entry);
+    };
+    for (auto it = m_tools.constBegin(); it != m_tools.constEnd(); ++it)
+        add(it.key(), *it, QStringLiteral("permissions.tools.%1%2").arg(it.key(), where));
+    for (auto it = m_adapters.constBegin(); it != m_adapters.constEnd(); ++it)
+        add(QStringLiteral("adapter %1").arg(it.key()), *it,
+            QStringLiteral("permissions.adapters.%1%2").arg(it.key(), where));
+    for (auto it = m_sinks.constBegin(); it != m_sinks.constEnd(); ++it)
+        add(QStringLiteral("sink %1").arg(it.key()), *it,
+            QStringLiteral("permissions.sinks.%1%2").arg(it.key(), where));
+    for (const QString& adapter : m_readOnlyAdapters)
+        add(QStringLiteral("adapter %1").arg(adapter), QStringLiteral("read-only"),
+            QStringLiteral("mcp_endpoints %1: read_only (its write tools are refused)%2").arg(adapter, where));
+    if (!m_default.isEmpty())
+        add(QStringLiteral("every other tool"), m_default, QStringLiteral("permissions.default%1").arg(where));
+    else
+        add(QStringLiteral("every other tool"), QStringLiteral("allow read-only, ask others"),
+            QStringLiteral("built-in default (by each tool's readOnlyHint)"));
+    return entries;
+}
 
 bool PermissionPolicy::parse(const QString& text, Permission* permission)
 {

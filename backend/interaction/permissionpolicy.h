@@ -5,8 +5,11 @@
 // rule, read-only tools are allowed and the others ask. Each verdict names the rule that made it,
 // so a refused call can say why.
 
+#include "permissionentry.h"
+
 #include <QMap>
 #include <QString>
+#include <QStringList>
 
 struct RegisteredTool;
 struct SwitchboardConfig;
@@ -33,6 +36,9 @@ public:
     PermissionPolicy(const SwitchboardConfig& config, QString origin);
 
     Verdict evaluate(const RegisteredTool& tool) const;
+    // Every configured rule, and the default in force (configured or built in), as the Permissions
+    // view lists them: tools, adapters, sinks, read-only adapters, then the default.
+    PermissionEntryList rules() const;
 
 private:
     static bool parse(const QString& text, Permission* permission);
@@ -42,4 +48,5 @@ private:
     QMap<QString, QString> m_tools;
     QMap<QString, QString> m_adapters;
     QMap<QString, QString> m_sinks;
+    QStringList m_readOnlyAdapters; // their write tools are refused (AdapterConfig::readOnly)
 };

@@ -471,6 +471,7 @@ void McpSession::admitCall(const std::string& key)
     const InteractionBroker::CallOrigin origin{entry.record.id, entry.record.sessionId, entry.record.clientName,
         entry.record.clientVersion, entry.record.request};
     InteractionBroker::Admission admission = broker->admit(*tool, context->arguments(), origin);
+    entry.record.decision = admission.decision; // a grant or a stored answer: why it ran (or not) unasked
     switch (admission.verdict) {
     case InteractionBroker::Admission::Verdict::Run:
         execute(key);
@@ -498,9 +499,9 @@ void McpSession::admitCall(const std::string& key)
 
     QPointer<McpSession> self(this);
     InteractionBroker::Waiter waiter;
-    waiter.answered = [self, key](const InteractionAnswer& answer) {
+    waiter.answered = [self, key](const InteractionAnswer& answer, const QByteArray& decision) {
         if (self)
-            self->resumeCall(key, answer);
+            self->resumeCall(key, answer, decision);
     };
     waiter.timedOut = [self, key] {
         if (self)
@@ -520,7 +521,7 @@ void McpSession::admitCall(const std::string& key)
         m_waitTicker.start();
 }
 
-void McpSession::resumeCall(const std::string& key, const InteractionAnswer& answer)
+void McpSession::resumeCall(const std::string& key, const InteractionAnswer& answer, const QByteArray& decision)
 {
     const auto it = m_inFlight.find(key);
     if (it == m_inFlight.end())
@@ -528,6 +529,7 @@ void McpSession::resumeCall(const std::string& key, const InteractionAnswer& ans
     InFlight& entry = it->second;
     stopWaiting(entry);
     entry.record.status = CallStatus::Running;
+    entry.record.decision = m_environment->redactor.jsonText(decision);
     m_environment->events->publishCallChanged(entry.record);
     const std::shared_ptr<ToolCallContext> context = entry.context;
     const std::shared_ptr<const RegisteredTool> tool = entry.tool;

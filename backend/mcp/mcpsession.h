@@ -143,7 +143,7 @@ private:
     void completeCall(const std::string& key, ToolResult result);
     void cancelCall(const std::string& key, const QString& reason, QuestionFate fate = QuestionFate::Withdraw);
     void admitCall(const std::string& key);
-    void resumeCall(const std::string& key, const InteractionAnswer& answer);
+    void resumeCall(const std::string& key, const InteractionAnswer& answer, const QByteArray& decision);
     void timeOutCall(const std::string& key);
     void leaveWaiting(const std::string& key, const QString& why);
     QString stopWaiting(InFlight& entry);

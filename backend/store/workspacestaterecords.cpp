@@ -48,10 +48,9 @@ bool WorkspaceStateRecords::fromJson(const json& state, WorkspaceStateRecords* r
     if (!ClientOutputStore().fromJson(*outputs, problem) || !ApprovalStore().fromJson(*approvals, problem))
         return false;
     if (!readItems(*outputs, "outputs", &read.m_outputs, problem)
-        || !readItems(approvals->at("decisions"), "decisions", &read.m_decisions, problem))
+        || !readItems(approvals->at("decisions"), "decisions", &read.m_decisions, problem)
+        || !readGrantRecords(*approvals, &read.m_grants, problem))
         return false;
-    for (const json& tool : approvals->at("alwaysAllow"))
-        read.m_alwaysAllow.insert(QString::fromStdString(tool.get<std::string>()));
     *records = std::move(read);
     return true;
 }
@@ -83,6 +82,18 @@ bool WorkspaceStateRecords::readItems(const json& list, const char* itemsField, 
     return true;
 }
 
+bool WorkspaceStateRecords::readGrantRecords(
+    const json& approvals, std::map<QString, QByteArray>* grants, QString* problem)
+{
+    QList<ApprovalStore::Grant> list;
+    if (!ApprovalStore::readGrants(approvals, &list, problem))
+        return false;
+    grants->clear();
+    for (const ApprovalStore::Grant& grant : std::as_const(list))
+        (*grants)[grant.id] = QByteArray::fromStdString(grant.toJson().dump());
+    return true;
+}
+
 QByteArray WorkspaceStateRecords::itemsRecord(const Items& items, const char* itemsField)
 {
     QByteArray record = QByteArrayLiteral("[");
@@ -105,11 +116,11 @@ QByteArray WorkspaceStateRecords::clientOutputsRecord() const
 
 QByteArray WorkspaceStateRecords::approvalsRecord() const
 {
-    json always = json::array();
-    for (const QString& tool : m_alwaysAllow)
-        always.push_back(tool.toStdString());
-    return QByteArrayLiteral("{\"alwaysAllow\":") + QByteArray::fromStdString(always.dump())
-        + QByteArrayLiteral(",\"decisions\":") + itemsRecord(m_decisions, "decisions") + '}';
+    QByteArrayList grants;
+    for (const auto& [id, grant] : m_grants)
+        grants.append(grant);
+    return QByteArrayLiteral("{\"decisions\":") + itemsRecord(m_decisions, "decisions")
+        + QByteArrayLiteral(",\"grants\":[") + grants.join(',') + QByteArrayLiteral("]}");
 }
 
 QByteArray WorkspaceStateRecords::toBytes() const
@@ -161,11 +172,11 @@ void WorkspaceStateRecords::apply(const Change& change)
     case Kind::Decision:
         applyItem(m_decisions, change);
         return;
-    case Kind::AlwaysAllow:
+    case Kind::Grant:
         if (change.present)
-            m_alwaysAllow.insert(change.key);
+            m_grants[change.key] = change.record;
         else
-            m_alwaysAllow.erase(change.key);
+            m_grants.erase(change.key);
         return;
     }
 }
@@ -205,28 +216,27 @@ bool WorkspaceStateRecords::clientOutputChanges(
 bool WorkspaceStateRecords::approvalChanges(const QByteArray& record, QList<Change>* changes, QString* problem) const
 {
     const json value = json::parse(record.constData(), record.constData() + record.size(), nullptr, false);
+    if (value.is_discarded()) {
+        *problem = QStringLiteral("the approvals are not JSON");
+        return false;
+    }
+    std::map<QString, QByteArray> grants;
+    if (!readGrantRecords(value, &grants, problem))
+        return false;
     StateJsonReader reader(value, QStringLiteral("approvals"), problem);
-    reader.keys({"alwaysAllow", "decisions"});
-    const json* always = reader.array("alwaysAllow");
     const json* decisionList = reader.array("decisions");
     Items decisions;
     if (!reader.ok() || !readItems(*decisionList, "decisions", &decisions, problem))
         return false;
-    std::set<QString> allowed;
-    for (const json& tool : *always) {
-        if (!tool.is_string()) {
-            *problem = QStringLiteral("approvals.alwaysAllow holds something other than a tool name");
-            return false;
-        }
-        allowed.insert(QString::fromStdString(tool.get<std::string>()));
+    // One record per grant: gone, new, or changed (the same id with another record).
+    for (const auto& [id, grant] : m_grants) {
+        if (!grants.count(id))
+            changes->append({Kind::Grant, id, grant, false});
     }
-    for (const QString& tool : m_alwaysAllow) {
-        if (!allowed.count(tool))
-            changes->append({Kind::AlwaysAllow, tool, QByteArray(), false});
-    }
-    for (const QString& tool : allowed) {
-        if (!m_alwaysAllow.count(tool))
-            changes->append({Kind::AlwaysAllow, tool, QByteArray(), true});
+    for (const auto& [id, grant] : grants) {
+        const auto before = m_grants.find(id);
+        if (before == m_grants.end() || before->second != grant)
+            changes->append({Kind::Grant, id, grant, true});
     }
     itemChanges(Kind::Decision, m_decisions, decisions, changes);
     return true;
@@ -234,6 +244,6 @@ bool WorkspaceStateRecords::approvalChanges(const QByteArray& record, QList<Chan
 
 bool WorkspaceStateRecords::sameContent(const WorkspaceStateRecords& other) const
 {
-    return m_questions == other.m_questions && m_outputs == other.m_outputs && m_alwaysAllow == other.m_alwaysAllow
+    return m_questions == other.m_questions && m_outputs == other.m_outputs && m_grants == other.m_grants
         && m_decisions == other.m_decisions;
 }

@@ -3,7 +3,9 @@
 // WorkspaceStateRecords: the workspace state as the records that processes sharing the file (the
 // console and one-shot runners) merge: pending questions by id, in the order they came; stored
 // answers (client outputs) and one-shot approval decisions as items per key, oldest first; the
-// always-allow rules as a set of tool names. Records stay the compact JSON they were put as: a
+// standing grants ("always allow", with their scope) one record per grant id. A file written before
+// grants had scopes ("alwaysAllow": [tool, …]) reads as the grants ApprovalStore::Grant::legacy
+// makes of it, and is written in the new shape. Records stay the compact JSON they were put as: a
 // merge moves bytes, it never re-serialises a record.
 //
 // A Change says how one record ends up (there, with this value, or gone), never "one more": applying
@@ -37,7 +39,7 @@ public:
         Question, // key: the question's id; record: the question
         Output, // key: the stored answer's key; record: the item
         Decision, // key: the decision's key; record: the item
-        AlwaysAllow, // key: the tool
+        Grant, // key: the grant's id; record: the grant
     };
     struct Change
     {
@@ -58,7 +60,7 @@ public:
     // The changes that turn this state's stored answers into `record` (ClientOutputStore::toJson):
     // the items that are no longer there and the ones that are new. False when it is not that shape.
     bool clientOutputChanges(const QByteArray& record, QList<Change>* changes, QString* problem) const;
-    // Likewise for the approvals (ApprovalStore::toJson): always-allow rules and decisions.
+    // Likewise for the approvals (ApprovalStore::toJson): standing grants and decisions.
     bool approvalChanges(const QByteArray& record, QList<Change>* changes, QString* problem) const;
 
     const QStringList& questionIds() const { return m_order; }
@@ -81,6 +83,9 @@ private:
     QStringList m_order; // question ids, in the order they came
     QHash<QString, QByteArray> m_questions;
     Items m_outputs; // by key, oldest first; no key without items
-    std::set<QString> m_alwaysAllow;
+    std::map<QString, QByteArray> m_grants; // by id
+    // The grants of an approvals record, each as its compact JSON, by id.
+    static bool readGrantRecords(
+        const nlohmann::json& approvals, std::map<QString, QByteArray>* grants, QString* problem);
     Items m_decisions;
 };
