@@ -5,11 +5,13 @@
 #include "config/switchboardconfig.h"
 #include "interaction/clienttool.h"
 #include "interaction/interactionbroker.h"
+#include "mcp/calltimeline.h"
 #include "mcp/mcpsession.h"
 #include "store/historyfeed.h"
 #include "store/historystore.h"
 #include "store/historywriter.h"
 #include "tools/builtintools.h"
+#include "tools/debugtools.h"
 #include "tools/toolexecutor.h"
 #include "tools/toolregistry.h"
 #include "tools/toolrouter.h"
@@ -195,6 +197,9 @@ private Q_SLOTS:
     void invalidArgumentsAreRecordedAsSuch();
     void progressAndLogNotifications();
     void setLevelFiltersLogs();
+    void timelineRecordsWhatWasSent();
+    void timelineIsBoundedAndRedacted();
+    void timelineKeepsFirstAndLast();
     void cancellationAbortsTheCall();
     void closedChannelCancelsItsCalls();
     void terminateCancelsEverything();
@@ -486,6 +491,111 @@ void TestMcpSession::setLevelFiltersLogs()
         = send(*session, R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{}}})");
     QVERIFY(channel->notifications.empty()); // echo logs at debug
     QCOMPARE(channel->responses.size(), std::size_t(1));
+}
+
+// debug.progress on the executor's pool, as real traffic: every notification the client got is in
+// the record's timeline, in order, with times from the call's start; a call without a progress
+// token or log level gets none.
+void TestMcpSession::timelineRecordsWhatWasSent()
+{
+    Fixture f;
+    f.registry.replaceSource(QStringLiteral("debug"), debugTools());
+    auto session = f.session();
+    send(*session, R"({"jsonrpc":"2.0","id":1,"method":"logging/setLevel","params":{"level":"debug"}})");
+    QSignalSpy finished(&f.events, &BackendEvents::callFinished);
+    const auto channel = send(*session,
+        R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"debug.progress","arguments":{"steps":3,"interval_ms":20},"_meta":{"progressToken":"t-1"}}})");
+    QVERIFY(finished.wait(30'000));
+    const auto record = finished.at(0).at(0).value<ToolCall>();
+    QCOMPARE(record.status, CallStatus::Ok);
+    const json timeline = json::parse(record.timeline.toStdString());
+    QVERIFY(timeline.is_array());
+    QCOMPARE(timeline.size(), channel->notifications.size());
+    QCOMPARE(timeline.size(), std::size_t(6)); // a progress and a log message per step
+    qint64 previousMs = 0;
+    for (std::size_t i = 0; i < timeline.size(); ++i) {
+        const json& entry = timeline[i];
+        QCOMPARE_JSON(entry["method"], channel->notifications.at(i)["method"]);
+        QCOMPARE_JSON(entry["params"], channel->notifications.at(i)["params"]);
+        const qint64 atMs = entry["atMs"].get<qint64>();
+        QVERIFY(atMs >= previousMs);
+        QVERIFY(atMs <= record.durationUs / 1000 + 1);
+        previousMs = atMs;
+    }
+    QCOMPARE_JSON(timeline[0]["method"], json("notifications/progress"));
+    QCOMPARE_JSON(timeline[0]["params"]["message"], json("step 1 of 3"));
+    QCOMPARE_JSON(timeline[5]["method"], json("notifications/message"));
+    QCOMPARE_JSON(timeline[5]["params"]["data"], (json{{"step", 3}}));
+    // Each step waited 20 ms before it was sent.
+    QVERIFY(timeline[0]["atMs"].get<qint64>() >= 20);
+
+    // Nothing sent, nothing recorded.
+    send(*session, R"({"jsonrpc":"2.0","id":3,"method":"logging/setLevel","params":{"level":"info"}})");
+    send(*session,
+        R"({"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"debug.progress","arguments":{"steps":1,"interval_ms":0}}})");
+    QVERIFY(finished.wait(30'000));
+    QVERIFY(finished.at(1).at(0).value<ToolCall>().timeline.isEmpty());
+}
+
+// Thousands of notifications (and large ones) stay within the timeline's limits, saying how many
+// were left out; a secret in a log message is redacted there as in the bodies.
+void TestMcpSession::timelineIsBoundedAndRedacted()
+{
+    Fixture f;
+    f.registry.replaceSource(QStringLiteral("debug"), debugTools());
+    auto session = f.session();
+    send(*session, R"({"jsonrpc":"2.0","id":1,"method":"logging/setLevel","params":{"level":"debug"}})");
+    QSignalSpy finished(&f.events, &BackendEvents::callFinished);
+    send(*session,
+        R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"debug.progress","arguments":{"steps":2000,"interval_ms":0},"_meta":{"progressToken":7}}})");
+    QVERIFY(finished.wait(60'000));
+    const auto record = finished.at(0).at(0).value<ToolCall>();
+    QVERIFY2(record.timeline.size() <= CallTimeline::MaxBytes + 100, QByteArray::number(record.timeline.size()));
+    const json timeline = json::parse(record.timeline.toStdString());
+    std::size_t kept = 0;
+    qint64 omitted = 0;
+    for (const json& entry : timeline) {
+        if (entry.contains("omitted"))
+            omitted = entry["omitted"].get<qint64>();
+        else
+            ++kept;
+    }
+    QVERIFY(kept <= std::size_t(CallTimeline::MaxEntries));
+    QCOMPARE(qint64(kept) + omitted, qint64(4000));
+    QCOMPARE(timeline.front()["params"]["progress"].get<double>(), 1.0);
+    QCOMPARE_JSON(timeline.back()["params"]["data"], (json{{"step", 2000}}));
+
+    // echo logs its arguments at debug level: the token in them is redacted in the timeline too.
+    send(*session,
+        R"({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"message":"sb_secret-token"},"_meta":{"progressToken":8}}})");
+    QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 2, 30'000);
+    const auto echoed = finished.at(1).at(0).value<ToolCall>();
+    QVERIFY(!echoed.timeline.isEmpty());
+    QVERIFY2(!echoed.timeline.contains("sb_secret-token"), echoed.timeline.constData());
+}
+
+// The recorder alone: the first entries, a marker with the count left out, the newest entries;
+// an entry too large keeps its method and time and says how large its params were.
+void TestMcpSession::timelineKeepsFirstAndLast()
+{
+    CallTimeline timeline;
+    QVERIFY(timeline.toJson().isEmpty());
+    for (int i = 0; i < 1000; ++i)
+        timeline.record(i, json{{"method", "notifications/progress"}, {"params", {{"progress", i}}}});
+    timeline.record(1000,
+        json{{"method", "notifications/message"},
+            {"params", {{"data", std::string(CallTimeline::MaxEntryBytes, 'x')}}}});
+    const json entries = json::parse(timeline.toJson().toStdString());
+    QCOMPARE(entries.size(), std::size_t(CallTimeline::MaxEntries + 1));
+    QCOMPARE_JSON(entries[0], (json{{"atMs", 0}, {"method", "notifications/progress"}, {"params", {{"progress", 0}}}}));
+    QCOMPARE_JSON(entries[CallTimeline::MaxEntries / 2 - 1]["atMs"], json(CallTimeline::MaxEntries / 2 - 1));
+    QCOMPARE_JSON(entries[CallTimeline::MaxEntries / 2], (json{{"omitted", 1001 - CallTimeline::MaxEntries}}));
+    QCOMPARE(timeline.omitted(), qint64(1001 - CallTimeline::MaxEntries));
+    const json& last = entries.back();
+    QCOMPARE_JSON(last["atMs"], json(1000));
+    QCOMPARE_JSON(last["method"], json("notifications/message"));
+    QVERIFY(last["params"]["omittedBytes"].get<qint64>() > CallTimeline::MaxEntryBytes);
+    QCOMPARE_JSON(entries[entries.size() - 2]["atMs"], json(999));
 }
 
 void TestMcpSession::cancellationAbortsTheCall()

@@ -3,6 +3,7 @@
 #include "backendevents.h"
 #include "interaction/clienttool.h"
 #include "interaction/interactionbroker.h"
+#include "mcp/calltimeline.h"
 #include "mcp/protocolversion.h"
 #include "store/historyfeed.h"
 #include "tools/toolcallcontext.h"
@@ -276,6 +277,12 @@ ToolCall McpSession::newRecord(
     return record;
 }
 
+QByteArray McpSession::timelineOf(const InFlight& entry) const
+{
+    // Progress messages and log data are the tool's text: secrets in them are redacted as in bodies.
+    return entry.timeline ? m_environment->redactor.jsonText(entry.timeline->toJson()) : QByteArray();
+}
+
 QByteArray McpSession::detailsOf(const ToolCallContext& context) const
 {
     const json details = context.details();
@@ -357,9 +364,15 @@ void McpSession::handleToolsCall(
 
     QPointer<McpSession> self(this);
     ToolCallContext::Hooks hooks;
-    hooks.notify = [channel](const json& notification) {
-        if (channel && channel->isOpen())
+    // What is sent about the call is also kept with it (the inspector's Timeline), timed from its start.
+    auto timeline = std::make_shared<CallTimeline>();
+    QElapsedTimer sinceStart;
+    sinceStart.start();
+    hooks.notify = [channel, timeline, sinceStart](const json& notification) {
+        if (channel && channel->isOpen()) {
             channel->sendNotification(JsonRpc::serialize(notification));
+            timeline->record(sinceStart.elapsed(), notification);
+        }
     };
     hooks.wantsLog = [self](LogLevel level) { return self && level >= self->m_logLevel; };
     hooks.complete = [self, key](ToolResult result) {
@@ -383,6 +396,7 @@ void McpSession::handleToolsCall(
     entry.channel = channel;
     entry.requestId = message.id;
     entry.record = record;
+    entry.timeline = std::move(timeline);
     entry.tool = resolution.tool;
     entry.timer.start();
     m_environment->events->publishCallStarted(record);
@@ -595,6 +609,7 @@ void McpSession::leaveWaiting(const std::string& key, const QString& why)
     record.status = CallStatus::Parked;
     record.error = why;
     record.durationUs = entry.timer.nsecsElapsed() / 1000;
+    record.timeline = timelineOf(entry);
     m_environment->events->publishCallFinished(record);
 }
 
@@ -686,6 +701,7 @@ void McpSession::completeCall(const std::string& key, ToolResult result)
         entry.channel->sendResponse(bytes);
     record.durationUs = entry.timer.nsecsElapsed() / 1000;
     record.response = m_environment->redactor.jsonText(bytes);
+    record.timeline = timelineOf(entry);
     record.details = detailsOf(*entry.context);
     m_environment->events->publishCallFinished(record);
 }
@@ -710,6 +726,7 @@ void McpSession::cancelCall(const std::string& key, const QString& reason, Quest
     record.durationUs = entry.timer.nsecsElapsed() / 1000;
     record.status = CallStatus::Cancelled;
     record.error = m_environment->redactor.text(reason); // may quote the client's own reason
+    record.timeline = timelineOf(entry);
     record.details = detailsOf(*entry.context); // after cancel(): what the work had done by then
     m_environment->events->publishCallFinished(record);
 }

@@ -21,6 +21,7 @@
 #include <unordered_map>
 
 class BackendEvents;
+class CallTimeline;
 class HistoryFeed;
 class InteractionBroker;
 struct InteractionAnswer;
@@ -119,6 +120,7 @@ private:
         QElapsedTimer timer;
         QString interactionId; // set while the call waits for a person
         std::shared_ptr<const RegisteredTool> tool;
+        std::shared_ptr<CallTimeline> timeline; // what was sent about the call (shared with its notify hook)
     };
 
     enum class QuestionFate {
@@ -137,6 +139,7 @@ private:
         const JsonRpc::Message& message, const QByteArray& rawText, const QString& tool, const ToolRoute& route);
     // The details the call's tool attached, as the record keeps them (compact JSON, redacted).
     QByteArray detailsOf(const ToolCallContext& context) const;
+    QByteArray timelineOf(const InFlight& entry) const;
     // `status` says why the call was refused (UnknownTool, InvalidArguments, or Error for a malformed request).
     void rejectCall(const JsonRpc::Message& message, ToolCall record, CallStatus status, int code, const QString& text,
         const std::shared_ptr<ResponseChannel>& channel, nlohmann::json data = nullptr);
