@@ -1,18 +1,24 @@
 #include "callinspector.h"
 
 #include "callcolumns.h"
+#include "curlcommand.h"
 #include "jsonhighlighter.h"
 #include "statuscolours.h"
 
+#include <QAction>
+#include <QClipboard>
 #include <QDateTime>
 #include <QEvent>
 #include <QFontDatabase>
 #include <QFutureWatcher>
 #include <QGridLayout>
+#include <QGuiApplication>
 #include <QLabel>
 #include <QLocale>
+#include <QMenu>
 #include <QPlainTextEdit>
 #include <QPromise>
+#include <QPushButton>
 #include <QScrollBar>
 #include <QStackedWidget>
 #include <QTabWidget>
@@ -124,6 +130,7 @@ CallInspector::CallInspector(QWidget* parent)
     m_errorLabel->setWordWrap(true);
     grid->addWidget(m_errorCaption, 3, 0);
     grid->addWidget(m_errorLabel, 3, 1, 1, 3);
+    // Who decided about the call (a question's answer, or the grant that let it run unasked).
     grid->setColumnMinimumWidth(1, 120);
     grid->setColumnStretch(3, 1);
     detailsLayout->addLayout(grid);
@@ -142,6 +149,33 @@ CallInspector::CallInspector(QWidget* parent)
             Q_EMIT fullCallRequested(m_call.id);
     });
     detailsLayout->addWidget(m_previewNote);
+
+    // The developer's copy actions as buttons, reachable with Tab; the same actions serve the menus.
+    createCopyActions();
+    auto* copyRow = new QHBoxLayout;
+    copyRow->setObjectName(QStringLiteral("copyRow"));
+    m_copyButton = new QPushButton(tr("Copy"));
+    m_copyButton->setObjectName(QStringLiteral("copyButton"));
+    m_copyButton->setToolTip(tr("Copy the arguments, the response or the request as JSON"));
+    auto* copyMenu = new QMenu(m_copyButton);
+    copyMenu->setObjectName(QStringLiteral("copyMenu"));
+    copyMenu->addActions({m_copyArgumentsAction, m_copyResponseAction, m_copyRequestAction});
+    m_copyButton->setMenu(copyMenu);
+    m_curlButton = new QPushButton(tr("Copy as curl"));
+    m_curlButton->setObjectName(QStringLiteral("copyCurlButton"));
+    m_curlButton->setToolTip(m_copyCurlAction->toolTip());
+    connect(m_curlButton, &QPushButton::clicked, m_copyCurlAction, &QAction::trigger);
+    m_copiedLabel = new QLabel;
+    m_copiedLabel->setObjectName(QStringLiteral("copiedLabel"));
+    m_copiedLabel->setForegroundRole(QPalette::PlaceholderText);
+    m_copiedTimer = new QTimer(this);
+    m_copiedTimer->setSingleShot(true);
+    m_copiedTimer->setInterval(4000);
+    connect(m_copiedTimer, &QTimer::timeout, m_copiedLabel, &QLabel::clear);
+    copyRow->addWidget(m_copyButton);
+    copyRow->addWidget(m_curlButton);
+    copyRow->addWidget(m_copiedLabel, 1);
+    detailsLayout->addLayout(copyRow);
 
     m_pageTimer = new QTimer(this);
     m_pageTimer->setInterval(0);
@@ -162,6 +196,11 @@ CallInspector::CallInspector(QWidget* parent)
     m_details = createPane(QStringLiteral("detailsText"));
     m_tabs->addTab(m_details.edit, tr("Details"));
     m_tabs->setTabVisible(m_tabs->indexOf(m_details.edit), false);
+    // What the server told the client while the call ran; only calls that have a timeline show the tab.
+    m_timeline = createPane(QStringLiteral("timelineText"));
+    m_timeline.highlighter->setHighlightLimit(0); // lines of text, not JSON
+    m_tabs->addTab(m_timeline.edit, tr("Timeline"));
+    m_tabs->setTabVisible(m_tabs->indexOf(m_timeline.edit), false);
     detailsLayout->addWidget(m_tabs, 1);
     m_stack->addWidget(details);
 
@@ -174,7 +213,7 @@ CallInspector::CallInspector(QWidget* parent)
 CallInspector::~CallInspector()
 {
     // The work holds only its own copy of the bytes: cancelling is enough, nothing to wait for.
-    for (Pane* pane : {&m_arguments, &m_response, &m_request, &m_details})
+    for (Pane* pane : {&m_arguments, &m_response, &m_request, &m_details, &m_timeline})
         pane->formatting.cancel();
 }
 
@@ -238,6 +277,8 @@ QString CallInspector::formatText(const QByteArray& bytes, Format format)
         return prettyJson(bytes);
     case Format::Details:
         return detailsText(bytes);
+    case Format::Timeline:
+        return timelineText(bytes);
     case Format::Arguments:
         return QString::fromUtf8(ToolCall::argumentsFromRequest(bytes));
     case Format::Raw:
@@ -308,7 +349,7 @@ void CallInspector::setPreviewNote(const QString& note)
 
 bool CallInspector::isRendering() const
 {
-    for (const Pane* pane : {&m_arguments, &m_response, &m_request, &m_details}) {
+    for (const Pane* pane : {&m_arguments, &m_response, &m_request, &m_details, &m_timeline}) {
         if (pane->awaitingResult || pane->formatting.isRunning() || !pane->pending.isEmpty())
             return true;
     }
@@ -355,6 +396,9 @@ void CallInspector::showCall(const ToolCall& call, bool preview)
     showInPane(m_request, call.request, Format::Json, tr("No request recorded."));
     m_tabs->setTabVisible(m_tabs->indexOf(m_details.edit), !call.details.isEmpty());
     showInPane(m_details, call.details, Format::Details, tr("No details."));
+    m_tabs->setTabVisible(m_tabs->indexOf(m_timeline.edit), !call.timeline.isEmpty());
+    showInPane(m_timeline, call.timeline, Format::Timeline, tr("No notifications."));
+    updateCopyActions();
     if (!isRendering())
         Q_EMIT renderingFinished();
 }
@@ -366,7 +410,8 @@ void CallInspector::clear()
     m_preview = false;
     m_stack->setCurrentIndex(0);
     setPreviewNote(QString());
-    for (Pane* pane : {&m_arguments, &m_response, &m_request, &m_details}) {
+    updateCopyActions();
+    for (Pane* pane : {&m_arguments, &m_response, &m_request, &m_details, &m_timeline}) {
         pane->formatting.cancel();
         pane->formatting = QFuture<QString>();
         pane->awaitingResult = false;
@@ -452,7 +497,7 @@ void CallInspector::addPage(Pane* first)
     if (!pane || pane->pending.isEmpty()) {
         pane = nullptr;
         QWidget* current = m_tabs->currentWidget();
-        for (Pane* candidate : {&m_arguments, &m_response, &m_request, &m_details}) {
+        for (Pane* candidate : {&m_arguments, &m_response, &m_request, &m_details, &m_timeline}) {
             if (candidate->pending.isEmpty())
                 continue;
             if (!pane || candidate->edit == current)
@@ -540,6 +585,126 @@ void CallInspector::changeEvent(QEvent* event)
 
 void CallInspector::updateHighlighterColours()
 {
-    for (Pane* pane : {&m_arguments, &m_response, &m_request, &m_details})
+    for (Pane* pane : {&m_arguments, &m_response, &m_request, &m_details, &m_timeline})
         pane->highlighter->setDarkBackground(isDark(pane->edit->palette()));
+}
+
+void CallInspector::createCopyActions()
+{
+    const auto action = [this](const QString& text, const QString& objectName, const QKeySequence& shortcut) {
+        auto* created = new QAction(text, this);
+        created->setObjectName(objectName);
+        if (!shortcut.isEmpty()) {
+            created->setShortcut(shortcut);
+            // In whichever window shows this inspector (the console, History, an opened file).
+            created->setShortcutContext(Qt::WindowShortcut);
+        }
+        addAction(created);
+        return created;
+    };
+    m_copyArgumentsAction = action(tr("Copy &Arguments as JSON"), QStringLiteral("copyArgumentsAction"),
+        QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_J));
+    m_copyResponseAction = action(tr("Copy R&esponse as JSON"), QStringLiteral("copyResponseAction"), {});
+    m_copyRequestAction = action(tr("Copy Re&quest as JSON"), QStringLiteral("copyRequestAction"), {});
+    m_copyCurlAction
+        = action(tr("Copy as c&url"), QStringLiteral("copyCurlAction"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
+    m_copyCurlAction->setToolTip(tr("Copy a shell script that sends this call again with curl, in a session of its "
+                                    "own; the token is read from $SWITCHBOARD_TOKEN (%1)")
+                                     .arg(m_copyCurlAction->shortcut().toString(QKeySequence::NativeText)));
+    connect(m_copyArgumentsAction, &QAction::triggered, this,
+        [this] { copyText(QString::fromUtf8(m_call.argumentsJson()), tr("the arguments")); });
+    connect(m_copyResponseAction, &QAction::triggered, this,
+        [this] { copyText(prettyJson(m_call.response), tr("the response")); });
+    connect(m_copyRequestAction, &QAction::triggered, this,
+        [this] { copyText(prettyJson(m_call.request), tr("the request")); });
+    connect(m_copyCurlAction, &QAction::triggered, this,
+        [this] { copyText(CurlCommand::forCall(m_call, m_serverUrl, m_tokenRequired), tr("a curl command")); });
+    updateCopyActions();
+}
+
+QList<QAction*> CallInspector::copyActions() const
+{
+    return {m_copyArgumentsAction, m_copyResponseAction, m_copyRequestAction, m_copyCurlAction};
+}
+
+void CallInspector::setServer(const QUrl& url, bool tokenRequired)
+{
+    m_serverUrl = url;
+    m_tokenRequired = tokenRequired;
+    updateCopyActions();
+}
+
+void CallInspector::updateCopyActions()
+{
+    // A preview's bodies are cut: copying them would hand out JSON that is not the call.
+    const bool whole = m_hasCall && !m_preview;
+    m_copyArgumentsAction->setEnabled(whole && !m_call.argumentsJson().isEmpty());
+    m_copyResponseAction->setEnabled(whole && !m_call.response.isEmpty());
+    m_copyRequestAction->setEnabled(whole && !m_call.request.isEmpty());
+    m_copyCurlAction->setEnabled(whole && !m_call.request.isEmpty() && m_serverUrl.isValid());
+    if (!m_copyButton)
+        return;
+    m_copyButton->setEnabled(whole);
+    m_curlButton->setEnabled(m_copyCurlAction->isEnabled());
+    const QString waiting = tr("Waiting for the whole call from history");
+    m_copyButton->setToolTip(m_preview ? waiting : tr("Copy the arguments, the response or the request as JSON"));
+    m_curlButton->setToolTip(m_preview ? waiting : m_copyCurlAction->toolTip());
+}
+
+void CallInspector::copyText(const QString& text, const QString& what)
+{
+    if (!m_hasCall || m_preview)
+        return;
+    QGuiApplication::clipboard()->setText(text);
+    m_copiedLabel->setText(tr("Copied %1").arg(what));
+    m_copiedTimer->start();
+    Q_EMIT copied(what);
+}
+
+QString CallInspector::timelineText(const QByteArray& timeline)
+{
+    const auto entries = nlohmann::ordered_json::parse(timeline.constBegin(), timeline.constEnd(), nullptr, false);
+    if (!entries.is_array())
+        return prettyJson(timeline);
+    const auto compact = [](const nlohmann::ordered_json& value) {
+        if (value.is_string())
+            return QString::fromStdString(value.get<std::string>());
+        return QString::fromStdString(value.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
+    };
+    const auto number = [](const nlohmann::ordered_json& value) {
+        return value.is_number() ? QLocale::c().toString(value.get<double>(), 'g', 12) : QStringLiteral("?");
+    };
+    QStringList lines;
+    for (const auto& entry : entries) {
+        if (!entry.is_object())
+            continue;
+        if (const auto omitted = entry.find("omitted"); omitted != entry.end()) {
+            lines << tr("        … %1 more notifications not kept …").arg(number(*omitted));
+            continue;
+        }
+        const double atMs = entry.value("atMs", 0.0);
+        const QString at = QStringLiteral("+%1 s").arg(atMs / 1000.0, 7, 'f', 3);
+        const std::string method = entry.value("method", std::string());
+        const nlohmann::ordered_json params = entry.value("params", nlohmann::ordered_json::object());
+        QString text;
+        if (params.contains("omittedBytes")) {
+            text = QString::fromStdString(method) + QLatin1String("  ")
+                + tr("(%1 bytes, not kept)").arg(number(params["omittedBytes"]));
+        } else if (method == "notifications/progress") {
+            text = tr("progress %1").arg(number(params.value("progress", nlohmann::ordered_json())));
+            if (params.contains("total"))
+                text += QLatin1Char('/') + number(params["total"]);
+            if (params.contains("message"))
+                text += QLatin1String("  ") + compact(params["message"]);
+        } else if (method == "notifications/message") {
+            text = compact(params.value("level", nlohmann::ordered_json("log")));
+            if (params.contains("logger"))
+                text += QLatin1String("  [") + compact(params["logger"]) + QLatin1Char(']');
+            text += QLatin1String("  ") + compact(params.value("data", nlohmann::ordered_json()));
+        } else {
+            text = QString::fromStdString(method) + QLatin1String("  ") + compact(params);
+        }
+        lines << at + QLatin1String("  ") + text;
+    }
+    return lines.join(QLatin1Char('\n'));
 }

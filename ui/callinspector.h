@@ -4,6 +4,10 @@
 // arguments, response and request as pretty-printed, coloured JSON, plus the details its tool
 // attached (a Details tab, shown only for calls that have them). Shows a value, so it keeps
 // showing a call after the call leaves the live log; setCall() with the same id refreshes in place.
+// The developer's actions (buttons, and actions for menus and shortcuts) copy the arguments, the
+// response or the request as pretty JSON, or the call as a curl script (CurlCommand), to the
+// clipboard; they wait for the whole call while only a preview is shown. A Timeline tab, shown only
+// for calls that have one, lists the notifications the server sent about the call while it ran.
 // Stays responsive for bodies of any size: large bodies are formatted on a worker thread (stale work
 // is cancelled when the selection changes), their text is added a page per event-loop iteration,
 // and only the first MaxHighlightedChars are coloured.
@@ -11,10 +15,13 @@
 #include "toolcall.h"
 
 #include <QFuture>
+#include <QUrl>
 #include <QWidget>
 
 class JsonHighlighter;
+class QAction;
 class QLabel;
+class QPushButton;
 class QPlainTextEdit;
 class QStackedWidget;
 class QTabWidget;
@@ -37,6 +44,19 @@ public:
     // The note over a preview: how much of the request and of the response is shown, and, while
     // `loading`, that the whole call is on its way from history.
     static QString previewNote(qint64 shownBytes, qint64 requestBytes, qint64 responseBytes, bool loading);
+
+    // Copy actions on the shown call, for the call log's context menu and the menu bar: arguments
+    // (Ctrl+Shift+J), response, request, and as curl (Ctrl+Shift+C); shortcuts work in this window.
+    QAction* copyArgumentsAction() const { return m_copyArgumentsAction; }
+    QAction* copyResponseAction() const { return m_copyResponseAction; }
+    QAction* copyRequestAction() const { return m_copyRequestAction; }
+    QAction* copyCurlAction() const { return m_copyCurlAction; }
+    QList<QAction*> copyActions() const;
+    // Where "Copy as curl" sends the call, and whether it must carry the token (as $SWITCHBOARD_TOKEN).
+    void setServer(const QUrl& url, bool tokenRequired);
+    // What the Timeline tab shows for ToolCall::timeline: a line per notification, its time since the
+    // call started, then what it said.
+    static QString timelineText(const QByteArray& timeline);
 
     // Pretty-printed JSON when `bytes` parse, otherwise the raw text.
     static QString prettyJson(const QByteArray& bytes);
@@ -69,6 +89,8 @@ public Q_SLOTS:
 
 Q_SIGNALS:
     void fullCallRequested(qint64 callId);
+    // A copy action put `what` ("the arguments", "a curl command") on the clipboard.
+    void copied(const QString& what);
     // Every pane shows its whole text.
     void renderingFinished();
 
@@ -81,6 +103,7 @@ private:
         Arguments, // the request's arguments, pretty-printed
         Raw, // a preview: shown as it is
         Details, // the call's details, as detailsText() gives them
+        Timeline, // the call's timeline, as timelineText() gives them
     };
     struct Pane
     {
@@ -103,6 +126,9 @@ private:
     void startText(Pane& pane, QString text);
     void addPage(Pane* first = nullptr);
     void updateHeader();
+    void createCopyActions();
+    void updateCopyActions();
+    void copyText(const QString& text, const QString& what);
     void updateHighlighterColours();
     static QString formatText(const QByteArray& bytes, Format format);
     static QString fitForDisplay(QString text);
@@ -130,4 +156,16 @@ private:
     Pane m_response;
     Pane m_request;
     Pane m_details;
+    Pane m_timeline;
+
+    QUrl m_serverUrl;
+    bool m_tokenRequired = true;
+    QAction* m_copyArgumentsAction = nullptr;
+    QAction* m_copyResponseAction = nullptr;
+    QAction* m_copyRequestAction = nullptr;
+    QAction* m_copyCurlAction = nullptr;
+    QPushButton* m_copyButton = nullptr;
+    QPushButton* m_curlButton = nullptr;
+    QLabel* m_copiedLabel = nullptr;
+    QTimer* m_copiedTimer = nullptr;
 };

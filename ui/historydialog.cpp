@@ -1,6 +1,8 @@
 #include "historydialog.h"
 
 #include "callcolumns.h"
+#include "callexportdialog.h"
+#include "callexportjob.h"
 #include "callinspector.h"
 #include "calllogmodel.h"
 #include "datedtimeproxy.h"
@@ -28,6 +30,7 @@ HistoryDialog::HistoryDialog(OperatorInterface* backend, QWidget* parent)
     , m_searchButton(new QPushButton(tr("Search")))
     , m_newestButton(new QPushButton(tr("Newest")))
     , m_olderButton(new QPushButton(tr("Older")))
+    , m_exportButton(new QPushButton(tr("Export…")))
     , m_summary(new QLabel)
     , m_table(new QTableView)
     , m_inspector(new CallInspector)
@@ -46,6 +49,14 @@ HistoryDialog::HistoryDialog(OperatorInterface* backend, QWidget* parent)
     m_olderButton->setObjectName(QStringLiteral("historyOlderButton"));
     m_olderButton->setToolTip(tr("The next %1 older matching calls").arg(PageSize));
     m_summary->setObjectName(QStringLiteral("historySummary"));
+    m_exportButton->setObjectName(QStringLiteral("historyExportButton"));
+    m_exportButton->setToolTip(tr("Save every call this search matches, whole, as NDJSON or as HAR"));
+    connect(m_exportButton, &QPushButton::clicked, this, [this] {
+        const QString path = CallExportDialog::askFileName(this, tr("Export the search"), QStringLiteral("history"));
+        if (!path.isEmpty())
+            exportResults(path);
+    });
+    m_inspector->setServer(m_backend->serverUrl(), m_backend->requiresToken());
 
     connect(m_searchEdit, &QLineEdit::returnPressed, this, &HistoryDialog::search);
     connect(m_searchButton, &QPushButton::clicked, this, &HistoryDialog::search);
@@ -87,6 +98,8 @@ HistoryDialog::HistoryDialog(OperatorInterface* backend, QWidget* parent)
     columns->setSectionResizeMode(CallColumns::ToolColumn, QHeaderView::Stretch);
     connect(
         m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &HistoryDialog::onCurrentRowChanged);
+    m_table->setContextMenuPolicy(Qt::ActionsContextMenu);
+    m_table->addActions(m_inspector->copyActions());
 
     auto* searchRow = new QHBoxLayout;
     searchRow->addWidget(m_searchEdit, 1);
@@ -97,6 +110,7 @@ HistoryDialog::HistoryDialog(OperatorInterface* backend, QWidget* parent)
     pagingRow->addWidget(m_summary, 1);
     pagingRow->addWidget(m_newestButton);
     pagingRow->addWidget(m_olderButton);
+    pagingRow->addWidget(m_exportButton);
 
     auto* listPane = new QWidget;
     auto* listLayout = new QVBoxLayout(listPane);
@@ -138,6 +152,20 @@ void HistoryDialog::showOlder()
         return;
     ++m_page;
     runQuery(m_model->oldestId());
+}
+
+CallExportJob* HistoryDialog::exportResults(const QString& path)
+{
+    auto* job
+        = new CallExportJob(m_backend, path, CallExportWriter::formatForFileName(path), m_backend->serverUrl(), this);
+    CallExportDialog::watch(this, job);
+    connect(job, &CallExportJob::finished, m_summary, [this](bool ok, const QString& message) {
+        if (ok)
+            m_summary->setText(message);
+    });
+    // The search as it was last run: its words and status, every page.
+    job->startWithQuery(m_query);
+    return job;
 }
 
 void HistoryDialog::runQuery(qint64 beforeId)

@@ -5,12 +5,14 @@
 // history thread; an answer for anything but the latest request is ignored. A page holds previews of
 // the calls' bodies (CallLogModel::PreviewBytes each), so its memory is bounded by bytes as well as
 // rows; a selected call whose bodies were cut is shown as a preview, then whole once history sends it.
+// Export… writes every call the search matches (all pages, whole bodies) as NDJSON or HAR.
 
 #include "historyquery.h"
 
 #include <QDialog>
 
 class OperatorInterface;
+class CallExportJob;
 class CallInspector;
 class HistoryModel;
 class QLabel;
@@ -31,12 +33,16 @@ public:
     QTableView* tableView() const { return m_table; }
     CallInspector* inspector() const { return m_inspector; }
     bool isSearching() const { return m_pendingRequest != 0; }
+    QPushButton* exportButton() const { return m_exportButton; }
 
 public Q_SLOTS:
     // Searches from the newest matching call.
     void search();
     // The next page of older matches.
     void showOlder();
+    // Writes every call the search on screen matches to `path` (".har": HAR, else NDJSON); the
+    // returned job reports when it is done. Export… asks for the path, then calls this.
+    CallExportJob* exportResults(const QString& path);
 
 private:
     void runQuery(qint64 beforeId);
@@ -52,6 +58,7 @@ private:
     QPushButton* m_searchButton;
     QPushButton* m_newestButton;
     QPushButton* m_olderButton;
+    QPushButton* m_exportButton;
     QLabel* m_summary;
     QTableView* m_table;
     CallInspector* m_inspector;

@@ -1,7 +1,11 @@
 #include "mainwindow.h"
 
 #include "adapterhealthview.h"
+#include "callexportdialog.h"
+#include "callexportjob.h"
+#include "callimportwindow.h"
 #include "callinspector.h"
+#include "calllogfilterproxy.h"
 #include "calllogmodel.h"
 #include "calllogview.h"
 #include "connectclientdialog.h"
@@ -9,6 +13,8 @@
 #include "dashboardview.h"
 #include "historydialog.h"
 #include "interactionpanel.h"
+#include "modelroles.h"
+#include "ndjsoncallreader.h"
 #include "operatorinterface.h"
 #include "repositorylistmodel.h"
 #include "repositoryview.h"
@@ -17,7 +23,9 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QDir>
 #include <QDockWidget>
+#include <QFileDialog>
 #include <QFrame>
 #include <QHBoxLayout>
 #include <QIcon>
@@ -120,6 +128,7 @@ MainWindow::MainWindow(OperatorInterface* backend, int callLogRows, bool noAuth,
     if (auto* toolBar = findChild<QToolBar*>(QStringLiteral("mainToolBar")))
         toolBar->addAction(health->toggleViewAction());
 
+    createCallActions();
     connect(m_callLog, &CallLogView::currentCallChanged, this, &MainWindow::onCurrentCallChanged);
     connect(m_inspector, &CallInspector::fullCallRequested, this, [this](qint64 callId) {
         const QModelIndex row = m_model->indexOfCall(callId);
@@ -677,4 +686,95 @@ void MainWindow::onFullCallLoaded(const ToolCallList& calls)
         m_fullCallRetry->start();
     else
         m_inspector->setPreviewNote(previewNote(preview, false));
+}
+
+void MainWindow::createCallActions()
+{
+    // The inspector's copy actions act on the selected call: in the Call menu, and on the log's
+    // rows (a right click selects the row first, so the inspector shows the call they act on).
+    m_inspector->setServer(m_backend->serverUrl(), m_backend->requiresToken());
+    connect(m_inspector, &CallInspector::copied, this,
+        [this](const QString& what) { statusBar()->showMessage(tr("Copied %1 to the clipboard").arg(what), 4000); });
+    QTableView* table = m_callLog->tableView();
+    table->setContextMenuPolicy(Qt::ActionsContextMenu);
+    table->addActions(m_inspector->copyActions());
+    for (QAction* action : m_inspector->copyActions()) {
+        if (action->shortcut().isEmpty())
+            action->setProperty(WithoutShortcutProperty, true); // in the menu and on the row; four would be too many
+        addMenuAction(Menu::Call, action);
+    }
+
+    auto* exportAction = new QAction(ThemeIcon::icon(QStringLiteral("document-save-as")), tr("&Export…"), this);
+    exportAction->setObjectName(QStringLiteral("exportAction"));
+    exportAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+    exportAction->setToolTip(tr("Save the calls the log shows, whole, as NDJSON or as HAR (%1)")
+                                 .arg(exportAction->shortcut().toString(QKeySequence::NativeText)));
+    connect(exportAction, &QAction::triggered, this, [this] {
+        const QString path = CallExportDialog::askFileName(this, tr("Export the call log"), QStringLiteral("calls"));
+        if (!path.isEmpty())
+            exportCallLog(path);
+    });
+    addMenuAction(Menu::File, exportAction);
+
+    auto* openAction = new QAction(ThemeIcon::icon(QStringLiteral("document-open")), tr("&Open NDJSON…"), this);
+    openAction->setObjectName(QStringLiteral("openNdjsonAction"));
+    openAction->setShortcut(QKeySequence::Open);
+    openAction->setToolTip(tr("Show the calls of an exported NDJSON file in a read-only window (%1)")
+                               .arg(openAction->shortcut().toString(QKeySequence::NativeText)));
+    connect(openAction, &QAction::triggered, this, [this] {
+        const QString path = QFileDialog::getOpenFileName(
+            this, tr("Open calls"), QString(), tr("NDJSON, one call per line (*.ndjson *.jsonl);;All files (*)"));
+        if (!path.isEmpty())
+            openNdjson(path);
+    });
+    addMenuAction(Menu::File, openAction);
+}
+
+CallExportJob* MainWindow::exportCallLog(const QString& path)
+{
+    // What the person sees, in the order they see it; a row that keeps only a preview is read whole
+    // from history by the job.
+    QSortFilterProxyModel* proxy = m_callLog->proxy();
+    auto* source = qobject_cast<CallLogModel*>(proxy->sourceModel());
+    ToolCallList calls;
+    calls.reserve(proxy->rowCount());
+    for (int row = 0; row < proxy->rowCount(); ++row) {
+        const QModelIndex index = proxy->mapToSource(proxy->index(row, 0));
+        if (!source) {
+            calls.append(index.data(CallRole).value<ToolCall>());
+            continue;
+        }
+        ToolCall call = source->callAt(index.row());
+        const CallPreview preview = source->previewAt(index.row());
+        if (preview.truncated && !call.hasBodyPreviews()) {
+            call.wholeRequestBytes = preview.requestBytes;
+            call.wholeResponseBytes = preview.responseBytes;
+        }
+        calls.append(call);
+    }
+    auto* job
+        = new CallExportJob(m_backend, path, CallExportWriter::formatForFileName(path), m_backend->serverUrl(), this);
+    CallExportDialog::watch(this, job);
+    connect(job, &CallExportJob::finished, this, [this](bool ok, const QString& message) {
+        if (ok)
+            statusBar()->showMessage(message, 8000);
+    });
+    job->startWithCalls(calls);
+    return job;
+}
+
+CallImportWindow* MainWindow::openNdjson(const QString& path)
+{
+    const NdjsonCallReader::Result result = NdjsonCallReader::readFile(path);
+    const QString summary = NdjsonCallReader::summary(result);
+    if (result.calls.isEmpty()) {
+        QMessageBox::warning(this, tr("Open calls"),
+            result.fatal.isEmpty() ? tr("%1 holds no calls: %2").arg(QDir::toNativeSeparators(path), summary)
+                                   : summary);
+        return nullptr;
+    }
+    auto* window
+        = new CallImportWindow(path, result.calls, summary, m_backend->serverUrl(), m_backend->requiresToken(), this);
+    window->show();
+    return window;
 }

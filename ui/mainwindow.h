@@ -17,6 +17,8 @@
 #include <QPointer>
 
 class AdapterHealthView;
+class CallExportJob;
+class CallImportWindow;
 class OperatorInterface;
 class CallInspector;
 class CallLogModel;
@@ -74,6 +76,11 @@ public Q_SLOTS:
     // Shows only these calls in the log (a repository's "Show calls") and selects the newest; false
     // when none of them is in the live log any more.
     bool showCalls(const QList<qint64>& callIds);
+    // File ▸ Export…: writes the calls the log shows now (its filters applied), whole, to `path`
+    // (".har": HAR 1.2, else NDJSON); the job reports when it is done. File ▸ Open NDJSON…: shows a
+    // file's calls in a read-only window (nullptr, after saying why, when it holds none).
+    CallExportJob* exportCallLog(const QString& path);
+    CallImportWindow* openNdjson(const QString& path);
 
     // What the status bar says about history and the workspace state (Backend's historyWriteFailed,
     // historyWriteRecovered, historyNotice, historyCallsLeftOut, workspaceStateProblem and
@@ -89,6 +96,7 @@ public Q_SLOTS:
 private:
     void createMenuBar();
     void createToolBar();
+    void createCallActions();
     void createStatusBar();
     void createInteractionPanel();
     void createRepositoryView();
