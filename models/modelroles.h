@@ -20,4 +20,5 @@ enum Roles {
     AdapterNameRole, // the upstream adapter's name, the key of its row
     HealthRole, // int(AdapterHealth): how an adapter, or a breaker phase, is doing, for the colour
     SessionIdRole, // SessionState::id, the key of a client session's row
+    GrantIdRole, // PermissionEntry::id: a grant's key; empty for a configuration rule
 };

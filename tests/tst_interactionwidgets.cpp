@@ -176,6 +176,11 @@ private Q_SLOTS:
         // A reason typed before an allow is not sent: it belongs to a deny.
         QTest::keyClicks(child<QLineEdit>(&widget, "reasonEdit"), QStringLiteral("not on a Friday"));
         QTest::mouseClick(widget.findChild<QPushButton*>(button), Qt::LeftButton);
+        if (decision == InteractionAnswer::Decision::AlwaysAllow) {
+            // Always allow asks for a scope first; Return takes the narrowest.
+            QTRY_VERIFY_WITH_TIMEOUT(QApplication::activePopupWidget(), 10'000);
+            QTest::keyClick(QApplication::activePopupWidget(), Qt::Key_Return);
+        }
 
         const InteractionAnswer answer = takeAnswer(answered, QStringLiteral("ia-approval"));
         QCOMPARE(answer.decision, decision);
@@ -582,6 +587,12 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(allowOnce->hasFocus(), 10'000);
         QSignalSpy answered(&widget, &InteractionWidget::answered);
         QTest::keyClick(typeInto(), Qt::Key(key), Qt::KeyboardModifiers(modifiers));
+        if (decision == InteractionAnswer::Decision::AlwaysAllow) {
+            // Its scope choice opens (a moment later, the mnemonic's click is animated): Return takes
+            // the narrowest, this client and these arguments.
+            QTRY_VERIFY_WITH_TIMEOUT(QApplication::activePopupWidget(), 10'000);
+            QTest::keyClick(QApplication::activePopupWidget(), Qt::Key_Return);
+        }
         // A mnemonic clicks the way a mouse does (animated, a moment later).
         QTRY_COMPARE_WITH_TIMEOUT(answered.size(), 1, 10'000);
         QCOMPARE(takeAnswer(answered, QStringLiteral("ia-approval")).decision, decision);

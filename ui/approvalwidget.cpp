@@ -10,6 +10,8 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
+#include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QVBoxLayout>
@@ -109,9 +111,28 @@ ApprovalWidget::ApprovalWidget(const PendingInteraction& interaction, QWidget* p
         = addAnswerButton(tr("Allow for this &session"), QStringLiteral("allowSessionButton"), ButtonPlace::Leading);
     m_allowSessionButton->setToolTip(
         tr("Run this call and every call of %1 from this session without asking").arg(interaction.tool));
-    auto* alwaysAllow = addAnswerButton(tr("Al&ways allow"), QStringLiteral("alwaysAllowButton"), ButtonPlace::Leading);
-    alwaysAllow->setToolTip(
-        tr("Run %1 from any client without asking again (kept across restarts)").arg(interaction.tool));
+    m_alwaysAllowButton
+        = addAnswerButton(tr("Al&ways allow…"), QStringLiteral("alwaysAllowButton"), ButtonPlace::Leading);
+    m_alwaysAllowButton->setToolTip(tr("Run %1 without asking again, kept across restarts until revoked in the "
+                                       "Permissions view: choose for which client and which arguments")
+                                        .arg(interaction.tool));
+    // The narrowest scope first, so Return in the menu picks it; a popup, never a nested event loop,
+    // so the question can still be resolved elsewhere while the menu is open.
+    m_scopeMenu = new QMenu(this);
+    m_scopeMenu->setObjectName(QStringLiteral("alwaysAllowScopeMenu"));
+    m_scopeMenu->setToolTipsVisible(true);
+    const auto addScope = [this](const QString& text, const QString& name, bool everyClient, bool anyArguments) {
+        QAction* action = m_scopeMenu->addAction(text);
+        action->setObjectName(name);
+        connect(action, &QAction::triggered, this,
+            [this, everyClient, anyArguments] { alwaysAllow(everyClient, anyArguments); });
+    };
+    const QString client
+        = interaction.clientName.isEmpty() ? tr("this client") : withoutMnemonic(interaction.clientName);
+    addScope(tr("&Only %1, with these arguments").arg(client), QStringLiteral("scopeClientArguments"), false, false);
+    addScope(tr("Only %1, with any &arguments").arg(client), QStringLiteral("scopeClientAny"), false, true);
+    addScope(tr("&Every client, with these arguments"), QStringLiteral("scopeEveryArguments"), true, false);
+    addScope(tr("Every &client, with any arguments…"), QStringLiteral("scopeEveryAny"), true, true);
     auto* deny = addAnswerButton(tr("&Deny"), QStringLiteral("denyButton"), ButtonPlace::Trailing);
     deny->setToolTip(tr("Refuse this call; the client gets a tool error with the reason, if any"));
     // Return allows this one call, as the prompts of Claude Code and VS Code do: the narrowest
@@ -123,7 +144,7 @@ ApprovalWidget::ApprovalWidget(const PendingInteraction& interaction, QWidget* p
     connect(allowOnce, &QPushButton::clicked, this, [this] { decide(InteractionAnswer::Decision::AllowOnce); });
     connect(m_allowSessionButton, &QPushButton::clicked, this,
         [this] { decide(InteractionAnswer::Decision::AllowForSession); });
-    connect(alwaysAllow, &QPushButton::clicked, this, [this] { decide(InteractionAnswer::Decision::AlwaysAllow); });
+    connect(m_alwaysAllowButton, &QPushButton::clicked, this, &ApprovalWidget::showScopeMenu);
     connect(deny, &QPushButton::clicked, this, [this] { decide(InteractionAnswer::Decision::Deny); });
     interactionUpdated();
     updateHighlighterColours();
@@ -139,6 +160,46 @@ void ApprovalWidget::decide(InteractionAnswer::Decision decision)
 {
     sendAnswer(InteractionAnswer::decide(
         decision, decision == InteractionAnswer::Decision::Deny ? m_reasonEdit->text().trimmed() : QString()));
+}
+
+void ApprovalWidget::showScopeMenu()
+{
+    if (isSending())
+        return;
+    m_scopeMenu->popup(m_alwaysAllowButton->mapToGlobal(QPoint(0, m_alwaysAllowButton->height())));
+    m_scopeMenu->setActiveAction(m_scopeMenu->actions().constFirst());
+}
+
+void ApprovalWidget::alwaysAllow(bool everyClient, bool anyArguments)
+{
+    if (isSending())
+        return;
+    if (!(everyClient && anyArguments)) {
+        sendAnswer(InteractionAnswer::alwaysAllow(everyClient, anyArguments));
+        return;
+    }
+    // The widest grant lets every client run the tool with anything, for good: said in words, and
+    // Cancel is the default so a stray Return does not give it.
+    auto* box = new QMessageBox(QMessageBox::Warning, tr("Always allow %1 everywhere?").arg(interaction().tool),
+        tr("Always allow %1 for every client, with any arguments?").arg(interaction().tool), QMessageBox::NoButton,
+        this);
+    box->setObjectName(QStringLiteral("widestGrantConfirmation"));
+    box->setInformativeText(tr("Any client of this Switchboard can then run %1 with any arguments without asking, "
+                               "now and after restarts, until the grant is revoked in the Permissions view.")
+                                .arg(interaction().tool));
+    QPushButton* confirm = box->addButton(tr("Allow &every client"), QMessageBox::AcceptRole);
+    confirm->setObjectName(QStringLiteral("confirmWidestButton"));
+    QPushButton* cancel = box->addButton(QMessageBox::Cancel);
+    box->setDefaultButton(cancel);
+    box->setEscapeButton(cancel);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    connect(box, &QMessageBox::finished, this, [this, box, confirm] {
+        if (box->clickedButton() == confirm && !isSending())
+            sendAnswer(InteractionAnswer::alwaysAllow(true, true));
+        else
+            m_alwaysAllowButton->setFocus(); // back where the person was
+    });
+    box->open();
 }
 
 void ApprovalWidget::changeEvent(QEvent* event)

@@ -1,6 +1,7 @@
 #include "callinspector.h"
 
 #include "callcolumns.h"
+#include "decisiontext.h"
 #include "curlcommand.h"
 #include "jsonhighlighter.h"
 #include "statuscolours.h"
@@ -130,6 +131,12 @@ CallInspector::CallInspector(QWidget* parent)
     m_errorLabel->setWordWrap(true);
     grid->addWidget(m_errorCaption, 3, 0);
     grid->addWidget(m_errorLabel, 3, 1, 1, 3);
+    // Who decided about the call (a question's answer, or the grant that let it run unasked).
+    m_decisionCaption = captionLabel(tr("Decision"));
+    m_decisionLabel = selectableLabel(QStringLiteral("decisionLabel"));
+    m_decisionLabel->setWordWrap(true);
+    grid->addWidget(m_decisionCaption, 4, 0);
+    grid->addWidget(m_decisionLabel, 4, 1, 1, 3);
     // Who decided about the call (a question's answer, or the grant that let it run unasked).
     grid->setColumnMinimumWidth(1, 120);
     grid->setColumnStretch(3, 1);
@@ -558,6 +565,12 @@ void CallInspector::updateHeader()
         tr("Local time; UTC %1")
             .arg(QDateTime::fromMSecsSinceEpoch(m_call.startedAtMs, QTimeZone::utc()).toString(Qt::ISODateWithMs)));
     m_durationLabel->setText(m_call.durationUs < 0 ? tr("running…") : CallColumns::formatDuration(m_call.durationUs));
+
+    const QString decision = DecisionText::describe(m_call.decision);
+    m_decisionCaption->setVisible(!decision.isEmpty());
+    m_decisionLabel->setVisible(!decision.isEmpty());
+    m_decisionLabel->setText(decision);
+    m_decisionLabel->setToolTip(QString::fromUtf8(m_call.decision));
 
     const bool hasError = !m_call.error.isEmpty();
     m_errorCaption->setVisible(hasError);

@@ -149,6 +149,8 @@ private:
     QLabel* m_durationLabel = nullptr;
     QLabel* m_errorCaption = nullptr;
     QLabel* m_errorLabel = nullptr;
+    QLabel* m_decisionCaption = nullptr;
+    QLabel* m_decisionLabel = nullptr;
     QLabel* m_previewNote = nullptr;
     QTabWidget* m_tabs = nullptr;
     QTimer* m_pageTimer = nullptr;

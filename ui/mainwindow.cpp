@@ -16,6 +16,7 @@
 #include "modelroles.h"
 #include "ndjsoncallreader.h"
 #include "operatorinterface.h"
+#include "permissionsview.h"
 #include "repositorylistmodel.h"
 #include "repositoryview.h"
 #include "statuswarning.h"
@@ -127,6 +128,17 @@ MainWindow::MainWindow(OperatorInterface* backend, int callLogRows, bool noAuth,
     addMenuAction(Menu::View, health->toggleViewAction());
     if (auto* toolBar = findChild<QToolBar*>(QStringLiteral("mainToolBar")))
         toolBar->addAction(health->toggleViewAction());
+    // Rules and grants, to review and revoke: a tab beside the health dashboard.
+    auto* permissions = new QDockWidget(tr("Permissions"), this);
+    permissions->setObjectName(QStringLiteral("permissionsDock"));
+    permissions->setWidget(new PermissionsView(m_backend));
+    addDockWidget(Qt::BottomDockWidgetArea, permissions);
+    tabifyDockWidget(health, permissions);
+    m_repositoryView->raise();
+    permissions->toggleViewAction()->setObjectName(QStringLiteral("permissionsAction"));
+    permissions->toggleViewAction()->setToolTip(tr("Show or hide the permission rules and grants, to revoke one"));
+    permissions->toggleViewAction()->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_5));
+    addMenuAction(Menu::View, permissions->toggleViewAction());
 
     createCallActions();
     connect(m_callLog, &CallLogView::currentCallChanged, this, &MainWindow::onCurrentCallChanged);
