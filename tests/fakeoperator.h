@@ -16,6 +16,13 @@ public:
         QString interactionId;
         InteractionAnswer answer;
     };
+    struct ToolCallRequest
+    {
+        QString tool;
+        QByteArray arguments;
+        qint64 replayOf = 0;
+        quint64 requestId = 0;
+    };
     struct ApiKey
     {
         QString interactionId;
@@ -70,6 +77,12 @@ public:
     {
         diffLoads << qMakePair(repositoryPath, file);
     }
+    quint64 callTool(const QString& tool, const QByteArray& arguments, qint64 replayOf = 0) override
+    {
+        toolCalls << ToolCallRequest{tool, arguments, replayOf, ++lastRequestId};
+        return lastRequestId;
+    }
+    void listTools() override { ++toolLists; }
 
     QByteArray tokenValue = QByteArrayLiteral("sb_fake-token");
     quint64 lastRequestId = 0;
@@ -90,4 +103,6 @@ public:
     int configurationReloads = 0;
     int sessionLists = 0;
     QStringList sessionEnds;
+    QList<ToolCallRequest> toolCalls;
+    int toolLists = 0;
 };

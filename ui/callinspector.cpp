@@ -1,9 +1,10 @@
 #include "callinspector.h"
 
 #include "callcolumns.h"
-#include "decisiontext.h"
 #include "curlcommand.h"
+#include "decisiontext.h"
 #include "jsonhighlighter.h"
+#include "replaybar.h"
 #include "statuscolours.h"
 
 #include <QAction>
@@ -156,6 +157,10 @@ CallInspector::CallInspector(QWidget* parent)
             Q_EMIT fullCallRequested(m_call.id);
     });
     detailsLayout->addWidget(m_previewNote);
+    // Send the call again, as it was or edited; a replay links to its original.
+    m_replayBar = new ReplayBar;
+    m_replayBar->setObjectName(QStringLiteral("replayBar"));
+    detailsLayout->addWidget(m_replayBar);
 
     // The developer's copy actions as buttons, reachable with Tab; the same actions serve the menus.
     createCopyActions();
@@ -370,6 +375,7 @@ void CallInspector::showCall(const ToolCall& call, bool preview)
     m_preview = preview;
     m_stack->setCurrentIndex(1);
     updateHeader();
+    m_replayBar->setCall(call, preview);
 
     // A preview's request may be cut: its arguments are then shown as the text that follows
     // "arguments" in what is kept.
@@ -417,6 +423,7 @@ void CallInspector::clear()
     m_preview = false;
     m_stack->setCurrentIndex(0);
     setPreviewNote(QString());
+    m_replayBar->clear();
     updateCopyActions();
     for (Pane* pane : {&m_arguments, &m_response, &m_request, &m_details, &m_timeline}) {
         pane->formatting.cancel();

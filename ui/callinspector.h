@@ -26,6 +26,7 @@ class QPlainTextEdit;
 class QStackedWidget;
 class QTabWidget;
 class QTimer;
+class ReplayBar;
 
 class CallInspector : public QWidget
 {
@@ -38,6 +39,8 @@ public:
     const ToolCall& call() const { return m_call; }
     // True when the bodies shown are the live log's previews rather than the whole call.
     bool isPreview() const { return m_preview; }
+    // Replay and Edit and resend, and the link to the call a replay repeats.
+    ReplayBar* replayBar() const { return m_replayBar; }
     // True while a pane's text is being formatted or added page by page.
     bool isRendering() const;
 
@@ -152,6 +155,7 @@ private:
     QLabel* m_decisionCaption = nullptr;
     QLabel* m_decisionLabel = nullptr;
     QLabel* m_previewNote = nullptr;
+    ReplayBar* m_replayBar = nullptr;
     QTabWidget* m_tabs = nullptr;
     QTimer* m_pageTimer = nullptr;
     Pane m_arguments;

@@ -11,16 +11,19 @@
 #include "connectclientdialog.h"
 #include "copybutton.h"
 #include "dashboardview.h"
+#include "editresenddialog.h"
 #include "historydialog.h"
 #include "interactionpanel.h"
 #include "modelroles.h"
 #include "ndjsoncallreader.h"
 #include "operatorinterface.h"
 #include "permissionsview.h"
+#include "replaybar.h"
 #include "repositorylistmodel.h"
 #include "repositoryview.h"
 #include "statuswarning.h"
 #include "themeicon.h"
+#include "toolsview.h"
 
 #include <QAction>
 #include <QApplication>
@@ -36,6 +39,7 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QPushButton>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTableView>
@@ -115,6 +119,7 @@ MainWindow::MainWindow(OperatorInterface* backend, int callLogRows, bool noAuth,
     createInteractionPanel();
     createRepositoryView();
     createAdapterHealthView();
+    createConsoleCalls();
     // The health dashboard: a tab beside the adapters, behind the repositories.
     auto* health = new QDockWidget(tr("Health"), this);
     health->setObjectName(QStringLiteral("healthDock"));
@@ -789,4 +794,97 @@ CallImportWindow* MainWindow::openNdjson(const QString& path)
         = new CallImportWindow(path, result.calls, summary, m_backend->serverUrl(), m_backend->requiresToken(), this);
     window->show();
     return window;
+}
+
+void MainWindow::createConsoleCalls()
+{
+    // The Tools dock: a tab beside the questions, which it shares the height of the window with.
+    auto* dock = new QDockWidget(tr("Tools"), this);
+    dock->setObjectName(QStringLiteral("toolsDock"));
+    m_toolsView = new ToolsView(m_backend);
+    m_toolsView->setObjectName(QStringLiteral("toolsView"));
+    dock->setWidget(m_toolsView);
+    addDockWidget(Qt::RightDockWidgetArea, dock);
+    tabifyDockWidget(m_interactionPanel, dock);
+    m_interactionPanel->raise();
+    QAction* toggle = dock->toggleViewAction();
+    toggle->setObjectName(QStringLiteral("toolsDockAction"));
+    toggle->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_T));
+    toggle->setToolTip(tr("Show or hide the tools Switchboard offers, and call one (%1)")
+                           .arg(toggle->shortcut().toString(QKeySequence::NativeText)));
+    addMenuAction(Menu::View, toggle);
+    connect(m_toolsView, &ToolsView::callStarted, this, &MainWindow::selectNewCall);
+
+    ReplayBar* bar = m_inspector->replayBar();
+    connect(bar, &ReplayBar::replayRequested, this, &MainWindow::replayCall);
+    connect(bar, &ReplayBar::editAndResendRequested, this, &MainWindow::editAndResendCall);
+    connect(bar, &ReplayBar::showCallRequested, this, &MainWindow::showCall);
+    auto* replay = new QAction(tr("&Replay"), this);
+    replay->setObjectName(QStringLiteral("replayAction"));
+    replay->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R));
+    replay->setToolTip(tr("Call the selected call's tool again with the same arguments (%1)")
+                           .arg(replay->shortcut().toString(QKeySequence::NativeText)));
+    connect(replay, &QAction::triggered, bar->replayButton(), &QPushButton::click);
+    auto* edit = new QAction(tr("Edit and re&send…"), this);
+    edit->setObjectName(QStringLiteral("editResendAction"));
+    edit->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E));
+    edit->setToolTip(tr("Edit the selected call's arguments and call its tool again (%1)")
+                         .arg(edit->shortcut().toString(QKeySequence::NativeText)));
+    connect(edit, &QAction::triggered, bar->editButton(), &QPushButton::click);
+    // Offered while the inspector's buttons are: a whole tools/call request is shown.
+    for (auto* action : {replay, edit}) {
+        QPushButton* button = action == replay ? bar->replayButton() : bar->editButton();
+        connect(m_callMenu, &QMenu::aboutToShow, action, [action, button] { action->setEnabled(button->isEnabled()); });
+        connect(m_callMenu, &QMenu::aboutToHide, action, [action] { action->setEnabled(true); });
+        addMenuAction(Menu::Call, action);
+    }
+
+    connect(m_backend, &OperatorInterface::toolCallStarted, this, [this](quint64 requestId, qint64 callId) {
+        if (requestId != 0 && requestId == m_consoleCallRequest) {
+            m_consoleCallRequest = 0;
+            selectNewCall(callId);
+        }
+    });
+    connect(m_backend, &OperatorInterface::commandFailed, this, [this](const QString& command, const QString& message) {
+        if (command == QStringLiteral("callTool"))
+            statusBar()->showMessage(message, 8000);
+    });
+    // A call that started shows in the log with the next batch of calls.
+    connect(m_model, &QAbstractItemModel::rowsInserted, this, [this] {
+        if (m_callToSelect != 0 && m_model->indexOfCall(m_callToSelect).isValid())
+            selectNewCall(m_callToSelect);
+    });
+}
+
+void MainWindow::selectNewCall(qint64 callId)
+{
+    if (!m_model->indexOfCall(callId).isValid()) {
+        m_callToSelect = callId;
+        return;
+    }
+    m_callToSelect = 0;
+    showCall(callId);
+}
+
+void MainWindow::replayCall(const ToolCall& call)
+{
+    const QString tool = ReplayBar::toolOfRequest(call.request);
+    if (tool.isEmpty())
+        return;
+    m_consoleCallRequest = m_backend->callTool(tool, ToolCall::argumentsFromRequest(call.request), call.id);
+    statusBar()->showMessage(tr("Replaying #%1 (%2)…").arg(call.id).arg(tool), 4000);
+}
+
+void MainWindow::editAndResendCall(const ToolCall& call)
+{
+    const QString tool = ReplayBar::toolOfRequest(call.request);
+    if (tool.isEmpty())
+        return;
+    auto* dialog = new EditResendDialog(tool, call.id, ToolCall::argumentsFromRequest(call.request), this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &QDialog::accepted, this, [this, dialog] {
+        m_consoleCallRequest = m_backend->callTool(dialog->tool(), dialog->arguments(), dialog->originalCallId());
+        statusBar()->showMessage(tr("Resending #%1 (%2)…").arg(dialog->originalCallId()).arg(dialog->tool()), 4000);
+    });
+    dialog->open();
 }

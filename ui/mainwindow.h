@@ -33,6 +33,7 @@ class QMenu;
 class QTimer;
 class RepositoryView;
 class StatusWarning;
+class ToolsView;
 struct CallPreview;
 
 class MainWindow : public QMainWindow
@@ -68,7 +69,14 @@ public:
     static constexpr int FullCallAttempts = 5;
     static constexpr int FullCallRetryMs = 1000;
 
+    // The Tools dock: the tools offered now, and a form to call one from the console.
+    ToolsView* toolsView() const { return m_toolsView; }
+
 public Q_SLOTS:
+    // Sends the call again through the backend's router (the inspector's Replay), or opens the
+    // arguments to edit first (Edit and resend…); the new call is selected in the log when it starts.
+    void replayCall(const ToolCall& call);
+    void editAndResendCall(const ToolCall& call);
     void showConnectClientDialog();
     void showHistoryDialog();
     // Selects the call in the call log (a question's "Show call"); false when it has left the log.
@@ -94,6 +102,9 @@ public Q_SLOTS:
     void onWorkspaceStateRecovered();
 
 private:
+    // The Tools dock, the replay actions, and selecting the console's new calls.
+    void createConsoleCalls();
+    void selectNewCall(qint64 callId);
     void createMenuBar();
     void createToolBar();
     void createCallActions();
@@ -152,4 +163,7 @@ private:
 
     QPointer<ConnectClientDialog> m_connectDialog;
     QPointer<HistoryDialog> m_historyDialog;
+    ToolsView* m_toolsView = nullptr;
+    quint64 m_consoleCallRequest = 0; // the latest replay sent, until its call starts
+    qint64 m_callToSelect = 0; // a console call that started but is not in the log yet
 };

@@ -1,0 +1,314 @@
+// The console's own calls in the window (offscreen, with a test double of the backend): the
+// inspector's Replay and Edit and resend send the selected call's tool and arguments through
+// callTool with the original's id, select the new call when it arrives and link it back to the
+// original; the Tools dock lists the tools, filters them, and calls one through a form generated
+// from its input schema, or JSON text for a schema a form cannot show.
+
+#include <QTest>
+
+#include <QAction>
+#include <QCheckBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTableView>
+
+#include "callinspector.h"
+#include "calllogmodel.h"
+#include "calllogview.h"
+#include "editresenddialog.h"
+#include "fakeoperator.h"
+#include "jsoneditor.h"
+#include "jsontestsupport.h"
+#include "mainwindow.h"
+#include "replaybar.h"
+#include "schemaform.h"
+#include "statusnote.h"
+#include "toollistmodel.h"
+#include "toolsview.h"
+
+using nlohmann::json;
+
+namespace {
+
+ToolCall echoCall(qint64 id, const json& arguments, qint64 replayOf = 0)
+{
+    ToolCall call;
+    call.id = id;
+    call.sessionId = QStringLiteral("s1");
+    call.clientName = replayOf ? OperatorInterface::consoleClientName() : QStringLiteral("claude-code");
+    call.tool = QStringLiteral("echo");
+    call.route = ToolRoute::builtin();
+    call.request = QByteArray::fromStdString(json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "tools/call"},
+        {"params", {{"name", "echo"}, {"arguments", arguments}}}}
+                                                 .dump());
+    call.response = R"({"jsonrpc":"2.0","id":1,"result":{"content":[]}})";
+    call.status = CallStatus::Ok;
+    call.startedAtMs = 1'700'000'000'000 + id;
+    call.durationUs = 100;
+    call.replayOf = replayOf;
+    return call;
+}
+
+ToolInfo toolInfo(const QString& name, const json& schema)
+{
+    ToolInfo tool;
+    tool.name = name;
+    tool.route = ToolRoute::builtin();
+    tool.description = QStringLiteral("The %1 tool").arg(name);
+    tool.inputSchema = QByteArray::fromStdString(schema.dump());
+    tool.annotations = R"({"readOnlyHint":true})";
+    return tool;
+}
+
+json argumentsOf(const FakeOperator::ToolCallRequest& request)
+{
+    return json::parse(request.arguments.toStdString(), nullptr, false);
+}
+
+} // namespace
+
+class TestConsoleTools : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void init();
+    void cleanup();
+    void replayFromTheInspectorIsLinkedToItsOriginal();
+    void replayByShortcut();
+    void editAndResendSendsTheEditedArguments();
+    void cutRequestCannotBeReplayed();
+    void toolsViewListsAndFilters();
+    void toolsViewCallsThroughItsForm();
+    void toolsViewFallsBackToJson();
+
+private:
+    std::unique_ptr<FakeOperator> m_backend;
+    std::unique_ptr<MainWindow> m_window;
+};
+
+void TestConsoleTools::init()
+{
+    m_backend = std::make_unique<FakeOperator>();
+    m_window = std::make_unique<MainWindow>(m_backend.get(), 100, false);
+    m_window->show();
+    QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
+}
+
+void TestConsoleTools::cleanup()
+{
+    m_window.reset();
+    m_backend.reset();
+}
+
+void TestConsoleTools::replayFromTheInspectorIsLinkedToItsOriginal()
+{
+    Q_EMIT m_backend->callsUpdated({echoCall(10, {{"message", "hi"}})});
+    QTRY_VERIFY(m_window->callLogModel()->indexOfCall(10).isValid());
+    QVERIFY(m_window->showCall(10));
+    ReplayBar* bar = m_window->inspector()->replayBar();
+    QCOMPARE(m_window->inspector()->call().id, 10);
+    QVERIFY(bar->replayButton()->isEnabled());
+    QVERIFY(bar->replayButton()->isVisible());
+    QVERIFY(!bar->replayOfLabel()->isVisible());
+
+    QTest::mouseClick(bar->replayButton(), Qt::LeftButton);
+    QCOMPARE(m_backend->toolCalls.size(), 1);
+    const FakeOperator::ToolCallRequest sent = m_backend->toolCalls.first();
+    QCOMPARE(sent.tool, QStringLiteral("echo"));
+    QCOMPARE(sent.replayOf, 10);
+    QCOMPARE_JSON(argumentsOf(sent), (json{{"message", "hi"}}));
+
+    // The backend says the call started before the call reaches the log: it is selected once it does.
+    Q_EMIT m_backend->toolCallStarted(sent.requestId, 11);
+    QCOMPARE(m_window->inspector()->call().id, 10);
+    Q_EMIT m_backend->callsUpdated({echoCall(11, {{"message", "hi"}}, 10)});
+    QTRY_COMPARE(m_window->inspector()->call().id, 11);
+    QVERIFY(bar->replayOfLabel()->isVisible());
+    QVERIFY2(
+        bar->replayOfLabel()->text().contains(QStringLiteral(">#10</a>")), qPrintable(bar->replayOfLabel()->text()));
+
+    // The link selects the original.
+    Q_EMIT bar->replayOfLabel()->linkActivated(QStringLiteral("call:10"));
+    QCOMPARE(m_window->inspector()->call().id, 10);
+    QVERIFY(!bar->replayOfLabel()->isVisible());
+}
+
+void TestConsoleTools::replayByShortcut()
+{
+    Q_EMIT m_backend->callsUpdated({echoCall(20, {{"message", "again"}})});
+    QTRY_VERIFY(m_window->showCall(20));
+    m_window->activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(m_window.get()));
+    auto* replay = m_window->findChild<QAction*>(QStringLiteral("replayAction"));
+    QVERIFY(replay);
+    QCOMPARE(replay->shortcut(), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R));
+    QTest::keyClick(m_window->callLogView()->tableView(), Qt::Key_R, Qt::ControlModifier | Qt::ShiftModifier);
+    QCOMPARE(m_backend->toolCalls.size(), 1);
+    QCOMPARE(m_backend->toolCalls.first().replayOf, 20);
+}
+
+void TestConsoleTools::editAndResendSendsTheEditedArguments()
+{
+    Q_EMIT m_backend->callsUpdated({echoCall(30, {{"message", "first"}})});
+    QTRY_VERIFY(m_window->showCall(30));
+    QTest::mouseClick(m_window->inspector()->replayBar()->editButton(), Qt::LeftButton);
+    auto* dialog = m_window->findChild<EditResendDialog*>();
+    QVERIFY(dialog);
+    QTRY_VERIFY(dialog->isVisible());
+    JsonEditor* editor = dialog->editor();
+    QCOMPARE_JSON(json::parse(editor->toPlainText().toStdString()), (json{{"message", "first"}}));
+
+    // Text that is not a JSON object cannot be sent, and the dialog says why.
+    editor->setFocus();
+    editor->selectAll();
+    QTest::keyClicks(editor, QStringLiteral("{\"message\": "));
+    QVERIFY(!dialog->sendButton()->isEnabled());
+    QVERIFY(dialog->problemLabel()->isVisible());
+    QVERIFY2(dialog->problemLabel()->text().contains(QStringLiteral("not valid JSON")),
+        qPrintable(dialog->problemLabel()->text()));
+    QTest::keyClicks(editor, QStringLiteral("\"changed\", \"n\": 2}"));
+    QVERIFY(dialog->sendButton()->isEnabled());
+    QVERIFY(!dialog->problemLabel()->isVisible());
+    QTest::mouseClick(dialog->sendButton(), Qt::LeftButton);
+
+    QCOMPARE(m_backend->toolCalls.size(), 1);
+    QCOMPARE(m_backend->toolCalls.first().tool, QStringLiteral("echo"));
+    QCOMPARE(m_backend->toolCalls.first().replayOf, 30);
+    QCOMPARE_JSON(argumentsOf(m_backend->toolCalls.first()), (json{{"message", "changed"}, {"n", 2}}));
+
+    Q_EMIT m_backend->toolCallStarted(m_backend->toolCalls.first().requestId, 31);
+    Q_EMIT m_backend->callsUpdated({echoCall(31, {{"message", "changed"}, {"n", 2}}, 30)});
+    QTRY_COMPARE(m_window->inspector()->call().id, 31);
+    QVERIFY(m_window->inspector()->replayBar()->replayOfLabel()->text().contains(QStringLiteral("Replay of")));
+}
+
+void TestConsoleTools::cutRequestCannotBeReplayed()
+{
+    ReplayBar bar;
+    ToolCall preview = echoCall(40, {{"message", std::string(100, 'x')}});
+    preview.request = preview.request.left(60);
+    bar.setCall(preview, true);
+    QVERIFY(!bar.replayButton()->isEnabled());
+    QVERIFY(!bar.editButton()->isEnabled());
+    QVERIFY2(
+        bar.replayButton()->toolTip().contains(QStringLiteral("history")), qPrintable(bar.replayButton()->toolTip()));
+    // The whole call arrives: it can be sent again.
+    bar.setCall(echoCall(40, {{"message", "x"}}), false);
+    QVERIFY(bar.replayButton()->isEnabled());
+    // Only tools/call requests.
+    ToolCall list = echoCall(41, json::object());
+    list.request = R"({"jsonrpc":"2.0","id":1,"method":"tools/list"})";
+    bar.setCall(list, false);
+    QVERIFY(!bar.replayButton()->isEnabled());
+}
+
+void TestConsoleTools::toolsViewListsAndFilters()
+{
+    ToolsView* view = m_window->toolsView();
+    QVERIFY(view);
+    QCOMPARE(m_backend->toolLists, 1);
+    Q_EMIT m_backend->toolsListed({toolInfo(QStringLiteral("echo"), {{"type", "object"}}),
+        toolInfo(QStringLiteral("github.create_issue"), {{"type", "object"}})});
+    QCOMPARE(view->table()->model()->rowCount(), 2);
+    view->filterEdit()->setFocus();
+    QTest::keyClicks(view->filterEdit(), QStringLiteral("GITHUB"));
+    QCOMPARE(view->table()->model()->rowCount(), 1);
+    view->filterEdit()->clear();
+    QCOMPARE(view->table()->model()->rowCount(), 2);
+
+    // The list follows the backend's tools: asked again (once) after a burst of changes.
+    Q_EMIT m_backend->toolsChanged();
+    Q_EMIT m_backend->toolsChanged();
+    QTRY_COMPARE(m_backend->toolLists, 2);
+    QTest::qWait(300);
+    QCOMPARE(m_backend->toolLists, 2);
+
+    // The Tools dock is in the View menu with its shortcut.
+    auto* toggle = m_window->findChild<QAction*>(QStringLiteral("toolsDockAction"));
+    QVERIFY(toggle);
+    QCOMPARE(toggle->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_T));
+}
+
+void TestConsoleTools::toolsViewCallsThroughItsForm()
+{
+    ToolsView* view = m_window->toolsView();
+    const json schema{{"type", "object"},
+        {"properties", {{"message", {{"type", "string"}}}, {"count", {{"type", "integer"}, {"minimum", 1}}}}},
+        {"required", {"message"}}};
+    Q_EMIT m_backend->toolsListed({toolInfo(QStringLiteral("echo"), schema)});
+    QTRY_COMPARE(view->table()->model()->rowCount(), 1);
+    QTest::mouseClick(view->table()->viewport(), Qt::LeftButton, {},
+        view->table()->visualRect(view->table()->model()->index(0, ToolListModel::NameColumn)).center());
+    QCOMPARE(view->currentTool().name, QStringLiteral("echo"));
+    QVERIFY(view->form());
+    QVERIFY(!view->jsonToggle()->isChecked());
+
+    // A required field left empty: nothing is called, and the view says why.
+    QTest::mouseClick(view->callButton(), Qt::LeftButton);
+    QCOMPARE(m_backend->toolCalls.size(), 0);
+    QVERIFY2(view->statusLabel()->text().contains(QStringLiteral("message")), qPrintable(view->statusLabel()->text()));
+
+    auto* message = qobject_cast<QLineEdit*>(view->form()->editorFor(QStringLiteral("message")));
+    QVERIFY(message);
+    QTest::keyClicks(message, QStringLiteral("hello"));
+    auto* count = qobject_cast<QSpinBox*>(view->form()->editorFor(QStringLiteral("count")));
+    QVERIFY(count);
+    count->setFocus();
+    count->selectAll();
+    QTest::keyClicks(count, QStringLiteral("3"));
+    QTest::mouseClick(view->callButton(), Qt::LeftButton);
+    QCOMPARE(m_backend->toolCalls.size(), 1);
+    QCOMPARE(m_backend->toolCalls.first().tool, QStringLiteral("echo"));
+    QCOMPARE(m_backend->toolCalls.first().replayOf, 0);
+    QCOMPARE_JSON(argumentsOf(m_backend->toolCalls.first()), (json{{"message", "hello"}, {"count", 3}}));
+
+    // The new call is selected in the log when it arrives.
+    Q_EMIT m_backend->toolCallStarted(m_backend->toolCalls.first().requestId, 50);
+    ToolCall made = echoCall(50, {{"message", "hello"}, {"count", 3}});
+    made.clientName = OperatorInterface::consoleClientName();
+    Q_EMIT m_backend->callsUpdated({made});
+    QTRY_COMPARE(m_window->inspector()->call().id, 50);
+    QVERIFY(view->statusLabel()->text().contains(QStringLiteral("#50")));
+
+    // A refusal is said in the view.
+    QTest::mouseClick(view->callButton(), Qt::LeftButton);
+    Q_EMIT m_backend->commandFailed(QStringLiteral("callTool"), QStringLiteral("echo was not called: stopped"));
+    QCOMPARE(view->statusLabel()->text(), QStringLiteral("echo was not called: stopped"));
+
+    // Edit as JSON starts from what the form holds.
+    QTest::mouseClick(view->jsonToggle(), Qt::LeftButton);
+    QVERIFY(view->jsonToggle()->isChecked());
+    QCOMPARE_JSON(
+        json::parse(view->jsonEditor()->toPlainText().toStdString()), (json{{"message", "hello"}, {"count", 3}}));
+}
+
+void TestConsoleTools::toolsViewFallsBackToJson()
+{
+    ToolsView* view = m_window->toolsView();
+    const json schema{{"type", "object"}, {"oneOf", {{{"required", {"a"}}}, {{"required", {"b"}}}}}};
+    Q_EMIT m_backend->toolsListed({toolInfo(QStringLiteral("either"), schema)});
+    QVERIFY(view->selectTool(QStringLiteral("either")));
+    QVERIFY(!view->form());
+    QVERIFY(view->jsonToggle()->isChecked());
+    QVERIFY(!view->jsonToggle()->isEnabled());
+    JsonEditor* editor = view->jsonEditor();
+    editor->setFocus();
+    editor->selectAll();
+    QTest::keyClicks(editor, QStringLiteral("[1]"));
+    QTest::mouseClick(view->callButton(), Qt::LeftButton);
+    QCOMPARE(m_backend->toolCalls.size(), 0);
+    QVERIFY2(
+        view->statusLabel()->text().contains(QStringLiteral("JSON object")), qPrintable(view->statusLabel()->text()));
+    editor->selectAll();
+    QTest::keyClicks(editor, QStringLiteral("{\"a\": true}"));
+    QTest::mouseClick(view->callButton(), Qt::LeftButton);
+    QCOMPARE(m_backend->toolCalls.size(), 1);
+    QCOMPARE_JSON(argumentsOf(m_backend->toolCalls.first()), (json{{"a", true}}));
+}
+
+QTEST_MAIN(TestConsoleTools)
+#include "tst_consoletools.moc"

@@ -1,0 +1,56 @@
+#include "jsoneditor.h"
+
+#include "jsonhighlighter.h"
+
+#include <QEvent>
+#include <QFontDatabase>
+
+using nlohmann::json;
+
+JsonEditor::JsonEditor(QWidget* parent)
+    : QPlainTextEdit(parent)
+    , m_highlighter(new JsonHighlighter(document()))
+{
+    setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    setTabChangesFocus(true);
+    setLineWrapMode(QPlainTextEdit::NoWrap);
+    m_highlighter->setDarkBackground(palette().color(QPalette::Base).lightness() < 128);
+}
+
+std::optional<json> JsonEditor::object(QString* problem) const
+{
+    const QByteArray text = toPlainText().toUtf8().trimmed();
+    if (text.isEmpty())
+        return json::object();
+    try {
+        json value = json::parse(text.constBegin(), text.constEnd());
+        if (value.is_object())
+            return value;
+        if (problem)
+            *problem
+                = tr("the arguments must be a JSON object ({…}), not %1").arg(QString::fromLatin1(value.type_name()));
+    } catch (const json::parse_error& error) {
+        // nlohmann's message names the byte; the line is what a person can find.
+        const qsizetype offset = qBound(qsizetype(0), qsizetype(error.byte) - 1, text.size());
+        const int line = int(text.left(offset).count('\n')) + 1;
+        if (problem)
+            *problem = tr("not valid JSON (line %1): %2")
+                           .arg(line)
+                           .arg(QString::fromStdString(error.what()).section(QLatin1String(": "), -1));
+    }
+    return std::nullopt;
+}
+
+void JsonEditor::setJson(const json& value)
+{
+    setPlainText(QString::fromStdString(value.dump(2)));
+}
+
+void JsonEditor::changeEvent(QEvent* event)
+{
+    QPlainTextEdit::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange) {
+        m_highlighter->setDarkBackground(palette().color(QPalette::Base).lightness() < 128);
+        m_highlighter->rehighlight();
+    }
+}

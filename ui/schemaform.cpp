@@ -1,0 +1,288 @@
+#include "schemaform.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QSpinBox>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+using nlohmann::json;
+using nlohmann::ordered_json;
+
+namespace {
+
+QString stringAt(const ordered_json& object, const char* key)
+{
+    const auto it = object.find(key);
+    return it != object.end() && it->is_string() ? QString::fromStdString(it->get<std::string>()) : QString();
+}
+
+// The schema's type; of a list such as ["string", "null"], the first that is not null.
+QString typeOf(const ordered_json& schema)
+{
+    const auto it = schema.find("type");
+    if (it == schema.end())
+        return {};
+    if (it->is_string())
+        return QString::fromStdString(it->get<std::string>());
+    if (it->is_array()) {
+        for (const ordered_json& type : *it) {
+            if (type.is_string() && type.get<std::string>() != "null")
+                return QString::fromStdString(type.get<std::string>());
+        }
+    }
+    return {};
+}
+
+std::optional<double> numberAt(const ordered_json& schema, const char* key)
+{
+    const auto it = schema.find(key);
+    return it != schema.end() && it->is_number() ? std::optional<double>(it->get<double>()) : std::nullopt;
+}
+
+int clampToInt(double value)
+{
+    return int(qBound(double(std::numeric_limits<int>::min()), value, double(std::numeric_limits<int>::max())));
+}
+
+QString enumText(const ordered_json& value)
+{
+    return value.is_string() ? QString::fromStdString(value.get<std::string>()) : QString::fromStdString(value.dump());
+}
+
+// A buddy label reads "&" as a mnemonic even in plain text.
+QString withoutMnemonic(QString text)
+{
+    return text.replace(QLatin1Char('&'), QStringLiteral("&&"));
+}
+
+} // namespace
+
+SchemaForm::SchemaForm(const ordered_json& schema, QWidget* parent)
+    : QWidget(parent)
+    , m_layout(new QFormLayout(this))
+{
+    m_layout->setContentsMargins(0, 0, 0, 0);
+    m_layout->setFieldGrowthPolicy(QFormLayout::ExpandingFieldsGrow);
+    QStringList required;
+    if (const auto it = schema.find("required"); it != schema.end() && it->is_array()) {
+        for (const ordered_json& name : *it) {
+            if (name.is_string())
+                required.append(QString::fromStdString(name.get<std::string>()));
+        }
+    }
+    if (const auto it = schema.find("properties"); it != schema.end() && it->is_object()) {
+        for (const auto& [name, property] : it->items()) {
+            const QString key = QString::fromStdString(name);
+            addField(key, property.is_object() ? property : ordered_json::object(), required.contains(key));
+        }
+    }
+}
+
+QString SchemaForm::unsupportedReason(const ordered_json& schema)
+{
+    if (!schema.is_object() || typeOf(schema) != QStringLiteral("object"))
+        return tr("its input is not an object with properties");
+    // Keywords that combine or refer to other schemas change what the fields mean; a form of the
+    // properties alone would offer what the schema forbids, or miss what it needs.
+    for (const char* keyword :
+        {"oneOf", "anyOf", "allOf", "not", "$ref", "if", "dependentSchemas", "dependencies", "patternProperties"}) {
+        if (schema.contains(keyword))
+            return tr("its schema uses \"%1\"").arg(QString::fromLatin1(keyword));
+    }
+    return {};
+}
+
+bool SchemaForm::hasRequiredFields() const
+{
+    return std::any_of(m_fields.cbegin(), m_fields.cend(), [](const Field& field) { return field.required; });
+}
+
+QWidget* SchemaForm::firstEditor() const
+{
+    return m_fields.isEmpty() ? nullptr : m_fields.first().editor;
+}
+
+void SchemaForm::addField(const QString& name, const ordered_json& schema, bool required)
+{
+    Field field;
+    field.name = name;
+    field.title = stringAt(schema, "title").isEmpty() ? name : stringAt(schema, "title");
+    field.required = required;
+    const QString description = stringAt(schema, "description");
+    const QString type = typeOf(schema);
+    const auto defaultValue = schema.find("default");
+    const bool hasDefault = defaultValue != schema.end();
+
+    if (const auto values = schema.find("enum"); values != schema.end() && values->is_array() && !values->empty()) {
+        field.type = FieldType::Enum;
+        auto* combo = new QComboBox;
+        field.enumHasUnset = !required;
+        if (field.enumHasUnset)
+            combo->addItem(tr("(not set)"));
+        field.enumValues = json::array();
+        for (const ordered_json& value : *values) {
+            combo->addItem(enumText(value));
+            field.enumValues.push_back(json::parse(value.dump()));
+            if (hasDefault && *defaultValue == value)
+                combo->setCurrentIndex(combo->count() - 1);
+        }
+        field.editor = combo;
+    } else if (type == QStringLiteral("string")) {
+        auto* edit = new QLineEdit;
+        edit->setPlaceholderText(description);
+        if (const auto maxLength = numberAt(schema, "maxLength"))
+            edit->setMaxLength(clampToInt(*maxLength));
+        if (hasDefault && defaultValue->is_string())
+            edit->setText(QString::fromStdString(defaultValue->get<std::string>()));
+        field.editor = edit;
+    } else if (type == QStringLiteral("integer")) {
+        field.type = FieldType::Integer;
+        auto* spin = new QSpinBox;
+        int minimum = std::numeric_limits<int>::min();
+        int maximum = std::numeric_limits<int>::max();
+        if (const auto value = numberAt(schema, "minimum"))
+            minimum = clampToInt(std::ceil(*value));
+        if (const auto value = numberAt(schema, "exclusiveMinimum"))
+            minimum = clampToInt(std::floor(*value) + 1);
+        if (const auto value = numberAt(schema, "maximum"))
+            maximum = clampToInt(std::floor(*value));
+        if (const auto value = numberAt(schema, "exclusiveMaximum"))
+            maximum = clampToInt(std::ceil(*value) - 1);
+        spin->setRange(minimum, qMax(minimum, maximum));
+        spin->setValue(hasDefault && defaultValue->is_number() ? clampToInt(defaultValue->get<double>())
+                                                               : qBound(minimum, 0, spin->maximum()));
+        field.editor = spin;
+    } else if (type == QStringLiteral("number")) {
+        field.type = FieldType::Number;
+        auto* spin = new QDoubleSpinBox;
+        // Three decimals unless the schema asks for finer steps.
+        int decimals = 3;
+        if (const auto step = numberAt(schema, "multipleOf"); step && *step > 0) {
+            decimals = qBound(0, int(std::ceil(-std::log10(*step) - 1e-9)), 10);
+            spin->setSingleStep(*step);
+        }
+        spin->setDecimals(decimals);
+        double minimum = -1e15;
+        double maximum = 1e15;
+        if (const auto value = numberAt(schema, "minimum"))
+            minimum = *value;
+        if (const auto value = numberAt(schema, "maximum"))
+            maximum = *value;
+        spin->setRange(minimum, qMax(minimum, maximum));
+        spin->setValue(hasDefault && defaultValue->is_number() ? defaultValue->get<double>()
+                                                               : qBound(minimum, 0.0, spin->maximum()));
+        field.editor = spin;
+    } else if (type == QStringLiteral("boolean")) {
+        field.type = FieldType::Boolean;
+        auto* check = new QCheckBox;
+        check->setChecked(hasDefault && defaultValue->is_boolean() && defaultValue->get<bool>());
+        field.editor = check;
+    } else {
+        field.type = FieldType::Json;
+        auto* edit = new QLineEdit;
+        edit->setPlaceholderText(type == QStringLiteral("array") ? tr("JSON list, e.g. [\"a\", \"b\"]")
+                : type == QStringLiteral("object")               ? tr("JSON object, e.g. {\"key\": \"value\"}")
+                                                                 : tr("JSON value"));
+        if (hasDefault)
+            edit->setText(QString::fromStdString(defaultValue->dump()));
+        field.editor = edit;
+    }
+
+    field.editor->setObjectName(QStringLiteral("field_") + name);
+    // A buddy label reads "&" as a mnemonic even in plain text.
+    auto* label = new QLabel(withoutMnemonic(required ? field.title + QStringLiteral(" *") : field.title));
+    label->setTextFormat(Qt::PlainText);
+    label->setBuddy(field.editor);
+    if (!description.isEmpty()) {
+        label->setToolTip(description);
+        field.editor->setToolTip(description);
+    }
+    m_layout->addRow(label, field.editor);
+    m_fields.append(field);
+}
+
+QWidget* SchemaForm::editorFor(const QString& property) const
+{
+    for (const Field& field : m_fields) {
+        if (field.name == property)
+            return field.editor;
+    }
+    return nullptr;
+}
+
+QStringList SchemaForm::properties() const
+{
+    QStringList names;
+    for (const Field& field : m_fields)
+        names.append(field.name);
+    return names;
+}
+
+std::optional<json> SchemaForm::values(QString* problem) const
+{
+    json values = json::object();
+    QStringList missing;
+    QStringList invalid;
+    for (const Field& field : std::as_const(m_fields)) {
+        const std::string key = field.name.toStdString();
+        switch (field.type) {
+        case FieldType::String: {
+            const QString text = static_cast<QLineEdit*>(field.editor)->text();
+            if (!text.isEmpty())
+                values[key] = text.toStdString();
+            else if (field.required)
+                missing.append(field.title);
+            break;
+        }
+        case FieldType::Enum: {
+            const int index = static_cast<QComboBox*>(field.editor)->currentIndex() - (field.enumHasUnset ? 1 : 0);
+            if (index >= 0 && index < int(field.enumValues.size()))
+                values[key] = field.enumValues.at(std::size_t(index));
+            else if (field.required)
+                missing.append(field.title);
+            break;
+        }
+        case FieldType::Integer:
+            values[key] = static_cast<QSpinBox*>(field.editor)->value();
+            break;
+        case FieldType::Number:
+            values[key] = static_cast<QDoubleSpinBox*>(field.editor)->value();
+            break;
+        case FieldType::Boolean:
+            values[key] = static_cast<QCheckBox*>(field.editor)->isChecked();
+            break;
+        case FieldType::Json: {
+            const QString text = static_cast<QLineEdit*>(field.editor)->text().trimmed();
+            if (text.isEmpty()) {
+                if (field.required)
+                    missing.append(field.title);
+                break;
+            }
+            const json value = json::parse(text.toStdString(), nullptr, false);
+            if (value.is_discarded())
+                invalid.append(field.title);
+            else
+                values[key] = value;
+            break;
+        }
+        }
+    }
+    if (!missing.isEmpty() || !invalid.isEmpty()) {
+        QStringList problems;
+        if (!missing.isEmpty())
+            problems.append(tr("fill in %1").arg(missing.join(QStringLiteral(", "))));
+        if (!invalid.isEmpty())
+            problems.append(tr("%1: not valid JSON").arg(invalid.join(QStringLiteral(", "))));
+        if (problem)
+            *problem = problems.join(QStringLiteral("; "));
+        return std::nullopt;
+    }
+    return values;
+}
