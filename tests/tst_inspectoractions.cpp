@@ -214,9 +214,9 @@ void TestInspectorActions::timelineTabOnlyForCallsWithOne()
     QCOMPARE(tabs->tabText(tabs->indexOf(timeline)), QStringLiteral("Timeline"));
     const QStringList lines = timeline->toPlainText().split(QLatin1Char('\n'));
     QCOMPARE(lines.size(), 3);
-    QCOMPARE(lines.at(0), QStringLiteral("+  0.012 s  progress 1/3  step 1 of 3"));
+    QCOMPARE(lines.at(0), QStringLiteral("  +0.012 s  progress 1/3  step 1 of 3"));
     QVERIFY2(lines.at(1).contains(QStringLiteral("40 more notifications")), qPrintable(lines.at(1)));
-    QCOMPARE(lines.at(2), QStringLiteral("+  1.500 s  debug  [debug.progress]  {\"step\":3}"));
+    QCOMPARE(lines.at(2), QStringLiteral("  +1.500 s  debug  [debug.progress]  {\"step\":3}"));
     inspector.setCall(finishedCall(3, QStringLiteral("quiet again")));
     QVERIFY(!tabs->isTabVisible(tabs->indexOf(timeline)));
 }

@@ -703,7 +703,8 @@ QString CallInspector::timelineText(const QByteArray& timeline)
             continue;
         }
         const double atMs = entry.value("atMs", 0.0);
-        const QString at = QStringLiteral("+%1 s").arg(atMs / 1000.0, 7, 'f', 3);
+        // Right-aligned, so the seconds line up: "  +0.150 s", "+120.402 s".
+        const QString at = QStringLiteral("%1 s").arg(QStringLiteral("+%1").arg(atMs / 1000.0, 0, 'f', 3), 8);
         const std::string method = entry.value("method", std::string());
         const nlohmann::ordered_json params = entry.value("params", nlohmann::ordered_json::object());
         QString text;
