@@ -7,6 +7,7 @@
 #include "mainwindow.h"
 
 #include <QApplication>
+#include <QSettings>
 
 #include <memory>
 
@@ -31,6 +32,12 @@ int main(int argc, char** argv)
     QGuiApplication::setDesktopFileName(QStringLiteral("switchboard"));
     MainWindow window(launch.backend.get(), launch.config.callLogRows, launch.commandLine.noAuth);
     window.callLogModel()->setByteBudget(launch.config.callLogBytes);
+    // Where the person left the window, its docks and the log's columns (on Linux in
+    // ~/.config/switchboard/console.conf); saved when the window has closed.
+    QSettings settings(QStringLiteral("switchboard"), QStringLiteral("console"));
+    window.restoreLayout(settings);
     window.show();
-    return app->exec();
+    const int code = app->exec();
+    window.saveLayout(settings);
+    return code;
 }

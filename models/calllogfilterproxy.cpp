@@ -19,10 +19,41 @@ void CallLogFilterProxy::setFilterText(const QString& text)
 
 void CallLogFilterProxy::setStatusFilter(std::optional<CallStatus> status)
 {
-    if (status == m_status)
+    setStatusesFilter(status ? QList<CallStatus>{*status} : QList<CallStatus>());
+}
+
+void CallLogFilterProxy::setStatusesFilter(const QList<CallStatus>& statuses)
+{
+    quint32 mask = 0;
+    for (CallStatus status : statuses)
+        mask |= 1u << unsigned(status);
+    if (mask == m_statusMask)
         return;
-    m_status = status;
+    m_statusMask = mask;
     invalidateFilter();
+}
+
+std::optional<CallStatus> CallLogFilterProxy::statusFilter() const
+{
+    const QList<CallStatus> statuses = statusesFilter();
+    if (statuses.size() != 1)
+        return std::nullopt;
+    return statuses.first();
+}
+
+QList<CallStatus> CallLogFilterProxy::statusesFilter() const
+{
+    QList<CallStatus> statuses;
+    for (CallStatus status : allCallStatuses()) {
+        if (m_statusMask & (1u << unsigned(status)))
+            statuses.append(status);
+    }
+    return statuses;
+}
+
+bool CallLogFilterProxy::isFiltering() const
+{
+    return m_statusMask != 0 || !m_words.isEmpty() || !m_adapter.isEmpty();
 }
 
 void CallLogFilterProxy::setCallIdFilter(const QSet<qint64>& callIds)
@@ -44,7 +75,7 @@ void CallLogFilterProxy::setAdapterFilter(const QString& adapter)
 bool CallLogFilterProxy::filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const
 {
     const QModelIndex index = sourceModel()->index(sourceRow, 0, sourceParent);
-    if (m_status && index.data(StatusRole).toInt() != int(*m_status))
+    if (m_statusMask != 0 && !(m_statusMask & (1u << unsigned(index.data(StatusRole).toInt()))))
         return false;
     if (!m_callIds.isEmpty() && !m_callIds.contains(index.data(CallIdRole).toLongLong()))
         return false;

@@ -18,7 +18,12 @@ public:
     explicit CallLogFilterProxy(QObject* parent = nullptr);
 
     QString filterText() const { return m_text; }
-    std::optional<CallStatus> statusFilter() const { return m_status; }
+    // The one status shown, or nothing when every status or several are.
+    std::optional<CallStatus> statusFilter() const;
+    // The statuses shown; empty when every status is.
+    QList<CallStatus> statusesFilter() const;
+    // Any filter but the call-id one is set: the rows shown are a selection of the calls.
+    bool isFiltering() const;
     const QSet<qint64>& callIdFilter() const { return m_callIds; }
     QString adapterFilter() const { return m_adapter; }
 
@@ -27,6 +32,8 @@ public Q_SLOTS:
     // route, status, session or error.
     void setFilterText(const QString& text);
     void setStatusFilter(std::optional<CallStatus> status);
+    // Calls with any of these statuses; empty shows every status.
+    void setStatusesFilter(const QList<CallStatus>& statuses);
     // Only these calls (e.g. those that touched one repository); an empty set shows every call.
     void setCallIdFilter(const QSet<qint64>& callIds);
     // Only the calls routed to this upstream adapter (route adapter:NAME); empty shows every call.
@@ -38,7 +45,7 @@ protected:
 private:
     QString m_text;
     QStringList m_words;
-    std::optional<CallStatus> m_status;
+    quint32 m_statusMask = 0; // bit int(status) set for each status shown; 0 for all
     QSet<qint64> m_callIds;
     QString m_adapter;
 };

@@ -1,5 +1,9 @@
 #include "calllogmodel.h"
 
+#include "modelroles.h"
+
+#include <QFont>
+
 #include <algorithm>
 
 namespace {
@@ -23,6 +27,40 @@ void CallLogModel::setByteBudget(qint64 bytes)
 {
     m_byteBudget = qMax(MinByteBudget, bytes);
     trimToLimits();
+}
+
+bool CallLogModel::keepsPastWindow(CallStatus status)
+{
+    return isFailureStatus(status) || status == CallStatus::Running || status == CallStatus::Paused;
+}
+
+int CallLogModel::keptCapacity() const
+{
+    return qMax(100, m_capacity / 5);
+}
+
+qint64 CallLogModel::keptByteBudget() const
+{
+    return m_byteBudget / 8;
+}
+
+CallLogModel::Origin CallLogModel::originAt(int row) const
+{
+    return m_rows.at(std::size_t(row)).origin;
+}
+
+qint64 CallLogModel::oldestId() const
+{
+    return m_rows.empty() ? 0 : m_rows.front().call.id;
+}
+
+void CallLogModel::addRegionBytes(std::size_t row, qint64 bytes)
+{
+    m_retainedBytes += bytes;
+    if (row < std::size_t(m_historyRows))
+        m_historyBytes += bytes;
+    else if (row < std::size_t(m_historyRows + m_keptRows))
+        m_keptBytes += bytes;
 }
 
 CallLogModel::Row CallLogModel::makeRow(const ToolCall& call)
@@ -58,9 +96,11 @@ CallLogModel::Row CallLogModel::makeRow(const ToolCall& call)
 void CallLogModel::replaceRow(std::size_t row, const ToolCall& call)
 {
     Row& target = m_rows[row];
-    m_retainedBytes -= target.retainedBytes;
+    const Origin origin = target.origin;
+    addRegionBytes(row, -target.retainedBytes);
     target = makeRow(call);
-    m_retainedBytes += target.retainedBytes;
+    target.origin = origin;
+    addRegionBytes(row, target.retainedBytes);
     Q_EMIT dataChanged(index(int(row), 0), index(int(row), CallColumns::NumColumns - 1));
 }
 
@@ -78,7 +118,27 @@ QVariant CallLogModel::data(const QModelIndex& index, int role) const
 {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
-    return CallColumns::data(m_rows[std::size_t(index.row())].call, index.column(), role);
+    const Row& row = m_rows[std::size_t(index.row())];
+    switch (role) {
+    case OriginRole:
+        return int(row.origin);
+    case Qt::FontRole:
+        if (row.origin == Origin::History) {
+            QFont font;
+            font.setItalic(true);
+            return font;
+        }
+        break;
+    case Qt::ToolTipRole:
+        if (index.column() == CallColumns::TimeColumn && row.origin != Origin::Live) {
+            const QString when = CallColumns::data(row.call, index.column(), role).toString();
+            return row.origin == Origin::History
+                ? tr("%1\nFrom history: older than the live log").arg(when)
+                : tr("%1\nKept past the live log's window because it failed or was still waiting").arg(when);
+        }
+        break;
+    }
+    return CallColumns::data(row.call, index.column(), role);
 }
 
 QVariant CallLogModel::headerData(int section, Qt::Orientation orientation, int role) const
@@ -139,6 +199,7 @@ void CallLogModel::applyUpdates(const ToolCallList& calls)
             m_rows.push_back(makeRow(call));
             m_retainedBytes += m_rows.back().retainedBytes;
         }
+        m_received += appended.size();
         endInsertRows();
     }
     if (!others.isEmpty())
@@ -156,7 +217,9 @@ void CallLogModel::insertSorted(const ToolCallList& calls)
     qsizetype olderCount = 0;
     while (olderCount < sorted.size() && sorted.at(olderCount).id < firstId)
         ++olderCount;
-    const qsizetype room = qMax<qsizetype>(0, m_capacity - qsizetype(m_rows.size()));
+    // Above kept or history rows there is no ring to add to: older calls are left to history.
+    const qsizetype room
+        = m_historyRows + m_keptRows > 0 ? 0 : qMax<qsizetype>(0, m_capacity - qsizetype(m_rows.size()));
     const qsizetype take = qMin(olderCount, room);
     if (take > 0) {
         std::vector<Row> older;
@@ -167,6 +230,7 @@ void CallLogModel::insertSorted(const ToolCallList& calls)
         }
         beginInsertRows({}, 0, int(take) - 1);
         m_rows.insert(m_rows.begin(), std::make_move_iterator(older.begin()), std::make_move_iterator(older.end()));
+        m_received += take;
         endInsertRows();
     }
     for (qsizetype i = olderCount; i < sorted.size(); ++i) {
@@ -178,32 +242,168 @@ void CallLogModel::insertSorted(const ToolCallList& calls)
             replaceRow(std::size_t(row), call);
             continue;
         }
+        if (row < m_historyRows + m_keptRows)
+            continue; // older than the ring: history has it
         Row inserted = makeRow(call);
         m_retainedBytes += inserted.retainedBytes;
         beginInsertRows({}, row, row);
         m_rows.insert(m_rows.begin() + row, std::move(inserted));
+        ++m_received;
         endInsertRows();
     }
 }
 
 void CallLogModel::trimToLimits()
 {
-    // Oldest first: rows beyond the capacity, then as many as the byte budget needs. The newest
-    // row always stays (a preview is far below the smallest budget).
-    std::size_t excess = m_rows.size() > std::size_t(m_capacity) ? m_rows.size() - std::size_t(m_capacity) : 0;
-    qint64 retainedAfter = m_retainedBytes;
+    const qint64 droppedBefore = m_dropped;
+    // The ring's oldest rows first: rows beyond the capacity, then as many as the byte budget needs.
+    // The newest row always stays (a preview is far below the smallest budget).
+    const std::size_t ringStart = std::size_t(m_historyRows + m_keptRows);
+    const std::size_t ringRows = m_rows.size() - ringStart;
+    std::size_t excess = ringRows > std::size_t(m_capacity) ? ringRows - std::size_t(m_capacity) : 0;
+    qint64 ringBytesAfter = m_retainedBytes - m_historyBytes - m_keptBytes;
     for (std::size_t i = 0; i < excess; ++i)
-        retainedAfter -= m_rows[i].retainedBytes;
-    while (retainedAfter > m_byteBudget && excess + 1 < m_rows.size())
-        retainedAfter -= m_rows[excess++].retainedBytes;
+        ringBytesAfter -= m_rows[ringStart + i].retainedBytes;
+    while (ringBytesAfter > m_byteBudget && excess + 1 < ringRows)
+        ringBytesAfter -= m_rows[ringStart + excess++].retainedBytes;
+    if (excess > 0) {
+        // Of the rows leaving the ring, failures and waiting calls become kept rows, where they
+        // already are: just below the kept ones, in id order. When they lead the leaving rows they
+        // stay put; otherwise the leaving rows go in one removal and the kept ones come back in one
+        // insertion, two signals however the statuses mix.
+        std::size_t leading = 0;
+        while (leading < excess && keepsPastWindow(m_rows[ringStart + leading].call.status))
+            ++leading;
+        std::vector<Row> kept;
+        for (std::size_t i = leading; i < excess; ++i) {
+            if (keepsPastWindow(m_rows[ringStart + i].call.status))
+                kept.push_back(m_rows[ringStart + i]);
+        }
+        for (std::size_t i = 0; i < leading; ++i) {
+            m_rows[ringStart + i].origin = Origin::Kept;
+            m_keptBytes += m_rows[ringStart + i].retainedBytes;
+        }
+        m_keptRows += int(leading);
+        const std::size_t removeFrom = ringStart + leading;
+        const std::size_t removeCount = excess - leading;
+        if (removeCount > 0) {
+            qint64 removedBytes = 0;
+            for (std::size_t i = 0; i < removeCount; ++i)
+                removedBytes += m_rows[removeFrom + i].retainedBytes;
+            beginRemoveRows({}, int(removeFrom), int(removeFrom + removeCount) - 1);
+            m_rows.erase(m_rows.begin() + qsizetype(removeFrom), m_rows.begin() + qsizetype(removeFrom + removeCount));
+            m_retainedBytes -= removedBytes;
+            endRemoveRows();
+            m_dropped += qint64(removeCount - kept.size());
+        }
+        if (!kept.empty()) {
+            beginInsertRows({}, int(removeFrom), int(removeFrom + kept.size()) - 1);
+            for (Row& row : kept) {
+                row.origin = Origin::Kept;
+                m_retainedBytes += row.retainedBytes;
+                m_keptBytes += row.retainedBytes;
+            }
+            m_rows.insert(m_rows.begin() + qsizetype(removeFrom), std::make_move_iterator(kept.begin()),
+                std::make_move_iterator(kept.end()));
+            m_keptRows += int(kept.size());
+            endInsertRows();
+        }
+    }
+    trimKept();
+    if (m_dropped != droppedBefore)
+        Q_EMIT rowsDropped(m_dropped);
+}
+
+void CallLogModel::trimKept()
+{
+    // The oldest kept rows leave first, in one removal.
+    std::size_t excess = m_keptRows > keptCapacity() ? std::size_t(m_keptRows - keptCapacity()) : 0;
+    const std::size_t first = std::size_t(m_historyRows);
+    qint64 keptAfter = m_keptBytes;
+    for (std::size_t i = 0; i < excess; ++i)
+        keptAfter -= m_rows[first + i].retainedBytes;
+    while (keptAfter > keptByteBudget() && excess < std::size_t(m_keptRows))
+        keptAfter -= m_rows[first + excess++].retainedBytes;
     if (excess == 0)
         return;
-    beginRemoveRows({}, 0, int(excess) - 1);
-    m_rows.erase(m_rows.begin(), m_rows.begin() + qsizetype(excess));
-    m_retainedBytes = retainedAfter;
+    beginRemoveRows({}, int(first), int(first + excess) - 1);
+    m_rows.erase(m_rows.begin() + qsizetype(first), m_rows.begin() + qsizetype(first + excess));
+    m_retainedBytes -= m_keptBytes - keptAfter;
+    m_keptBytes = keptAfter;
+    m_keptRows -= int(excess);
     endRemoveRows();
     m_dropped += qint64(excess);
-    Q_EMIT rowsDropped(m_dropped);
+}
+
+int CallLogModel::addHistoryMatches(const ToolCallList& calls)
+{
+    const qint64 firstId = m_rows.empty() ? std::numeric_limits<qint64>::max() : m_rows.front().call.id;
+    ToolCallList older;
+    for (const ToolCall& call : calls) {
+        if (call.id < firstId)
+            older.append(call);
+    }
+    std::sort(older.begin(), older.end(), [](const ToolCall& l, const ToolCall& r) { return l.id < r.id; });
+    older.erase(
+        std::unique(older.begin(), older.end(), [](const ToolCall& l, const ToolCall& r) { return l.id == r.id; }),
+        older.end());
+    // The newest of them, as many as there is room for.
+    const qsizetype take = qMin<qsizetype>(older.size(), qMax(0, HistoryCapacity - m_historyRows));
+    if (take == 0)
+        return 0;
+    std::vector<Row> rows;
+    rows.reserve(std::size_t(take));
+    for (qsizetype i = older.size() - take; i < older.size(); ++i) {
+        rows.push_back(makeRow(older.at(i)));
+        rows.back().origin = Origin::History;
+        m_historyBytes += rows.back().retainedBytes;
+        m_retainedBytes += rows.back().retainedBytes;
+    }
+    beginInsertRows({}, 0, int(take) - 1);
+    m_rows.insert(m_rows.begin(), std::make_move_iterator(rows.begin()), std::make_move_iterator(rows.end()));
+    m_historyRows += int(take);
+    endInsertRows();
+    return int(take);
+}
+
+void CallLogModel::clearHistoryMatches()
+{
+    if (m_historyRows == 0)
+        return;
+    beginRemoveRows({}, 0, m_historyRows - 1);
+    m_rows.erase(m_rows.begin(), m_rows.begin() + m_historyRows);
+    m_retainedBytes -= m_historyBytes;
+    m_historyBytes = 0;
+    m_historyRows = 0;
+    endRemoveRows();
+}
+
+void CallLogModel::snapshotFrom(const CallLogModel& other)
+{
+    beginResetModel();
+    m_rows = other.m_rows;
+    m_retainedBytes = other.m_retainedBytes;
+    m_historyRows = other.m_historyRows;
+    m_keptRows = other.m_keptRows;
+    m_historyBytes = other.m_historyBytes;
+    m_keptBytes = other.m_keptBytes;
+    m_received = other.m_received;
+    m_dropped = other.m_dropped;
+    endResetModel();
+}
+
+void CallLogModel::refreshFrom(const CallLogModel& other, int otherRow)
+{
+    const Row& source = other.m_rows.at(std::size_t(otherRow));
+    const int row = rowOf(source.call.id);
+    if (row < 0)
+        return;
+    Row& target = m_rows[std::size_t(row)];
+    const Origin origin = target.origin;
+    addRegionBytes(std::size_t(row), source.retainedBytes - target.retainedBytes);
+    target = source;
+    target.origin = origin;
+    Q_EMIT dataChanged(index(row, 0), index(row, CallColumns::NumColumns - 1));
 }
 
 void CallLogModel::clear()
@@ -212,5 +412,10 @@ void CallLogModel::clear()
     m_rows.clear();
     m_retainedBytes = 0;
     m_dropped = 0;
+    m_received = 0;
+    m_historyRows = 0;
+    m_keptRows = 0;
+    m_historyBytes = 0;
+    m_keptBytes = 0;
     endResetModel();
 }

@@ -5,6 +5,12 @@
 // keeps only a preview of the request, response and error (the first PreviewBytes of each, marked as
 // cut), and beyond either limit the oldest rows leave. Whole calls stay in history, which the
 // inspector asks when a cut call is selected. Oldest at the top, like a log.
+//
+// At real rates the capacity covers well under a second, so a failed call or one still waiting would
+// scroll out before anyone saw it: those the ring lets go stay as "kept" rows above it, a side set
+// bounded by its own count and bytes (oldest kept rows leave first). Above those, matches a filter
+// found in history (addHistoryMatches) can be shown, older than every live row and marked as such.
+// Rows are always in id order: [history matches][kept][the ring of the newest calls].
 
 #include "callcolumns.h"
 #include "toolcall.h"
@@ -27,12 +33,20 @@ class CallLogModel : public QAbstractTableModel
 {
     Q_OBJECT
 public:
+    // Where a row came from (OriginRole).
+    enum class Origin { Live, Kept, History };
+
     explicit CallLogModel(int capacity = 10'000, QObject* parent = nullptr);
 
     // Bytes of request, response and error kept per row; the rest is in history.
     static constexpr qsizetype PreviewBytes = 4 * 1024;
     static constexpr qint64 DefaultByteBudget = qint64(64) * 1024 * 1024;
     static constexpr qint64 MinByteBudget = qint64(1) * 1024 * 1024;
+    // The history matches shown at most (a few pages of a history search).
+    static constexpr int HistoryCapacity = 1'000;
+
+    // Calls worth keeping past the ring: failures, and calls still running or waiting for a person.
+    static bool keepsPastWindow(CallStatus status);
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
@@ -45,6 +59,17 @@ public:
     void setByteBudget(qint64 bytes);
     // What the rows hold in memory: their strings and bodies plus a fixed cost per row.
     qint64 retainedBytes() const { return m_retainedBytes; }
+    // The kept rows' bounds: a fifth of the capacity (at least 100) and an eighth of the byte budget.
+    int keptCapacity() const;
+    qint64 keptByteBudget() const;
+    int keptCount() const { return m_keptRows; }
+    qint64 keptBytes() const { return m_keptBytes; }
+    int historyCount() const { return m_historyRows; }
+    Origin originAt(int row) const;
+    // The oldest row's id (0 when empty): history searches ask for calls before it.
+    qint64 oldestId() const;
+    // Calls that arrived as new rows since the model was created or cleared (not updates).
+    qint64 receivedCount() const { return m_received; }
 
     // The row's call; its bodies are previews when previewAt(row).truncated.
     const ToolCall& callAt(int row) const;
@@ -60,6 +85,14 @@ public Q_SLOTS:
     // ones updated.
     void applyUpdates(const ToolCallList& calls);
     void clear();
+    // Calls a history search found: those older than every row go above them as history rows (at
+    // most HistoryCapacity in all); returns how many were added.
+    int addHistoryMatches(const ToolCallList& calls);
+    void clearHistoryMatches();
+    // A paused view's copy: the other model's rows as they are now (their bodies are shared, not
+    // copied). Nothing trims a snapshot; refreshFrom brings a row's newer state without adding rows.
+    void snapshotFrom(const CallLogModel& other);
+    void refreshFrom(const CallLogModel& other, int otherRow);
 
 Q_SIGNALS:
     void rowsDropped(qint64 totalDropped);
@@ -70,6 +103,7 @@ private:
         ToolCall call;
         CallPreview preview;
         qint64 retainedBytes = 0;
+        Origin origin = Origin::Live;
     };
 
     static Row makeRow(const ToolCall& call);
@@ -77,12 +111,19 @@ private:
     void replaceRow(std::size_t row, const ToolCall& call);
     void insertSorted(const ToolCallList& calls);
     void trimToLimits();
+    void trimKept();
+    void addRegionBytes(std::size_t row, qint64 bytes);
 
     int m_capacity;
     qint64 m_byteBudget = DefaultByteBudget;
     std::deque<Row> m_rows;
     qint64 m_retainedBytes = 0;
     qint64 m_dropped = 0;
+    qint64 m_received = 0;
+    int m_historyRows = 0; // rows [0, m_historyRows)
+    int m_keptRows = 0; // rows [m_historyRows, m_historyRows + m_keptRows)
+    qint64 m_historyBytes = 0;
+    qint64 m_keptBytes = 0;
 };
 
 Q_DECLARE_METATYPE(CallPreview)

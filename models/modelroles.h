@@ -20,5 +20,6 @@ enum Roles {
     AdapterNameRole, // the upstream adapter's name, the key of its row
     HealthRole, // int(AdapterHealth): how an adapter, or a breaker phase, is doing, for the colour
     SessionIdRole, // SessionState::id, the key of a client session's row
+    OriginRole, // int(CallLogModel::Origin): a live row, one kept past the live window, or from history
     GrantIdRole, // PermissionEntry::id: a grant's key; empty for a configuration rule
 };

@@ -195,6 +195,54 @@ private Q_SLOTS:
         QCOMPARE(proxy.rowCount(), 8);
     }
 
+    void severalStatuses()
+    {
+        CallLogModel model;
+        CallLogFilterProxy proxy;
+        proxy.setSourceModel(&model);
+        QAbstractItemModelTester tester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.applyUpdates(sampleCalls());
+        proxy.setStatusesFilter({CallStatus::Error, CallStatus::Paused});
+        QCOMPARE(visibleIds(proxy), (QList<qint64>{2, 5}));
+        QCOMPARE(proxy.statusFilter(), std::nullopt); // not one status
+        QVERIFY(proxy.isFiltering());
+        proxy.setFilterText(QStringLiteral("cursor"));
+        QCOMPARE(visibleIds(proxy), (QList<qint64>{2, 5}));
+        proxy.setStatusesFilter({CallStatus::Paused});
+        QCOMPARE(proxy.statusFilter(), OptionalStatus(CallStatus::Paused));
+        QCOMPARE(visibleIds(proxy), QList<qint64>{5});
+        proxy.setFilterText(QString());
+        proxy.setStatusesFilter({});
+        QVERIFY(!proxy.isFiltering());
+        QCOMPARE(proxy.rowCount(), 5);
+    }
+
+    // Sorting on SortRole while calls arrive and change; sort(-1) gives the log's order back.
+    void sortsOnSortRoleWhileLive()
+    {
+        CallLogModel model;
+        CallLogFilterProxy proxy;
+        proxy.setSourceModel(&model);
+        QAbstractItemModelTester tester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        ToolCallList calls = sampleCalls();
+        for (qsizetype i = 0; i < calls.size(); ++i)
+            calls[i].durationUs = (10 - i) * 100;
+        model.applyUpdates(calls);
+        proxy.sort(CallColumns::DurationColumn, Qt::AscendingOrder);
+        QCOMPARE(visibleIds(proxy), (QList<qint64>{5, 4, 3, 2, 1}));
+        ToolCall late = makeCall(6, QStringLiteral("echo"), QStringLiteral("zed"), CallStatus::Ok);
+        late.durationUs = 750;
+        model.applyUpdates({late});
+        QCOMPARE(visibleIds(proxy), (QList<qint64>{5, 4, 6, 3, 2, 1}));
+        calls[0].durationUs = 1; // 1 is updated and moves to the front
+        model.applyUpdates({calls[0]});
+        QCOMPARE(visibleIds(proxy), (QList<qint64>{1, 5, 4, 6, 3, 2}));
+        proxy.sort(CallColumns::ToolColumn, Qt::DescendingOrder);
+        QCOMPARE(visibleIds(proxy).first(), qint64(5)); // request_connection
+        proxy.sort(-1);
+        QCOMPARE(visibleIds(proxy), (QList<qint64>{1, 2, 3, 4, 5, 6}));
+    }
+
     void trimmingWhileFiltered()
     {
         CallLogModel model(3);
@@ -202,7 +250,7 @@ private Q_SLOTS:
         proxy.setSourceModel(&model);
         QAbstractItemModelTester tester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
         proxy.setFilterText(QStringLiteral("echo"));
-        model.applyUpdates(sampleCalls()); // keeps 3, 4, 5
+        model.applyUpdates(sampleCalls()); // the ring keeps 3, 4, 5; the error 2 is kept above it
         QCOMPARE(visibleIds(proxy), QList<qint64>{4});
         model.applyUpdates({makeCall(6, QStringLiteral("echo"), QStringLiteral("zed"), CallStatus::Ok)});
         QCOMPARE(visibleIds(proxy), (QList<qint64>{4, 6}));

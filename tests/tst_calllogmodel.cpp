@@ -7,6 +7,7 @@
 #include "statuscolours.h"
 
 #include <QAbstractItemModelTester>
+#include <QFont>
 #include <QSignalSpy>
 #include <QTest>
 
@@ -351,6 +352,112 @@ private Q_SLOTS:
         }
         QCOMPARE(words.size(), statuses.size());
         QCOMPARE(tints.size(), statuses.size());
+    }
+
+    // Failures and calls still running or waiting leave the ring as kept rows above it, in id
+    // order, bounded by their own count; everything else leaves as before.
+    void keepsFailuresAndWaitingCallsPastTheRing()
+    {
+        CallLogModel model(10);
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.applyUpdates({makeCall(1), makeCall(2, CallStatus::Denied), makeCall(3), makeCall(4, CallStatus::Paused),
+            makeCall(5, CallStatus::Running), makeCall(6, CallStatus::Declined), makeCall(7, CallStatus::TimedOut)});
+        model.applyUpdates(makeCalls({8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20}));
+        QCOMPARE(idsOf(model), (QList<qint64>{2, 4, 5, 7, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20}));
+        QCOMPARE(model.keptCount(), 4);
+        QCOMPARE(model.droppedCount(), qint64(6)); // 1, 3, 6 (declined is no failure), 8, 9, 10
+        QCOMPARE(model.index(0, 0).data(OriginRole).toInt(), int(CallLogModel::Origin::Kept));
+        QCOMPARE(model.index(4, 0).data(OriginRole).toInt(), int(CallLogModel::Origin::Live));
+        // A kept call's update lands in place.
+        model.applyUpdates({makeCall(5, CallStatus::Ok)});
+        QCOMPARE(model.index(2, CallColumns::StatusColumn).data(StatusRole).toInt(), int(CallStatus::Ok));
+        QVERIFY(model.keptBytes() > 0);
+
+        // Bounded by count: the oldest kept rows leave first.
+        QCOMPARE(model.keptCapacity(), 100);
+        for (qint64 id = 21; id < 321; id += 30) {
+            ToolCallList failures;
+            for (qint64 i = id; i < id + 30; ++i)
+                failures << makeCall(i, CallStatus::ToolError);
+            model.applyUpdates(failures);
+        }
+        QCOMPARE(model.keptCount(), 100);
+        QCOMPARE(model.rowCount(), 110);
+        QCOMPARE(model.index(0, 0).data(CallIdRole).toLongLong(), qint64(211));
+        QCOMPARE(model.index(109, 0).data(CallIdRole).toLongLong(), qint64(320));
+        QVERIFY(!model.indexOfCall(7).isValid());
+    }
+
+    void keptRowsAreBoundedByBytes()
+    {
+        CallLogModel model(4);
+        model.setByteBudget(CallLogModel::MinByteBudget);
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        for (qint64 id = 1; id <= 200; ++id) {
+            ToolCall call = makeLargeCall(id, 100 * 1024);
+            call.status = CallStatus::UpstreamError;
+            model.applyUpdates({call});
+        }
+        QVERIFY(model.keptCount() > 0);
+        QVERIFY(model.keptCount() < 100); // the bytes, not the count, bound them
+        QVERIFY(model.keptBytes() <= model.keptByteBudget());
+        QCOMPARE(model.rowCount(), 4 + model.keptCount());
+        QCOMPARE(model.index(model.rowCount() - 1, 0).data(CallIdRole).toLongLong(), qint64(200));
+    }
+
+    // History matches go above every row, newest of them last, at most HistoryCapacity; in italics.
+    void historyMatchesGoAboveTheLog()
+    {
+        CallLogModel model(10);
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.applyUpdates(makeCalls({100, 101, 102}));
+        QCOMPARE(model.oldestId(), qint64(100));
+        // Newest first, as history answers; a call the log has is not added again.
+        QCOMPARE(model.addHistoryMatches(makeCalls({100, 60, 50, 40})), 3);
+        QCOMPARE(idsOf(model), (QList<qint64>{40, 50, 60, 100, 101, 102}));
+        QCOMPARE(model.historyCount(), 3);
+        QCOMPARE(model.originAt(0), CallLogModel::Origin::History);
+        QCOMPARE(model.originAt(3), CallLogModel::Origin::Live);
+        QVERIFY(model.index(0, 0).data(Qt::FontRole).value<QFont>().italic());
+        QVERIFY(model.index(0, 0).data(Qt::ToolTipRole).toString().contains(QStringLiteral("From history")));
+        QCOMPARE(model.receivedCount(), qint64(3));
+        // New calls keep arriving below; the ring's trim leaves history rows alone.
+        model.applyUpdates(makeCalls({103, 104, 105, 106, 107, 108, 109, 110, 111}));
+        QCOMPARE(model.historyCount(), 3);
+        QCOMPARE(model.rowCount(), 13);
+        model.clearHistoryMatches();
+        QCOMPARE(model.historyCount(), 0);
+        QCOMPARE(idsOf(model).first(), qint64(102));
+
+        // At most HistoryCapacity: the newest of them.
+        CallLogModel full(10);
+        full.applyUpdates(makeCalls({5000}));
+        ToolCallList many;
+        for (qint64 id = 1; id <= CallLogModel::HistoryCapacity + 50; ++id)
+            many << makeCall(id);
+        QCOMPARE(full.addHistoryMatches(many), CallLogModel::HistoryCapacity);
+        QCOMPARE(full.index(0, 0).data(CallIdRole).toLongLong(), qint64(51));
+        QCOMPARE(full.addHistoryMatches(makeCalls({1})), 0);
+    }
+
+    // A paused view's snapshot: the rows of the moment, their newer states, no new rows.
+    void snapshotTakesUpdatesButNoNewRows()
+    {
+        CallLogModel live(5);
+        CallLogModel snapshot(5);
+        QAbstractItemModelTester tester(&snapshot, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        live.applyUpdates({makeCall(1), makeCall(2, CallStatus::Running), makeCall(3)});
+        snapshot.snapshotFrom(live);
+        QCOMPARE(idsOf(snapshot), (QList<qint64>{1, 2, 3}));
+        live.applyUpdates(makeCalls({4, 5, 6, 7, 8, 9}));
+        QCOMPARE(idsOf(snapshot), (QList<qint64>{1, 2, 3}));
+        live.applyUpdates({makeCall(2, CallStatus::Ok)});
+        const int row = live.indexOfCall(2).row();
+        snapshot.refreshFrom(live, row);
+        QCOMPARE(snapshot.index(1, 0).data(StatusRole).toInt(), int(CallStatus::Ok));
+        snapshot.refreshFrom(live, live.indexOfCall(9).row()); // not in the snapshot: nothing
+        QCOMPARE(snapshot.rowCount(), 3);
+        QCOMPARE(live.receivedCount(), qint64(9));
     }
 
     void clearResets()

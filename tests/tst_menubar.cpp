@@ -87,12 +87,14 @@ void TestMenuBar::everyMenuActionHasAShortcutOrSaysWhyNot()
     QVERIFY(has(MainWindow::Menu::File, "reloadConfigurationAction"));
     QVERIFY(has(MainWindow::Menu::File, "quitAction"));
     QVERIFY(has(MainWindow::Menu::Edit, "filterAction"));
-    QVERIFY(has(MainWindow::Menu::View, "questionsDockAction"));
     QVERIFY(has(MainWindow::Menu::View, "repositoriesAction"));
     QVERIFY(has(MainWindow::Menu::View, "adaptersAction"));
     QVERIFY(has(MainWindow::Menu::View, "healthAction"));
     QVERIFY(has(MainWindow::Menu::Call, "questionsAction"));
     QVERIFY(has(MainWindow::Menu::Help, "aboutAction"));
+    QVERIFY(has(MainWindow::Menu::View, "pauseAction"));
+    QVERIFY(has(MainWindow::Menu::View, "resetLayoutAction"));
+    QVERIFY(has(MainWindow::Menu::Edit, "searchHistoryAction"));
     QCOMPARE(window.findChild<QAction*>(QStringLiteral("questionsAction"))->shortcut(),
         QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_A));
 }
@@ -158,6 +160,11 @@ void TestMenuBar::shortcutsWorkByKey()
 
     QTest::keyClick(&window, Qt::Key_F, Qt::ControlModifier);
     QTRY_VERIFY(window.callLogView()->filterEdit()->hasFocus());
+
+    QTest::keyClick(&window, Qt::Key_P, Qt::ControlModifier | Qt::ShiftModifier);
+    QVERIFY(window.callLogView()->isPaused());
+    QTest::keyClick(&window, Qt::Key_P, Qt::ControlModifier | Qt::ShiftModifier);
+    QVERIFY(!window.callLogView()->isPaused());
 }
 
 void TestMenuBar::addedFileActionsGoAboveQuit()

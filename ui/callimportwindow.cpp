@@ -25,6 +25,7 @@ CallImportWindow::CallImportWindow(const QString& path, const ToolCallList& call
     setAttribute(Qt::WA_DeleteOnClose);
     setObjectName(QStringLiteral("callImportWindow"));
     setWindowTitle(tr("%1 — read-only").arg(QFileInfo(path).fileName()));
+    m_callLog->setLive(false);
     m_model->setByteBudget(std::numeric_limits<qint64>::max() / 2);
     for (const ToolCall& call : calls)
         m_calls.insert(call.id, call);

@@ -2,20 +2,35 @@
 
 #include "calllogfilterproxy.h"
 #include "calllogmodel.h"
+#include "historyquery.h"
 #include "modelroles.h"
 #include "statusfilterbox.h"
+#include "themeicon.h"
 
+#include <QAction>
+#include <QDataStream>
 #include <QFrame>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
+#include <QLocale>
 #include <QScrollBar>
 #include <QStyle>
 #include <QTableView>
 #include <QToolButton>
 #include <QVBoxLayout>
+
+namespace {
+
+// Bumped when the columns change, so a header state saved for other columns is not restored.
+constexpr quint32 HeaderStateVersion = 1;
+
+// How many history matches one "Search history too" asks for.
+constexpr int HistoryPage = 200;
+
+} // namespace
 
 CallLogView::CallLogView(CallLogModel* model, QWidget* parent)
     : QWidget(parent)
@@ -30,6 +45,12 @@ CallLogView::CallLogView(CallLogModel* model, QWidget* parent)
     , m_adapterChip(new QFrame)
     , m_adapterLabel(new QLabel)
     , m_adapterClear(new QToolButton)
+    , m_pauseAction(new QAction(this))
+    , m_pauseButton(new QToolButton)
+    , m_pausedLabel(new QLabel)
+    , m_countLabel(new QLabel)
+    , m_historyButton(new QToolButton)
+    , m_historyAction(new QAction(this))
 {
     m_proxy->setSourceModel(m_model);
     // Connected before the view gets the model: the view and its selection model move the current
@@ -37,16 +58,63 @@ CallLogView::CallLogView(CallLogModel* model, QWidget* parent)
     connect(m_proxy, &QAbstractItemModel::rowsAboutToBeRemoved, this, &CallLogView::onRowsAboutToBeRemoved);
     connect(m_proxy, &QAbstractItemModel::rowsRemoved, this, &CallLogView::onRowsRemoved);
     connect(m_proxy, &QAbstractItemModel::dataChanged, this, &CallLogView::onDataChanged);
+    connect(m_proxy, &QAbstractItemModel::rowsInserted, this, &CallLogView::onRowsInserted);
+    connect(m_proxy, &QAbstractItemModel::modelReset, this, &CallLogView::updateCountLabel);
+    connect(m_proxy, &QAbstractItemModel::layoutChanged, this, &CallLogView::updateCountLabel);
+    connect(m_model, &QAbstractItemModel::rowsInserted, this, &CallLogView::updatePausedLabel);
+    // While paused, the snapshot takes the newer states of the rows it shows.
+    connect(m_model, &QAbstractItemModel::dataChanged, this,
+        [this](const QModelIndex& topLeft, const QModelIndex& bottomRight) {
+            if (!m_frozen)
+                return;
+            for (int row = topLeft.row(); row <= bottomRight.row(); ++row)
+                m_frozen->refreshFrom(*m_model, row);
+        });
 
     m_filterEdit->setObjectName(QStringLiteral("callLogFilter"));
     m_filterEdit->setPlaceholderText(tr("Filter: tool, client, route, status, session…"));
     m_filterEdit->setClearButtonEnabled(true);
     m_filterEdit->setToolTip(tr("Shows calls that contain every word (case-insensitive)"));
     connect(m_filterEdit, &QLineEdit::textChanged, m_proxy, &CallLogFilterProxy::setFilterText);
+    connect(m_filterEdit, &QLineEdit::textChanged, this, &CallLogView::onFilterChanged);
     m_filterEdit->installEventFilter(this);
 
     m_statusFilter->setObjectName(QStringLiteral("callLogStatusFilter"));
-    connect(m_statusFilter, &StatusFilterBox::statusFilterChanged, m_proxy, &CallLogFilterProxy::setStatusFilter);
+    connect(m_statusFilter, &StatusFilterBox::statusesChanged, m_proxy, &CallLogFilterProxy::setStatusesFilter);
+    connect(m_statusFilter, &StatusFilterBox::statusesChanged, this, &CallLogView::onFilterChanged);
+
+    m_countLabel->setObjectName(QStringLiteral("shownCountLabel"));
+    m_countLabel->setForegroundRole(QPalette::PlaceholderText);
+    m_countLabel->setToolTip(tr("Calls the filters show, of the calls in the live log"));
+
+    // At real rates the live log covers well under a second: a filter can reach further back.
+    m_historyAction->setObjectName(QStringLiteral("searchHistoryAction"));
+    m_historyAction->setIcon(ThemeIcon::icon(QStringLiteral("document-open-recent")));
+    m_historyAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_H));
+    m_historyAction->setToolTip(tr("Add older calls that match the filter from history, shown in italics (%1)")
+                                    .arg(m_historyAction->shortcut().toString(QKeySequence::NativeText)));
+    connect(m_historyAction, &QAction::triggered, this, [this] {
+        if (m_historyAction->isEnabled())
+            Q_EMIT historySearchRequested(historyQuery());
+    });
+    m_historyButton->setObjectName(QStringLiteral("searchHistoryButton"));
+    m_historyButton->setDefaultAction(m_historyAction);
+    m_historyButton->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    m_historyButton->setAutoRaise(true);
+
+    m_pauseAction->setObjectName(QStringLiteral("pauseAction"));
+    m_pauseAction->setCheckable(true);
+    // P for pause, as Ctrl+Shift+A answers; the Pause key where a keyboard has one.
+    m_pauseAction->setShortcuts({QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P), QKeySequence(Qt::Key_Pause)});
+    connect(m_pauseAction, &QAction::toggled, this, &CallLogView::setPaused);
+    m_pauseButton->setObjectName(QStringLiteral("pauseButton"));
+    m_pauseButton->setDefaultAction(m_pauseAction);
+    m_pauseButton->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    m_pausedLabel->setObjectName(QStringLiteral("pausedLabel"));
+    m_pausedLabel->setTextFormat(Qt::PlainText);
+    // The amber of a waiting call: the view is not what is happening now.
+    m_pausedLabel->setStyleSheet(QStringLiteral("QLabel { color: #b36b00; font-weight: bold; }"));
+    m_pausedLabel->hide();
 
     m_followButton->setObjectName(QStringLiteral("followButton"));
     m_followButton->setText(tr("Follow newest"));
@@ -61,7 +129,8 @@ CallLogView::CallLogView(CallLogModel* model, QWidget* parent)
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_table->setSortingEnabled(false); // a log: oldest at the top, in the order calls started
+    // A log: oldest at the top, in the order calls started, until a header click sorts it.
+    m_table->setSortingEnabled(false);
     m_table->setShowGrid(false);
     m_table->setAlternatingRowColors(true);
     m_table->setWordWrap(false);
@@ -76,7 +145,10 @@ CallLogView::CallLogView(CallLogModel* model, QWidget* parent)
     QHeaderView* columns = m_table->horizontalHeader();
     columns->setHighlightSections(false);
     columns->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
-    columns->setStretchLastSection(false);
+    columns->setSectionsClickable(true);
+    columns->setSectionsMovable(true);
+    columns->setSortIndicatorShown(false);
+    connect(columns, &QHeaderView::sectionClicked, this, &CallLogView::onHeaderClicked);
     setInitialColumnWidths();
 
     connect(
@@ -108,7 +180,13 @@ CallLogView::CallLogView(CallLogModel* model, QWidget* parent)
     header->addWidget(m_filterEdit, 1);
     header->addWidget(m_adapterChip);
     header->addWidget(m_statusFilter);
+    header->addWidget(m_pauseButton);
     header->addWidget(m_followButton);
+    auto* status = new QHBoxLayout;
+    status->addWidget(m_countLabel);
+    status->addWidget(m_historyButton);
+    status->addStretch(1);
+    status->addWidget(m_pausedLabel);
 
     // The id filter hides most of the log; this bar says so and ends it, so the person is never left
     // wondering where the other calls went.
@@ -130,8 +208,12 @@ CallLogView::CallLogView(CallLogModel* model, QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addLayout(header);
+    layout->addLayout(status);
     layout->addWidget(m_callIdBar);
     layout->addWidget(m_table, 1);
+
+    setPaused(false);
+    onFilterChanged();
 }
 
 bool CallLogView::eventFilter(QObject* watched, QEvent* event)
@@ -153,7 +235,10 @@ bool CallLogView::eventFilter(QObject* watched, QEvent* event)
 
 bool CallLogView::showCall(qint64 callId)
 {
-    const QModelIndex source = m_model->indexOfCall(callId);
+    // A call that came after a pause: the person asked for it, so the view catches up.
+    if (m_frozen && !m_frozen->indexOfCall(callId).isValid() && m_model->indexOfCall(callId).isValid())
+        setPaused(false);
+    const QModelIndex source = shownModel()->indexOfCall(callId);
     if (!source.isValid())
         return false;
     QModelIndex row = m_proxy->mapFromSource(source);
@@ -182,6 +267,8 @@ int CallLogView::showCalls(const QList<qint64>& callIds, const QString& descript
     for (qint64 id : callIds) {
         if (!m_model->indexOfCall(id).isValid())
             continue; // aged out of the live log
+        if (m_frozen && !m_frozen->indexOfCall(id).isValid())
+            setPaused(false); // came after the pause
         shown.insert(id);
         newest = qMax(newest, id);
     }
@@ -199,7 +286,7 @@ int CallLogView::showCalls(const QList<qint64>& callIds, const QString& descript
                                              : tr("Showing %1 calls: %2").arg(shown.size()).arg(description));
     m_callIdLabel->setToolTip(m_callIdLabel->text());
     m_callIdBar->show();
-    const QModelIndex row = m_proxy->mapFromSource(m_model->indexOfCall(newest));
+    const QModelIndex row = m_proxy->mapFromSource(shownModel()->indexOfCall(newest));
     setFollowing(false);
     m_table->setCurrentIndex(row);
     m_table->scrollTo(row, QAbstractItemView::PositionAtCenter);
@@ -254,9 +341,10 @@ void CallLogView::setInitialColumnWidths()
     columns->resizeSection(CallColumns::StatusColumn,
         width("Invalid arguments") + m_table->iconSize().width() + 3 * metrics.averageCharWidth());
     columns->resizeSection(CallColumns::DurationColumn, width("999.9 ms"));
-    // The tool name is the column worth the spare width.
+    // Every column the person can resize (and the widths are remembered); the last one takes what
+    // is left, and a narrow window scrolls sideways rather than cutting the tool names short.
     columns->setSectionResizeMode(QHeaderView::Interactive);
-    columns->setSectionResizeMode(CallColumns::ToolColumn, QHeaderView::Stretch);
+    columns->setStretchLastSection(true);
 }
 
 void CallLogView::setFollowing(bool following)
@@ -295,8 +383,10 @@ void CallLogView::onRowsAboutToBeRemoved(const QModelIndex& /*parent*/, int firs
 {
     const QItemSelectionModel* selection = m_table->selectionModel();
     const QModelIndex current = selection ? selection->currentIndex() : QModelIndex();
-    if (current.isValid() && current.row() >= first && current.row() <= last)
+    if (current.isValid() && current.row() >= first && current.row() <= last) {
         m_currentLeaving = true;
+        m_leavingCallId = current.data(CallIdRole).toLongLong();
+    }
     if (!m_following) {
         // Per-item scrolling: the scroll value is the first visible row.
         const int top = m_table->verticalScrollBar()->value();
@@ -315,6 +405,7 @@ void CallLogView::onRowsRemoved()
         m_currentLeaving = false;
         m_table->selectionModel()->clear();
     }
+    updateCountLabel();
 }
 
 void CallLogView::onDataChanged(const QModelIndex& topLeft, const QModelIndex& bottomRight)
@@ -322,4 +413,228 @@ void CallLogView::onDataChanged(const QModelIndex& topLeft, const QModelIndex& b
     const QModelIndex current = m_table->currentIndex();
     if (current.isValid() && current.row() >= topLeft.row() && current.row() <= bottomRight.row())
         Q_EMIT currentCallChanged(current.data(CallRole).value<ToolCall>());
+}
+
+CallLogModel* CallLogView::shownModel() const
+{
+    return m_frozen ? m_frozen : m_model;
+}
+
+void CallLogView::onRowsInserted(const QModelIndex& /*parent*/, int first, int last)
+{
+    if (!m_following) {
+        // Rows that arrive above what the person reads (a row kept past the live window, a history
+        // match, a sorted position) push it down; the view moves with it.
+        QScrollBar* scrollBar = m_table->verticalScrollBar();
+        const int top = scrollBar->value();
+        if (first <= top) {
+            scrollBar->setRange(0, qMax(scrollBar->maximum(), m_proxy->rowCount() - 1));
+            scrollBar->setValue(top + last - first + 1);
+        }
+    }
+    if (m_leavingCallId != 0) {
+        // The current row left and came back as a kept row in the same update.
+        const qint64 id = m_leavingCallId;
+        m_leavingCallId = 0;
+        for (int row = first; row <= last; ++row) {
+            if (m_proxy->index(row, 0).data(CallIdRole).toLongLong() == id) {
+                selectCall(id);
+                break;
+            }
+        }
+    }
+    updateCountLabel();
+}
+
+void CallLogView::selectCall(qint64 callId)
+{
+    const QModelIndex row = m_proxy->mapFromSource(shownModel()->indexOfCall(callId));
+    if (row.isValid())
+        m_table->selectionModel()->setCurrentIndex(
+            row, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+}
+
+void CallLogView::setPaused(bool paused)
+{
+    if (paused != isPaused()) {
+        const QModelIndex current = m_table->currentIndex();
+        const qint64 currentId = current.isValid() ? current.data(CallIdRole).toLongLong() : 0;
+        const QModelIndex top = m_table->indexAt(QPoint(0, 0));
+        const qint64 topId = top.isValid() ? top.data(CallIdRole).toLongLong() : 0;
+        const bool wasFollowing = m_following;
+        if (paused) {
+            // Rows neither arrive nor move while paused: no re-sorting or re-filtering on updates.
+            m_frozen = new CallLogModel(m_model->capacity(), this);
+            m_frozen->setObjectName(QStringLiteral("pausedCallLog"));
+            m_frozen->snapshotFrom(*m_model);
+            m_receivedAtPause = m_model->receivedCount();
+            m_proxy->setDynamicSortFilter(false);
+            m_proxy->setSourceModel(m_frozen);
+        } else {
+            m_proxy->setSourceModel(m_model);
+            m_proxy->setDynamicSortFilter(true);
+            delete m_frozen;
+            m_frozen = nullptr;
+        }
+        if (currentId != 0)
+            selectCall(currentId);
+        if (paused && !wasFollowing && topId != 0) {
+            const QModelIndex row = m_proxy->mapFromSource(shownModel()->indexOfCall(topId));
+            if (row.isValid())
+                m_table->scrollTo(row, QAbstractItemView::PositionAtTop);
+        }
+        // Resume catches up: back at the newest call. A paused view that was following stays at
+        // the snapshot's newest row, which no longer moves.
+        setFollowing(paused ? wasFollowing : true);
+    }
+    const QSignalBlocker blocker(m_pauseAction);
+    m_pauseAction->setChecked(paused);
+    m_pauseAction->setText(paused ? tr("Resume") : tr("Pause"));
+    m_pauseAction->setIcon(
+        ThemeIcon::icon(paused ? QStringLiteral("media-playback-start") : QStringLiteral("media-playback-pause")));
+    m_pauseAction->setToolTip((paused ? tr("Show the live log again, at its newest call (%1)")
+                                      : tr("Freeze the rows shown; new calls are counted and shown on resume (%1)"))
+                                  .arg(m_pauseAction->shortcut().toString(QKeySequence::NativeText)));
+    m_pausedLabel->setVisible(paused);
+    updatePausedLabel();
+    updateCountLabel();
+}
+
+qint64 CallLogView::newCallsWhilePaused() const
+{
+    return m_frozen ? m_model->receivedCount() - m_receivedAtPause : 0;
+}
+
+void CallLogView::updatePausedLabel()
+{
+    if (!m_frozen)
+        return;
+    const qint64 count = newCallsWhilePaused();
+    const QString text
+        = count == 1 ? tr("Paused — 1 new call") : tr("Paused — %1 new calls").arg(QLocale().toString(count));
+    if (m_pausedLabel->text() != text)
+        m_pausedLabel->setText(text);
+}
+
+void CallLogView::updateCountLabel()
+{
+    const int shown = m_proxy->rowCount();
+    const CallLogModel* model = shownModel();
+    QString text = tr("%1 of %2 shown").arg(QLocale().toString(shown), QLocale().toString(model->rowCount()));
+    if (model->historyCount() > 0)
+        text += QStringLiteral(" · ") + tr("%1 from history").arg(QLocale().toString(model->historyCount()));
+    if (m_countLabel->text() != text)
+        m_countLabel->setText(text);
+}
+
+void CallLogView::onFilterChanged()
+{
+    // History matches answer the filter they were found for.
+    m_model->clearHistoryMatches();
+    if (m_frozen)
+        m_frozen->clearHistoryMatches();
+    m_historySearched = false;
+    m_historyHasMore = false;
+    const bool filtering
+        = m_live && (!m_filterEdit->text().trimmed().isEmpty() || !m_statusFilter->statuses().isEmpty());
+    m_historyAction->setText(tr("Search history too"));
+    m_historyAction->setEnabled(filtering);
+    m_historyButton->setVisible(filtering);
+    updateCountLabel();
+}
+
+HistoryQuery CallLogView::historyQuery() const
+{
+    HistoryQuery query;
+    // History matches one text; the longest word narrows the most, the proxy checks the others.
+    const QStringList words = m_proxy->filterText().split(QLatin1Char(' '), Qt::SkipEmptyParts);
+    for (const QString& word : words) {
+        if (word.size() > query.text.size())
+            query.text = word;
+    }
+    query.status = m_statusFilter->status();
+    query.beforeId = m_model->oldestId();
+    query.limit = HistoryPage;
+    query.bodyPreviewBytes = CallLogModel::PreviewBytes;
+    return query;
+}
+
+void CallLogView::addHistoryMatches(const ToolCallList& calls, bool hasMore)
+{
+    m_model->addHistoryMatches(calls);
+    if (m_frozen)
+        m_frozen->addHistoryMatches(calls);
+    m_historySearched = true;
+    m_historyHasMore = hasMore && m_model->historyCount() < CallLogModel::HistoryCapacity;
+    m_historyAction->setText(m_historyHasMore ? tr("More from history") : tr("No more in history"));
+    m_historyAction->setEnabled(m_historyHasMore);
+    updateCountLabel();
+}
+
+void CallLogView::onHeaderClicked(int section)
+{
+    // Ascending, descending, then the log's own order again.
+    if (m_proxy->sortColumn() != section)
+        applySort(section, Qt::AscendingOrder);
+    else if (m_proxy->sortOrder() == Qt::AscendingOrder)
+        applySort(section, Qt::DescendingOrder);
+    else
+        applySort(-1, Qt::AscendingOrder);
+}
+
+void CallLogView::applySort(int column, Qt::SortOrder order)
+{
+    QHeaderView* columns = m_table->horizontalHeader();
+    m_proxy->sort(column, order);
+    columns->setSortIndicatorShown(column >= 0);
+    if (column >= 0)
+        columns->setSortIndicator(column, order);
+    const QModelIndex current = m_table->currentIndex();
+    if (current.isValid() && !m_following)
+        m_table->scrollTo(current, QAbstractItemView::PositionAtCenter);
+}
+
+QByteArray CallLogView::saveHeaderState() const
+{
+    QByteArray state;
+    QDataStream stream(&state, QIODevice::WriteOnly);
+    stream << HeaderStateVersion << qint32(CallColumns::NumColumns) << m_table->horizontalHeader()->saveState()
+           << qint32(m_proxy->sortColumn()) << qint32(m_proxy->sortOrder());
+    return state;
+}
+
+bool CallLogView::restoreHeaderState(const QByteArray& state)
+{
+    QDataStream stream(state);
+    quint32 version = 0;
+    qint32 columnCount = 0;
+    QByteArray header;
+    qint32 sortColumn = -1;
+    qint32 sortOrder = 0;
+    stream >> version >> columnCount >> header >> sortColumn >> sortOrder;
+    if (stream.status() != QDataStream::Ok || version != HeaderStateVersion || columnCount != CallColumns::NumColumns
+        || sortColumn < -1 || sortColumn >= CallColumns::NumColumns)
+        return false;
+    if (!m_table->horizontalHeader()->restoreState(header))
+        return false;
+    applySort(sortColumn, sortOrder == Qt::DescendingOrder ? Qt::DescendingOrder : Qt::AscendingOrder);
+    return true;
+}
+
+void CallLogView::setLive(bool live)
+{
+    m_live = live;
+    setPaused(false);
+    m_pauseAction->setEnabled(live);
+    m_pauseButton->setVisible(live);
+    onFilterChanged();
+}
+
+void CallLogView::resetColumns()
+{
+    QHeaderView* columns = m_table->horizontalHeader();
+    for (int column = 0; column < CallColumns::NumColumns; ++column)
+        columns->moveSection(columns->visualIndex(column), column);
+    setInitialColumnWidths();
+    applySort(-1, Qt::AscendingOrder);
 }

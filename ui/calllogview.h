@@ -5,13 +5,23 @@
 // beside the filter field the adapter whose calls alone are shown ("adapter: github", clearable). Follows the newest
 // call while the person is at the bottom and stays put once they scroll up. Per-insert work is constant (fixed row
 // heights, column widths set once), so the view keeps up with the model's batches at thousands of calls per second.
+//
+// Pause freezes what is shown: the view switches to a snapshot of the log (a second CallLogModel
+// sharing the rows' bodies, so at most the live log's memory again) that takes its rows' newer states
+// but no new rows, while the live log goes on and a label counts the calls that arrived; Resume goes
+// back to the live log at its newest call. Beside the filter: how many of the calls are shown, the
+// status filter (several statuses, or "Failures"), and, while a filter is set, "Search history too",
+// which asks (historySearchRequested) for older matches that the log shows above its rows, in italics.
+// A header click sorts by that column, a second reverses, a third gives the log's own order back.
 
+#include "historyquery.h"
 #include "toolcall.h"
 
 #include <QWidget>
 
 class CallLogFilterProxy;
 class CallLogModel;
+class QAction;
 class QItemSelectionModel;
 class QLabel;
 class QLineEdit;
@@ -30,6 +40,36 @@ public:
     StatusFilterBox* statusFilter() const { return m_statusFilter; }
     QTableView* tableView() const { return m_table; }
     CallLogFilterProxy* proxy() const { return m_proxy; }
+    // The model the view shows: the live log, or while paused its snapshot.
+    CallLogModel* shownModel() const;
+
+    // Pause / Resume (checkable; Ctrl+Shift+P or the Pause key), for the toolbar button and menu.
+    QAction* pauseAction() const { return m_pauseAction; }
+    bool isPaused() const { return m_frozen != nullptr; }
+    void setPaused(bool paused);
+    // Calls that arrived since the pause.
+    qint64 newCallsWhilePaused() const;
+    QLabel* pausedLabel() const { return m_pausedLabel; }
+    QLabel* shownCountLabel() const { return m_countLabel; }
+    QToolButton* historySearchButton() const { return m_historyButton; }
+    // "Search history too" (Ctrl+Shift+H), enabled while a text or status filter is set.
+    QAction* historySearchAction() const { return m_historyAction; }
+    // A log of calls that no longer arrive (an imported file): no Pause, no history search.
+    void setLive(bool live);
+
+    // Older matches of the filter from history (the answer to historySearchRequested); `hasMore`
+    // says whether history has more of them.
+    void addHistoryMatches(const ToolCallList& calls, bool hasMore);
+    // The history search the button would send now: the filter's longest word and its one status,
+    // older than the oldest row (the rest of the filter applies to what comes back).
+    HistoryQuery historyQuery() const;
+
+    // Column widths, order and sorting, for QSettings; restoreHeaderState refuses a state saved for
+    // other columns.
+    QByteArray saveHeaderState() const;
+    bool restoreHeaderState(const QByteArray& state);
+    // The columns as they start: their order, widths from sample text, the log's own order.
+    void resetColumns();
 
     // True while the view scrolls along with new calls.
     bool isFollowing() const { return m_following; }
@@ -61,11 +101,20 @@ Q_SIGNALS:
     // The adapter filter ended here (its clear button, or a call asked for that it hid), not by
     // setAdapterFilter.
     void adapterFilterCleared();
+    // "Search history too": the window runs the query and hands the answer to addHistoryMatches.
+    void historySearchRequested(const HistoryQuery& query);
 
 private:
     void onCurrentRowChanged(const QModelIndex& current);
     void onRowsAboutToBeRemoved(const QModelIndex& parent, int first, int last);
     void onRowsRemoved();
+    void onRowsInserted(const QModelIndex& parent, int first, int last);
+    void onHeaderClicked(int section);
+    void applySort(int column, Qt::SortOrder order);
+    void onFilterChanged();
+    void updateCountLabel();
+    void updatePausedLabel();
+    void selectCall(qint64 callId);
     void onDataChanged(const QModelIndex& topLeft, const QModelIndex& bottomRight);
     void onScrollRangeChanged(int minimum, int maximum);
     void onScrollValueChanged(int value);
@@ -84,10 +133,25 @@ private:
     QWidget* m_adapterChip;
     QLabel* m_adapterLabel;
     QToolButton* m_adapterClear;
+    QAction* m_pauseAction;
+    QToolButton* m_pauseButton;
+    QLabel* m_pausedLabel;
+    QLabel* m_countLabel;
+    QToolButton* m_historyButton;
+    QAction* m_historyAction;
+    // While paused: the snapshot shown, and how many calls the live log had received then.
+    CallLogModel* m_frozen = nullptr;
+    qint64 m_receivedAtPause = 0;
+    bool m_historyHasMore = false;
+    bool m_historySearched = false;
+    bool m_live = true;
     bool m_following = true;
     // Rows above the first visible one that a removal takes away, so the view can stay on the rows
     // the person is reading while old rows age out of the log.
     int m_removedAboveView = 0;
     // Set while the current row is being removed (aged out of the log, or filtered away).
     bool m_currentLeaving = false;
+    // The call that was current when its row was removed: a row the model keeps past its window
+    // leaves and comes back in the same update, and the selection follows it.
+    qint64 m_leavingCallId = 0;
 };

@@ -26,7 +26,7 @@ HistoryDialog::HistoryDialog(OperatorInterface* backend, QWidget* parent)
     , m_backend(backend)
     , m_model(new HistoryModel(this))
     , m_searchEdit(new QLineEdit)
-    , m_statusFilter(new StatusFilterBox)
+    , m_statusFilter(new StatusFilterBox(StatusFilterBox::Selection::Single))
     , m_searchButton(new QPushButton(tr("Search")))
     , m_newestButton(new QPushButton(tr("Newest")))
     , m_olderButton(new QPushButton(tr("Older")))
@@ -62,7 +62,7 @@ HistoryDialog::HistoryDialog(OperatorInterface* backend, QWidget* parent)
     connect(m_searchButton, &QPushButton::clicked, this, &HistoryDialog::search);
     connect(m_newestButton, &QPushButton::clicked, this, &HistoryDialog::search);
     connect(m_olderButton, &QPushButton::clicked, this, &HistoryDialog::showOlder);
-    connect(m_statusFilter, &StatusFilterBox::statusFilterChanged, this, &HistoryDialog::search);
+    connect(m_statusFilter, &StatusFilterBox::statusesChanged, this, &HistoryDialog::search);
     connect(m_backend, &OperatorInterface::historyLoaded, this, &HistoryDialog::onHistoryLoaded);
 
     m_table->setObjectName(QStringLiteral("historyTable"));

@@ -13,6 +13,7 @@
 #include "dashboardview.h"
 #include "editresenddialog.h"
 #include "historydialog.h"
+#include "historyquery.h"
 #include "interactionpanel.h"
 #include "modelroles.h"
 #include "ndjsoncallreader.h"
@@ -40,6 +41,8 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QScreen>
+#include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTableView>
@@ -99,7 +102,7 @@ MainWindow::MainWindow(OperatorInterface* backend, int callLogRows, bool noAuth,
 
     m_callLog->setObjectName(QStringLiteral("callLog"));
     m_inspector->setObjectName(QStringLiteral("inspector"));
-    auto* splitter = new QSplitter(Qt::Horizontal);
+    auto* splitter = m_splitter = new QSplitter(Qt::Horizontal);
     splitter->setObjectName(QStringLiteral("mainSplitter"));
     splitter->setChildrenCollapsible(false);
     splitter->addWidget(m_callLog);
@@ -148,11 +151,13 @@ MainWindow::MainWindow(OperatorInterface* backend, int callLogRows, bool noAuth,
     createCallActions();
     connect(m_callLog, &CallLogView::currentCallChanged, this, &MainWindow::onCurrentCallChanged);
     connect(m_inspector, &CallInspector::fullCallRequested, this, [this](qint64 callId) {
-        const QModelIndex row = m_model->indexOfCall(callId);
+        // The rows the log shows: while paused, its snapshot has calls the live log let go.
+        const CallLogModel* shown = m_callLog->shownModel();
+        const QModelIndex row = shown->indexOfCall(callId);
         if (callId != m_fullCallId || !row.isValid())
             return;
         m_fullCallAttempts = 0;
-        m_inspector->setPreviewNote(previewNote(m_model->previewAt(row.row()), true));
+        m_inspector->setPreviewNote(previewNote(shown->previewAt(row.row()), true));
         requestFullCall();
     });
     m_fullCallRetry = new QTimer(this);
@@ -177,9 +182,71 @@ MainWindow::MainWindow(OperatorInterface* backend, int callLogRows, bool noAuth,
     // Previews only: the rows keep no more, and ten thousand whole calls could be gigabytes.
     m_recentRequest = m_backend->loadRecentCalls(callLogRows, CallLogModel::PreviewBytes);
 
-    // Wide enough for the call log, the inspector and the questions dock side by side.
-    resize(1480, 860);
-    splitter->setSizes({760, 560});
+    // The live log's own actions, after every dock's: Pause in the View menu, "Search history too"
+    // in the Edit menu.
+    addMenuAction(Menu::View, m_callLog->pauseAction());
+    addMenuAction(Menu::Edit, m_callLog->historySearchAction());
+    connect(m_callLog, &CallLogView::historySearchRequested, this,
+        [this](const HistoryQuery& query) { m_historyMatchesRequest = m_backend->queryHistory(query); });
+    auto* resetLayoutAction = new QAction(tr("Reset layout"), this);
+    resetLayoutAction->setObjectName(QStringLiteral("resetLayoutAction"));
+    resetLayoutAction->setProperty(WithoutShortcutProperty, true); // rare, and not to be hit by chance
+    resetLayoutAction->setToolTip(tr("The window's size, docks and columns as they were at first"));
+    connect(resetLayoutAction, &QAction::triggered, this, &MainWindow::resetLayout);
+    m_viewMenu->addSeparator();
+    addMenuAction(Menu::View, resetLayoutAction);
+
+    applyDefaultSizes();
+    m_defaultState = saveState(LayoutVersion);
+}
+
+void MainWindow::applyDefaultSizes()
+{
+    // Wide enough for the call log, the inspector and the questions dock side by side, within the
+    // screen's free area (a 1366x768 laptop gets all of it).
+    const QRect available = screen() ? screen()->availableGeometry() : QRect(0, 0, 1480, 860);
+    const int width = qMin(1480, available.width());
+    const int height = qMin(860, available.height());
+    resize(width, height);
+    resizeDocks({m_interactionPanel}, {qMin(440, width * 3 / 10)}, Qt::Horizontal);
+    resizeDocks({m_repositoryView}, {qMin(300, height * 3 / 10)}, Qt::Vertical);
+    const int sides = width - qMin(440, width * 3 / 10);
+    m_splitter->setSizes({sides * 11 / 20, sides * 9 / 20});
+}
+
+void MainWindow::saveLayout(QSettings& settings) const
+{
+    settings.beginGroup(QStringLiteral("window"));
+    settings.setValue(QStringLiteral("layoutVersion"), LayoutVersion);
+    settings.setValue(QStringLiteral("geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("state"), saveState(LayoutVersion));
+    settings.setValue(QStringLiteral("splitter"), m_splitter->saveState());
+    settings.setValue(QStringLiteral("callLogColumns"), m_callLog->saveHeaderState());
+    settings.endGroup();
+}
+
+bool MainWindow::restoreLayout(QSettings& settings)
+{
+    settings.beginGroup(QStringLiteral("window"));
+    const bool current = settings.value(QStringLiteral("layoutVersion")).toInt() == LayoutVersion;
+    bool restored = false;
+    if (current) {
+        // Each part on its own: a part that does not fit this build keeps its default.
+        restored = restoreGeometry(settings.value(QStringLiteral("geometry")).toByteArray());
+        restored = restoreState(settings.value(QStringLiteral("state")).toByteArray(), LayoutVersion) && restored;
+        restored = m_splitter->restoreState(settings.value(QStringLiteral("splitter")).toByteArray()) && restored;
+        restored
+            = m_callLog->restoreHeaderState(settings.value(QStringLiteral("callLogColumns")).toByteArray()) && restored;
+    }
+    settings.endGroup();
+    return restored;
+}
+
+void MainWindow::resetLayout()
+{
+    restoreState(m_defaultState, LayoutVersion);
+    m_callLog->resetColumns();
+    applyDefaultSizes();
 }
 
 MainWindow::~MainWindow() = default;
@@ -225,8 +292,9 @@ void MainWindow::createMenuBar()
 {
     // Mnemonics: the questions dock answers with Alt+A, S, W, D, R and H while a question has the
     // focus, so the menus take F, E, V, C and P ("Hel&p", not "&Help"), letters no answer uses.
-    // Shortcuts: Ctrl+1 to Ctrl+4 toggle the Questions, Repositories, Adapters and Health docks
-    // (further docks take the next digits); Ctrl+Shift+A answers, Ctrl+Shift+P pauses the log.
+    // Shortcuts: Ctrl+2 to Ctrl+4 toggle the Repositories, Adapters and Health docks (further docks
+    // take the next digits; the Questions dock is always there, and Ctrl+Shift+A brings it forward);
+    // Ctrl+Shift+P pauses the log.
     m_fileMenu = menuBar()->addMenu(tr("&File"));
     m_fileMenu->setObjectName(QStringLiteral("fileMenu"));
     m_editMenu = menuBar()->addMenu(tr("&Edit"));
@@ -295,7 +363,8 @@ void MainWindow::createToolBar()
     // Last in the File menu: addMenuAction puts what comes later above it.
     auto* quitAction = new QAction(ThemeIcon::icon(QStringLiteral("application-exit")), tr("&Quit"), this);
     quitAction->setObjectName(QStringLiteral("quitAction"));
-    quitAction->setShortcut(QKeySequence::Quit);
+    // Not QKeySequence::Quit: some platform themes bind nothing to it.
+    quitAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Q));
     quitAction->setMenuRole(QAction::QuitRole);
     connect(quitAction, &QAction::triggered, this, &QWidget::close);
     addMenuAction(Menu::File, quitAction);
@@ -362,7 +431,6 @@ void MainWindow::createInteractionPanel()
 {
     m_interactionPanel = new InteractionPanel(this);
     addDockWidget(Qt::RightDockWidgetArea, m_interactionPanel);
-    resizeDocks({m_interactionPanel}, {440}, Qt::Horizontal);
 
     // The badge: a toolbar button that brings the questions forward, and a status bar note while
     // any wait.
@@ -378,11 +446,8 @@ void MainWindow::createInteractionPanel()
     });
     if (auto* toolBar = findChild<QToolBar*>(QStringLiteral("mainToolBar")))
         toolBar->addAction(m_questionsAction);
+    // Not in the View menu: the questions dock cannot be closed, so no question is ever hidden.
     addMenuAction(Menu::Call, m_questionsAction);
-    QAction* panelToggle = m_interactionPanel->toggleViewAction();
-    panelToggle->setObjectName(QStringLiteral("questionsDockAction"));
-    panelToggle->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_1));
-    addMenuAction(Menu::View, panelToggle);
     m_questionsLabel = new QLabel;
     m_questionsLabel->setObjectName(QStringLiteral("questionsLabel"));
     m_questionsLabel->setToolTip(m_questionsAction->toolTip());
@@ -433,7 +498,6 @@ void MainWindow::createRepositoryView()
     // Along the bottom, across the whole window: a diff needs the width, and the questions dock
     // stays in view above it instead of sharing a tab with it, so no question hides behind a diff.
     addDockWidget(Qt::BottomDockWidgetArea, m_repositoryView);
-    resizeDocks({m_repositoryView}, {300}, Qt::Vertical);
 
     QAction* toggle = m_repositoryView->toggleViewAction();
     toggle->setObjectName(QStringLiteral("repositoriesAction"));
@@ -543,10 +607,15 @@ void MainWindow::showHistoryDialog()
     m_historyDialog->activateWindow();
 }
 
-void MainWindow::onHistoryLoaded(quint64 requestId, const ToolCallList& calls, bool /*hasMore*/)
+void MainWindow::onHistoryLoaded(quint64 requestId, const ToolCallList& calls, bool hasMore)
 {
     if (requestId != 0 && requestId == m_fullCallRequest) {
         onFullCallLoaded(calls);
+        return;
+    }
+    if (requestId != 0 && requestId == m_historyMatchesRequest) {
+        m_historyMatchesRequest = 0;
+        m_callLog->addHistoryMatches(calls, hasMore);
         return;
     }
     if (requestId != m_recentRequest)
@@ -638,8 +707,9 @@ void MainWindow::onCurrentCallChanged(const ToolCall& call)
         && m_repositoryView->showRepositoryForCall(call))
         m_repositoryLinkedCallId = call.id;
 
-    const QModelIndex row = m_model->indexOfCall(call.id);
-    const CallPreview preview = row.isValid() ? m_model->previewAt(row.row()) : CallPreview();
+    const CallLogModel* shown = m_callLog->shownModel();
+    const QModelIndex row = shown->indexOfCall(call.id);
+    const CallPreview preview = row.isValid() ? shown->previewAt(row.row()) : CallPreview();
     if (!preview.truncated) {
         m_fullCallId = 0;
         m_fullCall = ToolCall();
@@ -678,7 +748,8 @@ void MainWindow::onFullCallLoaded(const ToolCallList& calls)
     m_fullCallRequest = 0;
     if (m_fullCallId == 0 || !m_inspector->hasCall() || m_inspector->call().id != m_fullCallId)
         return; // the selection moved on
-    const QModelIndex row = m_model->indexOfCall(m_fullCallId);
+    const CallLogModel* shown = m_callLog->shownModel();
+    const QModelIndex row = shown->indexOfCall(m_fullCallId);
     if (!row.isValid()) {
         // Left the live log meanwhile: whatever history has is the best there is.
         if (!calls.isEmpty() && calls.first().id == m_fullCallId) {
@@ -687,8 +758,8 @@ void MainWindow::onFullCallLoaded(const ToolCallList& calls)
         }
         return;
     }
-    const ToolCall& live = m_model->callAt(row.row());
-    const CallPreview preview = m_model->previewAt(row.row());
+    const ToolCall& live = shown->callAt(row.row());
+    const CallPreview preview = shown->previewAt(row.row());
     for (const ToolCall& call : calls) {
         if (call.id == m_fullCallId && call.status == live.status && call.durationUs == live.durationUs
             && call.request.size() == preview.requestBytes && call.response.size() == preview.responseBytes

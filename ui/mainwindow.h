@@ -30,6 +30,8 @@ class InteractionPanel;
 class QAction;
 class QLabel;
 class QMenu;
+class QSettings;
+class QSplitter;
 class QTimer;
 class RepositoryView;
 class StatusWarning;
@@ -52,6 +54,15 @@ public:
     // (one added to the File menu goes above Quit, which stays last).
     void addMenuAction(Menu which, QAction* action);
     static constexpr const char* WithoutShortcutProperty = "withoutShortcut";
+
+    // The window's geometry, its docks and toolbar, the splitter and the call log's columns, kept in
+    // `settings` under "window/"; restoreLayout ignores a layout saved by another LayoutVersion
+    // (bumped when docks or columns change) and returns whether it restored one.
+    static constexpr int LayoutVersion = 1;
+    void saveLayout(QSettings& settings) const;
+    bool restoreLayout(QSettings& settings);
+    // Back to the size that fits the screen and the docks where they start.
+    void resetLayout();
 
     CallLogModel* callLogModel() const { return m_model; }
     CallLogView* callLogView() const { return m_callLog; }
@@ -108,6 +119,7 @@ private:
     void createMenuBar();
     void createToolBar();
     void createCallActions();
+    void applyDefaultSizes();
     void createStatusBar();
     void createInteractionPanel();
     void createRepositoryView();
@@ -137,6 +149,9 @@ private:
     qint64 m_selectedCallId = 0;
     qint64 m_repositoryLinkedCallId = 0;
     quint64 m_recentRequest = 0;
+    quint64 m_historyMatchesRequest = 0;
+    QSplitter* m_splitter = nullptr;
+    QByteArray m_defaultState; // the docks as the window starts, for resetLayout
     // The whole call behind the inspector's preview: which call, the request for it, the answer.
     qint64 m_fullCallId = 0;
     quint64 m_fullCallRequest = 0;

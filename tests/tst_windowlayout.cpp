@@ -1,0 +1,161 @@
+// MainWindow's layout (issue 13, item 7): the first size fits the screen; the geometry, docks,
+// splitter and call-log columns are saved to QSettings and restored, but not from a layout saved for
+// another LayoutVersion; Reset layout goes back to the start. And the live log's window-level wiring:
+// "Search history too" goes through the operator interface, and the answer joins the log.
+
+#include <QTest>
+
+#include "fakeoperator.h"
+
+#include "calllogfilterproxy.h"
+#include "calllogmodel.h"
+#include "calllogview.h"
+#include "interactionpanel.h"
+#include "mainwindow.h"
+#include "modelroles.h"
+#include "repositoryview.h"
+
+#include <QAction>
+#include <QHeaderView>
+#include <QLineEdit>
+#include <QScreen>
+#include <QSettings>
+#include <QTableView>
+#include <QTemporaryDir>
+
+class TestWindowLayout : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void firstSizeFitsTheScreen();
+    void layoutIsRememberedAndVersioned();
+    void resetLayoutGoesBackToTheStart();
+    void historySearchGoesThroughTheInterface();
+};
+
+namespace {
+
+ToolCall call(qint64 id, const QString& tool, CallStatus status = CallStatus::Ok)
+{
+    ToolCall c;
+    c.id = id;
+    c.tool = tool;
+    c.route = ToolRoute::builtin();
+    c.clientName = QStringLiteral("tester");
+    c.status = status;
+    c.startedAtMs = 1'700'000'000'000 + id;
+    return c;
+}
+
+} // namespace
+
+void TestWindowLayout::firstSizeFitsTheScreen()
+{
+    FakeOperator backend;
+    MainWindow window(&backend, 100, false);
+    const QRect available = window.screen()->availableGeometry();
+    QVERIFY(window.width() <= available.width());
+    QVERIFY(window.height() <= available.height());
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    // Everything still has some room: the log, the inspector and the questions dock side by side.
+    QVERIFY(window.callLogView()->width() > 150);
+    QVERIFY(window.interactionPanel()->width() > 150);
+}
+
+void TestWindowLayout::layoutIsRememberedAndVersioned()
+{
+    QTemporaryDir directory;
+    QVERIFY(directory.isValid());
+    const QString path = directory.filePath(QStringLiteral("console.conf"));
+    FakeOperator backend;
+    int toolWidth = 0;
+    QSize size;
+    {
+        MainWindow window(&backend, 100, false);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        const QSize first = window.size();
+        window.repositoryView()->toggleViewAction()->trigger(); // hidden
+        QTRY_VERIFY(!window.repositoryView()->isVisible());
+        window.resize(first + QSize(30, 20));
+        QTRY_COMPARE(window.size(), first + QSize(30, 20));
+        size = window.size();
+        QHeaderView* header = window.callLogView()->tableView()->horizontalHeader();
+        toolWidth = header->sectionSize(CallColumns::ToolColumn) + 40;
+        header->resizeSection(CallColumns::ToolColumn, toolWidth);
+        window.close();
+        QSettings settings(path, QSettings::IniFormat);
+        window.saveLayout(settings);
+    }
+    {
+        MainWindow window(&backend, 100, false);
+        QSettings settings(path, QSettings::IniFormat);
+        QVERIFY(window.restoreLayout(settings));
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QCOMPARE(window.size(), size);
+        QVERIFY(!window.repositoryView()->isVisible());
+        QVERIFY(window.interactionPanel()->isVisible());
+        QCOMPARE(
+            window.callLogView()->tableView()->horizontalHeader()->sectionSize(CallColumns::ToolColumn), toolWidth);
+    }
+    {
+        // A layout from another version of the window is not restored: its docks may not exist.
+        QSettings settings(path, QSettings::IniFormat);
+        settings.setValue(QStringLiteral("window/layoutVersion"), MainWindow::LayoutVersion + 1);
+        settings.sync();
+        MainWindow window(&backend, 100, false);
+        QVERIFY(!window.restoreLayout(settings));
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(window.repositoryView()->isVisible());
+        QVERIFY(
+            window.callLogView()->tableView()->horizontalHeader()->sectionSize(CallColumns::ToolColumn) != toolWidth);
+    }
+}
+
+void TestWindowLayout::resetLayoutGoesBackToTheStart()
+{
+    FakeOperator backend;
+    MainWindow window(&backend, 100, false);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    const QSize first = window.size();
+    window.repositoryView()->toggleViewAction()->trigger();
+    QTRY_VERIFY(!window.repositoryView()->isVisible());
+    window.resize(500, 400);
+    auto* reset = window.findChild<QAction*>(QStringLiteral("resetLayoutAction"));
+    QVERIFY(reset);
+    reset->trigger();
+    QTRY_VERIFY(window.repositoryView()->isVisible());
+    QTRY_COMPARE(window.size(), first);
+}
+
+void TestWindowLayout::historySearchGoesThroughTheInterface()
+{
+    FakeOperator backend;
+    MainWindow window(&backend, 100, false);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    Q_EMIT backend.callsUpdated({call(500, QStringLiteral("git_status")), call(501, QStringLiteral("echo"))});
+    QTRY_COMPARE(window.callLogModel()->rowCount(), 2);
+    QTest::keyClicks(window.callLogView()->filterEdit(), QStringLiteral("git"));
+    const qsizetype queriesBefore = backend.queries.size();
+    window.callLogView()->historySearchAction()->trigger();
+    QCOMPARE(backend.queries.size(), queriesBefore + 1);
+    QCOMPARE(backend.queries.last().text, QStringLiteral("git"));
+    QCOMPARE(backend.queries.last().beforeId, qint64(500));
+    Q_EMIT backend.historyLoaded(
+        backend.lastRequestId, {call(12, QStringLiteral("git_log")), call(11, QStringLiteral("git_status"))}, false);
+    QCOMPARE(window.callLogModel()->historyCount(), 2);
+    QCOMPARE(window.callLogView()->proxy()->rowCount(), 3);
+    QCOMPARE(window.callLogView()->proxy()->index(0, 0).data(CallIdRole).toLongLong(), qint64(11));
+    // Selecting a history row shows it in the inspector like any other call.
+    window.callLogView()->tableView()->setCurrentIndex(window.callLogView()->proxy()->index(0, 0));
+    QCOMPARE(
+        window.callLogView()->tableView()->currentIndex().data(OriginRole).toInt(), int(CallLogModel::Origin::History));
+}
+
+QTEST_MAIN(TestWindowLayout)
+#include "tst_windowlayout.moc"
