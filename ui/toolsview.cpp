@@ -166,8 +166,11 @@ ToolsView::ToolsView(OperatorInterface* backend, QWidget* parent)
     splitter->setChildrenCollapsible(false);
     splitter->addWidget(m_table);
     splitter->addWidget(details);
-    splitter->setStretchFactor(0, 2);
-    splitter->setStretchFactor(1, 3);
+    // A few rows of tools stay in view above the selected one's details.
+    m_table->setMinimumHeight(m_table->horizontalHeader()->sizeHint().height()
+        + 6 * m_table->verticalHeader()->defaultSectionSize() + 2 * m_table->frameWidth());
+    splitter->setStretchFactor(0, 1);
+    splitter->setStretchFactor(1, 1);
 
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(filterRow);
@@ -329,5 +332,6 @@ void ToolsView::updateCount()
 {
     const int shown = m_proxy->rowCount();
     const int all = m_model->rowCount();
-    m_count->setText(shown == all ? tr("%n tool(s)", nullptr, all) : tr("%1 of %2 tools").arg(shown).arg(all));
+    const QString count = all == 1 ? tr("1 tool") : tr("%1 tools").arg(all);
+    m_count->setText(shown == all ? count : tr("%1 of %2 tools").arg(shown).arg(all));
 }
