@@ -18,6 +18,7 @@
 #include "jsontestsupport.h"
 #include "mainwindow.h"
 #include "ndjsoncallreader.h"
+#include "replaybar.h"
 
 #include <QAction>
 #include <QApplication>
@@ -326,6 +327,7 @@ void TestInspectorActions::openShowsTheFileReadOnly()
     QCOMPARE_JSON(
         json::parse(QGuiApplication::clipboard()->text().toStdString()), json::parse(large.request.toStdString()));
     QVERIFY(backend.queries.isEmpty());
+    QVERIFY(!opened->inspector()->replayBar()->isVisibleTo(opened));
     auto* tabs = opened->inspector()->findChild<QTabWidget*>(QStringLiteral("inspectorTabs"));
     QVERIFY(tabs->isTabVisible(
         tabs->indexOf(opened->inspector()->findChild<QPlainTextEdit*>(QStringLiteral("timelineText")))));

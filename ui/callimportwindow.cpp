@@ -3,6 +3,7 @@
 #include "callinspector.h"
 #include "calllogmodel.h"
 #include "calllogview.h"
+#include "replaybar.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -39,6 +40,8 @@ CallImportWindow::CallImportWindow(const QString& path, const ToolCallList& call
     m_callLog->setObjectName(QStringLiteral("importCallLog"));
     m_inspector->setObjectName(QStringLiteral("importInspector"));
     m_inspector->setServer(serverUrl, tokenRequired);
+    // Read-only: nothing from a file is sent again (only copied).
+    m_inspector->replayBar()->hide();
     QTableView* table = m_callLog->tableView();
     table->setContextMenuPolicy(Qt::ActionsContextMenu);
     table->addActions(m_inspector->copyActions());
