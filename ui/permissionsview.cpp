@@ -38,7 +38,7 @@ PermissionsView::PermissionsView(OperatorInterface* backend, QWidget* parent)
     m_table->sortByColumn(-1, Qt::AscendingOrder); // the backend's order: rules, then grants
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->setColumnWidth(PermissionsModel::SubjectColumn, 170);
-    m_table->setColumnWidth(PermissionsModel::PermissionColumn, 90);
+    m_table->setColumnWidth(PermissionsModel::PermissionColumn, 170);
     m_table->setColumnWidth(PermissionsModel::SourceColumn, 100);
     m_table->setColumnWidth(PermissionsModel::ClientColumn, 130);
     m_table->setColumnWidth(PermissionsModel::ArgumentsColumn, 180);
@@ -63,7 +63,8 @@ PermissionsView::PermissionsView(OperatorInterface* backend, QWidget* parent)
 
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(m_revokeButton);
-    buttons->addWidget(m_status, 1);
+    buttons->addWidget(m_status);
+    buttons->addStretch(1);
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
