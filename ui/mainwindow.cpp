@@ -208,10 +208,15 @@ void MainWindow::applyDefaultSizes()
     const int width = qMin(1480, available.width());
     const int height = qMin(860, available.height());
     resize(width, height);
-    resizeDocks({m_interactionPanel}, {qMin(440, width * 3 / 10)}, Qt::Horizontal);
-    resizeDocks({m_repositoryView}, {qMin(300, height * 3 / 10)}, Qt::Vertical);
-    const int sides = width - qMin(440, width * 3 / 10);
-    m_splitter->setSizes({sides * 11 / 20, sides * 9 / 20});
+    // On a small screen the log gets the larger share: its status and duration columns should show
+    // without scrolling sideways, while an empty inspector or questions dock needs little.
+    const bool small = width < 1480;
+    const int questions = small ? width / 4 : 440;
+    resizeDocks({m_interactionPanel}, {questions}, Qt::Horizontal);
+    resizeDocks({m_repositoryView}, {small ? height / 4 : 300}, Qt::Vertical);
+    const int sides = width - questions;
+    const int log = small ? sides * 2 / 3 : sides * 4 / 7;
+    m_splitter->setSizes({log, sides - log});
 }
 
 void MainWindow::saveLayout(QSettings& settings) const
