@@ -71,6 +71,7 @@ CallLogModel::Row CallLogModel::makeRow(const ToolCall& call)
     row.preview.requestBytes = call.hasBodyPreviews() ? call.wholeRequestBytes : call.request.size();
     row.preview.responseBytes = call.hasBodyPreviews() ? call.wholeResponseBytes : call.response.size();
     row.preview.detailsBytes = call.details.size();
+    row.preview.timelineBytes = call.timeline.size();
     row.preview.errorChars = call.error.size();
     // left() of a shorter array shares it; a cut copies only the preview, so the whole body is freed
     // when the batch that carried it goes.
@@ -80,16 +81,20 @@ CallLogModel::Row CallLogModel::makeRow(const ToolCall& call)
         row.call.response = call.response.left(PreviewBytes);
     if (call.error.size() > PreviewBytes)
         row.call.error = call.error.left(PreviewBytes);
-    // Details are JSON, which a cut would break: kept whole when small, otherwise left to history.
+    // Details and a timeline are JSON, which a cut would break: kept whole when small, otherwise
+    // left to history (a timeline can hold 64 KiB).
     if (call.details.size() > PreviewBytes)
         row.call.details = QByteArray();
+    if (call.timeline.size() > PreviewBytes)
+        row.call.timeline = QByteArray();
     row.preview.truncated = call.hasBodyPreviews() || row.call.request.size() != call.request.size()
         || row.call.response.size() != call.response.size() || row.call.error.size() != call.error.size()
-        || row.call.details.size() != call.details.size();
+        || row.call.details.size() != call.details.size() || row.call.timeline.size() != call.timeline.size();
     const ToolCall& kept = row.call;
     row.retainedBytes = RowOverheadBytes + kept.request.size() + kept.response.size() + kept.details.size()
-        + stringBytes(kept.error) + stringBytes(kept.sessionId) + stringBytes(kept.clientName)
-        + stringBytes(kept.clientVersion) + stringBytes(kept.tool) + stringBytes(kept.route.owner);
+        + kept.timeline.size() + kept.decision.size() + stringBytes(kept.error) + stringBytes(kept.sessionId)
+        + stringBytes(kept.clientName) + stringBytes(kept.clientVersion) + stringBytes(kept.tool)
+        + stringBytes(kept.route.owner);
     return row;
 }
 

@@ -25,8 +25,9 @@ struct CallPreview
     qint64 requestBytes = 0; // sizes of the whole call's bodies
     qint64 responseBytes = 0;
     qint64 detailsBytes = 0;
+    qint64 timelineBytes = 0;
     qint64 errorChars = 0;
-    bool truncated = false; // the row keeps less than the whole request, response, details or error
+    bool truncated = false; // the row keeps less than the whole request, response, details, timeline or error
 };
 
 class CallLogModel : public QAbstractTableModel

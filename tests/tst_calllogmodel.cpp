@@ -235,6 +235,23 @@ private Q_SLOTS:
         QCOMPARE(model.callAt(1).request, small.request);
         QVERIFY(!model.previewAt(1).truncated);
 
+        // A timeline (up to 64 KiB of notifications) is counted, and a large one left to history
+        // like large details: the row says it is cut, so the inspector loads the whole call.
+        const qint64 withoutTimeline = model.retainedBytes();
+        ToolCall progressed = small;
+        progressed.timeline = R"([{"atMs":1,"method":"notifications/progress","params":{"progress":1}}])";
+        model.applyUpdates({progressed});
+        QCOMPARE(model.callAt(1).timeline, progressed.timeline);
+        QCOMPARE(model.retainedBytes(), withoutTimeline + progressed.timeline.size());
+        ToolCall chatty = small;
+        chatty.timeline = "[" + QByteArray(60 * 1024, ' ') + "]";
+        model.applyUpdates({chatty});
+        QVERIFY(model.callAt(1).timeline.isEmpty());
+        QVERIFY(model.previewAt(1).truncated);
+        QCOMPARE(model.previewAt(1).timelineBytes, chatty.timeline.size());
+        QCOMPARE(model.retainedBytes(), withoutTimeline);
+        model.applyUpdates({small});
+
         // An update of a large call is cut again; the accounting follows.
         const qint64 before = model.retainedBytes();
         ToolCall finished = large;
