@@ -16,6 +16,8 @@
 #include "repositoryview.h"
 
 #include <QAction>
+#include <QApplication>
+#include <QDockWidget>
 #include <QHeaderView>
 #include <QLineEdit>
 #include <QScreen>
@@ -31,6 +33,7 @@ private Q_SLOTS:
     void layoutIsRememberedAndVersioned();
     void resetLayoutGoesBackToTheStart();
     void historySearchGoesThroughTheInterface();
+    void aQuestionComesForwardFromBehindTheToolsTab();
 };
 
 namespace {
@@ -54,6 +57,10 @@ void TestWindowLayout::firstSizeFitsTheScreen()
     FakeOperator backend;
     MainWindow window(&backend, 100, false);
     const QRect available = window.screen()->availableGeometry();
+    QCOMPARE(available.size(), QSize(1366, 768));
+    // A desktop panel and a title bar take some 60 pixels of a laptop's 768.
+    QVERIFY2(window.minimumSizeHint().height() <= 768 - 60,
+        qPrintable(QStringLiteral("minimum height %1").arg(window.minimumSizeHint().height())));
     QVERIFY(window.width() <= available.width());
     QVERIFY(window.height() <= available.height());
     window.show();
@@ -157,5 +164,51 @@ void TestWindowLayout::historySearchGoesThroughTheInterface()
         window.callLogView()->tableView()->currentIndex().data(OriginRole).toInt(), int(CallLogModel::Origin::History));
 }
 
-QTEST_MAIN(TestWindowLayout)
+// The Tools dock shares a tab with the questions: a question arriving while Tools is in front comes
+// forward, unless the person is typing in the Tools view.
+void TestWindowLayout::aQuestionComesForwardFromBehindTheToolsTab()
+{
+    FakeOperator backend;
+    MainWindow window(&backend, 100, false);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    auto* tools = window.findChild<QDockWidget*>(QStringLiteral("toolsDock"));
+    QVERIFY(tools);
+    tools->raise();
+    QTRY_VERIFY(window.interactionPanel()->visibleRegion().isEmpty());
+
+    PendingInteraction question;
+    question.id = QStringLiteral("ia-1");
+    question.tool = QStringLiteral("git_push");
+    question.clientName = QStringLiteral("tester");
+    question.waiting = true;
+    Q_EMIT backend.interactionPending(question);
+    QTRY_VERIFY(!window.interactionPanel()->visibleRegion().isEmpty());
+
+    // (A dock behind another's tab stays isVisible(); only its visible region is empty.)
+    // Typing in the Tools view: the next question waits behind its tab (the tab and badge count it).
+    tools->raise();
+    QTRY_VERIFY(!tools->visibleRegion().isEmpty() && window.interactionPanel()->visibleRegion().isEmpty());
+    auto* filter = tools->findChild<QLineEdit*>();
+    QVERIFY(filter);
+    filter->setFocus(Qt::OtherFocusReason);
+    QTest::keyClicks(filter, QStringLiteral("git"));
+    QTRY_VERIFY(filter->hasFocus());
+    question.id = QStringLiteral("ia-2");
+    Q_EMIT backend.interactionPending(question);
+    QTRY_COMPARE(window.interactionPanel()->count(), 2);
+    QVERIFY(window.interactionPanel()->visibleRegion().isEmpty());
+}
+
+// The window is laid out on the screen the issue names as the smallest to work on: 1366x768 (the
+// offscreen platform's own screen is 800x800).
+int main(int argc, char** argv)
+{
+    qputenv("QT_QPA_PLATFORM", "offscreen:configfile=" QT_TESTCASE_SOURCEDIR "/screens/laptop-1366x768.json");
+    QApplication app(argc, argv);
+    app.setAttribute(Qt::AA_Use96Dpi, true);
+    TestWindowLayout test;
+    QTEST_SET_MAIN_SOURCE_PATH
+    return QTest::qExec(&test, argc, argv);
+}
 #include "tst_windowlayout.moc"

@@ -725,7 +725,8 @@ void MainWindow::onCurrentCallChanged(const ToolCall& call)
     // The whole call from history is current while history has the state the log shows.
     const bool fullIsCurrent = m_fullCall.id == call.id && m_fullCall.status == call.status
         && m_fullCall.durationUs == call.durationUs && m_fullCall.request.size() == preview.requestBytes
-        && m_fullCall.response.size() == preview.responseBytes && m_fullCall.details.size() == preview.detailsBytes;
+        && m_fullCall.response.size() == preview.responseBytes && m_fullCall.details.size() == preview.detailsBytes
+        && m_fullCall.timeline.size() == preview.timelineBytes;
     if (fullIsCurrent) {
         m_inspector->setCall(m_fullCall);
         return;
@@ -768,7 +769,7 @@ void MainWindow::onFullCallLoaded(const ToolCallList& calls)
     for (const ToolCall& call : calls) {
         if (call.id == m_fullCallId && call.status == live.status && call.durationUs == live.durationUs
             && call.request.size() == preview.requestBytes && call.response.size() == preview.responseBytes
-            && call.details.size() == preview.detailsBytes) {
+            && call.details.size() == preview.detailsBytes && call.timeline.size() == preview.timelineBytes) {
             m_fullCall = call;
             m_inspector->setCall(call);
             return;
@@ -883,6 +884,21 @@ void MainWindow::createConsoleCalls()
     addDockWidget(Qt::RightDockWidgetArea, dock);
     tabifyDockWidget(m_interactionPanel, dock);
     m_interactionPanel->raise();
+    // A question that arrives while the Tools tab is in front would wait unseen behind it: the
+    // questions come forward, unless the person is working in the Tools view (its tab title and the
+    // toolbar's badge carry the count then).
+    connect(m_interactionPanel, &InteractionPanel::countChanged, this,
+        [this, dock, shown = m_interactionPanel->count()](int count) mutable {
+            const bool more = count > shown;
+            shown = count;
+            // A dock behind another's tab stays "visible"; only its visible region says it is not seen.
+            if (!more || !m_interactionPanel->visibleRegion().isEmpty())
+                return;
+            const QWidget* focus = QApplication::focusWidget();
+            if (focus && dock->isAncestorOf(focus))
+                return;
+            m_interactionPanel->raise();
+        });
     QAction* toggle = dock->toggleViewAction();
     toggle->setObjectName(QStringLiteral("toolsDockAction"));
     toggle->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_T));

@@ -161,16 +161,28 @@ ToolsView::ToolsView(OperatorInterface* backend, QWidget* parent)
     detailsLayout->addWidget(m_description);
     detailsLayout->addWidget(m_tabs, 1);
 
+    // The details scroll rather than hold the dock (and the window) taller than a small screen.
+    auto* detailsArea = new QScrollArea;
+    detailsArea->setObjectName(QStringLiteral("toolDetailsArea"));
+    detailsArea->setWidget(details);
+    detailsArea->setWidgetResizable(true);
+    detailsArea->setFrameShape(QFrame::NoFrame);
+    detailsArea->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+
     auto* splitter = new QSplitter(Qt::Vertical);
     splitter->setObjectName(QStringLiteral("toolsSplitter"));
     splitter->setChildrenCollapsible(false);
     splitter->addWidget(m_table);
-    splitter->addWidget(details);
-    // A few rows of tools stay in view above the selected one's details.
-    m_table->setMinimumHeight(m_table->horizontalHeader()->sizeHint().height()
-        + 6 * m_table->verticalHeader()->defaultSectionSize() + 2 * m_table->frameWidth());
+    splitter->addWidget(detailsArea);
+    // A few rows of tools stay in view above the selected one's details, and more when there is
+    // room: the minimum stays small, since the dock shares the window's height (a 768-pixel screen)
+    // with the questions it is a tab of and the docks below.
+    const int rowHeight = m_table->verticalHeader()->defaultSectionSize();
+    const int tableChrome = m_table->horizontalHeader()->sizeHint().height() + 2 * m_table->frameWidth();
+    m_table->setMinimumHeight(tableChrome + 3 * rowHeight);
     splitter->setStretchFactor(0, 1);
     splitter->setStretchFactor(1, 1);
+    splitter->setSizes({tableChrome + 8 * rowHeight, 10 * rowHeight});
 
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(filterRow);
