@@ -51,11 +51,15 @@ private:
     void write(const QString& relative, const QByteArray& content);
     // Sets the modification time of `files` (all of the working tree's when empty) a minute and a
     // half back: what was refreshed into the index then is no longer racily clean.
+    // Sets the files' times into the past: a second of their own at every call, and never the
+    // same one twice.
     void backdate(const QStringList& files = {});
     QStringList workTreeFiles();
 
     QTemporaryDir m_dir;
     QStringList m_written; // what write() wrote since it was last cleared
+    qint64 m_backdateBase = 0;
+    int m_backdates = 0;
     QString m_root;
     QString m_repo;
 };
@@ -118,9 +122,16 @@ QStringList TestGitStatus::workTreeFiles()
 
 void TestGitStatus::backdate(const QStringList& files)
 {
+    // A time "now - 90 s" would repeat within a second: a rewritten file of the same size would
+    // then get the very size, mtime and ctime seconds the index recorded for it (Debian's git
+    // compares no nanoseconds), which blinds the git program itself, the oracle here: it calls the
+    // changed file clean. Seed 757907127 did that, and git_status rightly disagreed.
     timespec now;
     ::clock_gettime(CLOCK_REALTIME, &now);
-    const timespec times[2] = {{now.tv_sec - 90, 0}, {now.tv_sec - 90, 123'456'789}};
+    if (m_backdateBase == 0)
+        m_backdateBase = now.tv_sec - 10'000;
+    const time_t second = time_t(m_backdateBase + ++m_backdates);
+    const timespec times[2] = {{second, 0}, {second, 123'456'789}};
     for (const QString& file : files.isEmpty() ? workTreeFiles() : files) {
         const QByteArray path = QFile::encodeName(m_repo + QLatin1Char('/') + file);
         ::utimensat(AT_FDCWD, path.constData(), times, AT_SYMLINK_NOFOLLOW);
