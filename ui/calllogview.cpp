@@ -149,6 +149,7 @@ CallLogView::CallLogView(CallLogModel* model, QWidget* parent)
     columns->setSectionsMovable(true);
     columns->setSortIndicatorShown(false);
     connect(columns, &QHeaderView::sectionClicked, this, &CallLogView::onHeaderClicked);
+    setInitialColumnOrder();
     setInitialColumnWidths();
 
     connect(
@@ -322,6 +323,15 @@ void CallLogView::clearAdapterFilter()
 {
     setAdapterFilter(QString());
     Q_EMIT adapterFilterCleared();
+}
+
+void CallLogView::setInitialColumnOrder()
+{
+    // The outcome right after the time: a narrow log (a laptop, a large font, a wide inspector)
+    // still shows how every call ended, where the log's last columns would be cut off.
+    QHeaderView* columns = m_table->horizontalHeader();
+    for (int visual = 0; visual < int(std::size(DefaultColumnOrder)); ++visual)
+        columns->moveSection(columns->visualIndex(DefaultColumnOrder[visual]), visual);
 }
 
 void CallLogView::setInitialColumnWidths()
@@ -632,9 +642,7 @@ void CallLogView::setLive(bool live)
 
 void CallLogView::resetColumns()
 {
-    QHeaderView* columns = m_table->horizontalHeader();
-    for (int column = 0; column < CallColumns::NumColumns; ++column)
-        columns->moveSection(columns->visualIndex(column), column);
+    setInitialColumnOrder();
     setInitialColumnWidths();
     applySort(-1, Qt::AscendingOrder);
 }

@@ -14,6 +14,7 @@
 // which asks (historySearchRequested) for older matches that the log shows above its rows, in italics.
 // A header click sorts by that column, a second reverses, a third gives the log's own order back.
 
+#include "callcolumns.h"
 #include "historyquery.h"
 #include "toolcall.h"
 
@@ -70,6 +71,9 @@ public:
     bool restoreHeaderState(const QByteArray& state);
     // The columns as they start: their order, widths from sample text, the log's own order.
     void resetColumns();
+    // The columns' first order on screen (Reset layout goes back to it).
+    static constexpr CallColumns::Columns DefaultColumnOrder[] = {CallColumns::TimeColumn, CallColumns::StatusColumn,
+        CallColumns::ClientColumn, CallColumns::ToolColumn, CallColumns::RouteColumn, CallColumns::DurationColumn};
 
     // True while the view scrolls along with new calls.
     bool isFollowing() const { return m_following; }
@@ -119,6 +123,7 @@ private:
     void onScrollRangeChanged(int minimum, int maximum);
     void onScrollValueChanged(int value);
     void setFollowing(bool following);
+    void setInitialColumnOrder();
     void setInitialColumnWidths();
     void clearAdapterFilter();
 

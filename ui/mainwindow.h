@@ -58,7 +58,8 @@ public:
     // The window's geometry, its docks and toolbar, the splitter and the call log's columns, kept in
     // `settings` under "window/"; restoreLayout ignores a layout saved by another LayoutVersion
     // (bumped when docks or columns change) and returns whether it restored one.
-    static constexpr int LayoutVersion = 1;
+    // 2: the Tools and Permissions docks, and the call log's Status column second.
+    static constexpr int LayoutVersion = 2;
     void saveLayout(QSettings& settings) const;
     bool restoreLayout(QSettings& settings);
     // Back to the size that fits the screen and the docks where they start.
