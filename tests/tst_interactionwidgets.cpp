@@ -524,6 +524,46 @@ private Q_SLOTS:
         QCOMPARE(answer.output, compact(ClientAnswer::submitted(expected.at("values"))));
     }
 
+    // An optional number without a default starts "not set" and is left out of the answer (a 0
+    // would be an answer the person never gave); a step up gives its lowest allowed value.
+    void optionalNumbersStartUnsetAndAreLeftOut()
+    {
+        PendingInteraction interaction = clientTool(QStringLiteral("ia-form"), QStringLiteral("form"), json::object());
+        interaction.renderSpec = R"({"render":"form","prompt":"Search","schema":{"type":"object","properties":{
+            "limit":{"type":"integer","minimum":1,"maximum":100},
+            "ratio":{"type":"number","minimum":0,"maximum":1},
+            "depth":{"type":"integer","default":2}}}})";
+        FormWidget widget(interaction);
+        widget.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&widget));
+        auto* limit = qobject_cast<QSpinBox*>(widget.editorFor(QStringLiteral("limit")));
+        auto* ratio = qobject_cast<QDoubleSpinBox*>(widget.editorFor(QStringLiteral("ratio")));
+        auto* depth = qobject_cast<QSpinBox*>(widget.editorFor(QStringLiteral("depth")));
+        QVERIFY(limit && ratio && depth);
+        QCOMPARE(limit->text(), QStringLiteral("(not set)"));
+        QCOMPARE(ratio->text(), QStringLiteral("(not set)"));
+        QCOMPARE(depth->value(), 2); // a default is a value
+
+        QSignalSpy answered(&widget, &InteractionWidget::answered);
+        QTest::mouseClick(child<QPushButton>(&widget, "submitButton"), Qt::LeftButton);
+        QCOMPARE(
+            QByteArray::fromStdString(
+                json::parse(takeAnswer(answered, QStringLiteral("ia-form")).output.toStdString()).at("values").dump()),
+            QByteArray::fromStdString(json{{"depth", 2}}.dump()));
+
+        // Set by the person (a form answers once: a second widget).
+        FormWidget again(interaction);
+        auto* limitAgain = qobject_cast<QSpinBox*>(again.editorFor(QStringLiteral("limit")));
+        QVERIFY(limitAgain);
+        limitAgain->stepUp();
+        QCOMPARE(limitAgain->value(), 1);
+        QSignalSpy answeredAgain(&again, &InteractionWidget::answered);
+        QTest::mouseClick(child<QPushButton>(&again, "submitButton"), Qt::LeftButton);
+        QVERIFY2(answeredAgain.size() == 1, qPrintable(again.errorText()));
+        QCOMPARE(takeAnswer(answeredAgain, QStringLiteral("ia-form")).output,
+            compact(ClientAnswer::submitted(json{{"depth", 2}, {"limit", 1}})));
+    }
+
     void formRejectsJsonThatDoesNotParse()
     {
         PendingInteraction interaction = clientTool(QStringLiteral("ia-form"), QStringLiteral("form"),

@@ -155,9 +155,19 @@ void SchemaForm::addField(const QString& name, const ordered_json& schema, bool 
             maximum = clampToInt(std::floor(*value));
         if (const auto value = numberAt(schema, "exclusiveMaximum"))
             maximum = clampToInt(std::ceil(*value) - 1);
-        spin->setRange(minimum, qMax(minimum, maximum));
-        spin->setValue(hasDefault && defaultValue->is_number() ? clampToInt(defaultValue->get<double>())
-                                                               : qBound(minimum, 0, spin->maximum()));
+        field.numberHasUnset = !required && !(hasDefault && defaultValue->is_number());
+        if (field.numberHasUnset) {
+            // One step below the lowest allowed value stands for "not set" and is where it starts.
+            if (minimum == std::numeric_limits<int>::min())
+                ++minimum;
+            spin->setRange(minimum - 1, qMax(minimum, maximum));
+            spin->setSpecialValueText(tr("(not set)"));
+            spin->setValue(minimum - 1);
+        } else {
+            spin->setRange(minimum, qMax(minimum, maximum));
+            spin->setValue(hasDefault && defaultValue->is_number() ? clampToInt(defaultValue->get<double>())
+                                                                   : qBound(minimum, 0, spin->maximum()));
+        }
         field.editor = spin;
     } else if (type == QStringLiteral("number")) {
         field.type = FieldType::Number;
@@ -175,9 +185,16 @@ void SchemaForm::addField(const QString& name, const ordered_json& schema, bool 
             minimum = *value;
         if (const auto value = numberAt(schema, "maximum"))
             maximum = *value;
-        spin->setRange(minimum, qMax(minimum, maximum));
-        spin->setValue(hasDefault && defaultValue->is_number() ? defaultValue->get<double>()
-                                                               : qBound(minimum, 0.0, spin->maximum()));
+        field.numberHasUnset = !required && !(hasDefault && defaultValue->is_number());
+        if (field.numberHasUnset) {
+            spin->setRange(minimum - spin->singleStep(), qMax(minimum, maximum));
+            spin->setSpecialValueText(tr("(not set)"));
+            spin->setValue(spin->minimum());
+        } else {
+            spin->setRange(minimum, qMax(minimum, maximum));
+            spin->setValue(hasDefault && defaultValue->is_number() ? defaultValue->get<double>()
+                                                                   : qBound(minimum, 0.0, spin->maximum()));
+        }
         field.editor = spin;
     } else if (type == QStringLiteral("boolean")) {
         field.type = FieldType::Boolean;
@@ -249,12 +266,18 @@ std::optional<json> SchemaForm::values(QString* problem) const
                 missing.append(field.title);
             break;
         }
-        case FieldType::Integer:
-            values[key] = static_cast<QSpinBox*>(field.editor)->value();
+        case FieldType::Integer: {
+            const auto* spin = static_cast<QSpinBox*>(field.editor);
+            if (!field.numberHasUnset || spin->value() != spin->minimum())
+                values[key] = spin->value();
             break;
-        case FieldType::Number:
-            values[key] = static_cast<QDoubleSpinBox*>(field.editor)->value();
+        }
+        case FieldType::Number: {
+            const auto* spin = static_cast<QDoubleSpinBox*>(field.editor);
+            if (!field.numberHasUnset || spin->value() != spin->minimum())
+                values[key] = spin->value();
             break;
+        }
         case FieldType::Boolean:
             values[key] = static_cast<QCheckBox*>(field.editor)->isChecked();
             break;

@@ -54,6 +54,9 @@ private:
         QWidget* editor = nullptr;
         nlohmann::json enumValues; // Enum: the allowed values, in the schema's order
         bool enumHasUnset = false; // Enum: the first item means "not set" (optional fields)
+        // Integer, Number: the spin box's lowest value means "not set" (optional fields without a
+        // default, which are left out of the arguments rather than sent as 0).
+        bool numberHasUnset = false;
     };
 
     void addField(const QString& name, const nlohmann::ordered_json& schema, bool required);
