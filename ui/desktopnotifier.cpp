@@ -88,9 +88,7 @@ void DesktopNotifier::show(const QString& tag, const QString& title, const QStri
         const uint id = reply.value();
         if (m_closeWhenKnown.remove(tag)) {
             m_idByTag.remove(tag);
-            QDBusMessage closing = methodCall("CloseNotification");
-            closing << id;
-            m_bus.call(closing, QDBus::NoBlock);
+            sendClose(id);
             return;
         }
         const uint replaced = m_idByTag.value(tag);
@@ -107,11 +105,18 @@ void DesktopNotifier::close(const QString& tag)
     if (it == m_idByTag.constEnd())
         return;
     const uint id = it.value();
-    if (id == 0) {
+    // A show() still on its way (a first one, or one replacing the shown notification) brings an id
+    // that must be closed as well when it comes.
+    if (m_latestShow.contains(tag))
         m_closeWhenKnown.insert(tag);
+    if (id == 0)
         return;
-    }
     forget(id);
+    sendClose(id);
+}
+
+void DesktopNotifier::sendClose(uint id)
+{
     QDBusMessage closing = methodCall("CloseNotification");
     closing << id;
     m_bus.call(closing, QDBus::NoBlock);

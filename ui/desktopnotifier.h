@@ -57,6 +57,7 @@ private Q_SLOTS:
 private:
     void askCapabilities();
     void forget(uint id);
+    void sendClose(uint id);
 
     QDBusConnection m_bus;
     bool m_available = false;
