@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what building and running Switchboard needs on Debian 12, and with --test what the test
 # suite needs too (Node.js for the conformance suite and SDK client, the benchmark's wrk, clang 14
-# for the fuzzers and the format check). Installs only what is missing; uses sudo when not root.
+# for the fuzzers and the format check, Chromium for the HAR import check). Installs only what is
+# missing; uses sudo when not root.
 set -euo pipefail
 
 # qt6-httpserver-dev does not declare it, but its CMake package requires Qt6WebSockets.
@@ -28,6 +29,9 @@ test_packages+=(clang-14 libclang-rt-14-dev clang-format-14)
 # (tests/githttpremote.h runs a lighttpd of its own, on an ephemeral port with its own configuration,
 # in front of git's git-http-backend, which the git package brings).
 test_packages+=(lighttpd git)
+# tst_callexport: the HAR export imported by a real browser's Network panel importer (Chromium's own
+# DevTools front end, run headless by tests/har/devtools-har-import.mjs).
+test_packages+=(chromium)
 
 packages=("${build_packages[@]}")
 if [[ ${1:-} == --test ]]; then packages+=("${test_packages[@]}"); fi

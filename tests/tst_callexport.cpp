@@ -2,8 +2,9 @@
 
 // The developer's ways out of the console: a call as a curl script (quoting attacked through bash;
 // tst_curlcommand runs the script against a real server), calls as NDJSON (written and read back
-// whole) and as HAR 1.2 (every field the format requires), and the NDJSON reader's refusals (bad
-// lines by number, lines and files too big, too many calls).
+// whole) and as HAR 1.2 (every field the format requires, and the file imported by Chromium's own
+// DevTools network panel importer), and the NDJSON reader's refusals (bad lines by number, lines
+// and files too big, too many calls).
 
 #include "callexportwriter.h"
 #include "curlcommand.h"
@@ -13,6 +14,7 @@
 
 #include <QBuffer>
 #include <QDateTime>
+#include <QDir>
 #include <QProcess>
 #include <QTemporaryFile>
 
@@ -94,6 +96,7 @@ private Q_SLOTS:
     void ndjsonRoundTrip();
     void harHasEveryRequiredField();
     void harOfAnUnansweredCall();
+    void harImportsIntoDevTools();
     void readerNamesBadLines();
     void readerRefusesWhatIsTooBig();
     void readerStopsAtMaxCalls();
@@ -249,6 +252,58 @@ void TestCallExport::harOfAnUnansweredCall()
     // Empty files are valid HAR too.
     const json empty = json::parse(exported({}, CallExportWriter::Format::Har).toStdString());
     QCOMPARE(empty["log"]["entries"].size(), std::size_t(0));
+}
+
+void TestCallExport::harImportsIntoDevTools()
+{
+    // What a person gets from File ▸ Export… as .har, dropped on a browser's Network panel: Chromium's
+    // own DevTools importer (tests/har/devtools-har-import.mjs runs it in headless Chromium, Debian's
+    // package from scripts/install-deps.sh --test) must take the file and make one request per call
+    // with its URL, method, status, bodies and duration; the script says what differs.
+    ToolCall ok = sampleCall(1, json{{"message", "Grüße, “quoted”\nline two"}});
+    ok.status = CallStatus::Ok;
+    ok.error.clear();
+    const auto toolResult = [](qint64 id, const char* text) {
+        return QByteArray::fromStdString(json{{"jsonrpc", "2.0"}, {"id", id},
+            {"result", {{"content", json::array({{{"type", "text"}, {"text", text}}})}, {"isError", true}}}}
+                                             .dump());
+    };
+    ToolCall toolError = sampleCall(2, json{{"suite", "unit"}});
+    toolError.tool = QStringLiteral("run_tests");
+    toolError.response = toolResult(2, "exit status 2: 3 tests failed");
+    toolError.error = QStringLiteral("exit status 2: 3 tests failed");
+    ToolCall denied = sampleCall(3, json{{"path", "notes.txt"}});
+    denied.tool = QStringLiteral("write_file");
+    denied.response
+        = toolResult(3, "Tool \"write_file\" is denied by the Switchboard operator's policy; it did not run.");
+    denied.decision = QByteArrayLiteral("{\"rule\":\"tools.write_file\",\"via\":\"rule\",\"what\":\"deny\"}");
+    denied.durationUs = 412;
+    denied.status = CallStatus::Denied;
+    // Still waiting for a person: no response yet.
+    ToolCall waiting = sampleCall(4, json{{"service", "github"}});
+    waiting.tool = QStringLiteral("request_connection");
+    waiting.response.clear();
+    waiting.durationUs = -1;
+    waiting.status = CallStatus::Paused;
+    waiting.error.clear();
+
+    QTemporaryFile file(QDir::tempPath() + QStringLiteral("/tst_callexport-XXXXXX.har"));
+    QVERIFY(file.open());
+    const QByteArray har = exported({ok, toolError, denied, waiting}, CallExportWriter::Format::Har);
+    QVERIFY(!har.isEmpty());
+    QCOMPARE(file.write(har), qint64(har.size()));
+    QVERIFY(file.flush());
+
+    QProcess node;
+    node.setProcessChannelMode(QProcess::MergedChannels);
+    node.start(QStringLiteral(SWITCHBOARD_NODE_DIR "/node22"),
+        {QStringLiteral(SWITCHBOARD_HAR_DIR "/devtools-har-import.mjs"), file.fileName()});
+    QVERIFY2(node.waitForStarted(30'000), qPrintable(node.errorString()));
+    // The script gives Chromium 90 s at most.
+    QVERIFY2(node.waitForFinished(150'000), "devtools-har-import.mjs did not finish");
+    const QByteArray output = node.readAll();
+    QVERIFY2(node.exitStatus() == QProcess::NormalExit && node.exitCode() == 0, output.constData());
+    QVERIFY2(output.contains("imported 4 requests"), output.constData());
 }
 
 void TestCallExport::readerNamesBadLines()
