@@ -128,11 +128,7 @@ QString AdapterHealthModel::formatCountdown(qint64 ms)
 
 QString AdapterHealthModel::formatTime(qint64 epochMs)
 {
-    if (epochMs <= 0)
-        return {};
-    const bool today = QDateTime::fromMSecsSinceEpoch(epochMs).date() == QDate::currentDate();
-    return CallColumns::formatLocalTime(
-        epochMs, today ? QStringLiteral("HH:mm:ss") : QStringLiteral("yyyy-MM-dd HH:mm"));
+    return CallColumns::formatTimeOrDate(epochMs);
 }
 
 QString AdapterHealthModel::stateLabel(const AdapterHealthEntry& entry, qint64 nowMs)

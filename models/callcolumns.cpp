@@ -4,6 +4,7 @@
 #include "statuscolours.h"
 
 #include <QColor>
+#include <QDate>
 #include <QDateTime>
 #include <QTimeZone>
 
@@ -30,6 +31,14 @@ QString formatLocalTime(qint64 epochMs, const QString& format)
         offsetCheckedAtMs = now;
     }
     return QDateTime::fromMSecsSinceEpoch(epochMs + offsetMs, QTimeZone::utc()).toString(format);
+}
+
+QString formatTimeOrDate(qint64 epochMs)
+{
+    if (epochMs <= 0)
+        return {};
+    const bool today = QDateTime::fromMSecsSinceEpoch(epochMs).date() == QDate::currentDate();
+    return formatLocalTime(epochMs, today ? QStringLiteral("HH:mm:ss") : QStringLiteral("yyyy-MM-dd HH:mm"));
 }
 
 QString clientLabel(const ToolCall& call)

@@ -26,6 +26,9 @@ QString formatDuration(qint64 durationUs);
 // offset is looked up at most once a minute: asking the time zone for every row of a fast log
 // re-reads the zone file each time.
 QString formatLocalTime(qint64 epochMs, const QString& format);
+// A moment for a column or a sentence: today's only by the time ("14:03:07"), older ones with the
+// day ("2026-11-20 09:15"); empty for 0 (never).
+QString formatTimeOrDate(qint64 epochMs);
 QString clientLabel(const ToolCall& call);
 
 } // namespace CallColumns

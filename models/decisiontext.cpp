@@ -3,8 +3,6 @@
 #include "callcolumns.h"
 
 #include <QCoreApplication>
-#include <QDate>
-#include <QDateTime>
 
 #include <nlohmann/json.hpp>
 
@@ -26,12 +24,7 @@ QString stringOf(const json& object, const char* key)
 QString timeOf(const json& object)
 {
     const auto it = object.find("atMs");
-    if (it == object.end() || !it->is_number_integer())
-        return {};
-    const qint64 atMs = it->get<qint64>();
-    const bool today = QDateTime::fromMSecsSinceEpoch(atMs).date() == QDate::currentDate();
-    return CallColumns::formatLocalTime(
-        atMs, today ? QStringLiteral("HH:mm:ss") : QStringLiteral("yyyy-MM-dd HH:mm:ss"));
+    return it != object.end() && it->is_number_integer() ? CallColumns::formatTimeOrDate(it->get<qint64>()) : QString();
 }
 
 QString scopeOf(const json& decision)
@@ -78,6 +71,11 @@ QString DecisionText::describe(const QByteArray& bytes)
         const QString kind = what == QLatin1String("allow_session") ? tr("an \"allow for this session\" grant")
                                                                     : tr("an \"always allow\" grant");
         return tr("Ran without asking: %1 (%2; %3) given%4.").arg(kind, scope, grant, who);
+    }
+    if (via == QLatin1String("rule")) {
+        const QString rule = stringOf(decision, "rule");
+        return what == QLatin1String("deny") ? tr("Denied by the configuration (%1).").arg(rule)
+                                             : tr("Allowed by the configuration (%1).").arg(rule);
     }
     QString text;
     if (what == QLatin1String("allow_once"))

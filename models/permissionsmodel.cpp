@@ -4,20 +4,9 @@
 #include "modelroles.h"
 #include "toolcall.h"
 
-#include <QDate>
-#include <QDateTime>
 #include <QFont>
 
 namespace {
-
-QString formatTime(qint64 epochMs)
-{
-    if (epochMs <= 0)
-        return {};
-    const bool today = QDateTime::fromMSecsSinceEpoch(epochMs).date() == QDate::currentDate();
-    return CallColumns::formatLocalTime(
-        epochMs, today ? QStringLiteral("HH:mm:ss") : QStringLiteral("yyyy-MM-dd HH:mm"));
-}
 
 // Arguments on one line, as far as a column shows them; the tooltip has them whole.
 constexpr qsizetype MaxArgumentChars = 200;
@@ -85,7 +74,8 @@ QVariant PermissionsModel::data(const QModelIndex& index, int role) const
     case GrantedByColumn:
         return entry.grantedBy;
     case GrantedAtColumn:
-        return role == SortRole ? QVariant(entry.grantedAtMs) : QVariant(formatTime(entry.grantedAtMs));
+        return role == SortRole ? QVariant(entry.grantedAtMs)
+                                : QVariant(CallColumns::formatTimeOrDate(entry.grantedAtMs));
     case WhereColumn:
         if (rule)
             return entry.origin;

@@ -109,12 +109,7 @@ QString RepositoryListModel::changesLabel(const RepositoryState& state)
 
 QString RepositoryListModel::refreshedLabel(qint64 refreshedAtMs)
 {
-    if (refreshedAtMs <= 0)
-        return {};
-    // Today's refreshes need only the time; older ones say the day as well.
-    const bool today = QDateTime::fromMSecsSinceEpoch(refreshedAtMs).date() == QDate::currentDate();
-    return CallColumns::formatLocalTime(
-        refreshedAtMs, today ? QStringLiteral("HH:mm:ss") : QStringLiteral("yyyy-MM-dd HH:mm"));
+    return CallColumns::formatTimeOrDate(refreshedAtMs);
 }
 
 QVariant RepositoryListModel::data(const QModelIndex& index, int role) const

@@ -3,22 +3,6 @@
 #include "callcolumns.h"
 #include "modelroles.h"
 
-#include <QDate>
-#include <QDateTime>
-
-namespace {
-
-QString formatTime(qint64 epochMs)
-{
-    if (epochMs <= 0)
-        return {};
-    const bool today = QDateTime::fromMSecsSinceEpoch(epochMs).date() == QDate::currentDate();
-    return CallColumns::formatLocalTime(
-        epochMs, today ? QStringLiteral("HH:mm:ss") : QStringLiteral("yyyy-MM-dd HH:mm"));
-}
-
-} // namespace
-
 SessionListModel::SessionListModel(QObject* parent)
     : QAbstractTableModel(parent)
 {}
@@ -53,9 +37,11 @@ QVariant SessionListModel::data(const QModelIndex& index, int role) const
     case VersionColumn:
         return session.clientVersion;
     case StartedColumn:
-        return role == SortRole ? QVariant(session.startedAtMs) : QVariant(formatTime(session.startedAtMs));
+        return role == SortRole ? QVariant(session.startedAtMs)
+                                : QVariant(CallColumns::formatTimeOrDate(session.startedAtMs));
     case LastActivityColumn:
-        return role == SortRole ? QVariant(session.lastActivityMs) : QVariant(formatTime(session.lastActivityMs));
+        return role == SortRole ? QVariant(session.lastActivityMs)
+                                : QVariant(CallColumns::formatTimeOrDate(session.lastActivityMs));
     case CallsColumn:
         return session.calls;
     case ProtocolColumn:

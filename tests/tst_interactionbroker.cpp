@@ -16,6 +16,7 @@
 #include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
+#include <QHash>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -24,7 +25,9 @@
 #include <atomic>
 #include <csignal>
 #include <pthread.h>
+#include <pwd.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 using nlohmann::json;
 using Verdict = InteractionBroker::Admission::Verdict;
@@ -120,12 +123,14 @@ private Q_SLOTS:
     void scopedGrantsSurviveARestart();
     void olderAlwaysAllowFilesReadAsGrants();
     void storedDecisionsSayWhoDecided();
+    void theConsoleUserIsNamedWithoutALoginEnvironment();
     void runnerQuestionsOfferNoSessionGrant();
     void parkStoresTheAnswerForTheIdenticalCall();
     void duplicateParkReusesTheQuestion();
     void outputsAreFifoPerKeyAndPeekDoesNotConsume();
     void outputsThatLookLikeApprovalsStayOutputs();
     void storedAnswersAreBoundedByCountAndBytes();
+    void grantsAreBoundedAndAFullStoreRefusesSayingWhy();
     void formFieldsKeepTheSchemaOrder();
     void approvalShowsArgumentsInTheClientsOrder();
     void droppedCallReattachesOnRetry();
@@ -239,6 +244,19 @@ void TestInteractionBroker::denyIsRefusedNamingTheRule()
         qPrintable(admission.result.firstText()));
     QVERIFY(broker.pending().isEmpty());
     QVERIFY(!broker.wouldPause(m_write, QStringLiteral("s1"), QStringLiteral("client")));
+    // The call records which rule decided, as it would record who answered.
+    QCOMPARE_JSON(json::parse(admission.decision.toStdString()),
+        (json{{"what", "deny"}, {"via", "rule"},
+            {"rule", "permissions.tools.write_file: deny in /etc/switchboard.yaml"}}));
+
+    config.toolPermissions.insert(QStringLiteral("write_file"), QStringLiteral("allow"));
+    s.policy = PermissionPolicy(config, QStringLiteral("/etc/switchboard.yaml"));
+    InteractionBroker allowing(s, &m_registry);
+    const auto allowed = allowing.admit(m_write, json::object(), origin(2));
+    QCOMPARE(allowed.verdict, Verdict::Run);
+    QCOMPARE_JSON(json::parse(allowed.decision.toStdString()),
+        (json{{"what", "allow"}, {"via", "rule"},
+            {"rule", "permissions.tools.write_file: allow in /etc/switchboard.yaml"}}));
 }
 
 void TestInteractionBroker::holdDeliversTheAnswer()
@@ -650,6 +668,122 @@ void TestInteractionBroker::storedAnswersAreBoundedByCountAndBytes()
     QCOMPARE(approvals.takeDecision(keyOf(0))->interactionId, QStringLiteral("ia-7"));
     QCOMPARE(approvals.takeDecision(keyOf(100))->interactionId, QStringLiteral("ia-last"));
     QCOMPARE(approvals.decisionCount(), ApprovalStore::MaxDecisions - 2);
+}
+
+void TestInteractionBroker::grantsAreBoundedAndAFullStoreRefusesSayingWhy()
+{
+    // Standing grants are bounded by count: the one beyond is refused with a reason, and nothing the
+    // person granted before gives way (dropping a grant silently would be a surprise; refusing one
+    // is said to them while they answer).
+    const auto grantOf = [](const QString& id, qint64 atMs, const QByteArray& arguments = QByteArray()) {
+        ApprovalStore::Grant grant;
+        grant.id = id;
+        grant.tool = QStringLiteral("write_file");
+        grant.arguments = arguments;
+        grant.grantedBy = QStringLiteral("alice");
+        grant.grantedAtMs = atMs;
+        return grant;
+    };
+    ApprovalStore store;
+    QString problem;
+    for (int n = 0; n < ApprovalStore::MaxGrants; ++n)
+        QVERIFY2(store.grant(grantOf(QStringLiteral("g-%1").arg(n), n, QByteArray::number(n)), &problem),
+            qPrintable(problem));
+    QVERIFY(!store.grant(grantOf(QStringLiteral("g-new"), 5000), &problem));
+    QVERIFY2(problem.contains(QLatin1String("revoke some in the Permissions view")), qPrintable(problem));
+    QCOMPARE(store.grants().size(), ApprovalStore::MaxGrants);
+    QVERIFY(store.grant(grantOf(QStringLiteral("g-7"), 6000), &problem)); // replacing one takes no room
+    QCOMPARE(store.grants().size(), ApprovalStore::MaxGrants);
+
+    // A file beyond the bound (written by hand, merged from several processes) keeps its newest.
+    json file = store.toJson();
+    file["grants"].push_back(grantOf(QStringLiteral("g-newest"), 9000).toJson());
+    ApprovalStore read;
+    QVERIFY2(read.fromJson(file, &problem), qPrintable(problem));
+    QCOMPARE(read.grants().size(), ApprovalStore::MaxGrants);
+    QStringList ids;
+    for (const ApprovalStore::Grant& grant : read.grants())
+        ids << grant.id;
+    QVERIFY(ids.contains(QStringLiteral("g-newest")));
+    QVERIFY(ids.contains(QStringLiteral("g-7"))); // granted again at 6000
+    QVERIFY(!ids.contains(QStringLiteral("g-0"))); // the oldest gave way
+    QVERIFY(ids.contains(QStringLiteral("g-1")));
+
+    // By bytes: one grant's arguments, and all standing grants' arguments together.
+    ApprovalStore bytes;
+    QVERIFY(!bytes.grant(
+        grantOf(QStringLiteral("g-huge"), 1, QByteArray(ApprovalStore::MaxGrantArgumentBytes + 1, 'x')), &problem));
+    QVERIFY2(problem.contains(QLatin1String("too large")), qPrintable(problem));
+    const int fit = int(ApprovalStore::MaxGrantBytes / ApprovalStore::MaxGrantArgumentBytes);
+    for (int n = 0; n < fit; ++n)
+        QVERIFY2(bytes.grant(
+                     grantOf(QStringLiteral("g-%1").arg(n), n, QByteArray(ApprovalStore::MaxGrantArgumentBytes, 'y')),
+                     &problem),
+            qPrintable(problem));
+    QVERIFY(!bytes.grant(grantOf(QStringLiteral("g-one-more"), 99, QByteArray("{}")), &problem));
+    QVERIFY2(problem.contains(QLatin1String("MiB")), qPrintable(problem));
+    QVERIFY(bytes.grant(grantOf(QStringLiteral("g-any"), 99), &problem)); // any arguments take no bytes
+
+    // Session grants, by count.
+    ApprovalStore sessions;
+    ApprovalStore::Grant session = grantOf(QString(), 1);
+    session.sessionId = QStringLiteral("s1");
+    for (int n = 0; n < ApprovalStore::MaxSessionGrants; ++n) {
+        session.id = QStringLiteral("g-s-%1").arg(n);
+        QVERIFY(sessions.grantForSession(session, &problem));
+    }
+    session.id = QStringLiteral("g-s-new");
+    QVERIFY(!sessions.grantForSession(session, &problem));
+    QVERIFY2(problem.contains(QLatin1String("allow for this session")), qPrintable(problem));
+
+    // Through the broker: the answer that would grant beyond the bound is refused, the question
+    // stays open, and allowing once still answers it.
+    auto s = settings();
+    s.defaultMode = PauseMode::Hold;
+    InteractionBroker broker(s, &m_registry);
+    for (int n = 0; n < ApprovalStore::MaxGrants; ++n) {
+        const json arguments{{"n", n}};
+        const auto admission = broker.admit(m_write, arguments, origin(n + 1));
+        QCOMPARE(admission.verdict, Verdict::Pause);
+        const QString id = broker.hold(m_write, arguments, admission, origin(n + 1), {[](auto&&...) {}, {}});
+        QString error;
+        QVERIFY2(broker.answer(id, InteractionAnswer::alwaysAllow(false, false), &error), qPrintable(error));
+    }
+    const json last{{"n", -1}};
+    const auto admission = broker.admit(m_write, last, origin(5000));
+    QCOMPARE(admission.verdict, Verdict::Pause);
+    QByteArray decision;
+    const QString id = broker.hold(m_write, last, admission, origin(5000),
+        {[&](const InteractionAnswer&, const QByteArray& recorded) { decision = recorded; }, {}});
+    QString error;
+    QVERIFY(!broker.answer(id, InteractionAnswer::alwaysAllow(false, false), &error));
+    QVERIFY2(error.contains(QLatin1String("standing grants")), qPrintable(error));
+    QCOMPARE(broker.pending().size(), 1);
+    QCOMPARE(broker.pending().front().id, id);
+    QVERIFY(decision.isEmpty());
+    QCOMPARE(broker.approvals().grants().size(), ApprovalStore::MaxGrants);
+    QVERIFY2(broker.answer(id, InteractionAnswer::decide(InteractionAnswer::Decision::AllowOnce), &error),
+        qPrintable(error));
+    QCOMPARE(json::parse(decision.toStdString()).value("what", ""), "allow_once");
+    QVERIFY(broker.pending().isEmpty());
+}
+
+void TestInteractionBroker::theConsoleUserIsNamedWithoutALoginEnvironment()
+{
+    // Started as a service (no USER, USERNAME or LOGNAME), the grants still say whose they are.
+    QHash<QByteArray, QByteArray> saved;
+    for (const char* name : {"USER", "USERNAME", "LOGNAME"}) {
+        saved.insert(name, qgetenv(name));
+        qunsetenv(name);
+    }
+    const QString user = InteractionBroker::consoleUser();
+    for (auto it = saved.cbegin(); it != saved.cend(); ++it) {
+        if (!it.value().isEmpty())
+            qputenv(it.key().constData(), it.value());
+    }
+    const passwd* account = getpwuid(geteuid());
+    QVERIFY(account && account->pw_name);
+    QCOMPARE(user, QString::fromLocal8Bit(account->pw_name));
 }
 
 void TestInteractionBroker::outputsAreFifoPerKeyAndPeekDoesNotConsume()

@@ -144,6 +144,12 @@ void TestPermissionsModel::decisionsInWords_data()
                                                 QStringLiteral("earlier identical call"), QStringLiteral("ia-7")};
     QTest::newRow("declined") << QByteArray(R"({"what":"declined","via":"answer","by":"carol","atMs":1700000000000})")
                               << QStringList{QStringLiteral("Declined by carol")};
+    QTest::newRow("denied by a rule")
+        << QByteArray(R"({"what":"deny","via":"rule","rule":"permissions.sinks.audit: deny in /etc/sb.yaml"})")
+        << QStringList{QStringLiteral("Denied by the configuration (permissions.sinks.audit: deny in /etc/sb.yaml).")};
+    QTest::newRow("allowed by a rule")
+        << QByteArray(R"({"what":"allow","via":"rule","rule":"built-in default: read-only tools are allowed"})")
+        << QStringList{QStringLiteral("Allowed by the configuration (built-in default: read-only tools are allowed).")};
     QTest::newRow("not JSON") << QByteArray("{oops") << QStringList{QStringLiteral("{oops")};
 }
 

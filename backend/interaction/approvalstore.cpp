@@ -4,6 +4,9 @@
 #include "statejsonreader.h"
 
 #include <QRandomGenerator>
+#include <QtGlobal>
+
+#include <algorithm>
 
 using nlohmann::json;
 
@@ -54,6 +57,61 @@ QString ApprovalStore::newGrantId()
     QRandomGenerator::system()->fillRange(words);
     return QStringLiteral("g-")
         + QString::fromLatin1(QByteArray(reinterpret_cast<const char*>(words), sizeof words).toHex());
+}
+
+bool ApprovalStore::canGrant(const Grant& grant, QString* problem) const
+{
+    // Human-sized numbers: a grant comes from a click, so counting here costs nothing that matters.
+    const bool session = !grant.sessionId.isEmpty();
+    const auto& grants = session ? m_sessionGrants : m_grants;
+    const bool replaces = grants.count(grant.id) > 0;
+    const int limit = session ? MaxSessionGrants : MaxGrants;
+    if (!replaces && int(grants.size()) >= limit) {
+        *problem = session
+            ? QStringLiteral("There are already %1 \"allow for this session\" grants, the most Switchboard keeps; "
+                             "revoke some in the Permissions view, or allow this call once.")
+                  .arg(limit)
+            : QStringLiteral("There are already %1 standing grants, the most Switchboard keeps; revoke some in the "
+                             "Permissions view, or allow this call once.")
+                  .arg(limit);
+        return false;
+    }
+    if (grant.arguments.size() > MaxGrantArgumentBytes) {
+        *problem = QStringLiteral("These arguments are too large to keep a grant for (%1 KiB, at most %2 KiB); "
+                                  "allow any arguments, or allow this call once.")
+                       .arg((grant.arguments.size() + 1023) / 1024)
+                       .arg(MaxGrantArgumentBytes / 1024);
+        return false;
+    }
+    if (!session) {
+        qsizetype bytes = grant.arguments.size();
+        for (const auto& [id, standing] : m_grants)
+            bytes += id == grant.id ? 0 : standing.arguments.size();
+        if (bytes > MaxGrantBytes) {
+            *problem = QStringLiteral("The standing grants' arguments would take more than %1 MiB, the most "
+                                      "Switchboard keeps; revoke some in the Permissions view, allow any arguments, "
+                                      "or allow this call once.")
+                           .arg(MaxGrantBytes / (1024 * 1024));
+            return false;
+        }
+    }
+    return true;
+}
+
+bool ApprovalStore::grant(const Grant& grant, QString* problem)
+{
+    if (!canGrant(grant, problem))
+        return false;
+    m_grants[grant.id] = grant;
+    return true;
+}
+
+bool ApprovalStore::grantForSession(const Grant& grant, QString* problem)
+{
+    if (!canGrant(grant, problem))
+        return false;
+    m_sessionGrants[grant.id] = grant;
+    return true;
 }
 
 bool ApprovalStore::revoke(const QString& id)
@@ -206,8 +264,19 @@ bool ApprovalStore::fromJson(const json& value, QString* problem)
     const json* decisions = store.array("decisions");
     if (!store.ok())
         return false;
-    for (const Grant& grant : std::as_const(grants))
-        m_grants[grant.id] = grant;
+    // Newest first, so that a file beyond the bounds keeps its newest grants.
+    std::stable_sort(
+        grants.begin(), grants.end(), [](const Grant& a, const Grant& b) { return a.grantedAtMs > b.grantedAtMs; });
+    QString firstLeftOut;
+    int leftOut = 0;
+    for (const Grant& grant : std::as_const(grants)) {
+        QString why;
+        if (!this->grant(grant, &why) && leftOut++ == 0)
+            firstLeftOut = grant.id + QStringLiteral(" (") + grant.tool + QStringLiteral("): ") + why;
+    }
+    if (leftOut > 0)
+        qWarning("switchboard: %d of the stored standing grants left out, the oldest first: %s", leftOut,
+            qPrintable(firstLeftOut));
     for (std::size_t index = 0; index < decisions->size(); ++index) {
         const QString where = QStringLiteral("approvals.decisions[%1]").arg(index);
         StateJsonReader item(decisions->at(index), where, problem);

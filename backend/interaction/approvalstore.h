@@ -13,6 +13,12 @@
 // Each records who granted it and when, and has an id to revoke it by. Files written before grants
 // had scopes hold "alwaysAllow": [tool, …]; each reads as a grant for every client and any
 // arguments with an id derived from the tool, so every process reading that file agrees on it.
+//
+// Grants are bounded too, by count and by bytes, but never by dropping one the person gave: a grant
+// beyond MaxGrants (or MaxSessionGrants), or one whose arguments are over MaxGrantArgumentBytes, or
+// one that would take the standing grants' arguments over MaxGrantBytes, is refused with a reason
+// (canGrant) and the question stays open to be answered another way. A file holding more (written by
+// hand, or merged from several processes) keeps its newest grants within the bounds.
 
 #include <QList>
 #include <QString>
@@ -54,14 +60,23 @@ public:
             const QString& tool, const QString& clientName, const std::function<QByteArray()>& arguments) const;
     };
     static constexpr int MaxDecisions = 1'000;
+    static constexpr int MaxGrants = 1'000;
+    static constexpr int MaxSessionGrants = 1'000;
+    static constexpr qsizetype MaxGrantArgumentBytes = 64 * 1024;
+    static constexpr qsizetype MaxGrantBytes = 4 * 1024 * 1024;
 
     // A new grant id ("g-…", random).
     static QString newGrantId();
 
-    // Adds or replaces (by id) a standing grant.
-    void grant(const Grant& grant) { m_grants[grant.id] = grant; }
-    // A session grant (grant.sessionId set): no other session's or client's call uses it.
-    void grantForSession(const Grant& grant) { m_sessionGrants[grant.id] = grant; }
+    // Whether the store has room for this grant (a standing one, or a session one when
+    // grant.sessionId is set); when not, `problem` says why and what to do instead.
+    bool canGrant(const Grant& grant, QString* problem) const;
+    // Adds or replaces (by id) a standing grant; false, leaving the store as it was, when
+    // canGrant() says no.
+    bool grant(const Grant& grant, QString* problem);
+    // A session grant (grant.sessionId set): no other session's or client's call uses it. False, as
+    // grant(), when there is no room.
+    bool grantForSession(const Grant& grant, QString* problem);
     // Removes a standing or session grant; false when there is none with that id.
     bool revoke(const QString& id);
     // The grant that lets this call run without asking: a session grant of its session first, then a

@@ -14,6 +14,11 @@
 #include <QRandomGenerator>
 #include <QTimer>
 
+#ifdef Q_OS_UNIX
+#include <pwd.h>
+#include <unistd.h>
+#endif
+
 using nlohmann::json;
 
 namespace {
@@ -182,6 +187,11 @@ QString InteractionBroker::consoleUser()
         if (!user.isEmpty())
             return user;
     }
+    // Started without a login's environment (a service, a container): the account still has a name.
+#ifdef Q_OS_UNIX
+    if (const passwd* account = getpwuid(geteuid()); account && account->pw_name && *account->pw_name)
+        return QString::fromLocal8Bit(account->pw_name);
+#endif
     return QStringLiteral("unknown user");
 }
 
@@ -206,7 +216,14 @@ InteractionBroker::Admission InteractionBroker::admit(
 {
     Admission admission;
     const PermissionPolicy::Verdict verdict = m_settings.policy.evaluate(tool);
+    // A call the configuration decides says which rule did, as a person's answer says who did.
+    const auto ruleDecision = [&verdict](const char* what) {
+        json decision = decisionRecord(what, "rule", QString(), 0);
+        decision["rule"] = verdict.rule.toStdString();
+        return compact(decision);
+    };
     if (verdict.permission == Permission::Deny) {
+        admission.decision = ruleDecision("deny");
         admission.verdict = Admission::Verdict::Refuse;
         admission.result = ToolResult::error(
             QStringLiteral("Tool \"%1\" is denied by the Switchboard operator's policy (%2); it did not run.")
@@ -235,8 +252,10 @@ InteractionBroker::Admission InteractionBroker::admit(
             return admission;
         }
     } else {
-        if (verdict.permission == Permission::Allow)
+        if (verdict.permission == Permission::Allow) {
+            admission.decision = ruleDecision("allow");
             return admission; // Run
+        }
         if (const auto grant = m_approvals.find(tool.spec.name, origin.sessionId, origin.clientName,
                 [this, &arguments] { return grantArguments(arguments); })) {
             admission.decision = decisionFor(*grant);
@@ -504,18 +523,12 @@ bool InteractionBroker::answer(const QString& id, const InteractionAnswer& answe
         return false;
     }
 
-    const QByteArray arguments = grantArguments(it->second.arguments);
-    Waiter waiter = std::move(it->second.waiter);
-    erase(it);
-
     const qint64 now = QDateTime::currentMSecsSinceEpoch();
     const QString& by = m_settings.operatorName;
-    json decision;
-    if (interaction.kind == InteractionKind::ClientTool) {
-        const ToolResult result = ClientTool::resultFor(json::parse(answer.output.toStdString(), nullptr, false));
-        decision = decisionRecord(result.outcome == CallStatus::Declined ? "declined" : "answered", "answer", by, now);
-    } else if (answer.decision == Decision::AllowForSession || answer.decision == Decision::AlwaysAllow) {
-        ApprovalStore::Grant grant;
+    const bool makesGrant = interaction.kind != InteractionKind::ClientTool
+        && (answer.decision == Decision::AllowForSession || answer.decision == Decision::AlwaysAllow);
+    ApprovalStore::Grant grant;
+    if (makesGrant) {
         grant.id = ApprovalStore::newGrantId();
         grant.tool = interaction.tool;
         grant.grantedBy = by;
@@ -523,12 +536,28 @@ bool InteractionBroker::answer(const QString& id, const InteractionAnswer& answe
         if (answer.decision == Decision::AllowForSession) {
             grant.clientName = interaction.clientName;
             grant.sessionId = interaction.sessionId;
-            m_approvals.grantForSession(grant);
         } else {
             grant.clientName = answer.everyClient ? QString() : interaction.clientName;
-            grant.arguments = answer.anyArguments ? QByteArray() : arguments;
-            m_approvals.grant(grant);
+            grant.arguments = answer.anyArguments ? QByteArray() : grantArguments(it->second.arguments);
         }
+        // A grant the store has no room for is refused before anything changes: the question stays
+        // open, and the person is told why and what else to answer.
+        if (!m_approvals.canGrant(grant, error))
+            return false;
+    }
+    Waiter waiter = std::move(it->second.waiter);
+    erase(it);
+
+    json decision;
+    if (interaction.kind == InteractionKind::ClientTool) {
+        const ToolResult result = ClientTool::resultFor(json::parse(answer.output.toStdString(), nullptr, false));
+        decision = decisionRecord(result.outcome == CallStatus::Declined ? "declined" : "answered", "answer", by, now);
+    } else if (makesGrant) {
+        QString problem; // checked above
+        if (grant.sessionId.isEmpty())
+            m_approvals.grant(grant, &problem);
+        else
+            m_approvals.grantForSession(grant, &problem);
         decision = decisionRecord(
             answer.decision == Decision::AllowForSession ? "allow_session" : "allow_always", "answer", by, now);
         decision["grant"] = grant.id.toStdString();

@@ -89,7 +89,8 @@ public:
         InteractionKind kind = InteractionKind::Approval;
         PauseMode mode = PauseMode::Hold;
         QString key;
-        // Run or Refuse by a standing grant or a stored answer: what decided, for ToolCall::decision.
+        // Run or Refuse by a configuration rule, a standing grant or a stored answer: what decided, for
+        // ToolCall::decision.
         QByteArray decision;
     };
 
