@@ -19,11 +19,13 @@
 #include "jsontestsupport.h"
 #include <QSignalSpy>
 
+#include <QElapsedTimer>
 #include <QFile>
 #include <QSemaphore>
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
 #include <thread>
 
 using nlohmann::json;
@@ -199,6 +201,7 @@ private Q_SLOTS:
     void setLevelFiltersLogs();
     void timelineRecordsWhatWasSent();
     void timelineIsBoundedAndRedacted();
+    void timelineIsPublishedWhileTheCallRuns();
     void timelineKeepsFirstAndLast();
     void cancellationAbortsTheCall();
     void closedChannelCancelsItsCalls();
@@ -572,6 +575,45 @@ void TestMcpSession::timelineIsBoundedAndRedacted()
     const auto echoed = finished.at(1).at(0).value<ToolCall>();
     QVERIFY(!echoed.timeline.isEmpty());
     QVERIFY2(!echoed.timeline.contains("sb_secret-token"), echoed.timeline.constData());
+}
+
+// A running call's timeline reaches the console before the call ends (the inspector shows its
+// progress live), a few times a second at most however fast the tool reports.
+void TestMcpSession::timelineIsPublishedWhileTheCallRuns()
+{
+    Fixture f;
+    f.registry.replaceSource(QStringLiteral("debug"), debugTools());
+    auto session = f.session();
+    QSignalSpy changed(&f.events, &BackendEvents::callChanged);
+    QSignalSpy finished(&f.events, &BackendEvents::callFinished);
+    send(*session,
+        R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"debug.progress","arguments":{"steps":3,"interval_ms":400},"_meta":{"progressToken":"live"}}})");
+    QTRY_VERIFY_WITH_TIMEOUT(
+        std::any_of(changed.cbegin(), changed.cend(),
+            [](const QList<QVariant>& event) { return !event.at(0).value<ToolCall>().timeline.isEmpty(); }),
+        30'000);
+    QVERIFY(finished.isEmpty()); // seen while the call runs
+    const auto running = std::find_if(changed.cbegin(), changed.cend(),
+        [](const QList<QVariant>& event) { return !event.at(0).value<ToolCall>().timeline.isEmpty(); })
+                             ->at(0)
+                             .value<ToolCall>();
+    QCOMPARE(running.status, CallStatus::Running);
+    const json first = json::parse(running.timeline.toStdString());
+    QCOMPARE_JSON(first[0]["params"]["message"], json("step 1 of 3"));
+    QVERIFY(finished.wait(30'000));
+
+    // Thousands of notifications: the calls published with a timeline stay few.
+    changed.clear();
+    QElapsedTimer elapsed;
+    elapsed.start();
+    send(*session,
+        R"({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"debug.progress","arguments":{"steps":2000,"interval_ms":0},"_meta":{"progressToken":"fast"}}})");
+    QVERIFY(finished.wait(60'000));
+    const qint64 tookMs = elapsed.elapsed();
+    const auto withTimeline = std::count_if(changed.cbegin(), changed.cend(),
+        [](const QList<QVariant>& event) { return !event.at(0).value<ToolCall>().timeline.isEmpty(); });
+    QVERIFY2(withTimeline <= tookMs / 250 + 2,
+        qPrintable(QStringLiteral("%1 published in %2 ms").arg(withTimeline).arg(tookMs)));
 }
 
 // The recorder alone: the first entries, a marker with the count left out, the newest entries;

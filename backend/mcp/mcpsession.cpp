@@ -66,6 +66,23 @@ McpSession::McpSession(QByteArray id, const SessionEnvironment* environment, QOb
     // been silent for a whole interval.
     m_heartbeat.setInterval(qMax(100, m_environment->heartbeatIntervalMs / 2));
     connect(&m_heartbeat, &QTimer::timeout, this, &McpSession::beatRunningCalls);
+    // However fast a tool reports, the console gets its call's timeline at most this often.
+    m_timelinePublisher.setSingleShot(true);
+    m_timelinePublisher.setInterval(250);
+    connect(&m_timelinePublisher, &QTimer::timeout, this, &McpSession::publishChangedTimelines);
+}
+
+void McpSession::publishChangedTimelines()
+{
+    // Publishing emits a signal: the keys are taken first, and each call looked up again.
+    const std::unordered_set<std::string> keys = std::exchange(m_timelineChanged, {});
+    for (const std::string& key : keys) {
+        const auto it = m_inFlight.find(key);
+        if (it == m_inFlight.end())
+            continue; // finished meanwhile: its record has the whole timeline
+        it->second.record.timeline = timelineOf(it->second);
+        m_environment->events->publishCallChanged(it->second.record);
+    }
 }
 
 McpSession::~McpSession()
@@ -368,10 +385,17 @@ void McpSession::handleToolsCall(
     auto timeline = std::make_shared<CallTimeline>();
     QElapsedTimer sinceStart;
     sinceStart.start();
-    hooks.notify = [channel, timeline, sinceStart](const json& notification) {
+    hooks.notify = [self, key, channel, timeline, sinceStart](const json& notification) {
         if (channel && channel->isOpen()) {
             channel->sendNotification(JsonRpc::serialize(notification));
             timeline->record(sinceStart.elapsed(), notification);
+            // The write above may have closed the connection and ended the call: the session looks
+            // the call up again when it publishes.
+            if (self) {
+                self->m_timelineChanged.insert(key);
+                if (!self->m_timelinePublisher.isActive())
+                    self->m_timelinePublisher.start();
+            }
         }
     };
     hooks.wantsLog = [self](LogLevel level) { return self && level >= self->m_logLevel; };
@@ -485,7 +509,7 @@ void McpSession::admitCall(const std::string& key)
     const InteractionBroker::CallOrigin origin{entry.record.id, entry.record.sessionId, entry.record.clientName,
         entry.record.clientVersion, entry.record.request};
     InteractionBroker::Admission admission = broker->admit(*tool, context->arguments(), origin);
-    entry.record.decision = admission.decision; // a grant or a stored answer: why it ran (or not) unasked
+    entry.record.decision = admission.decision; // a rule, a grant or a stored answer: why it ran (or not) unasked
     switch (admission.verdict) {
     case InteractionBroker::Admission::Verdict::Run:
         execute(key);

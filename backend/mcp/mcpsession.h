@@ -19,6 +19,7 @@
 #include <functional>
 #include <memory>
 #include <unordered_map>
+#include <unordered_set>
 
 class BackendEvents;
 class CallTimeline;
@@ -151,6 +152,9 @@ private:
     void leaveWaiting(const std::string& key, const QString& why);
     QString stopWaiting(InFlight& entry);
     void tickWaitingCalls();
+    // The timelines of calls still in flight that changed since the last time, published with their
+    // calls (a few times a second at most), so the inspector shows a call's progress as it runs.
+    void publishChangedTimelines();
     void beatRunningCalls();
     // Starts the heartbeat when a call is still running after its tool was started.
     void watchRunning(const std::string& key);
@@ -181,4 +185,6 @@ private:
     QTimer m_waitTicker; // progress for calls that wait for a person
     QTimer m_heartbeat; // keeps the connections of long-running calls alive
     int m_waitingCount = 0;
+    std::unordered_set<std::string> m_timelineChanged; // keys of calls in flight
+    QTimer m_timelinePublisher;
 };
