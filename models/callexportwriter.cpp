@@ -80,6 +80,9 @@ json CallExportWriter::harEntry(const ToolCall& call, const QUrl& serverUrl)
             {{"blocked", -1}, {"dns", -1}, {"connect", -1}, {"ssl", -1}, {"send", 0}, {"wait", timeMs},
                 {"receive", 0}}},
         {"comment", text(call.tool + QStringLiteral(": ") + callStatusLabel(call.status))},
+        // As browsers export a fetch(): the Network panel files the calls under Fetch/XHR, not as
+        // scripts (what it makes of an application/json response it has no type for).
+        {"_resourceType", "fetch"},
         {"_switchboard", call.toJson()},
     };
     // The bodies are in request and response already.

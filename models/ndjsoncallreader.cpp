@@ -16,7 +16,7 @@ QString tr(const char* text)
 } // namespace
 
 NdjsonCallReader::Result NdjsonCallReader::read(
-    QIODevice* device, qint64 maxFileBytes, qint64 maxLineBytes, int maxCalls)
+    QIODevice* device, qint64 maxFileBytes, qint64 maxLineBytes, int maxCalls, Control* control)
 {
     Result result;
     const auto size
@@ -45,6 +45,15 @@ NdjsonCallReader::Result NdjsonCallReader::read(
                 break;
             lineBytes += piece.size();
             total += piece.size();
+            if (control) {
+                control->bytesRead.store(total, std::memory_order_relaxed);
+                if (control->stop.load(std::memory_order_relaxed)) {
+                    result = Result();
+                    result.cancelled = true;
+                    result.fatal = tr("Opening was cancelled.");
+                    return result;
+                }
+            }
             if (!tooLong && lineBytes - (piece.endsWith('\n') ? 1 : 0) > maxLineBytes) {
                 tooLong = true;
                 line = QByteArray();
@@ -97,7 +106,7 @@ NdjsonCallReader::Result NdjsonCallReader::read(
     return result;
 }
 
-NdjsonCallReader::Result NdjsonCallReader::readFile(const QString& path)
+NdjsonCallReader::Result NdjsonCallReader::readFile(const QString& path, Control* control)
 {
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly)) {
@@ -105,7 +114,7 @@ NdjsonCallReader::Result NdjsonCallReader::readFile(const QString& path)
         result.fatal = tr("Cannot open %1: %2").arg(path, file.errorString());
         return result;
     }
-    return read(&file);
+    return read(&file, MaxFileBytes, MaxLineBytes, MaxCalls, control);
 }
 
 QString NdjsonCallReader::summary(const Result& result)

@@ -80,6 +80,7 @@ private Q_SLOTS:
     void replayFromTheInspectorIsLinkedToItsOriginal();
     void replayByShortcut();
     void editAndResendSendsTheEditedArguments();
+    void editAndResendOffersTheFormWhenItHoldsTheArguments();
     void cutRequestCannotBeReplayed();
     void toolsViewListsAndFilters();
     void toolsViewCallsThroughItsForm();
@@ -184,6 +185,62 @@ void TestConsoleTools::editAndResendSendsTheEditedArguments()
     Q_EMIT m_backend->callsUpdated({echoCall(31, {{"message", "changed"}, {"n", 2}}, 30)});
     QTRY_COMPARE(m_window->inspector()->call().id, 31);
     QVERIFY(m_window->inspector()->replayBar()->replayOfLabel()->text().contains(QStringLiteral("Replay of")));
+}
+
+void TestConsoleTools::editAndResendOffersTheFormWhenItHoldsTheArguments()
+{
+    // The tool's schema as offered now gives the form, filled with the recorded arguments.
+    const json schema{{"type", "object"},
+        {"properties", {{"message", {{"type", "string"}}}, {"n", {{"type", "integer"}, {"minimum", 0}}}}},
+        {"required", {"message"}}};
+    Q_EMIT m_backend->toolsListed({toolInfo(QStringLiteral("echo"), schema)});
+    Q_EMIT m_backend->callsUpdated({echoCall(50, {{"message", "first"}, {"n", 3}})});
+    QTRY_VERIFY(m_window->showCall(50));
+    m_window->findChild<QAction*>(QStringLiteral("editResendAction"))->trigger();
+    auto* dialog = m_window->findChild<EditResendDialog*>();
+    QVERIFY(dialog);
+    QTRY_VERIFY(dialog->isVisible());
+    QVERIFY(dialog->form());
+    QVERIFY(!dialog->isJsonMode());
+    auto* message = qobject_cast<QLineEdit*>(dialog->form()->editorFor(QStringLiteral("message")));
+    QVERIFY(message);
+    QCOMPARE(message->text(), QStringLiteral("first"));
+    QCOMPARE(qobject_cast<QSpinBox*>(dialog->form()->editorFor(QStringLiteral("n")))->value(), 3);
+    // Edited by keyboard and sent with Return.
+    message->setFocus();
+    message->selectAll();
+    QTest::keyClicks(message, QStringLiteral("second"));
+
+    QTest::keyClick(message, Qt::Key_Return);
+    QCOMPARE(m_backend->toolCalls.size(), 1);
+    QCOMPARE(m_backend->toolCalls.first().replayOf, 50);
+    QCOMPARE_JSON(argumentsOf(m_backend->toolCalls.first()), (json{{"message", "second"}, {"n", 3}}));
+    QTRY_VERIFY(!m_window->findChild<EditResendDialog*>());
+
+    // Arguments the form cannot hold as recorded (a property it does not have) start as JSON,
+    // saying why; switching to the form is refused while the text says what the form cannot.
+    Q_EMIT m_backend->callsUpdated({echoCall(51, {{"message", "x"}, {"extra", true}})});
+    QTRY_VERIFY(m_window->showCall(51));
+    m_window->findChild<QAction*>(QStringLiteral("editResendAction"))->trigger();
+    dialog = m_window->findChild<EditResendDialog*>();
+    QVERIFY(dialog);
+    QVERIFY(dialog->isJsonMode());
+    QVERIFY(dialog->jsonToggle()->isChecked());
+    QVERIFY(dialog->formNote()->isVisibleTo(dialog));
+    QVERIFY2(dialog->formNote()->text().contains(QStringLiteral("extra")), qPrintable(dialog->formNote()->text()));
+    dialog->jsonToggle()->click();
+    QVERIFY(dialog->isJsonMode());
+    QVERIFY(dialog->jsonToggle()->isChecked());
+    // Once the text fits the form, the form takes it; and back to JSON, the text is the form's.
+    dialog->editor()->setPlainText(QStringLiteral("{\"message\": \"fits\"}"));
+    dialog->jsonToggle()->click();
+    QVERIFY(!dialog->isJsonMode());
+    QCOMPARE(
+        qobject_cast<QLineEdit*>(dialog->form()->editorFor(QStringLiteral("message")))->text(), QStringLiteral("fits"));
+    dialog->jsonToggle()->click();
+    QVERIFY(dialog->isJsonMode());
+    QCOMPARE_JSON(json::parse(dialog->editor()->toPlainText().toStdString()), (json{{"message", "fits"}}));
+    dialog->reject();
 }
 
 void TestConsoleTools::cutRequestCannotBeReplayed()

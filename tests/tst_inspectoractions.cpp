@@ -30,8 +30,10 @@
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QPointer>
+#include <QProgressDialog>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QStatusBar>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -101,6 +103,7 @@ private Q_SLOTS:
     void historyExportsEverySearchPage();
     void openShowsTheFileReadOnly();
     void openSaysWhatIsWrong();
+    void openReadsOnAWorkerAndCanBeCancelled();
 };
 
 void TestInspectorActions::copyButtonsPutJsonOnTheClipboard()
@@ -310,7 +313,10 @@ void TestInspectorActions::openShowsTheFileReadOnly()
 
     FakeOperator backend;
     MainWindow window(&backend, 500, false);
-    QPointer<CallImportWindow> opened = window.openNdjson(path);
+    QSignalSpy openedSpy(&window, &MainWindow::ndjsonOpened);
+    window.openNdjson(path); // read on a worker: the window goes on meanwhile
+    QVERIFY(openedSpy.wait());
+    QPointer<CallImportWindow> opened = openedSpy.first().at(0).value<CallImportWindow*>();
     QVERIFY(opened);
     QVERIFY(opened->isVisible());
     QVERIFY(opened->windowTitle().contains(QStringLiteral("read-only")));
@@ -345,13 +351,54 @@ void TestInspectorActions::openSaysWhatIsWrong()
     file.close();
     FakeOperator backend;
     MainWindow window(&backend, 500, false);
+    QSignalSpy opened(&window, &MainWindow::ndjsonOpened);
+    QSignalSpy failed(&window, &MainWindow::ndjsonOpenFailed);
     QString text;
     closeNextMessageBox(&text);
-    QVERIFY(!window.openNdjson(path));
+    window.openNdjson(path);
+    QTRY_VERIFY(!text.isEmpty());
     QVERIFY2(text.contains(QStringLiteral("line 1")) && text.contains(QStringLiteral("line 2")), qPrintable(text));
+    QCOMPARE(failed.size(), 1);
+    text.clear();
     closeNextMessageBox(&text);
-    QVERIFY(!window.openNdjson(dir.filePath(QStringLiteral("missing.ndjson"))));
+    window.openNdjson(dir.filePath(QStringLiteral("missing.ndjson")));
+    QTRY_VERIFY(!text.isEmpty());
     QVERIFY2(text.contains(QStringLiteral("missing.ndjson")), qPrintable(text));
+    QCOMPARE(failed.size(), 2);
+    QVERIFY(opened.isEmpty());
+}
+
+void TestInspectorActions::openReadsOnAWorkerAndCanBeCancelled()
+{
+    // A large file: the window keeps answering while it is read, and Cancel stops the reading.
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("large.ndjson"));
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    const QByteArray line = CallExportWriter::ndjsonLine(finishedCall(1, QString(64 * 1024, QLatin1Char('z'))));
+    while (file.size() < 200 * 1024 * 1024)
+        file.write(line);
+    file.close();
+
+    FakeOperator backend;
+    MainWindow window(&backend, 500, false);
+    QSignalSpy opened(&window, &MainWindow::ndjsonOpened);
+    QSignalSpy failed(&window, &MainWindow::ndjsonOpenFailed);
+    window.openNdjson(path);
+    // The event loop runs while the worker reads: a timer fires, and the progress dialog is there.
+    bool ticked = false;
+    QTimer::singleShot(0, &window, [&ticked] { ticked = true; });
+    QTRY_VERIFY(ticked);
+    auto* progress = window.findChild<QProgressDialog*>(QStringLiteral("openNdjsonProgress"));
+    QVERIFY(progress);
+    // As the person does: the dialog's Cancel button (QProgressDialog::cancel() alone says nothing).
+    auto* cancel = progress->findChild<QPushButton*>();
+    QVERIFY(cancel);
+    cancel->click();
+    QTRY_VERIFY(!window.findChild<QProgressDialog*>(QStringLiteral("openNdjsonProgress")));
+    QVERIFY(opened.isEmpty());
+    QVERIFY(failed.isEmpty()); // cancelled: nothing to say but the status bar's line
+    QVERIFY(window.statusBar()->currentMessage().contains(QStringLiteral("cancelled")));
 }
 
 QTEST_MAIN(TestInspectorActions)

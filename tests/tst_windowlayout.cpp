@@ -7,6 +7,7 @@
 
 #include "fakeoperator.h"
 
+#include "callinspector.h"
 #include "calllogfilterproxy.h"
 #include "calllogmodel.h"
 #include "calllogview.h"
@@ -20,6 +21,7 @@
 #include <QDockWidget>
 #include <QHeaderView>
 #include <QLineEdit>
+#include <QScopeGuard>
 #include <QScreen>
 #include <QSettings>
 #include <QTableView>
@@ -30,10 +32,13 @@ class TestWindowLayout : public QObject
     Q_OBJECT
 private Q_SLOTS:
     void firstSizeFitsTheScreen();
+    void largeFontPutsTheInspectorBelowTheLog();
+    void inspectorBelowIsAChoiceThatIsRemembered();
     void layoutIsRememberedAndVersioned();
     void resetLayoutGoesBackToTheStart();
     void historySearchGoesThroughTheInterface();
     void aQuestionComesForwardFromBehindTheToolsTab();
+    void aDocksShortcutBringsItForwardFromBehindATab();
 };
 
 namespace {
@@ -68,6 +73,66 @@ void TestWindowLayout::firstSizeFitsTheScreen()
     // Everything still has some room: the log, the inspector and the questions dock side by side.
     QVERIFY(window.callLogView()->width() > 150);
     QVERIFY(window.interactionPanel()->width() > 150);
+}
+
+void TestWindowLayout::largeFontPutsTheInspectorBelowTheLog()
+{
+    // At 14 pt the log's time, status, client and tool columns and the inspector do not fit side by
+    // side on a 1366-pixel screen: the inspector goes below, and those columns show without
+    // scrolling sideways, in a window that still fits the screen (the docks along the bottom scroll
+    // rather than hold it taller: 871 pixels before they did).
+    const QFont before = QApplication::font();
+    QFont large = before;
+    large.setPointSize(14);
+    QApplication::setFont(large);
+    const auto restore = qScopeGuard([&before] { QApplication::setFont(before); });
+    FakeOperator backend;
+    MainWindow window(&backend, 100, false);
+    QVERIFY(window.isInspectorBelow());
+    QVERIFY(window.findChild<QAction*>(QStringLiteral("inspectorBelowAction"))->isChecked());
+    QVERIFY2(window.minimumSizeHint().height() <= 768 - 60,
+        qPrintable(QStringLiteral("minimum height %1").arg(window.minimumSizeHint().height())));
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QTableView* table = window.callLogView()->tableView();
+    QHeaderView* header = table->horizontalHeader();
+    for (const int column :
+        {CallColumns::TimeColumn, CallColumns::StatusColumn, CallColumns::ClientColumn, CallColumns::ToolColumn}) {
+        QTRY_VERIFY2(header->sectionViewportPosition(column) >= 0
+                && header->sectionViewportPosition(column) + header->sectionSize(column) <= table->viewport()->width(),
+            qPrintable(QStringLiteral("column %1 at %2+%3 of %4")
+                           .arg(column)
+                           .arg(header->sectionViewportPosition(column))
+                           .arg(header->sectionSize(column))
+                           .arg(table->viewport()->width())));
+    }
+    QVERIFY(window.inspector()->height() > 150);
+    QVERIFY(window.callLogView()->height() > 150);
+}
+
+void TestWindowLayout::inspectorBelowIsAChoiceThatIsRemembered()
+{
+    QTemporaryDir directory;
+    QVERIFY(directory.isValid());
+    const QString path = directory.filePath(QStringLiteral("console.conf"));
+    FakeOperator backend;
+    {
+        MainWindow window(&backend, 100, false);
+        QVERIFY(!window.isInspectorBelow()); // the default font fits both side by side
+        auto* below = window.findChild<QAction*>(QStringLiteral("inspectorBelowAction"));
+        QVERIFY(below && below->isCheckable() && !below->isChecked());
+        below->trigger();
+        QVERIFY(window.isInspectorBelow());
+        QSettings settings(path, QSettings::IniFormat);
+        window.saveLayout(settings);
+    }
+    MainWindow window(&backend, 100, false);
+    QSettings settings(path, QSettings::IniFormat);
+    QVERIFY(window.restoreLayout(settings));
+    QVERIFY(window.isInspectorBelow());
+    QVERIFY(window.findChild<QAction*>(QStringLiteral("inspectorBelowAction"))->isChecked());
+    window.findChild<QAction*>(QStringLiteral("resetLayoutAction"))->trigger();
+    QVERIFY(!window.isInspectorBelow());
 }
 
 void TestWindowLayout::layoutIsRememberedAndVersioned()
@@ -198,6 +263,32 @@ void TestWindowLayout::aQuestionComesForwardFromBehindTheToolsTab()
     Q_EMIT backend.interactionPending(question);
     QTRY_COMPARE(window.interactionPanel()->count(), 2);
     QVERIFY(window.interactionPanel()->visibleRegion().isEmpty());
+}
+
+void TestWindowLayout::aDocksShortcutBringsItForwardFromBehindATab()
+{
+    // The Permissions dock starts as a tab behind Repositories: Ctrl+5 shows it (it used to close
+    // it, since a tab behind another counts as visible), and a second Ctrl+5 closes it.
+    FakeOperator backend;
+    MainWindow window(&backend, 100, false);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    auto* permissions = window.findChild<QDockWidget*>(QStringLiteral("permissionsDock"));
+    QVERIFY(permissions);
+    QVERIFY(permissions->isVisible());
+    QTRY_VERIFY(permissions->visibleRegion().isEmpty()); // behind the Repositories tab
+    QAction* toggle = permissions->toggleViewAction();
+    QCOMPARE(toggle->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_5));
+    toggle->trigger();
+    QVERIFY(toggle->isChecked());
+    QVERIFY(permissions->isVisible());
+    QTRY_VERIFY(!permissions->visibleRegion().isEmpty());
+    toggle->trigger();
+    QVERIFY(!toggle->isChecked());
+    QTRY_VERIFY(!permissions->isVisible());
+    toggle->trigger();
+    QTRY_VERIFY(permissions->isVisible());
+    QTRY_VERIFY(!permissions->visibleRegion().isEmpty());
 }
 
 // The window is laid out on the screen the issue names as the smallest to work on: 1366x768 (the

@@ -640,6 +640,18 @@ void CallLogView::setLive(bool live)
     onFilterChanged();
 }
 
+int CallLogView::essentialColumnsWidth() const
+{
+    const QHeaderView* columns = m_table->horizontalHeader();
+    int width = 0;
+    for (const int column :
+        {CallColumns::TimeColumn, CallColumns::StatusColumn, CallColumns::ClientColumn, CallColumns::ToolColumn})
+        width += columns->isSectionHidden(column) ? 0 : columns->sectionSize(column);
+    const QMargins margins = contentsMargins() + (layout() ? layout()->contentsMargins() : QMargins());
+    return width + 2 * m_table->frameWidth() + m_table->verticalScrollBar()->sizeHint().width() + margins.left()
+        + margins.right();
+}
+
 void CallLogView::resetColumns()
 {
     setInitialColumnOrder();

@@ -71,6 +71,9 @@ public:
     bool restoreHeaderState(const QByteArray& state);
     // The columns as they start: their order, widths from sample text, the log's own order.
     void resetColumns();
+    // How wide the log must be to show the columns that say what happened (time, status, client
+    // and tool) without scrolling sideways, at their present widths and font.
+    int essentialColumnsWidth() const;
     // The columns' first order on screen (Reset layout goes back to it).
     static constexpr CallColumns::Columns DefaultColumnOrder[] = {CallColumns::TimeColumn, CallColumns::StatusColumn,
         CallColumns::ClientColumn, CallColumns::ToolColumn, CallColumns::RouteColumn, CallColumns::DurationColumn};

@@ -24,6 +24,7 @@
 #include "repositoryview.h"
 #include "statuswarning.h"
 #include "themeicon.h"
+#include "toollistmodel.h"
 #include "toolsview.h"
 
 #include <QAction>
@@ -31,7 +32,9 @@
 #include <QDir>
 #include <QDockWidget>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QFrame>
+#include <QFutureWatcher>
 #include <QHBoxLayout>
 #include <QIcon>
 #include <QLabel>
@@ -40,14 +43,20 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QProgressDialog>
 #include <QPushButton>
 #include <QScreen>
+#include <QScrollArea>
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTableView>
 #include <QTimer>
 #include <QToolBar>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <algorithm>
+#include <memory>
 
 // The resources live in the static ui library: nothing references their initialiser, so the linker
 // would drop it without this call. Q_INIT_RESOURCE must be used outside any namespace.
@@ -193,8 +202,45 @@ MainWindow::MainWindow(OperatorInterface* backend, int callLogRows, bool noAuth,
     resetLayoutAction->setProperty(WithoutShortcutProperty, true); // rare, and not to be hit by chance
     resetLayoutAction->setToolTip(tr("The window's size, docks and columns as they were at first"));
     connect(resetLayoutAction, &QAction::triggered, this, &MainWindow::resetLayout);
+    // Log and inspector side by side, or the inspector below the log (chosen for the window's width
+    // and font at first; the person's choice is remembered with the splitter).
+    m_inspectorBelowAction = new QAction(tr("&Inspector Below the Log"), this);
+    m_inspectorBelowAction->setObjectName(QStringLiteral("inspectorBelowAction"));
+    m_inspectorBelowAction->setCheckable(true);
+    m_inspectorBelowAction->setProperty(WithoutShortcutProperty, true);
+    m_inspectorBelowAction->setToolTip(
+        tr("Stack the inspector under the call log, so that the log has the window's whole width"));
+    connect(m_inspectorBelowAction, &QAction::toggled, this, &MainWindow::setInspectorBelow);
     m_viewMenu->addSeparator();
+    addMenuAction(Menu::View, m_inspectorBelowAction);
     addMenuAction(Menu::View, resetLayoutAction);
+
+    // The docks along the bottom share the window's height with the log and the inspector: their
+    // contents scroll rather than hold the window taller than a small screen at a large font.
+    for (QDockWidget* dock : findChildren<QDockWidget*>(Qt::FindDirectChildrenOnly)) {
+        if (dockWidgetArea(dock) != Qt::BottomDockWidgetArea || qobject_cast<QScrollArea*>(dock->widget()))
+            continue;
+        auto* area = new QScrollArea;
+        area->setObjectName(dock->objectName() + QStringLiteral("Scroll"));
+        area->setFrameShape(QFrame::NoFrame);
+        area->setWidgetResizable(true);
+        area->setWidget(dock->widget()); // the dock lets go of it
+        dock->setWidget(area);
+    }
+
+    // A dock's View action (and its shortcut) brings it forward when it is a tab behind another,
+    // rather than closing what the person cannot see: toggled comes before the dock's own handler
+    // of triggered, which then finds the action checked and leaves the dock shown.
+    for (QDockWidget* dock : findChildren<QDockWidget*>(Qt::FindDirectChildrenOnly)) {
+        QAction* toggle = dock->toggleViewAction();
+        connect(toggle, &QAction::toggled, this, [dock, toggle](bool checked) {
+            if (checked || !dock->isVisible() || !dock->visibleRegion().isEmpty())
+                return;
+            const QSignalBlocker quiet(toggle);
+            toggle->setChecked(true);
+            dock->raise();
+        });
+    }
 
     applyDefaultSizes();
     m_defaultState = saveState(LayoutVersion);
@@ -215,8 +261,36 @@ void MainWindow::applyDefaultSizes()
     resizeDocks({m_interactionPanel}, {questions}, Qt::Horizontal);
     resizeDocks({m_repositoryView}, {small ? height / 4 : 300}, Qt::Vertical);
     const int sides = width - questions;
+    // With a large font the columns that say what happened (time, status, client, tool) and a
+    // readable inspector do not fit side by side: the inspector goes below, the log gets the width.
+    const int inspector = 45 * m_inspector->fontMetrics().averageCharWidth();
+    const bool below = m_callLog->essentialColumnsWidth() + inspector + m_splitter->handleWidth() > sides;
+    setInspectorBelow(below);
+    if (below) {
+        const int tall = height - menuBar()->sizeHint().height() - statusBar()->sizeHint().height();
+        m_splitter->setSizes({tall * 3 / 5, tall - tall * 3 / 5});
+        return;
+    }
     const int log = small ? sides * 2 / 3 : sides * 4 / 7;
     m_splitter->setSizes({log, sides - log});
+}
+
+bool MainWindow::isInspectorBelow() const
+{
+    return m_splitter->orientation() == Qt::Vertical;
+}
+
+void MainWindow::setInspectorBelow(bool below)
+{
+    const Qt::Orientation orientation = below ? Qt::Vertical : Qt::Horizontal;
+    if (m_splitter->orientation() != orientation) {
+        // The shares carry over: what the log had of the width it has of the height.
+        const QList<int> sizes = m_splitter->sizes();
+        m_splitter->setOrientation(orientation);
+        m_splitter->setSizes(sizes);
+    }
+    const QSignalBlocker quiet(m_inspectorBelowAction);
+    m_inspectorBelowAction->setChecked(below);
 }
 
 void MainWindow::saveLayout(QSettings& settings) const
@@ -240,6 +314,7 @@ bool MainWindow::restoreLayout(QSettings& settings)
         restored = restoreGeometry(settings.value(QStringLiteral("geometry")).toByteArray());
         restored = restoreState(settings.value(QStringLiteral("state")).toByteArray(), LayoutVersion) && restored;
         restored = m_splitter->restoreState(settings.value(QStringLiteral("splitter")).toByteArray()) && restored;
+        setInspectorBelow(m_splitter->orientation() == Qt::Vertical); // the splitter's state holds it
         restored
             = m_callLog->restoreHeaderState(settings.value(QStringLiteral("callLogColumns")).toByteArray()) && restored;
     }
@@ -857,20 +932,54 @@ CallExportJob* MainWindow::exportCallLog(const QString& path)
     return job;
 }
 
-CallImportWindow* MainWindow::openNdjson(const QString& path)
+void MainWindow::openNdjson(const QString& path)
 {
-    const NdjsonCallReader::Result result = NdjsonCallReader::readFile(path);
-    const QString summary = NdjsonCallReader::summary(result);
-    if (result.calls.isEmpty()) {
-        QMessageBox::warning(this, tr("Open calls"),
-            result.fatal.isEmpty() ? tr("%1 holds no calls: %2").arg(QDir::toNativeSeparators(path), summary)
-                                   : summary);
-        return nullptr;
-    }
-    auto* window
-        = new CallImportWindow(path, result.calls, summary, m_backend->serverUrl(), m_backend->requiresToken(), this);
-    window->show();
-    return window;
+    // Up to 256 MiB of JSON takes seconds to parse: on a worker, so the window (and the questions in
+    // it) keep answering meanwhile; the dialog shows only when it takes a while.
+    auto control = std::make_shared<NdjsonCallReader::Control>();
+    auto* watcher = new QFutureWatcher<NdjsonCallReader::Result>(this);
+    // The window closing while a file is read stops the reading with it.
+    connect(watcher, &QObject::destroyed, [control] { control->stop = true; });
+    const QFileInfo file(path);
+    const qint64 size = file.size();
+    auto* progress = new QProgressDialog(
+        tr("Reading %1…").arg(QDir::toNativeSeparators(file.fileName())), tr("Cancel"), 0, 1000, this);
+    progress->setObjectName(QStringLiteral("openNdjsonProgress"));
+    progress->setWindowTitle(tr("Open calls"));
+    progress->setAutoClose(false);
+    progress->setAutoReset(false);
+    progress->setMinimumDuration(400);
+    progress->setValue(0);
+    auto* ticker = new QTimer(progress);
+    connect(ticker, &QTimer::timeout, progress, [progress, control, size] {
+        if (size > 0)
+            progress->setValue(int(std::min<qint64>(999, control->bytesRead.load() * 1000 / size)));
+    });
+    ticker->start(100);
+    connect(progress, &QProgressDialog::canceled, progress, [control] { control->stop = true; });
+    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, progress, path] {
+        const NdjsonCallReader::Result result = watcher->result();
+        watcher->deleteLater();
+        progress->deleteLater();
+        if (result.cancelled) {
+            statusBar()->showMessage(tr("Opening %1 was cancelled.").arg(QDir::toNativeSeparators(path)), 8000);
+            return;
+        }
+        const QString summary = NdjsonCallReader::summary(result);
+        if (result.calls.isEmpty()) {
+            const QString message = result.fatal.isEmpty()
+                ? tr("%1 holds no calls: %2").arg(QDir::toNativeSeparators(path), summary)
+                : summary;
+            Q_EMIT ndjsonOpenFailed(message);
+            QMessageBox::warning(this, tr("Open calls"), message);
+            return;
+        }
+        auto* window = new CallImportWindow(
+            path, result.calls, summary, m_backend->serverUrl(), m_backend->requiresToken(), this);
+        window->show();
+        Q_EMIT ndjsonOpened(window);
+    });
+    watcher->setFuture(QtConcurrent::run([path, control] { return NdjsonCallReader::readFile(path, control.get()); }));
 }
 
 void MainWindow::createConsoleCalls()
@@ -972,7 +1081,11 @@ void MainWindow::editAndResendCall(const ToolCall& call)
     const QString tool = ReplayBar::toolOfRequest(call.request);
     if (tool.isEmpty())
         return;
-    auto* dialog = new EditResendDialog(tool, call.id, ToolCall::argumentsFromRequest(call.request), this);
+    // The form comes from the tool's schema as it is offered now (none when it is gone).
+    const ToolListModel* tools = m_toolsView->model();
+    const int row = tools->rowOf(tool);
+    auto* dialog = new EditResendDialog(tool, call.id, ToolCall::argumentsFromRequest(call.request),
+        row >= 0 ? tools->tool(row).inputSchema : QByteArray(), this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &QDialog::accepted, this, [this, dialog] {
         m_consoleCallRequest = m_backend->callTool(dialog->tool(), dialog->arguments(), dialog->originalCallId());

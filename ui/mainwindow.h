@@ -11,6 +11,7 @@
 // clearing that filter in the log clears the selection. The live log keeps previews of large calls;
 // the inspector gets the whole call from history.
 
+#include "callimportwindow.h" // complete for the ndjsonOpened signal's argument type
 #include "toolcall.h"
 
 #include <QMainWindow>
@@ -18,7 +19,6 @@
 
 class AdapterHealthView;
 class CallExportJob;
-class CallImportWindow;
 class OperatorInterface;
 class CallInspector;
 class CallLogModel;
@@ -64,6 +64,10 @@ public:
     bool restoreLayout(QSettings& settings);
     // Back to the size that fits the screen and the docks where they start.
     void resetLayout();
+    // The inspector beside the call log, or below it (View ▸ Inspector Below the Log); at first,
+    // below when the window is too narrow for both at its font.
+    void setInspectorBelow(bool below);
+    bool isInspectorBelow() const;
 
     CallLogModel* callLogModel() const { return m_model; }
     CallLogView* callLogView() const { return m_callLog; }
@@ -97,10 +101,12 @@ public Q_SLOTS:
     // when none of them is in the live log any more.
     bool showCalls(const QList<qint64>& callIds);
     // File ▸ Export…: writes the calls the log shows now (its filters applied), whole, to `path`
-    // (".har": HAR 1.2, else NDJSON); the job reports when it is done. File ▸ Open NDJSON…: shows a
-    // file's calls in a read-only window (nullptr, after saying why, when it holds none).
+    // (".har": HAR 1.2, else NDJSON); the job reports when it is done.
     CallExportJob* exportCallLog(const QString& path);
-    CallImportWindow* openNdjson(const QString& path);
+    // File ▸ Open NDJSON…: reads the file on a worker thread (with a progress dialog and Cancel when
+    // it takes a while), then shows its calls in a read-only window (ndjsonOpened), or says why it
+    // holds none in a message box (ndjsonOpenFailed). Cancelled, it says nothing.
+    void openNdjson(const QString& path);
 
     // What the status bar says about history and the workspace state (Backend's historyWriteFailed,
     // historyWriteRecovered, historyNotice, historyCallsLeftOut, workspaceStateProblem and
@@ -112,6 +118,10 @@ public Q_SLOTS:
     void onWorkspaceStateProblem(const QString& message);
     void onWorkspaceStateNotice(const QString& message);
     void onWorkspaceStateRecovered();
+
+Q_SIGNALS:
+    void ndjsonOpened(CallImportWindow* window);
+    void ndjsonOpenFailed(const QString& message);
 
 private:
     // The Tools dock, the replay actions, and selecting the console's new calls.
@@ -152,6 +162,7 @@ private:
     quint64 m_recentRequest = 0;
     quint64 m_historyMatchesRequest = 0;
     QSplitter* m_splitter = nullptr;
+    QAction* m_inspectorBelowAction = nullptr;
     QByteArray m_defaultState; // the docks as the window starts, for resetLayout
     // The whole call behind the inspector's preview: which call, the request for it, the answer.
     qint64 m_fullCallId = 0;

@@ -309,3 +309,81 @@ std::optional<json> SchemaForm::values(QString* problem) const
     }
     return values;
 }
+
+bool SchemaForm::setValues(const json& values, QString* problem)
+{
+    const auto fail = [problem](const QString& text) {
+        if (problem)
+            *problem = text;
+        return false;
+    };
+    if (!values.is_object())
+        return fail(tr("the arguments are not a JSON object"));
+    for (const auto& [key, value] : values.items()) {
+        const QString name = QString::fromStdString(key);
+        if (std::none_of(
+                m_fields.cbegin(), m_fields.cend(), [&name](const Field& field) { return field.name == name; }))
+            return fail(tr("\"%1\" is not one of the form's fields").arg(name));
+    }
+    for (const Field& field : std::as_const(m_fields)) {
+        const auto it = values.find(field.name.toStdString());
+        const bool present = it != values.end();
+        const auto wrong = [&]() { return fail(tr("\"%1\" cannot be shown in its field").arg(field.name)); };
+        switch (field.type) {
+        case FieldType::String:
+            if (present && !it->is_string())
+                return wrong();
+            static_cast<QLineEdit*>(field.editor)
+                ->setText(present ? QString::fromStdString(it->get<std::string>()) : QString());
+            break;
+        case FieldType::Enum: {
+            auto* combo = static_cast<QComboBox*>(field.editor);
+            if (!present) {
+                if (field.enumHasUnset)
+                    combo->setCurrentIndex(0);
+                break;
+            }
+            const auto found = std::find(field.enumValues.begin(), field.enumValues.end(), *it);
+            if (found == field.enumValues.end())
+                return wrong();
+            combo->setCurrentIndex(int(found - field.enumValues.begin()) + (field.enumHasUnset ? 1 : 0));
+            break;
+        }
+        case FieldType::Integer: {
+            auto* spin = static_cast<QSpinBox*>(field.editor);
+            const int lowest = spin->minimum() + (field.numberHasUnset ? 1 : 0);
+            if (!present) {
+                if (field.numberHasUnset)
+                    spin->setValue(spin->minimum());
+                break;
+            }
+            if (!it->is_number_integer() || it->get<double>() < lowest || it->get<double>() > spin->maximum())
+                return wrong();
+            spin->setValue(it->get<int>());
+            break;
+        }
+        case FieldType::Number: {
+            auto* spin = static_cast<QDoubleSpinBox*>(field.editor);
+            const double lowest = field.numberHasUnset ? spin->minimum() + spin->singleStep() : spin->minimum();
+            if (!present) {
+                if (field.numberHasUnset)
+                    spin->setValue(spin->minimum());
+                break;
+            }
+            if (!it->is_number() || it->get<double>() < lowest || it->get<double>() > spin->maximum())
+                return wrong();
+            spin->setValue(it->get<double>());
+            break;
+        }
+        case FieldType::Boolean:
+            if (present && !it->is_boolean())
+                return wrong();
+            static_cast<QCheckBox*>(field.editor)->setChecked(present && it->get<bool>());
+            break;
+        case FieldType::Json:
+            static_cast<QLineEdit*>(field.editor)->setText(present ? QString::fromStdString(it->dump()) : QString());
+            break;
+        }
+    }
+    return true;
+}

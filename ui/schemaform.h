@@ -35,6 +35,12 @@ public:
     // The values filled in, as a JSON object (unset optional fields left out); nullopt with
     // `problem` naming the fields when a required one is empty or a JSON field does not parse.
     std::optional<nlohmann::json> values(QString* problem) const;
+    // Fills the fields from a JSON object (fields it leaves out start unset); false, with `problem`
+    // saying which property, when a value is not one its field can hold (a property the form does
+    // not have, a string for a number, a value outside the field's range or enum). A form may still
+    // hold a value differently (a number's decimals, a boolean always sent): compare values() to
+    // what was set where that matters.
+    bool setValues(const nlohmann::json& values, QString* problem);
 
 private:
     enum class FieldType {

@@ -266,6 +266,7 @@ if (!Array.isArray(expected)) {
             problems.push(`${where}: the response body cannot be shown: ${request.contentError}`);
         else
             same('response body', request.responseBody, responseText(entry.response.content));
+        same('resource type', request.resourceType, entry._resourceType ?? 'script');
         same('start (ms since the epoch)', Math.round(request.startedMs), Date.parse(entry.startedDateTime));
         if (Math.abs(request.durationMs - entry.time) > 0.01)
             problems.push(`${where}: duration is ${request.durationMs} ms, the HAR's time is ${entry.time} ms`);
