@@ -94,6 +94,22 @@ private Q_SLOTS:
         QCOMPARE(CallInspector::prettyJson(input), expected);
     }
 
+    void aLongSessionIdDoesNotWidenTheInspector()
+    {
+        // Selecting a call must not push the log aside: a session id is one long word.
+        CallInspector inspector;
+        inspector.show();
+        ToolCall call = runningCall();
+        inspector.setCall(call);
+        QTest::qWait(50); // the header's layout settles
+        const int width = inspector.minimumSizeHint().width();
+        call.sessionId = QString(200, QLatin1Char('S'));
+        inspector.setCall(call);
+        QTest::qWait(50);
+        QCOMPARE(inspector.minimumSizeHint().width(), width);
+        QCOMPARE(child<QLabel>(inspector, "sessionLabel")->toolTip(), call.sessionId);
+    }
+
     void showsARunningCallThenItsResult()
     {
         CallInspector inspector;

@@ -115,6 +115,9 @@ CallInspector::CallInspector(QWidget* parent)
     m_routeLabel = selectableLabel(QStringLiteral("routeLabel"));
     m_clientLabel = selectableLabel(QStringLiteral("clientLabel"));
     m_sessionLabel = selectableLabel(QStringLiteral("sessionLabel"));
+    // A session id is one long word (43 characters from some SDKs): shown as far as there is room,
+    // whole in its tooltip, rather than widening the inspector and squeezing the log at every click.
+    m_sessionLabel->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     m_startedLabel = selectableLabel(QStringLiteral("startedLabel"));
     m_durationLabel = selectableLabel(QStringLiteral("durationLabel"));
     grid->addWidget(captionLabel(tr("Client")), 0, 0);
@@ -566,6 +569,7 @@ void CallInspector::updateHeader()
     m_clientLabel->setText(
         CallColumns::clientLabel(m_call).isEmpty() ? tr("(unnamed client)") : CallColumns::clientLabel(m_call));
     m_sessionLabel->setText(m_call.sessionId);
+    m_sessionLabel->setToolTip(m_call.sessionId);
     m_startedLabel->setText(
         QDateTime::fromMSecsSinceEpoch(m_call.startedAtMs).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss.zzz")));
     m_startedLabel->setToolTip(

@@ -226,6 +226,7 @@ MainWindow::MainWindow(OperatorInterface* backend, int callLogRows, bool noAuth,
         area->setWidgetResizable(true);
         area->setWidget(dock->widget()); // the dock lets go of it
         dock->setWidget(area);
+        m_bottomDockAreas.append(area);
     }
 
     // A dock's View action (and its shortcut) brings it forward when it is a tab behind another,
@@ -258,8 +259,19 @@ void MainWindow::applyDefaultSizes()
     // without scrolling sideways, while an empty inspector or questions dock needs little.
     const bool small = width < 1480;
     const int questions = small ? width / 4 : 440;
+    // The docks along the bottom get the height their contents want, as far as the screen leaves
+    // room beyond the window's other minimums; what is left scrolls (a large font).
+    for (QScrollArea* area : std::as_const(m_bottomDockAreas))
+        area->setMinimumHeight(0);
+    const int spare = std::max(0, available.height() - ScreenMarginHeight - minimumSizeHint().height());
+    int bottom = small ? height / 4 : 300;
+    for (QScrollArea* area : std::as_const(m_bottomDockAreas)) {
+        const int wanted = area->widget()->minimumSizeHint().height();
+        area->setMinimumHeight(std::min(wanted, area->minimumSizeHint().height() + spare));
+        bottom = std::max(bottom, area->minimumHeight());
+    }
     resizeDocks({m_interactionPanel}, {questions}, Qt::Horizontal);
-    resizeDocks({m_repositoryView}, {small ? height / 4 : 300}, Qt::Vertical);
+    resizeDocks({m_repositoryView}, {bottom}, Qt::Vertical);
     const int sides = width - questions;
     // With a large font the columns that say what happened (time, status, client, tool) and a
     // readable inspector do not fit side by side: the inspector goes below, the log gets the width.

@@ -31,6 +31,7 @@ class QAction;
 class QLabel;
 class QMenu;
 class QSettings;
+class QScrollArea;
 class QSplitter;
 class QTimer;
 class RepositoryView;
@@ -60,6 +61,8 @@ public:
     // (bumped when docks or columns change) and returns whether it restored one.
     // 2: the Tools and Permissions docks, and the call log's Status column second.
     static constexpr int LayoutVersion = 2;
+    // What a desktop's panel and the window's title bar take of the screen's height, at most.
+    static constexpr int ScreenMarginHeight = 60;
     void saveLayout(QSettings& settings) const;
     bool restoreLayout(QSettings& settings);
     // Back to the size that fits the screen and the docks where they start.
@@ -163,6 +166,7 @@ private:
     quint64 m_historyMatchesRequest = 0;
     QSplitter* m_splitter = nullptr;
     QAction* m_inspectorBelowAction = nullptr;
+    QList<QScrollArea*> m_bottomDockAreas; // what the docks along the bottom show, scrolling when short
     QByteArray m_defaultState; // the docks as the window starts, for resetLayout
     // The whole call behind the inspector's preview: which call, the request for it, the answer.
     qint64 m_fullCallId = 0;
