@@ -21,7 +21,6 @@
 #include <QDockWidget>
 #include <QHeaderView>
 #include <QLineEdit>
-#include <QScopeGuard>
 #include <QScreen>
 #include <QSettings>
 #include <QTableView>
@@ -32,7 +31,8 @@ class TestWindowLayout : public QObject
     Q_OBJECT
 private Q_SLOTS:
     void firstSizeFitsTheScreen();
-    void largeFontPutsTheInspectorBelowTheLog();
+    void largeFontOnALaptopFitsWithTheOutcomeInView();
+    void largeFontOnATallScreenPutsTheInspectorBelow();
     void inspectorBelowIsAChoiceThatIsRemembered();
     void layoutIsRememberedAndVersioned();
     void resetLayoutGoesBackToTheStart();
@@ -75,39 +75,90 @@ void TestWindowLayout::firstSizeFitsTheScreen()
     QVERIFY(window.interactionPanel()->width() > 150);
 }
 
-void TestWindowLayout::largeFontPutsTheInspectorBelowTheLog()
+namespace {
+
+// Whether a column of the call log is in view whole, without scrolling sideways.
+bool columnInView(const QTableView* table, int column)
 {
-    // At 14 pt the log's time, status, client and tool columns and the inspector do not fit side by
-    // side on a 1366-pixel screen: the inspector goes below, and those columns show without
-    // scrolling sideways, in a window that still fits the screen (the docks along the bottom scroll
-    // rather than hold it taller: 871 pixels before they did).
-    const QFont before = QApplication::font();
-    QFont large = before;
-    large.setPointSize(14);
-    QApplication::setFont(large);
-    const auto restore = qScopeGuard([&before] { QApplication::setFont(before); });
+    const QHeaderView* header = table->horizontalHeader();
+    const int at = header->sectionViewportPosition(column);
+    return at >= 0 && at + header->sectionSize(column) <= table->viewport()->width();
+}
+
+// The desktop font at 14 pt while a test runs.
+struct LargeFont
+{
+    LargeFont()
+        : before(QApplication::font())
+    {
+        QFont large = before;
+        large.setPointSize(14);
+        QApplication::setFont(large);
+    }
+    ~LargeFont() { QApplication::setFont(before); }
+    const QFont before;
+};
+
+} // namespace
+
+void TestWindowLayout::largeFontOnALaptopFitsWithTheOutcomeInView()
+{
+    // At 14 pt on a 1366x768 laptop the window fits the screen (the docks scroll rather than hold
+    // it 871 pixels tall, as they did), with a question too; the log stays beside the inspector at
+    // full height (below it, the log would keep three rows), its time and status in view.
+    const LargeFont font;
     FakeOperator backend;
     MainWindow window(&backend, 100, false);
-    QVERIFY(window.isInspectorBelow());
-    QVERIFY(window.findChild<QAction*>(QStringLiteral("inspectorBelowAction"))->isChecked());
-    QVERIFY2(window.minimumSizeHint().height() <= 768 - 60,
+    QVERIFY(!window.isInspectorBelow());
+    QVERIFY2(window.minimumSizeHint().height() <= 768 - MainWindow::ScreenMarginHeight,
         qPrintable(QStringLiteral("minimum height %1").arg(window.minimumSizeHint().height())));
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QVERIFY2(window.height() <= 768, qPrintable(QStringLiteral("height %1").arg(window.height())));
     QTableView* table = window.callLogView()->tableView();
-    QHeaderView* header = table->horizontalHeader();
+    QTRY_VERIFY(columnInView(table, CallColumns::TimeColumn));
+    QVERIFY(columnInView(table, CallColumns::StatusColumn));
+    QVERIFY2(window.callLogView()->height() > 300, qPrintable(QString::number(window.callLogView()->height())));
+
+    PendingInteraction question;
+    question.id = QStringLiteral("ia-1");
+    question.kind = InteractionKind::Approval;
+    question.tool = QStringLiteral("notes.write");
+    question.clientName = QStringLiteral("claude-code");
+    question.waiting = true;
+    Q_EMIT backend.interactionPending(question);
+    QTRY_VERIFY(window.interactionPanel()->currentWidget());
+    QVERIFY2(window.minimumSizeHint().height() <= 768 - MainWindow::ScreenMarginHeight,
+        qPrintable(QStringLiteral("minimum height %1").arg(window.minimumSizeHint().height())));
+    QVERIFY2(window.minimumSizeHint().width() <= 1366,
+        qPrintable(QStringLiteral("minimum width %1").arg(window.minimumSizeHint().width())));
+    QTRY_VERIFY2(window.height() <= 768, qPrintable(QStringLiteral("height %1").arg(window.height())));
+}
+
+void TestWindowLayout::largeFontOnATallScreenPutsTheInspectorBelow()
+{
+    // At 14 pt on a 1600x1200 screen the log's time, status, client and tool columns and the
+    // inspector do not fit side by side, and there is height to spare: the inspector goes below,
+    // and those columns show without scrolling sideways, with rows to see above the inspector.
+    const LargeFont font;
+    FakeOperator backend;
+    MainWindow window(&backend, 100, false);
+    QScreen* tall = QGuiApplication::screens().value(1);
+    QVERIFY(tall && tall->size() == QSize(1600, 1200));
+    window.setScreen(tall);
+    window.resetLayout();
+    QVERIFY(window.isInspectorBelow());
+    QVERIFY(window.findChild<QAction*>(QStringLiteral("inspectorBelowAction"))->isChecked());
+    window.move(tall->availableGeometry().topLeft());
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QTableView* table = window.callLogView()->tableView();
     for (const int column :
-        {CallColumns::TimeColumn, CallColumns::StatusColumn, CallColumns::ClientColumn, CallColumns::ToolColumn}) {
-        QTRY_VERIFY2(header->sectionViewportPosition(column) >= 0
-                && header->sectionViewportPosition(column) + header->sectionSize(column) <= table->viewport()->width(),
-            qPrintable(QStringLiteral("column %1 at %2+%3 of %4")
-                           .arg(column)
-                           .arg(header->sectionViewportPosition(column))
-                           .arg(header->sectionSize(column))
-                           .arg(table->viewport()->width())));
-    }
+        {CallColumns::TimeColumn, CallColumns::StatusColumn, CallColumns::ClientColumn, CallColumns::ToolColumn})
+        QTRY_VERIFY2(columnInView(table, column), qPrintable(QStringLiteral("column %1").arg(column)));
+    const int rows = table->viewport()->height() / table->verticalHeader()->defaultSectionSize();
+    QVERIFY2(rows >= MainWindow::MinLogRowsAboveInspector, qPrintable(QStringLiteral("%1 rows").arg(rows)));
     QVERIFY(window.inspector()->height() > 150);
-    QVERIFY(window.callLogView()->height() > 150);
 }
 
 void TestWindowLayout::inspectorBelowIsAChoiceThatIsRemembered()
@@ -292,10 +343,10 @@ void TestWindowLayout::aDocksShortcutBringsItForwardFromBehindATab()
 }
 
 // The window is laid out on the screen the issue names as the smallest to work on: 1366x768 (the
-// offscreen platform's own screen is 800x800).
+// offscreen platform's own screen is 800x800); a second screen, 1600x1200, has height to spare.
 int main(int argc, char** argv)
 {
-    qputenv("QT_QPA_PLATFORM", "offscreen:configfile=" QT_TESTCASE_SOURCEDIR "/screens/laptop-1366x768.json");
+    qputenv("QT_QPA_PLATFORM", "offscreen:configfile=" QT_TESTCASE_SOURCEDIR "/screens/laptop-and-tall.json");
     QApplication app(argc, argv);
     app.setAttribute(Qt::AA_Use96Dpi, true);
     TestWindowLayout test;

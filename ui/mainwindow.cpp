@@ -36,6 +36,7 @@
 #include <QFrame>
 #include <QFutureWatcher>
 #include <QHBoxLayout>
+#include <QHeaderView>
 #include <QIcon>
 #include <QLabel>
 #include <QLineEdit>
@@ -57,6 +58,38 @@
 
 #include <algorithm>
 #include <memory>
+
+namespace {
+
+// What a dock shows when the window would not fit the screen: at least as tall as its contents want
+// (as measured now, after styling), up to the most the screen leaves room for; shorter than that,
+// its contents scroll.
+class ShortDockArea : public QScrollArea
+{
+public:
+    ShortDockArea()
+    {
+        setFrameShape(QFrame::NoFrame);
+        setWidgetResizable(true);
+    }
+    void setMostHeight(int height)
+    {
+        m_mostHeight = height;
+        updateGeometry();
+    }
+    QSize minimumSizeHint() const override
+    {
+        QSize size = QScrollArea::minimumSizeHint();
+        if (widget())
+            size.setHeight(std::max(size.height(), std::min(widget()->minimumSizeHint().height(), m_mostHeight)));
+        return size;
+    }
+
+private:
+    int m_mostHeight = 0;
+};
+
+} // namespace
 
 // The resources live in the static ui library: nothing references their initialiser, so the linker
 // would drop it without this call. Q_INIT_RESOURCE must be used outside any namespace.
@@ -215,18 +248,23 @@ MainWindow::MainWindow(OperatorInterface* backend, int callLogRows, bool noAuth,
     addMenuAction(Menu::View, m_inspectorBelowAction);
     addMenuAction(Menu::View, resetLayoutAction);
 
-    // The docks along the bottom share the window's height with the log and the inspector: their
-    // contents scroll rather than hold the window taller than a small screen at a large font.
-    for (QDockWidget* dock : findChildren<QDockWidget*>(Qt::FindDirectChildrenOnly)) {
-        if (dockWidgetArea(dock) != Qt::BottomDockWidgetArea || qobject_cast<QScrollArea*>(dock->widget()))
-            continue;
-        auto* area = new QScrollArea;
-        area->setObjectName(dock->objectName() + QStringLiteral("Scroll"));
-        area->setFrameShape(QFrame::NoFrame);
-        area->setWidgetResizable(true);
-        area->setWidget(dock->widget()); // the dock lets go of it
-        dock->setWidget(area);
-        m_bottomDockAreas.append(area);
+    // The docks share the window's height with the log and the inspector: when the window would be
+    // taller than the screen (a large font), their contents scroll rather than hold it taller. Only
+    // then: a scroll area sizes contents with wrapped text by their preferred height, so at an
+    // ordinary size it would scroll what fits. The docks on the right too, since a question's
+    // widget at that font is taller than the log and inspector together.
+    const QRect available = screen() ? screen()->availableGeometry() : QRect(0, 0, 1480, 860);
+    if (minimumSizeHint().height() > available.height() - ScreenMarginHeight) {
+        for (QDockWidget* dock : findChildren<QDockWidget*>(Qt::FindDirectChildrenOnly)) {
+            const Qt::DockWidgetArea where = dockWidgetArea(dock);
+            if (where != Qt::BottomDockWidgetArea && where != Qt::RightDockWidgetArea)
+                continue;
+            auto* area = new ShortDockArea;
+            area->setObjectName(dock->objectName() + QStringLiteral("Scroll"));
+            area->setWidget(dock->widget()); // the dock lets go of it
+            dock->setWidget(area);
+            (where == Qt::BottomDockWidgetArea ? m_bottomDockAreas : m_rightDockAreas).append(area);
+        }
     }
 
     // A dock's View action (and its shortcut) brings it forward when it is a tab behind another,
@@ -253,31 +291,54 @@ void MainWindow::applyDefaultSizes()
     // screen's free area (a 1366x768 laptop gets all of it).
     const QRect available = screen() ? screen()->availableGeometry() : QRect(0, 0, 1480, 860);
     const int width = qMin(1480, available.width());
-    const int height = qMin(860, available.height());
-    resize(width, height);
     // On a small screen the log gets the larger share: its status and duration columns should show
     // without scrolling sideways, while an empty inspector or questions dock needs little.
     const bool small = width < 1480;
-    const int questions = small ? width / 4 : 440;
-    // The docks along the bottom get the height their contents want, as far as the screen leaves
-    // room beyond the window's other minimums; what is left scrolls (a large font).
-    for (QScrollArea* area : std::as_const(m_bottomDockAreas))
-        area->setMinimumHeight(0);
-    const int spare = std::max(0, available.height() - ScreenMarginHeight - minimumSizeHint().height());
-    int bottom = small ? height / 4 : 300;
-    for (QScrollArea* area : std::as_const(m_bottomDockAreas)) {
-        const int wanted = area->widget()->minimumSizeHint().height();
-        area->setMinimumHeight(std::min(wanted, area->minimumSizeHint().height() + spare));
-        bottom = std::max(bottom, area->minimumHeight());
-    }
-    resizeDocks({m_interactionPanel}, {questions}, Qt::Horizontal);
-    resizeDocks({m_repositoryView}, {bottom}, Qt::Vertical);
+    const int questions = std::max(small ? width / 4 : 440, m_interactionPanel->minimumSizeHint().width());
     const int sides = width - questions;
     // With a large font the columns that say what happened (time, status, client, tool) and a
-    // readable inspector do not fit side by side: the inspector goes below, the log gets the width.
+    // readable inspector do not fit side by side; the window may then take more of a tall screen's
+    // height, for the inspector to go below the log.
     const int inspector = 45 * m_inspector->fontMetrics().averageCharWidth();
-    const bool below = m_callLog->essentialColumnsWidth() + inspector + m_splitter->handleWidth() > sides;
+    const bool crowded = m_callLog->essentialColumnsWidth() + inspector + m_splitter->handleWidth() > sides;
+    const int height = qMin(crowded ? 1200 : 860, available.height());
+    // When the docks scroll (a large font), first at their least: those on the right never taller
+    // than the log and inspector need, so that a question does not make the window taller.
+    for (QScrollArea* area : m_bottomDockAreas + m_rightDockAreas)
+        static_cast<ShortDockArea*>(area)->setMostHeight(0);
+    for (QScrollArea* area : std::as_const(m_rightDockAreas))
+        static_cast<ShortDockArea*>(area)->setMostHeight(centralWidget()->minimumSizeHint().height());
+
+    // Crowded, the inspector goes below and the log gets the width; only when the log keeps some
+    // rows above the inspector: on a short screen (768 pixels at 14 pt) it would keep three, so it
+    // stays beside, full height, with time and status in view.
+    const int rowHeight = m_callLog->tableView()->verticalHeader()->defaultSectionSize();
+    // The rows, the table's header and scroll bar, and the filter and count above the table.
+    const int logChrome = m_callLog->minimumSizeHint().height() - m_callLog->tableView()->minimumSizeHint().height();
+    const int logRows = logChrome + (MinLogRowsAboveInspector + 2) * rowHeight;
+    const int aroundCentral = minimumSizeHint().height() - centralWidget()->minimumSizeHint().height();
+    const int stackedLog = height - aroundCentral - m_inspector->minimumSizeHint().height() - m_splitter->handleWidth();
+    const bool below = crowded && stackedLog >= logRows;
     setInspectorBelow(below);
+
+    // The docks along the bottom as tall as their contents want, as far as the screen leaves room
+    // (and, below, the log its rows).
+    if (layout())
+        layout()->activate();
+    const int spare = std::max(0,
+        std::min(available.height() - ScreenMarginHeight, height) - minimumSizeHint().height() - (below ? logRows : 0));
+    for (QScrollArea* area : std::as_const(m_bottomDockAreas))
+        static_cast<ShortDockArea*>(area)->setMostHeight(area->minimumSizeHint().height() + spare);
+    // The window's minimum as it is now (the one from before the docks could scroll no longer
+    // holds), then the size.
+    if (layout())
+        layout()->activate();
+    resize(width, height);
+    int bottom = small ? height / 4 : 300;
+    for (QScrollArea* area : std::as_const(m_bottomDockAreas))
+        bottom = std::max(bottom, area->minimumSizeHint().height());
+    resizeDocks({m_interactionPanel}, {questions}, Qt::Horizontal);
+    resizeDocks({m_repositoryView}, {bottom}, Qt::Vertical);
     if (below) {
         const int tall = height - menuBar()->sizeHint().height() - statusBar()->sizeHint().height();
         m_splitter->setSizes({tall * 3 / 5, tall - tall * 3 / 5});

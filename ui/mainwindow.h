@@ -63,6 +63,8 @@ public:
     static constexpr int LayoutVersion = 2;
     // What a desktop's panel and the window's title bar take of the screen's height, at most.
     static constexpr int ScreenMarginHeight = 60;
+    // The inspector goes below the log by itself only when the log keeps at least this many rows.
+    static constexpr int MinLogRowsAboveInspector = 10;
     void saveLayout(QSettings& settings) const;
     bool restoreLayout(QSettings& settings);
     // Back to the size that fits the screen and the docks where they start.
@@ -166,7 +168,10 @@ private:
     quint64 m_historyMatchesRequest = 0;
     QSplitter* m_splitter = nullptr;
     QAction* m_inspectorBelowAction = nullptr;
-    QList<QScrollArea*> m_bottomDockAreas; // what the docks along the bottom show, scrolling when short
+    // What the docks along the bottom and on the right show, scrolling, when the window would not
+    // fit the screen otherwise (empty when it does).
+    QList<QScrollArea*> m_bottomDockAreas;
+    QList<QScrollArea*> m_rightDockAreas;
     QByteArray m_defaultState; // the docks as the window starts, for resetLayout
     // The whole call behind the inspector's preview: which call, the request for it, the answer.
     qint64 m_fullCallId = 0;
