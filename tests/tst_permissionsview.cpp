@@ -301,6 +301,28 @@ private Q_SLOTS:
                 && label->text().contains(QStringLiteral("claude-code, any arguments")),
             qPrintable(label->text()));
     }
+
+    void columnsGrowWithTheFont()
+    {
+        // Widths in characters, not pixels: at 14 pt the columns are wider than at the default
+        // font, by about the font's ratio (they were fixed pixel widths, cut off at large fonts).
+        const auto widthAt = [](int pointSize) {
+            const QFont before = QApplication::font();
+            QFont font = before;
+            font.setPointSize(pointSize);
+            QApplication::setFont(font);
+            FakeOperator backend;
+            PermissionsView view(&backend);
+            auto* table = view.findChild<QTableView*>(QStringLiteral("permissionsTable"));
+            const int width = table->columnWidth(PermissionsModel::SubjectColumn);
+            QApplication::setFont(before);
+            return width;
+        };
+        const int small = widthAt(9);
+        const int large = widthAt(14);
+        QVERIFY2(
+            large * 9 > small * 13, qPrintable(QStringLiteral("%1 px at 9 pt, %2 px at 14 pt").arg(small).arg(large)));
+    }
 };
 
 QTEST_MAIN(TestPermissionsView)

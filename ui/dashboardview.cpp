@@ -193,11 +193,13 @@ QWidget* DashboardView::createSessionsTab()
     applyTableLook(m_sessionTable, Qt::ElideRight, QHeaderView::Interactive);
     m_sessionTable->setModel(m_sessions);
     m_sessionTable->horizontalHeader()->setStretchLastSection(true);
-    m_sessionTable->setColumnWidth(SessionListModel::ClientColumn, 180);
+    // Widths in characters of the table's font, so that a larger font keeps the columns readable.
+    const int sessionChar = m_sessionTable->fontMetrics().averageCharWidth();
+    m_sessionTable->setColumnWidth(SessionListModel::ClientColumn, 26 * sessionChar);
     for (int column : {SessionListModel::StartedColumn, SessionListModel::LastActivityColumn})
-        m_sessionTable->setColumnWidth(column, 110);
-    m_sessionTable->setColumnWidth(SessionListModel::CallsColumn, 70);
-    m_sessionTable->setColumnWidth(SessionListModel::ProtocolColumn, 100);
+        m_sessionTable->setColumnWidth(column, 16 * sessionChar);
+    m_sessionTable->setColumnWidth(SessionListModel::CallsColumn, 10 * sessionChar);
+    m_sessionTable->setColumnWidth(SessionListModel::ProtocolColumn, 14 * sessionChar);
     connect(
         m_sessionTable->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &DashboardView::updateButtons);
 
@@ -236,9 +238,10 @@ QWidget* DashboardView::createSecurityTab()
     applyTableLook(m_securityTable, Qt::ElideRight, QHeaderView::Interactive);
     m_securityTable->setModel(m_security);
     m_securityTable->horizontalHeader()->setStretchLastSection(true);
-    m_securityTable->setColumnWidth(SecurityEventModel::TimeColumn, 80);
-    m_securityTable->setColumnWidth(SecurityEventModel::KindColumn, 120);
-    m_securityTable->setColumnWidth(SecurityEventModel::RemoteColumn, 130);
+    const int securityChar = m_securityTable->fontMetrics().averageCharWidth();
+    m_securityTable->setColumnWidth(SecurityEventModel::TimeColumn, 11 * securityChar);
+    m_securityTable->setColumnWidth(SecurityEventModel::KindColumn, 17 * securityChar);
+    m_securityTable->setColumnWidth(SecurityEventModel::RemoteColumn, 19 * securityChar);
 
     auto* tab = new QWidget;
     auto* layout = new QVBoxLayout(tab);

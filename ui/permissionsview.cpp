@@ -37,13 +37,15 @@ PermissionsView::PermissionsView(OperatorInterface* backend, QWidget* parent)
     m_table->setSortingEnabled(true);
     m_table->sortByColumn(-1, Qt::AscendingOrder); // the backend's order: rules, then grants
     m_table->horizontalHeader()->setStretchLastSection(true);
-    m_table->setColumnWidth(PermissionsModel::SubjectColumn, 170);
-    m_table->setColumnWidth(PermissionsModel::PermissionColumn, 170);
-    m_table->setColumnWidth(PermissionsModel::SourceColumn, 100);
-    m_table->setColumnWidth(PermissionsModel::ClientColumn, 130);
-    m_table->setColumnWidth(PermissionsModel::ArgumentsColumn, 180);
-    m_table->setColumnWidth(PermissionsModel::GrantedByColumn, 90);
-    m_table->setColumnWidth(PermissionsModel::GrantedAtColumn, 120);
+    // Widths in characters of the table's font, so that a larger font keeps the columns readable.
+    const int character = m_table->fontMetrics().averageCharWidth();
+    m_table->setColumnWidth(PermissionsModel::SubjectColumn, 24 * character);
+    m_table->setColumnWidth(PermissionsModel::PermissionColumn, 24 * character);
+    m_table->setColumnWidth(PermissionsModel::SourceColumn, 14 * character);
+    m_table->setColumnWidth(PermissionsModel::ClientColumn, 19 * character);
+    m_table->setColumnWidth(PermissionsModel::ArgumentsColumn, 26 * character);
+    m_table->setColumnWidth(PermissionsModel::GrantedByColumn, 13 * character);
+    m_table->setColumnWidth(PermissionsModel::GrantedAtColumn, 17 * character);
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &PermissionsView::updateButtons);
 
     // Delete on the table revokes the selected grant, as the button does.
