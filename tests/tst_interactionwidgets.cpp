@@ -28,7 +28,6 @@
 #include <QTextBlock>
 #include <QTextLayout>
 
-#include <algorithm>
 #include <memory>
 
 using nlohmann::json;
@@ -120,39 +119,6 @@ class TestInteractionWidgets : public QObject
     Q_OBJECT
 private Q_SLOTS:
     void initTestCase() { qRegisterMetaType<InteractionAnswer>(); }
-
-    void answersGoOneUnderAnotherWhenTheRowIsNarrow()
-    {
-        // In a narrow Questions dock (a large font) the answers stack rather than sit beyond a
-        // sideways scroll; wide again, they are side by side.
-        ApprovalWidget widget(approval());
-        widget.resize(900, 500);
-        widget.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&widget));
-        auto* row = widget.findChild<QWidget*>(QStringLiteral("answerButtons"));
-        QVERIFY(row);
-        QList<QPushButton*> answers;
-        for (QPushButton* button : row->findChildren<QPushButton*>(Qt::FindDirectChildrenOnly)) {
-            if (!button->isHidden())
-                answers << button;
-        }
-        QVERIFY(answers.size() >= 4);
-        const auto sameLine = [&answers] {
-            return std::all_of(answers.cbegin(), answers.cend(),
-                [&answers](const QPushButton* button) { return button->y() == answers.first()->y(); });
-        };
-        QTRY_VERIFY(sameLine());
-        const int narrow = widget.minimumSizeHint().width();
-        QVERIFY2(narrow < row->sizeHint().width(), qPrintable(QStringLiteral("minimum %1").arg(narrow)));
-        widget.resize(narrow, 700);
-        QTRY_VERIFY(!sameLine());
-        for (const QPushButton* button : std::as_const(answers)) {
-            const QRect inWidget(button->mapTo(&widget, QPoint(0, 0)), button->size());
-            QVERIFY2(widget.rect().contains(inWidget), qPrintable(button->text()));
-        }
-        widget.resize(900, 500);
-        QTRY_VERIFY(sameLine());
-    }
 
     void approvalShowsWhoAsksWhatAndWhy()
     {

@@ -9,65 +9,12 @@
 #include <QKeyEvent>
 #include <QLabel>
 #include <QPushButton>
-#include <QResizeEvent>
 #include <QScrollArea>
 #include <QVBoxLayout>
-
-#include <algorithm>
 
 using nlohmann::json;
 
 namespace {
-
-// The row of answers: side by side as long as they fit, one under another when the row is narrower
-// (a large font in a narrow Questions dock), so that every answer stays in view without a sideways
-// scroll; its minimum width is then its widest answer's.
-class AnswerRow : public QWidget
-{
-public:
-    QSize minimumSizeHint() const override
-    {
-        QSize size = layout()->minimumSize();
-        int widest = 0;
-        for (int i = 0; i < layout()->count(); ++i) {
-            if (const QWidget* widget = layout()->itemAt(i)->widget(); widget && !widget->isHidden())
-                widest = std::max(widest, widget->minimumSizeHint().width());
-        }
-        const QMargins margins = layout()->contentsMargins();
-        size.setWidth(widest + margins.left() + margins.right());
-        return size;
-    }
-
-protected:
-    void resizeEvent(QResizeEvent* event) override
-    {
-        QWidget::resizeEvent(event);
-        auto* box = static_cast<QBoxLayout*>(layout());
-        const QBoxLayout::Direction wanted
-            = width() < sideBySideWidth() ? QBoxLayout::TopToBottom : QBoxLayout::LeftToRight;
-        if (box->direction() != wanted) {
-            box->setDirection(wanted);
-            updateGeometry();
-        }
-    }
-
-private:
-    // What the answers take side by side, whichever way they are laid out now.
-    int sideBySideWidth() const
-    {
-        const auto* box = static_cast<const QBoxLayout*>(layout());
-        int width = 0;
-        int shown = 0;
-        for (int i = 0; i < box->count(); ++i) {
-            if (const QWidget* widget = box->itemAt(i)->widget(); widget && !widget->isHidden()) {
-                width += widget->sizeHint().width();
-                ++shown;
-            }
-        }
-        const QMargins margins = box->contentsMargins();
-        return width + std::max(0, shown - 1) * std::max(0, box->spacing()) + margins.left() + margins.right();
-    }
-};
 
 // The call log's colours: amber for a call that waits on a person, blue for client tools.
 const QColor approvalColour(0xb3, 0x6b, 0x00);
@@ -146,7 +93,7 @@ InteractionWidget::InteractionWidget(const PendingInteraction& interaction, QWid
     m_bodyLayout->setContentsMargins(0, 0, 0, 0);
 
     // One row for every kind of question, right under what it answers.
-    m_buttonRow = new AnswerRow;
+    m_buttonRow = new QWidget;
     m_buttonRow->setObjectName(QStringLiteral("answerButtons"));
     m_buttonLayout = new QHBoxLayout(m_buttonRow);
     m_buttonLayout->setContentsMargins(0, 0, 0, 0);
