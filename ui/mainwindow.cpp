@@ -294,51 +294,61 @@ void MainWindow::applyDefaultSizes()
     // On a small screen the log gets the larger share: its status and duration columns should show
     // without scrolling sideways, while an empty inspector or questions dock needs little.
     const bool small = width < 1480;
-    const int questions = std::max(small ? width / 4 : 440, m_interactionPanel->minimumSizeHint().width());
-    const int sides = width - questions;
+    int questions = small ? width / 4 : 440;
     // With a large font the columns that say what happened (time, status, client, tool) and a
     // readable inspector do not fit side by side; the window may then take more of a tall screen's
     // height, for the inspector to go below the log.
     const int inspector = 45 * m_inspector->fontMetrics().averageCharWidth();
-    const bool crowded = m_callLog->essentialColumnsWidth() + inspector + m_splitter->handleWidth() > sides;
+    const bool crowded = m_callLog->essentialColumnsWidth() + inspector + m_splitter->handleWidth() > width - questions;
+    const bool scrolling = !m_bottomDockAreas.isEmpty() || !m_rightDockAreas.isEmpty();
     const int height = qMin(crowded ? 1200 : 860, available.height());
-    // When the docks scroll (a large font), first at their least: those on the right never taller
-    // than the log and inspector need, so that a question does not make the window taller.
-    for (QScrollArea* area : m_bottomDockAreas + m_rightDockAreas)
-        static_cast<ShortDockArea*>(area)->setMostHeight(0);
-    for (QScrollArea* area : std::as_const(m_rightDockAreas))
-        static_cast<ShortDockArea*>(area)->setMostHeight(centralWidget()->minimumSizeHint().height());
-
-    // Crowded, the inspector goes below and the log gets the width; only when the log keeps some
-    // rows above the inspector: on a short screen (768 pixels at 14 pt) it would keep three, so it
-    // stays beside, full height, with time and status in view.
-    const int rowHeight = m_callLog->tableView()->verticalHeader()->defaultSectionSize();
-    // The rows, the table's header and scroll bar, and the filter and count above the table.
-    const int logChrome = m_callLog->minimumSizeHint().height() - m_callLog->tableView()->minimumSizeHint().height();
-    const int logRows = logChrome + (MinLogRowsAboveInspector + 2) * rowHeight;
-    const int aroundCentral = minimumSizeHint().height() - centralWidget()->minimumSizeHint().height();
-    const int stackedLog = height - aroundCentral - m_inspector->minimumSizeHint().height() - m_splitter->handleWidth();
-    const bool below = crowded && stackedLog >= logRows;
-    setInspectorBelow(below);
-
-    // The docks along the bottom as tall as their contents want, as far as the screen leaves room
-    // (and, below, the log its rows).
-    if (layout())
-        layout()->activate();
-    const int spare = std::max(0,
-        std::min(available.height() - ScreenMarginHeight, height) - minimumSizeHint().height() - (below ? logRows : 0));
-    for (QScrollArea* area : std::as_const(m_bottomDockAreas))
-        static_cast<ShortDockArea*>(area)->setMostHeight(area->minimumSizeHint().height() + spare);
-    // The window's minimum as it is now (the one from before the docks could scroll no longer
-    // holds), then the size.
-    if (layout())
-        layout()->activate();
-    resize(width, height);
+    bool below = false;
     int bottom = small ? height / 4 : 300;
-    for (QScrollArea* area : std::as_const(m_bottomDockAreas))
-        bottom = std::max(bottom, area->minimumSizeHint().height());
+    // At an ordinary font none of this is needed, and asking the window for its minimum before it
+    // has its size would give the docks along the bottom their share of a smaller window.
+    if (crowded || scrolling) {
+        questions = std::max(questions, m_interactionPanel->minimumSizeHint().width());
+        // When the docks scroll, first at their least: those on the right never taller than the log
+        // and inspector need, so that a question does not make the window taller.
+        for (QScrollArea* area : m_bottomDockAreas + m_rightDockAreas)
+            static_cast<ShortDockArea*>(area)->setMostHeight(0);
+        for (QScrollArea* area : std::as_const(m_rightDockAreas))
+            static_cast<ShortDockArea*>(area)->setMostHeight(centralWidget()->minimumSizeHint().height());
+        // Crowded, the inspector goes below and the log gets the width; only when the log keeps
+        // some rows above the inspector: on a short screen (768 pixels at 14 pt) it would keep
+        // three, so it stays beside, full height, with time and status in view.
+        const int rowHeight = m_callLog->tableView()->verticalHeader()->defaultSectionSize();
+        // The rows, the table's header and scroll bar, and the filter and count above the table.
+        const int logChrome
+            = m_callLog->minimumSizeHint().height() - m_callLog->tableView()->minimumSizeHint().height();
+        const int logRows = logChrome + (MinLogRowsAboveInspector + 2) * rowHeight;
+        const int aroundCentral = minimumSizeHint().height() - centralWidget()->minimumSizeHint().height();
+        const int stackedLog
+            = height - aroundCentral - m_inspector->minimumSizeHint().height() - m_splitter->handleWidth();
+        below = crowded && stackedLog >= logRows;
+        setInspectorBelow(below);
+        // The docks along the bottom as tall as their contents want, as far as the screen leaves
+        // room (and, below, the log its rows).
+        if (layout())
+            layout()->activate();
+        const int spare = std::max(0,
+            std::min(available.height() - ScreenMarginHeight, height) - minimumSizeHint().height()
+                - (below ? logRows : 0));
+        for (QScrollArea* area : std::as_const(m_bottomDockAreas)) {
+            static_cast<ShortDockArea*>(area)->setMostHeight(area->minimumSizeHint().height() + spare);
+            bottom = std::max(bottom, area->minimumSizeHint().height());
+        }
+        // The window's minimum as it is now: the one from before the docks could scroll no longer
+        // holds.
+        if (layout())
+            layout()->activate();
+    } else {
+        setInspectorBelow(false);
+    }
+    resize(width, height);
     resizeDocks({m_interactionPanel}, {questions}, Qt::Horizontal);
     resizeDocks({m_repositoryView}, {bottom}, Qt::Vertical);
+    const int sides = width - questions;
     if (below) {
         const int tall = height - menuBar()->sizeHint().height() - statusBar()->sizeHint().height();
         m_splitter->setSizes({tall * 3 / 5, tall - tall * 3 / 5});
