@@ -730,10 +730,10 @@ void TestInteractionBroker::grantsAreBoundedAndAFullStoreRefusesSayingWhy()
     session.sessionId = QStringLiteral("s1");
     for (int n = 0; n < ApprovalStore::MaxSessionGrants; ++n) {
         session.id = QStringLiteral("g-s-%1").arg(n);
-        QVERIFY(sessions.grantForSession(session, &problem));
+        QVERIFY(sessions.grant(session, &problem));
     }
     session.id = QStringLiteral("g-s-new");
-    QVERIFY(!sessions.grantForSession(session, &problem));
+    QVERIFY(!sessions.grant(session, &problem));
     QVERIFY2(problem.contains(QLatin1String("allow for this session")), qPrintable(problem));
 
     // Through the broker: the answer that would grant beyond the bound is refused, the question

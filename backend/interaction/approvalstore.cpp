@@ -102,15 +102,7 @@ bool ApprovalStore::grant(const Grant& grant, QString* problem)
 {
     if (!canGrant(grant, problem))
         return false;
-    m_grants[grant.id] = grant;
-    return true;
-}
-
-bool ApprovalStore::grantForSession(const Grant& grant, QString* problem)
-{
-    if (!canGrant(grant, problem))
-        return false;
-    m_sessionGrants[grant.id] = grant;
+    (grant.sessionId.isEmpty() ? m_grants : m_sessionGrants)[grant.id] = grant;
     return true;
 }
 

@@ -17,7 +17,7 @@
 // Grants are bounded too, by count and by bytes, but never by dropping one the person gave: a grant
 // beyond MaxGrants (or MaxSessionGrants), or one whose arguments are over MaxGrantArgumentBytes, or
 // one that would take the standing grants' arguments over MaxGrantBytes, is refused with a reason
-// (canGrant) and the question stays open to be answered another way. A file holding more (written by
+// (grant() returns false) and the question stays open to be answered another way. A file holding more (written by
 // hand, or merged from several processes) keeps its newest grants within the bounds.
 
 #include <QList>
@@ -68,15 +68,10 @@ public:
     // A new grant id ("g-…", random).
     static QString newGrantId();
 
-    // Whether the store has room for this grant (a standing one, or a session one when
-    // grant.sessionId is set); when not, `problem` says why and what to do instead.
-    bool canGrant(const Grant& grant, QString* problem) const;
-    // Adds or replaces (by id) a standing grant; false, leaving the store as it was, when
-    // canGrant() says no.
+    // Adds or replaces (by id) a standing grant, or a session grant when grant.sessionId is set (no
+    // other session's or client's call uses that one). False, leaving the store as it was and
+    // `problem` saying why and what to do instead, when the store has no room for it.
     bool grant(const Grant& grant, QString* problem);
-    // A session grant (grant.sessionId set): no other session's or client's call uses it. False, as
-    // grant(), when there is no room.
-    bool grantForSession(const Grant& grant, QString* problem);
     // Removes a standing or session grant; false when there is none with that id.
     bool revoke(const QString& id);
     // The grant that lets this call run without asking: a session grant of its session first, then a
@@ -107,6 +102,8 @@ public:
     void clear();
 
 private:
+    bool canGrant(const Grant& grant, QString* problem) const;
+
     std::map<QString, Grant> m_grants; // by id
     std::map<QString, Grant> m_sessionGrants; // by id
     std::map<QString, std::deque<Decision>> m_decisions;

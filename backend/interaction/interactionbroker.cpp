@@ -540,9 +540,9 @@ bool InteractionBroker::answer(const QString& id, const InteractionAnswer& answe
             grant.clientName = answer.everyClient ? QString() : interaction.clientName;
             grant.arguments = answer.anyArguments ? QByteArray() : grantArguments(it->second.arguments);
         }
-        // A grant the store has no room for is refused before anything changes: the question stays
-        // open, and the person is told why and what else to answer.
-        if (!m_approvals.canGrant(grant, error))
+        // A grant the store has no room for is refused before anything else changes: the question
+        // stays open, and the person is told why and what else to answer.
+        if (!m_approvals.grant(grant, error))
             return false;
     }
     Waiter waiter = std::move(it->second.waiter);
@@ -553,11 +553,6 @@ bool InteractionBroker::answer(const QString& id, const InteractionAnswer& answe
         const ToolResult result = ClientTool::resultFor(json::parse(answer.output.toStdString(), nullptr, false));
         decision = decisionRecord(result.outcome == CallStatus::Declined ? "declined" : "answered", "answer", by, now);
     } else if (makesGrant) {
-        QString problem; // checked above
-        if (grant.sessionId.isEmpty())
-            m_approvals.grant(grant, &problem);
-        else
-            m_approvals.grantForSession(grant, &problem);
         decision = decisionRecord(
             answer.decision == Decision::AllowForSession ? "allow_session" : "allow_always", "answer", by, now);
         decision["grant"] = grant.id.toStdString();
