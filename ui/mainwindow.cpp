@@ -59,8 +59,6 @@
 #include <algorithm>
 #include <memory>
 
-namespace {
-
 // What a dock shows when the window would not fit the screen: at least as tall as its contents want
 // (as measured now, after styling), up to the most the screen leaves room for; shorter than that,
 // its contents scroll.
@@ -88,8 +86,6 @@ public:
 private:
     int m_mostHeight = 0;
 };
-
-} // namespace
 
 // The resources live in the static ui library: nothing references their initialiser, so the linker
 // would drop it without this call. Q_INIT_RESOURCE must be used outside any namespace.
@@ -310,10 +306,10 @@ void MainWindow::applyDefaultSizes()
         questions = std::max(questions, m_interactionPanel->minimumSizeHint().width());
         // When the docks scroll, first at their least: those on the right never taller than the log
         // and inspector need, so that a question does not make the window taller.
-        for (QScrollArea* area : m_bottomDockAreas + m_rightDockAreas)
-            static_cast<ShortDockArea*>(area)->setMostHeight(0);
-        for (QScrollArea* area : std::as_const(m_rightDockAreas))
-            static_cast<ShortDockArea*>(area)->setMostHeight(centralWidget()->minimumSizeHint().height());
+        for (ShortDockArea* area : m_bottomDockAreas + m_rightDockAreas)
+            area->setMostHeight(0);
+        for (ShortDockArea* area : std::as_const(m_rightDockAreas))
+            area->setMostHeight(centralWidget()->minimumSizeHint().height());
         // Crowded, the inspector goes below and the log gets the width; only when the log keeps
         // some rows above the inspector: on a short screen (768 pixels at 14 pt) it would keep
         // three, so it stays beside, full height, with time and status in view.
@@ -334,8 +330,8 @@ void MainWindow::applyDefaultSizes()
         const int spare = std::max(0,
             std::min(available.height() - ScreenMarginHeight, height) - minimumSizeHint().height()
                 - (below ? logRows : 0));
-        for (QScrollArea* area : std::as_const(m_bottomDockAreas)) {
-            static_cast<ShortDockArea*>(area)->setMostHeight(area->minimumSizeHint().height() + spare);
+        for (ShortDockArea* area : std::as_const(m_bottomDockAreas)) {
+            area->setMostHeight(area->minimumSizeHint().height() + spare);
             bottom = std::max(bottom, area->minimumSizeHint().height());
         }
         // The window's minimum as it is now: the one from before the docks could scroll no longer

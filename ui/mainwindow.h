@@ -31,10 +31,10 @@ class QAction;
 class QLabel;
 class QMenu;
 class QSettings;
-class QScrollArea;
 class QSplitter;
 class QTimer;
 class RepositoryView;
+class ShortDockArea;
 class StatusWarning;
 class ToolsView;
 struct CallPreview;
@@ -170,8 +170,8 @@ private:
     QAction* m_inspectorBelowAction = nullptr;
     // What the docks along the bottom and on the right show, scrolling, when the window would not
     // fit the screen otherwise (empty when it does).
-    QList<QScrollArea*> m_bottomDockAreas;
-    QList<QScrollArea*> m_rightDockAreas;
+    QList<ShortDockArea*> m_bottomDockAreas;
+    QList<ShortDockArea*> m_rightDockAreas;
     QByteArray m_defaultState; // the docks as the window starts, for resetLayout
     // The whole call behind the inspector's preview: which call, the request for it, the answer.
     qint64 m_fullCallId = 0;
