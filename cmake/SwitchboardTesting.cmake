@@ -19,6 +19,19 @@
 #
 # WRAPPER runs the test through a command that sets up its surroundings (a private keyring, say);
 # the wrapper gets the test executable and its arguments appended.
+# Tests share one precompiled header per kind of Qt application they make (QtTest's headers look at
+# QT_GUI_LIB and QT_WIDGETS_LIB, so a test linking widgets cannot use the headers another test
+# precompiled without): the backend's, the models', the widgets'. Each carrier links what its tests
+# link, so that its compile flags are theirs.
+function(_switchboard_test_pch carrier set)
+    if(NOT SWITCHBOARD_PCH OR TARGET ${carrier})
+        return()
+    endif()
+    add_library(${carrier} OBJECT ${PROJECT_SOURCE_DIR}/tests/pch/pchcarrier.cpp)
+    target_link_libraries(${carrier} PRIVATE Qt6::Test ${ARGN})
+    target_precompile_headers(${carrier} PRIVATE ${SWITCHBOARD_PCH_${set}})
+endfunction()
+
 function(switchboard_add_test name)
     cmake_parse_arguments(ARG "" "TIMEOUT" "LABEL;LIBS;WRAPPER" ${ARGN})
     if(NOT ARG_LABEL)
@@ -27,6 +40,18 @@ function(switchboard_add_test name)
     add_executable(${name} ${name}.cpp)
     target_link_libraries(${name} PRIVATE Qt6::Test ${ARG_LIBS})
     target_include_directories(${name} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+    if(SWITCHBOARD_PCH)
+        if("ui" IN_LIST ARG_LIBS)
+            _switchboard_test_pch(switchboard_test_pch_widgets TEST_WIDGETS ui backend)
+            target_precompile_headers(${name} REUSE_FROM switchboard_test_pch_widgets)
+        elseif("models" IN_LIST ARG_LIBS)
+            _switchboard_test_pch(switchboard_test_pch_gui TEST_GUI models backend)
+            target_precompile_headers(${name} REUSE_FROM switchboard_test_pch_gui)
+        else()
+            _switchboard_test_pch(switchboard_test_pch_core TEST backend)
+            target_precompile_headers(${name} REUSE_FROM switchboard_test_pch_core)
+        endif()
+    endif()
     if(ARG_WRAPPER)
         add_test(NAME ${name} COMMAND ${ARG_WRAPPER} $<TARGET_FILE:${name}>)
     else()
