@@ -1,3 +1,38 @@
+# Tests share precompiled headers through REUSE_FROM. GCC uses a precompiled header only where every
+# macro defined when it was made is defined the same way (QT_NETWORK_LIB, QT_WIDGETS_LIB, …: one per
+# Qt module a target links), so a carrier is made per set of libraries, linking exactly what its
+# tests link. Only the three sets most tests use get one (backend alone, models alone, ui alone); a
+# test that links something besides compiles without (a carrier for one or two tests saves nothing).
+# Qt6::Network, Qt6::HttpServer and Qt6::Sql come with backend anyway (it links them publicly), so
+# next to backend they change nothing.
+function(_switchboard_test_pch_key out)
+    set(libs ${ARGN})
+    if("backend" IN_LIST libs)
+        list(REMOVE_ITEM libs Qt6::Network Qt6::HttpServer Qt6::Sql)
+    endif()
+    if(libs STREQUAL "backend" OR libs STREQUAL "models" OR libs STREQUAL "ui")
+        set(${out} ${libs} PARENT_SCOPE)
+    else()
+        set(${out} "" PARENT_SCOPE)
+    endif()
+endfunction()
+
+# A test's own code gains nothing from -O2 but takes longer to build with it: tests are built at -O1
+# (the libraries they test keep the build type's level).
+function(_switchboard_test_compile_options target)
+    target_compile_options(${target} PRIVATE $<$<CONFIG:RelWithDebInfo,Release>:-O1>)
+endfunction()
+
+function(_switchboard_test_pch carrier set)
+    if(TARGET ${carrier})
+        return()
+    endif()
+    add_library(${carrier} OBJECT ${PROJECT_SOURCE_DIR}/tests/pch/pchcarrier.cpp)
+    target_link_libraries(${carrier} PRIVATE Qt6::Test ${ARGN})
+    _switchboard_test_compile_options(${carrier})
+    target_precompile_headers(${carrier} PRIVATE ${SWITCHBOARD_PCH_${set}})
+endfunction()
+
 # switchboard_add_test(<name> LABEL <unit|integration|gui|conformance> [sanitize] LIBS <targets...> [TIMEOUT <s>]
 #                      [WRAPPER <command...>])
 #
@@ -19,19 +54,6 @@
 #
 # WRAPPER runs the test through a command that sets up its surroundings (a private keyring, say);
 # the wrapper gets the test executable and its arguments appended.
-# Tests share one precompiled header per kind of Qt application they make (QtTest's headers look at
-# QT_GUI_LIB and QT_WIDGETS_LIB, so a test linking widgets cannot use the headers another test
-# precompiled without): the backend's, the models', the widgets'. Each carrier links what its tests
-# link, so that its compile flags are theirs.
-function(_switchboard_test_pch carrier set)
-    if(NOT SWITCHBOARD_PCH OR TARGET ${carrier})
-        return()
-    endif()
-    add_library(${carrier} OBJECT ${PROJECT_SOURCE_DIR}/tests/pch/pchcarrier.cpp)
-    target_link_libraries(${carrier} PRIVATE Qt6::Test ${ARGN})
-    target_precompile_headers(${carrier} PRIVATE ${SWITCHBOARD_PCH_${set}})
-endfunction()
-
 function(switchboard_add_test name)
     cmake_parse_arguments(ARG "" "TIMEOUT" "LABEL;LIBS;WRAPPER" ${ARGN})
     if(NOT ARG_LABEL)
@@ -40,17 +62,18 @@ function(switchboard_add_test name)
     add_executable(${name} ${name}.cpp)
     target_link_libraries(${name} PRIVATE Qt6::Test ${ARG_LIBS})
     target_include_directories(${name} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
-    if(SWITCHBOARD_PCH)
-        if("ui" IN_LIST ARG_LIBS)
-            _switchboard_test_pch(switchboard_test_pch_widgets TEST_WIDGETS ui backend)
-            target_precompile_headers(${name} REUSE_FROM switchboard_test_pch_widgets)
-        elseif("models" IN_LIST ARG_LIBS)
-            _switchboard_test_pch(switchboard_test_pch_gui TEST_GUI models backend)
-            target_precompile_headers(${name} REUSE_FROM switchboard_test_pch_gui)
-        else()
-            _switchboard_test_pch(switchboard_test_pch_core TEST backend)
-            target_precompile_headers(${name} REUSE_FROM switchboard_test_pch_core)
-        endif()
+    _switchboard_test_compile_options(${name})
+    _switchboard_test_pch_key(pch_key ${ARG_LIBS})
+    if(SWITCHBOARD_PCH AND pch_key)
+        set(pch_set_backend TEST)
+        set(pch_set_models TEST_GUI)
+        set(pch_set_ui TEST_WIDGETS)
+        _switchboard_test_pch(switchboard_test_pch_${pch_key} ${pch_set_${pch_key}} ${pch_key})
+        target_precompile_headers(${name} REUSE_FROM switchboard_test_pch_${pch_key})
+        # A test includes its moc output itself, so AUTOMOC's own unit is empty: loading the
+        # precompiled header for it would cost more than the unit.
+        set_source_files_properties(${CMAKE_CURRENT_BINARY_DIR}/${name}_autogen/mocs_compilation.cpp
+            TARGET_DIRECTORY ${name} PROPERTIES SKIP_PRECOMPILE_HEADERS ON)
     endif()
     if(ARG_WRAPPER)
         add_test(NAME ${name} COMMAND ${ARG_WRAPPER} $<TARGET_FILE:${name}>)

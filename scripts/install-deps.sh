@@ -7,7 +7,7 @@ set -euo pipefail
 
 # qt6-httpserver-dev does not declare it, but its CMake package requires Qt6WebSockets.
 build_packages=(
-    build-essential cmake ninja-build pkg-config git
+    build-essential cmake ninja-build pkg-config git ccache
     qt6-base-dev qt6-base-dev-tools qt6-httpserver-dev qt6-websockets-dev qt6-networkauth-dev qt6-qpa-plugins libqt6sql6-sqlite
     # The health dashboard's charts: Debian 12 names Qt Charts' package qt6-charts-dev (apt takes
     # libqt6charts6-dev for it); its CMake package needs Qt6OpenGL's, which it does not declare.

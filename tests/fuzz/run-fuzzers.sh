@@ -4,6 +4,7 @@
 # target crashes, hangs, runs out of memory or leaks, and prints the input that does it.
 #   tests/fuzz/run-fuzzers.sh                     every target, FUZZ_SECONDS (default 30) each
 #   tests/fuzz/run-fuzzers.sh -t 600 fuzz_jsonrpc one target for ten minutes
+#   FUZZ_PRESET=ci-asan tests/fuzz/run-fuzzers.sh  in the sanitized tests' build (what scripts/test.sh does)
 # New inputs that reach new code go to build/fuzz/corpus/<target>/, never into the repository;
 # copy the ones worth keeping into tests/fuzz/corpus/<target>/ by hand. Reproduce a crash with
 #   build/fuzz/tests/fuzz/<target> <reproducer>
@@ -26,8 +27,10 @@ for target in "${targets[@]}"; do
     fi
 done
 
-cmake --preset fuzz >/dev/null
-cmake --build build/fuzz --parallel "$(nproc)" --target "${targets[@]}"
+preset=${FUZZ_PRESET:-fuzz}
+build=build/$preset
+cmake --preset "$preset" >/dev/null
+cmake --build "$build" --parallel "$(nproc)" --target "${targets[@]}"
 
 # Per target: the dictionary and the longest input. fuzz_httphead's limits are 2 KiB of head and
 # 8 KiB of body, so its inputs must be able to exceed both.
@@ -38,8 +41,8 @@ declare -A max_len=([fuzz_httphead]=12288 [fuzz_jsonrpc]=8192 [fuzz_schemavalida
 failed=()
 for target in "${targets[@]}"; do
     seeds=tests/fuzz/corpus/$target
-    work=build/fuzz/corpus/$target
-    artifacts=build/fuzz/artifacts/$target
+    work=$build/corpus/$target
+    artifacts=$build/artifacts/$target
     mkdir -p "$work" "$artifacts"
     if [[ ! -d $seeds ]] || [[ -z $(ls -A "$seeds") ]]; then
         echo "run-fuzzers: no seed corpus in $seeds" >&2
@@ -51,20 +54,20 @@ for target in "${targets[@]}"; do
     status=0
     # -timeout: one input taking longer than 10 s is a hang; -rss_limit_mb: the process growing past
     # 2 GiB is a memory bomb (issue 8 item 5 was 1.6-2.2 GB).
-    "build/fuzz/tests/fuzz/$target" \
+    "$build/tests/fuzz/$target" \
         -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len="${max_len[$target]}" \
         -dict="tests/fuzz/${dictionary[$target]}" -artifact_prefix="$artifacts/" -print_final_stats=1 \
-        "$work" "$seeds" >"build/fuzz/$target.log" 2>&1 || status=$?
+        "$work" "$seeds" >"$build/$target.log" 2>&1 || status=$?
     grep -E '^(#[0-9]+ *DONE|Done [0-9]+ runs|stat::number_of_executed_units|stat::peak_rss_mb)' \
-        "build/fuzz/$target.log" || true
+        "$build/$target.log" || true
     if [[ $status -ne 0 ]]; then
-        echo "run-fuzzers: $target FAILED (exit $status); the last lines of build/fuzz/$target.log:" >&2
-        tail -n 60 "build/fuzz/$target.log" >&2
+        echo "run-fuzzers: $target FAILED (exit $status); the last lines of $build/$target.log:" >&2
+        tail -n 60 "$build/$target.log" >&2
         found=$(find "$artifacts" -type f | sort)
         if [[ -n $found ]]; then
             echo "run-fuzzers: reproduce with:" >&2
             while read -r reproducer; do
-                echo "  build/fuzz/tests/fuzz/$target $reproducer" >&2
+                echo "  $build/tests/fuzz/$target $reproducer" >&2
             done <<<"$found"
         fi
         failed+=("$target")
