@@ -700,11 +700,8 @@ void UpstreamAdapter::finishCall(const std::shared_ptr<ToolCallContext>& context
         context->finish(ToolResult::error(message, status));
     }
     publishFiguresSoon();
-    if (m_callsInFlight == 0) {
-        if (m_retiring)
-            shutDown(); // its last call ended: the session goes too
-        Q_EMIT idle();
-    }
+    if (m_callsInFlight == 0 && m_retiring)
+        shutDown(); // its last call ended: the session goes too, and retired() follows
 }
 
 // An upstream's elicitation/create becomes a form question at the console, answered as MCP says:

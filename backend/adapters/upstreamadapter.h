@@ -72,7 +72,7 @@ public:
     void shutDown();
     // Removed by a configuration reload: connects and lists no more, and finishes the calls in
     // flight (each bounded by its own timeout); the session ends with the last of them (at once
-    // when there is none), then idle() follows.
+    // when there is none), then retired() follows.
     void retire();
 
     // Whether the upstream may offer a tool named `name` to Switchboard's clients: every character
@@ -99,8 +99,6 @@ Q_SIGNALS:
     void statusChanged(const AdapterStatus& status);
     void breakerChanged(const BreakerState& state);
     void breakerTransition(const BreakerTransitionRecord& transition);
-    // No call is in flight any more.
-    void idle();
     // After retire(): its calls have finished and its session has ended; it may go.
     void retired();
 

@@ -869,7 +869,7 @@ public:
             // No HTTP response at all: refused, reset before the headers, DNS, TLS. An upstream
             // that could not be reached may come back as a new process that knows no session: the
             // next request starts a new one rather than learn that from a refusal.
-            forgetSession(op->sessionSent);
+            forgetSession(op->sessionSent, true);
             finish(opId, failedOutcome(makeFailure(FailureKind::Connection, reply->errorString())));
             return;
         }
@@ -935,11 +935,30 @@ public:
         return true;
     }
 
+    // DELETE for the current session, not waited for (bounded: a closing client waits for `done`).
+    void endSession(std::function<void()> done)
+    {
+        QNetworkRequest request = makeRequest(false);
+        request.setTransferTimeout(int(std::clamp<qint64>(settings().requestTimeoutMs, 1, 5'000)));
+        QNetworkReply* reply = sendCounted([&](QNetworkAccessManager* nam) { return nam->deleteResource(request); });
+        looseReplies.insert(reply);
+        QObject::connect(reply, &QNetworkReply::finished, q, [this, reply, done = std::move(done)] {
+            looseReplies.erase(reply);
+            reply->deleteLater();
+            if (done)
+                done();
+        });
+    }
+
     // Forgets session `which` if it is still the current one: the next request initializes anew.
-    void forgetSession(quint64 which)
+    // `endIt` when the upstream did not say it is gone (it could not be reached): a DELETE, not
+    // waited for, ends it in case the upstream is there after all and would keep it.
+    void forgetSession(quint64 which, bool endIt = false)
     {
         if (!initialized || which != session)
             return;
+        if (endIt && !sessionId.isEmpty())
+            endSession({});
         stopListening();
         initialized = false;
         sessionId.clear();
@@ -1135,7 +1154,7 @@ public:
             // reached (and may come back knowing none): the next request opens a new session,
             // which listens again.
             listener.reset();
-            forgetSession(session);
+            forgetSession(session, status == 0);
             return;
         }
         scheduleListenerReopen();
@@ -1344,16 +1363,7 @@ void McpClient::close()
 {
     d->stopListening();
     if (!d->sessionId.isEmpty()) {
-        QNetworkRequest request = d->makeRequest(false);
-        // Bounded: whoever waits for closed() to destroy the client waits for this.
-        request.setTransferTimeout(int(std::clamp<qint64>(m_settings.requestTimeoutMs, 1, 5'000)));
-        QNetworkReply* reply = d->sendCounted([&](QNetworkAccessManager* nam) { return nam->deleteResource(request); });
-        d->looseReplies.insert(reply);
-        connect(reply, &QNetworkReply::finished, this, [this, reply] {
-            d->looseReplies.erase(reply);
-            reply->deleteLater();
-            Q_EMIT closed();
-        });
+        d->endSession([this] { Q_EMIT closed(); });
     } else {
         QTimer::singleShot(0, this, [this] { Q_EMIT closed(); });
     }
