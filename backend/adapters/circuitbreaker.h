@@ -16,8 +16,9 @@
 // Time comes from a Clock, so tests are exact to the millisecond. Thread-safe; listeners are
 // called with no lock held, on the thread that caused the transition, and in transition order also
 // when two threads cause transitions at once: a thread whose transition follows one another thread
-// is still announcing waits for it. A transition a listener causes is announced after the one
-// being announced, once the listener returns.
+// is still announcing waits for it (so a listener must not wait for another thread that changes
+// this breaker). A transition a listener causes is announced after the one being announced, once
+// the listener returns.
 
 #include "backendstates.h"
 

@@ -325,6 +325,10 @@ void UpstreamAdapter::connectUpstream()
             qWarning("switchboard: adapter %s lists more tools than Switchboard offers; the rest are left out",
                 qPrintable(self->m_config.name));
         self->takeTools(list.tools);
+        if (self->m_relistPending) {
+            self->m_relistPending = false;
+            self->relistTools();
+        }
     });
 }
 
@@ -345,9 +349,10 @@ void UpstreamAdapter::takeTools(const std::vector<json>& tools)
 // sooner than RelistIntervalMs after the one before.
 void UpstreamAdapter::relistTools()
 {
-    if (!isEnabled() || m_connecting || m_retiring)
+    if (!isEnabled() || m_retiring)
         return;
-    if (m_listing) {
+    // A change announced while a listing runs may have come after the upstream answered it.
+    if (m_listing || m_connecting) {
         m_relistPending = true;
         return;
     }
