@@ -8,6 +8,7 @@
 // followed by another console, and a forced-open breaker kept across a restart until reset.
 
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -111,10 +112,22 @@ private Q_SLOTS:
     void adaptersDisabledInTheStateDirectoryAreNeverContacted();
     void operatorOverridesAreFollowedByAnotherConsole();
     void forcedOpenBreakerSurvivesARestartUntilReset();
+    void referenceServerRestartIsRecovered();
+    void upstreamQuestionWaitsForThePersonNotTheTimeout();
+    void unansweredUpstreamQuestionsDoNotOpenTheBreaker();
+    void upstreamQuestionIsParkedForAParkClient();
+    void clientAliasNamesTheAdaptersTool();
+    void endpointWithoutPathIsPostedAtMcp();
+    void reloadLetsCallsInFlightFinish_data();
+    void reloadLetsCallsInFlightFinish();
+    void listChangedFloodIsCoalesced();
+    void toolNamesWithInvisibleCharactersAreLeftOut();
 
 private:
+    // `adjust` changes the options before the backend starts (interaction settings, deadlines).
     bool startBackend(std::vector<AdapterConfig> adapters, std::vector<SinkConfig> sinks = {},
-        const QString& defaultPermission = QStringLiteral("allow"));
+        const QString& defaultPermission = QStringLiteral("allow"),
+        const std::function<void(BackendOptions&)>& adjust = {});
     // Another Backend on the same state directory: another console, or with `listen` false what a
     // one-shot runner starts. Its adapters' newest states go to `statuses` and `breakers`.
     std::unique_ptr<Backend> startAnotherBackend(std::vector<AdapterConfig> adapters, bool listen,
@@ -124,7 +137,8 @@ private:
     qint64 upstreamRequests(const char* method);
     json call(const QString& tool, const json& arguments = json::object(), McpClient::CallOptions options = {});
     json listTools();
-    BreakerState waitForBreaker(const QString& adapter, BreakerPhase phase);
+    // Whether the breaker of `adapter` reached `phase` (within 20 s); its state is then in m_breakers.
+    [[nodiscard]] bool waitForBreaker(const QString& adapter, BreakerPhase phase);
     qint64 upstreamCalls();
     // The statuses the call log got for the finished calls of `tool`, oldest first, once there are
     // `count` of them.
@@ -159,8 +173,8 @@ void TestAdapters::cleanup()
     m_dir.reset();
 }
 
-bool TestAdapters::startBackend(
-    std::vector<AdapterConfig> adapters, std::vector<SinkConfig> sinks, const QString& defaultPermission)
+bool TestAdapters::startBackend(std::vector<AdapterConfig> adapters, std::vector<SinkConfig> sinks,
+    const QString& defaultPermission, const std::function<void(BackendOptions&)>& adjust)
 {
     BackendOptions options;
     options.server.port = 0;
@@ -170,6 +184,8 @@ bool TestAdapters::startBackend(
     options.config.adapters = QList<AdapterConfig>(adapters.begin(), adapters.end());
     options.config.sinks = std::move(sinks);
     options.configPath = m_dir->filePath(QStringLiteral("switchboard.yaml"));
+    if (adjust)
+        adjust(options);
     m_backend = std::make_unique<Backend>(options);
     connect(m_backend.get(), &Backend::breakerStatesChanged, this, [this](const BreakerStateList& states) {
         for (const BreakerState& state : states)
@@ -268,11 +284,13 @@ json TestAdapters::listTools()
     return *names;
 }
 
-BreakerState TestAdapters::waitForBreaker(const QString& adapter, BreakerPhase phase)
+bool TestAdapters::waitForBreaker(const QString& adapter, BreakerPhase phase)
 {
-    if (!QTest::qWaitFor([&] { return m_breakers.value(adapter).phase == phase; }, 20'000))
-        qWarning("breaker %s did not become %s", qPrintable(adapter), qPrintable(breakerPhaseName(phase)));
-    return m_breakers.value(adapter);
+    if (QTest::qWaitFor([&] { return m_breakers.value(adapter).phase == phase; }, 20'000))
+        return true;
+    qWarning("breaker %s did not become %s; it is %s", qPrintable(adapter), qPrintable(breakerPhaseName(phase)),
+        qPrintable(breakerPhaseName(m_breakers.value(adapter).phase)));
+    return false;
 }
 
 QList<CallStatus> TestAdapters::finishedStatuses(const QString& tool, int count)
@@ -371,8 +389,8 @@ void TestAdapters::breakerOpensOnFailuresAndClosesThroughHalfOpen()
         QCOMPARE(failed.value("isError", false), true);
         QVERIFY2(firstText(failed).contains(QStringLiteral("500")), failed.dump().c_str());
     }
-    const BreakerState open = waitForBreaker(QStringLiteral("fault"), BreakerPhase::Open);
-    QCOMPARE(open.phase, BreakerPhase::Open);
+    QVERIFY(waitForBreaker(QStringLiteral("fault"), BreakerPhase::Open));
+    const BreakerState open = m_breakers.value(QStringLiteral("fault"));
     QVERIFY(open.retryAtMs > 0);
 
     // While open: refused at once with the time until the next try, nothing sent upstream.
@@ -391,10 +409,10 @@ void TestAdapters::breakerOpensOnFailuresAndClosesThroughHalfOpen()
 
     // The upstream recovers; after recovery_timeout the breaker is half-open and a probe closes it.
     QVERIFY(m_upstream->control(QStringLiteral("ok")));
-    waitForBreaker(QStringLiteral("fault"), BreakerPhase::HalfOpen);
-    QCOMPARE(m_breakers.value(QStringLiteral("fault")).phase, BreakerPhase::HalfOpen);
+    QVERIFY(waitForBreaker(QStringLiteral("fault"), BreakerPhase::HalfOpen));
     QCOMPARE(firstText(call(QStringLiteral("fault.echo"), {{"text", "d"}})), QStringLiteral("d"));
-    QCOMPARE(waitForBreaker(QStringLiteral("fault"), BreakerPhase::Closed).consecutiveFailures, 0);
+    QVERIFY(waitForBreaker(QStringLiteral("fault"), BreakerPhase::Closed));
+    QCOMPARE(m_breakers.value(QStringLiteral("fault")).consecutiveFailures, 0);
 
     // Every transition is kept, and the one that opened it names the call that tripped it.
     QTRY_VERIFY_WITH_TIMEOUT(m_transitions.size() >= 3, 10'000);
@@ -420,7 +438,9 @@ void TestAdapters::toolErrorsAndAuthenticationFailuresDoNotTripTheBreaker()
         const json refused = call(QStringLiteral("fault.echo"), {{"text", "x"}});
         QVERIFY2(firstText(refused).contains(QStringLiteral("credential")), refused.dump().c_str());
     }
-    QTest::qWait(200);
+    // Each outcome is recorded before the call's result goes out; the figures follow within 100 ms.
+    QTRY_COMPARE_WITH_TIMEOUT(m_statuses.value(QStringLiteral("fault")).authenticationFailures, qint64(3), 10'000);
+    QCOMPARE(m_statuses.value(QStringLiteral("fault")).failures, qint64(0));
     QCOMPARE(m_breakers.value(QStringLiteral("fault")).phase, BreakerPhase::Closed);
     // The upstream's tool answering isError is the tool's error; a refused credential is the
     // upstream's.
@@ -440,16 +460,18 @@ void TestAdapters::operatorCommandsAct()
     QVERIFY(QTest::qWaitFor([&] { return listTools().size() > 3; }, 30'000));
 
     m_backend->forceOpenBreaker(QStringLiteral("fault"));
-    QVERIFY(waitForBreaker(QStringLiteral("fault"), BreakerPhase::Open).forcedOpen);
+    QVERIFY(waitForBreaker(QStringLiteral("fault"), BreakerPhase::Open));
+    QVERIFY(m_breakers.value(QStringLiteral("fault")).forcedOpen);
     QVERIFY2(firstText(call(QStringLiteral("fault.echo"), {{"text", "x"}})).contains(QStringLiteral("open")),
         "a forced-open breaker refuses");
     m_backend->resetBreaker(QStringLiteral("fault"));
-    waitForBreaker(QStringLiteral("fault"), BreakerPhase::Closed);
+    QVERIFY(waitForBreaker(QStringLiteral("fault"), BreakerPhase::Closed));
     QCOMPARE(firstText(call(QStringLiteral("fault.echo"), {{"text", "y"}})), QStringLiteral("y"));
 
     QSignalSpy toolsChanged(m_client.get(), &McpClient::toolsListChanged);
     m_backend->setAdapterEnabled(QStringLiteral("fault"), false);
     QVERIFY(QTest::qWaitFor([&] { return listTools().empty(); }, 10'000));
+    QTRY_VERIFY_WITH_TIMEOUT(toolsChanged.count() >= 1, 10'000); // the client was told
     const json disabled = call(QStringLiteral("fault.echo"), {{"text", "z"}});
     // Its tools are gone, so the call is a protocol error ("unknown tool") that says why.
     QVERIFY2(disabled.value("message", std::string())
@@ -457,8 +479,10 @@ void TestAdapters::operatorCommandsAct()
                        "disabled by the Switchboard operator")
             != std::string::npos,
         disabled.dump().c_str());
+    const qsizetype toldBefore = toolsChanged.count();
     m_backend->setAdapterEnabled(QStringLiteral("fault"), true);
     QVERIFY(QTest::qWaitFor([&] { return listTools().size() > 3; }, 10'000));
+    QTRY_VERIFY_WITH_TIMEOUT(toolsChanged.count() > toldBefore, 10'000);
 
     QSignalSpy failed(m_backend.get(), &Backend::commandFailed);
     m_backend->resetBreaker(QStringLiteral("nosuch"));
@@ -560,7 +584,7 @@ void TestAdapters::stoppedUpstreamOpensTheBreakerAndItsRestartClosesIt()
         const json failed = call(QStringLiteral("fault.echo"), {{"text", "down"}});
         QVERIFY2(firstText(failed).contains(QStringLiteral("connection")), failed.dump().c_str());
     }
-    QCOMPARE(waitForBreaker(QStringLiteral("fault"), BreakerPhase::Open).phase, BreakerPhase::Open);
+    QVERIFY(waitForBreaker(QStringLiteral("fault"), BreakerPhase::Open));
     const json refused = call(QStringLiteral("fault.echo"), {{"text", "down"}});
     QVERIFY2(firstText(refused).contains(QStringLiteral("did not send this call upstream")), refused.dump().c_str());
 
@@ -569,9 +593,9 @@ void TestAdapters::stoppedUpstreamOpensTheBreakerAndItsRestartClosesIt()
     m_upstream = std::make_unique<UpstreamProcess>(
         UpstreamProcess::Kind::Fault, QStringList{QStringLiteral("--port"), QString::number(port)});
     QVERIFY2(m_upstream->start(), qPrintable(m_upstream->errorString()));
-    QCOMPARE(waitForBreaker(QStringLiteral("fault"), BreakerPhase::HalfOpen).phase, BreakerPhase::HalfOpen);
+    QVERIFY(waitForBreaker(QStringLiteral("fault"), BreakerPhase::HalfOpen));
     QCOMPARE(firstText(call(QStringLiteral("fault.echo"), {{"text", "back"}})), QStringLiteral("back"));
-    QCOMPARE(waitForBreaker(QStringLiteral("fault"), BreakerPhase::Closed).phase, BreakerPhase::Closed);
+    QVERIFY(waitForBreaker(QStringLiteral("fault"), BreakerPhase::Closed));
 }
 
 // The MCP reference server (server-everything, streamable HTTP) offered through Switchboard: every
@@ -611,9 +635,9 @@ void TestAdapters::transitionsAreKeptInHistoryAcrossARestart()
 {
     QVERIFY(startBackend({adapter(QStringLiteral("fault"), m_upstream->url())}));
     m_backend->forceOpenBreaker(QStringLiteral("fault"));
-    waitForBreaker(QStringLiteral("fault"), BreakerPhase::Open);
+    QVERIFY(waitForBreaker(QStringLiteral("fault"), BreakerPhase::Open));
     m_backend->resetBreaker(QStringLiteral("fault"));
-    waitForBreaker(QStringLiteral("fault"), BreakerPhase::Closed);
+    QVERIFY(waitForBreaker(QStringLiteral("fault"), BreakerPhase::Closed));
     m_client.reset();
     m_backend.reset(); // history is written before the backend is gone
     m_transitions.clear();
@@ -796,13 +820,14 @@ void TestAdapters::operatorOverridesAreFollowedByAnotherConsole()
 
     // The other way: forced open there, this console's breaker opens and refuses without traffic.
     other->forceOpenBreaker(QStringLiteral("fault"));
-    QVERIFY(waitForBreaker(QStringLiteral("fault"), BreakerPhase::Open).forcedOpen);
+    QVERIFY(waitForBreaker(QStringLiteral("fault"), BreakerPhase::Open));
+    QVERIFY(m_breakers.value(QStringLiteral("fault")).forcedOpen);
     const qint64 sentBefore = upstreamCalls();
     const json open = call(QStringLiteral("fault.echo"), {{"text", "x"}});
     QVERIFY2(firstText(open).contains(QStringLiteral("opened by the operator")), open.dump().c_str());
     QCOMPARE(upstreamCalls(), sentBefore);
     other->resetBreaker(QStringLiteral("fault"));
-    waitForBreaker(QStringLiteral("fault"), BreakerPhase::Closed);
+    QVERIFY(waitForBreaker(QStringLiteral("fault"), BreakerPhase::Closed));
     QCOMPARE(m_breakers.value(QStringLiteral("fault")).phase, BreakerPhase::Closed);
     QCOMPARE(firstText(call(QStringLiteral("fault.echo"), {{"text", "y"}})), QStringLiteral("y"));
 }
@@ -814,7 +839,8 @@ void TestAdapters::forcedOpenBreakerSurvivesARestartUntilReset()
     QVERIFY(startBackend({adapter(QStringLiteral("fault"), m_upstream->url())}));
     QVERIFY(QTest::qWaitFor([&] { return listTools().size() > 3; }, 30'000));
     m_backend->forceOpenBreaker(QStringLiteral("fault"));
-    QVERIFY(waitForBreaker(QStringLiteral("fault"), BreakerPhase::Open).forcedOpen);
+    QVERIFY(waitForBreaker(QStringLiteral("fault"), BreakerPhase::Open));
+    QVERIFY(m_breakers.value(QStringLiteral("fault")).forcedOpen);
     m_client.reset();
     m_backend.reset();
     m_breakers.clear();
@@ -837,7 +863,7 @@ void TestAdapters::forcedOpenBreakerSurvivesARestartUntilReset()
     QCOMPARE(m_transitions.front().to, BreakerPhase::Open);
 
     m_backend->resetBreaker(QStringLiteral("fault"));
-    waitForBreaker(QStringLiteral("fault"), BreakerPhase::Closed);
+    QVERIFY(waitForBreaker(QStringLiteral("fault"), BreakerPhase::Closed));
     QVERIFY(QTest::qWaitFor([&] { return listTools().size() > 3; }, 30'000)); // connected at once
     QCOMPARE(firstText(call(QStringLiteral("fault.echo"), {{"text", "y"}})), QStringLiteral("y"));
 
@@ -848,6 +874,356 @@ void TestAdapters::forcedOpenBreakerSurvivesARestartUntilReset()
     QVERIFY(QTest::qWaitFor([&] { return listTools().size() > 3; }, 30'000));
     QCOMPARE(m_breakers.value(QStringLiteral("fault")).phase, BreakerPhase::Closed);
     QVERIFY(!m_breakers.value(QStringLiteral("fault")).forcedOpen);
+}
+
+// The reference server (server-everything) behind an adapter, killed and started again on its
+// port as an upstream restarts: it answers the session it lost with 400 "No valid session ID
+// provided". The next call after it is back succeeds (in a new session), also after a call that
+// failed while it was down, and a breaker opened meanwhile closes again through its probe.
+void TestAdapters::referenceServerRestartIsRecovered()
+{
+    auto everything = std::make_unique<UpstreamProcess>(UpstreamProcess::Kind::Everything);
+    QVERIFY2(everything->start(), qPrintable(everything->errorString()));
+    const int port = everything->port();
+    const auto restart = [&] {
+        everything.reset(); // killed
+        everything = std::make_unique<UpstreamProcess>(UpstreamProcess::Kind::Everything);
+        everything->setPort(port);
+        return everything->start();
+    };
+    QVERIFY(startBackend({adapter(QStringLiteral("everything"), everything->url())}));
+    QVERIFY(QTest::qWaitFor([&] { return !listTools().empty(); }, 30'000));
+    QVERIFY2(
+        firstText(call(QStringLiteral("everything.echo"), {{"message", "first"}})).contains(QStringLiteral("first")),
+        "the first call");
+
+    // Restarted while nothing was called: the next call succeeds.
+    QVERIFY2(restart(), qPrintable(everything->errorString()));
+    const json afterRestart = call(QStringLiteral("everything.echo"), {{"message", "after a restart"}});
+    QVERIFY2(firstText(afterRestart).contains(QStringLiteral("after a restart")), afterRestart.dump().c_str());
+
+    // Down for one call (a connection error), then back: the next call succeeds.
+    everything.reset();
+    const json down = call(QStringLiteral("everything.echo"), {{"message", "down"}});
+    QVERIFY2(
+        down.value("isError", false) && firstText(down).contains(QStringLiteral("connection")), down.dump().c_str());
+    everything = std::make_unique<UpstreamProcess>(UpstreamProcess::Kind::Everything);
+    everything->setPort(port);
+    QVERIFY2(everything->start(), qPrintable(everything->errorString()));
+    const json back = call(QStringLiteral("everything.echo"), {{"message", "back"}});
+    QVERIFY2(firstText(back).contains(QStringLiteral("back")), back.dump().c_str());
+    QCOMPARE(m_breakers.value(QStringLiteral("everything")).phase, BreakerPhase::Closed);
+
+    // Down long enough to open the breaker (two failures): back, the half-open probe closes it.
+    everything.reset();
+    for (int i = 0; i < 2; ++i)
+        QVERIFY(call(QStringLiteral("everything.echo"), {{"message", "down"}}).value("isError", false));
+    QVERIFY(waitForBreaker(QStringLiteral("everything"), BreakerPhase::Open));
+    everything = std::make_unique<UpstreamProcess>(UpstreamProcess::Kind::Everything);
+    everything->setPort(port);
+    QVERIFY2(everything->start(), qPrintable(everything->errorString()));
+    QVERIFY(waitForBreaker(QStringLiteral("everything"), BreakerPhase::HalfOpen));
+    const json probe = call(QStringLiteral("everything.echo"), {{"message", "probe"}});
+    QVERIFY2(firstText(probe).contains(QStringLiteral("probe")), probe.dump().c_str());
+    QVERIFY(waitForBreaker(QStringLiteral("everything"), BreakerPhase::Closed));
+    const json later = call(QStringLiteral("everything.echo"), {{"message", "later"}});
+    QVERIFY2(firstText(later).contains(QStringLiteral("later")), later.dump().c_str());
+}
+
+// The upstream asks a person (elicitation/create) during a call, and the person takes far longer
+// than the adapter's timeout (1 s) and the call's deadline (2 s here): the call waits for the
+// answer, succeeds with it, and the breaker counts no failure.
+void TestAdapters::upstreamQuestionWaitsForThePersonNotTheTimeout()
+{
+    AdapterConfig fault = adapter(QStringLiteral("fault"), m_upstream->url());
+    fault.timeout = std::chrono::milliseconds(1'000);
+    QVERIFY(startBackend({fault}, {}, QStringLiteral("allow"), [](BackendOptions& options) {
+        options.server.executor.toolDeadlinesMs.insert(QStringLiteral("fault.ask"), 2'000);
+    }));
+    QVERIFY(QTest::qWaitFor([&] { return listTools().size() > 3; }, 30'000));
+    QSignalSpy pending(m_backend.get(), &Backend::interactionPending);
+    std::optional<McpClient::Outcome> outcome;
+    m_client->callTool(
+        QStringLiteral("fault.ask"), json::object(), {}, [&](McpClient::Outcome result) { outcome = result; });
+    QVERIFY(pending.wait(20'000));
+    const auto question = pending.at(0).at(0).value<PendingInteraction>();
+    // The person thinks for longer than the timeout and the deadline together: that is not the
+    // upstream's time, and the call is still waiting.
+    QTest::qWait(3'500);
+    QVERIFY2(!outcome.has_value(), outcome && outcome->ok() ? outcome->result.dump().c_str() : "it ended");
+    m_backend->answerInteraction(question.id, InteractionAnswer::respond({{"values", {{"name", "Ada"}}}}));
+    QVERIFY(QTest::qWaitFor([&] { return outcome.has_value(); }, 20'000));
+    QVERIFY2(outcome->ok(), qPrintable(outcome->failure->message));
+    const json answered = json::parse(firstText(outcome->result).toStdString(), nullptr, false);
+    QVERIFY2(answered == json::parse(R"({"action":"accept","content":{"name":"Ada"}})"), answered.dump().c_str());
+    QCOMPARE(finishedStatuses(QStringLiteral("fault.ask"), 1), QList<CallStatus>{CallStatus::Ok});
+    QCOMPARE(m_breakers.value(QStringLiteral("fault")).consecutiveFailures, 0);
+    QTRY_COMPARE_WITH_TIMEOUT(m_statuses.value(QStringLiteral("fault")).calls, qint64(1), 10'000);
+    QCOMPARE(m_statuses.value(QStringLiteral("fault")).failures, qint64(0));
+}
+
+// Nobody answers the upstream's question: it stays pending until interaction.maxWaitSeconds (not
+// the adapter's shorter timeout), then the upstream hears "cancel" and its tool answers. Two such
+// calls (the breaker's threshold) leave the breaker closed: a person's silence is no failure.
+void TestAdapters::unansweredUpstreamQuestionsDoNotOpenTheBreaker()
+{
+    AdapterConfig fault = adapter(QStringLiteral("fault"), m_upstream->url());
+    fault.timeout = std::chrono::milliseconds(1'000);
+    QVERIFY(startBackend(
+        {fault}, {}, QStringLiteral("allow"), [](BackendOptions& options) { options.config.maxWaitSeconds = 2; }));
+    QVERIFY(QTest::qWaitFor([&] { return listTools().size() > 3; }, 30'000));
+    QList<InteractionOutcome> outcomes;
+    connect(m_backend.get(), &Backend::interactionResolved, this,
+        [&](const QString&, InteractionOutcome outcome) { outcomes.append(outcome); });
+    for (int i = 0; i < 2; ++i) {
+        QElapsedTimer waited;
+        waited.start();
+        const json result = call(QStringLiteral("fault.ask"), {{"message", "anyone?"}});
+        QVERIFY2(!result.contains("failure") && !result.value("isError", false), result.dump().c_str());
+        QVERIFY2(json::parse(firstText(result).toStdString(), nullptr, false) == json::parse(R"({"action":"cancel"})"),
+            result.dump().c_str());
+        QVERIFY2(waited.elapsed() >= 1'900, qPrintable(QString::number(waited.elapsed())));
+    }
+    QTRY_COMPARE_WITH_TIMEOUT(outcomes.size(), 2, 10'000);
+    QCOMPARE(outcomes, (QList<InteractionOutcome>{InteractionOutcome::Timeout, InteractionOutcome::Timeout}));
+    QCOMPARE(m_breakers.value(QStringLiteral("fault")).phase, BreakerPhase::Closed);
+    QCOMPARE(m_breakers.value(QStringLiteral("fault")).consecutiveFailures, 0);
+    QCOMPARE(finishedStatuses(QStringLiteral("fault.ask"), 2), QList<CallStatus>(2, CallStatus::Ok));
+}
+
+// A client that parks (and the one-shot runner, which parks) gets the upstream's question parked:
+// its call ends at once without a result, the question stays pending at the console, the upstream's
+// call is cancelled; once the person has answered, the identical call gets the answer.
+void TestAdapters::upstreamQuestionIsParkedForAParkClient()
+{
+    AdapterConfig fault = adapter(QStringLiteral("fault"), m_upstream->url());
+    fault.timeout = std::chrono::milliseconds(30'000); // what the call would wait without parking
+    QVERIFY(startBackend({fault}, {}, QStringLiteral("allow"), [](BackendOptions& options) {
+        options.config.clientModes.insert(QStringLiteral("parker"), QStringLiteral("park"));
+        options.config.clientModes.insert(QStringLiteral("runner"), QStringLiteral("park"));
+    }));
+    QVERIFY(QTest::qWaitFor([&] { return listTools().size() > 3; }, 30'000));
+    McpClient::Settings settings = m_client->settings();
+    settings.clientName = QStringLiteral("parker");
+    McpClient parker(settings);
+    QSignalSpy pending(m_backend.get(), &Backend::interactionPending);
+
+    const json arguments{{"message", "Your name?"}};
+    QElapsedTimer waited;
+    waited.start();
+    std::optional<McpClient::Outcome> parked;
+    parker.callTool(QStringLiteral("fault.ask"), arguments, {}, [&](McpClient::Outcome result) { parked = result; });
+    QVERIFY(QTest::qWaitFor([&] { return parked.has_value(); }, 20'000));
+    QVERIFY2(waited.elapsed() < 15'000, qPrintable(QString::number(waited.elapsed())));
+    QVERIFY(!parked->ok()); // no result: the connection closed without one
+    QVERIFY(pending.count() >= 1 || pending.wait(10'000));
+    const auto question = pending.at(0).at(0).value<PendingInteraction>();
+    QCOMPARE(question.mode, PauseMode::Park);
+    QCOMPARE(question.render, RenderHint::Form);
+    QCOMPARE(question.clientName, QStringLiteral("parker"));
+    // Qt sends a POST again once when a connection it reused closes before any answer, so the
+    // same call may have come twice: parked both times.
+    const QList<CallStatus> statuses = finishedStatuses(QStringLiteral("fault.ask"), 1);
+    QVERIFY(!statuses.isEmpty());
+    QCOMPARE(statuses, QList<CallStatus>(statuses.size(), CallStatus::Parked));
+    // The upstream's call was cancelled, not left waiting.
+    QTRY_VERIFY_WITH_TIMEOUT(!m_upstream->stats().value("cancelled", json::array()).empty(), 10'000);
+
+    // Still pending after the time a held call would have waited for the adapter's timeout? It is
+    // simply pending: the person answers, and the identical call takes the answer.
+    m_backend->answerInteraction(question.id, InteractionAnswer::respond({{"values", {{"name", "Ada"}}}}));
+    std::optional<McpClient::Outcome> retried;
+    parker.callTool(QStringLiteral("fault.ask"), arguments, {}, [&](McpClient::Outcome result) { retried = result; });
+    QVERIFY(QTest::qWaitFor([&] { return retried.has_value(); }, 20'000));
+    QVERIFY2(retried->ok(), qPrintable(retried->failure->message));
+    const json answered = json::parse(firstText(retried->result).toStdString(), nullptr, false);
+    QVERIFY2(answered == json::parse(R"({"action":"accept","content":{"name":"Ada"}})"), answered.dump().c_str());
+
+    // The runner (a local call of a park client) likewise: parked, answered, then answered.
+    const json runnerArguments{{"message", "Which branch?"}};
+    const auto runnerCall = [&] {
+        const json request{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "tools/call"},
+            {"params", {{"name", "fault.ask"}, {"arguments", runnerArguments}}}};
+        LocalCaller caller;
+        caller.clientName = QStringLiteral("runner");
+        std::optional<LocalCallOutcome> outcome;
+        m_backend->callLocally(QByteArray::fromStdString(request.dump()), caller, {},
+            [&](const LocalCallOutcome& done) { outcome = done; });
+        // Empty when it did not end in time; the caller's QVERIFY says so.
+        return QTest::qWaitFor([&] { return outcome.has_value(); }, 20'000) ? outcome : std::nullopt;
+    };
+    const qsizetype raised = pending.count();
+    const std::optional<LocalCallOutcome> runnerParked = runnerCall();
+    QVERIFY(runnerParked.has_value());
+    QCOMPARE(runnerParked->kind, LocalCallOutcome::Kind::Parked);
+    QVERIFY2(runnerParked->reason.contains(QStringLiteral("parked")), qPrintable(runnerParked->reason));
+    QTRY_VERIFY_WITH_TIMEOUT(pending.count() > raised, 10'000);
+    const auto runnerQuestion = pending.last().at(0).value<PendingInteraction>();
+    QCOMPARE(runnerQuestion.mode, PauseMode::Park);
+    m_backend->answerInteraction(runnerQuestion.id, InteractionAnswer::respond({{"values", {{"name", "main"}}}}));
+    const std::optional<LocalCallOutcome> runnerAnswered = runnerCall();
+    QVERIFY(runnerAnswered.has_value());
+    QCOMPARE(runnerAnswered->kind, LocalCallOutcome::Kind::Answered);
+    const json response = json::parse(runnerAnswered->response.toStdString(), nullptr, false);
+    QVERIFY2(firstText(response.value("result", json())).contains(QStringLiteral("main")), response.dump().c_str());
+}
+
+// mcp__ADAPTER__TOOL (as Claude Code names a server's tools) is that adapter's tool: never the
+// builtin of the same name, and an explicit error when the adapter has no such tool or offers none.
+// A server part that names no adapter is the client's name for Switchboard itself.
+void TestAdapters::clientAliasNamesTheAdaptersTool()
+{
+    QVERIFY(startBackend({adapter(QStringLiteral("fault"), m_upstream->url())}));
+    QVERIFY(QTest::qWaitFor([&] { return listTools().size() > 3; }, 30'000));
+    const qint64 before = upstreamCalls();
+    const json upstreamEcho = call(QStringLiteral("mcp__fault__echo"), {{"text", "from upstream"}});
+    QCOMPARE(firstText(upstreamEcho), QStringLiteral("from upstream"));
+    QCOMPARE(upstreamCalls(), before + 1);
+    QCOMPARE(finishedStatuses(QStringLiteral("mcp__fault__echo"), 1), QList<CallStatus>{CallStatus::Ok});
+    QVERIFY(std::any_of(m_calls.cbegin(), m_calls.cend(),
+        [](const ToolCall& c) { return c.route == ToolRoute::adapter(QStringLiteral("fault")); }));
+
+    const json unknown = call(QStringLiteral("mcp__fault__nosuch"));
+    QVERIFY2(unknown.contains("failure"), unknown.dump().c_str());
+    QVERIFY2(unknown.value("message", std::string()).find("mcp__fault__nosuch") != std::string::npos,
+        unknown.dump().c_str());
+    QCOMPARE(upstreamCalls(), before + 1);
+
+    // The builtin is still there by its name and by an alias naming Switchboard.
+    const json builtin = call(QStringLiteral("mcp__switchboard__echo"), {{"message", "builtin"}});
+    QVERIFY2(builtin.value("structuredContent", json()) == json({{"message", "builtin"}}), builtin.dump().c_str());
+
+    // Disabled, the adapter offers no tools: the alias says so, and is not the builtin either.
+    m_backend->setAdapterEnabled(QStringLiteral("fault"), false);
+    QVERIFY(QTest::qWaitFor([&] { return listTools().empty(); }, 10'000));
+    const json disabled = call(QStringLiteral("mcp__fault__echo"), {{"text", "x"}});
+    QVERIFY2(disabled.value("message", std::string()).find("disabled by the Switchboard operator") != std::string::npos,
+        disabled.dump().c_str());
+    QCOMPARE(upstreamCalls(), before + 1);
+}
+
+// An endpoint written as the configuration's example writes it, http://host:port with no path, is
+// the upstream's /mcp.
+void TestAdapters::endpointWithoutPathIsPostedAtMcp()
+{
+    QVERIFY(m_upstream->baseUrl().path().isEmpty());
+    QVERIFY(startBackend({adapter(QStringLiteral("fault"), m_upstream->baseUrl())}));
+    QVERIFY(QTest::qWaitFor([&] { return listTools().size() > 3; }, 30'000));
+    QCOMPARE(firstText(call(QStringLiteral("fault.echo"), {{"text", "at /mcp"}})), QStringLiteral("at /mcp"));
+    QTRY_VERIFY_WITH_TIMEOUT(m_statuses.contains(QStringLiteral("fault")), 10'000);
+    QCOMPARE(m_statuses.value(QStringLiteral("fault")).endpoint, m_upstream->url().toString());
+}
+
+void TestAdapters::reloadLetsCallsInFlightFinish_data()
+{
+    QTest::addColumn<QByteArray>("reloaded"); // the mcp_endpoints the file has after the reload
+    QTest::newRow("the adapter removed") << QByteArray("mcp_endpoints:\n  - name: second\n    endpoint: @\n");
+    QTest::newRow("its credential changed")
+        << QByteArray("mcp_endpoints:\n  - name: first\n    endpoint: @\n    auth_token: another-token\n");
+}
+
+// A configuration reload while a call is in flight on an adapter it removes, or whose connection
+// it changes: the call finishes with the upstream's answer (its own timeout still bounds it), and
+// the old session ends afterwards.
+void TestAdapters::reloadLetsCallsInFlightFinish()
+{
+    QFETCH(QByteArray, reloaded);
+    QFile file(m_dir->filePath(QStringLiteral("switchboard.yaml")));
+    const QByteArray endpoint = m_upstream->url().toEncoded();
+    const auto write = [&](const QByteArray& text) {
+        QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        file.write(QByteArray(text).replace('@', endpoint));
+        file.close();
+    };
+    write("mcp_endpoints:\n  - name: first\n    endpoint: @\n");
+    QVERIFY(startBackend({adapter(QStringLiteral("first"), m_upstream->url())}));
+    QVERIFY(QTest::qWaitFor([&] { return listTools().size() > 3; }, 30'000));
+    const qint64 deletesBefore = upstreamRequests("DELETE");
+
+    const qint64 sentBefore = upstreamCalls();
+    std::optional<McpClient::Outcome> outcome;
+    m_client->callTool(
+        QStringLiteral("first.slow"), {{"ms", 2'000}}, {}, [&](McpClient::Outcome result) { outcome = result; });
+    QTRY_COMPARE_WITH_TIMEOUT(upstreamCalls(), sentBefore + 1, 20'000); // in flight upstream
+
+    QSignalSpy reloadedSpy(m_backend.get(), &Backend::configurationReloaded);
+    write(reloaded);
+    m_backend->reloadConfiguration();
+    QVERIFY(reloadedSpy.count() >= 1 || reloadedSpy.wait(10'000));
+    QVERIFY2(reloadedSpy.last().at(0).toBool(), qPrintable(reloadedSpy.last().at(1).toString()));
+    QVERIFY(!outcome.has_value());
+
+    QVERIFY(QTest::qWaitFor([&] { return outcome.has_value(); }, 20'000));
+    QVERIFY2(outcome->ok(), qPrintable(outcome->failure->message));
+    QCOMPARE(firstText(outcome->result), QStringLiteral("slept"));
+    QCOMPARE(finishedStatuses(QStringLiteral("first.slow"), 1), QList<CallStatus>{CallStatus::Ok});
+    QVERIFY2(m_upstream->stats().value("cancelled", json::array()).empty(), m_upstream->stats().dump().c_str());
+    // The session the call used ends once the call is done.
+    QTRY_VERIFY_WITH_TIMEOUT(upstreamRequests("DELETE") > deletesBefore, 10'000);
+}
+
+// An upstream that floods notifications/tools/list_changed (thousands at once) is listed again a
+// handful of times, not once per notification, and Switchboard's own clients hear of the change
+// a handful of times too; the change itself is picked up.
+void TestAdapters::listChangedFloodIsCoalesced()
+{
+    QVERIFY(startBackend({adapter(QStringLiteral("fault"), m_upstream->url())}));
+    QVERIFY(QTest::qWaitFor([&] { return listTools().size() > 3; }, 30'000));
+    QVERIFY(QTest::qWaitFor([&] { return m_upstream->stats().value("listeningOpen", qint64(0)) == 1; }, 30'000));
+    QSignalSpy heard(m_client.get(), &McpClient::toolsListChanged);
+    const qint64 listedBefore = upstreamRequests("tools/list");
+    constexpr int flood = 5'000;
+    QVERIFY(m_upstream->control(QStringLiteral("push-list-changed"), {{"tool", "flood_tool"}, {"count", flood}}));
+    json names;
+    QVERIFY2(QTest::qWaitFor(
+                 [&] {
+                     names = listTools();
+                     return names.is_array()
+                         && std::find(names.begin(), names.end(), "fault.flood_tool") != names.end();
+                 },
+                 30'000),
+        names.dump().c_str());
+    // Long enough for every notification to have arrived and a coalesced listing to follow.
+    QTest::qWait(3 * int(UpstreamAdapter::RelistIntervalMs));
+    const qint64 pages = 4; // fault-upstream lists 2 tools a page: 8 tools
+    const qint64 requests = upstreamRequests("tools/list") - listedBefore;
+    const qint64 listings = (requests + pages - 1) / pages;
+    qInfo("%d list_changed from the upstream: %lld tools/list requests (%lld listings), %lld list_changed to the "
+          "client",
+        flood, qlonglong(requests), qlonglong(listings), qlonglong(heard.count()));
+    QVERIFY2(listings >= 1 && listings <= 3, qPrintable(QString::number(listings)));
+    QVERIFY2(heard.count() >= 1 && heard.count() <= 2, qPrintable(QString::number(heard.count())));
+}
+
+// Tool names an upstream lists with characters that are not visible (control characters, an
+// escape sequence, a zero-width character, a space) are not offered to clients; the others are.
+void TestAdapters::toolNamesWithInvisibleCharactersAreLeftOut()
+{
+    QVERIFY(startBackend({adapter(QStringLiteral("fault"), m_upstream->url())}));
+    QVERIFY(QTest::qWaitFor([&] { return listTools().size() > 3; }, 30'000));
+    QVERIFY(QTest::qWaitFor([&] { return m_upstream->stats().value("listeningOpen", qint64(0)) == 1; }, 30'000));
+    QVERIFY(m_upstream->control(QStringLiteral("push-list-changed"),
+        {{"tools",
+            {"bell\u0007", "red\u001b[31m", "zero\u200bwidth", "with space", "rtl\u202eexe", "line\u2028break",
+                "fine_tool"}}}));
+    json names;
+    QVERIFY2(QTest::qWaitFor(
+                 [&] {
+                     names = listTools();
+                     return names.is_array() && std::find(names.begin(), names.end(), "fault.fine_tool") != names.end();
+                 },
+                 30'000),
+        names.dump().c_str());
+    for (const json& name : names) {
+        const QString text = QString::fromStdString(name.get<std::string>());
+        QVERIFY2(UpstreamAdapter::isOfferableToolName(text), name.dump().c_str());
+        QVERIFY2(!text.startsWith(QStringLiteral("fault.bell")) && !text.startsWith(QStringLiteral("fault.red"))
+                && !text.startsWith(QStringLiteral("fault.zero")) && !text.startsWith(QStringLiteral("fault.with"))
+                && !text.startsWith(QStringLiteral("fault.rtl")) && !text.startsWith(QStringLiteral("fault.line")),
+            name.dump().c_str());
+    }
+    for (const char* offerable : {"get-sum", "fs.read_file", "Ünïcode", "user/profile"})
+        QVERIFY2(UpstreamAdapter::isOfferableToolName(QString::fromUtf8(offerable)), offerable);
 }
 
 QTEST_GUILESS_MAIN(TestAdapters)

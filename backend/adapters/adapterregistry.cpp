@@ -104,12 +104,11 @@ void AdapterRegistry::offerTools(const QString& adapter)
 
 void AdapterRegistry::retire(std::shared_ptr<UpstreamAdapter> adapter)
 {
-    adapter->shutDown();
-    if (adapter->callsInFlight() == 0)
-        return; // nothing holds it: it goes now
+    // Its calls in flight finish (each bounded by its timeout); its session ends after the last,
+    // and then it goes.
     UpstreamAdapter* raw = adapter.get();
     disconnect(raw, nullptr, this, nullptr);
-    connect(raw, &UpstreamAdapter::idle, this, [this, raw] {
+    connect(raw, &UpstreamAdapter::retired, this, [this, raw] {
         // Not erased inside the adapter's own signal: later, from the event loop.
         QMetaObject::invokeMethod(
             this,
@@ -117,6 +116,7 @@ void AdapterRegistry::retire(std::shared_ptr<UpstreamAdapter> adapter)
             Qt::QueuedConnection);
     });
     m_retired.push_back(std::move(adapter));
+    raw->retire();
 }
 
 QStringList AdapterRegistry::names() const

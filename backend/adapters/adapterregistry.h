@@ -58,6 +58,7 @@ public:
     AdapterOverridesFile::Overrides overrides() const { return m_overrides; }
 
     QStringList names() const;
+    bool contains(const QString& adapter) const { return m_adapters.count(adapter) > 0; }
     // The operator's commands; false with a message for an unknown adapter, or for a change made here
     // that could not be saved for the other processes (it acts here all the same).
     bool resetBreaker(const QString& adapter, QString* error);

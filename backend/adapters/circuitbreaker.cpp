@@ -24,7 +24,7 @@ CircuitBreaker::CircuitBreaker(QString adapter, Settings settings, Clock clock)
     m_changedAtWallMs = m_clock.wallMs();
 }
 
-CircuitBreaker::Transition CircuitBreaker::moveTo(BreakerPhase phase, const QString& reason)
+CircuitBreaker::Numbered CircuitBreaker::moveTo(BreakerPhase phase, const QString& reason)
 {
     Transition transition;
     transition.adapter = m_adapter;
@@ -46,34 +46,75 @@ CircuitBreaker::Transition CircuitBreaker::moveTo(BreakerPhase phase, const QStr
         m_consecutiveFailures = 0;
     transition.atMs = m_changedAtWallMs;
     transition.state = stateLocked();
-    return transition;
+    return Numbered{m_nextSequence++, std::move(transition)};
 }
 
-void CircuitBreaker::halfOpenWhenDue(qint64 now, std::vector<Transition>* transitions)
+void CircuitBreaker::halfOpenWhenDue(qint64 now, std::vector<Numbered>* transitions)
 {
     if (m_phase == BreakerPhase::Open && !m_forcedOpen && now >= m_retryAtMonotonicMs)
         transitions->push_back(moveTo(BreakerPhase::HalfOpen, QStringLiteral("recovery timeout passed")));
 }
 
-void CircuitBreaker::announce(std::vector<Transition> transitions)
+// Transitions are numbered under m_mutex in the order they happen, but announced after it is
+// released, so that a listener may ask the breaker: without more, a thread could announce its
+// transition before another thread announced an earlier one, and a view would end on the wrong
+// phase. Each is announced only once every lower number has been, on the thread that caused it;
+// one a listener causes (on the announcing thread, which cannot wait for itself) is announced by
+// that thread after the listener returns.
+void CircuitBreaker::announce(std::vector<Numbered> transitions)
 {
     if (transitions.empty())
         return;
-    std::vector<std::function<void(const Transition&)>> listeners;
-    {
-        std::lock_guard lock(m_mutex);
-        listeners = m_listeners;
+    std::unique_lock lock(m_announceMutex);
+    if (m_announcingThread == std::this_thread::get_id()) {
+        for (Numbered& numbered : transitions)
+            m_causedByListener.push_back(std::move(numbered));
+        return;
     }
-    for (const Transition& transition : transitions) {
+    std::deque<Numbered> queue(
+        std::make_move_iterator(transitions.begin()), std::make_move_iterator(transitions.end()));
+    while (!queue.empty()) {
+        const Numbered next = std::move(queue.front());
+        queue.pop_front();
+        m_announcedOne.wait(lock, [&] { return m_announcedUpTo == next.sequence; });
+        m_announcingThread = std::this_thread::get_id();
+        lock.unlock();
+        std::vector<std::function<void(const Transition&)>> listeners;
+        {
+            std::lock_guard stateLock(m_mutex);
+            listeners = m_listeners;
+        }
+        // Whatever a listener does (throws included), the next number's turn must come.
+        struct Done
+        {
+            std::unique_lock<std::mutex>& lock;
+            CircuitBreaker& breaker;
+            ~Done()
+            {
+                lock.lock();
+                breaker.m_announcingThread = std::thread::id();
+                ++breaker.m_announcedUpTo;
+                breaker.m_announcedOne.notify_all();
+            }
+        } done{lock, *this};
         for (const auto& listener : listeners)
-            listener(transition);
+            listener(next.transition);
+    }
+    // Transitions the listeners caused, in their order (numbered after the ones announced here).
+    while (!m_causedByListener.empty()) {
+        std::vector<Numbered> caused(
+            std::make_move_iterator(m_causedByListener.begin()), std::make_move_iterator(m_causedByListener.end()));
+        m_causedByListener.clear();
+        lock.unlock();
+        announce(std::move(caused));
+        lock.lock();
     }
 }
 
 CircuitBreaker::Admission CircuitBreaker::admit()
 {
     Admission admission;
-    std::vector<Transition> transitions;
+    std::vector<Numbered> transitions;
     {
         std::lock_guard lock(m_mutex);
         const qint64 now = m_clock.monotonicMs();
@@ -122,7 +163,7 @@ void CircuitBreaker::record(const Admission& admission, Outcome outcome, const Q
 {
     if (!admission.admitted)
         return;
-    std::vector<Transition> transitions;
+    std::vector<Numbered> transitions;
     {
         std::lock_guard lock(m_mutex);
         switch (outcome) {
@@ -166,7 +207,7 @@ void CircuitBreaker::record(const Admission& admission, Outcome outcome, const Q
 
 void CircuitBreaker::reset(const QString& why)
 {
-    std::vector<Transition> transitions;
+    std::vector<Numbered> transitions;
     {
         std::lock_guard lock(m_mutex);
         transitions.push_back(moveTo(BreakerPhase::Closed, why));
@@ -176,7 +217,7 @@ void CircuitBreaker::reset(const QString& why)
 
 void CircuitBreaker::forceOpen(const QString& why)
 {
-    std::vector<Transition> transitions;
+    std::vector<Numbered> transitions;
     {
         std::lock_guard lock(m_mutex);
         m_forcedOpen = true; // before the move: the state it announces says so
@@ -200,7 +241,7 @@ void CircuitBreaker::restoreForcedOpen(qint64 sinceWallMs)
 
 qint64 CircuitBreaker::refresh()
 {
-    std::vector<Transition> transitions;
+    std::vector<Numbered> transitions;
     qint64 retryIn = 0;
     {
         std::lock_guard lock(m_mutex);

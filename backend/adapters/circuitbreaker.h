@@ -14,15 +14,22 @@
 // nothing; an authentication failure is counted apart and never trips the breaker.
 //
 // Time comes from a Clock, so tests are exact to the millisecond. Thread-safe; listeners are
-// called with no lock held, in transition order, on the thread that caused the transition.
+// called with no lock held, on the thread that caused the transition, and in transition order also
+// when two threads cause transitions at once: a thread whose transition follows one another thread
+// is still announcing waits for it (so a listener must not wait for another thread that changes
+// this breaker). A transition a listener causes is announced after the one being announced, once
+// the listener returns.
 
 #include "backendstates.h"
 
 #include <QString>
 
 #include <chrono>
+#include <condition_variable>
+#include <deque>
 #include <functional>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 class CircuitBreaker
@@ -106,11 +113,19 @@ public:
     void addListener(std::function<void(const Transition&)> listener);
 
 private:
-    // m_mutex held; returns the transition to announce.
-    Transition moveTo(BreakerPhase phase, const QString& reason);
+    // A transition and its place in the order they happened, which is the order they are announced.
+    struct Numbered
+    {
+        quint64 sequence = 0;
+        Transition transition;
+    };
+
+    // m_mutex held; returns the transition to announce, numbered.
+    Numbered moveTo(BreakerPhase phase, const QString& reason);
     // m_mutex held: an open breaker (not forced) whose recovery time has come turns half-open.
-    void halfOpenWhenDue(qint64 now, std::vector<Transition>* transitions);
-    void announce(std::vector<Transition> transitions);
+    void halfOpenWhenDue(qint64 now, std::vector<Numbered>* transitions);
+    // Calls the listeners for each transition once every earlier one has been announced.
+    void announce(std::vector<Numbered> transitions);
     BreakerState stateLocked() const;
 
     const QString m_adapter;
@@ -128,4 +143,12 @@ private:
     QString m_lastError;
     Counters m_counters;
     std::vector<std::function<void(const Transition&)>> m_listeners;
+    quint64 m_nextSequence = 0; // m_mutex: the number the next transition gets
+
+    // The announcing side, under m_announceMutex (never held while a listener runs).
+    std::mutex m_announceMutex;
+    std::condition_variable m_announcedOne;
+    quint64 m_announcedUpTo = 0; // transitions numbered below it have been announced
+    std::thread::id m_announcingThread; // the thread running listeners now, if any
+    std::deque<Numbered> m_causedByListener; // transitions a listener caused, announced after it returns
 };

@@ -2,6 +2,7 @@
 
 #include "interaction/clienttool.h"
 #include "interaction/interactionbroker.h"
+#include "printabletext.h"
 #include "tools/toolcallcontext.h"
 
 #include <QCoreApplication>
@@ -64,6 +65,17 @@ QString upstreamToolName(const json& tool)
     return name != tool.end() && name->is_string() ? QString::fromStdString(name->get<std::string>()) : QString();
 }
 
+// What an upstream's question gets back from the person's answer (a form's output): accept with the
+// values, cancel when the question was dismissed, decline otherwise.
+json elicitationResult(const json& output)
+{
+    if (output.is_object() && output.contains("values") && output.value("submitted", true) != false)
+        return json{{"action", "accept"}, {"content", output["values"]}};
+    if (output.is_object() && output.value("reason", std::string()) == "cancelled")
+        return json{{"action", "cancel"}};
+    return json{{"action", "decline"}};
+}
+
 bool annotatedReadOnly(const json& tool)
 {
     const auto annotations = tool.find("annotations");
@@ -83,6 +95,7 @@ UpstreamAdapter::UpstreamAdapter(
     , m_breaker(m_config.name, m_config.breaker, clock)
     , m_clock(std::move(clock))
 {
+    m_config.endpoint = AdapterConfig::effectiveEndpoint(m_config.endpoint);
     m_changedAtMs = m_clock.wallMs();
     m_connection = m_config.enabled ? AdapterConnection::Connecting : AdapterConnection::Disabled;
     m_breaker.addListener([this](const CircuitBreaker::Transition& transition) { onBreakerTransition(transition); });
@@ -118,23 +131,49 @@ void UpstreamAdapter::newClient()
     settings.requestTimeoutMs = m_config.timeout.count();
     settings.clientVersion = QCoreApplication::applicationVersion();
     m_client = std::make_unique<McpClient>(settings);
-    connect(m_client.get(), &McpClient::toolsListChanged, this, &UpstreamAdapter::listTools);
+    connect(m_client.get(), &McpClient::toolsListChanged, this, &UpstreamAdapter::relistTools);
     // A new session (the upstream restarted, or expired the old one) may offer other tools.
     connect(m_client.get(), &McpClient::sessionChanged, this, [this] {
         if (m_listed)
-            listTools();
+            relistTools();
     });
 }
 
-void UpstreamAdapter::reconfigure(const AdapterConfig& config)
+void UpstreamAdapter::retireClient(std::unique_ptr<McpClient> client)
 {
+    // Its sessions' notifications no longer concern this adapter; its calls still end here. It goes
+    // once its session has ended, so that the DELETE ending it is not cut off.
+    McpClient* raw = client.get();
+    disconnect(raw, nullptr, this, nullptr);
+    raw->stopListening();
+    connect(raw, &McpClient::closed, this, [this, raw] {
+        const auto it = std::find_if(m_retiredClients.begin(), m_retiredClients.end(),
+            [raw](const auto& retired) { return retired.get() == raw; });
+        if (it != m_retiredClients.end()) {
+            it->release()->deleteLater(); // not inside its own signal
+            m_retiredClients.erase(it);
+        }
+    });
+    m_retiredClients.push_back(std::move(client));
+    if (!m_callsByClient.count(raw))
+        raw->close();
+}
+
+void UpstreamAdapter::reconfigure(const AdapterConfig& reloaded)
+{
+    AdapterConfig config = reloaded;
+    config.endpoint = AdapterConfig::effectiveEndpoint(config.endpoint);
     const bool newConnection = config.endpoint != m_config.endpoint || config.authToken != m_config.authToken;
     const bool offerChanged = config.readOnly != m_config.readOnly || config.enabled != m_config.enabled;
     m_config = config;
     m_breaker.setSettings(config.breaker);
     if (newConnection) {
-        m_client->close();
+        // Calls in flight finish on the connection they started on; it closes after the last.
+        retireClient(std::move(m_client));
         newClient();
+        m_listing = false;
+        m_relistPending = false;
+        m_relistTimer.stop();
         m_listed = false;
         m_upstreamTools.clear();
         m_connecting = false;
@@ -215,8 +254,33 @@ void UpstreamAdapter::shutDown()
 {
     m_reconnectTimer.stop();
     m_breakerTimer.stop();
+    m_relistTimer.stop();
+    // Looked up again one by one: closing fails their calls, whose completions change the list.
+    std::vector<McpClient*> retired;
+    for (const auto& client : m_retiredClients)
+        retired.push_back(client.get());
+    for (McpClient* client : retired) {
+        const bool stillThere = std::any_of(m_retiredClients.begin(), m_retiredClients.end(),
+            [client](const auto& kept) { return kept.get() == client; });
+        if (stillThere)
+            client->close();
+    }
     if (m_client)
         m_client->close();
+}
+
+void UpstreamAdapter::retire()
+{
+    m_retiring = true;
+    m_reconnectTimer.stop();
+    m_breakerTimer.stop();
+    m_relistTimer.stop();
+    m_relistPending = false;
+    // retired() once the session has ended (after the last call, or now).
+    connect(m_client.get(), &McpClient::closed, this, &UpstreamAdapter::retired);
+    m_client->stopListening();
+    if (m_callsInFlight == 0)
+        shutDown();
 }
 
 // Connecting and listing are calls like any other for the breaker: an upstream that is down opens
@@ -232,6 +296,7 @@ void UpstreamAdapter::connectUpstream()
         return;
     }
     m_connecting = true;
+    m_lastListingStartedMs = m_clock.monotonicMs();
     if (m_connection != AdapterConnection::Failing)
         setConnection(AdapterConnection::Connecting);
     std::weak_ptr<UpstreamAdapter> weakSelf = weak_from_this();
@@ -255,23 +320,59 @@ void UpstreamAdapter::connectUpstream()
             return;
         }
         self->m_reconnectDelayMs = FirstReconnectDelayMs;
-        self->m_upstreamTools = list.tools;
-        self->m_listed = true;
         self->m_lastSuccessAtMs = self->m_clock.wallMs();
         if (list.truncated)
             qWarning("switchboard: adapter %s lists more tools than Switchboard offers; the rest are left out",
                 qPrintable(self->m_config.name));
-        self->setConnection(AdapterConnection::Ready);
-        Q_EMIT self->toolsChanged();
+        self->takeTools(list.tools);
+        if (self->m_relistPending) {
+            self->m_relistPending = false;
+            self->relistTools();
+        }
     });
 }
 
-void UpstreamAdapter::listTools()
+void UpstreamAdapter::takeTools(const std::vector<json>& tools)
 {
-    if (!isEnabled() || m_connecting)
+    const bool changed = !m_listed || tools != m_upstreamTools;
+    m_upstreamTools = tools;
+    m_listed = true;
+    setConnection(AdapterConnection::Ready);
+    // The same tools again (a notification that changed nothing, or one of a flood) are not
+    // offered again: clients hear of a change only when there is one.
+    if (changed)
+        Q_EMIT toolsChanged();
+}
+
+// A flood of tools/list_changed must not become a flood of listings (nor of notifications to
+// Switchboard's clients): one listing at a time, at most one more asked for meanwhile, and none
+// sooner than RelistIntervalMs after the one before.
+void UpstreamAdapter::relistTools()
+{
+    if (!isEnabled() || m_retiring)
         return;
+    // A change announced while a listing runs may have come after the upstream answered it.
+    if (m_listing || m_connecting) {
+        m_relistPending = true;
+        return;
+    }
+    if (m_relistTimer.isActive())
+        return; // a listing is due already; it will see this change too
+    const qint64 sinceLast = m_clock.monotonicMs() - m_lastListingStartedMs;
+    if (m_lastListingStartedMs >= 0 && sinceLast < RelistIntervalMs) {
+        m_relistTimer.start(int(RelistIntervalMs - sinceLast), this);
+        return;
+    }
+    startListing();
+}
+
+void UpstreamAdapter::startListing()
+{
     // Not a breaker probe of its own: a refresh the upstream asked for. Its failure is shown but
     // the tools known so far stay offered.
+    m_listing = true;
+    m_relistPending = false;
+    m_lastListingStartedMs = m_clock.monotonicMs();
     std::weak_ptr<UpstreamAdapter> weakSelf = weak_from_this();
     McpClient* client = m_client.get();
     m_client->listTools(
@@ -279,17 +380,19 @@ void UpstreamAdapter::listTools()
             const auto self = weakSelf.lock();
             if (!self || self->m_client.get() != client)
                 return;
+            self->m_listing = false;
             if (failure) {
                 self->m_lastError = QStringLiteral("listing tools failed: %1: %2")
                                         .arg(McpClient::failureKindName(failure->kind), failure->message);
                 self->m_lastErrorAtMs = self->m_clock.wallMs();
                 self->publishStatus();
-                return;
+            } else {
+                self->takeTools(list.tools);
             }
-            self->m_upstreamTools = list.tools;
-            self->m_listed = true;
-            self->setConnection(AdapterConnection::Ready);
-            Q_EMIT self->toolsChanged();
+            if (self->m_relistPending) {
+                self->m_relistPending = false;
+                self->relistTools();
+            }
         });
 }
 
@@ -312,6 +415,9 @@ void UpstreamAdapter::timerEvent(QTimerEvent* event)
         m_reconnectTimer.stop();
         if (!m_listed)
             connectUpstream();
+    } else if (event->timerId() == m_relistTimer.timerId()) {
+        m_relistTimer.stop();
+        relistTools();
     } else if (event->timerId() == m_figuresTimer.timerId()) {
         m_figuresTimer.stop();
         publishStatus();
@@ -350,13 +456,21 @@ std::vector<RegisteredTool> UpstreamAdapter::tools() const
         const QString upstreamName = upstreamToolName(upstream);
         if (upstreamName.isEmpty())
             continue;
+        // Refused rather than escaped: a client would call the escaped name, which the upstream
+        // does not know, and a name shown to a person must be what is called.
+        if (!isOfferableToolName(upstreamName)) {
+            qWarning("switchboard: adapter %s: tool \"%s\" is left out: its name has a character that is not visible "
+                     "(a control or format character, a space or a separator)",
+                qPrintable(m_config.name), PrintableText::escaped(upstreamName).constData());
+            continue;
+        }
         RegisteredTool tool;
         QString error;
         json described = upstream;
         described["name"] = QString(m_config.name + QLatin1Char('.') + upstreamName).toStdString();
         if (!ToolSpec::fromJson(described, &tool.spec, &error)) {
             qWarning("switchboard: adapter %s: tool %s is left out: %s", qPrintable(m_config.name),
-                qPrintable(upstreamName), qPrintable(error));
+                PrintableText::escaped(upstreamName).constData(), PrintableText::escaped(error).constData());
             continue;
         }
         tool.route = ToolRoute::adapter(m_config.name);
@@ -377,6 +491,41 @@ std::vector<RegisteredTool> UpstreamAdapter::tools() const
         offered.push_back(std::move(tool));
     }
     return offered;
+}
+
+bool UpstreamAdapter::isOfferableToolName(const QString& name)
+{
+    if (name.isEmpty())
+        return false;
+    for (qsizetype i = 0; i < name.size(); ++i) {
+        const QChar c = name.at(i);
+        if (c.isHighSurrogate() && i + 1 < name.size() && name.at(i + 1).isLowSurrogate()) {
+            const char32_t code = QChar::surrogateToUcs4(c, name.at(i + 1));
+            ++i;
+            switch (QChar::category(code)) {
+            case QChar::Other_Format:
+            case QChar::Other_PrivateUse:
+            case QChar::Other_NotAssigned:
+                return false;
+            default:
+                continue;
+            }
+        }
+        switch (c.category()) {
+        case QChar::Other_Control:
+        case QChar::Other_Format:
+        case QChar::Other_Surrogate: // a lone half of a pair
+        case QChar::Other_PrivateUse:
+        case QChar::Other_NotAssigned:
+        case QChar::Separator_Space:
+        case QChar::Separator_Line:
+        case QChar::Separator_Paragraph:
+            return false;
+        default:
+            break;
+        }
+    }
+    return true;
 }
 
 QString UpstreamAdapter::unavailableReason() const
@@ -467,6 +616,8 @@ void UpstreamAdapter::handleCall(const std::shared_ptr<ToolCallContext>& context
               self->askPerson(owner, state, method, params, std::move(reply));
           };
     const qint64 startedUs = monotonicUs();
+    call->client = m_client.get();
+    ++m_callsByClient[call->client];
     call->request = m_client->callTool(upstreamName, context->arguments(), std::move(options),
         [weakSelf, context, call, admission, startedUs](McpClient::Outcome outcome) {
             if (const auto self = weakSelf.lock())
@@ -495,6 +646,15 @@ void UpstreamAdapter::finishCall(const std::shared_ptr<ToolCallContext>& context
     const McpClient::Outcome& outcome, qint64 startedUs)
 {
     --m_callsInFlight;
+    if (const auto it = m_callsByClient.find(call->client); it != m_callsByClient.end() && --it->second == 0) {
+        m_callsByClient.erase(it);
+        // A connection replaced meanwhile closes after its last call (this completion runs inside
+        // it, which its contract allows).
+        const bool retired = std::any_of(m_retiredClients.begin(), m_retiredClients.end(),
+            [&](const auto& client) { return client.get() == call->client; });
+        if (retired)
+            call->client->close();
+    }
     // A question the upstream asked and no longer waits for leaves the console.
     withdrawQuestions(*call);
     call->ended = true;
@@ -545,8 +705,8 @@ void UpstreamAdapter::finishCall(const std::shared_ptr<ToolCallContext>& context
         context->finish(ToolResult::error(message, status));
     }
     publishFiguresSoon();
-    if (m_callsInFlight == 0)
-        Q_EMIT idle();
+    if (m_callsInFlight == 0 && m_retiring)
+        shutDown(); // its last call ended: the session goes too, and retired() follows
 }
 
 // An upstream's elicitation/create becomes a form question at the console, answered as MCP says:
@@ -589,8 +749,10 @@ void UpstreamAdapter::askPerson(const std::shared_ptr<ToolCallContext>& context,
     form->responseSchema = nlohmann::ordered_json::parse(schema.dump());
     question.clientTool = form;
     const CallMetadata& metadata = context->metadata();
+    // The call's own arguments belong to the question: an answer given while a call was parked goes
+    // to the identical call asking it again (same client, tool and arguments), never to another.
     const json arguments{{"message", params.value("message", std::string())}, {"requestedSchema", schema},
-        {"tool", metadata.tool.toStdString()}};
+        {"tool", metadata.tool.toStdString()}, {"arguments", context->arguments()}};
     const json request{{"jsonrpc", "2.0"}, {"method", "elicitation/create"}, {"params", params}};
     const InteractionBroker::CallOrigin origin{metadata.callId, metadata.sessionId, metadata.clientName,
         metadata.clientVersion, QByteArray::fromStdString(request.dump())};
@@ -600,39 +762,83 @@ void UpstreamAdapter::askPerson(const std::shared_ptr<ToolCallContext>& context,
         return;
     }
     if (admission.verdict == InteractionBroker::Admission::Verdict::Answer) {
-        reply(json{{"action", "decline"}}, json()); // a stored answer of another call is not this one's
+        // The person answered this question while the identical call before this one was parked.
+        reply(elicitationResult(admission.result.structuredContent), json());
         return;
     }
-    admission.mode = PauseMode::Hold; // the upstream waits on its open request
+    if (admission.verdict != InteractionBroker::Admission::Verdict::Pause) {
+        reply(json(), json{{"code", -32603}, {"message", "Switchboard cannot ask a person for this call"}});
+        return;
+    }
+    if (admission.mode == PauseMode::Park) {
+        bool duplicate = false;
+        const QString interactionId = m_broker->park(question, arguments, admission, origin, &duplicate);
+        parkCall(context, call, interactionId, duplicate, reply);
+        return;
+    }
+
+    // Held: the upstream waits on its open request, and so does the client. The person's time is
+    // bounded by interaction.maxWaitSeconds alone: neither the upstream's timeout (McpClient stops
+    // it until this is answered) nor the call's deadline runs meanwhile.
+    context->pauseDeadline();
     auto answered = std::make_shared<bool>(false);
-    InteractionBroker::Waiter waiter;
-    waiter.answered = [reply, answered](const InteractionAnswer& answer, const QByteArray&) {
+    std::weak_ptr<ToolCallContext> weakContext = context;
+    // Answers the upstream once, and lets the call's deadline run again.
+    auto settle = [reply, answered, weakContext](const json& result) {
         if (std::exchange(*answered, true))
             return;
+        if (const auto owner = weakContext.lock())
+            owner->resumeDeadline();
+        reply(result, json());
+    };
+    InteractionBroker::Waiter waiter;
+    waiter.answered = [settle](const InteractionAnswer& answer, const QByteArray&) {
         const json output
             = json::parse(answer.output.constData(), answer.output.constData() + answer.output.size(), nullptr, false);
-        if (answer.decision == InteractionAnswer::Decision::Respond && output.is_object() && output.contains("values"))
-            reply(json{{"action", "accept"}, {"content", output["values"]}}, json());
-        else if (output.is_object() && output.value("reason", std::string()) == "cancelled")
-            reply(json{{"action", "cancel"}}, json());
-        else
-            reply(json{{"action", "decline"}}, json());
+        settle(answer.decision == InteractionAnswer::Decision::Respond ? elicitationResult(output)
+                                                                       : json{{"action", "decline"}});
     };
-    waiter.timedOut = [reply, answered] {
-        if (!std::exchange(*answered, true))
-            reply(json{{"action", "cancel"}}, json());
-    };
+    // No one answered within interaction.maxWaitSeconds: the upstream hears "cancel" and decides
+    // what its call answers; that is no failure of the upstream.
+    waiter.timedOut = [settle] { settle(json{{"action", "cancel"}}); };
     const QString interactionId = m_broker->hold(question, arguments, admission, origin, std::move(waiter));
     // The call ending first (cancelled, timed out, the upstream answered anyway) withdraws the
     // question; the upstream hears "cancel" if it still listens.
     QPointer<InteractionBroker> broker(m_broker);
-    call->withdrawQuestions.push_back([broker, interactionId, answered, reply] {
-        if (std::exchange(*answered, true))
+    call->withdrawQuestions.push_back([broker, interactionId, answered, settle] {
+        if (*answered)
             return;
+        settle(json{{"action", "cancel"}});
         if (broker)
             broker->withdraw(interactionId, QStringLiteral("the call that asked ended"));
-        reply(json{{"action", "cancel"}}, json());
     });
+}
+
+void UpstreamAdapter::parkCall(const std::shared_ptr<ToolCallContext>& context,
+    const std::shared_ptr<CallInFlight>& call, const QString& interactionId, bool duplicate,
+    const McpClient::Reply& reply)
+{
+    // The upstream's call cannot wait for the next turn of an agent: its question is dismissed and
+    // the call cancelled, and the identical call asked again takes the stored answer.
+    reply(json{{"action", "cancel"}}, json());
+    const QString why = duplicate
+        ? QStringLiteral("parked again: the same question of adapter %1's upstream (%2) is already waiting for a "
+                         "person; the answer goes to the next identical call")
+              .arg(m_config.name, interactionId)
+        : QStringLiteral("parked: the upstream of adapter %1 asks a person at the console (%2); the answer goes to the "
+                         "next identical call")
+              .arg(m_config.name, interactionId);
+    context->finish(ToolResult::error(why, CallStatus::Parked));
+    // From the event loop: this runs inside the upstream's request, on the call's own stream.
+    std::weak_ptr<CallInFlight> weakCall = call;
+    QMetaObject::invokeMethod(
+        this,
+        [weakCall, why] {
+            const auto state = weakCall.lock();
+            if (state && !state->ended && state->request)
+                state->request->cancel(why);
+        },
+        Qt::QueuedConnection);
 }
 
 void UpstreamAdapter::noteLatency(qint64 microseconds)

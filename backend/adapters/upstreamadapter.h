@@ -2,13 +2,17 @@
 
 // UpstreamAdapter: one upstream MCP server as Switchboard offers it. Connects with an McpClient,
 // lists the upstream's tools and offers them as `name.tool` (a write tool of a read-only adapter is
-// kept but never listed, and refuses every call before any traffic); sends each call through the
-// adapter's CircuitBreaker, hands progress back to the calling client, forwards cancellation, and
-// turns the upstream's questions for a person (elicitation/create) into form questions at the
-// console. Keeps the traffic figures and the breaker's transitions the health view shows.
+// kept but never listed, and refuses every call before any traffic; a tool whose name has a
+// character that is not visible is left out); sends each call through the adapter's
+// CircuitBreaker, hands progress back to the calling client, forwards cancellation, and turns the
+// upstream's questions for a person (elicitation/create) into form questions at the console: held
+// for a client that holds (the upstream's timeout stopped meanwhile), parked for one that parks.
+// Lists the tools again when the upstream says they changed, at most once per RelistIntervalMs.
+// Keeps the traffic figures and the breaker's transitions the health view shows.
 //
 // Lives on the backend thread. Calls in flight hold it alive through their handlers: an adapter
-// removed by a configuration reload finishes them before it goes.
+// removed by a configuration reload (retire()), or whose endpoint or credential changed, finishes
+// them on the connection they started on before that connection is closed.
 
 #include "adapters/adapterconfig.h"
 #include "adapters/circuitbreaker.h"
@@ -21,6 +25,7 @@
 
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -35,6 +40,9 @@ public:
     static constexpr int FiguresIntervalMs = 100;
     // The first reconnection waits this long, doubling up to the breaker's recovery timeout.
     static constexpr qint64 FirstReconnectDelayMs = 1'000;
+    // Listings the upstream asks for (tools/list_changed) start at most this often; a flood of
+    // notifications costs one listing per interval, and clients hear of a change at most as often.
+    static constexpr qint64 RelistIntervalMs = 1'000;
 
     UpstreamAdapter(AdapterConfig config, InteractionBroker* broker,
         CircuitBreaker::Clock clock = CircuitBreaker::Clock::system(), QObject* parent = nullptr);
@@ -62,6 +70,15 @@ public:
     void forceOpenBreaker(const QString& why = QStringLiteral("opened by the operator"));
     // Ends the session; calls in flight end as cancelled.
     void shutDown();
+    // Removed by a configuration reload: connects and lists no more, and finishes the calls in
+    // flight (each bounded by its own timeout); the session ends with the last of them (at once
+    // when there is none), then retired() follows.
+    void retire();
+
+    // Whether the upstream may offer a tool named `name` to Switchboard's clients: every character
+    // visible (no control or format character, no separator or space, nothing unassigned), as the
+    // MCP specification's tool names are (it recommends A-Z, a-z, 0-9, '_', '-' and '.').
+    static bool isOfferableToolName(const QString& name);
 
     // The tools to offer now: one per upstream tool, named `adapter.tool`. Empty while disabled or
     // before the first successful listing.
@@ -82,15 +99,19 @@ Q_SIGNALS:
     void statusChanged(const AdapterStatus& status);
     void breakerChanged(const BreakerState& state);
     void breakerTransition(const BreakerTransitionRecord& transition);
-    // No call is in flight any more (a retired adapter may go).
-    void idle();
+    // After retire(): its calls have finished and its session has ended; it may go.
+    void retired();
 
 protected:
     void timerEvent(QTimerEvent* event) override;
 
 private:
     void connectUpstream();
-    void listTools();
+    // The upstream said its tools changed (or a new session began): lists them again, coalesced.
+    void relistTools();
+    void startListing();
+    // Takes a listing's tools; toolsChanged only when they differ from those offered.
+    void takeTools(const std::vector<nlohmann::json>& tools);
     void scheduleReconnect();
     void setConnection(AdapterConnection connection, const QString& error = {});
     // One call sent upstream: what its cancellation must stop (the request, questions raised for
@@ -98,6 +119,7 @@ private:
     struct CallInFlight
     {
         std::shared_ptr<McpClient::PendingCall> request;
+        McpClient* client = nullptr; // the connection it went on (the adapter's, or one retired since)
         std::vector<std::function<void()>> withdrawQuestions; // each answers the upstream "cancel"
         bool ended = false;
     };
@@ -107,6 +129,13 @@ private:
         const CircuitBreaker::Admission& admission, const McpClient::Outcome& outcome, qint64 startedUs);
     void askPerson(const std::shared_ptr<ToolCallContext>& context, const std::shared_ptr<CallInFlight>& call,
         const QString& method, const nlohmann::json& params, McpClient::Reply reply);
+    // A client that parks: the question stays pending, the call ends parked, the upstream's call is
+    // cancelled; the identical call asked again finds the person's answer stored.
+    void parkCall(const std::shared_ptr<ToolCallContext>& context, const std::shared_ptr<CallInFlight>& call,
+        const QString& interactionId, bool duplicate, const McpClient::Reply& reply);
+    // A connection replaced by a new one (endpoint or credential changed): closed once the calls it
+    // carries have finished, at once when there are none.
+    void retireClient(std::unique_ptr<McpClient> client);
     static void withdrawQuestions(CallInFlight& call);
     void noteLatency(qint64 microseconds);
     void publishStatus();
@@ -121,6 +150,13 @@ private:
     InteractionBroker* m_broker;
     CircuitBreaker m_breaker;
     std::unique_ptr<McpClient> m_client;
+    std::vector<std::unique_ptr<McpClient>> m_retiredClients; // replaced, still finishing calls
+    std::map<const McpClient*, int> m_callsByClient; // calls in flight on each connection
+    bool m_retiring = false;
+    bool m_listing = false; // a listing the upstream asked for is in flight
+    bool m_relistPending = false; // and another was asked for meanwhile
+    qint64 m_lastListingStartedMs = -1; // monotonic
+    QBasicTimer m_relistTimer;
     std::vector<nlohmann::json> m_upstreamTools; // as the upstream listed them
     bool m_listed = false; // a listing succeeded since the last connection change
     bool m_disabledByOperator = false;

@@ -8,6 +8,7 @@
 #include <QNetworkReply>
 #include <QNetworkRequest>
 #include <QPointer>
+#include <QRegularExpression>
 #include <QTimer>
 
 #include <algorithm>
@@ -161,6 +162,46 @@ bool isValidSessionId(const QByteArray& id)
     return true;
 }
 
+// The most of an error response's body kept, to tell a lost session from other refusals and to
+// quote the upstream's words.
+constexpr qint64 maxErrorBodyBytes = 64 * 1024;
+
+// Whether an upstream's words say it no longer knows the session: servers answer an unknown session
+// with 404 (as the transport specifies), with 400 and "No valid session ID provided" (the reference
+// server, for a session it lost in a restart), or with a JSON-RPC error ("Session not found").
+bool saysSessionIsGone(const QString& text)
+{
+    static const QRegularExpression words(
+        QStringLiteral("session.{0,40}(not found|unknown|invalid|expired|terminated|does not exist|no longer)|"
+                       "(no valid|unknown|invalid|expired) session"),
+        QRegularExpression::CaseInsensitiveOption);
+    return words.match(text).hasMatch();
+}
+
+// The message of a JSON-RPC error in an error response's body, cut short; empty when there is none.
+QString rpcErrorMessage(const QByteArray& body)
+{
+    if (body.isEmpty())
+        return {};
+    const JsonRpc::ParseResult parsed = JsonRpc::parse(body);
+    if (!parsed.ok || !parsed.value.is_object())
+        return {};
+    const auto error = parsed.value.find("error");
+    if (error == parsed.value.end() || !error->is_object())
+        return {};
+    const auto message = error->find("message");
+    if (message == error->end() || !message->is_string())
+        return {};
+    return QString::fromStdString(message->get<std::string>()).left(500);
+}
+
+// Whether an error response (its body, JSON-RPC or plain text) says the session is gone.
+bool bodySaysSessionIsGone(const QByteArray& body)
+{
+    const QString message = rpcErrorMessage(body);
+    return saysSessionIsGone(message.isEmpty() ? QString::fromUtf8(body.left(4096)) : message);
+}
+
 class PendingCallHandle : public McpClient::PendingCall
 {
 public:
@@ -198,9 +239,16 @@ public:
         bool replyIsSse = false;
         bool headersSeen = false;
         bool sent = false; // reached the upstream at least once: a cancellation is worth sending
-        bool retriedAfter404 = false;
+        bool retriedInNewSession = false; // the upstream lost the session once: sent again in a new one
+        bool sendingAgain = false; // from then until it is sent again
         bool needsSession = true; // false for initialize itself
         QByteArray sessionIdSent; // the session id the current POST carried
+        quint64 sessionSent = 0; // which session (Private::session) the current POST belonged to
+        // Requests of the upstream's (elicitation/create) still waiting for their answer: while any
+        // does, the deadline is stopped with `deadlineLeftMs` left, for a person's time is not the
+        // upstream's.
+        int unansweredServerRequests = 0;
+        qint64 deadlineLeftMs = 0;
         QByteArray responseSessionId; // Mcp-Session-Id of the response (initialize)
         QByteArray body; // a JSON response body
         qint64 totalBytes = 0;
@@ -259,6 +307,7 @@ public:
         bool headersSeen = false;
         bool accepted = false; // a 2xx event stream
         bool delivered = false; // a message arrived since it opened
+        QByteArray errorBody; // the start of a refusal's body: it may say the session is gone
         int failures = 0; // reopenings in a row that delivered nothing: the backoff's exponent
         QElapsedTimer openedAt;
         std::unique_ptr<QTimer> reopenTimer;
@@ -303,6 +352,8 @@ public:
     InitializeResult initResult;
     std::optional<quint64> initializingOp; // the one initialize every waiter shares
     quint64 generation = 0; // counts close() and failed initializations: late answers are stale
+    quint64 session = 0; // counts sessions opened: a request knows which one it was sent in
+    bool listeningStopped = false; // stopListening(): no GET stream, in this session or a later one
     std::vector<std::function<void(const std::optional<Failure>&)>> initWaiters;
     QByteArray pendingSessionId; // from the initialize response, taken once initialize succeeded
 
@@ -421,7 +472,9 @@ public:
             message["params"] = op->params;
         const QByteArray body = QByteArray::fromStdString(message.dump());
         op->sessionIdSent = sessionId;
+        op->sessionSent = session;
         op->sent = true;
+        op->sendingAgain = false;
         const QNetworkRequest request = makeRequest(false);
         attach(*op, sendCounted([&](QNetworkAccessManager* nam) { return nam->post(request, body); }), false);
     }
@@ -514,6 +567,7 @@ public:
                     return;
                 }
                 initialized = true;
+                ++session;
                 initializingOp.reset();
                 startListening();
                 QPointer<McpClient> alive(q);
@@ -574,10 +628,12 @@ public:
 
     // --- responses ----------------------------------------------------------------------------
 
-    static Failure failureForStatus(int status, QNetworkReply* reply)
+    static Failure failureForStatus(int status, QNetworkReply* reply, const QByteArray& body = {})
     {
         const QString reason = reply->attribute(QNetworkRequest::HttpReasonPhraseAttribute).toString();
-        const QString message = QStringLiteral("the upstream answered HTTP %1 %2").arg(status).arg(reason).trimmed();
+        QString message = QStringLiteral("the upstream answered HTTP %1 %2").arg(status).arg(reason).trimmed();
+        if (const QString why = rpcErrorMessage(body); !why.isEmpty())
+            message += QStringLiteral(" (%1)").arg(why);
         if (status == 401 || status == 403)
             return makeFailure(FailureKind::Authentication, message, status);
         if (status >= 500 && status <= 599)
@@ -607,8 +663,12 @@ public:
             return;
         const QByteArray chunk = reply->readAll();
         const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-        if (status < 200 || status > 299)
-            return; // the status decides at the end; the body is not wanted (nor kept)
+        if (status < 200 || status > 299) {
+            // The status decides at the end; the start of the body says why (a lost session).
+            if (op->body.size() < maxErrorBodyBytes)
+                op->body.append(chunk.left(maxErrorBodyBytes - op->body.size()));
+            return;
+        }
         op->totalBytes += chunk.size();
         if (op->totalBytes > settings().maxResponseBytes) {
             failTooLarge(opId);
@@ -620,8 +680,8 @@ public:
         }
         std::vector<SseEvent> events;
         const bool withinBounds = op->sse->feed(chunk, events);
-        deliverEvents(opId, std::move(events));
-        if (!withinBounds && find(opId))
+        deliverEvents(opId, reply, std::move(events));
+        if (!withinBounds && find(opId) && find(opId)->reply == reply)
             failTooLarge(opId);
     }
 
@@ -632,12 +692,13 @@ public:
                 QStringLiteral("the upstream's response is larger than %1 bytes").arg(settings().maxResponseBytes))));
     }
 
-    // Each event can finish the operation or destroy the client: both are checked before the next.
-    void deliverEvents(quint64 opId, std::vector<SseEvent> events)
+    // Each event can finish the operation, send it again (a lost session) or destroy the client: all
+    // are checked before the next.
+    void deliverEvents(quint64 opId, QNetworkReply* reply, std::vector<SseEvent> events)
     {
         QPointer<McpClient> alive(q);
         for (SseEvent& event : events) {
-            if (!alive || !find(opId))
+            if (!alive || !find(opId) || find(opId)->reply != reply)
                 return;
             if (!carriesMessage(event))
                 continue;
@@ -685,6 +746,9 @@ public:
             return; // a response to something else
         if (message.contains("error")) {
             const json& error = message["error"];
+            if (error.is_object() && error.contains("message") && error["message"].is_string()
+                && saysSessionIsGone(fromStd(error["message"].get<std::string>())) && sendAgainInNewSession(opId))
+                return;
             Failure failure = makeFailure(FailureKind::Protocol,
                 QStringLiteral("the upstream refused %1: %2 (%3)")
                     .arg(op->method,
@@ -748,13 +812,16 @@ public:
             return;
         }
         // The answer may come after the call ended, or never; once at most, and not from a
-        // client that is gone.
+        // client that is gone. Until it comes the call's timeout is stopped: the handler may be
+        // asking a person, whose time is bounded by the handler and never counts against the upstream.
         QPointer<McpClient> client(q);
         auto answered = std::make_shared<bool>(false);
-        Reply reply = [client, answered, id](const json& result, const json& error) {
+        pauseDeadline(*op);
+        Reply reply = [client, answered, id, opId](const json& result, const json& error) {
             if (*answered || !client)
                 return;
             *answered = true;
+            client->d->resumeDeadline(opId);
             json answer = {{"jsonrpc", "2.0"}, {"id", id}};
             if (!error.is_null())
                 answer["error"] = error;
@@ -783,25 +850,12 @@ public:
         reply->deleteLater();
         const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
 
-        // Not after a resumption: the request reached the upstream already and must not run twice.
-        if (status == 404 && !op->sessionIdSent.isEmpty() && op->needsSession && op->resumes == 0) {
-            if (op->retriedAfter404) {
-                finish(opId, failedOutcome(failureForStatus(status, reply)));
-                return;
-            }
-            op->retriedAfter404 = true;
-            // Only the first request to learn it forgets the session; others find a new one.
-            if (sessionId == op->sessionIdSent) {
-                stopListening();
-                initialized = false;
-                sessionId.clear();
-                protocolVersion.clear();
-            }
-            dispatch(opId);
+        // A session the upstream no longer knows (it restarted, or expired it): the request was
+        // refused before it ran, so it is sent once more in a new session.
+        if ((status == 404 || (status == 400 && bodySaysSessionIsGone(op->body))) && sendAgainInNewSession(opId))
             return;
-        }
         if (status != 0 && (status < 200 || status > 299)) {
-            Failure failure = failureForStatus(status, reply);
+            Failure failure = failureForStatus(status, reply, op->body);
             if (op->resumes > 0) {
                 // A stream that cannot be resumed (405: the server keeps no events) is lost.
                 failure.kind = FailureKind::Connection;
@@ -812,7 +866,10 @@ public:
             return;
         }
         if (status == 0) {
-            // No HTTP response at all: refused, reset before the headers, DNS, TLS.
+            // No HTTP response at all: refused, reset before the headers, DNS, TLS. An upstream
+            // that could not be reached may come back as a new process that knows no session: the
+            // next request starts a new one rather than learn that from a refusal.
+            forgetSession(op->sessionSent, true);
             finish(opId, failedOutcome(makeFailure(FailureKind::Connection, reply->errorString())));
             return;
         }
@@ -852,11 +909,76 @@ public:
         }
         QPointer<McpClient> alive(q);
         handleMessage(opId, parsed.value);
-        if (alive && find(opId)) {
+        if (alive && find(opId) && !find(opId)->sendingAgain) {
             finish(opId,
                 failedOutcome(makeFailure(FailureKind::Malformed,
                     QStringLiteral("the upstream's response carries no answer to %1").arg(op->method), status)));
         }
+    }
+
+    // The upstream no longer knows the session `op` was sent in, so it did not run the request:
+    // the session is forgotten (unless another request learnt it first and a new one is open or
+    // opening) and the request goes again, in a new session, once. Not after a resumption: the
+    // request reached the upstream then and must not run twice. False when it may not go again,
+    // and the caller fails it.
+    bool sendAgainInNewSession(quint64 opId)
+    {
+        Operation* op = find(opId);
+        if (!op || !op->needsSession || op->sessionIdSent.isEmpty() || op->resumes > 0 || op->retriedInNewSession)
+            return false;
+        op->retriedInNewSession = true;
+        op->sendingAgain = true;
+        op->dropReply();
+        forgetSession(op->sessionSent);
+        // From the event loop: this may run inside the refused reply's own signal.
+        QTimer::singleShot(0, q, [this, opId] { dispatch(opId); });
+        return true;
+    }
+
+    // DELETE for the current session, not waited for (bounded: a closing client waits for `done`).
+    void endSession(std::function<void()> done)
+    {
+        QNetworkRequest request = makeRequest(false);
+        request.setTransferTimeout(int(std::clamp<qint64>(settings().requestTimeoutMs, 1, 5'000)));
+        QNetworkReply* reply = sendCounted([&](QNetworkAccessManager* nam) { return nam->deleteResource(request); });
+        looseReplies.insert(reply);
+        QObject::connect(reply, &QNetworkReply::finished, q, [this, reply, done = std::move(done)] {
+            looseReplies.erase(reply);
+            reply->deleteLater();
+            if (done)
+                done();
+        });
+    }
+
+    // Forgets session `which` if it is still the current one: the next request initializes anew.
+    // `endIt` when the upstream did not say it is gone (it could not be reached): a DELETE, not
+    // waited for, ends it in case the upstream is there after all and would keep it.
+    void forgetSession(quint64 which, bool endIt = false)
+    {
+        if (!initialized || which != session)
+            return;
+        if (endIt && !sessionId.isEmpty())
+            endSession({});
+        stopListening();
+        initialized = false;
+        sessionId.clear();
+        protocolVersion.clear();
+    }
+
+    void pauseDeadline(Operation& op)
+    {
+        if (op.unansweredServerRequests++ > 0 || !op.deadline)
+            return;
+        op.deadlineLeftMs = std::max(0, op.deadline->remainingTime());
+        op.deadline->stop();
+    }
+
+    void resumeDeadline(quint64 opId)
+    {
+        Operation* op = find(opId);
+        if (!op || op->unansweredServerRequests == 0 || --op->unansweredServerRequests > 0 || !op->deadline)
+            return;
+        op->deadline->start(std::chrono::milliseconds(op->deadlineLeftMs));
     }
 
     bool mayResume(const Operation& op) const
@@ -899,7 +1021,7 @@ public:
         const json& capabilities = initResult.capabilities;
         const bool sendsListChanged = capabilities.is_object() && capabilities.contains("tools")
             && capabilities["tools"].is_object() && capabilities["tools"].value("listChanged", json()) == json(true);
-        if (!settings().listenForNotifications || !sendsListChanged)
+        if (!settings().listenForNotifications || !sendsListChanged || listeningStopped)
             return;
         listener = std::make_unique<Listener>(settings().maxResponseBytes);
         openListener();
@@ -931,6 +1053,7 @@ public:
         listener->headersSeen = false;
         listener->accepted = false;
         listener->delivered = false;
+        listener->errorBody.clear();
         listener->openedAt.start();
         QNetworkReply* reply = listenManager->get(request);
         // Read as it comes; what waits unread for the next turn of the event loop is bounded too.
@@ -954,10 +1077,14 @@ public:
             const QByteArray type = reply->header(QNetworkRequest::ContentTypeHeader).toByteArray().toLower();
             listener->accepted = status.toInt() >= 200 && status.toInt() <= 299 && type.startsWith("text/event-stream");
         }
-        // Read and dropped when it is no event stream: the status decides at the end.
+        // Not kept when it is no event stream (the status decides at the end), but for the start of
+        // a refusal, which may say the session is gone.
         const QByteArray chunk = reply->readAll();
-        if (!listener->accepted)
+        if (!listener->accepted) {
+            if (listener->errorBody.size() < maxErrorBodyBytes)
+                listener->errorBody.append(chunk.left(maxErrorBodyBytes - listener->errorBody.size()));
             return;
+        }
         std::vector<SseEvent> events;
         const bool withinBounds = listener->sse.feed(chunk, events);
         QPointer<McpClient> alive(q);
@@ -1017,10 +1144,17 @@ public:
         listener->reply = nullptr;
         reply->deleteLater();
         const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-        if (status == 405 || status == 404) {
-            // The upstream offers no stream (405), or none without a session it knows (404; a call
-            // that gets 404 starts a new session, which tries again): not asked again, not an error.
+        if (status == 405) {
+            // The upstream offers no stream: not asked again in this session, and not an error.
             listener.reset();
+            return;
+        }
+        if (status == 0 || status == 404 || (status == 400 && bodySaysSessionIsGone(listener->errorBody))) {
+            // The upstream no longer knows the session (it restarted, or expired it), or cannot be
+            // reached (and may come back knowing none): the next request opens a new session,
+            // which listens again.
+            listener.reset();
+            forgetSession(session, status == 0);
             return;
         }
         scheduleListenerReopen();
@@ -1214,17 +1348,24 @@ std::shared_ptr<McpClient::PendingCall> McpClient::request(
     return d->handle(d->startOperation(method, params, std::move(options), std::move(done), true));
 }
 
+void McpClient::stopListening()
+{
+    d->listeningStopped = true;
+    d->stopListening();
+}
+
+int McpClient::operationsInFlight() const
+{
+    return int(d->ops.size());
+}
+
 void McpClient::close()
 {
     d->stopListening();
     if (!d->sessionId.isEmpty()) {
-        QNetworkRequest request = d->makeRequest(false);
-        QNetworkReply* reply = d->sendCounted([&](QNetworkAccessManager* nam) { return nam->deleteResource(request); });
-        d->looseReplies.insert(reply);
-        connect(reply, &QNetworkReply::finished, this, [this, reply] {
-            d->looseReplies.erase(reply);
-            reply->deleteLater();
-        });
+        d->endSession([this] { Q_EMIT closed(); });
+    } else {
+        QTimer::singleShot(0, this, [this] { Q_EMIT closed(); });
     }
     ++d->generation;
     d->initialized = false;

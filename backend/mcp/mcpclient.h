@@ -3,10 +3,14 @@
 // McpClient: one connection to an upstream MCP server over Streamable HTTP (QNetworkAccessManager):
 // initialize and the session id, JSON and SSE responses, tools/list across pages, tools/call with
 // the upstream's progress handed on and notifications/cancelled sent when the caller cancels. A
-// session the upstream forgot (HTTP 404 on a request carrying the id) is initialized again and the
-// request retried once; a dropped SSE response stream is resumed with GET and Last-Event-ID after
-// the server's `retry` delay. Requests the upstream sends during a call (elicitation/create,
-// sampling/createMessage, ping) go to the call's ServerRequestHandler. Each session with an upstream
+// session the upstream forgot (a restart, an expiry: HTTP 404, HTTP 400 saying the session is not
+// valid, or a JSON-RPC error saying so, on a request carrying the id) is initialized again and the
+// request sent once more, since it did not run; a request that reached no upstream at all (refused,
+// reset before an answer) forgets the session, so the next one starts a new session rather than
+// learn from a refusal that the upstream restarted. A dropped SSE response stream is resumed with
+// GET and Last-Event-ID after the server's `retry` delay. Requests the upstream sends during a call
+// (elicitation/create, sampling/createMessage, ping) go to the call's ServerRequestHandler; while
+// one waits for its answer (a person answering), the call's timeout is stopped. Each session with an upstream
 // that offers tools.listChanged also listens on its standalone GET stream for what belongs to no
 // call (tools/list_changed, pings), unless the upstream answers 405. It sends the adapter's own credential
 // (Settings::bearerToken), never anything of the client that asked.
@@ -101,6 +105,8 @@ public:
     // A request the upstream sent on a call's stream (elicitation/create, sampling/createMessage);
     // the handler answers through `reply` once with a JSON-RPC result or an error object
     // ({"code", "message"}), now or later. Without a handler the client answers "method not found".
+    // Until the handler answers, the call's timeout does not run (it may be asking a person): the
+    // handler bounds its own wait and must answer in the end.
     using Reply = std::function<void(const nlohmann::json& result, const nlohmann::json& error)>;
     using ServerRequestHandler = std::function<void(const QString& method, const nlohmann::json& params, Reply reply)>;
 
@@ -148,8 +154,14 @@ public:
         const QString& method, const nlohmann::json& params, std::function<void(Outcome)> done, CallOptions options);
 
     // Ends the session (DELETE with the session id, not waited for), closes its GET stream and
-    // fails every call in flight with Cancelled.
+    // fails every call in flight with Cancelled. closed() follows.
     void close();
+    // Closes the GET stream and opens none again, in this session or a later one: for a client that
+    // only finishes the calls it has in flight before it is closed (its adapter was reconfigured
+    // or removed).
+    void stopListening();
+    // Operations (calls, listings, initialize) not finished yet.
+    int operationsInFlight() const;
 
     // Human words for a failure kind ("connection error", "timeout", …).
     static QString failureKindName(FailureKind kind);
@@ -159,6 +171,9 @@ Q_SIGNALS:
     void toolsListChanged();
     // The session id changed: a new session after initialize or after the upstream expired one.
     void sessionChanged(const QString& sessionId);
+    // After close(): the upstream answered the DELETE that ended the session (or it failed, within
+    // 5 s, or there was no session). Destroying the client before would cut the DELETE off.
+    void closed();
 
 private:
     class Private;

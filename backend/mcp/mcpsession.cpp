@@ -711,6 +711,12 @@ void McpSession::completeCall(const std::string& key, ToolResult result)
     const auto it = m_inFlight.find(key);
     if (it == m_inFlight.end())
         return;
+    // A running tool parked its call on a question to a person (an upstream's elicitation, for a
+    // client that parks): no result is sent, as for a call parked before it ran.
+    if (result.callStatus() == CallStatus::Parked) {
+        leaveWaiting(key, result.firstText());
+        return;
+    }
     InFlight entry = std::move(it->second);
     m_inFlight.erase(it);
     if (const QString interactionId = stopWaiting(entry); !interactionId.isEmpty()) // finished by other means

@@ -87,6 +87,38 @@ void ToolCallContext::setDeadline(Clock::time_point deadline)
     m_deadline = deadline;
 }
 
+void ToolCallContext::pauseDeadline()
+{
+    if (m_deadlinePauses++ > 0)
+        return;
+    m_pausedAt = Clock::now();
+    if (m_deadlineMovedHandler)
+        m_deadlineMovedHandler();
+}
+
+void ToolCallContext::resumeDeadline()
+{
+    if (m_deadlinePauses == 0 || --m_deadlinePauses > 0)
+        return;
+    {
+        const std::lock_guard lock(m_mutex);
+        if (m_deadline)
+            *m_deadline += Clock::now() - m_pausedAt;
+    }
+    if (m_deadlineMovedHandler)
+        m_deadlineMovedHandler();
+}
+
+bool ToolCallContext::isDeadlinePaused() const
+{
+    return m_deadlinePauses > 0;
+}
+
+void ToolCallContext::setDeadlineMovedHandler(std::function<void()> handler)
+{
+    m_deadlineMovedHandler = std::move(handler);
+}
+
 void ToolCallContext::reportProgress(double progress, std::optional<double> total, const QString& message)
 {
     if (isFinished() || isCancelled() || !hasProgressToken() || !std::isfinite(progress))
@@ -189,6 +221,7 @@ void ToolCallContext::expire(ToolResult result)
 
 void ToolCallContext::settle()
 {
+    m_deadlineMovedHandler = nullptr;
     if (m_settledHandler)
         std::exchange(m_settledHandler, nullptr)();
 }

@@ -76,6 +76,15 @@ public:
     // When the call must have finished; none until the executor sets it.
     std::optional<Clock::time_point> deadline() const;
     void setDeadline(Clock::time_point deadline);
+    // Time waiting for a person does not count against a call's deadline: a running tool that asks
+    // one (an upstream's elicitation during the call) pauses the deadline while the question waits
+    // (bounded by interaction.maxWaitSeconds) and resumes it when it is answered, moving it on by the
+    // time paused. Pauses nest. Home thread.
+    void pauseDeadline();
+    void resumeDeadline();
+    bool isDeadlinePaused() const;
+    // For the executor (home thread): runs when the deadline is paused or moves.
+    void setDeadlineMovedHandler(std::function<void()> handler);
 
     // Sends notifications/progress when the client asked for progress; otherwise does nothing.
     // Progress only ever increases: a value not above the last one sent goes out just above it.
@@ -124,6 +133,9 @@ private:
     std::shared_ptr<HomeThread> m_home;
     std::function<void()> m_cancellationHandler; // home thread
     std::function<void()> m_settledHandler; // home thread
+    std::function<void()> m_deadlineMovedHandler; // home thread
+    int m_deadlinePauses = 0; // home thread
+    Clock::time_point m_pausedAt; // home thread: when the outermost pause began
     std::atomic<bool> m_cancelled{false};
     std::atomic<bool> m_finished{false};
     mutable std::mutex m_mutex; // guards m_deadline, m_detailsSource and the cancellation wait

@@ -109,7 +109,8 @@ void ToolExecutor::watch(quint64 serial, const std::shared_ptr<ToolCallContext>&
 {
     const auto deadline = *context->deadline();
     m_watched[serial] = Watched{context, deadline, deadlineMs, context->metadata().tool};
-    m_deadlines.emplace(deadline, serial);
+    if (!context->isDeadlinePaused())
+        m_deadlines.emplace(deadline, serial);
     // The context tells when it settles (finished, cancelled, expired), so nothing is kept for a call
     // that is over.
     QPointer<ToolExecutor> self(this);
@@ -117,6 +118,25 @@ void ToolExecutor::watch(quint64 serial, const std::shared_ptr<ToolCallContext>&
         if (self)
             self->unwatch(serial);
     });
+    context->setDeadlineMovedHandler([self, serial] {
+        if (self)
+            self->rewatch(serial);
+    });
+    armDeadlineTimer();
+}
+
+void ToolExecutor::rewatch(quint64 serial)
+{
+    const auto it = m_watched.find(serial);
+    if (it == m_watched.end())
+        return;
+    m_deadlines.erase({it->second.deadline, serial});
+    const std::shared_ptr<ToolCallContext> context = it->second.context.lock();
+    // While paused the call has no deadline to watch; resumed, its deadline moved on by the pause.
+    if (context && !context->isDeadlinePaused() && context->deadline()) {
+        it->second.deadline = *context->deadline();
+        m_deadlines.emplace(it->second.deadline, serial);
+    }
     armDeadlineTimer();
 }
 

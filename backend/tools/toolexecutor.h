@@ -87,6 +87,8 @@ private:
     static ToolResult failureResult(const QString& tool, const char* what);
     void watch(quint64 serial, const std::shared_ptr<ToolCallContext>& context, qint64 deadlineMs);
     void unwatch(quint64 serial);
+    // The call's deadline was paused (it waits for a person) or moved on: it is watched anew.
+    void rewatch(quint64 serial);
     void runBlocking(Job job);
     bool canStart(const Job& job) const;
     void start(Job job);

@@ -138,6 +138,17 @@ ToolRegistry::ToolPtr ToolRegistry::find(const std::string& name) const
     return it == m_tools.end() ? nullptr : it->second;
 }
 
+bool ToolRegistry::isOwner(const std::string& owner) const
+{
+    if (owner.empty())
+        return false;
+    const std::string prefix = owner + '.';
+    const auto first = m_tools.lower_bound(prefix);
+    if (first != m_tools.end() && first->first.rfind(prefix, 0) == 0)
+        return true;
+    return m_ownerCheck && m_ownerCheck(QString::fromStdString(owner));
+}
+
 std::vector<ToolRegistry::ToolPtr> ToolRegistry::tools() const
 {
     std::vector<ToolPtr> result;

@@ -83,6 +83,11 @@ public:
     using UnavailableExplainer = std::function<QString(const QString& owner)>;
     void setUnavailableExplainer(UnavailableExplainer explainer) { m_explainer = std::move(explainer); }
     QString unavailableReason(const QString& owner) const { return m_explainer ? m_explainer(owner) : QString(); }
+    // Whether `owner` owns namespaced tools (`owner.tool`: an adapter, a sink): it offers some now,
+    // or the owner check knows it (a configured adapter that offers none at the moment).
+    using OwnerCheck = std::function<bool(const QString& owner)>;
+    void setOwnerCheck(OwnerCheck check) { m_ownerCheck = std::move(check); }
+    bool isOwner(const std::string& owner) const;
     std::vector<ToolPtr> toolsOf(const QString& source) const;
 
 Q_SIGNALS:
@@ -94,4 +99,5 @@ private:
     ToolMap m_tools;
     std::map<QString, std::vector<std::string>> m_sourceTools; // source → its tools' names
     UnavailableExplainer m_explainer;
+    OwnerCheck m_ownerCheck;
 };

@@ -27,17 +27,21 @@ int editDistance(const std::string& a, const std::string& b)
     return previous[b.size()];
 }
 
-// "mcp__<server>__<tool>" is how Claude Code and others name a server's tools; the tool part is
-// what this server knows.
-std::string stripClientAlias(const std::string& name)
+// "mcp__<server>__<tool>" is how Claude Code and others name a server's tools, <server> being the
+// client's own name for the server. Each way to split the rest at a "__" (a name may hold "__"
+// itself), first split first; none when the name is no such alias.
+std::vector<std::pair<std::string, std::string>> clientAliasSplits(const std::string& name)
 {
     static const std::string prefix = "mcp__";
+    std::vector<std::pair<std::string, std::string>> splits;
     if (name.rfind(prefix, 0) != 0)
-        return {};
-    const auto separator = name.find("__", prefix.size());
-    if (separator == std::string::npos || separator == prefix.size() || separator + 2 >= name.size())
-        return {};
-    return name.substr(separator + 2);
+        return splits;
+    for (auto separator = name.find("__", prefix.size() + 1); separator != std::string::npos;
+         separator = name.find("__", separator + 1)) {
+        if (separator + 2 < name.size())
+            splits.emplace_back(name.substr(prefix.size(), separator - prefix.size()), name.substr(separator + 2));
+    }
+    return splits;
 }
 
 } // namespace
@@ -58,7 +62,20 @@ ToolRouter::Resolution ToolRouter::resolve(const std::string& requestedName) con
     resolution.tool = m_registry->find(requestedName);
     if (resolution.tool)
         return resolution;
-    const std::string aliased = stripClientAlias(requestedName);
+    // An alias whose server part names an adapter (or sink) here is that owner's tool, or an
+    // explicit error: never a builtin of the same name (mcp__everything__echo is not `echo`). Any
+    // other server part is the client's name for Switchboard itself, and the rest is the tool.
+    std::string aliased;
+    for (const auto& [server, tool] : clientAliasSplits(requestedName)) {
+        if (m_registry->isOwner(server)) {
+            aliased = server + '.' + tool;
+            break;
+        }
+    }
+    if (aliased.empty()) {
+        if (const auto splits = clientAliasSplits(requestedName); !splits.empty())
+            aliased = splits.front().second;
+    }
     if (!aliased.empty()) {
         resolution.tool = m_registry->find(aliased);
         if (resolution.tool)

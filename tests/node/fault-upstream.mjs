@@ -13,7 +13,12 @@
 //   delay         wait `ms` before answering
 //   drop          destroy the socket without answering
 //   malformed     200 application/json whose body is not JSON
-//   expire-session   forget all sessions now (the next request with an id gets 404); then ok
+//   expire-session   forget all sessions now (the next request with an id gets 404, or what
+//                 {"unknownSession": ...} chose); then ok
+//   {"unknownSession": 400 | 404 | "rpc-error"} alongside any mode (kept until reset) chooses how a
+//                 request naming a session this server does not know is answered: 404 (the
+//                 default), 400 with "Bad Request: No valid session ID provided" as the reference
+//                 server answers after a restart, or HTTP 200 with a JSON-RPC error "Session not found"
 //   sse-drop      tools/call: an event with an id and `retry: 50`, then the stream drops; a GET with
 //                 Last-Event-ID delivers the result (with "resumable": false it gets 405)
 //   list-changed  a tool is added; the next tools/call answers over SSE with
@@ -26,8 +31,9 @@
 // and {"sse": true} alongside any mode answers every request over SSE instead of JSON;
 // {"listChanged": false} leaves tools.listChanged out of the capabilities initialize offers.
 // Actions (the mode stays as it is):
-//   push-list-changed   {"tool": NAME} adds that tool first (optional); then every open listening
-//                       stream gets notifications/tools/list_changed. Answers {"pushed": streams}
+//   push-list-changed   {"tool": NAME} or {"tools": [NAMES]} adds those tools first (optional); then
+//                       every open listening stream gets notifications/tools/list_changed.
+//                       {"count": N} sends it N times (a flood). Answers {"pushed": streams}
 //   listen-drop   every open listening stream gets an event with an id and `retry: 100`, then is
 //                 destroyed. Answers {"lastIds": [the ids]}, also kept in stats.listenDropIds
 //   listen-ask    {"method": M}: every open listening stream gets an event that is not JSON, then
@@ -64,6 +70,7 @@ const baseTools = [
 
 let tools = [...baseTools];
 let mode = { mode: 'ok' };
+let unknownSession = 404;
 let sessions = new Set();
 let stats;
 const pending = new Map(); // our request id to the client -> resolve(answer message)
@@ -96,6 +103,15 @@ function sendJson(res, status, message, headers = {}) {
     res.end(JSON.stringify(message));
 }
 
+// A request naming a session this server does not know (or none), answered as unknownSession says.
+function refuseSession(res, id) {
+    if (unknownSession === 400)
+        return sendJson(res, 400, { jsonrpc: '2.0', id: id ?? null, error: { code: -32000, message: 'Bad Request: No valid session ID provided' } });
+    if (unknownSession === 'rpc-error' && id !== undefined)
+        return sendJson(res, 200, { jsonrpc: '2.0', id, error: { code: -32001, message: 'Session not found' } });
+    return sendJson(res, 404, { jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Session not found' } });
+}
+
 // An SSE response: write(message) sends one event; end() finishes.
 function openStream(res, headers = {}) {
     res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', ...headers });
@@ -124,7 +140,7 @@ function listen(req, res, sessionId) {
         return res.end();
     }
     if (!sessionId) return sendJson(res, 400, { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'No session id' } });
-    if (!sessions.has(sessionId)) return sendJson(res, 404, { jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Session not found' } });
+    if (!sessions.has(sessionId)) return refuseSession(res, undefined);
     stats.listeningOpened++;
     const streamId = `listen-${nextStream++}`;
     let next = 0;
@@ -296,7 +312,10 @@ async function handleMcp(req, res) {
         return sendJson(res, 200, { jsonrpc: '2.0', id: message.id, result }, headers);
     }
     if (!sessionId) return sendJson(res, 400, { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'No session id' } });
-    if (!sessions.has(sessionId)) return sendJson(res, 404, { jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Session not found' } });
+    if (!sessions.has(sessionId)) {
+        count(stats.methods, 'refused: unknown session');
+        return refuseSession(res, message.id);
+    }
 
     if (message.id === undefined) { // notifications
         if (message.method === 'notifications/cancelled') stats.cancelled.push(message.params);
@@ -324,10 +343,16 @@ async function handleMcp(req, res) {
 async function handleControl(req, res) {
     const body = JSON.parse((await readBody(req)) || '{}');
     const next = body.mode ?? 'ok';
+    if (body.unknownSession !== undefined) unknownSession = body.unknownSession;
     if (next === 'push-list-changed') {
-        if (body.tool && !tools.some(t => t.name === body.tool))
-            tools.push({ name: body.tool, description: 'Added by push-list-changed', inputSchema: { type: 'object' } });
-        for (const listener of listeners) listener.write({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
+        for (const name of [...(body.tool ? [body.tool] : []), ...(body.tools ?? [])]) {
+            if (!tools.some(t => t.name === name))
+                tools.push({ name, description: 'Added by push-list-changed', inputSchema: { type: 'object' } });
+        }
+        const times = Number(body.count ?? 1);
+        for (const listener of listeners) {
+            for (let i = 0; i < times; i++) listener.write({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
+        }
         return sendJson(res, 200, { mode, pushed: listeners.size });
     }
     if (next === 'listen-drop') {
@@ -349,6 +374,7 @@ async function handleControl(req, res) {
         tools = [...baseTools];
         sessions = new Set();
         mode = { mode: 'ok' };
+        unknownSession = 404;
     } else if (next === 'expire-session') {
         sessions = new Set();
         mode = { mode: 'ok', sse: !!body.sse };
