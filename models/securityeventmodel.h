@@ -30,7 +30,7 @@ public:
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
-    SecurityEvent event(int row) const { return m_events.value(row); }
+    SecurityEvent eventAt(int row) const { return m_events.value(row); }
     qint64 total() const { return m_total; }
 
     // Events oldest first, as the backend sends them.

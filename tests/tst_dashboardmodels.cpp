@@ -296,8 +296,8 @@ void TestDashboardModels::securityEventsNewestFirstAndBounded()
     }
     model.addEvents(events);
     QCOMPARE(model.rowCount(), 3);
-    QCOMPARE(model.event(0).detail, QStringLiteral("/mcp: event 2"));
-    QCOMPARE(model.event(2).detail, QStringLiteral("/mcp: event 0"));
+    QCOMPARE(model.eventAt(0).detail, QStringLiteral("/mcp: event 2"));
+    QCOMPARE(model.eventAt(2).detail, QStringLiteral("/mcp: event 0"));
     QCOMPARE(model.index(0, SecurityEventModel::KindColumn).data().toString(),
         SecurityEventModel::kindLabel(SecurityEventKind::BadOrigin));
     QCOMPARE(model.index(0, SecurityEventModel::RemoteColumn).data().toString(), QStringLiteral("127.0.0.1"));
@@ -310,12 +310,12 @@ void TestDashboardModels::securityEventsNewestFirstAndBounded()
     model.addEvents(flood);
     QCOMPARE(model.rowCount(), SecurityEventModel::MaxEvents);
     QCOMPARE(model.total(), 603);
-    QCOMPARE(model.event(0).atMs, 5599);
-    QCOMPARE(model.event(SecurityEventModel::MaxEvents - 1).atMs, 5100);
+    QCOMPARE(model.eventAt(0).atMs, 5599);
+    QCOMPARE(model.eventAt(SecurityEventModel::MaxEvents - 1).atMs, 5100);
     model.addEvents({{9000, SecurityEventKind::BadHost, QStringLiteral("::1"), QStringLiteral("/mcp: host")}});
     QCOMPARE(model.rowCount(), SecurityEventModel::MaxEvents);
-    QCOMPARE(model.event(0).atMs, 9000);
-    QCOMPARE(model.event(SecurityEventModel::MaxEvents - 1).atMs, 5101);
+    QCOMPARE(model.eventAt(0).atMs, 9000);
+    QCOMPARE(model.eventAt(SecurityEventModel::MaxEvents - 1).atMs, 5101);
 }
 
 void TestDashboardModels::valueTypesRoundTripThroughJson()

@@ -137,7 +137,7 @@ ConnectionCredentialSource::Outcome ConnectionCredentialSource::waitOnHome(ToolC
         if (m_closed)
             return Outcome{std::nullopt, QStringLiteral("Switchboard is shutting down."), true};
     }
-    if (!m_home->post([this, work, done, pending] { work(done, pending); }))
+    if (!m_home->post([work, done, pending] { work(done, pending); }))
         return Outcome{std::nullopt, QStringLiteral("Switchboard is shutting down."), true};
     std::unique_lock lock(m_mutex);
     while (!pending->outcome.answered && !m_closed && !context.isCancelled())
