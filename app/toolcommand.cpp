@@ -1,5 +1,6 @@
 #include "toolcommand.h"
 
+#include "boundedjson.h"
 #include "launch.h"
 #include "store/statedirectory.h"
 #include "store/statefilelock.h"
@@ -88,7 +89,8 @@ int fail(const std::optional<ToolEnvelope>& envelope, const ToolEnvelope::Failur
 // A notification of the call, for the person watching stderr: progress and log messages.
 void tellNotification(const QByteArray& message)
 {
-    const json notification = json::parse(message.constData(), message.constData() + message.size(), nullptr, false);
+    // The runner's own backend wrote it: a record's limits.
+    const json notification = BoundedJson::parse(message, BoundedJson::Limits::record()).value;
     if (!notification.is_object())
         return;
     const json params = notification.value("params", json::object());
@@ -162,7 +164,7 @@ int listTools(const CommandLine& line, const SwitchboardConfig& configuration)
     const LocalCallOutcome outcome
         = runLocally(backend, QByteArrayLiteral(R"({"jsonrpc":"2.0","id":1,"method":"tools/list"})"),
             LocalCaller{RunnerClientName, QStringLiteral(SWITCHBOARD_VERSION), nullptr, {}}, &interrupted);
-    const json response = json::parse(outcome.response.toStdString(), nullptr, false);
+    const json response = BoundedJson::parse(outcome.response, BoundedJson::Limits::record()).value;
     if (outcome.kind != LocalCallOutcome::Kind::Answered || !response.is_object() || !response.contains("result"))
         return fail(
             std::nullopt, {"unavailable", QStringLiteral("the tools could not be listed")}, ToolEnvelope::Unavailable);

@@ -1,4 +1,5 @@
 #include "backend.h"
+#include "boundedjson.h"
 #include "clientanswer.h"
 
 #include "adapters/adapterregistry.h"
@@ -491,15 +492,14 @@ quint64 Backend::callTool(const QString& tool, const QByteArray& arguments, qint
     };
     // Arguments that are JSON but not an object go to the router, which records them as invalid
     // arguments like a client's; text that is not JSON cannot even make a request.
-    json parsed = arguments.trimmed().isEmpty()
-        ? json::object()
-        : json::parse(arguments.constBegin(), arguments.constEnd(), nullptr, false);
-    if (parsed.is_discarded()) {
-        fail(QStringLiteral("the arguments are not valid JSON"));
+    BoundedJson::Result<json> parsed = BoundedJson::parse(
+        arguments.trimmed().isEmpty() ? QByteArrayLiteral("{}") : arguments, BoundedJson::Limits::message());
+    if (!parsed.ok) {
+        fail(QStringLiteral("the arguments are not valid JSON (%1)").arg(QString::fromStdString(parsed.error)));
         return requestId;
     }
     const json request{{"jsonrpc", "2.0"}, {"id", "console-" + std::to_string(requestId)}, {"method", "tools/call"},
-        {"params", {{"name", tool.toStdString()}, {"arguments", std::move(parsed)}}}};
+        {"params", {{"name", tool.toStdString()}, {"arguments", std::move(parsed.value)}}}};
     LocalCaller caller{consoleClientName(), m_options.server.identity.version, nullptr, {}};
     auto startedCallId = std::make_shared<qint64>(0);
     runLocally(

@@ -1,5 +1,6 @@
 #include "pendinginteraction.h"
 
+#include "boundedjson.h"
 #include "enumnames.h"
 #include "statejsonreader.h"
 
@@ -87,9 +88,14 @@ bool PendingInteraction::fromJson(
         result.mode = PauseMode::Park;
     else
         return reader.fail(QStringLiteral("has an unknown mode \"%1\"").arg(mode)).ok();
-    if (!json::accept(result.arguments.begin(), result.arguments.end())
-        || !json::accept(result.renderSpec.begin(), result.renderSpec.end()))
-        return reader.fail(QStringLiteral("has \"arguments\" or \"renderSpec\" that are not JSON")).ok();
+    for (const QByteArray* text : {&result.arguments, &result.renderSpec}) {
+        if (const std::string why = BoundedJson::refusal(*text, BoundedJson::Limits::record()); !why.empty()) {
+            return reader
+                .fail(QStringLiteral("has \"arguments\" or \"renderSpec\" that are not JSON (%1)")
+                          .arg(QString::fromStdString(why)))
+                .ok();
+        }
+    }
     for (const json& item : *earlier) {
         if (!item.is_number_integer())
             return reader.fail(QStringLiteral("has an \"earlierCallIds\" entry that is not an integer")).ok();

@@ -1,5 +1,6 @@
 #include "toolcall.h"
 
+#include "boundedjson.h"
 #include "enumnames.h"
 #include "statejsonreader.h"
 
@@ -155,7 +156,7 @@ QByteArray ToolCall::argumentsJson() const
 QByteArray ToolCall::argumentsFromRequest(const QByteArray& request)
 {
     // ordered_json keeps the client's key order, which is what a person expects to read.
-    const auto parsed = nlohmann::ordered_json::parse(request.constBegin(), request.constEnd(), nullptr, false);
+    const auto parsed = BoundedJson::parseOrdered(request, BoundedJson::Limits::record()).value;
     if (!parsed.is_object())
         return {};
     const auto params = parsed.find("params");

@@ -1,5 +1,6 @@
 #include "toolinfo.h"
 
+#include "boundedjson.h"
 #include "statejsonreader.h"
 
 using nlohmann::json;
@@ -10,8 +11,8 @@ json parsedOr(const QByteArray& text, json fallback)
 {
     if (text.isEmpty())
         return fallback;
-    json value = json::parse(text.constBegin(), text.constEnd(), nullptr, false);
-    return value.is_discarded() ? fallback : value;
+    BoundedJson::Result<json> parsed = BoundedJson::parse(text, BoundedJson::Limits::record());
+    return parsed.ok ? std::move(parsed.value) : fallback;
 }
 
 } // namespace

@@ -1,5 +1,6 @@
 #include "decisiontext.h"
 
+#include "boundedjson.h"
 #include "callcolumns.h"
 
 #include <QCoreApplication>
@@ -49,7 +50,7 @@ QString DecisionText::describe(const QByteArray& bytes)
 {
     if (bytes.isEmpty())
         return {};
-    const json decision = json::parse(bytes.constBegin(), bytes.constEnd(), nullptr, false);
+    const json decision = BoundedJson::parse(bytes, BoundedJson::Limits::record()).value;
     if (!decision.is_object() || !decision.contains("what"))
         return QString::fromUtf8(bytes);
     const QString what = stringOf(decision, "what");

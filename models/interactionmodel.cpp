@@ -1,5 +1,6 @@
 #include "interactionmodel.h"
 
+#include "boundedjson.h"
 #include "modelroles.h"
 
 #include <QColor>
@@ -135,13 +136,11 @@ QString InteractionModel::formatAge(qint64 ageMs)
 QString InteractionModel::detailsLabel(const PendingInteraction& interaction, int maxChars)
 {
     // Parsed in the client's key order: the first arguments are the ones it put first.
-    const auto arguments = nlohmann::ordered_json::parse(
-        interaction.arguments.constBegin(), interaction.arguments.constEnd(), nullptr, false);
+    const auto arguments = BoundedJson::parseOrdered(interaction.arguments, BoundedJson::Limits::record()).value;
     QStringList parts;
     qsizetype length = 0;
     if (interaction.render == RenderHint::Connect) {
-        const auto spec = nlohmann::json::parse(
-            interaction.renderSpec.constBegin(), interaction.renderSpec.constEnd(), nullptr, false);
+        const auto spec = BoundedJson::parse(interaction.renderSpec, BoundedJson::Limits::record()).value;
         const auto text = [&spec](const char* key) {
             const auto it = spec.is_object() ? spec.find(key) : spec.end();
             return spec.is_object() && it != spec.end() && it->is_string()

@@ -1,5 +1,7 @@
 #include "ndjsoncallreader.h"
 
+#include "boundedjson.h"
+
 #include <QCoreApplication>
 #include <QFile>
 #include <QLocale>
@@ -86,13 +88,13 @@ NdjsonCallReader::Result NdjsonCallReader::read(
             line.chop(1);
         if (line.trimmed().isEmpty())
             continue;
-        const auto parsed = nlohmann::json::parse(line.constBegin(), line.constEnd(), nullptr, false);
-        if (parsed.is_discarded()) {
-            problem(lineNumber, tr("not JSON"));
+        const BoundedJson::Result<nlohmann::json> parsed = BoundedJson::parse(line, BoundedJson::Limits::record());
+        if (!parsed.ok) {
+            problem(lineNumber, tr("not JSON (%1)").arg(QString::fromStdString(parsed.error)));
             continue;
         }
         QString why;
-        const std::optional<ToolCall> call = ToolCall::fromJson(parsed, &why);
+        const std::optional<ToolCall> call = ToolCall::fromJson(parsed.value, &why);
         if (!call) {
             problem(lineNumber, why);
             continue;

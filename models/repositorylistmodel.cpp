@@ -1,12 +1,11 @@
 #include "repositorylistmodel.h"
 
+#include "boundedjson.h"
 #include "callcolumns.h"
 #include "modelroles.h"
 
 #include <QColor>
 #include <QDateTime>
-#include <QJsonDocument>
-#include <QJsonObject>
 
 #include <algorithm>
 
@@ -222,12 +221,12 @@ QModelIndex RepositoryListModel::indexOfRepository(const QString& path, int colu
 QStringList RepositoryListModel::argumentPaths(const ToolCall& call)
 {
     // The live log keeps a preview of a large request; a cut one does not parse and names nothing.
-    const QJsonObject arguments = QJsonDocument::fromJson(call.argumentsJson()).object();
+    const nlohmann::json arguments = BoundedJson::parse(call.argumentsJson(), BoundedJson::Limits::record()).value;
     QStringList paths;
-    for (const QLatin1String name : {QLatin1String("repo_path"), QLatin1String("local_path")}) {
-        const QString path = arguments.value(name).toString();
-        if (!path.isEmpty())
-            paths << path;
+    for (const char* name : {"repo_path", "local_path"}) {
+        const auto it = arguments.is_object() ? arguments.find(name) : arguments.end();
+        if (it != arguments.end() && it->is_string() && !it->get_ref<const std::string&>().empty())
+            paths << QString::fromStdString(it->get<std::string>());
     }
     return paths;
 }

@@ -98,6 +98,7 @@ private Q_SLOTS:
     void harOfAnUnansweredCall();
     void harImportsIntoDevTools();
     void readerNamesBadLines();
+    void readerRefusesLinesBeyondTheLimits();
     void readerRefusesWhatIsTooBig();
     void readerStopsAtMaxCalls();
 };
@@ -304,6 +305,25 @@ void TestCallExport::harImportsIntoDevTools()
     const QByteArray output = node.readAll();
     QVERIFY2(node.exitStatus() == QProcess::NormalExit && node.exitCode() == 0, output.constData());
     QVERIFY2(output.contains("imported 4 requests"), output.constData());
+}
+
+void TestCallExport::readerRefusesLinesBeyondTheLimits()
+{
+    // A file the user opens is read with the bounded parser: a line nested 200,000 levels or holding
+    // millions of values is named and skipped, never built; the calls around it are read.
+    QByteArray bytes = exported({sampleCall(1, json::object())}, CallExportWriter::Format::Ndjson); // line 1
+    bytes += QByteArray(200'000, '[') + QByteArray(200'000, ']') + "\n"; // line 2
+    QByteArray many = "[0";
+    for (int i = 0; i < 1'000'000; ++i)
+        many += ",0";
+    bytes += many + "]\n"; // line 3
+    bytes += exported({sampleCall(4, json::object())}, CallExportWriter::Format::Ndjson); // line 4
+    const NdjsonCallReader::Result result = readBytes(bytes);
+    QVERIFY(result.fatal.isEmpty());
+    QCOMPARE(result.calls.size(), 2);
+    QCOMPARE(result.badLines, 2);
+    QCOMPARE(result.problems.at(0), QStringLiteral("line 2: not JSON (JSON is nested deeper than 128 levels)"));
+    QCOMPARE(result.problems.at(1), QStringLiteral("line 3: not JSON (JSON has more than 1000000 values)"));
 }
 
 void TestCallExport::readerNamesBadLines()

@@ -90,6 +90,8 @@ private Q_SLOTS:
     void failureCarriesExitStatusAndStderr();
     void garbageIsAToolError();
     void floodIsBoundedAndKilled();
+    void deeplyNestedOutputIsRefused();
+    void millionsOfValuesAreRefused();
     void missingExecutableNamesTheCommand();
     void timeoutKillsTheGroup();
     void childLeftBehindIsKilledWhenTheCommandEnds();
@@ -318,6 +320,46 @@ void TestCommandTools::floodIsBoundedAndKilled()
     QVERIFY(finishedRecord(QStringLiteral("flood_tool"))->response.size() < 64 * 1024);
 }
 
+void TestCommandTools::deeplyNestedOutputIsRefused()
+{
+    // 200,000 nested arrays on stdout (as a tool printing a string the client sent may print) killed
+    // the whole process: the parsed value was copied recursively on the worker's stack. Nesting past
+    // the limit is refused while parsing, as a tool error, and the process answers on.
+    QVERIFY(startBackend({command(QStringLiteral("generate_tool"), script("generate.py"))}));
+    const json result = call(QStringLiteral("generate_tool"), {{"shape", "deep"}, {"depth", 200'000}});
+    QVERIFY2(result.value("isError", false), result.dump().substr(0, 500).c_str());
+    const QString text = firstText(result);
+    QVERIFY2(
+        text.contains(QStringLiteral("Command tool \"generate_tool\" failed: the command exited with status 0, but "
+                                     "its stdout is refused: JSON is nested deeper than 64 levels")),
+        qPrintable(text.left(500)));
+    QVERIFY2(text.size() < 4096, qPrintable(text.left(500))); // the brackets are not quoted back
+    QTRY_VERIFY_WITH_TIMEOUT(finishedRecord(QStringLiteral("generate_tool")).has_value(), 10'000);
+    QCOMPARE(finishedRecord(QStringLiteral("generate_tool"))->status, CallStatus::ToolError);
+    const json details = detailsOf(QStringLiteral("generate_tool"));
+    QCOMPARE(details["stdoutBytes"].get<qint64>(), qint64(400'001)); // what it printed, newline and all
+
+    const json echoed = call(QStringLiteral("echo"), {{"message", "still here"}});
+    QVERIFY2(!echoed.value("isError", false) && firstText(echoed).contains(QStringLiteral("still here")),
+        echoed.dump().c_str());
+}
+
+void TestCommandTools::millionsOfValuesAreRefused()
+{
+    // 8 MB of {} (2.7 million empty objects, inside the 8 MiB stdout bound) was parsed whole: about
+    // 500 MB for one call. More than 100,000 values are refused while parsing.
+    QVERIFY(startBackend({command(QStringLiteral("generate_tool"), script("generate.py"))}));
+    const json result = call(QStringLiteral("generate_tool"), {{"shape", "many"}, {"count", 2'700'000}});
+    QVERIFY2(result.value("isError", false), result.dump().substr(0, 500).c_str());
+    const QString text = firstText(result);
+    QVERIFY2(text.contains(QStringLiteral("its stdout is refused: JSON has more than 100000 values (a command tool's "
+                                          "output may nest 64 levels deep and hold 100000 values)")),
+        qPrintable(text.left(500)));
+    QTRY_VERIFY_WITH_TIMEOUT(finishedRecord(QStringLiteral("generate_tool")).has_value(), 10'000);
+    QCOMPARE(finishedRecord(QStringLiteral("generate_tool"))->status, CallStatus::ToolError);
+    QVERIFY(finishedRecord(QStringLiteral("generate_tool"))->response.size() < 64 * 1024);
+}
+
 void TestCommandTools::missingExecutableNamesTheCommand()
 {
     QVERIFY(startBackend({command(QStringLiteral("missing_tool"), QStringLiteral("/nonexistent/switchboard-tool")),
@@ -422,7 +464,7 @@ void TestCommandTools::otherCallsAnswerWhileACommandHangs()
         20'000);
     QElapsedTimer clock;
     clock.start();
-    const QString builtin = firstText(call(QStringLiteral("echo"), {{"text", "still here"}}));
+    const QString builtin = firstText(call(QStringLiteral("echo"), {{"message", "still here"}}));
     QVERIFY2(builtin.contains(QStringLiteral("still here")), qPrintable(builtin));
     const json echoed = call(QStringLiteral("echo_tool"), {{"reply", "also here"}});
     QCOMPARE(firstText(echoed), QStringLiteral("also here"));

@@ -146,6 +146,8 @@ private Q_SLOTS:
     void answeredFromInsideItsOwnSignal();
     void mistypedStateIsSetAside_data();
     void mistypedStateIsSetAside();
+    void stateBeyondTheLimitsIsSetAside_data();
+    void stateBeyondTheLimitsIsSetAside();
     void setAsideNamesNeverCollide();
     void stateThatCannotBeSetAsideIsNeverOverwritten();
     void stateWritesAreRetriedAndReported();
@@ -1256,6 +1258,55 @@ void TestInteractionBroker::mistypedStateIsSetAside()
     QCOMPARE(restarted.load(&warning), InteractionBroker::LoadResult::Loaded);
     QVERIFY2(warning.isEmpty(), qPrintable(warning));
     QCOMPARE(restarted.pending().size(), 1);
+}
+
+void TestInteractionBroker::stateBeyondTheLimitsIsSetAside_data()
+{
+    QTest::addColumn<QByteArray>("contents");
+    QTest::addColumn<QString>("why");
+    const QByteArray deep = QByteArray(200'000, '[') + QByteArray(200'000, ']');
+    const QByteArray stores = R"("clientOutputs":[],"approvals":{"alwaysAllow":[],"decisions":[]})";
+    const QByteArray question
+        = R"({"id":"ia-1","kind":"approval","render":"approval","tool":"write_file","toolTitle":"","route":"builtin",)"
+          R"("arguments":"ARGUMENTS","renderSpec":"{}","sessionId":"s1","clientName":"c","clientVersion":"1",)"
+          R"("callId":3,"earlierCallIds":[],"mode":"park","createdAtMs":5,"key":"sha256:00"})";
+    const QString tooDeep = QStringLiteral("JSON is nested deeper than 128 levels");
+    QTest::newRow("a file nested 200,000 levels") << deep << tooDeep;
+    // Strings holding JSON that is parsed later (when the question is restored, when the answer is
+    // given to the next call): checked against the same limits when the file is read.
+    QTest::newRow("a question's arguments nested 200,000 levels") << QByteArray(
+        R"({"version":2,"pending":[)" + QByteArray(question).replace("ARGUMENTS", deep) + "]," + stores + "}")
+                                                                  << tooDeep;
+    QTest::newRow("a stored answer nested 200,000 levels")
+        << QByteArray(R"({"version":2,"pending":[],"clientOutputs":[{"key":"k","outputs":[{"output":")" + deep
+               + R"(","interactionId":"ia-1","answeredAtMs":1}]}],"approvals":{"alwaysAllow":[],"decisions":[]}})")
+        << tooDeep;
+    QByteArray values = R"({"version":2,"pending":[],"clientOutputs":[],"approvals":{"alwaysAllow":[0)";
+    for (int i = 0; i < 4'000'000; ++i)
+        values += ",0";
+    QTest::newRow("more than 4,000,000 values")
+        << QByteArray(values + R"(],"decisions":[]}})") << QStringLiteral("JSON has more than 4000000 values");
+}
+
+void TestInteractionBroker::stateBeyondTheLimitsIsSetAside()
+{
+    // A state file is read with the bounded parser, and so is the JSON its strings hold: a question
+    // whose arguments nest 200,000 levels was accepted and restored, to be copied recursively later.
+    QFETCH(QByteArray, contents);
+    QFETCH(QString, why);
+    const QString name = QStringLiteral("limits-%1.json")
+                             .arg(QString::fromLatin1(QTest::currentDataTag()))
+                             .replace(QLatin1Char(' '), QLatin1Char('-'));
+    writeFile(m_dir.filePath(name), contents);
+    InteractionBroker broker(settings(name), &m_registry);
+    QString warning;
+    QCOMPARE(broker.load(&warning), InteractionBroker::LoadResult::SetAside);
+    QVERIFY2(warning.contains(why), qPrintable(warning.left(500)));
+    QVERIFY2(warning.size() < 2000, qPrintable(warning.left(500))); // nothing of the file is quoted
+    QVERIFY(broker.pending().isEmpty());
+    const QStringList aside = QDir(m_dir.path()).entryList({name + QStringLiteral(".unreadable-*")}, QDir::Files);
+    QCOMPARE(aside.size(), 1);
+    QCOMPARE(readFile(m_dir.filePath(aside.front())), contents); // kept as it was
 }
 
 void TestInteractionBroker::setAsideNamesNeverCollide()

@@ -526,6 +526,36 @@ private Q_SLOTS:
         QCOMPARE(large->outcome.failure->kind, FailureKind::Malformed);
     }
 
+    void deepResponseRefused_data()
+    {
+        QTest::addColumn<bool>("sse");
+        QTest::newRow("json") << false;
+        QTest::newRow("sse") << true;
+    }
+
+    // An upstream's answer nested 200,000 levels deep is refused while parsing (it would crash the
+    // process where it is copied), and the call fails saying why.
+    void deepResponseRefused()
+    {
+        QFETCH(bool, sse);
+        auto client = makeClient();
+        QVERIFY(initialize(*client));
+        QVERIFY(m_upstream.control(QStringLiteral("deep"), {{"sse", sse}, {"depth", 200'000}}));
+        auto result = call(*client, QStringLiteral("echo"), {{"text", "x"}});
+        QTRY_COMPARE_WITH_TIMEOUT(result->completions, 1, waitMs);
+        QVERIFY(!result->outcome.ok());
+        QCOMPARE(result->outcome.failure->kind, FailureKind::Malformed);
+        const QString message = result->outcome.failure->message;
+        QVERIFY2(
+            message.contains(QStringLiteral("is refused: JSON is nested deeper than 64 levels")), qPrintable(message));
+        QVERIFY2(message.size() < 1000, qPrintable(message.left(300)));
+        // The client is whole: the next call is answered.
+        QVERIFY(m_upstream.control(QStringLiteral("ok")));
+        auto next = call(*client, QStringLiteral("echo"), {{"text", "after"}});
+        QTRY_COMPARE_WITH_TIMEOUT(next->completions, 1, waitMs);
+        QVERIFY2(next->outcome.ok(), qPrintable(next->outcome.failure->message));
+    }
+
     void failureKinds_data()
     {
         QTest::addColumn<QString>("mode");

@@ -53,6 +53,8 @@ private Q_SLOTS:
     void listPrintsTheTools();
     void gitStatusPrintsTheStatus();
     void commandToolRunsThroughTheRunner();
+    void commandToolOutputBeyondTheLimitsFailsClearly_data();
+    void commandToolOutputBeyondTheLimitsFailsClearly();
     void callsAppearInHistory();
     void questionIsParkedForTheConsole();
     void sigtermCancelsTheCall();
@@ -290,6 +292,51 @@ void TestToolRunner::commandToolRunsThroughTheRunner()
     QVERIFY2(echoed.exitCode == 0, QByteArray(echoed.stdoutText + echoed.stderrText).constData());
     QCOMPARE(echoed.answer["structuredContent"].value("toolName", std::string()), std::string("script_echo"));
     QCOMPARE_JSON(echoed.answer["structuredContent"]["envelope"]["input"], (json{{"x", 1}}));
+}
+
+void TestToolRunner::commandToolOutputBeyondTheLimitsFailsClearly_data()
+{
+    QTest::addColumn<QByteArray>("envelope");
+    QTest::addColumn<QString>("why");
+    QTest::newRow("200,000 levels") << QByteArray(R"({"input":{"shape":"deep","depth":200000}})")
+                                    << QStringLiteral("JSON is nested deeper than 64 levels");
+    QTest::newRow("8 MB of {}") << QByteArray(R"({"input":{"shape":"many","count":2700000}})")
+                                << QStringLiteral("JSON has more than 100000 values");
+}
+
+void TestToolRunner::commandToolOutputBeyondTheLimitsFailsClearly()
+{
+    // The runner died of SIGSEGV (exit 139) on a command tool's 200,000-deep stdout, copied
+    // recursively on a worker's stack, and left its history row "running"; 8 MB of {} cost it about
+    // 1 GB. Both are refused while parsing: a tool error, exit 1, the call finished in history.
+    QFETCH(QByteArray, envelope);
+    QFETCH(QString, why);
+    const QByteArray generate = QByteArray(SWITCHBOARD_COMMANDS_DIR) + "/generate.py";
+    writeConfig("port: 0\ncommand_tools:\n  - name: generate\n    command: " + generate
+        + "\n    timeout: 120\n    annotations: {readOnlyHint: true}\n");
+    const RunResult result = run({QStringLiteral("generate")}, envelope);
+    QVERIFY2(result.exitCode == 1,
+        qPrintable(QStringLiteral("exit %1: %2").arg(result.exitCode).arg(QString::fromUtf8(result.stderrText))));
+    QCOMPARE(result.answer.value("ok", true), false);
+    QCOMPARE(result.answer["error"].value("code", std::string()), std::string("tool_error"));
+    const QString message = QString::fromStdString(result.answer["error"].value("message", std::string()));
+    QVERIFY2(message.contains(QStringLiteral("its stdout is refused: ") + why), qPrintable(message));
+    QVERIFY2(message.size() < 4096, qPrintable(message.left(300))); // no 200,000 brackets quoted
+    QVERIFY2(result.stderrText.contains(why.toUtf8()), result.stderrText.left(500).constData());
+
+    const QString connection = QStringLiteral("tst_toolrunner_limits");
+    {
+        QSqlDatabase database = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), connection);
+        database.setDatabaseName(m_state + QStringLiteral("/history.sqlite"));
+        QVERIFY(database.open());
+        QSqlQuery query(database);
+        QVERIFY(query.exec(QStringLiteral("SELECT status, response FROM calls WHERE tool = 'generate'")));
+        QVERIFY(query.next());
+        QCOMPARE(query.value(0).toString(), QStringLiteral("tool_error"));
+        QVERIFY2(query.value(1).toString().contains(why), qPrintable(query.value(1).toString().left(300)));
+        QVERIFY(!query.next());
+    }
+    QSqlDatabase::removeDatabase(connection);
 }
 
 void TestToolRunner::callsAppearInHistory()

@@ -1,5 +1,6 @@
 #include "callinspector.h"
 
+#include "boundedjson.h"
 #include "callcolumns.h"
 #include "curlcommand.h"
 #include "decisiontext.h"
@@ -261,15 +262,15 @@ QString CallInspector::previewNote(qint64 shownBytes, qint64 requestBytes, qint6
 QString CallInspector::prettyJson(const QByteArray& bytes)
 {
     // ordered_json keeps the members in the order the client or tool wrote them.
-    const auto parsed = nlohmann::ordered_json::parse(bytes.constBegin(), bytes.constEnd(), nullptr, false);
-    if (parsed.is_discarded())
+    const auto parsed = BoundedJson::parseOrdered(bytes, BoundedJson::Limits::record());
+    if (!parsed.ok)
         return QString::fromUtf8(bytes);
-    return QString::fromStdString(parsed.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
+    return QString::fromStdString(parsed.value.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
 }
 
 QString CallInspector::detailsText(const QByteArray& bytes)
 {
-    const auto parsed = nlohmann::ordered_json::parse(bytes.constBegin(), bytes.constEnd(), nullptr, false);
+    const auto parsed = BoundedJson::parseOrdered(bytes, BoundedJson::Limits::record()).value;
     if (!parsed.is_object())
         return prettyJson(bytes);
     QString text;
@@ -382,8 +383,7 @@ void CallInspector::showCall(const ToolCall& call, bool preview)
 
     // A preview's request may be cut: its arguments are then shown as the text that follows
     // "arguments" in what is kept.
-    const bool requestWhole = !preview
-        || nlohmann::json::accept(call.request.constBegin(), call.request.constEnd(), /*ignore_comments=*/false);
+    const bool requestWhole = !preview || BoundedJson::refusal(call.request, BoundedJson::Limits::record()).empty();
     if (requestWhole) {
         showInPane(m_arguments, call.request, Format::Arguments, tr("No arguments."));
     } else {
@@ -687,7 +687,7 @@ void CallInspector::copyText(const QString& text, const QString& what)
 
 QString CallInspector::timelineText(const QByteArray& timeline)
 {
-    const auto entries = nlohmann::ordered_json::parse(timeline.constBegin(), timeline.constEnd(), nullptr, false);
+    const auto entries = BoundedJson::parseOrdered(timeline, BoundedJson::Limits::record()).value;
     if (!entries.is_array())
         return prettyJson(timeline);
     const auto compact = [](const nlohmann::ordered_json& value) {

@@ -1,5 +1,6 @@
 #include "editresenddialog.h"
 
+#include "boundedjson.h"
 #include "jsoneditor.h"
 #include "schemaform.h"
 #include "statusnote.h"
@@ -41,10 +42,11 @@ EditResendDialog::EditResendDialog(const QString& tool, qint64 originalCallId, c
 
     // The form, when the schema gives one and it holds the recorded arguments exactly: a replay
     // with nothing edited must send what was sent.
-    const json recorded = arguments.isEmpty() ? json::object() : json::parse(arguments.toStdString(), nullptr, false);
+    const json recorded
+        = arguments.isEmpty() ? json::object() : BoundedJson::parse(arguments, BoundedJson::Limits::record()).value;
     const ordered_json schema = inputSchema.isEmpty()
         ? ordered_json()
-        : ordered_json::parse(inputSchema.constBegin(), inputSchema.constEnd(), nullptr, false);
+        : BoundedJson::parseOrdered(inputSchema, BoundedJson::Limits::record()).value;
     QString formProblem;
     if (schema.is_object() && SchemaForm::unsupportedReason(schema).isEmpty()) {
         m_form = new SchemaForm(schema);

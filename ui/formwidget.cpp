@@ -1,5 +1,6 @@
 #include "formwidget.h"
 
+#include "boundedjson.h"
 #include "clientanswer.h"
 #include "schemaform.h"
 
@@ -16,8 +17,7 @@ FormWidget::FormWidget(const PendingInteraction& interaction, QWidget* parent)
     addQuestionLabels();
 
     // Parsed again with ordered_json: the fields appear in the order the schema lists them.
-    const auto spec
-        = ordered_json::parse(interaction.renderSpec.constBegin(), interaction.renderSpec.constEnd(), nullptr, false);
+    const auto spec = BoundedJson::parseOrdered(interaction.renderSpec, BoundedJson::Limits::record()).value;
     const ordered_json schema
         = spec.is_object() ? spec.value("schema", ordered_json::object()) : ordered_json::object();
     m_form = new SchemaForm(schema);

@@ -1,5 +1,6 @@
 #include "interactionwidget.h"
 
+#include "boundedjson.h"
 #include "interactionmodel.h"
 
 #include <QApplication>
@@ -27,7 +28,7 @@ InteractionWidget::InteractionWidget(const PendingInteraction& interaction, QWid
     : QWidget(parent)
     , m_interaction(interaction)
 {
-    m_renderSpec = json::parse(interaction.renderSpec.constBegin(), interaction.renderSpec.constEnd(), nullptr, false);
+    m_renderSpec = BoundedJson::parse(interaction.renderSpec, BoundedJson::Limits::record()).value;
     if (!m_renderSpec.is_object())
         m_renderSpec = json::object();
 

@@ -1,5 +1,6 @@
 #include "jsoneditor.h"
 
+#include "boundedjson.h"
 #include "jsonhighlighter.h"
 
 #include <QEvent>
@@ -22,21 +23,23 @@ std::optional<json> JsonEditor::object(QString* problem) const
     const QByteArray text = toPlainText().toUtf8().trimmed();
     if (text.isEmpty())
         return json::object();
-    try {
-        json value = json::parse(text.constBegin(), text.constEnd());
-        if (value.is_object())
-            return value;
-        if (problem)
-            *problem
-                = tr("the arguments must be a JSON object ({…}), not %1").arg(QString::fromLatin1(value.type_name()));
-    } catch (const json::parse_error& error) {
+    BoundedJson::Result<json> parsed = BoundedJson::parse(text, BoundedJson::Limits::message());
+    if (parsed.ok && parsed.value.is_object())
+        return std::move(parsed.value);
+    if (!problem)
+        return std::nullopt;
+    if (parsed.ok) {
+        *problem = tr("the arguments must be a JSON object ({…}), not %1")
+                       .arg(QString::fromLatin1(parsed.value.type_name()));
+    } else if (parsed.problem == BoundedJson::Problem::Malformed) {
         // nlohmann's message names the byte; the line is what a person can find.
-        const qsizetype offset = qBound(qsizetype(0), qsizetype(error.byte) - 1, text.size());
+        const qsizetype offset = qBound(qsizetype(0), qsizetype(parsed.position) - 1, text.size());
         const int line = int(text.left(offset).count('\n')) + 1;
-        if (problem)
-            *problem = tr("not valid JSON (line %1): %2")
-                           .arg(line)
-                           .arg(QString::fromStdString(error.what()).section(QLatin1String(": "), -1));
+        *problem = tr("not valid JSON (line %1): %2")
+                       .arg(line)
+                       .arg(QString::fromStdString(parsed.error).section(QLatin1String(": "), -1));
+    } else {
+        *problem = tr("the arguments are refused: %1").arg(QString::fromStdString(parsed.error));
     }
     return std::nullopt;
 }

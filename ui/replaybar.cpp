@@ -1,5 +1,7 @@
 #include "replaybar.h"
 
+#include "boundedjson.h"
+
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
@@ -44,8 +46,9 @@ ReplayBar::ReplayBar(QWidget* parent)
 
 QString ReplayBar::toolOfRequest(const QByteArray& request, QString* why)
 {
-    const json value = json::parse(request.constBegin(), request.constEnd(), nullptr, false);
-    if (value.is_discarded()) {
+    const BoundedJson::Result<json> parsed = BoundedJson::parse(request, BoundedJson::Limits::record());
+    const json& value = parsed.value;
+    if (!parsed.ok) {
         if (why)
             *why = tr("the request is not whole JSON");
         return {};

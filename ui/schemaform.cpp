@@ -1,5 +1,7 @@
 #include "schemaform.h"
 
+#include "boundedjson.h"
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -129,7 +131,7 @@ void SchemaForm::addField(const QString& name, const ordered_json& schema, bool 
         field.enumValues = json::array();
         for (const ordered_json& value : *values) {
             combo->addItem(enumText(value));
-            field.enumValues.push_back(json::parse(value.dump()));
+            field.enumValues.push_back(BoundedJson::parse(value.dump(), BoundedJson::Limits::record()).value);
             if (hasDefault && *defaultValue == value)
                 combo->setCurrentIndex(combo->count() - 1);
         }
@@ -288,11 +290,11 @@ std::optional<json> SchemaForm::values(QString* problem) const
                     missing.append(field.title);
                 break;
             }
-            const json value = json::parse(text.toStdString(), nullptr, false);
-            if (value.is_discarded())
+            BoundedJson::Result<json> value = BoundedJson::parse(text.toUtf8(), BoundedJson::Limits::message());
+            if (!value.ok)
                 invalid.append(field.title);
             else
-                values[key] = value;
+                values[key] = std::move(value.value);
             break;
         }
         }

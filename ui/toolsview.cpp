@@ -1,5 +1,6 @@
 #include "toolsview.h"
 
+#include "boundedjson.h"
 #include "jsoneditor.h"
 #include "modelroles.h"
 #include "operatorinterface.h"
@@ -44,8 +45,8 @@ QString pretty(const QByteArray& text, const QString& none)
 {
     if (text.isEmpty())
         return none;
-    const json value = json::parse(text.constBegin(), text.constEnd(), nullptr, false);
-    return value.is_discarded() ? QString::fromUtf8(text) : QString::fromStdString(value.dump(2));
+    const BoundedJson::Result<json> parsed = BoundedJson::parse(text, BoundedJson::Limits::record());
+    return parsed.ok ? QString::fromStdString(parsed.value.dump(2)) : QString::fromUtf8(text);
 }
 
 // A hint as a chip: a word on a tinted ground, its colour telling the kind of hint apart (and the
@@ -288,7 +289,7 @@ void ToolsView::showTool(const ToolInfo& tool)
     // A new form for the tool's input schema, in the schema's order.
     const ordered_json schema = tool.inputSchema.isEmpty()
         ? ordered_json::object()
-        : ordered_json::parse(tool.inputSchema.constBegin(), tool.inputSchema.constEnd(), nullptr, false);
+        : BoundedJson::parseOrdered(tool.inputSchema, BoundedJson::Limits::record()).value;
     const QString unsupported = any ? SchemaForm::unsupportedReason(schema) : QString();
     delete m_formArea->takeWidget();
     m_form = nullptr;

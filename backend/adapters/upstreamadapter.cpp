@@ -1,5 +1,6 @@
 #include "adapters/upstreamadapter.h"
 
+#include "boundedjson.h"
 #include "interaction/clienttool.h"
 #include "interaction/interactionbroker.h"
 #include "printabletext.h"
@@ -746,7 +747,7 @@ void UpstreamAdapter::askPerson(const std::shared_ptr<ToolCallContext>& context,
     auto form = std::make_shared<ClientTool>();
     form->render = RenderHint::Form;
     form->prompt = QString::fromStdString(params.value("message", std::string()));
-    form->responseSchema = nlohmann::ordered_json::parse(schema.dump());
+    form->responseSchema = BoundedJson::parseOrdered(schema.dump(), BoundedJson::Limits::record()).value;
     question.clientTool = form;
     const CallMetadata& metadata = context->metadata();
     // The call's own arguments belong to the question: an answer given while a call was parked goes
@@ -793,8 +794,7 @@ void UpstreamAdapter::askPerson(const std::shared_ptr<ToolCallContext>& context,
     };
     InteractionBroker::Waiter waiter;
     waiter.answered = [settle](const InteractionAnswer& answer, const QByteArray&) {
-        const json output
-            = json::parse(answer.output.constData(), answer.output.constData() + answer.output.size(), nullptr, false);
+        const json output = BoundedJson::parse(answer.output, BoundedJson::Limits::message()).value;
         settle(answer.decision == InteractionAnswer::Decision::Respond ? elicitationResult(output)
                                                                        : json{{"action", "decline"}});
     };

@@ -1,10 +1,12 @@
 #include "auth/loopbackreplyhandler.h"
 
+#include "boundedjson.h"
+
 #include <QHostAddress>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QNetworkReply>
 #include <QUrlQuery>
+
+#include <limits>
 
 namespace {
 
@@ -17,13 +19,46 @@ QString serverText(const QVariant& value)
     return text;
 }
 
+// A JSON value as Qt's OAuth flow takes it (what QJsonValue::toVariant gives). Recursive: the value
+// comes from the bounded parser, so its depth is bounded.
+QVariant variantOf(const nlohmann::json& value)
+{
+    switch (value.type()) {
+    case nlohmann::json::value_t::boolean:
+        return value.get<bool>();
+    case nlohmann::json::value_t::number_integer:
+        return value.get<qint64>();
+    case nlohmann::json::value_t::number_unsigned:
+        if (value.get<quint64>() <= quint64(std::numeric_limits<qint64>::max()))
+            return value.get<qint64>();
+        return value.get<double>();
+    case nlohmann::json::value_t::number_float:
+        return value.get<double>();
+    case nlohmann::json::value_t::string:
+        return QString::fromStdString(value.get<std::string>());
+    case nlohmann::json::value_t::array: {
+        QVariantList list;
+        for (const nlohmann::json& item : value)
+            list.append(variantOf(item));
+        return list;
+    }
+    case nlohmann::json::value_t::object: {
+        QVariantMap map;
+        for (auto it = value.begin(); it != value.end(); ++it)
+            map.insert(QString::fromStdString(it.key()), variantOf(it.value()));
+        return map;
+    }
+    default:
+        return QVariant::fromValue(nullptr);
+    }
+}
+
 // RFC 6749 §5.1 says JSON; some servers (GitHub without an Accept header) answer with a form.
 bool parseTokenResponse(const QByteArray& body, const QString& contentType, QVariantMap* values)
 {
-    QJsonParseError error;
-    const QJsonDocument document = QJsonDocument::fromJson(body, &error);
-    if (error.error == QJsonParseError::NoError && document.isObject()) {
-        *values = document.object().toVariantMap();
+    const BoundedJson::Result<nlohmann::json> parsed = BoundedJson::parse(body, BoundedJson::Limits::message());
+    if (parsed.ok && parsed.value.is_object()) {
+        *values = variantOf(parsed.value).toMap();
         return true;
     }
     if (contentType.startsWith(QLatin1String("application/x-www-form-urlencoded"))) {

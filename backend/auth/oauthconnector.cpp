@@ -1,10 +1,9 @@
 #include "auth/oauthconnector.h"
 
 #include "auth/loopbackreplyhandler.h"
+#include "boundedjson.h"
 
 #include <QCryptographicHash>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QLoggingCategory>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
@@ -41,12 +40,31 @@ QString describe(std::chrono::milliseconds duration)
     return QStringLiteral("%1 s").arg(double(duration.count()) / 1000.0);
 }
 
-QString accountFrom(const QJsonObject& object, const QString& configuredField)
+// The account named by a userinfo answer or an ID token's claims (JSON text from the provider): the
+// first of the fields that holds a string or a number.
+QString accountFrom(const QByteArray& text, const QString& configuredField)
 {
+    const BoundedJson::Result<nlohmann::json> parsed = BoundedJson::parse(text, BoundedJson::Limits::message());
+    if (!parsed.value.is_object())
+        return {};
     const QStringList fields
         = configuredField.isEmpty() ? OAuthProvider::defaultAccountFields() : QStringList{configuredField};
     for (const QString& field : fields) {
-        const QString value = object.value(field).toVariant().toString().simplified();
+        const auto it = parsed.value.find(field.toStdString());
+        if (it == parsed.value.end())
+            continue;
+        QString value;
+        if (it->is_string())
+            value = QString::fromStdString(it->get<std::string>());
+        else if (it->is_number_integer())
+            value = QString::number(it->get<qint64>());
+        else if (it->is_number_unsigned())
+            value = QString::number(it->get<quint64>());
+        else if (it->is_number_float())
+            value = QString::number(it->get<double>(), 'g', 17);
+        else if (it->is_boolean())
+            value = it->get<bool>() ? QStringLiteral("true") : QStringLiteral("false");
+        value = value.simplified();
         if (!value.isEmpty())
             return value;
     }
@@ -257,10 +275,9 @@ void OAuthConnector::userinfoFinished()
     if (m_finished)
         return;
     const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-    const QJsonDocument document = QJsonDocument::fromJson(reply->readAll());
     QString account;
-    if (status >= 200 && status <= 299 && document.isObject())
-        account = accountFrom(document.object(), m_provider.accountField);
+    if (status >= 200 && status <= 299)
+        account = accountFrom(reply->readAll(), m_provider.accountField);
     if (account.isEmpty()) {
         // The tokens are good; only the display name is missing. Say so, and fall back.
         qCWarning(lcOAuth, "userinfo of %s named no account (%s); using a fallback", qPrintable(m_provider.name),
@@ -278,12 +295,9 @@ QString OAuthConnector::accountFromIdToken() const
     const QList<QStringView> parts = QStringView(m_idToken).split(QLatin1Char('.'));
     if (parts.size() == 3) {
         const QByteArray payload = QByteArray::fromBase64(parts.at(1).toLatin1(), QByteArray::Base64UrlEncoding);
-        const QJsonDocument claims = QJsonDocument::fromJson(payload);
-        if (claims.isObject()) {
-            const QString account = accountFrom(claims.object(), m_provider.accountField);
-            if (!account.isEmpty())
-                return account;
-        }
+        const QString account = accountFrom(payload, m_provider.accountField);
+        if (!account.isEmpty())
+            return account;
     }
     return m_provider.name;
 }

@@ -1,5 +1,6 @@
 #include "auth/secretstore.h"
 
+#include "boundedjson.h"
 #include "config/switchboardconfig.h"
 #include "store/statefilelock.h"
 
@@ -109,32 +110,39 @@ bool readSecretsFile(const QString& path, QJsonObject* secrets, QString* error)
     // Never repaired by overwriting: the file may hold other secrets, so the operator decides.
     const QString damaged = QStringLiteral("the secrets file %1 is damaged (%2); it was left as it is. Repair it or "
                                            "move it aside (it may hold other saved secrets).");
-    QJsonParseError parseError;
-    const QJsonDocument document = QJsonDocument::fromJson(contents, &parseError);
-    if (parseError.error != QJsonParseError::NoError) {
-        *error = damaged.arg(
-            path, QStringLiteral("not JSON: %1 at byte %2").arg(parseError.errorString()).arg(parseError.offset));
+    const BoundedJson::Result<nlohmann::json> parsed = BoundedJson::parse(contents, BoundedJson::Limits::record());
+    if (!parsed.ok) {
+        // Where, not nlohmann's words: those quote what it last read, which may be part of a secret.
+        *error = damaged.arg(path,
+            parsed.problem == BoundedJson::Problem::Malformed
+                ? QStringLiteral("not JSON at byte %1").arg(parsed.position)
+                : QStringLiteral("not JSON: %1").arg(QString::fromStdString(parsed.error)));
         return false;
     }
-    const QJsonObject root = document.object();
-    if (!document.isObject() || !root.value(QLatin1String("secrets")).isObject()) {
+    const nlohmann::json& root = parsed.value;
+    const auto stored = root.is_object() ? root.find("secrets") : root.end();
+    if (!root.is_object() || stored == root.end() || !stored->is_object()) {
         *error = damaged.arg(path, QStringLiteral("no \"secrets\" object"));
         return false;
     }
-    if (root.value(QLatin1String("version")).toInt() != fileFormatVersion) {
+    const auto version = root.find("version");
+    if (version == root.end() || !version->is_number() || version->get<double>() != fileFormatVersion) {
         *error = QStringLiteral("the secrets file %1 has format version %2, which this Switchboard does not know "
                                 "(it writes version %3); it was left as it is")
-                     .arg(path, root.value(QLatin1String("version")).toVariant().toString())
+                     .arg(path, version == root.end() ? QString() : QString::fromStdString(version->dump()))
                      .arg(fileFormatVersion);
         return false;
     }
-    *secrets = root.value(QLatin1String("secrets")).toObject();
-    for (auto it = secrets->constBegin(); it != secrets->constEnd(); ++it) {
-        if (!it.value().isString()) {
-            *error = damaged.arg(path, QStringLiteral("the entry for %1 is not a string").arg(it.key()));
+    QJsonObject read;
+    for (auto it = stored->begin(); it != stored->end(); ++it) {
+        const QString key = QString::fromStdString(it.key());
+        if (!it->is_string()) {
+            *error = damaged.arg(path, QStringLiteral("the entry for %1 is not a string").arg(key));
             return false;
         }
+        read.insert(key, QString::fromStdString(it->get<std::string>()));
     }
+    *secrets = std::move(read);
     return true;
 }
 

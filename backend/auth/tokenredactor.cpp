@@ -1,5 +1,6 @@
 #include "auth/tokenredactor.h"
 
+#include "boundedjson.h"
 #include "git/giturlpolicy.h"
 
 #include <algorithm>
@@ -7,10 +8,8 @@
 
 namespace {
 
-constexpr std::size_t MaximumRewriteDepth = 256;
-
-// Reads JSON text without building it: whether any string (value or key) matches once unescaped,
-// and how deep the text nests.
+// Reads JSON text without building it (nlohmann's SAX parser keeps its nesting on the heap and
+// builds nothing): whether any string (value or key) matches once unescaped.
 template<typename Matches>
 struct StringFinder : nlohmann::json_sax<nlohmann::json>
 {
@@ -25,11 +24,11 @@ struct StringFinder : nlohmann::json_sax<nlohmann::json>
     bool number_float(number_float_t, const string_t&) override { return true; }
     bool string(string_t& value) override { return check(value); }
     bool binary(binary_t&) override { return true; }
-    bool start_object(std::size_t) override { return enter(); }
+    bool start_object(std::size_t) override { return true; }
     bool key(string_t& value) override { return check(value); }
-    bool end_object() override { return leave(); }
-    bool start_array(std::size_t) override { return enter(); }
-    bool end_array() override { return leave(); }
+    bool end_object() override { return true; }
+    bool start_array(std::size_t) override { return true; }
+    bool end_array() override { return true; }
     bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override
     {
         invalid = true;
@@ -41,28 +40,17 @@ struct StringFinder : nlohmann::json_sax<nlohmann::json>
         found = found || matches(value);
         return true;
     }
-    bool enter()
-    {
-        maximumDepth = std::max(maximumDepth, ++depth);
-        return true;
-    }
-    bool leave()
-    {
-        --depth;
-        return true;
-    }
 
     Matches matches;
     bool found = false;
     bool invalid = false;
-    std::size_t depth = 0;
-    std::size_t maximumDepth = 0;
 };
 
 template<typename Matches>
 StringFinder<Matches> findStrings(const QByteArray& text, Matches matches)
 {
     StringFinder<Matches> finder(std::move(matches));
+    // json-parse-check: allowed, a scan that builds nothing (no depth or value to bound)
     nlohmann::json::sax_parse(text.constData(), text.constData() + text.size(), &finder);
     return finder;
 }
@@ -192,10 +180,10 @@ QByteArray TokenRedactor::withoutToken(QByteArray text) const
             text.replace(m_token, marker);
         return text;
     }
-    if (finder.maximumDepth > MaximumRewriteDepth) // too deep to rewrite safely: kept out whole
-        return QByteArray("\"") + marker + " (a value holding the token, nested too deeply to show)\"";
-    nlohmann::ordered_json value
-        = nlohmann::ordered_json::parse(text.constData(), text.constData() + text.size(), nullptr, false);
+    BoundedJson::Result<nlohmann::ordered_json> parsed = BoundedJson::parseOrdered(text, BoundedJson::Limits::record());
+    if (!parsed.ok) // too deep or too large to rewrite safely: kept out whole
+        return QByteArray("\"") + marker + " (a value holding the token, too deep or too large to show)\"";
+    nlohmann::ordered_json& value = parsed.value;
     redactTree(value, [this](std::string& string) { return redactString(string); });
     QByteArray redacted = dumped(value);
     redacted.replace(m_token, marker);
@@ -228,10 +216,10 @@ QByteArray TokenRedactor::withoutUrlCredentials(QByteArray text)
         return GitUrlPolicy::redact(text);
     if (!finder.found)
         return text;
-    if (finder.maximumDepth > MaximumRewriteDepth) // too deep to rewrite safely: kept out whole
-        return QByteArray("\"") + marker + " (a value holding URL credentials, nested too deeply to show)\"";
-    nlohmann::ordered_json value
-        = nlohmann::ordered_json::parse(text.constData(), text.constData() + text.size(), nullptr, false);
+    BoundedJson::Result<nlohmann::ordered_json> parsed = BoundedJson::parseOrdered(text, BoundedJson::Limits::record());
+    if (!parsed.ok) // too deep or too large to rewrite safely: kept out whole
+        return QByteArray("\"") + marker + " (a value holding URL credentials, too deep or too large to show)\"";
+    nlohmann::ordered_json& value = parsed.value;
     redactTree(value, &TokenRedactor::redactUrlCredentials);
     return dumped(value);
 }

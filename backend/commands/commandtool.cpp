@@ -113,15 +113,22 @@ bool CommandTool::resultFromStdout(const QByteArray& stdoutBytes, ToolResult* re
         *problem = QStringLiteral("it printed nothing on stdout (a command tool prints one JSON value)");
         return false;
     }
-    json value;
-    try {
-        value = json::parse(stdoutBytes.constBegin(), stdoutBytes.constEnd());
-    } catch (const json::parse_error& error) {
+    BoundedJson::Result<json> parsed = BoundedJson::parse(stdoutBytes, OutputLimits);
+    if (!parsed.ok && parsed.problem == BoundedJson::Problem::Malformed) {
         const QString start = QString::fromUtf8(stdoutBytes.left(200)).trimmed();
         *problem = QStringLiteral("its stdout is not one JSON value (%1); stdout starts: %2")
-                       .arg(QString::fromUtf8(error.what()), start);
+                       .arg(QString::fromStdString(parsed.error), start);
         return false;
     }
+    if (!parsed.ok) {
+        *problem = QStringLiteral("its stdout is refused: %1 (a command tool's output may nest %2 levels deep and "
+                                  "hold %3 values)")
+                       .arg(QString::fromStdString(parsed.error))
+                       .arg(OutputLimits.maxDepth)
+                       .arg(OutputLimits.maxValues);
+        return false;
+    }
+    json value = std::move(parsed.value);
     *result = ToolResult();
     const auto content = value.is_object() ? value.find("content") : value.end();
     if (value.is_object() && content != value.end() && content->is_array()) {

@@ -13,6 +13,7 @@
 // Immutable; run() is the tool's blocking handler and runs on a worker of the ToolExecutor, where a
 // local event loop drives the process.
 
+#include "boundedjson.h"
 #include "commands/commandtoolconfig.h"
 #include "tools/toolregistry.h"
 
@@ -23,6 +24,8 @@ class CommandTool
 public:
     // stdout beyond this fails the call (and kills the command): a result is one JSON value.
     static constexpr qint64 MaxStdoutBytes = qint64(8) * 1024 * 1024;
+    // stdout is one JSON value within these: nesting and values beyond them fail the call.
+    static constexpr BoundedJson::Limits OutputLimits = BoundedJson::Limits::message();
     // stderr is kept as its last this many bytes.
     static constexpr qint64 MaxStderrBytes = qint64(1) * 1024 * 1024;
     // An error message quotes the last this many bytes of stderr.
@@ -54,7 +57,7 @@ public:
     // A successful command's stdout as the call's result: a CallToolResult as it is when it has a
     // `content` array; any other JSON value as a text block with the value as structuredContent
     // (an object as it is, anything else as {"result": value}). False with `problem` set when stdout
-    // is not one JSON value.
+    // is not one JSON value or exceeds OutputLimits.
     static bool resultFromStdout(const QByteArray& stdoutBytes, ToolResult* result, QString* problem);
 
 private:

@@ -1,6 +1,7 @@
 #include "git/connectioncredentialsource.h"
 
 #include "auth/secretstore.h"
+#include "boundedjson.h"
 #include "clientanswer.h"
 #include "interaction/interactionbroker.h"
 #include "mcp/jsonrpc.h"
@@ -22,7 +23,7 @@ namespace {
 QByteArray tokenFromSecret(const QByteArray& secret)
 {
     if (secret.startsWith('{')) {
-        const json value = json::parse(secret.constData(), secret.constData() + secret.size(), nullptr, false);
+        const json value = BoundedJson::parse(secret, BoundedJson::Limits::message()).value;
         if (value.is_object() && value.contains("access_token") && value["access_token"].is_string())
             return QByteArray::fromStdString(value["access_token"].get<std::string>());
     }
@@ -264,8 +265,7 @@ void ConnectionCredentialSource::askPerson(const QString& provider, const Reques
               const auto self = weakSelf.lock();
               if (!self)
                   return;
-              const json output = json::parse(
-                  answer.output.constData(), answer.output.constData() + answer.output.size(), nullptr, false);
+              const json output = BoundedJson::parse(answer.output, BoundedJson::Limits::message()).value;
               if (answer.decision == InteractionAnswer::Decision::Respond && output.is_object()
                   && output.value("connected", false)) {
                   self->loadConnection(provider, [provider, request, done](Outcome outcome) {

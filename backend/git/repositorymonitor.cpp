@@ -1,6 +1,7 @@
 #include "git/repositorymonitor.h"
 
 #include "backendevents.h"
+#include "boundedjson.h"
 #include "git/repositoryinspector.h"
 #include "git/treewatcher.h"
 #include "store/workspacestatefile.h"
@@ -42,8 +43,7 @@ void RepositoryMonitor::loadList()
     case WorkspaceStateFile::ReadStatus::Read:
         break;
     }
-    const nlohmann::json list
-        = nlohmann::json::parse(bytes.constData(), bytes.constData() + bytes.size(), nullptr, false);
+    const nlohmann::json list = BoundedJson::parse(bytes, BoundedJson::Limits::record()).value;
     if (!list.is_object() || !list.contains("repositories") || !list["repositories"].is_array()) {
         qWarning("switchboard: %s is not a repository list; the repository view starts empty", qPrintable(m_listPath));
         return;

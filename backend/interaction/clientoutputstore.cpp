@@ -1,5 +1,6 @@
 #include "interaction/clientoutputstore.h"
 
+#include "boundedjson.h"
 #include "interaction/oldestfront.h"
 #include "statejsonreader.h"
 
@@ -115,8 +116,11 @@ bool ClientOutputStore::fromJson(const json& value, QString* problem)
                 .string("output", &entry.output)
                 .string("interactionId", &entry.interactionId)
                 .integer("answeredAtMs", &entry.answeredAtMs);
-            if (reader.ok() && !json::accept(entry.output.begin(), entry.output.end()))
-                reader.fail(QStringLiteral("\"output\" is not JSON"));
+            if (reader.ok()) {
+                if (const std::string why = BoundedJson::refusal(entry.output, BoundedJson::Limits::record());
+                    !why.empty())
+                    reader.fail(QStringLiteral("\"output\" is not JSON (%1)").arg(QString::fromStdString(why)));
+            }
             if (!reader.ok()) {
                 clear();
                 return false;

@@ -1,5 +1,6 @@
 #include "interaction/interactionbroker.h"
 
+#include "boundedjson.h"
 #include "store/workspacestatestore.h"
 
 #include "interaction/clienttool.h"
@@ -137,7 +138,7 @@ bool InteractionBroker::restore(const InteractionState::Records& records, QStrin
         if (!PendingInteraction::fromJson(
                 records.questions[index], QStringLiteral("pending[%1]").arg(index), &entry.interaction, problem))
             return false;
-        entry.arguments = json::parse(entry.interaction.arguments.toStdString(), nullptr, false); // checked JSON
+        entry.arguments = BoundedJson::parse(entry.interaction.arguments, BoundedJson::Limits::record()).value;
         const QString id = entry.interaction.id;
         entry.record = QByteArray::fromStdString(entry.interaction.toJson().dump());
         m_pendingBytes += entry.record.size();
@@ -242,7 +243,8 @@ InteractionBroker::Admission InteractionBroker::admit(
         admission.key = keyFor(origin.clientName, tool.spec.name, arguments);
         if (auto stored = m_outputs.take(admission.key)) {
             admission.verdict = Admission::Verdict::Answer;
-            admission.result = ClientTool::resultFor(json::parse(stored->output.toStdString(), nullptr, false));
+            admission.result
+                = ClientTool::resultFor(BoundedJson::parse(stored->output, BoundedJson::Limits::record()).value);
             json decision = decisionRecord(admission.result.outcome == CallStatus::Declined ? "declined" : "answered",
                 "stored", QString(), stored->answeredAtMs);
             decision["interaction"] = stored->interactionId.toStdString();
@@ -505,11 +507,12 @@ bool InteractionBroker::answer(const QString& id, const InteractionAnswer& answe
             *error = QStringLiteral("a client tool is answered with a response, not an approval");
             return false;
         }
-        const json output = json::parse(answer.output.toStdString(), nullptr, false);
+        const BoundedJson::Result<json> output = BoundedJson::parse(answer.output, BoundedJson::Limits::message());
         const auto tool = m_registry ? m_registry->find(interaction.tool.toStdString()) : nullptr;
-        const QString problem = output.is_discarded() ? QStringLiteral("the answer is not JSON")
-            : tool && tool->clientTool                ? tool->clientTool->checkOutput(output)
-                                                      : QString();
+        const QString problem = !output.ok
+            ? QStringLiteral("the answer is not JSON (%1)").arg(QString::fromStdString(output.error))
+            : tool && tool->clientTool ? tool->clientTool->checkOutput(output.value)
+                                       : QString();
         if (!problem.isEmpty()) {
             *error = problem;
             return false;
@@ -550,7 +553,8 @@ bool InteractionBroker::answer(const QString& id, const InteractionAnswer& answe
 
     json decision;
     if (interaction.kind == InteractionKind::ClientTool) {
-        const ToolResult result = ClientTool::resultFor(json::parse(answer.output.toStdString(), nullptr, false));
+        const ToolResult result
+            = ClientTool::resultFor(BoundedJson::parse(answer.output, BoundedJson::Limits::message()).value);
         decision = decisionRecord(result.outcome == CallStatus::Declined ? "declined" : "answered", "answer", by, now);
     } else if (makesGrant) {
         decision = decisionRecord(
@@ -712,17 +716,18 @@ void InteractionBroker::applyExternalState(const InteractionState::CompactRecord
 
 bool InteractionBroker::adoptStores(const InteractionState::CompactRecords& records, QSet<QString>* answeredIds)
 {
-    const auto parse = [](const QByteArray& record) {
-        return json::parse(record.constData(), record.constData() + record.size(), nullptr, false);
-    };
-    const json outputs = parse(records.clientOutputs);
-    const json approvals = parse(records.approvals);
+    const auto parse
+        = [](const QByteArray& record) { return BoundedJson::parse(record, BoundedJson::Limits::stateFile()); };
+    const BoundedJson::Result<json> outputsParsed = parse(records.clientOutputs);
+    const BoundedJson::Result<json> approvalsParsed = parse(records.approvals);
+    const json& outputs = outputsParsed.value;
+    const json& approvals = approvalsParsed.value;
     // Another process's records, read strictly: what does not read is left out, never half taken.
-    QString problem;
+    QString problem = QString::fromStdString(outputsParsed.ok ? approvalsParsed.error : outputsParsed.error);
     ClientOutputStore merged;
-    const bool outputsRead = !outputs.is_discarded() && merged.fromJson(outputs, &problem);
+    const bool outputsRead = outputsParsed.ok && merged.fromJson(outputs, &problem);
     ApprovalStore mergedApprovals;
-    const bool approvalsRead = !approvals.is_discarded() && mergedApprovals.fromJson(approvals, &problem);
+    const bool approvalsRead = approvalsParsed.ok && mergedApprovals.fromJson(approvals, &problem);
     if (!outputsRead || !approvalsRead) {
         qWarning("switchboard: stored answers from another process left out: %s", qPrintable(problem));
         return false;
@@ -758,9 +763,11 @@ bool InteractionBroker::adoptQuestion(const QString& id, const QByteArray& recor
         return false;
     PendingInteraction external;
     QString problem;
-    const json value = json::parse(record.constData(), record.constData() + record.size(), nullptr, false);
-    if (value.is_discarded()
-        || !PendingInteraction::fromJson(value, QStringLiteral("question %1").arg(id), &external, &problem)) {
+    const BoundedJson::Result<json> parsed = BoundedJson::parse(record, BoundedJson::Limits::record());
+    if (!parsed.ok)
+        problem = QStringLiteral("question %1 is not JSON (%2)").arg(id, QString::fromStdString(parsed.error));
+    if (!parsed.ok
+        || !PendingInteraction::fromJson(parsed.value, QStringLiteral("question %1").arg(id), &external, &problem)) {
         qWarning("switchboard: a question from another process left out: %s", qPrintable(problem));
         return false;
     }
@@ -769,7 +776,7 @@ bool InteractionBroker::adoptQuestion(const QString& id, const QByteArray& recor
         // and answered here into the stores, where that process's retry finds the answer.
         Entry entry;
         entry.interaction = std::move(external);
-        entry.arguments = json::parse(entry.interaction.arguments.toStdString(), nullptr, false); // checked JSON
+        entry.arguments = BoundedJson::parse(entry.interaction.arguments, BoundedJson::Limits::record()).value;
         entry.record = QByteArray::fromStdString(entry.interaction.toJson().dump());
         m_pendingBytes += entry.record.size();
         m_entries.emplace(id, std::move(entry));
@@ -841,7 +848,8 @@ std::optional<InteractionAnswer> InteractionBroker::takeStoredAnswer(const Entry
         InteractionAnswer answer;
         answer.decision = InteractionAnswer::Decision::Respond;
         answer.output = stored->output;
-        const ToolResult result = ClientTool::resultFor(json::parse(stored->output.toStdString(), nullptr, false));
+        const ToolResult result
+            = ClientTool::resultFor(BoundedJson::parse(stored->output, BoundedJson::Limits::record()).value);
         json record = decisionRecord(result.outcome == CallStatus::Declined ? "declined" : "answered", "stored",
             QString(), stored->answeredAtMs);
         record["interaction"] = stored->interactionId.toStdString();

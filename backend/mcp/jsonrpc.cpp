@@ -4,86 +4,6 @@ namespace JsonRpc {
 
 namespace {
 
-// Wraps nlohmann's DOM builder to stop parsing as soon as nesting or the number of values exceeds
-// its limit: the deep or huge document is never built, so a hostile body cannot exhaust the stack
-// or the heap.
-class LimitedSax
-{
-public:
-    LimitedSax(json& root, const ParseLimits& limits)
-        : m_builder(root, false)
-        , m_maxDepth(limits.maxDepth)
-        , m_maxValues(limits.maxValues)
-    {}
-
-    bool null() { return counted() && m_builder.null(); }
-    bool boolean(bool value) { return counted() && m_builder.boolean(value); }
-    bool number_integer(json::number_integer_t value) { return counted() && m_builder.number_integer(value); }
-    bool number_unsigned(json::number_unsigned_t value) { return counted() && m_builder.number_unsigned(value); }
-    bool number_float(json::number_float_t value, const json::string_t& text)
-    {
-        return counted() && m_builder.number_float(value, text);
-    }
-    bool string(json::string_t& value) { return counted() && m_builder.string(value); }
-    bool binary(json::binary_t& value) { return counted() && m_builder.binary(value); }
-    bool start_object(std::size_t elements)
-    {
-        if (!counted())
-            return false;
-        if (++m_depth > m_maxDepth) {
-            m_error = "JSON is nested deeper than " + std::to_string(m_maxDepth) + " levels";
-            return false;
-        }
-        return m_builder.start_object(elements);
-    }
-    bool key(json::string_t& value) { return m_builder.key(value); }
-    bool end_object()
-    {
-        --m_depth;
-        return m_builder.end_object();
-    }
-    bool start_array(std::size_t elements)
-    {
-        if (!counted())
-            return false;
-        if (++m_depth > m_maxDepth) {
-            m_error = "JSON is nested deeper than " + std::to_string(m_maxDepth) + " levels";
-            return false;
-        }
-        return m_builder.start_array(elements);
-    }
-    bool end_array()
-    {
-        --m_depth;
-        return m_builder.end_array();
-    }
-    bool parse_error(std::size_t position, const std::string& token, const nlohmann::detail::exception& ex)
-    {
-        (void)position;
-        (void)token;
-        m_error = ex.what();
-        return false;
-    }
-
-    const std::string& error() const { return m_error; }
-
-private:
-    bool counted()
-    {
-        if (++m_values <= m_maxValues)
-            return true;
-        m_error = "JSON has more than " + std::to_string(m_maxValues) + " values";
-        return false;
-    }
-
-    nlohmann::detail::json_sax_dom_parser<json> m_builder;
-    int m_maxDepth;
-    int m_maxValues;
-    int m_depth = 0;
-    int m_values = 0;
-    std::string m_error;
-};
-
 bool isValidId(const json& id)
 {
     return id.is_string() || id.is_number_integer();
@@ -93,22 +13,7 @@ bool isValidId(const json& id)
 
 ParseResult parse(const QByteArray& body, const ParseLimits& limits)
 {
-    ParseResult result;
-    LimitedSax sax(result.value, limits);
-    const auto* begin = reinterpret_cast<const std::uint8_t*>(body.constData());
-    const bool ok = json::sax_parse(begin, begin + body.size(), &sax, json::input_format_t::json, true);
-    if (!ok) {
-        result.value = json();
-        result.error = sax.error().empty() ? std::string("malformed JSON") : sax.error();
-        // nlohmann's messages start with "[json.exception.parse_error.101] parse error at …"; keep
-        // the readable part.
-        const auto bracket = result.error.find("] ");
-        if (result.error.rfind("[json.exception.", 0) == 0 && bracket != std::string::npos)
-            result.error.erase(0, bracket + 2);
-        return result;
-    }
-    result.ok = true;
-    return result;
+    return BoundedJson::parse(body, limits);
 }
 
 const json& Message::params() const

@@ -3,6 +3,8 @@
 // JSON-RPC 2.0 as MCP uses it: bounded parsing of request bodies, classification of messages, and
 // the one place where protocol errors are shaped.
 
+#include "boundedjson.h"
+
 #include <QByteArray>
 #include <QString>
 
@@ -22,24 +24,13 @@ enum ErrorCode : int {
     InternalError = -32603,
 };
 
-struct ParseLimits
-{
-    int maxDepth = 64; // objects and arrays nested deeper than this are a parse error
-    // More values than this (every object, array, string, number, literal counts one) are a parse
-    // error: a few megabytes of "{}" would otherwise become hundreds of megabytes of DOM.
-    int maxValues = 100'000;
-};
+// Limits and results are BoundedJson's (the one parser); a message's by default.
+using ParseLimits = BoundedJson::Limits;
+using ParseResult = BoundedJson::Result<json>; // error: why parsing failed, for the -32700 message
 
-struct ParseResult
-{
-    bool ok = false;
-    json value;
-    std::string error; // why parsing failed, for the -32700 message
-};
-
-// Parses a request body. Invalid UTF-8, nesting deeper than the limit and more values than the limit
-// are rejected while parsing, before the document grows past them.
-ParseResult parse(const QByteArray& body, const ParseLimits& limits = {});
+// Parses a request body or an upstream's message. Invalid UTF-8, nesting deeper than the limit and
+// more values than the limit are rejected while parsing, before the document grows past them.
+ParseResult parse(const QByteArray& body, const ParseLimits& limits = ParseLimits::message());
 
 enum class Kind {
     Request,

@@ -150,6 +150,15 @@ QString fromStd(const std::string& text)
     return QString::fromStdString(text);
 }
 
+// Why a message from the upstream could not be read: not JSON, or JSON beyond the parser's limits
+// (nesting, values), which is refused rather than built.
+QString unreadable(const JsonRpc::ParseResult& parsed)
+{
+    return (parsed.problem == BoundedJson::Problem::Malformed ? QStringLiteral("is not JSON: ")
+                                                              : QStringLiteral("is refused: "))
+        + fromStd(parsed.error);
+}
+
 // Session ids are visible ASCII (the transport's rule); anything else is not put into a header.
 bool isValidSessionId(const QByteArray& id)
 {
@@ -706,7 +715,7 @@ public:
             if (!parsed.ok) {
                 finish(opId,
                     failedOutcome(makeFailure(FailureKind::Malformed,
-                        QStringLiteral("the upstream sent an event that is not JSON: %1").arg(fromStd(parsed.error)))));
+                        QStringLiteral("the upstream sent an event that %1").arg(unreadable(parsed)))));
                 return;
             }
             handleMessage(opId, parsed.value);
@@ -904,7 +913,7 @@ public:
         if (!parsed.ok) {
             finish(opId,
                 failedOutcome(makeFailure(FailureKind::Malformed,
-                    QStringLiteral("the upstream's response is not JSON: %1").arg(fromStd(parsed.error)), status)));
+                    QStringLiteral("the upstream's response %1").arg(unreadable(parsed)), status)));
             return;
         }
         QPointer<McpClient> alive(q);

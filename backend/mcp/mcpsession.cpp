@@ -1,6 +1,7 @@
 #include "mcp/mcpsession.h"
 
 #include "backendevents.h"
+#include "boundedjson.h"
 #include "interaction/clienttool.h"
 #include "interaction/interactionbroker.h"
 #include "mcp/calltimeline.h"
@@ -572,7 +573,7 @@ void McpSession::resumeCall(const std::string& key, const InteractionAnswer& ans
     const std::shared_ptr<ToolCallContext> context = entry.context;
     const std::shared_ptr<const RegisteredTool> tool = entry.tool;
     if (tool->clientTool) {
-        context->finish(ClientTool::resultFor(json::parse(answer.output.toStdString(), nullptr, false)));
+        context->finish(ClientTool::resultFor(BoundedJson::parse(answer.output, BoundedJson::Limits::message()).value));
     } else if (answer.decision == InteractionAnswer::Decision::Deny) {
         context->finish(ToolResult::error(
             QStringLiteral("The person at the Switchboard console denied this call of \"%1\"%2.")

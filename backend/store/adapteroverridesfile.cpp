@@ -1,6 +1,7 @@
 #include "store/adapteroverridesfile.h"
 
 #include "adapters/adapterconfig.h"
+#include "boundedjson.h"
 #include "store/statefilelock.h"
 #include "store/workspacestatefile.h"
 
@@ -55,11 +56,12 @@ QByteArray AdapterOverridesFile::toBytes(const Overrides& overrides)
 bool AdapterOverridesFile::parse(const QByteArray& contents, Overrides* overrides, QString* error)
 {
     overrides->clear();
-    const json root = json::parse(contents.constData(), contents.constData() + contents.size(), nullptr, false);
-    if (root.is_discarded()) {
-        *error = QStringLiteral("it is not JSON");
+    const BoundedJson::Result<json> file = BoundedJson::parse(contents, BoundedJson::Limits::record());
+    if (!file.ok) {
+        *error = QStringLiteral("it is not JSON (%1)").arg(QString::fromStdString(file.error));
         return false;
     }
+    const json& root = file.value;
     if (!root.is_object()) {
         *error = QStringLiteral("it is not a JSON object");
         return false;

@@ -1,5 +1,6 @@
 #include "store/workspacestaterecords.h"
 
+#include "boundedjson.h"
 #include "interaction/approvalstore.h"
 #include "interaction/clientoutputstore.h"
 #include "pendinginteraction.h"
@@ -9,12 +10,12 @@ using nlohmann::json;
 
 bool WorkspaceStateRecords::parse(const QByteArray& contents, WorkspaceStateRecords* records, QString* problem)
 {
-    const json state = json::parse(contents.constData(), contents.constData() + contents.size(), nullptr, false);
-    if (state.is_discarded()) {
-        *problem = QStringLiteral("it is not JSON");
+    const BoundedJson::Result<json> parsed = BoundedJson::parse(contents, BoundedJson::Limits::stateFile());
+    if (!parsed.ok) {
+        *problem = QStringLiteral("it is not JSON (%1)").arg(QString::fromStdString(parsed.error));
         return false;
     }
-    return fromJson(state, records, problem);
+    return fromJson(parsed.value, records, problem);
 }
 
 bool WorkspaceStateRecords::fromJson(const json& state, WorkspaceStateRecords* records, QString* problem)
@@ -202,24 +203,27 @@ void WorkspaceStateRecords::itemChanges(Kind kind, const Items& from, const Item
 bool WorkspaceStateRecords::clientOutputChanges(
     const QByteArray& record, QList<Change>* changes, QString* problem) const
 {
-    const json value = json::parse(record.constData(), record.constData() + record.size(), nullptr, false);
-    Items outputs;
-    if (value.is_discarded() || !readItems(value, "outputs", &outputs, problem)) {
-        if (value.is_discarded())
-            *problem = QStringLiteral("the stored answers are not JSON");
+    const BoundedJson::Result<json> parsed = BoundedJson::parse(record, BoundedJson::Limits::stateFile());
+    if (!parsed.ok) {
+        *problem = QStringLiteral("the stored answers are not JSON (%1)").arg(QString::fromStdString(parsed.error));
         return false;
     }
+    const json& value = parsed.value;
+    Items outputs;
+    if (!readItems(value, "outputs", &outputs, problem))
+        return false;
     itemChanges(Kind::Output, m_outputs, outputs, changes);
     return true;
 }
 
 bool WorkspaceStateRecords::approvalChanges(const QByteArray& record, QList<Change>* changes, QString* problem) const
 {
-    const json value = json::parse(record.constData(), record.constData() + record.size(), nullptr, false);
-    if (value.is_discarded()) {
-        *problem = QStringLiteral("the approvals are not JSON");
+    const BoundedJson::Result<json> parsed = BoundedJson::parse(record, BoundedJson::Limits::stateFile());
+    if (!parsed.ok) {
+        *problem = QStringLiteral("the approvals are not JSON (%1)").arg(QString::fromStdString(parsed.error));
         return false;
     }
+    const json& value = parsed.value;
     std::map<QString, QByteArray> grants;
     if (!readGrantRecords(value, &grants, problem))
         return false;

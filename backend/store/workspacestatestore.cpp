@@ -1,5 +1,6 @@
 #include "store/workspacestatestore.h"
 
+#include "boundedjson.h"
 #include "store/statefilelock.h"
 #include "store/workspacestatewatcher.h"
 
@@ -41,11 +42,12 @@ InteractionState::LoadResult WorkspaceStateStore::load(Records* records, QString
         return LoadResult::Empty;
     if (status == WorkspaceStateFile::ReadStatus::Unreadable)
         return LoadResult::Unreadable;
-    const json state = json::parse(contents.constData(), contents.constData() + contents.size(), nullptr, false);
-    if (state.is_discarded()) {
-        *problem = QStringLiteral("it is not JSON");
+    const BoundedJson::Result<json> parsed = BoundedJson::parse(contents, BoundedJson::Limits::stateFile());
+    if (!parsed.ok) {
+        *problem = QStringLiteral("it is not JSON (%1)").arg(QString::fromStdString(parsed.error));
         return LoadResult::Unreadable;
     }
+    const json& state = parsed.value;
     WorkspaceStateRecords read;
     if (!WorkspaceStateRecords::fromJson(state, &read, problem))
         return LoadResult::Unreadable;

@@ -1,5 +1,7 @@
 #include "tools/schemavalidator.h"
 
+#include "boundedjson.h"
+
 // valijson reports a schema it cannot use by throwing; without this it prints and aborts.
 #define VALIJSON_USE_EXCEPTIONS 1
 #include <valijson/adapters/nlohmann_json_adapter.hpp>
@@ -32,6 +34,8 @@ constexpr const char* FormatKeyword = "x-switchboard-format";
 // client may send) and divides by the divisor as given (by zero for a schema's 0).
 constexpr const char* MultipleOfKeyword = "x-switchboard-multipleOf";
 constexpr int MaxSchemaDepth = 128;
+// What every recursive walk here is held to: the limits of anything Switchboard parses.
+constexpr BoundedJson::Limits WalkLimits = BoundedJson::Limits::record();
 // patternProperties' names are the one place valijson still uses std::regex: it compiles them on
 // every validation, throws (and, inside its visitor, terminates the process) on an invalid one, and
 // recurses once per nesting level. They are compiled once at registration and bounded here.
@@ -751,8 +755,13 @@ private:
 } // namespace
 
 SchemaValidator::SchemaValidator(const json& schema)
-    : m_schema(schema)
 {
+    // Copying the schema, the scan and valijson's parser all recurse once per level.
+    if (const std::string beyond = BoundedJson::exceeded(schema, WalkLimits); !beyond.empty()) {
+        m_schemaError = QStringLiteral("the schema cannot be checked: %1").arg(QString::fromStdString(beyond));
+        return;
+    }
+    m_schema = schema;
     if (!schema.is_object() && !schema.is_boolean()) {
         m_schemaError = QStringLiteral("a JSON schema must be an object or a boolean");
         return;
@@ -785,6 +794,10 @@ QStringList SchemaValidator::check(const json& value, int maxErrors) const
     if (!m_compiled)
         return {
             QStringLiteral("arguments: cannot be checked: the tool's inputSchema is unusable (%1)").arg(m_schemaError)};
+    // valijson, the explainer and the walks below recurse once per level: a value deeper than any
+    // parsed one may be (one built in code from pieces) is refused, never walked.
+    if (const std::string beyond = BoundedJson::exceeded(value, WalkLimits); !beyond.empty())
+        return {QStringLiteral("arguments: cannot be checked: %1").arg(QString::fromStdString(beyond))};
     if (m_usesPatternProperties) {
         std::string name;
         if (overlongPropertyName(value, &name))

@@ -229,8 +229,9 @@ QByteArray ToolEnvelope::toolsCallRequest() const
 
 RunnerAnswer ToolEnvelope::answer(const QByteArray& jsonRpcResponse) const
 {
-    const json response = json::parse(
-        jsonRpcResponse.constData(), jsonRpcResponse.constData() + jsonRpcResponse.size(), nullptr, false);
+    // The runner's own backend wrote it: a record's limits (a tool's output inside a response).
+    const BoundedJson::Result<json> parsed = BoundedJson::parse(jsonRpcResponse, BoundedJson::Limits::record());
+    const json& response = parsed.value;
     if (response.is_object()) {
         if (const auto result = response.find("result"); result != response.end() && result->is_object()) {
             const bool failed = result->value("isError", false);
@@ -271,7 +272,11 @@ RunnerAnswer ToolEnvelope::answer(const QByteArray& jsonRpcResponse) const
             return lineOf(json{{"ok", false}, {"error", errorObject(failure)}}, exitCode, failure.message);
         }
     }
-    return failure({"internal_error", QStringLiteral("the call ended without a readable response")}, ToolFailed);
+    return failure({"internal_error",
+                       parsed.ok ? QStringLiteral("the call ended without a readable response")
+                                 : QStringLiteral("the call's response could not be read: %1")
+                                       .arg(QString::fromStdString(parsed.error))},
+        ToolFailed);
 }
 
 RunnerAnswer ToolEnvelope::failure(const Failure& failure, int exitCode) const

@@ -28,6 +28,8 @@
 //                 line ends, comments, `data:` without a space, a message split over two data
 //                 lines and an event of another type, then the result "odd ok"
 //   listen-405    listening GETs get 405 (the server offers no stream); requests as ok
+//   deep          tools/call answers a result whose structuredContent nests `depth` arrays (default
+//                 200000), written as text (JSON.stringify would recurse as deep)
 // and {"sse": true} alongside any mode answers every request over SSE instead of JSON;
 // {"listChanged": false} leaves tools.listChanged out of the capabilities initialize offers.
 // Actions (the mode stays as it is):
@@ -335,6 +337,18 @@ async function handleMcp(req, res) {
     }
     if (message.method === 'tools/call' && mode.mode === 'expire-always')
         return sendJson(res, 404, { jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Session not found' } });
+    if (message.method === 'tools/call' && mode.mode === 'deep') {
+        const depth = Number(mode.depth ?? 200000);
+        const body = `{"jsonrpc":"2.0","id":${JSON.stringify(message.id)},"result":{"content":[],`
+            + `"structuredContent":{"deep":${'['.repeat(depth)}${']'.repeat(depth)}}}}`;
+        if (!mode.sse) {
+            res.writeHead(200, { 'Content-Type': 'application/json' });
+            return res.end(body);
+        }
+        res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' });
+        res.write(`event: message\ndata: ${body}\n\n`);
+        return setTimeout(() => res.end(), 5);
+    }
     if (message.method === 'tools/call') return callTool(message, res, {});
     if (message.method === 'ping') return sendJson(res, 200, { jsonrpc: '2.0', id: message.id, result: {} });
     return sendJson(res, 200, { jsonrpc: '2.0', id: message.id, error: { code: -32601, message: 'Method not found' } });
