@@ -551,6 +551,23 @@ private:
         QVERIFY(copyTree(m_template, m_outside + QStringLiteral("/remote.git")));
     }
 
+    // Outside the root: a repository with data of its own (a commit the root's repositories lack,
+    // as loose objects; the rest packed; its refs packed and loose), and files a config may name.
+    void makeOutsideSecret(QString* secretGit, QString* secretHead)
+    {
+        const QString secret = m_outside + QStringLiteral("/secret");
+        GIT_OK(m_workPath, "clone", "-q", m_remote, secret);
+        GIT_OK(secret, "repack", "-q", "-a", "-d");
+        SETUP(commitWithGit(
+            secret, QStringLiteral("secret.txt"), "outside data\n", QStringLiteral("secret outside"), secretHead));
+        GIT_OK(secret, "pack-refs", "--all", "--no-prune");
+        GIT_OK(secret, "update-ref", "ORIG_HEAD", "HEAD");
+        QVERIFY(writeFile(secret + QStringLiteral("/.git/extra.config"), "[user]\n\tname = Secret Person\n"));
+        QVERIFY(writeFile(secret + QStringLiteral("/.git/ignored"), "*.txt\n"));
+        QVERIFY(QDir().mkpath(secret + QStringLiteral("/.git/modules")));
+        *secretGit = secret + QStringLiteral("/.git");
+    }
+
 private Q_SLOTS:
     void initTestCase()
     {
@@ -1773,6 +1790,225 @@ private Q_SLOTS:
         difference = snapshotDifference(rootBefore, snapshot(m_root));
         QVERIFY2(difference.isEmpty(), qPrintable(difference));
         QVERIFY(touches().empty());
+    }
+
+    // A repository inside the root whose git data (objects, refs, logs, the index, its config and
+    // the files the config names, alternates) leads to a repository outside through its own .git:
+    // every tool refuses it, naming what leads out; a clone from it too; nothing outside changes
+    // (git_commit would write its objects, refs and reflog there), nothing is created there.
+    void gitDataLeadingOutsideIsRefused_data()
+    {
+        QTest::addColumn<QString>("kind");
+        QTest::addColumn<QString>("fragment"); // what the refusal names
+
+        const auto row = [](const char* kind, const char* fragment) {
+            QTest::newRow(kind) << QString::fromLatin1(kind) << QString::fromLatin1(fragment);
+        };
+        row("objects", ".git/objects");
+        row("refs", ".git/refs");
+        row("refs/heads", ".git/refs/heads");
+        row("refs/heads/main", ".git/refs/heads/main");
+        row("packed-refs", ".git/packed-refs");
+        row("HEAD", ".git/HEAD");
+        row("index", ".git/index");
+        row("config", ".git/config");
+        row("logs", ".git/logs");
+        row("logs/HEAD, leading nowhere yet", ".git/logs/HEAD");
+        row("ORIG_HEAD", ".git/ORIG_HEAD");
+        row("info/exclude", ".git/info/exclude");
+        row("modules", ".git/modules");
+        row("objects/pack", ".git/objects/pack");
+        row("a pack file", ".git/objects/pack/pack-");
+        row("a loose object directory", ".git/objects/");
+        row("alternates, absolute", ".git/objects/info/alternates");
+        row("alternates, relative", ".git/objects/info/alternates");
+        row("alternates of an alternate", "middle.git/objects/info/alternates");
+        row("include.path", "include.path");
+        row("include.path, relative", "include.path");
+        row("includeIf", "includeif.gitdir:/.path");
+        row("core.excludesFile", "core.excludesfile");
+        row("core.attributesFile", "core.attributesfile");
+        row("core.worktree", "outside the allowed roots");
+        row("commondir", "is a worktree of the repository at");
+    }
+
+    void gitDataLeadingOutsideIsRefused()
+    {
+        QFETCH(QString, kind);
+        QFETCH(QString, fragment);
+        QString secretGit;
+        QString secretHead;
+        SETUP(makeOutsideSecret(&secretGit, &secretHead));
+
+        // Inside: a clone made by git, then one of its entries made to lead out.
+        const QString inside = rootPath(QStringLiteral("inside"));
+        GIT_OK(m_root, "clone", "-q", m_remote, inside);
+        QVERIFY(writeFile(inside + QStringLiteral("/a.txt"), "changed inside\n"));
+        const QString dotGit = inside + QStringLiteral("/.git");
+        // Replaces `entry` of the inside .git by a link to the same entry of the secret one.
+        const auto linkOut = [&](const QString& entry, const QString& target = QString()) {
+            const QString path = dotGit + QLatin1Char('/') + entry;
+            if (QFileInfo(path).isDir() && !QFileInfo(path).isSymLink())
+                QDir(path).removeRecursively();
+            else
+                QFile::remove(path);
+            return QFile::link(target.isEmpty() ? secretGit + QLatin1Char('/') + entry : target, path);
+        };
+        // Reads the secret commit through what leads out, when the tools follow it.
+        const auto pointMainAtSecret
+            = [&] { return writeFile(dotGit + QStringLiteral("/refs/heads/main"), secretHead.toLatin1() + '\n'); };
+        const QString looseDirectory = QStringLiteral("objects/") + secretHead.left(2);
+        if (kind == QLatin1String("logs/HEAD, leading nowhere yet")) {
+            QVERIFY(linkOut(QStringLiteral("logs/HEAD"), m_outside + QStringLiteral("/created-by-a-reflog")));
+        } else if (kind == QLatin1String("a pack file")) {
+            QDir packs(secretGit + QStringLiteral("/objects/pack"));
+            const QStringList files = packs.entryList({QStringLiteral("pack-*")}, QDir::Files);
+            QVERIFY(!files.isEmpty());
+            for (const QString& file : files)
+                QVERIFY(QFile::link(packs.filePath(file), dotGit + QStringLiteral("/objects/pack/") + file));
+        } else if (kind == QLatin1String("a loose object directory")) {
+            QVERIFY(linkOut(looseDirectory));
+            QVERIFY(pointMainAtSecret());
+        } else if (kind.startsWith(QLatin1String("alternates"))) {
+            QString alternate = secretGit + QStringLiteral("/objects");
+            if (kind == QLatin1String("alternates, relative")) {
+                alternate = QStringLiteral("../../../../outside/secret/.git/objects");
+            } else if (kind == QLatin1String("alternates of an alternate")) {
+                // An alternate inside the root is fine; its own alternate leads out.
+                const QString middle = rootPath(QStringLiteral("middle.git"));
+                GIT_OK(m_root, "clone", "-q", "--bare", m_remote, middle);
+                QVERIFY(writeFile(
+                    middle + QStringLiteral("/objects/info/alternates"), QFile::encodeName(secretGit) + "/objects\n"));
+                alternate = middle + QStringLiteral("/objects");
+            }
+            QVERIFY(
+                writeFile(dotGit + QStringLiteral("/objects/info/alternates"), QFile::encodeName(alternate) + '\n'));
+            QVERIFY(pointMainAtSecret());
+        } else if (kind == QLatin1String("include.path")) {
+            GIT_OK(inside, "config", "include.path", secretGit + QStringLiteral("/extra.config"));
+        } else if (kind == QLatin1String("include.path, relative")) {
+            GIT_OK(inside, "config", "include.path", "../../../outside/secret/.git/extra.config");
+        } else if (kind == QLatin1String("includeIf")) {
+            GIT_OK(inside, "config", "includeIf.gitdir:/.path", secretGit + QStringLiteral("/extra.config"));
+        } else if (kind == QLatin1String("core.excludesFile")) {
+            GIT_OK(inside, "config", "core.excludesFile", secretGit + QStringLiteral("/ignored"));
+        } else if (kind == QLatin1String("core.attributesFile")) {
+            GIT_OK(inside, "config", "core.attributesFile", secretGit + QStringLiteral("/ignored"));
+        } else if (kind == QLatin1String("core.worktree")) {
+            GIT_OK(inside, "config", "core.worktree", QFileInfo(secretGit).path());
+        } else if (kind == QLatin1String("commondir")) {
+            QVERIFY(writeFile(dotGit + QStringLiteral("/commondir"), QFile::encodeName(secretGit) + '\n'));
+        } else {
+            QVERIFY(QFileInfo::exists(secretGit + QLatin1Char('/') + kind));
+            QVERIFY(linkOut(kind));
+        }
+        const Snapshot outsideBefore = snapshot(m_outside);
+        const Snapshot rootBefore = snapshot(m_root);
+
+        auto calls = repositoryToolCalls(inside);
+        // A clone from it (a local remote) would copy what it reads.
+        calls.emplace_back(QStringLiteral("git_clone_repository"),
+            json{{"repository_url", inside.toStdString()},
+                {"local_path", rootPath(QStringLiteral("copy")).toStdString()}});
+        for (const auto& [tool, arguments] : calls) {
+            ToolResult result = call(tool, arguments);
+            QVERIFY2(result.isError, qPrintable(tool + QLatin1Char(' ') + describe(result)));
+            const QString message = messageOf(result);
+            QVERIFY2(message.contains(fragment) && message.contains(QLatin1String("outside the allowed roots")),
+                qPrintable(tool + QLatin1Char(' ') + describe(result)));
+            QVERIFY2(!message.contains(QLatin1String("secret outside")) && !message.contains(QLatin1String("Secret")),
+                qPrintable(tool + QLatin1Char(' ') + describe(result)));
+        }
+        QString difference = snapshotDifference(outsideBefore, snapshot(m_outside));
+        QVERIFY2(difference.isEmpty(), qPrintable(difference));
+        QVERIFY(!QFileInfo::exists(m_outside + QStringLiteral("/created-by-a-reflog")));
+        difference = snapshotDifference(rootBefore, snapshot(m_root));
+        QVERIFY2(difference.isEmpty(), qPrintable(difference));
+        QVERIFY(touches().empty());
+    }
+
+    // A loose object whose file is a link to one outside the root: too many to look at when a
+    // repository opens, each is looked at when it is read. The tools that read it fail naming it,
+    // nothing shows what it holds; a clone from the repository (which libgit2 reads by itself)
+    // is refused before anything is copied.
+    void looseObjectLeadingOutsideIsRefusedWhenRead()
+    {
+        QString secretGit;
+        QString secretHead;
+        SETUP(makeOutsideSecret(&secretGit, &secretHead));
+        const QString inside = rootPath(QStringLiteral("inside"));
+        GIT_OK(m_root, "clone", "-q", m_remote, inside);
+        const QString object = QStringLiteral("objects/") + secretHead.left(2) + QLatin1Char('/') + secretHead.mid(2);
+        QVERIFY(QDir().mkpath(inside + QStringLiteral("/.git/objects/") + secretHead.left(2)));
+        QVERIFY(QFile::link(secretGit + QLatin1Char('/') + object, inside + QStringLiteral("/.git/") + object));
+        QVERIFY(writeFile(inside + QStringLiteral("/.git/refs/heads/main"), secretHead.toLatin1() + '\n'));
+        const Snapshot outsideBefore = snapshot(m_outside);
+
+        const std::string path = inside.toStdString();
+        const QString named = QStringLiteral(".git/") + object + QStringLiteral(" leads to '") + secretGit
+            + QLatin1Char('/') + object + QStringLiteral("', outside the allowed roots");
+        const std::vector<std::pair<QString, json>> reads{
+            {QStringLiteral("git_log"), json{{"repo_path", path}}},
+            {QStringLiteral("git_show"), json{{"repo_path", path}, {"revision", secretHead.toStdString()}}},
+            {QStringLiteral("git_show"), json{{"repo_path", path}, {"revision", secretHead.left(9).toStdString()}}},
+            {QStringLiteral("git_status"), json{{"repo_path", path}}},
+            {QStringLiteral("git_diff"), json{{"repo_path", path}, {"target", "HEAD"}}},
+            {QStringLiteral("git_commit"), json{{"repo_path", path}, {"message", "on top"}, {"allow_empty", true}}},
+            {QStringLiteral("git_create_branch"), json{{"repo_path", path}, {"branch_name", "topic"}}},
+        };
+        for (const auto& [tool, arguments] : reads) {
+            ToolResult result = call(tool, arguments);
+            QVERIFY2(result.isError, qPrintable(tool + QLatin1Char(' ') + describe(result)));
+            QVERIFY2(messageOf(result).contains(named), qPrintable(tool + QLatin1Char(' ') + describe(result)));
+            QVERIFY2(!QString::fromStdString(result.toJson().dump()).contains(QLatin1String("secret outside")),
+                qPrintable(describe(result)));
+        }
+        ToolResult clone = call(QStringLiteral("git_clone_repository"),
+            json{{"repository_url", path}, {"local_path", rootPath(QStringLiteral("copy")).toStdString()}});
+        QVERIFY2(clone.isError, qPrintable(describe(clone)));
+        QVERIFY2(messageOf(clone).contains(named), qPrintable(describe(clone)));
+        QVERIFY(!QFileInfo::exists(rootPath(QStringLiteral("copy"))));
+        const QString difference = snapshotDifference(outsideBefore, snapshot(m_outside));
+        QVERIFY2(difference.isEmpty(), qPrintable(difference));
+        // The same repository with its own object back is read again.
+        QVERIFY(QFile::remove(inside + QStringLiteral("/.git/") + object));
+        GIT_OK(inside, "update-ref", "refs/heads/main", m_second);
+        VERIFY_SUCCESS(call(QStringLiteral("git_log"), json{{"repo_path", path}}));
+    }
+
+    // The same kinds of link and alternate, leading to places inside the roots, are used.
+    void gitDataInsideTheRootsIsUsed()
+    {
+        // A clone sharing the remote's objects (objects/info/alternates inside the root).
+        const QString shared = rootPath(QStringLiteral("shared"));
+        GIT_OK(m_root, "clone", "-q", "--shared", m_remote, shared);
+        QVERIFY(QFileInfo::exists(shared + QStringLiteral("/.git/objects/info/alternates")));
+        // A clone whose refs and logs live elsewhere in the root, behind links.
+        const QString linked = rootPath(QStringLiteral("linked"));
+        GIT_OK(m_root, "clone", "-q", m_remote, linked);
+        const QString store = rootPath(QStringLiteral("store"));
+        QVERIFY(QDir().mkpath(store));
+        for (const QString& entry : {QStringLiteral("refs"), QStringLiteral("logs")}) {
+            QVERIFY(QDir().rename(linked + QStringLiteral("/.git/") + entry, store + QLatin1Char('/') + entry));
+            QVERIFY(QFile::link(store + QLatin1Char('/') + entry, linked + QStringLiteral("/.git/") + entry));
+        }
+        GIT_OK(linked, "config", "include.path", store + QStringLiteral("/extra.config"));
+        QVERIFY(writeFile(store + QStringLiteral("/extra.config"), "[user]\n\tname = Included Author\n"));
+
+        for (const QString& repository : {shared, linked}) {
+            const std::string path = repository.toStdString();
+            ToolResult result = call(QStringLiteral("git_log"), json{{"repo_path", path}});
+            VERIFY_SUCCESS(result);
+            QCOMPARE(str(result.structuredContent["commits"][0]["id"]), m_second);
+            QVERIFY(writeFile(repository + QStringLiteral("/b.txt"), "bee\n"));
+            VERIFY_SUCCESS(call(
+                QStringLiteral("git_commit"), json{{"repo_path", path}, {"message", "Add b"}, {"files", {"b.txt"}}}));
+            GIT_OUT(author, repository, "log", "-1", "--format=%an");
+            QCOMPARE(author, repository == linked ? QStringLiteral("Included Author") : QString::fromUtf8(FixtureName));
+            GIT_OUT(status, repository, "status", "--porcelain");
+            QCOMPARE(status, QString());
+        }
+        QVERIFY(QFileInfo::exists(store + QStringLiteral("/logs/HEAD")));
     }
 
     void noRootsConfigured()

@@ -1,5 +1,6 @@
 #include "git/gitlibrary.h"
 
+#include "git/confinedloosebackend.h"
 #include "git/gittransportstream.h"
 #include "git/giturlpolicy.h"
 
@@ -24,9 +25,15 @@ void GitLibrary::ensureInitialized()
 QString GitLibrary::lastErrorMessage()
 {
     const git_error* error = git_error_last();
-    if (!error || !error->message)
+    QString message = error && error->message ? QString::fromUtf8(error->message).trimmed() : QString();
+    // An object refused for leading outside the roots: libgit2 may have reported the failure in
+    // words of its own.
+    const QString refusal = ConfinedLooseBackend::lastRefusal();
+    if (!refusal.isEmpty() && !message.contains(refusal))
+        message = message.isEmpty() ? refusal : message + QStringLiteral(" (") + refusal + QLatin1Char(')');
+    if (message.isEmpty())
         return QStringLiteral("unknown error");
-    return GitUrlPolicy::redact(QString::fromUtf8(error->message).trimmed());
+    return GitUrlPolicy::redact(message);
 }
 
 int GitLibrary::lastErrorClass()

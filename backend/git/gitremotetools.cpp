@@ -360,11 +360,26 @@ std::optional<GitUrlPolicy::Remote> checkRemote(
         return std::nullopt;
     }
     if (remote->isLocal()) {
+        // libgit2 opens it again by itself, with none of the handle's checks: everything it will
+        // read there (loose objects included) is looked at now.
         QString problem;
         QString path = remote->url;
         if (path.startsWith(QLatin1String("file://")))
             path = QUrl(path).toLocalFile();
-        if (!environment.paths.resolveRepository(path, what, &problem)) {
+        const auto resolved = environment.paths.resolveRepository(path, what, &problem);
+        if (!resolved) {
+            *error = problem;
+            return std::nullopt;
+        }
+        if (git_repository_open_ext(
+                nullptr, QFile::encodeName(*resolved).constData(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr)
+            != 0) {
+            *error = QStringLiteral("Repository not found: %1 is not a git repository (%2).")
+                         .arg(remote->url, GitLibrary::lastErrorMessage());
+            return std::nullopt;
+        }
+        if (!GitRepositoryHandle::open(
+                environment.paths, *resolved, what, &problem, GitDataConfinement::LooseObjects::CheckedNow)) {
             *error = problem;
             return std::nullopt;
         }
