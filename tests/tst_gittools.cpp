@@ -1337,6 +1337,46 @@ private Q_SLOTS:
         QCOMPARE(tree, QStringLiteral("x.txt"));
     }
 
+    // git_create_branch takes exactly the names git takes as a branch it can name again:
+    // `git check-ref-format --branch` accepts them unchanged, and git's revision syntax reads the
+    // name back as that branch ("@" alone is HEAD to git, whatever branch HEAD is on).
+    void branchNamesAsGitTakesThem_data()
+    {
+        QTest::addColumn<QString>("name");
+        for (const char* name : {"topic", "feature/x", "a@b", "@x", "x@", "@@", "\xc3\xa9t\xc3\xa9", "refs/heads/x",
+                 "HEAD/x", "a-b_c.d", "FETCH_HEAD", "x.locked", "@", "@{", "a@{b", "@{-1}", "a@{1}", "HEAD", "-a",
+                 "--force", "a..b", "a.lock", "x.lock/y", "a/b.lock", "a/.b", ".a", "a/", "/a", "a//b", "a b", "a~b",
+                 "a^b", "a:b", "a?b", "a*b", "a[b", "a\\b", "a.", "a\tb", "a\x7f", "a/./b", "a/../b", ".", ".."})
+            QTest::newRow(name) << QString::fromUtf8(name);
+    }
+
+    void branchNamesAsGitTakesThem()
+    {
+        QFETCH(QString, name);
+        QString clone;
+        SETUP(cloneWithGit(QStringLiteral("clone"), &clone));
+        // What git says, in a repository of its own.
+        const QString witness = rootPath(QStringLiteral("witness"));
+        GIT_OK(m_root, "clone", "-q", m_remote, witness);
+        const GitRun format = git(witness, "check-ref-format", "--branch", name);
+        bool gitTakesIt = format.code == 0 && format.output() == name;
+        if (gitTakesIt) {
+            GIT_OK(witness, "branch", name);
+            const GitRun named = git(witness, "rev-parse", "--symbolic-full-name", name);
+            gitTakesIt = named.code == 0 && named.output() == QStringLiteral("refs/heads/") + name;
+        }
+        const ToolResult result = call(QStringLiteral("git_create_branch"),
+            json{{"repo_path", clone.toStdString()}, {"branch_name", name.toStdString()}});
+        QVERIFY2(result.isError == !gitTakesIt,
+            qPrintable(QStringLiteral("git %1 it (%2); git_create_branch: %3")
+                           .arg(gitTakesIt ? QStringLiteral("takes") : QStringLiteral("refuses"), format.describe(),
+                               describe(result))));
+        const GitRun created = git(clone, "rev-parse", "--verify", "-q", QStringLiteral("refs/heads/") + name);
+        QCOMPARE(created.code == 0, gitTakesIt);
+        if (result.isError)
+            QVERIFY2(messageOf(result).contains(QLatin1String("branch_name")), qPrintable(describe(result)));
+    }
+
     void createBranch()
     {
         QString clone;

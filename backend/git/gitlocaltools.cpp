@@ -469,11 +469,15 @@ bool checkBranchName(const QString& name, const QString& what, QString* error)
 {
     if (!checkRevisionText(name, what, error))
         return false;
+    // libgit2's rules are git's (check-ref-format --branch); "@" alone passes them, but git reads it
+    // as HEAD wherever a revision is named, so such a branch could never be named again.
     int valid = 0;
-    const QByteArray reference = QByteArrayLiteral("refs/heads/") + name.toUtf8();
-    if (git_reference_name_is_valid(&valid, reference.constData()) != 0 || !valid || name == QLatin1String("HEAD")) {
-        *error = QStringLiteral("%1 \"%2\" is not a valid branch name (git forbids spaces, '..', '~', '^', ':', "
-                                "'?', '*', '[', a leading or trailing '/', and names ending in \".lock\").")
+    const QByteArray bytes = name.toUtf8();
+    if (git_branch_name_is_valid(&valid, bytes.constData()) != 0 || !valid || name == QLatin1String("@")) {
+        git_error_clear();
+        *error = QStringLiteral("%1 \"%2\" is not a valid branch name (git forbids HEAD, '@' alone, spaces, '..', "
+                                "'@{', '~', '^', ':', '?', '*', '[', '\\', a leading or trailing '/' or '.', and "
+                                "names ending in \".lock\").")
                      .arg(what, name);
         return false;
     }
