@@ -17,6 +17,7 @@
 
 #include <QDir>
 #include <QDirIterator>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
 #include <QProcess>
@@ -33,8 +34,12 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <functional>
 #include <memory>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 using nlohmann::json;
@@ -383,6 +388,8 @@ private:
     std::vector<Touch> m_touches;
     std::vector<json> m_notifications;
     QStringList m_problems; // contract breaches found by checkContract, reported by cleanup()
+    // Told each call's context before it runs (from the calling thread), so a test can cancel it.
+    std::function<void(const std::shared_ptr<ToolCallContext>&)> m_callStarting;
     qint64 m_lastCallId = 0;
 
     std::shared_ptr<GitToolEnvironment> makeEnvironment(const QStringList& roots, const GitUrlPolicy& urls)
@@ -447,6 +454,8 @@ private:
         hooks.wantsLog = [](LogLevel) { return true; };
         hooks.complete = [](ToolResult) {};
         const auto context = std::make_shared<ToolCallContext>(arguments, metadata, hooks);
+        if (m_callStarting)
+            m_callStarting(context);
         const std::size_t touchesBefore = touches().size();
         ToolResult result = it->blockingHandler(*context);
         checkContract(*it, metadata.callId, result, touchesBefore);
@@ -568,6 +577,46 @@ private:
         *secretGit = secret + QStringLiteral("/.git");
     }
 
+    // A bare repository at `path` made with git fast-import: `commits` commits each changing a few
+    // bytes of one large file (libgit2's local transport spends seconds on their deltas, on every
+    // core, before it sends anything), and `files` small files in the last one (a checkout of that
+    // many files takes a while).
+    void makeLargeRemote(const QString& path, int commits, int blobBytes, int files)
+    {
+        GIT_OK(m_workPath, "init", "-q", "--bare", "-b", "main", path);
+        QByteArray stream;
+        QByteArray blob(blobBytes, Qt::Uninitialized);
+        quint32 seed = 7;
+        const auto next = [&seed] { return seed = seed * 1664525u + 1013904223u; };
+        for (char& byte : blob)
+            byte = char(next() >> 24);
+        QProcess importer;
+        importer.setWorkingDirectory(path);
+        importer.start(QStringLiteral("git"), {QStringLiteral("fast-import"), QStringLiteral("--quiet")});
+        QVERIFY(importer.waitForStarted());
+        for (int commit = 0; commit < commits; ++commit) {
+            for (int change = 0; change < 20; ++change)
+                blob[int(next() % quint32(blobBytes))] = char(next() >> 24);
+            stream = "commit refs/heads/main\ncommitter A <a@example.invalid> "
+                + QByteArray::number(1600000000 + commit) + " +0000\ndata 7\ncommit\n";
+            stream += "M 100644 inline large.bin\ndata " + QByteArray::number(blob.size()) + '\n' + blob + '\n';
+            if (commit == commits - 1) {
+                for (int file = 0; file < files; ++file) {
+                    const QByteArray content = "file " + QByteArray::number(file) + '\n';
+                    stream += "M 100644 inline files/" + QByteArray::number(file / 100) + "/f"
+                        + QByteArray::number(file) + ".txt\ndata " + QByteArray::number(content.size()) + '\n' + content
+                        + '\n';
+                }
+            }
+            stream += '\n';
+            importer.write(stream);
+            QVERIFY(importer.waitForBytesWritten(GitTimeoutMs) || importer.bytesToWrite() == 0);
+        }
+        importer.closeWriteChannel();
+        QVERIFY(importer.waitForFinished(GitTimeoutMs));
+        QVERIFY2(importer.exitCode() == 0, importer.readAllStandardError().constData());
+    }
+
 private Q_SLOTS:
     void initTestCase()
     {
@@ -635,6 +684,7 @@ private Q_SLOTS:
         }
         m_notifications.clear();
         m_problems.clear();
+        m_callStarting = nullptr;
         m_environment = makeEnvironment({m_root}, GitUrlPolicy(GitUrlPolicy::defaultSchemes(), true));
     }
 
@@ -821,6 +871,87 @@ private Q_SLOTS:
         const QString difference = snapshotDifference(before, snapshot(m_root));
         QVERIFY2(difference.isEmpty(), qPrintable(difference));
         QVERIFY(touches().empty());
+    }
+
+    // A clone from a local remote past its deadline (the executor cancels the call then): it stops
+    // within seconds, not after libgit2 has packed and written everything, and leaves nothing
+    // behind; or it was done by then, whole. (libgit2's local transport built a pack on every core,
+    // with a delta search no cancellation stops: 40 s past a 2 s deadline.)
+    void localCloneStopsAtItsDeadline()
+    {
+        const QString remote = rootPath(QStringLiteral("large.git"));
+        SETUP(makeLargeRemote(remote, 400, 512 * 1024, 3000));
+        const QString destination = rootPath(QStringLiteral("dest"));
+        static constexpr int DeadlineMs = 1000;
+        QElapsedTimer clock;
+        std::thread deadline;
+        std::atomic<qint64> cancelledAt{-1};
+        m_callStarting = [&](const std::shared_ptr<ToolCallContext>& context) {
+            clock.start();
+            deadline = std::thread([context, &clock, &cancelledAt] {
+                std::this_thread::sleep_for(std::chrono::milliseconds(DeadlineMs)); // the deadline itself
+                cancelledAt = clock.elapsed();
+                context->cancel();
+            });
+        };
+        const ToolResult result = call(QStringLiteral("git_clone_repository"),
+            json{{"repository_url", QString(QStringLiteral("file://") + remote).toStdString()},
+                {"local_path", destination.toStdString()}});
+        const qint64 returnedAt = clock.elapsed();
+        deadline.join();
+        QVERIFY2(returnedAt < DeadlineMs + 4000,
+            qPrintable(QStringLiteral("returned %1 ms after its deadline: %2")
+                           .arg(returnedAt - DeadlineMs)
+                           .arg(describe(result))));
+        if (result.isError) {
+            QVERIFY2(messageOf(result).contains(QLatin1String("cancelled")), qPrintable(describe(result)));
+            QVERIFY(!QFileInfo::exists(destination));
+        } else {
+            QVERIFY2(returnedAt <= cancelledAt || cancelledAt < 0, "a clone past its deadline succeeded");
+            GIT_OUT(status, destination, "status", "--porcelain");
+            QCOMPARE(status, QString());
+        }
+        QCOMPARE(QDir(m_root).entryList({QStringLiteral(".switchboard-clone-*")}, QDir::AllEntries | QDir::Hidden),
+            QStringList());
+    }
+
+    // A clone cancelled while libgit2 writes its working tree stops there (libgit2's checkout has
+    // no way to be stopped; every file it writes passes the registered filters) and leaves nothing.
+    void cloneCancelledDuringItsCheckoutStops()
+    {
+        const QString remote = rootPath(QStringLiteral("files.git"));
+        SETUP(makeLargeRemote(remote, 1, 1024, 5000));
+        const QString destination = rootPath(QStringLiteral("dest"));
+        std::thread watcher;
+        std::atomic<bool> done{false};
+        QElapsedTimer cancelled;
+        m_callStarting = [&](const std::shared_ptr<ToolCallContext>& context) {
+            // The first file of the working tree in the staging directory: cancel.
+            watcher = std::thread([this, context, &done, &cancelled] {
+                while (!done) {
+                    const QStringList staging = QDir(m_root).entryList(
+                        {QStringLiteral(".switchboard-clone-*")}, QDir::Dirs | QDir::Hidden | QDir::NoDotAndDotDot);
+                    if (!staging.isEmpty()
+                        && QFileInfo::exists(m_root + QLatin1Char('/') + staging.first() + QStringLiteral("/files"))) {
+                        cancelled.start();
+                        context->cancel();
+                        return;
+                    }
+                    std::this_thread::yield();
+                }
+            });
+        };
+        const ToolResult result = call(QStringLiteral("git_clone_repository"),
+            json{{"repository_url", remote.toStdString()}, {"local_path", destination.toStdString()}});
+        done = true;
+        watcher.join();
+        QVERIFY2(cancelled.isValid(), "the checkout was never seen");
+        QVERIFY2(result.isError, qPrintable(describe(result)));
+        QVERIFY2(messageOf(result).contains(QLatin1String("cancelled")), qPrintable(describe(result)));
+        QVERIFY2(cancelled.elapsed() < 5000, qPrintable(QString::number(cancelled.elapsed())));
+        QVERIFY(!QFileInfo::exists(destination));
+        QCOMPARE(QDir(m_root).entryList({QStringLiteral(".switchboard-clone-*")}, QDir::AllEntries | QDir::Hidden),
+            QStringList());
     }
 
     // A clone killed with its process (kill -9) leaves only its staging directory, named with the

@@ -288,7 +288,7 @@ bool addObjectDirectory(git_odb* odb, const GitPathPolicy& policy, const QString
 } // namespace
 
 bool GitDataConfinement::confine(const GitPathPolicy& policy, git_repository* repository, const QString& repositoryPath,
-    const QString& what, LooseObjects looseObjects, QString* error)
+    const QString& what, LooseObjects looseObjects, QString* error, QStringList* objectDirectories)
 {
     Confinement confinement(policy, repositoryPath, what, looseObjects);
     const auto failed = [&] {
@@ -349,5 +349,7 @@ bool GitDataConfinement::confine(const GitPathPolicy& policy, git_repository* re
                      .arg(what, repositoryPath, QString::fromUtf8(git_error_last() ? git_error_last()->message : ""));
         return false;
     }
+    if (objectDirectories)
+        *objectDirectories = QStringList{objectsDirectory} + alternates;
     return true;
 }

@@ -16,6 +16,7 @@
 // Where git does not look (hooks, which libgit2 never runs) nothing is checked.
 
 #include <QString>
+#include <QStringList>
 
 #include <git2.h>
 
@@ -31,7 +32,8 @@ public:
     // Refuses, with `error` naming what leads out and where, a repository whose git data leads
     // outside `policy`'s roots; otherwise gives it its confined object database. `repository` was
     // opened at `repositoryPath` (canonical) and nothing has been read from it yet; messages begin
-    // with `what` and name entries relative to the repository's path.
+    // with `what` and name entries relative to the repository's path. `objectDirectories`, when
+    // given, gets the object directories its database reads: its own, then its alternates.
     static bool confine(const GitPathPolicy& policy, git_repository* repository, const QString& repositoryPath,
-        const QString& what, LooseObjects looseObjects, QString* error);
+        const QString& what, LooseObjects looseObjects, QString* error, QStringList* objectDirectories = nullptr);
 };

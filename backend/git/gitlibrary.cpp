@@ -1,6 +1,7 @@
 #include "git/gitlibrary.h"
 
 #include "git/confinedloosebackend.h"
+#include "git/gitcancellationfilter.h"
 #include "git/gittransportstream.h"
 #include "git/giturlpolicy.h"
 
@@ -19,6 +20,8 @@ void GitLibrary::ensureInitialized()
         git_libgit2_opts(GIT_OPT_ENABLE_STRICT_SYMBOLIC_REF_CREATION, 1);
         // Connections that give up when their call is cancelled or runs out of time.
         GitTransportStream::install();
+        // And a checkout that stops when its call is cancelled.
+        GitCancellationFilter::install();
     });
 }
 

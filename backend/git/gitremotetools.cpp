@@ -13,6 +13,7 @@
 #include "git/gittoolhandlers.h"
 #include "git/gittoolresult.h"
 #include "git/gittransportstream.h"
+#include "git/localobjectcopy.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -349,10 +350,45 @@ void removeStaleStaging(const QString& folder)
     }
 }
 
+// What createPrefilledRepository needs: the call, and the local remote's object directories.
+struct LocalPrefill
+{
+    Transfer& transfer;
+    QStringList sources;
+    QString problem; // why the copy stopped, when it did not
+};
+
+// git_clone's repository_cb for a local remote: the new repository, with the remote's objects.
+int createPrefilledRepository(git_repository** out, const char* path, int bare, void* payload)
+{
+    auto* prefill = static_cast<LocalPrefill*>(payload);
+    if (const int code = git_repository_init(out, path, unsigned(bare)); code != 0)
+        return code;
+    GitBuffer objects;
+    if (git_repository_item_path(&objects.buf, *out, GIT_REPOSITORY_ITEM_OBJECTS) != 0)
+        return -1;
+    Transfer& transfer = prefill->transfer;
+    const bool copied = LocalObjectCopy::copy(
+        prefill->sources, QFile::decodeName(objects.buf.ptr), [&transfer] { return transfer.stop(); },
+        [&transfer](qint64 done, qint64 total) {
+            transfer.progress(
+                double(done), double(total), QStringLiteral("copying objects %1/%2").arg(done).arg(total));
+        },
+        &prefill->problem);
+    if (copied)
+        return 0;
+    git_repository_free(*out);
+    *out = nullptr;
+    if (transfer.stoppedByCancellation)
+        return GIT_EUSER;
+    git_error_set_str(GIT_ERROR_OS, prefill->problem.toStdString().c_str());
+    return -1;
+}
+
 // A remote URL a tool was given or found in .git/config: through the URL policy, and a local
 // remote must lie inside the roots like every repository.
-std::optional<GitUrlPolicy::Remote> checkRemote(
-    const GitToolEnvironment& environment, const QString& url, const QString& what, QString* error)
+std::optional<GitUrlPolicy::Remote> checkRemote(const GitToolEnvironment& environment, const QString& url,
+    const QString& what, QString* error, QStringList* localObjectDirectories = nullptr)
 {
     auto remote = environment.urls.check(url, error);
     if (!remote) {
@@ -378,11 +414,14 @@ std::optional<GitUrlPolicy::Remote> checkRemote(
                          .arg(remote->url, GitLibrary::lastErrorMessage());
             return std::nullopt;
         }
-        if (!GitRepositoryHandle::open(
-                environment.paths, *resolved, what, &problem, GitDataConfinement::LooseObjects::CheckedNow)) {
+        const auto handle = GitRepositoryHandle::open(
+            environment.paths, *resolved, what, &problem, GitDataConfinement::LooseObjects::CheckedNow);
+        if (!handle) {
             *error = problem;
             return std::nullopt;
         }
+        if (localObjectDirectories)
+            *localObjectDirectories = handle->objectDirectories();
     }
     return remote;
 }
@@ -399,8 +438,9 @@ ToolResult cloneRepository(const GitToolEnvironment& environment, ToolCallContex
     if (!environment.paths.hasRoots())
         return failure(GitPathPolicy::noRootsMessage());
     QString error;
-    const auto remote = checkRemote(
-        environment, stringArgument(arguments, "repository_url"), QStringLiteral("repository_url"), &error);
+    QStringList localObjects;
+    const auto remote = checkRemote(environment, stringArgument(arguments, "repository_url"),
+        QStringLiteral("repository_url"), &error, &localObjects);
     if (!remote)
         return failure(error);
     const auto destination = environment.paths.resolveDestination(
@@ -427,6 +467,15 @@ ToolResult cloneRepository(const GitToolEnvironment& environment, ToolCallContex
     git_clone_options options = GIT_CLONE_OPTIONS_INIT;
     options.checkout_opts.checkout_strategy = GIT_CHECKOUT_SAFE;
     options.fetch_opts.callbacks = callbacksFor(transfer);
+    // A local remote's objects are put in the new repository first (LocalObjectCopy), so the fetch
+    // has nothing to pack: libgit2's local transport would otherwise build a pack with a delta search
+    // that no cancellation stops (and its copy of a local path, instead, cannot be stopped either).
+    LocalPrefill prefill{transfer, localObjects, {}};
+    if (remote->isLocal()) {
+        options.local = GIT_CLONE_NO_LOCAL;
+        options.repository_cb = &createPrefilledRepository;
+        options.repository_cb_payload = &prefill;
+    }
     // No submodule is fetched: libgit2's clone never recurses into them, and nothing here asks it to.
     const QByteArray branchBytes = branch.toUtf8();
     if (!branch.isEmpty())

@@ -75,7 +75,7 @@ std::optional<GitRepositoryHandle> GitRepositoryHandle::open(const GitPathPolicy
                      .arg(what, *resolved, handle.m_workTree);
         return std::nullopt;
     }
-    if (!GitDataConfinement::confine(policy, raw, *resolved, what, looseObjects, error))
+    if (!GitDataConfinement::confine(policy, raw, *resolved, what, looseObjects, error, &handle.m_objectDirectories))
         return std::nullopt;
     return handle;
 }

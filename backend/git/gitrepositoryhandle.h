@@ -13,6 +13,7 @@
 #include "git/gitptr.h"
 
 #include <QString>
+#include <QStringList>
 
 #include <optional>
 
@@ -35,9 +36,12 @@ public:
     // The working tree, canonical, without a trailing slash; empty for a bare repository.
     const QString& workTree() const { return m_workTree; }
     bool isBare() const { return m_workTree.isEmpty(); }
+    // The object directories its object database reads (canonical): its own, then its alternates.
+    const QStringList& objectDirectories() const { return m_objectDirectories; }
 
 private:
     GitRepositoryPtr m_repository;
     QString m_path;
     QString m_workTree;
+    QStringList m_objectDirectories;
 };

@@ -202,6 +202,11 @@ GitTransportStream::Scope::Scope(const ToolCallContext& context)
     t_context = &context;
 }
 
+const ToolCallContext* GitTransportStream::Scope::current()
+{
+    return t_context;
+}
+
 GitTransportStream::Scope::~Scope()
 {
     t_context = m_previous;

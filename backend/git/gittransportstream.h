@@ -26,6 +26,9 @@ public:
         Scope(const Scope&) = delete;
         Scope& operator=(const Scope&) = delete;
 
+        // The call of the innermost Scope on this thread; null outside every Scope.
+        static const ToolCallContext* current();
+
     private:
         const ToolCallContext* m_previous;
     };
