@@ -915,6 +915,39 @@ private Q_SLOTS:
             QStringList());
     }
 
+    // The same for a pull from a local remote that fetches much: back soon after its deadline.
+    void localPullStopsAtItsDeadline()
+    {
+        const QString remote = rootPath(QStringLiteral("large.git"));
+        SETUP(makeLargeRemote(remote, 400, 512 * 1024, 3000));
+        const QString local = rootPath(QStringLiteral("local"));
+        GIT_OK(m_root, "init", "-q", "-b", "main", local);
+        GIT_OK(local, "remote", "add", "origin", remote);
+        static constexpr int DeadlineMs = 1000;
+        QElapsedTimer clock;
+        std::thread deadline;
+        m_callStarting = [&](const std::shared_ptr<ToolCallContext>& context) {
+            clock.start();
+            deadline = std::thread([context] {
+                std::this_thread::sleep_for(std::chrono::milliseconds(DeadlineMs)); // the deadline itself
+                context->cancel();
+            });
+        };
+        const ToolResult result = call(QStringLiteral("git_pull"), json{{"repo_path", local.toStdString()}});
+        const qint64 returnedAt = clock.elapsed();
+        deadline.join();
+        QVERIFY2(returnedAt < DeadlineMs + 4000,
+            qPrintable(QStringLiteral("returned %1 ms after its deadline: %2")
+                           .arg(returnedAt - DeadlineMs)
+                           .arg(describe(result))));
+        if (result.isError) {
+            QVERIFY2(messageOf(result).contains(QLatin1String("cancelled")), qPrintable(describe(result)));
+        } else {
+            GIT_OUT(status, local, "status", "--porcelain");
+            QCOMPARE(status, QString());
+        }
+    }
+
     // A clone cancelled while libgit2 writes its working tree stops there (libgit2's checkout has
     // no way to be stopped; every file it writes passes the registered filters) and leaves nothing.
     void cloneCancelledDuringItsCheckoutStops()

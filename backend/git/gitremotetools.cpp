@@ -547,6 +547,7 @@ struct RemoteContext
     GitRemotePtr remote;
     GitUrlPolicy::Remote checked;
     QString name;
+    QStringList localObjects; // a local remote's object directories
 };
 
 std::optional<RemoteContext> lookupRemote(const GitToolEnvironment& environment, git_repository* repository,
@@ -565,8 +566,8 @@ std::optional<RemoteContext> lookupRemote(const GitToolEnvironment& environment,
     result.name = name;
     const char* url
         = forPush && git_remote_pushurl(rawRemote) ? git_remote_pushurl(rawRemote) : git_remote_url(rawRemote);
-    const auto checked = checkRemote(
-        environment, QString::fromUtf8(url ? url : ""), QStringLiteral("the URL of remote \"%1\"").arg(name), error);
+    const auto checked = checkRemote(environment, QString::fromUtf8(url ? url : ""),
+        QStringLiteral("the URL of remote \"%1\"").arg(name), error, &result.localObjects);
     if (!checked)
         return std::nullopt;
     result.checked = *checked;
@@ -702,6 +703,24 @@ ToolResult pull(const GitToolEnvironment& environment, ToolCallContext& context)
     options.callbacks = callbacksFor(transfer);
     // Submodules are never fetched: only the remote's own refspecs are.
     context.reportProgress(0, std::nullopt, QStringLiteral("fetching from %1").arg(remoteName));
+    // From a local remote, its objects first (as for a clone): libgit2's local transport would pack
+    // what is missing with a delta search that no cancellation stops.
+    if (remote->checked.isLocal()) {
+        GitBuffer objects;
+        QString problem;
+        if (git_repository_item_path(&objects.buf, repository->get(), GIT_REPOSITORY_ITEM_OBJECTS) != 0
+            || !LocalObjectCopy::copy(
+                remote->localObjects, QFile::decodeName(objects.buf.ptr), [&transfer] { return transfer.stop(); },
+                [&transfer](qint64 done, qint64 total) {
+                    transfer.progress(
+                        double(done), double(total), QStringLiteral("copying objects %1/%2").arg(done).arg(total));
+                },
+                &problem)) {
+            if (transfer.stoppedByCancellation)
+                return GitToolResult::failure(describeFailure(transfer, GIT_EUSER, QStringLiteral("Fetch")));
+            return GitToolResult::failure(QStringLiteral("Fetch of %1 failed: %2.").arg(remote->checked.url, problem));
+        }
+    }
     const int code = runTransfer(transfer, [&] {
         git_remote_disconnect(remote->remote.get());
         return git_remote_fetch(remote->remote.get(), nullptr, &options, "pull");
