@@ -9,6 +9,7 @@
 // blocks the message and the same JSON, isError exactly when the status is "failure", and the
 // watcher told once with the canonical path and whether the tool changed the repository.
 
+#include "git/diffmemorybudget.h"
 #include "git/gittoolenvironment.h"
 #include "git/gittools.h"
 #include "tools/schemavalidator.h"
@@ -1262,6 +1263,111 @@ private Q_SLOTS:
         QCOMPARE(messageOf(result), QStringLiteral("No differences in unstaged changes."));
         result = call(QStringLiteral("git_diff"), json{{"repo_path", path}, {"staged", true}, {"target", "HEAD"}});
         VERIFY_FAILURE(result, QLatin1String("not both"));
+    }
+
+    // A change far larger than the answer: memory follows the answer, not the change. A 40 MB file
+    // rewritten took about 300 MB to diff for an answer cut at 1 MiB (three such calls at once,
+    // three times that); it is now listed as too large to compare line by line. Many files
+    // changed give a patch cut at 1 MiB that says so, with the totals of the whole change.
+    void diffOfALargeChangeIsBounded()
+    {
+        const QString repository = rootPath(QStringLiteral("large"));
+        GIT_OK(m_root, "init", "-q", "-b", "main", repository);
+        const auto lines = [](const char* word, int count) {
+            QByteArray text;
+            for (int line = 0; line < count; ++line)
+                text += word + QByteArray::number(line) + ' ' + QByteArray(50, 'x') + '\n';
+            return text;
+        };
+        QVERIFY(writeFile(repository + QStringLiteral("/big.txt"), lines("line ", 650'000)));
+        for (int file = 0; file < 100; ++file)
+            QVERIFY(writeFile(repository + QStringLiteral("/small/f%1.txt").arg(file), lines("line ", 400)));
+        GIT_OK(repository, "add", ".");
+        GIT_OK(repository, "commit", "-q", "-m", "base");
+        QVERIFY(writeFile(repository + QStringLiteral("/big.txt"), lines("LINE ", 650'000)));
+        for (int file = 0; file < 100; ++file)
+            QVERIFY(writeFile(repository + QStringLiteral("/small/f%1.txt").arg(file), lines("LINE ", 400)));
+        QVERIFY(QFileInfo(repository + QStringLiteral("/big.txt")).size() > 40'000'000);
+
+        // The peak of this process's resident memory, from now on (Linux resets it on "5").
+        const auto peakKiB = [] {
+            QFile status(QStringLiteral("/proc/self/status"));
+            if (!status.open(QIODevice::ReadOnly))
+                return qint64(-1);
+            for (const QByteArray& line : status.readAll().split('\n')) {
+                if (line.startsWith("VmHWM:"))
+                    return line.mid(6).trimmed().split(' ').first().toLongLong();
+            }
+            return qint64(-1);
+        };
+        const auto residentKiB = [] {
+            QFile status(QStringLiteral("/proc/self/status"));
+            if (!status.open(QIODevice::ReadOnly))
+                return qint64(-1);
+            for (const QByteArray& line : status.readAll().split('\n')) {
+                if (line.startsWith("VmRSS:"))
+                    return line.mid(6).trimmed().split(' ').first().toLongLong();
+            }
+            return qint64(-1);
+        };
+        QFile clearRefs(QStringLiteral("/proc/self/clear_refs"));
+        QVERIFY(clearRefs.open(QIODevice::WriteOnly));
+        QCOMPARE(clearRefs.write("5"), qint64(1));
+        clearRefs.close();
+        const qint64 before = residentKiB();
+
+        const ToolResult result = call(QStringLiteral("git_diff"), json{{"repo_path", repository.toStdString()}});
+        const qint64 grown = peakKiB() - before;
+        VERIFY_SUCCESS(result);
+        QVERIFY2(grown < 64 * 1024, qPrintable(QStringLiteral("the diff took %1 MiB").arg(grown / 1024)));
+        const json& fields = result.structuredContent;
+        QVERIFY(result.toJson().dump().size() < 3 * 1024 * 1024);
+        COMPARE_JSON(fields["truncated"], json(true));
+        QVERIFY(str(fields["diff"]).toUtf8().size() <= 1024 * 1024);
+        QVERIFY2(messageOf(result).contains(QLatin1String("The patch is cut at 1024 KiB"))
+                && messageOf(result).contains(QLatin1String("Not compared line by line (larger than 8 MiB): big.txt")),
+            qPrintable(messageOf(result)));
+        // The whole change is counted, the large file aside; the patch is git's, as far as it goes.
+        COMPARE_JSON(fields["stats"], (json{{"files_changed", 101}, {"insertions", 40'000}, {"deletions", 40'000}}));
+        const auto big = std::find_if(fields["files"].begin(), fields["files"].end(),
+            [](const json& file) { return file.value("path", "") == "big.txt"; });
+        QVERIFY(big != fields["files"].end());
+        COMPARE_JSON((*big)["too_large"], json(true));
+        GIT_OUT(patch, repository, "diff", "--", "small");
+        QVERIFY(patch.toUtf8().startsWith(str(fields["diff"]).toUtf8()));
+    }
+
+    // Diffs running at once share one budget: a reservation waits while others hold the room it
+    // needs, and gives up when its call is cancelled meanwhile.
+    void diffMemoryBudgetIsShared()
+    {
+        DiffMemoryBudget budget(100);
+        DiffMemoryBudget::Reservation first = budget.reserve(60, nullptr);
+        QVERIFY(first.isValid());
+        QCOMPARE(budget.reserved(), qint64(60));
+        std::atomic<bool> secondHeld{false};
+        std::atomic<qint64> reservedWithSecond{-1};
+        std::thread second([&] {
+            const DiffMemoryBudget::Reservation reservation = budget.reserve(60, nullptr);
+            reservedWithSecond = budget.reserved(); // only after the first let go: 60, not 120
+            secondHeld = true;
+        });
+        std::atomic<bool> cancelled{false};
+        std::atomic<bool> gaveUp{false};
+        std::thread third([&] {
+            // More than the whole budget is the whole budget.
+            const DiffMemoryBudget::Reservation reservation = budget.reserve(1000, [&] { return cancelled.load(); });
+            gaveUp = !reservation.isValid();
+        });
+        cancelled = true;
+        third.join();
+        QVERIFY(gaveUp);
+        QVERIFY(!secondHeld);
+        first = DiffMemoryBudget::Reservation();
+        second.join();
+        QVERIFY(secondHeld);
+        QCOMPARE(reservedWithSecond.load(), qint64(60));
+        QCOMPARE(budget.reserved(), qint64(0));
     }
 
     void show()
