@@ -49,7 +49,8 @@ struct Transfer
         , context(context_)
         , remote(std::move(remote_))
         , tool(std::move(tool_))
-        , scope(context_)
+        , scope(context_, remote.isLocal() ? QString() : remote.host, remote.port,
+              GitTransportStream::defaultPort(remote.scheme))
     {}
     Transfer(const Transfer&) = delete;
     Transfer& operator=(const Transfer&) = delete;
@@ -71,7 +72,8 @@ struct Transfer
     QByteArray username; // kept alive while libgit2 copies them
     QByteArray secret;
     std::chrono::steady_clock::time_point lastProgress{};
-    // Connections this transfer opens give up when the call is cancelled.
+    // Connections this transfer opens give up when the call is cancelled, and go nowhere but to
+    // the remote's own host and port (a credential belongs to them).
     GitTransportStream::Scope scope;
     QStringList rejected; // push: refs the remote refused, with its reason
     bool stoppedByCancellation = false;
@@ -269,6 +271,15 @@ QString describeFailure(const Transfer& transfer, int code, const QString& opera
     const QString& url = transfer.remote.url;
     if (transfer.stoppedByCancellation || transfer.context.isCancelled())
         return QStringLiteral("%1 of %2 was cancelled; nothing more was transferred.").arg(operation, url);
+    if (const QString elsewhere = transfer.scope.refusedEndpoint(); !elsewhere.isEmpty())
+        return QStringLiteral("%1 of %2 stopped: the remote redirected to %3, another host than %4 (scheme, host and "
+                              "port must stay the same). Nothing was sent there, no credential in particular. If "
+                              "you trust %3, give its URL instead.")
+            .arg(operation, url, elsewhere,
+                transfer.remote.host + QLatin1Char(':')
+                    + QString::number(transfer.remote.port >= 0
+                            ? transfer.remote.port
+                            : GitTransportStream::defaultPort(transfer.remote.scheme)));
     if (!transfer.credentialProblem.isEmpty())
         return QStringLiteral("Authentication failed for %1: %2").arg(url, transfer.credentialProblem);
     if (code == GIT_EAUTH || lower.contains(QLatin1String("authentication")) || lower.contains(QLatin1String("401"))
