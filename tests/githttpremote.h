@@ -1,8 +1,10 @@
 #pragma once
 
-// GitHttpRemote: a smart-HTTP git remote on 127.0.0.1 for the git tools' tests. A lighttpd process of
-// its own (an ephemeral port, its own configuration and logs) runs git's git-http-backend as a CGI
-// program, with basic authentication (realm "git") required on every URL and pushes enabled. Its
+// GitHttpRemote: a smart-HTTP git remote on 127.0.0.1 (or another loopback address) for the git
+// tools' tests. A lighttpd process of its own (an ephemeral port, its own configuration and logs)
+// runs git's git-http-backend as a CGI program, with basic authentication (realm "git") required on
+// every URL and pushes enabled; it may redirect (302) requests elsewhere, and its access log
+// records the Authorization header of each request. Its
 // bare repositories are made with the git program, which tests may use for fixtures (the product
 // may not). Everything lives in a temporary directory the fixture owns.
 //
@@ -103,7 +105,7 @@ public:
         for (int attempt = 1; attempt <= StartAttempts; ++attempt) {
             const quint16 port = freePort();
             if (port == 0)
-                return fail(error, QStringLiteral("no free port on 127.0.0.1"));
+                return fail(error, QStringLiteral("no free port on ") + m_address);
             writeFile(lighttpdPath(QStringLiteral("lighttpd.conf")), configuration(port).toUtf8());
             // Fresh logs per attempt: "server started" and a lost port must be this attempt's.
             QFile::remove(errorLogPath());
@@ -143,6 +145,33 @@ public:
         m_port = 0;
     }
 
+    // Serves on another loopback address than 127.0.0.1 (to a client, another host). Before start().
+    void setAddress(const QString& address) { m_address = address; }
+    QString address() const { return m_address; }
+
+    // Answers requests whose path matches `pattern` (a lighttpd regular expression) with a 302 to
+    // `target` ($1... are the pattern's groups), before asking for credentials when
+    // `beforeAuthentication` (a host that sends everyone elsewhere), else only to a client that
+    // gave them. Before start().
+    void addRedirect(const QString& pattern, const QString& target, bool beforeAuthentication)
+    {
+        m_redirects.append({pattern, target});
+        m_redirectBeforeAuthentication = beforeAuthentication;
+    }
+
+    // The Authorization headers of the requests this server received ("-" for none), from its
+    // access log: complete once stop() returned.
+    QStringList receivedAuthorizations() const
+    {
+        QStringList headers;
+        for (const QByteArray& line : readFile(lighttpdPath(QStringLiteral("access.log"))).split('\n')) {
+            const qsizetype at = line.indexOf("authorization=[");
+            if (at >= 0)
+                headers << QString::fromUtf8(line.mid(at + 15, line.indexOf(']', at) - at - 15));
+        }
+        return headers;
+    }
+
     bool isRunning() const { return m_port != 0 && m_process.state() != QProcess::NotRunning; }
     quint16 port() const { return m_port; }
     QString user() const { return m_user; }
@@ -160,7 +189,7 @@ public:
     {
         QUrl url;
         url.setScheme(QStringLiteral("http"));
-        url.setHost(QStringLiteral("127.0.0.1"));
+        url.setHost(m_address);
         url.setPort(m_port);
         url.setPath(QLatin1Char('/') + repositoryDirName(repoName));
         return url;
@@ -340,14 +369,21 @@ private:
         // http.receivepack=true says so outright instead of leaning on that. GIT_CONFIG_NOSYSTEM
         // keeps the machine's /etc/gitconfig out of the server.
         // auth.require "" matches every URL, so nothing (not even a 404) answers without credentials.
-        const QStringList lines = {
+        // mod_redirect answers before mod_auth asks for credentials when it comes first.
+        const QString modules = m_redirectBeforeAuthentication
+            ? QStringLiteral("\"mod_redirect\", \"mod_auth\", \"mod_authn_file\"")
+            : QStringLiteral("\"mod_auth\", \"mod_authn_file\", \"mod_redirect\"");
+        QStringList redirects;
+        for (const auto& [pattern, target] : m_redirects)
+            redirects << quoted(pattern) + QStringLiteral(" => ") + quoted(target);
+        QStringList lines = {
             QStringLiteral("# Written by GitHttpRemote (tests/githttpremote.h) for one test run."),
-            QStringLiteral("server.modules = (\"mod_auth\", \"mod_authn_file\", \"mod_alias\", \"mod_setenv\", "
-                           "\"mod_cgi\", \"mod_accesslog\")"),
+            QStringLiteral("server.modules = (") + modules
+                + QStringLiteral(", \"mod_alias\", \"mod_setenv\", \"mod_cgi\", \"mod_accesslog\")"),
             // lighttpd answers a wrong password a second late (against guessing); tests try wrong
             // ones on purpose, and libgit2 may ask more than once.
             QStringLiteral("server.feature-flags = (\"auth.delay-invalid-creds\" => \"disable\")"),
-            QStringLiteral("server.bind = \"127.0.0.1\""),
+            QStringLiteral("server.bind = ") + quoted(m_address),
             // An idle keep-alive connection is closed after 2 s (lighttpd's default is 5 s), so a
             // test that lets a person take their time sees what a real server does to it quickly.
             QStringLiteral("server.max-keep-alive-idle = %1").arg(KeepAliveIdleSeconds),
@@ -357,6 +393,11 @@ private:
                 + QLatin1Char(')'),
             QStringLiteral("server.errorlog = ") + quoted(errorLogPath()),
             QStringLiteral("accesslog.filename = ") + quoted(lighttpdPath(QStringLiteral("access.log"))),
+            // lighttpd's own format, and what each request carried in Authorization, so a test can tell
+            // where credentials went.
+            QStringLiteral(
+                "accesslog.format = \"%h %V %u %t \\\"%r\\\" %>s %b \\\"%{Referer}i\\\" \\\"%{User-Agent}i\\\" "
+                "authorization=[%{Authorization}i]\""),
             QStringLiteral("alias.url = (\"/\" => ") + quoted(httpBackendProgram() + QLatin1Char('/'))
                 + QLatin1Char(')'),
             QStringLiteral("cgi.assign = (\"\" => \"\")"),
@@ -369,6 +410,10 @@ private:
             QStringLiteral("auth.require = (\"\" => (\"method\" => \"basic\", \"realm\" => \"git\", "
                            "\"require\" => \"valid-user\"))"),
         };
+        if (!redirects.isEmpty()) {
+            lines << QStringLiteral("url.redirect = (") + redirects.join(QStringLiteral(", ")) + QLatin1Char(')');
+            lines << QStringLiteral("url.redirect-code = 302");
+        }
         return lines.join(QLatin1Char('\n')) + QLatin1Char('\n');
     }
 
@@ -384,7 +429,7 @@ private:
             if (!readFile(errorLogPath()).contains("server started"))
                 continue;
             QTcpSocket socket;
-            socket.connectToHost(QHostAddress(QHostAddress::LocalHost), port);
+            socket.connectToHost(QHostAddress(m_address), port);
             if (socket.waitForConnected(1000))
                 return m_process.state() != QProcess::NotRunning;
         }
@@ -402,10 +447,10 @@ private:
         }
     }
 
-    static quint16 freePort()
+    quint16 freePort() const
     {
         QTcpServer probe;
-        if (!probe.listen(QHostAddress(QHostAddress::LocalHost), 0))
+        if (!probe.listen(QHostAddress(m_address), 0))
             return 0;
         const quint16 port = probe.serverPort();
         probe.close();
@@ -444,6 +489,9 @@ private:
     }
 
     QTemporaryDir m_dir;
+    QString m_address = QStringLiteral("127.0.0.1");
+    QList<std::pair<QString, QString>> m_redirects;
+    bool m_redirectBeforeAuthentication = false;
     QString m_user;
     QString m_password;
     QProcess m_process;

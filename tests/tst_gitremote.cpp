@@ -50,6 +50,9 @@ private Q_SLOTS:
     void refusedTokenIsAuthenticationFailed();
     void cancelledCloneStopsAndLeavesNothing();
     void stalledRemoteLetsGoWhenCancelled();
+    void crossHostRedirectGetsNoCredentials_data();
+    void crossHostRedirectGetsNoCredentials();
+    void redirectWithinTheRemoteIsFollowed();
     void tokenNeverShowsInCallRecords();
 
 private:
@@ -65,6 +68,9 @@ private:
     QNetworkReply* post(const QByteArray& sessionId, const json& body);
     // Waits for a connect question and returns its id.
     QString waitForQuestion(QSignalSpy& spy);
+    // Makes sure the person's gitea connection (for 127.0.0.1) is stored: a clone that asks for it
+    // is answered, unless it is there already.
+    void ensureStoredConnection();
 
     QTemporaryDir m_dir;
     QString m_root;
@@ -491,6 +497,93 @@ void TestGitRemote::stalledRemoteLetsGoWhenCancelled()
             || (held.first()->waitForDisconnected(100), held.first()->state() == QAbstractSocket::UnconnectedState),
         TimeoutMs);
     qDeleteAll(held);
+}
+
+void TestGitRemote::ensureStoredConnection()
+{
+    QSignalSpy questions(m_backend.get(), &OperatorInterface::interactionPending);
+    const QString path = QStringLiteral("connection-%1").arg(m_nextId);
+    std::unique_ptr<QNetworkReply> reply(startCall("agent", QStringLiteral("git_clone_repository"),
+        json{{"repository_url", m_remote->url(QStringLiteral("project")).toString().toStdString()},
+            {"local_path", path.toStdString()}}));
+    QTRY_VERIFY_WITH_TIMEOUT(reply->isFinished() || !questions.isEmpty(), TimeoutMs);
+    if (!questions.isEmpty()) {
+        const auto question = questions.takeFirst().at(0).value<PendingInteraction>();
+        m_backend->connectWithApiKey(
+            question.id, QStringLiteral("gitea"), m_remote->user(), m_remote->password().toUtf8());
+    }
+    const json result = finish(reply.release());
+    QVERIFY2(!result.value("isError", false), result.dump().c_str());
+}
+
+void TestGitRemote::crossHostRedirectGetsNoCredentials_data()
+{
+    QTest::addColumn<QString>("address"); // where the other host serves
+    QTest::addColumn<bool>("beforeAuthentication"); // the redirect comes before any 401
+    QTest::newRow("another address") << QStringLiteral("127.0.0.2") << true;
+    QTest::newRow("another address, after authenticating") << QStringLiteral("127.0.0.2") << false;
+    QTest::newRow("another port") << QStringLiteral("127.0.0.1") << true;
+    QTest::newRow("another port, after authenticating") << QStringLiteral("127.0.0.1") << false;
+}
+
+// A remote that redirects to another host (another address, or another port: scheme, host and port
+// are what a credential belongs to) gets no credential there, whether the URL carried it or the
+// person's connection for the first host: the clone stops at the redirect and says where it led.
+// The other host takes the same credentials, so one sent there would have made the clone succeed.
+void TestGitRemote::crossHostRedirectGetsNoCredentials()
+{
+    QFETCH(QString, address);
+    QFETCH(bool, beforeAuthentication);
+    ensureStoredConnection();
+    if (QTest::currentTestFailed())
+        return;
+    GitHttpRemote other(m_remote->user(), m_remote->password());
+    other.setAddress(address);
+    QVERIFY(!other.createBareRepository(QStringLiteral("project")).isEmpty());
+    QString error;
+    QVERIFY2(other.start(&error), qPrintable(error));
+    GitHttpRemote redirecting(m_remote->user(), m_remote->password());
+    const QString target = QStringLiteral("http://%1:%2").arg(address).arg(other.port());
+    redirecting.addRedirect(QStringLiteral("^/(.*)$"), target + QStringLiteral("/$1"), beforeAuthentication);
+    QVERIFY2(redirecting.start(&error), qPrintable(error));
+
+    const QString withCredentials = redirecting.urlWithCredentials(QStringLiteral("project")).toString();
+    const QString withoutCredentials = redirecting.url(QStringLiteral("project")).toString();
+    static int made = 0;
+    for (const QString& url : {withCredentials, withoutCredentials}) {
+        const QString path = QStringLiteral("redirected-%1").arg(++made);
+        const json result = call("agent", QStringLiteral("git_clone_repository"),
+            json{{"repository_url", url.toStdString()}, {"local_path", path.toStdString()}});
+        QVERIFY2(result.value("isError", false), result.dump().c_str());
+        const QString message = QString::fromStdString(result["structuredContent"]["message"]);
+        QVERIFY2(message.contains(QStringLiteral("redirected to %1:%2").arg(address).arg(other.port())),
+            qPrintable(message));
+        QVERIFY2(!message.contains(m_remote->password()), qPrintable(message));
+        QVERIFY(result["structuredContent"]["local_path_created"].is_null());
+        QVERIFY(!QFileInfo::exists(m_root + QLatin1Char('/') + path));
+    }
+    other.stop();
+    redirecting.stop();
+    const QStringList received = other.receivedAuthorizations();
+    QVERIFY2(received.filter(QStringLiteral("Basic")).isEmpty(), qPrintable(received.join(u'\n') + other.log()));
+    // Before authenticating the first host asked for nothing; after, it was given its own.
+    const QStringList toFirst = redirecting.receivedAuthorizations();
+    QCOMPARE(toFirst.filter(QStringLiteral("Basic")).isEmpty(), beforeAuthentication);
+}
+
+// A redirect on the same host and port (a repository that moved) is followed, with its credentials.
+void TestGitRemote::redirectWithinTheRemoteIsFollowed()
+{
+    GitHttpRemote moving(m_remote->user(), m_remote->password());
+    QVERIFY(!moving.createBareRepository(QStringLiteral("project")).isEmpty());
+    moving.addRedirect(QStringLiteral("^/moved[.]git/(.*)$"), QStringLiteral("/project.git/$1"), true);
+    QString error;
+    QVERIFY2(moving.start(&error), qPrintable(error));
+    const json result = call("agent", QStringLiteral("git_clone_repository"),
+        json{{"repository_url", moving.urlWithCredentials(QStringLiteral("moved")).toString().toStdString()},
+            {"local_path", "moved"}});
+    QVERIFY2(!result.value("isError", false), qPrintable(QString::fromStdString(result.dump()) + moving.log()));
+    QVERIFY(QFileInfo::exists(m_root + QStringLiteral("/moved/README.md")));
 }
 
 void TestGitRemote::tokenNeverShowsInCallRecords()

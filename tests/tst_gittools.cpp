@@ -9,6 +9,7 @@
 // blocks the message and the same JSON, isError exactly when the status is "failure", and the
 // watcher told once with the canonical path and whether the tool changed the repository.
 
+#include "git/diffmemorybudget.h"
 #include "git/gittoolenvironment.h"
 #include "git/gittools.h"
 #include "tools/schemavalidator.h"
@@ -17,6 +18,7 @@
 
 #include <QDir>
 #include <QDirIterator>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
 #include <QProcess>
@@ -33,8 +35,12 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <functional>
 #include <memory>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 using nlohmann::json;
@@ -383,6 +389,8 @@ private:
     std::vector<Touch> m_touches;
     std::vector<json> m_notifications;
     QStringList m_problems; // contract breaches found by checkContract, reported by cleanup()
+    // Told each call's context before it runs (from the calling thread), so a test can cancel it.
+    std::function<void(const std::shared_ptr<ToolCallContext>&)> m_callStarting;
     qint64 m_lastCallId = 0;
 
     std::shared_ptr<GitToolEnvironment> makeEnvironment(const QStringList& roots, const GitUrlPolicy& urls)
@@ -447,6 +455,8 @@ private:
         hooks.wantsLog = [](LogLevel) { return true; };
         hooks.complete = [](ToolResult) {};
         const auto context = std::make_shared<ToolCallContext>(arguments, metadata, hooks);
+        if (m_callStarting)
+            m_callStarting(context);
         const std::size_t touchesBefore = touches().size();
         ToolResult result = it->blockingHandler(*context);
         checkContract(*it, metadata.callId, result, touchesBefore);
@@ -551,6 +561,63 @@ private:
         QVERIFY(copyTree(m_template, m_outside + QStringLiteral("/remote.git")));
     }
 
+    // Outside the root: a repository with data of its own (a commit the root's repositories lack,
+    // as loose objects; the rest packed; its refs packed and loose), and files a config may name.
+    void makeOutsideSecret(QString* secretGit, QString* secretHead)
+    {
+        const QString secret = m_outside + QStringLiteral("/secret");
+        GIT_OK(m_workPath, "clone", "-q", m_remote, secret);
+        GIT_OK(secret, "repack", "-q", "-a", "-d");
+        SETUP(commitWithGit(
+            secret, QStringLiteral("secret.txt"), "outside data\n", QStringLiteral("secret outside"), secretHead));
+        GIT_OK(secret, "pack-refs", "--all", "--no-prune");
+        GIT_OK(secret, "update-ref", "ORIG_HEAD", "HEAD");
+        QVERIFY(writeFile(secret + QStringLiteral("/.git/extra.config"), "[user]\n\tname = Secret Person\n"));
+        QVERIFY(writeFile(secret + QStringLiteral("/.git/ignored"), "*.txt\n"));
+        QVERIFY(QDir().mkpath(secret + QStringLiteral("/.git/modules")));
+        *secretGit = secret + QStringLiteral("/.git");
+    }
+
+    // A bare repository at `path` made with git fast-import: `commits` commits each changing a few
+    // bytes of one large file (libgit2's local transport spends seconds on their deltas, on every
+    // core, before it sends anything), and `files` small files in the last one (a checkout of that
+    // many files takes a while).
+    void makeLargeRemote(const QString& path, int commits, int blobBytes, int files)
+    {
+        GIT_OK(m_workPath, "init", "-q", "--bare", "-b", "main", path);
+        QByteArray stream;
+        QByteArray blob(blobBytes, Qt::Uninitialized);
+        quint32 seed = 7;
+        const auto next = [&seed] { return seed = seed * 1664525u + 1013904223u; };
+        for (char& byte : blob)
+            byte = char(next() >> 24);
+        QProcess importer;
+        importer.setWorkingDirectory(path);
+        importer.start(QStringLiteral("git"), {QStringLiteral("fast-import"), QStringLiteral("--quiet")});
+        QVERIFY(importer.waitForStarted());
+        for (int commit = 0; commit < commits; ++commit) {
+            for (int change = 0; change < 20; ++change)
+                blob[int(next() % quint32(blobBytes))] = char(next() >> 24);
+            stream = "commit refs/heads/main\ncommitter A <a@example.invalid> "
+                + QByteArray::number(1600000000 + commit) + " +0000\ndata 7\ncommit\n";
+            stream += "M 100644 inline large.bin\ndata " + QByteArray::number(blob.size()) + '\n' + blob + '\n';
+            if (commit == commits - 1) {
+                for (int file = 0; file < files; ++file) {
+                    const QByteArray content = "file " + QByteArray::number(file) + '\n';
+                    stream += "M 100644 inline files/" + QByteArray::number(file / 100) + "/f"
+                        + QByteArray::number(file) + ".txt\ndata " + QByteArray::number(content.size()) + '\n' + content
+                        + '\n';
+                }
+            }
+            stream += '\n';
+            importer.write(stream);
+            QVERIFY(importer.waitForBytesWritten(GitTimeoutMs) || importer.bytesToWrite() == 0);
+        }
+        importer.closeWriteChannel();
+        QVERIFY(importer.waitForFinished(GitTimeoutMs));
+        QVERIFY2(importer.exitCode() == 0, importer.readAllStandardError().constData());
+    }
+
 private Q_SLOTS:
     void initTestCase()
     {
@@ -618,6 +685,7 @@ private Q_SLOTS:
         }
         m_notifications.clear();
         m_problems.clear();
+        m_callStarting = nullptr;
         m_environment = makeEnvironment({m_root}, GitUrlPolicy(GitUrlPolicy::defaultSchemes(), true));
     }
 
@@ -804,6 +872,120 @@ private Q_SLOTS:
         const QString difference = snapshotDifference(before, snapshot(m_root));
         QVERIFY2(difference.isEmpty(), qPrintable(difference));
         QVERIFY(touches().empty());
+    }
+
+    // A clone from a local remote past its deadline (the executor cancels the call then): it stops
+    // within seconds, not after libgit2 has packed and written everything, and leaves nothing
+    // behind; or it was done by then, whole. (libgit2's local transport built a pack on every core,
+    // with a delta search no cancellation stops: 40 s past a 2 s deadline.)
+    void localCloneStopsAtItsDeadline()
+    {
+        const QString remote = rootPath(QStringLiteral("large.git"));
+        SETUP(makeLargeRemote(remote, 400, 512 * 1024, 3000));
+        const QString destination = rootPath(QStringLiteral("dest"));
+        static constexpr int DeadlineMs = 1000;
+        QElapsedTimer clock;
+        std::thread deadline;
+        std::atomic<qint64> cancelledAt{-1};
+        m_callStarting = [&](const std::shared_ptr<ToolCallContext>& context) {
+            clock.start();
+            deadline = std::thread([context, &clock, &cancelledAt] {
+                std::this_thread::sleep_for(std::chrono::milliseconds(DeadlineMs)); // the deadline itself
+                cancelledAt = clock.elapsed();
+                context->cancel();
+            });
+        };
+        const ToolResult result = call(QStringLiteral("git_clone_repository"),
+            json{{"repository_url", QString(QStringLiteral("file://") + remote).toStdString()},
+                {"local_path", destination.toStdString()}});
+        const qint64 returnedAt = clock.elapsed();
+        deadline.join();
+        QVERIFY2(returnedAt < DeadlineMs + 4000,
+            qPrintable(QStringLiteral("returned %1 ms after its deadline: %2")
+                           .arg(returnedAt - DeadlineMs)
+                           .arg(describe(result))));
+        if (result.isError) {
+            QVERIFY2(messageOf(result).contains(QLatin1String("cancelled")), qPrintable(describe(result)));
+            QVERIFY(!QFileInfo::exists(destination));
+        } else {
+            QVERIFY2(returnedAt <= cancelledAt || cancelledAt < 0, "a clone past its deadline succeeded");
+            GIT_OUT(status, destination, "status", "--porcelain");
+            QCOMPARE(status, QString());
+        }
+        QCOMPARE(QDir(m_root).entryList({QStringLiteral(".switchboard-clone-*")}, QDir::AllEntries | QDir::Hidden),
+            QStringList());
+    }
+
+    // The same for a pull from a local remote that fetches much: back soon after its deadline.
+    void localPullStopsAtItsDeadline()
+    {
+        const QString remote = rootPath(QStringLiteral("large.git"));
+        SETUP(makeLargeRemote(remote, 400, 512 * 1024, 3000));
+        const QString local = rootPath(QStringLiteral("local"));
+        GIT_OK(m_root, "init", "-q", "-b", "main", local);
+        GIT_OK(local, "remote", "add", "origin", remote);
+        static constexpr int DeadlineMs = 1000;
+        QElapsedTimer clock;
+        std::thread deadline;
+        m_callStarting = [&](const std::shared_ptr<ToolCallContext>& context) {
+            clock.start();
+            deadline = std::thread([context] {
+                std::this_thread::sleep_for(std::chrono::milliseconds(DeadlineMs)); // the deadline itself
+                context->cancel();
+            });
+        };
+        const ToolResult result = call(QStringLiteral("git_pull"), json{{"repo_path", local.toStdString()}});
+        const qint64 returnedAt = clock.elapsed();
+        deadline.join();
+        QVERIFY2(returnedAt < DeadlineMs + 4000,
+            qPrintable(QStringLiteral("returned %1 ms after its deadline: %2")
+                           .arg(returnedAt - DeadlineMs)
+                           .arg(describe(result))));
+        if (result.isError) {
+            QVERIFY2(messageOf(result).contains(QLatin1String("cancelled")), qPrintable(describe(result)));
+        } else {
+            GIT_OUT(status, local, "status", "--porcelain");
+            QCOMPARE(status, QString());
+        }
+    }
+
+    // A clone cancelled while libgit2 writes its working tree stops there (libgit2's checkout has
+    // no way to be stopped; every file it writes passes the registered filters) and leaves nothing.
+    void cloneCancelledDuringItsCheckoutStops()
+    {
+        const QString remote = rootPath(QStringLiteral("files.git"));
+        SETUP(makeLargeRemote(remote, 1, 1024, 5000));
+        const QString destination = rootPath(QStringLiteral("dest"));
+        std::thread watcher;
+        std::atomic<bool> done{false};
+        QElapsedTimer cancelled;
+        m_callStarting = [&](const std::shared_ptr<ToolCallContext>& context) {
+            // The first file of the working tree in the staging directory: cancel.
+            watcher = std::thread([this, context, &done, &cancelled] {
+                while (!done) {
+                    const QStringList staging = QDir(m_root).entryList(
+                        {QStringLiteral(".switchboard-clone-*")}, QDir::Dirs | QDir::Hidden | QDir::NoDotAndDotDot);
+                    if (!staging.isEmpty()
+                        && QFileInfo::exists(m_root + QLatin1Char('/') + staging.first() + QStringLiteral("/files"))) {
+                        cancelled.start();
+                        context->cancel();
+                        return;
+                    }
+                    std::this_thread::yield();
+                }
+            });
+        };
+        const ToolResult result = call(QStringLiteral("git_clone_repository"),
+            json{{"repository_url", remote.toStdString()}, {"local_path", destination.toStdString()}});
+        done = true;
+        watcher.join();
+        QVERIFY2(cancelled.isValid(), "the checkout was never seen");
+        QVERIFY2(result.isError, qPrintable(describe(result)));
+        QVERIFY2(messageOf(result).contains(QLatin1String("cancelled")), qPrintable(describe(result)));
+        QVERIFY2(cancelled.elapsed() < 5000, qPrintable(QString::number(cancelled.elapsed())));
+        QVERIFY(!QFileInfo::exists(destination));
+        QCOMPARE(QDir(m_root).entryList({QStringLiteral(".switchboard-clone-*")}, QDir::AllEntries | QDir::Hidden),
+            QStringList());
     }
 
     // A clone killed with its process (kill -9) leaves only its staging directory, named with the
@@ -1083,6 +1265,111 @@ private Q_SLOTS:
         VERIFY_FAILURE(result, QLatin1String("not both"));
     }
 
+    // A change far larger than the answer: memory follows the answer, not the change. A 40 MB file
+    // rewritten took about 300 MB to diff for an answer cut at 1 MiB (three such calls at once,
+    // three times that); it is now listed as too large to compare line by line. Many files
+    // changed give a patch cut at 1 MiB that says so, with the totals of the whole change.
+    void diffOfALargeChangeIsBounded()
+    {
+        const QString repository = rootPath(QStringLiteral("large"));
+        GIT_OK(m_root, "init", "-q", "-b", "main", repository);
+        const auto lines = [](const char* word, int count) {
+            QByteArray text;
+            for (int line = 0; line < count; ++line)
+                text += word + QByteArray::number(line) + ' ' + QByteArray(50, 'x') + '\n';
+            return text;
+        };
+        QVERIFY(writeFile(repository + QStringLiteral("/big.txt"), lines("line ", 650'000)));
+        for (int file = 0; file < 100; ++file)
+            QVERIFY(writeFile(repository + QStringLiteral("/small/f%1.txt").arg(file), lines("line ", 400)));
+        GIT_OK(repository, "add", ".");
+        GIT_OK(repository, "commit", "-q", "-m", "base");
+        QVERIFY(writeFile(repository + QStringLiteral("/big.txt"), lines("LINE ", 650'000)));
+        for (int file = 0; file < 100; ++file)
+            QVERIFY(writeFile(repository + QStringLiteral("/small/f%1.txt").arg(file), lines("LINE ", 400)));
+        QVERIFY(QFileInfo(repository + QStringLiteral("/big.txt")).size() > 40'000'000);
+
+        // The peak of this process's resident memory, from now on (Linux resets it on "5").
+        const auto peakKiB = [] {
+            QFile status(QStringLiteral("/proc/self/status"));
+            if (!status.open(QIODevice::ReadOnly))
+                return qint64(-1);
+            for (const QByteArray& line : status.readAll().split('\n')) {
+                if (line.startsWith("VmHWM:"))
+                    return line.mid(6).trimmed().split(' ').first().toLongLong();
+            }
+            return qint64(-1);
+        };
+        const auto residentKiB = [] {
+            QFile status(QStringLiteral("/proc/self/status"));
+            if (!status.open(QIODevice::ReadOnly))
+                return qint64(-1);
+            for (const QByteArray& line : status.readAll().split('\n')) {
+                if (line.startsWith("VmRSS:"))
+                    return line.mid(6).trimmed().split(' ').first().toLongLong();
+            }
+            return qint64(-1);
+        };
+        QFile clearRefs(QStringLiteral("/proc/self/clear_refs"));
+        QVERIFY(clearRefs.open(QIODevice::WriteOnly));
+        QCOMPARE(clearRefs.write("5"), qint64(1));
+        clearRefs.close();
+        const qint64 before = residentKiB();
+
+        const ToolResult result = call(QStringLiteral("git_diff"), json{{"repo_path", repository.toStdString()}});
+        const qint64 grown = peakKiB() - before;
+        VERIFY_SUCCESS(result);
+        QVERIFY2(grown < 64 * 1024, qPrintable(QStringLiteral("the diff took %1 MiB").arg(grown / 1024)));
+        const json& fields = result.structuredContent;
+        QVERIFY(result.toJson().dump().size() < 3 * 1024 * 1024);
+        COMPARE_JSON(fields["truncated"], json(true));
+        QVERIFY(str(fields["diff"]).toUtf8().size() <= 1024 * 1024);
+        QVERIFY2(messageOf(result).contains(QLatin1String("The patch is cut at 1024 KiB"))
+                && messageOf(result).contains(QLatin1String("Not compared line by line (larger than 8 MiB): big.txt")),
+            qPrintable(messageOf(result)));
+        // The whole change is counted, the large file aside; the patch is git's, as far as it goes.
+        COMPARE_JSON(fields["stats"], (json{{"files_changed", 101}, {"insertions", 40'000}, {"deletions", 40'000}}));
+        const auto big = std::find_if(fields["files"].begin(), fields["files"].end(),
+            [](const json& file) { return file.value("path", "") == "big.txt"; });
+        QVERIFY(big != fields["files"].end());
+        COMPARE_JSON((*big)["too_large"], json(true));
+        GIT_OUT(patch, repository, "diff", "--", "small");
+        QVERIFY(patch.toUtf8().startsWith(str(fields["diff"]).toUtf8()));
+    }
+
+    // Diffs running at once share one budget: a reservation waits while others hold the room it
+    // needs, and gives up when its call is cancelled meanwhile.
+    void diffMemoryBudgetIsShared()
+    {
+        DiffMemoryBudget budget(100);
+        DiffMemoryBudget::Reservation first = budget.reserve(60, nullptr);
+        QVERIFY(first.isValid());
+        QCOMPARE(budget.reserved(), qint64(60));
+        std::atomic<bool> secondHeld{false};
+        std::atomic<qint64> reservedWithSecond{-1};
+        std::thread second([&] {
+            const DiffMemoryBudget::Reservation reservation = budget.reserve(60, nullptr);
+            reservedWithSecond = budget.reserved(); // only after the first let go: 60, not 120
+            secondHeld = true;
+        });
+        std::atomic<bool> cancelled{false};
+        std::atomic<bool> gaveUp{false};
+        std::thread third([&] {
+            // More than the whole budget is the whole budget.
+            const DiffMemoryBudget::Reservation reservation = budget.reserve(1000, [&] { return cancelled.load(); });
+            gaveUp = !reservation.isValid();
+        });
+        cancelled = true;
+        third.join();
+        QVERIFY(gaveUp);
+        QVERIFY(!secondHeld);
+        first = DiffMemoryBudget::Reservation();
+        second.join();
+        QVERIFY(secondHeld);
+        QCOMPARE(reservedWithSecond.load(), qint64(60));
+        QCOMPARE(budget.reserved(), qint64(0));
+    }
+
     void show()
     {
         QString clone;
@@ -1318,6 +1605,46 @@ private Q_SLOTS:
         QCOMPARE(str(result.structuredContent["branch"]), QStringLiteral("trunk"));
         GIT_OUT(tree, fresh, "ls-tree", "--name-only", "HEAD");
         QCOMPARE(tree, QStringLiteral("x.txt"));
+    }
+
+    // git_create_branch takes exactly the names git takes as a branch it can name again:
+    // `git check-ref-format --branch` accepts them unchanged, and git's revision syntax reads the
+    // name back as that branch ("@" alone is HEAD to git, whatever branch HEAD is on).
+    void branchNamesAsGitTakesThem_data()
+    {
+        QTest::addColumn<QString>("name");
+        for (const char* name : {"topic", "feature/x", "a@b", "@x", "x@", "@@", "\xc3\xa9t\xc3\xa9", "refs/heads/x",
+                 "HEAD/x", "a-b_c.d", "FETCH_HEAD", "x.locked", "@", "@{", "a@{b", "@{-1}", "a@{1}", "HEAD", "-a",
+                 "--force", "a..b", "a.lock", "x.lock/y", "a/b.lock", "a/.b", ".a", "a/", "/a", "a//b", "a b", "a~b",
+                 "a^b", "a:b", "a?b", "a*b", "a[b", "a\\b", "a.", "a\tb", "a\x7f", "a/./b", "a/../b", ".", ".."})
+            QTest::newRow(name) << QString::fromUtf8(name);
+    }
+
+    void branchNamesAsGitTakesThem()
+    {
+        QFETCH(QString, name);
+        QString clone;
+        SETUP(cloneWithGit(QStringLiteral("clone"), &clone));
+        // What git says, in a repository of its own.
+        const QString witness = rootPath(QStringLiteral("witness"));
+        GIT_OK(m_root, "clone", "-q", m_remote, witness);
+        const GitRun format = git(witness, "check-ref-format", "--branch", name);
+        bool gitTakesIt = format.code == 0 && format.output() == name;
+        if (gitTakesIt) {
+            GIT_OK(witness, "branch", name);
+            const GitRun named = git(witness, "rev-parse", "--symbolic-full-name", name);
+            gitTakesIt = named.code == 0 && named.output() == QStringLiteral("refs/heads/") + name;
+        }
+        const ToolResult result = call(QStringLiteral("git_create_branch"),
+            json{{"repo_path", clone.toStdString()}, {"branch_name", name.toStdString()}});
+        QVERIFY2(result.isError == !gitTakesIt,
+            qPrintable(QStringLiteral("git %1 it (%2); git_create_branch: %3")
+                           .arg(gitTakesIt ? QStringLiteral("takes") : QStringLiteral("refuses"), format.describe(),
+                               describe(result))));
+        const GitRun created = git(clone, "rev-parse", "--verify", "-q", QStringLiteral("refs/heads/") + name);
+        QCOMPARE(created.code == 0, gitTakesIt);
+        if (result.isError)
+            QVERIFY2(messageOf(result).contains(QLatin1String("branch_name")), qPrintable(describe(result)));
     }
 
     void createBranch()
@@ -1773,6 +2100,225 @@ private Q_SLOTS:
         difference = snapshotDifference(rootBefore, snapshot(m_root));
         QVERIFY2(difference.isEmpty(), qPrintable(difference));
         QVERIFY(touches().empty());
+    }
+
+    // A repository inside the root whose git data (objects, refs, logs, the index, its config and
+    // the files the config names, alternates) leads to a repository outside through its own .git:
+    // every tool refuses it, naming what leads out; a clone from it too; nothing outside changes
+    // (git_commit would write its objects, refs and reflog there), nothing is created there.
+    void gitDataLeadingOutsideIsRefused_data()
+    {
+        QTest::addColumn<QString>("kind");
+        QTest::addColumn<QString>("fragment"); // what the refusal names
+
+        const auto row = [](const char* kind, const char* fragment) {
+            QTest::newRow(kind) << QString::fromLatin1(kind) << QString::fromLatin1(fragment);
+        };
+        row("objects", ".git/objects");
+        row("refs", ".git/refs");
+        row("refs/heads", ".git/refs/heads");
+        row("refs/heads/main", ".git/refs/heads/main");
+        row("packed-refs", ".git/packed-refs");
+        row("HEAD", ".git/HEAD");
+        row("index", ".git/index");
+        row("config", ".git/config");
+        row("logs", ".git/logs");
+        row("logs/HEAD, leading nowhere yet", ".git/logs/HEAD");
+        row("ORIG_HEAD", ".git/ORIG_HEAD");
+        row("info/exclude", ".git/info/exclude");
+        row("modules", ".git/modules");
+        row("objects/pack", ".git/objects/pack");
+        row("a pack file", ".git/objects/pack/pack-");
+        row("a loose object directory", ".git/objects/");
+        row("alternates, absolute", ".git/objects/info/alternates");
+        row("alternates, relative", ".git/objects/info/alternates");
+        row("alternates of an alternate", "middle.git/objects/info/alternates");
+        row("include.path", "include.path");
+        row("include.path, relative", "include.path");
+        row("includeIf", "includeif.gitdir:/.path");
+        row("core.excludesFile", "core.excludesfile");
+        row("core.attributesFile", "core.attributesfile");
+        row("core.worktree", "outside the allowed roots");
+        row("commondir", "is a worktree of the repository at");
+    }
+
+    void gitDataLeadingOutsideIsRefused()
+    {
+        QFETCH(QString, kind);
+        QFETCH(QString, fragment);
+        QString secretGit;
+        QString secretHead;
+        SETUP(makeOutsideSecret(&secretGit, &secretHead));
+
+        // Inside: a clone made by git, then one of its entries made to lead out.
+        const QString inside = rootPath(QStringLiteral("inside"));
+        GIT_OK(m_root, "clone", "-q", m_remote, inside);
+        QVERIFY(writeFile(inside + QStringLiteral("/a.txt"), "changed inside\n"));
+        const QString dotGit = inside + QStringLiteral("/.git");
+        // Replaces `entry` of the inside .git by a link to the same entry of the secret one.
+        const auto linkOut = [&](const QString& entry, const QString& target = QString()) {
+            const QString path = dotGit + QLatin1Char('/') + entry;
+            if (QFileInfo(path).isDir() && !QFileInfo(path).isSymLink())
+                QDir(path).removeRecursively();
+            else
+                QFile::remove(path);
+            return QFile::link(target.isEmpty() ? secretGit + QLatin1Char('/') + entry : target, path);
+        };
+        // Reads the secret commit through what leads out, when the tools follow it.
+        const auto pointMainAtSecret
+            = [&] { return writeFile(dotGit + QStringLiteral("/refs/heads/main"), secretHead.toLatin1() + '\n'); };
+        const QString looseDirectory = QStringLiteral("objects/") + secretHead.left(2);
+        if (kind == QLatin1String("logs/HEAD, leading nowhere yet")) {
+            QVERIFY(linkOut(QStringLiteral("logs/HEAD"), m_outside + QStringLiteral("/created-by-a-reflog")));
+        } else if (kind == QLatin1String("a pack file")) {
+            QDir packs(secretGit + QStringLiteral("/objects/pack"));
+            const QStringList files = packs.entryList({QStringLiteral("pack-*")}, QDir::Files);
+            QVERIFY(!files.isEmpty());
+            for (const QString& file : files)
+                QVERIFY(QFile::link(packs.filePath(file), dotGit + QStringLiteral("/objects/pack/") + file));
+        } else if (kind == QLatin1String("a loose object directory")) {
+            QVERIFY(linkOut(looseDirectory));
+            QVERIFY(pointMainAtSecret());
+        } else if (kind.startsWith(QLatin1String("alternates"))) {
+            QString alternate = secretGit + QStringLiteral("/objects");
+            if (kind == QLatin1String("alternates, relative")) {
+                alternate = QStringLiteral("../../../../outside/secret/.git/objects");
+            } else if (kind == QLatin1String("alternates of an alternate")) {
+                // An alternate inside the root is fine; its own alternate leads out.
+                const QString middle = rootPath(QStringLiteral("middle.git"));
+                GIT_OK(m_root, "clone", "-q", "--bare", m_remote, middle);
+                QVERIFY(writeFile(
+                    middle + QStringLiteral("/objects/info/alternates"), QFile::encodeName(secretGit) + "/objects\n"));
+                alternate = middle + QStringLiteral("/objects");
+            }
+            QVERIFY(
+                writeFile(dotGit + QStringLiteral("/objects/info/alternates"), QFile::encodeName(alternate) + '\n'));
+            QVERIFY(pointMainAtSecret());
+        } else if (kind == QLatin1String("include.path")) {
+            GIT_OK(inside, "config", "include.path", secretGit + QStringLiteral("/extra.config"));
+        } else if (kind == QLatin1String("include.path, relative")) {
+            GIT_OK(inside, "config", "include.path", "../../../outside/secret/.git/extra.config");
+        } else if (kind == QLatin1String("includeIf")) {
+            GIT_OK(inside, "config", "includeIf.gitdir:/.path", secretGit + QStringLiteral("/extra.config"));
+        } else if (kind == QLatin1String("core.excludesFile")) {
+            GIT_OK(inside, "config", "core.excludesFile", secretGit + QStringLiteral("/ignored"));
+        } else if (kind == QLatin1String("core.attributesFile")) {
+            GIT_OK(inside, "config", "core.attributesFile", secretGit + QStringLiteral("/ignored"));
+        } else if (kind == QLatin1String("core.worktree")) {
+            GIT_OK(inside, "config", "core.worktree", QFileInfo(secretGit).path());
+        } else if (kind == QLatin1String("commondir")) {
+            QVERIFY(writeFile(dotGit + QStringLiteral("/commondir"), QFile::encodeName(secretGit) + '\n'));
+        } else {
+            QVERIFY(QFileInfo::exists(secretGit + QLatin1Char('/') + kind));
+            QVERIFY(linkOut(kind));
+        }
+        const Snapshot outsideBefore = snapshot(m_outside);
+        const Snapshot rootBefore = snapshot(m_root);
+
+        auto calls = repositoryToolCalls(inside);
+        // A clone from it (a local remote) would copy what it reads.
+        calls.emplace_back(QStringLiteral("git_clone_repository"),
+            json{{"repository_url", inside.toStdString()},
+                {"local_path", rootPath(QStringLiteral("copy")).toStdString()}});
+        for (const auto& [tool, arguments] : calls) {
+            ToolResult result = call(tool, arguments);
+            QVERIFY2(result.isError, qPrintable(tool + QLatin1Char(' ') + describe(result)));
+            const QString message = messageOf(result);
+            QVERIFY2(message.contains(fragment) && message.contains(QLatin1String("outside the allowed roots")),
+                qPrintable(tool + QLatin1Char(' ') + describe(result)));
+            QVERIFY2(!message.contains(QLatin1String("secret outside")) && !message.contains(QLatin1String("Secret")),
+                qPrintable(tool + QLatin1Char(' ') + describe(result)));
+        }
+        QString difference = snapshotDifference(outsideBefore, snapshot(m_outside));
+        QVERIFY2(difference.isEmpty(), qPrintable(difference));
+        QVERIFY(!QFileInfo::exists(m_outside + QStringLiteral("/created-by-a-reflog")));
+        difference = snapshotDifference(rootBefore, snapshot(m_root));
+        QVERIFY2(difference.isEmpty(), qPrintable(difference));
+        QVERIFY(touches().empty());
+    }
+
+    // A loose object whose file is a link to one outside the root: too many to look at when a
+    // repository opens, each is looked at when it is read. The tools that read it fail naming it,
+    // nothing shows what it holds; a clone from the repository (which libgit2 reads by itself)
+    // is refused before anything is copied.
+    void looseObjectLeadingOutsideIsRefusedWhenRead()
+    {
+        QString secretGit;
+        QString secretHead;
+        SETUP(makeOutsideSecret(&secretGit, &secretHead));
+        const QString inside = rootPath(QStringLiteral("inside"));
+        GIT_OK(m_root, "clone", "-q", m_remote, inside);
+        const QString object = QStringLiteral("objects/") + secretHead.left(2) + QLatin1Char('/') + secretHead.mid(2);
+        QVERIFY(QDir().mkpath(inside + QStringLiteral("/.git/objects/") + secretHead.left(2)));
+        QVERIFY(QFile::link(secretGit + QLatin1Char('/') + object, inside + QStringLiteral("/.git/") + object));
+        QVERIFY(writeFile(inside + QStringLiteral("/.git/refs/heads/main"), secretHead.toLatin1() + '\n'));
+        const Snapshot outsideBefore = snapshot(m_outside);
+
+        const std::string path = inside.toStdString();
+        const QString named = QStringLiteral(".git/") + object + QStringLiteral(" leads to '") + secretGit
+            + QLatin1Char('/') + object + QStringLiteral("', outside the allowed roots");
+        const std::vector<std::pair<QString, json>> reads{
+            {QStringLiteral("git_log"), json{{"repo_path", path}}},
+            {QStringLiteral("git_show"), json{{"repo_path", path}, {"revision", secretHead.toStdString()}}},
+            {QStringLiteral("git_show"), json{{"repo_path", path}, {"revision", secretHead.left(9).toStdString()}}},
+            {QStringLiteral("git_status"), json{{"repo_path", path}}},
+            {QStringLiteral("git_diff"), json{{"repo_path", path}, {"target", "HEAD"}}},
+            {QStringLiteral("git_commit"), json{{"repo_path", path}, {"message", "on top"}, {"allow_empty", true}}},
+            {QStringLiteral("git_create_branch"), json{{"repo_path", path}, {"branch_name", "topic"}}},
+        };
+        for (const auto& [tool, arguments] : reads) {
+            ToolResult result = call(tool, arguments);
+            QVERIFY2(result.isError, qPrintable(tool + QLatin1Char(' ') + describe(result)));
+            QVERIFY2(messageOf(result).contains(named), qPrintable(tool + QLatin1Char(' ') + describe(result)));
+            QVERIFY2(!QString::fromStdString(result.toJson().dump()).contains(QLatin1String("secret outside")),
+                qPrintable(describe(result)));
+        }
+        ToolResult clone = call(QStringLiteral("git_clone_repository"),
+            json{{"repository_url", path}, {"local_path", rootPath(QStringLiteral("copy")).toStdString()}});
+        QVERIFY2(clone.isError, qPrintable(describe(clone)));
+        QVERIFY2(messageOf(clone).contains(named), qPrintable(describe(clone)));
+        QVERIFY(!QFileInfo::exists(rootPath(QStringLiteral("copy"))));
+        const QString difference = snapshotDifference(outsideBefore, snapshot(m_outside));
+        QVERIFY2(difference.isEmpty(), qPrintable(difference));
+        // The same repository with its own object back is read again.
+        QVERIFY(QFile::remove(inside + QStringLiteral("/.git/") + object));
+        GIT_OK(inside, "update-ref", "refs/heads/main", m_second);
+        VERIFY_SUCCESS(call(QStringLiteral("git_log"), json{{"repo_path", path}}));
+    }
+
+    // The same kinds of link and alternate, leading to places inside the roots, are used.
+    void gitDataInsideTheRootsIsUsed()
+    {
+        // A clone sharing the remote's objects (objects/info/alternates inside the root).
+        const QString shared = rootPath(QStringLiteral("shared"));
+        GIT_OK(m_root, "clone", "-q", "--shared", m_remote, shared);
+        QVERIFY(QFileInfo::exists(shared + QStringLiteral("/.git/objects/info/alternates")));
+        // A clone whose refs and logs live elsewhere in the root, behind links.
+        const QString linked = rootPath(QStringLiteral("linked"));
+        GIT_OK(m_root, "clone", "-q", m_remote, linked);
+        const QString store = rootPath(QStringLiteral("store"));
+        QVERIFY(QDir().mkpath(store));
+        for (const QString& entry : {QStringLiteral("refs"), QStringLiteral("logs")}) {
+            QVERIFY(QDir().rename(linked + QStringLiteral("/.git/") + entry, store + QLatin1Char('/') + entry));
+            QVERIFY(QFile::link(store + QLatin1Char('/') + entry, linked + QStringLiteral("/.git/") + entry));
+        }
+        GIT_OK(linked, "config", "include.path", store + QStringLiteral("/extra.config"));
+        QVERIFY(writeFile(store + QStringLiteral("/extra.config"), "[user]\n\tname = Included Author\n"));
+
+        for (const QString& repository : {shared, linked}) {
+            const std::string path = repository.toStdString();
+            ToolResult result = call(QStringLiteral("git_log"), json{{"repo_path", path}});
+            VERIFY_SUCCESS(result);
+            QCOMPARE(str(result.structuredContent["commits"][0]["id"]), m_second);
+            QVERIFY(writeFile(repository + QStringLiteral("/b.txt"), "bee\n"));
+            VERIFY_SUCCESS(call(
+                QStringLiteral("git_commit"), json{{"repo_path", path}, {"message", "Add b"}, {"files", {"b.txt"}}}));
+            GIT_OUT(author, repository, "log", "-1", "--format=%an");
+            QCOMPARE(author, repository == linked ? QStringLiteral("Included Author") : QString::fromUtf8(FixtureName));
+            GIT_OUT(status, repository, "status", "--porcelain");
+            QCOMPARE(status, QString());
+        }
+        QVERIFY(QFileInfo::exists(store + QStringLiteral("/logs/HEAD")));
     }
 
     void noRootsConfigured()

@@ -290,6 +290,11 @@ void TestGitUrlPolicy::redact_data()
         << QString::fromUtf8(R"({"m":"https://a\\b@x"})") << QString::fromUtf8(R"({"m":"https://***@x"})");
     QTest::newRow("JSON, a quote ends the URL")
         << QString::fromUtf8(R"({"url":"https://host","who":"a@b"})") << QString();
+    QTest::newRow("@ percent-encoded") << QStringLiteral("https://alice:pw%40host/r")
+                                       << QStringLiteral("https://***%40host/r");
+    QTest::newRow("ssh, @ percent-encoded")
+        << QStringLiteral("ssh://git:pw%40host/r") << QStringLiteral("ssh://git:***%40host/r");
+    QTest::newRow("%40 after the authority") << QStringLiteral("https://host/a%40b") << QString();
     QTest::newRow("non-ASCII around") << QStringLiteral("\u00e9 https://t\u00f6k@host/r \u4e16")
                                       << QStringLiteral("\u00e9 https://***@host/r \u4e16");
 }
@@ -369,9 +374,13 @@ void TestGitUrlPolicy::tokenRedactorJsonText_data()
     QTest::newRow("no token, \\u escape elsewhere")
         << QByteArray() << QByteArray(R"({"m":"caf\u00e9 https:\/\/tok@host\/r"})")
         << QByteArray("{\"m\":\"caf\xc3\xa9 https://***@host/r\"}");
-    // Not looked for, by choice: no common encoder escapes '@', and text without one must cost a memchr.
-    QTest::newRow("no token, escaped @ (not looked for)")
-        << QByteArray() << QByteArray(R"({"url":"https://tok\u0040host/r"})") << QByteArray();
+    // '@' itself escaped: the value is what counts, not its spelling.
+    QTest::newRow("no token, escaped @") << QByteArray() << QByteArray(R"({"url":"https://tok\u0040host/r"})")
+                                         << QByteArray(R"({"url":"https://***@host/r"})");
+    QTest::newRow("no token, escaped @ in a key")
+        << QByteArray() << QByteArray(R"({"ssh://g:pw\u0040h":1})") << QByteArray(R"({"ssh://g:***@h":1})");
+    QTest::newRow("no token, escaped @ without a URL")
+        << QByteArray() << QByteArray(R"({"who":"alice\u0040example.org"})") << QByteArray();
     QTest::newRow("no token, escaped colon") << QByteArray() << QByteArray(R"({"url":"https\u003a//tok@host/r"})")
                                              << QByteArray(R"({"url":"https://***@host/r"})");
     QTest::newRow("no token, in a key") << QByteArray() << QByteArray(R"({"https://tok@host":{"k":"\t"}})")

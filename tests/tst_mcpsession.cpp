@@ -221,6 +221,8 @@ private Q_SLOTS:
     void tokenNeverReachesARecord();
     void tokenNeverReachesTheWorkspaceState();
     void callsWaitWhileHistoryIsFullAndNoneIsLost();
+    void urlCredentialsNeverReachHistory_data();
+    void urlCredentialsNeverReachHistory();
 };
 
 void TestMcpSession::initializeNegotiatesVersion_data()
@@ -1192,6 +1194,83 @@ void TestMcpSession::callsWaitWhileHistoryIsFullAndNoneIsLost()
     store.loadRecent(1, 100);
     QCOMPARE(found.size(), 1);
     QCOMPARE(found.first().at(1).value<ToolCallList>().size(), 10);
+}
+
+void TestMcpSession::urlCredentialsNeverReachHistory_data()
+{
+    // A URL's password, with characters of the URL spelled as JSON escapes (decoded, they are the
+    // same URL), or the separator percent-encoded.
+    QTest::addColumn<QByteArray>("url");
+    QTest::newRow("plain") << QByteArray("https://alice:pw-secret@example.com/r.git");
+    QTest::newRow("@ as \\u0040") << QByteArray(R"(https://alice:pw-secret\u0040example.com/r.git)");
+    QTest::newRow(": as \\u003a, @ as \\u0040")
+        << QByteArray(R"(https\u003a//alice\u003Apw-secret\u0040example.com/r.git)");
+    QTest::newRow("/ as \\/, @ as \\u0040") << QByteArray(R"(https:\/\/alice:pw-secret\u0040example.com\/r.git)");
+    QTest::newRow("every character escaped")
+        << QByteArray(R"(\u0068ttps\u003a\u002f\u002f\u0061lice\u003a\u0070w-secret\u0040example.com/r.git)");
+    QTest::newRow("ssh, @ as \\u0040") << QByteArray(R"(ssh://git:pw-secret\u0040example.com/r.git)");
+    QTest::newRow("@ as %40") << QByteArray("https://alice:pw-secret%40example.com/r.git");
+}
+
+// What a client sends and what the tools answer is kept in history: a URL's password is not,
+// however the request's JSON spells the URL. Checked in the records history gives back and in
+// the database's own bytes.
+void TestMcpSession::urlCredentialsNeverReachHistory()
+{
+    QFETCH(QByteArray, url);
+    const QByteArray secret = "pw-secret";
+    Fixture f;
+    RegisteredTool fail;
+    fail.spec.name = QStringLiteral("fail");
+    fail.route = ToolRoute::builtin();
+    fail.handler = [](const std::shared_ptr<ToolCallContext>& context) {
+        context->finish(ToolResult::error(QStringLiteral("cannot reach ")
+            + QString::fromStdString(context->arguments().value("url", std::string()))));
+    };
+    f.registry.add(fail);
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("history.sqlite"));
+    HistoryWriter writer(path, 1000, HistoryWriterLimits{});
+    QString error;
+    QVERIFY2(writer.start(&error), qPrintable(error));
+    HistoryFeed feed(&writer, &f.events);
+    f.environment.history = &feed;
+    auto session = f.session();
+    QVERIFY(session);
+    const std::string text = url.toStdString();
+    send(*session,
+        R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":")" + text
+            + R"("}}})");
+    send(*session,
+        R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"fail","arguments":{"url":")" + text
+            + R"("}}})");
+    writer.stop();
+
+    HistoryStore store(path);
+    QVERIFY(store.open(&error, HistoryStore::Role::Reader));
+    QSignalSpy found(&store, &HistoryStore::queryFinished);
+    store.loadRecent(1, 100);
+    QCOMPARE(found.size(), 1);
+    const ToolCallList calls = found.first().at(1).value<ToolCallList>();
+    QCOMPARE(calls.size(), 2);
+    const auto holdsSecret = [&](const QByteArray& bytes) {
+        if (bytes.contains(secret))
+            return true;
+        const json parsed = json::parse(bytes.toStdString(), nullptr, false);
+        return !parsed.is_discarded() && parsed.dump().find(secret.toStdString()) != std::string::npos;
+    };
+    for (const ToolCall& call : calls) {
+        QVERIFY2(!holdsSecret(call.request), call.request.constData());
+        QVERIFY2(!holdsSecret(call.response), call.response.constData());
+        QVERIFY2(!call.error.contains(QString::fromLatin1(secret)), qPrintable(call.error));
+        // Still the request that came, with the URL's host.
+        QVERIFY2(call.request.contains("example.com"), call.request.constData());
+    }
+    for (const QString& file : QDir(dir.path()).entryList(QDir::Files)) {
+        QFile database(dir.filePath(file));
+        QVERIFY(database.open(QIODevice::ReadOnly));
+        QVERIFY2(!database.readAll().contains(secret), qPrintable(file));
+    }
 }
 
 QTEST_GUILESS_MAIN(TestMcpSession)

@@ -60,9 +60,11 @@ QByteArray dumped(const nlohmann::ordered_json& value)
     return QByteArray::fromStdString(value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
+// A URL's user info ends at an '@'; "%40" is taken as one too (GitUrlPolicy::redact).
 bool mayHoldUrlCredentials(const std::string& value)
 {
-    return value.find('@') != std::string::npos && value.find(':') != std::string::npos;
+    return (value.find('@') != std::string::npos || value.find("%40") != std::string::npos)
+        && value.find(':') != std::string::npos;
 }
 
 } // namespace
@@ -192,14 +194,14 @@ QByteArray TokenRedactor::withoutToken(QByteArray text) const
 
 QByteArray TokenRedactor::withoutUrlCredentials(QByteArray text)
 {
-    // A URL's credentials end at an '@'. One spelled "\u0040" is not looked for: no common encoder
-    // escapes it, and text without '@' (most of it) must cost no more than this memchr.
-    if (!text.contains('@'))
+    // A URL's credentials end at an '@', which JSON may spell "\u0040" (and a client "%40"): values
+    // are compared decoded. Text with none of them (most of it) costs these three searches.
+    if (!text.contains('@') && !text.contains("\\u0040") && !text.contains("%40"))
         return text;
     // Without \u escapes every string is spelled as it decodes, but for escapes GitUrlPolicy::redact
     // reads as what they stand for (\/, \", \n, ...): replaced in the bytes, the text stays the same
     // JSON, formatting and all.
-    if (!text.contains('\\') || !text.contains("\\u"))
+    if (!text.contains("\\u"))
         return GitUrlPolicy::redact(text);
     // A \u escape may spell any character of a URL: the strings are compared decoded, and the text is
     // serialised again if one held credentials. "://" with a literal ':' starts ":/" or ":\/";

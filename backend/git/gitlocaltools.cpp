@@ -1,6 +1,7 @@
 // The git tools that work on a repository on disk: status, log, diff, show, branch list, add,
 // commit, checkout and create branch. None of them reaches the network.
 
+#include "git/diffmemorybudget.h"
 #include "git/gitlibrary.h"
 #include "git/gitpathpolicy.h"
 #include "git/gitptr.h"
@@ -291,35 +292,87 @@ const char* deltaWord(git_delta_t status)
     }
 }
 
-// The patch text, files and totals of a diff.
-json describeDiff(git_diff* diff)
+// One side of a delta's size, as far as it is known without reading its content: what the diff
+// says, else the object's header, else the working tree's file.
+qint64 sideBytes(git_repository* repository, git_odb* odb, const git_diff_file& file)
+{
+    if (file.size > 0)
+        return qint64(file.size);
+    if (odb && !git_oid_is_zero(&file.id)) {
+        size_t length = 0;
+        git_object_t type = GIT_OBJECT_ANY;
+        if (git_odb_read_header(&length, &type, odb, &file.id) == 0)
+            return qint64(length);
+        git_error_clear();
+    }
+    if (file.path && git_repository_workdir(repository)) {
+        const QFileInfo info(QString::fromUtf8(git_repository_workdir(repository)) + QString::fromUtf8(file.path));
+        if (info.isFile() && !info.isSymLink())
+            return info.size();
+    }
+    return 0;
+}
+
+// The patch text (cut at MaxPatchBytes), files and totals of a diff; nothing, with `error`, when the
+// call was cancelled. One file's patch at a time, each within the process's DiffMemoryBudget, so
+// memory follows what is compared at once, not the size of the change; a file larger than
+// DiffMemoryBudget::MaxComparedFileBytes is listed without being compared line by line.
+std::optional<json> describeDiff(
+    git_repository* repository, git_diff* diff, const ToolCallContext& context, QStringList* tooLarge, QString* error)
 {
     git_diff_find_options find = GIT_DIFF_FIND_OPTIONS_INIT;
     find.flags = GIT_DIFF_FIND_RENAMES;
     git_diff_find_similar(diff, &find);
+    git_odb* rawOdb = nullptr;
+    git_repository_odb(&rawOdb, repository);
+    const GitOwned<git_odb, git_odb_free> odb(rawOdb);
+    DiffMemoryBudget& budget = DiffMemoryBudget::instance();
+    const auto cancelled = [&context] { return context.isCancelled(); };
     PatchCollector collector;
-    git_diff_print(diff, GIT_DIFF_FORMAT_PATCH, &PatchCollector::line, &collector);
     json files = json::array();
     std::size_t insertions = 0;
     std::size_t deletions = 0;
     const std::size_t count = git_diff_num_deltas(diff);
     for (std::size_t i = 0; i < count; ++i) {
+        if (context.isCancelled()) {
+            *error = QStringLiteral("Cancelled.");
+            return std::nullopt;
+        }
         const git_diff_delta* delta = git_diff_get_delta(diff, i);
-        json file{{"path", delta->new_file.path ? delta->new_file.path : ""}, {"status", deltaWord(delta->status)},
-            {"binary", (delta->flags & GIT_DIFF_FLAG_BINARY) != 0}};
+        const QString path = fromUtf8(delta->new_file.path);
+        json file{{"path", text(path)}, {"status", deltaWord(delta->status)}};
         if (delta->status == GIT_DELTA_RENAMED || delta->status == GIT_DELTA_COPIED)
             file["old_path"] = delta->old_file.path ? delta->old_file.path : "";
-        git_patch* patch = nullptr;
-        if (i < MaxStatusEntries && git_patch_from_diff(&patch, diff, i) == 0 && patch) {
-            GitPatchPtr owned(patch);
-            size_t context = 0;
-            size_t added = 0;
-            size_t removed = 0;
-            git_patch_line_stats(&context, &added, &removed, patch);
-            file["additions"] = added;
-            file["deletions"] = removed;
-            insertions += added;
-            deletions += removed;
+        const qint64 oldBytes = sideBytes(repository, odb.get(), delta->old_file);
+        const qint64 newBytes = sideBytes(repository, odb.get(), delta->new_file);
+        if (std::max(oldBytes, newBytes) > DiffMemoryBudget::MaxComparedFileBytes) {
+            file["binary"] = (delta->flags & GIT_DIFF_FLAG_BINARY) != 0;
+            file["too_large"] = true;
+            file["size"] = std::max(oldBytes, newBytes);
+            if (tooLarge->size() < 10)
+                tooLarge->append(path);
+        } else {
+            const DiffMemoryBudget::Reservation reservation
+                = budget.reserve(DiffMemoryBudget::estimate(oldBytes, newBytes), cancelled);
+            if (!reservation.isValid()) {
+                *error = QStringLiteral("Cancelled.");
+                return std::nullopt;
+            }
+            git_patch* patch = nullptr;
+            if (git_patch_from_diff(&patch, diff, i) == 0 && patch) {
+                GitPatchPtr owned(patch);
+                if (!collector.truncated)
+                    git_patch_print(patch, &PatchCollector::line, &collector);
+                size_t contextCount = 0;
+                size_t added = 0;
+                size_t removed = 0;
+                git_patch_line_stats(&contextCount, &added, &removed, patch);
+                file["binary"] = (git_patch_get_delta(patch)->flags & GIT_DIFF_FLAG_BINARY) != 0;
+                file["additions"] = added;
+                file["deletions"] = removed;
+                insertions += added;
+                deletions += removed;
+            }
         }
         if (files.size() < MaxStatusEntries)
             files.push_back(std::move(file));
@@ -328,6 +381,19 @@ json describeDiff(git_diff* diff)
     return json{{"diff", collector.patch.toStdString()}, {"truncated", collector.truncated},
         {"files", std::move(files)},
         {"stats", {{"files_changed", count}, {"insertions", insertions}, {"deletions", deletions}}}};
+}
+
+// What a diff's message adds about what it left out.
+QString omissions(const json& fields, const QStringList& tooLarge)
+{
+    QString message;
+    if (!tooLarge.isEmpty())
+        message += QStringLiteral(" Not compared line by line (larger than %1 MiB): %2.")
+                       .arg(DiffMemoryBudget::MaxComparedFileBytes / (1024 * 1024))
+                       .arg(tooLarge.join(QStringLiteral(", ")));
+    if (fields.value("truncated", false))
+        message += QStringLiteral(" The patch is cut at %1 KiB; name paths to see the rest.").arg(MaxPatchBytes / 1024);
+    return message;
 }
 
 int contextLines(const json& arguments)
@@ -469,11 +535,15 @@ bool checkBranchName(const QString& name, const QString& what, QString* error)
 {
     if (!checkRevisionText(name, what, error))
         return false;
+    // libgit2's rules are git's (check-ref-format --branch); "@" alone passes them, but git reads it
+    // as HEAD wherever a revision is named, so such a branch could never be named again.
     int valid = 0;
-    const QByteArray reference = QByteArrayLiteral("refs/heads/") + name.toUtf8();
-    if (git_reference_name_is_valid(&valid, reference.constData()) != 0 || !valid || name == QLatin1String("HEAD")) {
-        *error = QStringLiteral("%1 \"%2\" is not a valid branch name (git forbids spaces, '..', '~', '^', ':', "
-                                "'?', '*', '[', a leading or trailing '/', and names ending in \".lock\").")
+    const QByteArray bytes = name.toUtf8();
+    if (git_branch_name_is_valid(&valid, bytes.constData()) != 0 || !valid || name == QLatin1String("@")) {
+        git_error_clear();
+        *error = QStringLiteral("%1 \"%2\" is not a valid branch name (git forbids HEAD, '@' alone, spaces, '..', "
+                                "'@{', '~', '^', ':', '?', '*', '[', '\\', a leading or trailing '/' or '.', and "
+                                "names ending in \".lock\").")
                      .arg(what, name);
         return false;
     }
@@ -740,13 +810,19 @@ ToolResult diff(const GitToolEnvironment& environment, ToolCallContext& context)
     if (failed != 0)
         return GitToolResult::failure(failureText(QStringLiteral("Could not diff %1").arg(what)));
     GitDiffPtr result(rawDiff);
-    json fields = describeDiff(result.get());
+    QStringList tooLarge;
+    std::optional<json> described = describeDiff(repository->get(), result.get(), context, &tooLarge, &error);
+    if (!described)
+        return GitToolResult::failure(error);
+    json fields = std::move(*described);
     fields["repo_path"] = text(repository->path());
     const auto files = fields["stats"]["files_changed"].get<std::size_t>();
     noteTouched(environment, context, *repository, false);
-    return GitToolResult::success(files == 0 ? QStringLiteral("No differences in %1.").arg(what)
-                                             : QStringLiteral("%1 file(s) differ in %2.").arg(files).arg(what),
-        std::move(fields));
+    // Before the fields are moved: the arguments' order of evaluation is unspecified.
+    const QString message = (files == 0 ? QStringLiteral("No differences in %1.").arg(what)
+                                        : QStringLiteral("%1 file(s) differ in %2.").arg(files).arg(what))
+        + omissions(fields, tooLarge);
+    return GitToolResult::success(message, std::move(fields));
 }
 
 ToolResult show(const GitToolEnvironment& environment, ToolCallContext& context)
@@ -778,14 +854,19 @@ ToolResult show(const GitToolEnvironment& environment, ToolCallContext& context)
     if (git_diff_tree_to_tree(&rawDiff, repository->get(), parentTree.get(), tree.get(), &options) != 0)
         return GitToolResult::failure(failureText(QStringLiteral("Could not diff %1").arg(revision)));
     GitDiffPtr result(rawDiff);
-    json fields = describeDiff(result.get());
+    QStringList tooLarge;
+    std::optional<json> described = describeDiff(repository->get(), result.get(), context, &tooLarge, &error);
+    if (!described)
+        return GitToolResult::failure(error);
+    json fields = std::move(*described);
     fields["repo_path"] = text(repository->path());
     fields["commit"] = commitJson(commit.get(), true);
     noteTouched(environment, context, *repository, false);
-    return GitToolResult::success(
-        QStringLiteral("Commit %1: %2")
-            .arg(oidText(git_commit_id(commit.get())).left(7), fromUtf8(git_commit_summary(commit.get()))),
-        std::move(fields));
+    const QString message
+        = QStringLiteral("Commit %1: %2")
+              .arg(oidText(git_commit_id(commit.get())).left(7), fromUtf8(git_commit_summary(commit.get())))
+        + omissions(fields, tooLarge);
+    return GitToolResult::success(message, std::move(fields));
 }
 
 ToolResult branchList(const GitToolEnvironment& environment, ToolCallContext& context)

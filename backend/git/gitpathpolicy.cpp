@@ -4,6 +4,8 @@
 #include <QFile>
 #include <QFileInfo>
 
+#include <unistd.h>
+
 namespace {
 
 // A .git file holds one line; anything much longer is not one git wrote.
@@ -50,6 +52,8 @@ struct ResolvedPath
     bool exists = false;
     Problem problem = Problem::None;
     QString missingComponent; // the first component that does not exist (for DanglingLink, NotADirectory)
+    QString existing; // the deepest existing ancestor, canonical
+    QStringList missing; // the components below it that do not exist, as given
 };
 
 ResolvedPath resolveWithMissingPart(const QString& absolute)
@@ -79,6 +83,8 @@ ResolvedPath resolveWithMissingPart(const QString& absolute)
         return resolved;
     }
     const QStringList missing = components.mid(present);
+    resolved.existing = canonical;
+    resolved.missing = missing;
     resolved.missingComponent = missing.first();
     resolved.path = QDir::cleanPath(joined(canonical, missing.join(QLatin1Char('/'))));
     if (missing.contains(QLatin1String("..")))
@@ -174,6 +180,29 @@ bool GitPathPolicy::contains(const QString& canonicalPath) const
             return true;
     }
     return false;
+}
+
+QString GitPathPolicy::whereLeads(const QString& absolutePath)
+{
+    // A link may lead to another that leads nowhere yet; the kernel gives up after 40 of them.
+    constexpr int MaximumLinks = 40;
+    QString path = absolutePath;
+    for (int link = 0; link < MaximumLinks; ++link) {
+        const ResolvedPath resolved = resolveWithMissingPart(path);
+        if (resolved.problem != ResolvedPath::Problem::DanglingLink)
+            return resolved.path;
+        // Read as written (not cleaned up lexically): ".." after a linked directory is taken physically.
+        const QByteArray linkPath = QFile::encodeName(joined(resolved.existing, resolved.missing.first()));
+        QByteArray target(4096, Qt::Uninitialized);
+        const ssize_t length = ::readlink(linkPath.constData(), target.data(), std::size_t(target.size()));
+        if (length <= 0)
+            return resolved.path;
+        target.truncate(length);
+        const QString next = QFile::decodeName(target);
+        const QString rest = resolved.missing.mid(1).join(QLatin1Char('/'));
+        path = joined(QDir::isAbsolutePath(next) ? next : joined(resolved.existing, next), rest);
+    }
+    return resolveWithMissingPart(path).path;
 }
 
 QString GitPathPolicy::noRootsMessage()

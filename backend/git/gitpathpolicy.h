@@ -60,6 +60,11 @@ public:
     // lexically, as git does. Messages name the argument "path".
     static std::optional<QString> resolveInsideWorkTree(const QString& workTree, const QString& path, QString* error);
 
+    // Where `absolutePath` leads: its deepest existing ancestor with symlinks resolved, and the rest
+    // as written. A link on the way that leads nowhere yet is followed to where a file created
+    // through it would be (a chain of them too, up to 40). Compare the result with contains().
+    static QString whereLeads(const QString& absolutePath);
+
     // The message for tools called while no root is configured: how to configure one.
     static QString noRootsMessage();
 

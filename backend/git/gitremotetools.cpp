@@ -13,6 +13,7 @@
 #include "git/gittoolhandlers.h"
 #include "git/gittoolresult.h"
 #include "git/gittransportstream.h"
+#include "git/localobjectcopy.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -48,7 +49,8 @@ struct Transfer
         , context(context_)
         , remote(std::move(remote_))
         , tool(std::move(tool_))
-        , scope(context_)
+        , scope(context_, remote.isLocal() ? QString() : remote.host, remote.port,
+              GitTransportStream::defaultPort(remote.scheme))
     {}
     Transfer(const Transfer&) = delete;
     Transfer& operator=(const Transfer&) = delete;
@@ -70,7 +72,8 @@ struct Transfer
     QByteArray username; // kept alive while libgit2 copies them
     QByteArray secret;
     std::chrono::steady_clock::time_point lastProgress{};
-    // Connections this transfer opens give up when the call is cancelled.
+    // Connections this transfer opens give up when the call is cancelled, and go nowhere but to
+    // the remote's own host and port (a credential belongs to them).
     GitTransportStream::Scope scope;
     QStringList rejected; // push: refs the remote refused, with its reason
     bool stoppedByCancellation = false;
@@ -268,6 +271,15 @@ QString describeFailure(const Transfer& transfer, int code, const QString& opera
     const QString& url = transfer.remote.url;
     if (transfer.stoppedByCancellation || transfer.context.isCancelled())
         return QStringLiteral("%1 of %2 was cancelled; nothing more was transferred.").arg(operation, url);
+    if (const QString elsewhere = transfer.scope.refusedEndpoint(); !elsewhere.isEmpty())
+        return QStringLiteral("%1 of %2 stopped: the remote redirected to %3, another host than %4 (scheme, host and "
+                              "port must stay the same). Nothing was sent there, no credential in particular. If "
+                              "you trust %3, give its URL instead.")
+            .arg(operation, url, elsewhere,
+                transfer.remote.host + QLatin1Char(':')
+                    + QString::number(transfer.remote.port >= 0
+                            ? transfer.remote.port
+                            : GitTransportStream::defaultPort(transfer.remote.scheme)));
     if (!transfer.credentialProblem.isEmpty())
         return QStringLiteral("Authentication failed for %1: %2").arg(url, transfer.credentialProblem);
     if (code == GIT_EAUTH || lower.contains(QLatin1String("authentication")) || lower.contains(QLatin1String("401"))
@@ -349,10 +361,45 @@ void removeStaleStaging(const QString& folder)
     }
 }
 
+// What createPrefilledRepository needs: the call, and the local remote's object directories.
+struct LocalPrefill
+{
+    Transfer& transfer;
+    QStringList sources;
+    QString problem; // why the copy stopped, when it did not
+};
+
+// git_clone's repository_cb for a local remote: the new repository, with the remote's objects.
+int createPrefilledRepository(git_repository** out, const char* path, int bare, void* payload)
+{
+    auto* prefill = static_cast<LocalPrefill*>(payload);
+    if (const int code = git_repository_init(out, path, unsigned(bare)); code != 0)
+        return code;
+    GitBuffer objects;
+    if (git_repository_item_path(&objects.buf, *out, GIT_REPOSITORY_ITEM_OBJECTS) != 0)
+        return -1;
+    Transfer& transfer = prefill->transfer;
+    const bool copied = LocalObjectCopy::copy(
+        prefill->sources, QFile::decodeName(objects.buf.ptr), [&transfer] { return transfer.stop(); },
+        [&transfer](qint64 done, qint64 total) {
+            transfer.progress(
+                double(done), double(total), QStringLiteral("copying objects %1/%2").arg(done).arg(total));
+        },
+        &prefill->problem);
+    if (copied)
+        return 0;
+    git_repository_free(*out);
+    *out = nullptr;
+    if (transfer.stoppedByCancellation)
+        return GIT_EUSER;
+    git_error_set_str(GIT_ERROR_OS, prefill->problem.toStdString().c_str());
+    return -1;
+}
+
 // A remote URL a tool was given or found in .git/config: through the URL policy, and a local
 // remote must lie inside the roots like every repository.
-std::optional<GitUrlPolicy::Remote> checkRemote(
-    const GitToolEnvironment& environment, const QString& url, const QString& what, QString* error)
+std::optional<GitUrlPolicy::Remote> checkRemote(const GitToolEnvironment& environment, const QString& url,
+    const QString& what, QString* error, QStringList* localObjectDirectories = nullptr)
 {
     auto remote = environment.urls.check(url, error);
     if (!remote) {
@@ -360,14 +407,32 @@ std::optional<GitUrlPolicy::Remote> checkRemote(
         return std::nullopt;
     }
     if (remote->isLocal()) {
+        // libgit2 opens it again by itself, with none of the handle's checks: everything it will
+        // read there (loose objects included) is looked at now.
         QString problem;
         QString path = remote->url;
         if (path.startsWith(QLatin1String("file://")))
             path = QUrl(path).toLocalFile();
-        if (!environment.paths.resolveRepository(path, what, &problem)) {
+        const auto resolved = environment.paths.resolveRepository(path, what, &problem);
+        if (!resolved) {
             *error = problem;
             return std::nullopt;
         }
+        if (git_repository_open_ext(
+                nullptr, QFile::encodeName(*resolved).constData(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr)
+            != 0) {
+            *error = QStringLiteral("Repository not found: %1 is not a git repository (%2).")
+                         .arg(remote->url, GitLibrary::lastErrorMessage());
+            return std::nullopt;
+        }
+        const auto handle = GitRepositoryHandle::open(
+            environment.paths, *resolved, what, &problem, GitDataConfinement::LooseObjects::CheckedNow);
+        if (!handle) {
+            *error = problem;
+            return std::nullopt;
+        }
+        if (localObjectDirectories)
+            *localObjectDirectories = handle->objectDirectories();
     }
     return remote;
 }
@@ -384,8 +449,9 @@ ToolResult cloneRepository(const GitToolEnvironment& environment, ToolCallContex
     if (!environment.paths.hasRoots())
         return failure(GitPathPolicy::noRootsMessage());
     QString error;
-    const auto remote = checkRemote(
-        environment, stringArgument(arguments, "repository_url"), QStringLiteral("repository_url"), &error);
+    QStringList localObjects;
+    const auto remote = checkRemote(environment, stringArgument(arguments, "repository_url"),
+        QStringLiteral("repository_url"), &error, &localObjects);
     if (!remote)
         return failure(error);
     const auto destination = environment.paths.resolveDestination(
@@ -412,6 +478,15 @@ ToolResult cloneRepository(const GitToolEnvironment& environment, ToolCallContex
     git_clone_options options = GIT_CLONE_OPTIONS_INIT;
     options.checkout_opts.checkout_strategy = GIT_CHECKOUT_SAFE;
     options.fetch_opts.callbacks = callbacksFor(transfer);
+    // A local remote's objects are put in the new repository first (LocalObjectCopy), so the fetch
+    // has nothing to pack: libgit2's local transport would otherwise build a pack with a delta search
+    // that no cancellation stops (and its copy of a local path, instead, cannot be stopped either).
+    LocalPrefill prefill{transfer, localObjects, {}};
+    if (remote->isLocal()) {
+        options.local = GIT_CLONE_NO_LOCAL;
+        options.repository_cb = &createPrefilledRepository;
+        options.repository_cb_payload = &prefill;
+    }
     // No submodule is fetched: libgit2's clone never recurses into them, and nothing here asks it to.
     const QByteArray branchBytes = branch.toUtf8();
     if (!branch.isEmpty())
@@ -483,6 +558,7 @@ struct RemoteContext
     GitRemotePtr remote;
     GitUrlPolicy::Remote checked;
     QString name;
+    QStringList localObjects; // a local remote's object directories
 };
 
 std::optional<RemoteContext> lookupRemote(const GitToolEnvironment& environment, git_repository* repository,
@@ -501,8 +577,8 @@ std::optional<RemoteContext> lookupRemote(const GitToolEnvironment& environment,
     result.name = name;
     const char* url
         = forPush && git_remote_pushurl(rawRemote) ? git_remote_pushurl(rawRemote) : git_remote_url(rawRemote);
-    const auto checked = checkRemote(
-        environment, QString::fromUtf8(url ? url : ""), QStringLiteral("the URL of remote \"%1\"").arg(name), error);
+    const auto checked = checkRemote(environment, QString::fromUtf8(url ? url : ""),
+        QStringLiteral("the URL of remote \"%1\"").arg(name), error, &result.localObjects);
     if (!checked)
         return std::nullopt;
     result.checked = *checked;
@@ -638,6 +714,24 @@ ToolResult pull(const GitToolEnvironment& environment, ToolCallContext& context)
     options.callbacks = callbacksFor(transfer);
     // Submodules are never fetched: only the remote's own refspecs are.
     context.reportProgress(0, std::nullopt, QStringLiteral("fetching from %1").arg(remoteName));
+    // From a local remote, its objects first (as for a clone): libgit2's local transport would pack
+    // what is missing with a delta search that no cancellation stops.
+    if (remote->checked.isLocal()) {
+        GitBuffer objects;
+        QString problem;
+        if (git_repository_item_path(&objects.buf, repository->get(), GIT_REPOSITORY_ITEM_OBJECTS) != 0
+            || !LocalObjectCopy::copy(
+                remote->localObjects, QFile::decodeName(objects.buf.ptr), [&transfer] { return transfer.stop(); },
+                [&transfer](qint64 done, qint64 total) {
+                    transfer.progress(
+                        double(done), double(total), QStringLiteral("copying objects %1/%2").arg(done).arg(total));
+                },
+                &problem)) {
+            if (transfer.stoppedByCancellation)
+                return GitToolResult::failure(describeFailure(transfer, GIT_EUSER, QStringLiteral("Fetch")));
+            return GitToolResult::failure(QStringLiteral("Fetch of %1 failed: %2.").arg(remote->checked.url, problem));
+        }
+    }
     const int code = runTransfer(transfer, [&] {
         git_remote_disconnect(remote->remote.get());
         return git_remote_fetch(remote->remote.get(), nullptr, &options, "pull");

@@ -1,5 +1,6 @@
 #include "git/gitrepositoryhandle.h"
 
+#include "git/confinedloosebackend.h"
 #include "git/gitlibrary.h"
 #include "git/gitpathpolicy.h"
 
@@ -39,10 +40,11 @@ QString openFailure(int code, const QString& path, const QString& what)
 
 } // namespace
 
-std::optional<GitRepositoryHandle> GitRepositoryHandle::open(
-    const GitPathPolicy& policy, const QString& path, const QString& what, QString* error)
+std::optional<GitRepositoryHandle> GitRepositoryHandle::open(const GitPathPolicy& policy, const QString& path,
+    const QString& what, QString* error, GitDataConfinement::LooseObjects looseObjects)
 {
     GitLibrary::ensureInitialized();
+    ConfinedLooseBackend::clearLastRefusal(); // a new call on this thread
     const std::optional<QString> resolved = policy.resolveRepository(path, what, error);
     if (!resolved)
         return std::nullopt;
@@ -73,6 +75,8 @@ std::optional<GitRepositoryHandle> GitRepositoryHandle::open(
                      .arg(what, *resolved, handle.m_workTree);
         return std::nullopt;
     }
+    if (!GitDataConfinement::confine(policy, raw, *resolved, what, looseObjects, error, &handle.m_objectDirectories))
+        return std::nullopt;
     return handle;
 }
 

@@ -1,5 +1,6 @@
 #include "git/gittools.h"
 
+#include "git/confinedloosebackend.h"
 #include "git/gitlibrary.h"
 #include "git/gittoolenvironment.h"
 #include "git/gittoolhandlers.h"
@@ -89,6 +90,7 @@ RegisteredTool makeTool(const std::shared_ptr<const GitToolEnvironment>& environ
     }
     tool.blockingHandler = [environment, handler](ToolCallContext& context) {
         GitLibrary::ensureInitialized();
+        ConfinedLooseBackend::clearLastRefusal(); // what an earlier call on this worker met
         return handler(*environment, context);
     };
     return tool;

@@ -11,14 +11,30 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 
+struct GitTransportStream::Scope::State
+{
+    const ToolCallContext* context = nullptr;
+    std::string host; // lower case; empty: any
+    std::string port;
+    std::string refused; // "host:port" of the first connection refused
+};
+
 namespace {
 
-thread_local const ToolCallContext* t_context = nullptr;
+thread_local GitTransportStream::Scope::State* t_scope = nullptr;
+
+std::string lowered(std::string text)
+{
+    std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    return text;
+}
 
 // How long one wait lasts before the call's cancellation is looked at again.
 constexpr int SliceMs = 100;
@@ -171,6 +187,15 @@ void freeStream(git_stream* base)
 
 int newStream(git_stream** out, const char* host, const char* port)
 {
+    // Only to the remote's own host and port: anywhere else is where a redirect led.
+    if (t_scope && !t_scope->host.empty() && (lowered(host) != t_scope->host || std::string(port) != t_scope->port)) {
+        const std::string endpoint = std::string(host) + ':' + port;
+        if (t_scope->refused.empty())
+            t_scope->refused = endpoint;
+        return fail(GIT_ERROR_NET,
+            "the remote redirected to " + endpoint + ", another host than its own (" + t_scope->host + ':'
+                + t_scope->port + "); nothing was sent there");
+    }
     auto* stream = new TimedSocketStream{};
     stream->parent.version = GIT_STREAM_VERSION;
     stream->parent.connect = &connectStream;
@@ -181,7 +206,7 @@ int newStream(git_stream** out, const char* host, const char* port)
     stream->host = ::strdup(host);
     stream->port = ::strdup(port);
     stream->socket = -1;
-    stream->context = t_context;
+    stream->context = t_scope ? t_scope->context : nullptr;
     *out = &stream->parent;
     return 0;
 }
@@ -196,13 +221,43 @@ void GitTransportStream::install()
     git_stream_register(GIT_STREAM_STANDARD, &registration);
 }
 
-GitTransportStream::Scope::Scope(const ToolCallContext& context)
-    : m_previous(t_context)
+GitTransportStream::Scope::Scope(const ToolCallContext& context, const QString& host, int port, int defaultPort)
+    : m_state(new State)
+    , m_previous(t_scope)
 {
-    t_context = &context;
+    m_state->context = &context;
+    if (!host.isEmpty()) {
+        m_state->host = lowered(host.toStdString());
+        m_state->port = std::to_string(port >= 0 ? port : defaultPort);
+    }
+    t_scope = m_state;
+}
+
+const ToolCallContext* GitTransportStream::Scope::current()
+{
+    return t_scope ? t_scope->context : nullptr;
+}
+
+QString GitTransportStream::Scope::refusedEndpoint() const
+{
+    return QString::fromStdString(m_state->refused);
 }
 
 GitTransportStream::Scope::~Scope()
 {
-    t_context = m_previous;
+    t_scope = m_previous;
+    delete m_state;
+}
+
+int GitTransportStream::defaultPort(const QString& scheme)
+{
+    if (scheme == QLatin1String("https"))
+        return 443;
+    if (scheme == QLatin1String("http"))
+        return 80;
+    if (scheme == QLatin1String("ssh"))
+        return 22;
+    if (scheme == QLatin1String("git"))
+        return 9418;
+    return -1;
 }

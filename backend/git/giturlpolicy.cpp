@@ -168,7 +168,9 @@ Text redactedUrls(const Text& text, const Text& mask)
             if (c == '/' || c == '?' || c == '#' || c == '"' || c == '\'' || c == '<' || c == '>' || c == '`'
                 || c <= 0x20 || c == 0x7f)
                 break;
-            if (c == '@')
+            // "%40" too: not the separator to a URL parser, but a client may have meant one, and a
+            // host never holds it.
+            if (c == '@' || (c == '%' && spells(text, end + 1, "40")))
                 at = end;
         }
         if (at <= authority)
@@ -453,7 +455,7 @@ std::optional<GitUrlPolicy::Remote> GitUrlPolicy::checkScpLike(
 
 QString GitUrlPolicy::redact(const QString& text)
 {
-    if (!text.contains(QLatin1Char('@')))
+    if (!text.contains(QLatin1Char('@')) && !text.contains(QLatin1String("%40")))
         return text;
     if (!text.contains(QLatin1String("://")) && !text.contains(QLatin1String(":\\/\\/")))
         return text;
@@ -462,7 +464,7 @@ QString GitUrlPolicy::redact(const QString& text)
 
 QByteArray GitUrlPolicy::redact(const QByteArray& text)
 {
-    if (!text.contains('@'))
+    if (!text.contains('@') && !text.contains("%40"))
         return text;
     if (!text.contains("://") && !text.contains(":\\/\\/"))
         return text;

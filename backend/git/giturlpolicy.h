@@ -51,7 +51,9 @@ public:
     // http(s) URLs (https://token@host, https://user:secret@host → https://***@host) and the
     // password of any other (ssh://git:secret@host → ssh://git:***@host; ssh://git@host stays).
     // Text without "://" and "@" is returned as it is, cheaply. Used wherever a URL may show:
-    // results, messages, call records, logs. Also catches URLs inside JSON strings (escaped "\/").
+    // results, messages, call records, logs. Also catches URLs inside JSON strings (escaped "\/"),
+    // and takes "%40" in an authority for its '@' (a client may have meant one; no host holds it).
+    // For JSON text with \u escapes use TokenRedactor::jsonText, which compares decoded values.
     static QString redact(const QString& text);
     static QByteArray redact(const QByteArray& text);
 
