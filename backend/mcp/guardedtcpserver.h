@@ -8,9 +8,8 @@
 // closes the oldest stranger of the peer address holding the most (one whose request is still
 // waiting to be read is not yet a stranger, merely unread: it goes last). Beyond the total, a
 // stranger or the connection idle the longest makes room, and when there is none the newcomer gets
-// 503. Counts
-// per client the connections held open waiting for an answer (McpHttpServer bounds them). When
-// accepting fails for want of file descriptors it frees one and tries again shortly instead of
+// 503. Counts per client the connections held open waiting for an answer (McpHttpServer bounds
+// them). When accepting fails for want of file descriptors it frees one and tries again shortly instead of
 // spinning on (or giving up) the listening socket. Gives freed memory back after large requests.
 
 #include "mcp/httpconnectionguard.h"
