@@ -375,18 +375,20 @@ void TestInteractionHttp::readOnlyToolsRunWithoutAsking()
 // 100 held calls (half with progress, half with keep-alive comments) whose clients reset their
 // connections (RST: SO_LINGER 0, then abort) while the wait ticker writes to every one of them. The
 // server's writes fail and close connections from inside its tick; it must go on serving, every
-// call must end as paused and every question must stay for the retry.
+// call must end as paused and every question must stay for the retry. The calls come from two
+// clients, 50 each: one client may hold at most 64 connections waiting (issue 23).
 void TestInteractionHttp::heldCallsWhoseClientsResetKeepTheirQuestions()
 {
     ServerFixture server(ServerFixture::defaultOptions(), interactionSettings());
-    const QByteArray session = openSession(server.port);
+    const QByteArray sessions[] = {openSession(server.port, "2025-06-18", "first-client"),
+        openSession(server.port, "2025-06-18", "second-client")};
     constexpr int calls = 100;
     std::vector<std::unique_ptr<RawHttpClient>> clients;
     for (int i = 0; i < calls; ++i) {
         auto client = std::make_unique<RawHttpClient>(server.port);
         const json arguments{{"provider", "github"}, {"kind", "api_key"}, {"reason", "call " + std::to_string(i)}};
-        client->send(RawHttpClient::post(
-            callBody(i + 1, "request_connection", arguments, i % 2 == 0), sessionHeaders(server.port, session)));
+        client->send(RawHttpClient::post(callBody(i + 1, "request_connection", arguments, i % 2 == 0),
+            sessionHeaders(server.port, sessions[i % 2])));
         clients.push_back(std::move(client));
     }
     QTRY_COMPARE_WITH_TIMEOUT(server.pendingInteractions().size(), calls, 60'000);

@@ -112,9 +112,16 @@ private Q_SLOTS:
     void trickledHeadMeetsItsDeadline();
     void stalledBodyMeetsItsDeadline();
     void connectionsAreCappedOldestIdleFirst();
-    void connectionsArePerPeerCapped();
     void busyConnectionsMakeNewcomersWait503();
     void sessionEvictionIsFairBetweenClients();
+
+    // Local denial of service (issue 23, item 5).
+    void halfSentHeadsNeverCrowdOutClientsWithTheToken();
+    void strangersNeverCloseAClientsIdleConnection();
+    void strangersMakeRoomFromThePeerHoldingTheMost();
+    void unauthenticatedBodyIsRefusedFromItsHead();
+    void waitingCallsCountAgainstTheirClientOnly();
+    void sessionBurstUnderNewNamesEvictsNoOne();
     void connectionCloseIsHonouredForEveryAnswer();
     void websocketUpgradeGetsOneAnswer();
     void requestOnAnOpenEventStreamWaits();
@@ -208,10 +215,33 @@ void TestMcpHttpServer::httpErrors_data()
                               << false << 403 << -32000;
     QTest::newRow("no host") << QByteArray("POST") << QByteArray("/mcp") << init << H{{"Host", QByteArray()}} << false
                              << 403 << -32000;
-    QTest::newRow("host localhost") << QByteArray("POST") << QByteArray("/mcp") << init << H{{"Host", "localhost:1"}}
-                                    << false << 200 << 0;
-    QTest::newRow("host ipv6") << QByteArray("POST") << QByteArray("/mcp") << init << H{{"Host", "[::1]:1"}} << false
-                               << 200 << 0;
+    // The Host's port, when it names one, must be the server's (issue 23, item 7).
+    const QByteArray port = QByteArray::number(m_server->port);
+    QTest::newRow("host localhost") << QByteArray("POST") << QByteArray("/mcp") << init
+                                    << H{{"Host", "LocalHost:" + port}} << false << 200 << 0;
+    QTest::newRow("host ipv6") << QByteArray("POST") << QByteArray("/mcp") << init << H{{"Host", "[::1]:" + port}}
+                               << false << 200 << 0;
+    QTest::newRow("host without port") << QByteArray("POST") << QByteArray("/mcp") << init << H{{"Host", "127.0.0.1"}}
+                                       << false << 200 << 0;
+    const auto badHost = [&](const char* name, const QByteArray& host) {
+        QTest::newRow(name) << QByteArray("POST") << QByteArray("/mcp") << init << H{{"Host", host}} << false << 403
+                            << -32000;
+    };
+    badHost("host wrong port", "127.0.0.1:" + QByteArray::number(m_server->port == 9999 ? 9998 : 9999));
+    badHost("host localhost wrong port", "localhost:" + QByteArray::number(m_server->port ^ 1));
+    badHost("host ipv6 wrong port", "[::1]:" + QByteArray::number(m_server->port ^ 1));
+    badHost("host port not a number", "localhost:abc");
+    badHost("host port out of range", "localhost:99999");
+    badHost("host port 65536", "localhost:65536");
+    badHost("host port 0", "localhost:0");
+    badHost("host port empty", "localhost:");
+    badHost("host port with sign", "localhost:+" + port);
+    badHost("host port too long", "localhost:0000" + port);
+    badHost("host two ports", "localhost:" + port + ":" + port);
+    badHost("host ipv6 unclosed", "[::1:" + port);
+    badHost("host ipv6 trailing", "[::1]x" + port);
+    badHost("host ipv6 port not a number", "[::1]:abc");
+    badHost("host port only", ":" + port);
     QTest::newRow("no token") << QByteArray("POST") << QByteArray("/mcp") << init << H{{"Authorization", QByteArray()}}
                               << false << 401 << -32002;
     QTest::newRow("wrong token") << QByteArray("POST") << QByteArray("/mcp") << init
@@ -836,36 +866,20 @@ void TestMcpHttpServer::connectionsAreCappedOldestIdleFirst()
         QCOMPARE(idle[i]->socket().state(), QAbstractSocket::ConnectedState);
 }
 
-void TestMcpHttpServer::connectionsArePerPeerCapped()
-{
-    McpServerOptions options = ServerFixture::defaultOptions();
-    options.limits.maxConnectionsPerPeer = 2;
-    ServerFixture server(options);
-    RawHttpClient first(server.port);
-    first.send(RawHttpClient::post(initializeBody(), standardHeaders(server.port)));
-    QCOMPARE(first.read().status, 200);
-    RawHttpClient second(server.port);
-    second.send(RawHttpClient::post(initializeBody(), standardHeaders(server.port)));
-    QCOMPARE(second.read().status, 200);
-    RawHttpClient third(server.port);
-    third.send(RawHttpClient::post(initializeBody(), standardHeaders(server.port)));
-    QCOMPARE(third.read().status, 200);
-    QVERIFY(first.waitForClose());
-    QCOMPARE(second.socket().state(), QAbstractSocket::ConnectedState);
-}
-
 void TestMcpHttpServer::busyConnectionsMakeNewcomersWait503()
 {
     McpServerOptions options = ServerFixture::defaultOptions();
     options.limits.maxConnections = 2;
     ServerFixture server(options);
-    const QByteArray session = openSession(server.port);
+    // Two clients (one waiting call each is all a client may hold of two connections).
+    const QList<QByteArray> sessions{openSession(server.port, "2025-06-18", "first-client"),
+        openSession(server.port, "2025-06-18", "second-client")};
     std::vector<std::unique_ptr<RawHttpClient>> busy;
     for (int i = 0; i < 2; ++i) {
         busy.push_back(std::make_unique<RawHttpClient>(server.port));
         busy.back()->send(RawHttpClient::post(
             R"({"jsonrpc":"2.0","id":)" + QByteArray::number(i) + R"(,"method":"tools/call","params":{"name":"slow"}})",
-            sessionHeaders(server.port, session)));
+            sessionHeaders(server.port, sessions.at(i))));
     }
     QTRY_COMPARE_WITH_TIMEOUT(server.pendingSlow(), 2, 10'000);
     RawHttpClient refused(server.port);
@@ -890,6 +904,260 @@ void TestMcpHttpServer::sessionEvictionIsFairBetweenClients()
     RawHttpClient client(server.port);
     client.send(
         RawHttpClient::post(R"({"jsonrpc":"2.0","id":1,"method":"ping"})", sessionHeaders(server.port, victim)));
+    QCOMPARE(client.read().status, 200);
+}
+
+namespace {
+
+// A connection that has sent half a request head and no token, as a local process that wants to
+// crowd the server out would hold it.
+std::unique_ptr<RawHttpClient> halfSentHead(quint16 port)
+{
+    auto client = std::make_unique<RawHttpClient>(port);
+    client->send("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:" + QByteArray::number(port) + "\r\n");
+    return client;
+}
+
+QByteArray echoCall(int id)
+{
+    return R"({"jsonrpc":"2.0","id":)" + QByteArray::number(id)
+        + R"(,"method":"tools/call","params":{"name":"echo","arguments":{"message":"call )" + QByteArray::number(id)
+        + R"("}}})";
+}
+
+// One echo call on a new connection: whether it was answered with its own result.
+bool echoAnswered(quint16 port, const QByteArray& session, int id)
+{
+    RawHttpClient client(port);
+    client.send(RawHttpClient::post(echoCall(id), sessionHeaders(port, session)));
+    const RawHttpResponse response = client.read();
+    return response.ok && response.status == 200 && response.body.contains("\"result\"")
+        && response.body.contains(QByteArray("call " + QByteArray::number(id)));
+}
+
+} // namespace
+
+void TestMcpHttpServer::halfSentHeadsNeverCrowdOutClientsWithTheToken()
+{
+    // All local processes share 127.0.0.1. One without the token keeps more half-sent heads open
+    // than the server takes connections, and opens new ones before every call of a client with the
+    // token: every one of that client's calls is still answered, each on a new connection.
+    McpServerOptions options = ServerFixture::defaultOptions();
+    options.limits.maxConnections = 8;
+    ServerFixture server(options);
+    const QByteArray session = openSession(server.port);
+    std::vector<std::unique_ptr<RawHttpClient>> strangers;
+    constexpr int Calls = 10;
+    int answered = 0;
+    for (int call = 0; call < Calls; ++call) {
+        for (int i = 0; i < 12; ++i)
+            strangers.push_back(halfSentHead(server.port));
+        answered += echoAnswered(server.port, session, call) ? 1 : 0;
+    }
+    QCOMPARE(answered, Calls);
+    // The strangers made room for each other, oldest first, and were told why.
+    const RawHttpResponse evicted = strangers.front()->read();
+    QCOMPARE(evicted.status, 503);
+    QVERIFY(!evicted.header("retry-after").isEmpty());
+    QCOMPARE_JSON(bodyJson(evicted)["error"]["code"], -32000);
+    QVERIFY(strangers.front()->waitForClose());
+}
+
+void TestMcpHttpServer::strangersNeverCloseAClientsIdleConnection()
+{
+    // A client with the token keeps its connection open between calls; strangers filling every
+    // connection the server takes never close it, idle as it is.
+    McpServerOptions options = ServerFixture::defaultOptions();
+    options.limits.maxConnections = 8;
+    ServerFixture server(options);
+    const QByteArray session = openSession(server.port);
+    RawHttpClient client(server.port);
+    client.send(RawHttpClient::post(echoCall(1), sessionHeaders(server.port, session)));
+    QCOMPARE(client.read().status, 200);
+    // Strangers that were refused for want of the token and stay connected, idle (each one's
+    // answer is read, so the server has seen each before the next arrives).
+    std::vector<std::unique_ptr<RawHttpClient>> strangers;
+    for (int i = 0; i < 20; ++i) {
+        strangers.push_back(std::make_unique<RawHttpClient>(server.port));
+        strangers.back()->send(
+            RawHttpClient::post(echoCall(i), withHeader(standardHeaders(server.port), "Authorization", QByteArray())));
+        QCOMPARE(strangers.back()->read().status, 401);
+    }
+    client.send(RawHttpClient::post(echoCall(3), sessionHeaders(server.port, session)));
+    const RawHttpResponse response = client.read();
+    QVERIFY2(response.ok, "the idle connection of the client with the token was closed");
+    QCOMPARE(response.status, 200);
+}
+
+void TestMcpHttpServer::strangersMakeRoomFromThePeerHoldingTheMost()
+{
+    // Strangers at another loopback address (a remote peer, when the server listens beyond loopback)
+    // keep their connection while one address floods: the flood makes room from its own.
+    McpServerOptions options = ServerFixture::defaultOptions();
+    options.limits.maxConnections = 8; // four for strangers
+    ServerFixture server(options);
+    QTcpSocket other;
+    QVERIFY2(other.bind(QHostAddress(QStringLiteral("127.0.0.2"))), qPrintable(other.errorString()));
+    other.connectToHost(QHostAddress::LocalHost, server.port);
+    QVERIFY(other.waitForConnected(10'000));
+    other.write("POST /mcp HTTP/1.1\r\n");
+    QVERIFY(other.waitForBytesWritten(10'000));
+    std::vector<std::unique_ptr<RawHttpClient>> flood;
+    for (int i = 0; i < 12; ++i)
+        flood.push_back(halfSentHead(server.port));
+    QCOMPARE(flood.front()->read().status, 503);
+    QVERIFY(flood.front()->waitForClose());
+    // The other address's connection, the oldest of all, is still open: it finishes its request.
+    const QByteArray body = R"({"jsonrpc":"2.0","id":1,"method":"ping"})";
+    const QByteArray session = openSession(server.port);
+    QByteArray rest;
+    for (const auto& [name, value] : sessionHeaders(server.port, session))
+        rest += name + ": " + value + "\r\n";
+    other.write(rest + "Content-Length: " + QByteArray::number(body.size()) + "\r\n\r\n" + body);
+    QVERIFY(other.waitForBytesWritten(10'000));
+    QByteArray answer;
+    while (!answer.contains("\r\n\r\n") && other.waitForReadyRead(15'000))
+        answer += other.readAll();
+    QVERIFY2(answer.startsWith("HTTP/1.1 200"), answer.constData());
+}
+
+void TestMcpHttpServer::unauthenticatedBodyIsRefusedFromItsHead()
+{
+    // Without a valid token a request is refused anyway: its body is not read (a stranger's
+    // connections hold a head and a small body at most), and the answer comes from the head alone.
+    const quint16 port = m_server->port;
+    const struct
+    {
+        QByteArray authorization;
+        QByteArray framing;
+        QByteArray challenge;
+    } cases[] = {
+        {QByteArray(), "Content-Length: 1048576\r\n\r\n", R"(Bearer realm="switchboard")"},
+        {"Bearer sb_guessed-token-0000000000000000", "Content-Length: 1048576\r\n\r\n",
+            R"(Bearer realm="switchboard", error="invalid_token")"},
+        {QByteArray(), "Transfer-Encoding: chunked\r\n\r\n100000\r\n", R"(Bearer realm="switchboard")"},
+    };
+    for (const auto& [authorization, framing, challenge] : cases) {
+        RawHttpClient client(port);
+        client.send(headOf(withHeader(standardHeaders(port), "Authorization", authorization)) + framing);
+        const RawHttpResponse response = client.read(60'000);
+        QCOMPARE(response.status, 401);
+        QCOMPARE(response.header("www-authenticate"), challenge);
+        QCOMPARE_JSON(bodyJson(response)["error"]["code"], -32002);
+        QVERIFY(client.waitForClose());
+    }
+    // A small body without a token still reaches the server, which says the same (and keeps the
+    // connection); with the token, the same large body is read and answered.
+    RawHttpClient small(port);
+    small.send(RawHttpClient::post(initializeBody(), withHeader(standardHeaders(port), "Authorization", QByteArray())));
+    QCOMPARE(small.read().status, 401);
+    small.send(RawHttpClient::post(initializeBody(), standardHeaders(port)));
+    QCOMPARE(small.read().status, 200);
+}
+
+void TestMcpHttpServer::waitingCallsCountAgainstTheirClientOnly()
+{
+    // A client holding calls open (waiting for a person, or long-running) fills its own allowance,
+    // not the connections every other local client shares: the others' calls are all answered.
+    McpServerOptions options = ServerFixture::defaultOptions();
+    options.limits.maxConnections = 8; // four for strangers; of the other four, two per client
+    ServerFixture server(options);
+    const QByteArray greedy = openSession(server.port, "2025-06-18", "greedy-client");
+    const QByteArray other = openSession(server.port, "2025-06-18", "other-client");
+    constexpr int Held = 8;
+    std::vector<std::unique_ptr<RawHttpClient>> calls;
+    for (int i = 0; i < Held; ++i) {
+        calls.push_back(std::make_unique<RawHttpClient>(server.port));
+        calls.back()->send(RawHttpClient::post(
+            R"({"jsonrpc":"2.0","id":)" + QByteArray::number(i) + R"(,"method":"tools/call","params":{"name":"slow"}})",
+            sessionHeaders(server.port, greedy)));
+    }
+    // Every call is either running or refused at once; count which.
+    std::vector<RawHttpResponse> refusals;
+    std::vector<bool> answered(Held, false);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        [&] {
+            for (int i = 0; i < Held; ++i) {
+                if (answered[i])
+                    continue;
+                RawHttpResponse response = calls[i]->read(20);
+                if (response.ok) {
+                    answered[i] = true;
+                    refusals.push_back(response);
+                }
+            }
+            return int(refusals.size()) + server.pendingSlow() == Held;
+        }(),
+        30'000);
+    QCOMPARE(server.pendingSlow(), 2);
+    QCOMPARE(int(refusals.size()), Held - 2);
+    for (const RawHttpResponse& refusal : refusals) {
+        QCOMPARE(refusal.status, 503);
+        QCOMPARE(refusal.header("retry-after"), QByteArray("1"));
+        const json error = bodyJson(refusal)["error"];
+        QCOMPARE_JSON(error["code"], -32000);
+        QVERIFY2(error["message"].get<std::string>().find("\"greedy-client\"") != std::string::npos,
+            refusal.body.constData());
+        QVERIFY(bodyJson(refusal)["id"].is_number());
+    }
+
+    // The other client's calls, each on a new connection, are all answered meanwhile.
+    constexpr int OtherCalls = 10;
+    int otherAnswered = 0;
+    for (int i = 0; i < OtherCalls; ++i)
+        otherAnswered += echoAnswered(server.port, other, i) ? 1 : 0;
+    QCOMPARE(otherAnswered, OtherCalls);
+
+    // An event stream held open counts too: the greedy client has no room for one, the other has.
+    Headers streamHeaders = withHeader(sessionHeaders(server.port, greedy), "Content-Type", QByteArray());
+    RawHttpClient greedyStream(server.port);
+    greedyStream.send(headOf(streamHeaders, "GET /mcp HTTP/1.1") + "\r\n");
+    QCOMPARE(greedyStream.read().status, 503);
+    RawHttpClient otherStream(server.port);
+    otherStream.send(headOf(withHeader(streamHeaders, "Mcp-Session-Id", other), "GET /mcp HTTP/1.1") + "\r\n");
+    QCOMPARE(otherStream.read(15'000, 1).status, 200);
+
+    // Answered calls give their room back.
+    server.releaseSlow(QStringLiteral("done"));
+    for (int i = 0; i < Held; ++i) {
+        if (!answered[i])
+            QCOMPARE(calls[i]->read().status, 200);
+    }
+    QVERIFY(echoAnswered(server.port, greedy, 100));
+}
+
+void TestMcpHttpServer::sessionBurstUnderNewNamesEvictsNoOne()
+{
+    // Sessions opened in a burst, each under a new client name, find the server full: they are
+    // refused, and the idle session of the client that was there first stays.
+    McpServerOptions options = ServerFixture::defaultOptions();
+    options.maxSessions = 4;
+    ServerFixture server(options);
+    const QByteArray quiet = openSession(server.port, "2025-06-18", "quiet-client");
+    int opened = 0;
+    int refused = 0;
+    for (int i = 0; i < 10; ++i) {
+        RawHttpClient client(server.port);
+        client.send(RawHttpClient::post(
+            initializeBody("2025-06-18", "burst-client-" + QByteArray::number(i)), standardHeaders(server.port)));
+        const RawHttpResponse response = client.read();
+        if (response.status == 200) {
+            ++opened;
+            continue;
+        }
+        ++refused;
+        QCOMPARE(response.status, 503);
+        QVERIFY(!response.header("retry-after").isEmpty());
+        QVERIFY(response.header("mcp-session-id").isEmpty());
+        const json body = bodyJson(response);
+        QCOMPARE_JSON(body["error"]["code"], -32000);
+        QCOMPARE_JSON(body["id"], 0);
+    }
+    QCOMPARE(opened, 3);
+    QCOMPARE(refused, 7);
+    QCOMPARE(server.sessionCount(), 4);
+    RawHttpClient client(server.port);
+    client.send(RawHttpClient::post(R"({"jsonrpc":"2.0","id":1,"method":"ping"})", sessionHeaders(server.port, quiet)));
     QCOMPARE(client.read().status, 200);
 }
 

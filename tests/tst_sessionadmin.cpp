@@ -24,6 +24,7 @@ private Q_SLOTS:
     void operatorEndsSessionAndClientGets404();
     void endingAnUnknownSessionFails();
     void refusedRequestsBecomeSecurityEvents();
+    void bodiesRefusedUnreadBecomeSecurityEvents();
 
 private:
     // The newest state of `id` among every sessionStatesChanged batch the spy holds.
@@ -213,6 +214,46 @@ void TestSessionAdmin::refusedRequestsBecomeSecurityEvents()
     const auto last = recorded.first().at(0).value<SecurityEventList>();
     QCOMPARE(last.size(), 1);
     QCOMPARE(last.first().kind, SecurityEventKind::MissingToken);
+}
+
+void TestSessionAdmin::bodiesRefusedUnreadBecomeSecurityEvents()
+{
+    // A request without a valid token whose body is too large to read without one is refused from
+    // its head (issue 23): the operator hears of it as of any other refusal at the door.
+    QSignalSpy recorded(m_backend.get(), &OperatorInterface::securityEventsRecorded);
+    const Headers good = standardHeaders(m_port);
+    const QList<Headers> refused{
+        withHeader(good, "Authorization", QByteArray()),
+        withHeader(good, "Authorization", "Bearer " + ServerFixture::token() + "-but-longer"),
+    };
+    for (const Headers& headers : refused) {
+        // The second one's target carries the token in its query: the event never says it.
+        QByteArray head = headers == refused.first() ? QByteArray("POST /mcp HTTP/1.1\r\n")
+                                                     : "POST /mcp?from=" + ServerFixture::token() + " HTTP/1.1\r\n";
+        for (const auto& [name, value] : headers)
+            head += name + ": " + value + "\r\n";
+        RawHttpClient client(m_port);
+        client.send(head + "Content-Length: 1048576\r\n\r\n");
+        QCOMPARE(client.read().status, 401);
+    }
+    SecurityEventList events;
+    QTRY_VERIFY_WITH_TIMEOUT(
+        [&] {
+            events.clear();
+            for (const QList<QVariant>& arguments : std::as_const(recorded))
+                events += arguments.at(0).value<SecurityEventList>();
+            return events.size() >= 2;
+        }(),
+        15'000);
+    QCOMPARE(events.size(), 2);
+    QCOMPARE(events.at(0).kind, SecurityEventKind::MissingToken);
+    QCOMPARE(events.at(1).kind, SecurityEventKind::WrongToken);
+    for (const SecurityEvent& event : std::as_const(events)) {
+        QCOMPARE(event.remoteAddress, QStringLiteral("127.0.0.1"));
+        QVERIFY2(event.detail.startsWith(QStringLiteral("/mcp: ")), qPrintable(event.detail));
+        QVERIFY2(event.detail.contains(QStringLiteral("refused before its body")), qPrintable(event.detail));
+        QVERIFY2(!event.detail.contains(QString::fromLatin1(ServerFixture::token())), qPrintable(event.detail));
+    }
 }
 
 QTEST_GUILESS_MAIN(TestSessionAdmin)

@@ -3,6 +3,7 @@
 #include "mcp/httpconnectionguard.h"
 #include "mcp/jsonrpc.h"
 
+#include <QHash>
 #include <QTcpSocket>
 
 #include <sys/resource.h>
@@ -17,10 +18,16 @@ constexpr int AcceptRetryMs = 100;
 
 } // namespace
 
-GuardedTcpServer::GuardedTcpServer(const HttpLimits& limits, QObject* parent)
+GuardedTcpServer::GuardedTcpServer(
+    const HttpLimits& limits, HttpConnectionGuard::Authenticator authenticate, QObject* parent)
     : QTcpServer(parent)
     , m_limits(limits)
+    , m_authenticate(std::move(authenticate))
     , m_connectionLimit(connectionLimitFor(limits, fileDescriptorLimit()))
+    // At most half the connections for strangers, at most half of the rest for one client's waits.
+    , m_unauthenticatedLimit(qBound(1, limits.maxUnauthenticatedConnections, qMax(1, m_connectionLimit / 2)))
+    , m_waitingLimitPerClient(
+          qBound(1, limits.maxWaitingConnectionsPerClient, qMax(1, (m_connectionLimit - m_unauthenticatedLimit) / 2)))
 {
     m_trimTimer.setSingleShot(true);
     m_trimTimer.setInterval(TrimDelayMs);
@@ -63,6 +70,17 @@ int GuardedTcpServer::connectionCount() const
     return int(openConnections(nullptr).size());
 }
 
+int GuardedTcpServer::connectionsWaitingFor(const QString& client) const
+{
+    int count = 0;
+    const QList<QTcpSocket*> open = openConnections(nullptr);
+    for (QTcpSocket* socket : open) {
+        const HttpConnectionGuard* guard = HttpConnectionGuard::of(socket);
+        count += guard && !guard->waitingFor().isEmpty() && guard->waitingFor() == client ? 1 : 0;
+    }
+    return count;
+}
+
 void GuardedTcpServer::incomingConnection(qintptr socketDescriptor)
 {
     auto* socket = new QTcpSocket(this);
@@ -71,33 +89,75 @@ void GuardedTcpServer::incomingConnection(qintptr socketDescriptor)
         return;
     }
     const QList<QTcpSocket*> open = openConnections(socket);
-    const QHostAddress peer = socket->peerAddress();
-    qsizetype fromPeer = 0;
-    for (const QTcpSocket* other : open)
-        fromPeer += other->peerAddress() == peer ? 1 : 0;
-    if (open.size() >= m_connectionLimit && !closeOldestIdle(open, nullptr)) {
-        refuse(socket, "too many open connections (" + QByteArray::number(m_connectionLimit) + "), none of them idle");
-        return;
+    qsizetype unauthenticated = 0;
+    for (QTcpSocket* other : open) {
+        const HttpConnectionGuard* guard = HttpConnectionGuard::of(other);
+        unauthenticated += guard && !guard->isAuthenticated() ? 1 : 0;
     }
-    if (fromPeer >= m_limits.maxConnectionsPerPeer && !closeOldestIdle(open, &peer)) {
-        refuse(socket,
-            "too many open connections from " + peer.toString().toUtf8() + " ("
-                + QByteArray::number(m_limits.maxConnectionsPerPeer) + "), none of them idle");
-        return;
+    // Every newcomer is a stranger until its first head shows the token. Strangers make room for
+    // each other; a client that has shown the token is closed only when idle, never for a stranger
+    // when strangers are there to go first. A stranger whose request waits unread (a burst of new
+    // connections is accepted before any of them is read) is no stranger yet but a request about
+    // to be read: it keeps its place while there is room in total, and goes last when there is not.
+    const bool strangersFull = unauthenticated >= m_unauthenticatedLimit;
+    const bool allFull = open.size() >= m_connectionLimit;
+    if (strangersFull || allFull) {
+        const bool roomMade = evictUnauthenticated(open, false)
+            || (allFull && (closeOldestIdle(open) || evictUnauthenticated(open, true)));
+        if (!roomMade && allFull) {
+            refuse(
+                socket, "too many open connections (" + QByteArray::number(m_connectionLimit) + "), none of them idle");
+            return;
+        }
     }
     // Responses are written whole; sending them at once keeps request/response latency low.
     socket->setSocketOption(QAbstractSocket::LowDelayOption, 1);
-    HttpConnectionGuard* guard = HttpConnectionGuard::install(socket, m_limits);
+    HttpConnectionGuard* guard = HttpConnectionGuard::install(socket, m_limits, m_authenticate);
     connect(guard, &HttpConnectionGuard::largeRequestEnded, &m_trimTimer, qOverload<>(&QTimer::start));
+    connect(guard, &HttpConnectionGuard::refusedWithoutToken, this, &GuardedTcpServer::refusedWithoutToken);
     addPendingConnection(socket);
 }
 
-bool GuardedTcpServer::closeOldestIdle(const QList<QTcpSocket*>& connections, const QHostAddress* peer)
+bool GuardedTcpServer::evictUnauthenticated(const QList<QTcpSocket*>& connections, bool evenUnread)
+{
+    // Closing is not done here but by the guard, which deletes the socket later: `connections`
+    // stays valid throughout.
+    QHash<QHostAddress, int> perPeer;
+    int most = 0;
+    HttpConnectionGuard* closing = nullptr;
+    for (QTcpSocket* socket : connections) {
+        HttpConnectionGuard* guard = HttpConnectionGuard::of(socket);
+        if (!guard || guard->isAuthenticated())
+            continue;
+        most = qMax(most, ++perPeer[socket->peerAddress()]);
+        if (guard->isClosing() && (!closing || guard->openedAt() < closing->openedAt()))
+            closing = guard;
+    }
+    if (closing) {
+        closing->evict({});
+        return true;
+    }
+    // Only the address holding the most gives way: one flooding address never takes another's place.
+    HttpConnectionGuard* oldest = nullptr;
+    for (QTcpSocket* socket : connections) {
+        HttpConnectionGuard* guard = HttpConnectionGuard::of(socket);
+        if (!guard || guard->isAuthenticated() || perPeer.value(socket->peerAddress()) < most
+            || (!evenUnread && guard->hasUnreadBytes()))
+            continue;
+        if (!oldest || guard->openedAt() < oldest->openedAt())
+            oldest = guard;
+    }
+    if (!oldest)
+        return false;
+    oldest->evict("too many connections that have not shown the token (" + QByteArray::number(m_unauthenticatedLimit)
+        + "); this one, of the address holding the most, waited the longest");
+    return true;
+}
+
+bool GuardedTcpServer::closeOldestIdle(const QList<QTcpSocket*>& connections)
 {
     HttpConnectionGuard* oldest = nullptr;
     for (QTcpSocket* socket : connections) {
-        if (peer && socket->peerAddress() != *peer)
-            continue;
         HttpConnectionGuard* guard = HttpConnectionGuard::of(socket);
         if (guard && guard->isIdle() && (!oldest || guard->idleSince() < oldest->idleSince()))
             oldest = guard;
@@ -132,7 +192,9 @@ void GuardedTcpServer::onAcceptError(QAbstractSocket::SocketError error)
             qPrintable(errorString()));
     }
     Q_UNUSED(error);
-    closeOldestIdle(openConnections(nullptr), nullptr);
+    const QList<QTcpSocket*> open = openConnections(nullptr);
+    if (!evictUnauthenticated(open, true))
+        closeOldestIdle(open);
     m_resumeTimer.start();
 }
 

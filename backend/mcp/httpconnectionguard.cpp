@@ -6,6 +6,7 @@
 #include <QTimerEvent>
 
 #include <cctype>
+#include <sys/ioctl.h>
 #include <utility>
 
 namespace {
@@ -13,6 +14,9 @@ namespace {
 constexpr int RejectedLingerMs = 2000; // a refused client gets this long to read the answer
 constexpr qint64 LargeRequestBytes = 1024 * 1024; // after such a request, memory is given back
 constexpr int MaxChunkLineBytes = 1024; // a chunk-size line (with extensions) or trailer line
+constexpr int UnauthorizedCode = -32002; // as McpHttpServer answers a request without the token
+constexpr int UnavailableCode = -32000; // as GuardedTcpServer answers when there is no room
+constexpr qsizetype MaxReportedTargetBytes = 512;
 
 bool isTokenChar(char c)
 {
@@ -55,6 +59,10 @@ struct HeadFacts
     bool chunked = false;
     bool expectContinue = false;
     bool closeAfterResponse = false;
+    // Copies: the head they come from is released before they are used.
+    QByteArray authorization; // the Authorization value when there is exactly one
+    int authorizations = 0;
+    QByteArray target; // the request target, cut to MaxReportedTargetBytes
 };
 
 HeadFacts scanHead(QByteArrayView head)
@@ -103,6 +111,9 @@ HeadFacts scanHead(QByteArrayView head)
         facts.error = "CONNECT is not supported";
         return facts;
     }
+    facts.target = requestLine.sliced(firstSpace + 1, lastSpace - firstSpace - 1)
+                       .first(qMin<qsizetype>(lastSpace - firstSpace - 1, MaxReportedTargetBytes))
+                       .toByteArray();
 
     int contentLengths = 0;
     bool hasTransferEncoding = false;
@@ -134,6 +145,11 @@ HeadFacts scanHead(QByteArrayView head)
             }
             hasTransferEncoding = true;
             facts.chunked = true;
+        } else if (equalsIgnoringCase(name, "authorization")) {
+            if (facts.authorizations++ == 0)
+                facts.authorization = value.toByteArray();
+            else
+                facts.authorization.clear(); // which one would count is a guess: none does
         } else if (equalsIgnoringCase(name, "expect")) {
             facts.expectContinue = equalsIgnoringCase(value, "100-continue");
         } else if (equalsIgnoringCase(name, "upgrade")) {
@@ -170,9 +186,10 @@ HeadFacts scanHead(QByteArrayView head)
 
 } // namespace
 
-HttpConnectionGuard* HttpConnectionGuard::install(QTcpSocket* socket, const HttpLimits& limits)
+HttpConnectionGuard* HttpConnectionGuard::install(
+    QTcpSocket* socket, const HttpLimits& limits, Authenticator authenticate)
 {
-    return new HttpConnectionGuard(socket, limits);
+    return new HttpConnectionGuard(socket, limits, std::move(authenticate));
 }
 
 HttpConnectionGuard* HttpConnectionGuard::of(QTcpSocket* socket)
@@ -180,10 +197,12 @@ HttpConnectionGuard* HttpConnectionGuard::of(QTcpSocket* socket)
     return socket->findChild<HttpConnectionGuard*>(QString(), Qt::FindDirectChildrenOnly);
 }
 
-HttpConnectionGuard::HttpConnectionGuard(QTcpSocket* socket, const HttpLimits& limits)
+HttpConnectionGuard::HttpConnectionGuard(QTcpSocket* socket, const HttpLimits& limits, Authenticator authenticate)
     : QObject(socket)
     , m_socket(socket)
     , m_limits(limits)
+    , m_authenticate(std::move(authenticate))
+    , m_openedAt(Clock::now())
 {
     // Whatever the guard misjudges, one connection never buffers more than this.
     m_socket->setReadBufferSize(m_limits.maxBufferedBytes());
@@ -220,13 +239,15 @@ void HttpConnectionGuard::requestHandled()
 void HttpConnectionGuard::setResponsePending(bool pending)
 {
     m_responsePending = pending;
+    if (!pending)
+        m_waitingFor.clear();
     if (!pending && m_phase == Phase::Handling && !m_awaitingHandler)
         responseWritten();
 }
 
 bool HttpConnectionGuard::isIdle() const
 {
-    return m_phase == Phase::Idle && !m_responsePending && m_held.isEmpty() && m_socket->bytesAvailable() == 0;
+    return m_phase == Phase::Idle && !m_responsePending && m_held.isEmpty() && !hasUnreadBytes();
 }
 
 void HttpConnectionGuard::closeIdle()
@@ -234,6 +255,36 @@ void HttpConnectionGuard::closeIdle()
     enterPhase(Phase::Rejected, RejectedLingerMs);
     m_socket->disconnectFromHost();
     m_socket->deleteLater();
+}
+
+void HttpConnectionGuard::evict(const QByteArray& why)
+{
+    if (m_phase != Phase::Rejected)
+        reject(503, "Service Unavailable", "Service Unavailable: " + why + "; retry later", "Retry-After: 1\r\n");
+    // No lingering: the room is needed now, and the answer (small) is already written.
+    m_socket->disconnectFromHost();
+    if (m_socket->state() != QAbstractSocket::UnconnectedState)
+        m_socket->abort();
+    m_socket->deleteLater();
+}
+
+bool HttpConnectionGuard::isClosing() const
+{
+    return m_phase == Phase::Rejected;
+}
+
+bool HttpConnectionGuard::hasUnreadBytes() const
+{
+    if (m_socket->bytesAvailable() > 0)
+        return true;
+    int waiting = 0;
+    const qintptr descriptor = m_socket->socketDescriptor();
+    return descriptor >= 0 && ::ioctl(int(descriptor), FIONREAD, &waiting) == 0 && waiting > 0;
+}
+
+void HttpConnectionGuard::setWaitingFor(const QString& client)
+{
+    m_waitingFor = m_responsePending ? client : QString();
 }
 
 void HttpConnectionGuard::onReadyRead()
@@ -331,6 +382,15 @@ qint64 HttpConnectionGuard::inspectHead(qint64 newBytes)
         return newBytes;
     }
     m_closeAfterResponse = facts.closeAfterResponse;
+    // Whether this connection is a client's is settled by its first head with a valid token; one
+    // without stays a stranger's and may send only a small body (its request is refused anyway,
+    // unless it needs no token, such as a CORS preflight).
+    if (!m_authenticated)
+        m_authenticated = !m_authenticate || m_authenticate(facts.authorization);
+    m_bodyLimit
+        = m_authenticated ? m_limits.maxBodyBytes : qMin(m_limits.maxBodyBytes, m_limits.maxUnauthenticatedBodyBytes);
+    m_target = m_authenticated ? QByteArray() : facts.target;
+    m_tokenPresented = facts.authorizations > 0;
     m_phase = Phase::Body;
     m_deadline = Clock::now() + std::chrono::milliseconds(m_limits.bodyTimeoutMs);
     scheduleDeadline();
@@ -344,6 +404,10 @@ qint64 HttpConnectionGuard::inspectHead(qint64 newBytes)
             digitsOnly = digitsOnly && c >= '0' && c <= '9';
         if (!ok || !digitsOnly || length < 0) {
             reject(400, "Bad Request", "invalid Content-Length");
+            return newBytes;
+        }
+        if (length > m_bodyLimit && !m_authenticated) {
+            refuseUnauthenticatedBody();
             return newBytes;
         }
         if (length > m_limits.maxBodyBytes) {
@@ -392,6 +456,10 @@ qint64 HttpConnectionGuard::scanChunks(qint64 offset, qint64 length)
                 const int digit = std::isdigit(uchar(c)) ? c - '0' : std::tolower(uchar(c)) - 'a' + 10;
                 m_chunkRemaining = m_chunkRemaining * 16 + digit;
                 ++m_chunkSizeDigits;
+                if (m_chunkedTotal + m_chunkRemaining > m_bodyLimit && !m_authenticated) {
+                    refuseUnauthenticatedBody();
+                    return qint64(0);
+                }
                 if (m_chunkedTotal + m_chunkRemaining > m_limits.maxBodyBytes)
                     return refuse(413, "Payload Too Large",
                         "request body is larger than the limit of " + QByteArray::number(m_limits.maxBodyBytes)
@@ -511,7 +579,23 @@ void HttpConnectionGuard::replayHeldInput()
     Q_EMIT m_socket->readyRead();
 }
 
-void HttpConnectionGuard::reject(int status, const QByteArray& reason, const QByteArray& message)
+void HttpConnectionGuard::refuseUnauthenticatedBody()
+{
+    // What McpHttpServer would answer once the whole body had arrived, said before it is read: a
+    // stranger's connections hold a head and a small body at most.
+    const bool presented = m_tokenPresented;
+    reject(401, "Unauthorized",
+        presented ? "Unauthorized: the bearer token is wrong"
+                  : "Unauthorized: send the Switchboard token as 'Authorization: Bearer <token>'",
+        presented ? R"(WWW-Authenticate: Bearer realm="switchboard", error="invalid_token")"
+                    "\r\n"
+                  : R"(WWW-Authenticate: Bearer realm="switchboard")"
+                    "\r\n");
+    Q_EMIT refusedWithoutToken(m_socket->peerAddress().toString(), std::exchange(m_target, QByteArray()), presented);
+}
+
+void HttpConnectionGuard::reject(
+    int status, const QByteArray& reason, const QByteArray& message, const QByteArray& extraHeaders)
 {
     m_largeRequest = m_received >= LargeRequestBytes;
     enterPhase(Phase::Rejected, RejectedLingerMs);
@@ -523,12 +607,14 @@ void HttpConnectionGuard::reject(int status, const QByteArray& reason, const QBy
     connect(m_socket, &QTcpSocket::readyRead, this, &HttpConnectionGuard::onReadyRead);
     if (m_socket->isTransactionStarted())
         m_socket->commitTransaction();
-    const auto code = status == 413 || status == 431 ? JsonRpc::InvalidRequest : JsonRpc::ParseError;
+    const int code = status == 401       ? UnauthorizedCode
+        : status == 503                  ? UnavailableCode
+        : status == 413 || status == 431 ? int(JsonRpc::InvalidRequest)
+                                         : int(JsonRpc::ParseError);
     const QByteArray body = JsonRpc::serialize(JsonRpc::makeError(nullptr, code, message.toStdString()));
     m_socket->skip(m_socket->bytesAvailable());
-    m_socket->write("HTTP/1.1 " + QByteArray::number(status) + ' ' + reason
-        + "\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: "
-        + QByteArray::number(body.size()) + "\r\n\r\n" + body);
+    m_socket->write("HTTP/1.1 " + QByteArray::number(status) + ' ' + reason + "\r\nContent-Type: application/json\r\n"
+        + extraHeaders + "Connection: close\r\nContent-Length: " + QByteArray::number(body.size()) + "\r\n\r\n" + body);
     m_socket->flush();
     if (m_largeRequest) {
         m_largeRequest = false;

@@ -16,6 +16,7 @@
 #include <QTimer>
 
 #include <algorithm>
+#include <optional>
 
 using nlohmann::json;
 using StatusCode = QHttpServerResponder::StatusCode;
@@ -25,6 +26,7 @@ namespace {
 constexpr int SessionErrorCode = -32000; // Bad Request: session or header problems
 constexpr int SessionNotFoundCode = -32001; // the session is unknown or was deleted
 constexpr int UnauthorizedCode = -32002;
+constexpr int SessionsRetryAfterSeconds = 5; // sessions end (DELETE, the operator) less often than calls do
 
 // 32 bytes (256 bits) from the operating system's CSPRNG, as base64url: visible ASCII only.
 QByteArray newSessionId()
@@ -74,15 +76,51 @@ bool acceptsMediaType(const QByteArray& accept, const QByteArray& type)
     return acceptable;
 }
 
-QByteArray hostName(const QByteArray& host)
+// A Host header (or an allowedHosts entry) as a name and a port: "[::1]:8765" → "[::1]" and 8765,
+// "Localhost" → "localhost" and none. Empty when malformed: no name, an IPv6 address without its
+// closing bracket or with anything but a port after it, or a port that is not 1 to 5 digits naming
+// 1-65535 (RFC 9110 7.2, RFC 3986 3.2.3).
+struct HostAndPort
 {
-    // "[::1]:8765" → "[::1]", "localhost:8765" → "localhost"
+    QByteArray name; // lower case; an IPv6 address keeps its brackets
+    int port = -1; // -1: none given
+};
+
+std::optional<HostAndPort> parseHost(QByteArrayView host)
+{
+    QByteArrayView name = host;
+    std::optional<QByteArrayView> port;
     if (host.startsWith('[')) {
         const qsizetype close = host.indexOf(']');
-        return close < 0 ? QByteArray() : host.left(close + 1).toLower();
+        if (close < 0)
+            return std::nullopt;
+        name = host.first(close + 1);
+        const QByteArrayView rest = host.sliced(close + 1);
+        if (!rest.isEmpty()) {
+            if (rest.front() != ':')
+                return std::nullopt;
+            port = rest.sliced(1);
+        }
+    } else if (const qsizetype colon = host.indexOf(':'); colon >= 0) {
+        name = host.first(colon);
+        port = host.sliced(colon + 1);
     }
-    const qsizetype colon = host.indexOf(':');
-    return (colon < 0 ? host : host.left(colon)).toLower();
+    if (name.isEmpty())
+        return std::nullopt;
+    HostAndPort result{name.toByteArray().toLower(), -1};
+    if (port) {
+        if (port->isEmpty() || port->size() > 5)
+            return std::nullopt;
+        for (char c : *port) {
+            if (c < '0' || c > '9')
+                return std::nullopt;
+        }
+        const int value = port->toInt();
+        if (value < 1 || value > 65535)
+            return std::nullopt;
+        result.port = value;
+    }
+    return result;
 }
 
 bool isLoopbackName(const QByteArray& name)
@@ -198,8 +236,10 @@ public:
     void watch(QObject* context, McpSession* session)
     {
         m_session = session;
-        if (auto* guard = HttpConnectionGuard::of(m_socket))
+        if (auto* guard = HttpConnectionGuard::of(m_socket)) {
             guard->setResponsePending(true);
+            guard->setWaitingFor(session->clientName());
+        }
         m_disconnected = QObject::connect(m_socket, &QTcpSocket::disconnected, context, [this] { connectionLost(); });
         m_keepSelf = self.lock();
     }
@@ -284,7 +324,7 @@ class McpHttpServer::EventStream : public ResponseChannel
 {
 public:
     EventStream(QHttpServerResponder responder, QTcpSocket* socket, const Headers& headers, int keepAliveMs,
-        qint64 maxUnsentNotificationBytes)
+        qint64 maxUnsentNotificationBytes, const QString& clientName)
         : m_responder(std::move(responder))
         , m_socket(socket)
         , m_maxUnsentNotificationBytes(maxUnsentNotificationBytes)
@@ -292,8 +332,10 @@ public:
         writeEventStreamHead(m_responder, headers);
         m_responder.writeBody(chunk(": stream open\n\n"));
         sendNow(m_responder);
-        if (auto* guard = HttpConnectionGuard::of(socket))
+        if (auto* guard = HttpConnectionGuard::of(socket)) {
             guard->setResponsePending(true);
+            guard->setWaitingFor(clientName);
+        }
         m_keepAlive.setInterval(keepAliveMs);
         QObject::connect(&m_keepAlive, &QTimer::timeout, [this] {
             if (isOpen())
@@ -354,7 +396,8 @@ McpHttpServer::~McpHttpServer()
 
 bool McpHttpServer::listen(QString* error)
 {
-    auto* server = new GuardedTcpServer(m_options.limits, this);
+    auto* server = new GuardedTcpServer(
+        m_options.limits, [this](QByteArrayView authorization) { return isAuthorized(authorization); }, this);
     if (!server->listen(m_options.address, m_options.port)) {
         *error = QStringLiteral("cannot listen on %1 port %2: %3")
                      .arg(m_options.address.toString())
@@ -363,6 +406,14 @@ bool McpHttpServer::listen(QString* error)
         delete server;
         return false;
     }
+    connect(server, &GuardedTcpServer::refusedWithoutToken, this,
+        [this](const QString& peer, const QByteArray& target, bool presented) {
+            const qsizetype query = target.indexOf('?');
+            const QString path = QString::fromUtf8(query < 0 ? target : target.left(query));
+            recordRefusal(presented ? SecurityEventKind::WrongToken : SecurityEventKind::MissingToken, peer, path,
+                presented ? QStringLiteral("the bearer token is wrong (refused before its body)")
+                          : QStringLiteral("no bearer token (refused before its body)"));
+        });
     m_tcpServer = server;
     m_port = server->serverPort();
     bind(server);
@@ -428,24 +479,31 @@ void McpHttpServer::writeError(QHttpServerResponder& responder, StatusCode statu
         responder, status, "application/json", JsonRpc::serialize(JsonRpc::makeError(id, code, message)), headers);
 }
 
-bool McpHttpServer::isAllowedHost(const QByteArray& host) const
+bool McpHttpServer::isAllowedHost(const QByteArray& hostHeader) const
 {
-    const QByteArray name = hostName(host);
-    if (name.isEmpty())
+    const std::optional<HostAndPort> host = parseHost(hostHeader);
+    if (!host)
         return false;
-    if (isLoopbackName(name))
-        return true;
+    // A port, when the Host names one, must be the one this request came to (or the one an
+    // allowedHosts entry names, for a server behind a proxy): a request meant for another port was
+    // not meant for this server.
+    const auto portFits = [&](int allowedPort) {
+        return host->port < 0 || host->port == (allowedPort < 0 ? int(m_port) : allowedPort);
+    };
+    if (isLoopbackName(host->name))
+        return portFits(-1);
     for (const QString& allowed : m_options.allowedHosts) {
-        if (name == allowed.toLower().toUtf8())
+        const std::optional<HostAndPort> entry = parseHost(allowed.toUtf8());
+        if (entry && entry->name == host->name && portFits(entry->port))
             return true;
     }
     const QHostAddress& bound = m_options.address;
     if (bound == QHostAddress::Any || bound == QHostAddress::AnyIPv4 || bound == QHostAddress::AnyIPv6)
-        return m_options.allowedHosts.isEmpty(); // the operator chose every interface and named no hosts
+        return m_options.allowedHosts.isEmpty() && portFits(-1); // every interface and no hosts named
     const QString boundName = bound.protocol() == QAbstractSocket::IPv6Protocol
         ? QLatin1Char('[') + bound.toString() + QLatin1Char(']')
         : bound.toString();
-    return name == boundName.toLower().toUtf8();
+    return host->name == boundName.toLower().toUtf8() && portFits(-1);
 }
 
 bool McpHttpServer::isAllowedOrigin(const QByteArray& origin) const
@@ -464,13 +522,13 @@ bool McpHttpServer::isAllowedOrigin(const QByteArray& origin) const
     return isLoopbackName(host);
 }
 
-bool McpHttpServer::isAuthorized(const QByteArray& authorization) const
+bool McpHttpServer::isAuthorized(QByteArrayView authorization) const
 {
     if (m_options.bearerToken.isEmpty())
         return true;
-    if (authorization.size() < 7 || authorization.left(7).toLower() != "bearer ")
+    if (authorization.size() < 7 || qstrnicmp(authorization.data(), 7, "bearer ", 7) != 0)
         return false;
-    const QByteArray presented = authorization.mid(7).trimmed();
+    const QByteArrayView presented = authorization.sliced(7).trimmed();
     const QByteArray& expected = m_options.bearerToken;
     // Constant time in the token's length, so timing reveals nothing about how much matched.
     unsigned difference = unsigned(presented.size() ^ expected.size());
@@ -482,17 +540,22 @@ bool McpHttpServer::isAuthorized(const QByteArray& authorization) const
 void McpHttpServer::recordRefusal(
     SecurityEventKind kind, const QHttpServerRequest& request, const QTcpSocket* socket, const QString& detail) const
 {
+    recordRefusal(kind, socket ? socket->peerAddress().toString() : QString(), request.url().path(), detail);
+}
+
+void McpHttpServer::recordRefusal(
+    SecurityEventKind kind, const QString& peer, const QString& path, const QString& detail) const
+{
     if (!m_environment.events)
         return;
     SecurityEvent event;
     event.atMs = m_environment.clock();
     event.kind = kind;
-    if (socket)
-        event.remoteAddress = socket->peerAddress().toString();
+    event.remoteAddress = peer;
     // What the client sent is its own text: searched for the token (a client may send the token in
     // the very header refused here) while whole, so cutting cannot leave a piece of it; then made
     // printable and cut.
-    const QString line = m_environment.redactor.text(request.url().path() + QStringLiteral(": ") + detail);
+    const QString line = m_environment.redactor.text(path + QStringLiteral(": ") + detail);
     const QString text = QString::fromUtf8(PrintableText::escaped(line));
     event.detail = text.size() > SecurityEvent::MaxDetailChars
         ? text.left(SecurityEvent::MaxDetailChars) + QStringLiteral("…")
@@ -658,17 +721,22 @@ McpSession* McpHttpServer::createSession(const QString& clientName, QByteArray* 
     if (int(m_sessions.size()) >= m_options.maxSessions) {
         // Make room fairly: the client holding the most sessions (counting the one it asks for now)
         // gives up its least recently used session that has nothing in flight. A client opening
-        // sessions in a loop thus evicts its own, not everybody else's.
+        // sessions in a loop thus evicts its own, not everybody else's; and the only session of a
+        // client is never taken, so a burst of sessions under ever new names evicts no one and is
+        // refused instead.
         std::unordered_map<QString, int> perClient;
-        ++perClient[clientName];
         for (const auto& [id, session] : m_sessions)
             ++perClient[session->clientName()];
+        ++perClient[clientName];
         McpSession* victim = nullptr;
         int victimClientSessions = 0;
         for (const auto& [id, session] : m_sessions) {
             if (session->inFlightCount() != 0 || session->hasNotificationStream())
                 continue;
             const int held = perClient[session->clientName()];
+            const int heldBefore = held - (session->clientName() == clientName ? 1 : 0);
+            if (heldBefore < 2)
+                continue;
             if (!victim || held > victimClientSessions
                 || (held == victimClientSessions && session->lastActivityMs() < victim->lastActivityMs())) {
                 victim = session.get();
@@ -676,7 +744,9 @@ McpSession* McpHttpServer::createSession(const QString& clientName, QByteArray* 
             }
         }
         if (!victim) {
-            *evictionError = "too many active sessions";
+            *evictionError = QByteArray::number(m_options.maxSessions)
+                + " sessions are open (the limit), each the only session of its client or busy; end one "
+                  "(DELETE) or retry later";
             return nullptr;
         }
         removeSession(victim->id(), QStringLiteral("session evicted: too many sessions"));
@@ -762,6 +832,7 @@ void McpHttpServer::handlePost(
         }
         McpSession* session = createSession(clientName, &evictionError);
         if (!session) {
+            headers.emplace_back("Retry-After", QByteArray::number(SessionsRetryAfterSeconds));
             writeError(responder, StatusCode::ServiceUnavailable, SessionErrorCode,
                 "Service Unavailable: " + evictionError.toStdString(), headers, messages.front().id);
             return;
@@ -806,6 +877,12 @@ void McpHttpServer::handlePost(
             headers);
         return;
     }
+
+    const bool calls = std::any_of(messages.begin(), messages.end(), [](const JsonRpc::Message& message) {
+        return message.kind == JsonRpc::Kind::Request && message.method == "tools/call";
+    });
+    if (calls && !roomToWait(*session, responder, headers, batch ? json(nullptr) : messages.front().id))
+        return;
 
     int expected = 0;
     const QByteArray sessionId = session->id();
@@ -854,8 +931,10 @@ void McpHttpServer::handleGet(
             "Conflict: this session already has an open event stream", headers);
         return;
     }
+    if (!roomToWait(*session, responder, headers, nullptr))
+        return;
     auto stream = std::make_shared<EventStream>(std::move(responder), socket, headers, m_options.keepAliveIntervalMs,
-        m_options.limits.maxUnsentNotificationBytes);
+        m_options.limits.maxUnsentNotificationBytes, session->clientName());
     session->setNotificationStream(stream);
     const QByteArray id = session->id();
     publishSessionState(id);
@@ -864,6 +943,27 @@ void McpHttpServer::handleGet(
         if (it != m_sessions.end())
             it->second->clearNotificationStream(raw);
     });
+}
+
+bool McpHttpServer::roomToWait(
+    const McpSession& session, QHttpServerResponder& responder, const Headers& headers, const json& id)
+{
+    // All local clients share 127.0.0.1: what one client keeps waiting counts against its own
+    // allowance, never against a cap the others share.
+    if (!m_tcpServer)
+        return true;
+    const int limit = m_tcpServer->waitingLimitPerClient();
+    if (m_tcpServer->connectionsWaitingFor(session.clientName()) < limit)
+        return true;
+    Headers refusal = headers;
+    refusal.emplace_back("Retry-After", "1");
+    writeError(responder, StatusCode::ServiceUnavailable, SessionErrorCode,
+        "Service Unavailable: client \""
+            + PrintableText::escaped(QStringView(session.clientName()).left(100)).toStdString() + "\" already holds "
+            + std::to_string(limit)
+            + " connections waiting for answers (the limit per client); retry once some are answered",
+        refusal, id);
+    return false;
 }
 
 void McpHttpServer::handleDelete(const QHttpServerRequest& request, QHttpServerResponder& responder, Headers& headers)

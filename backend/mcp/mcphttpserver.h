@@ -91,12 +91,17 @@ private:
     McpSession* createSession(const QString& clientName, QByteArray* evictionError);
     void removeSession(const QByteArray& id, const QString& reason);
 
-    bool isAllowedHost(const QByteArray& host) const;
+    bool isAllowedHost(const QByteArray& hostHeader) const;
     bool isAllowedOrigin(const QByteArray& origin) const;
-    bool isAuthorized(const QByteArray& authorization) const;
+    bool isAuthorized(QByteArrayView authorization) const;
     // A request refused at the door, told to the operator (never with the token it carried).
     void recordRefusal(SecurityEventKind kind, const QHttpServerRequest& request, const QTcpSocket* socket,
         const QString& detail) const;
+    void recordRefusal(SecurityEventKind kind, const QString& peer, const QString& path, const QString& detail) const;
+    // Whether `session`'s client may hold one more connection open waiting for an answer; if not,
+    // answers 503 itself.
+    bool roomToWait(
+        const McpSession& session, QHttpServerResponder& responder, const Headers& headers, const nlohmann::json& id);
     // The session's state for the operator changed (opened, used, ended).
     void publishSessionState(const QByteArray& id);
 

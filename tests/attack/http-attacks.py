@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 8's attacks on the HTTP transport, against the real switchboard binary on loopback.
+"""Attacks on the HTTP transport, against the real switchboard binary on loopback.
 
 Each attack starts a fresh headless switchboard (port 0, a temporary state directory), runs for a
 bounded time with a bounded number of connections, and prints what it measured: the server's peak
@@ -8,17 +8,32 @@ given back), how long hostile connections live, and whether new clients still ge
 
     tests/attack/http-attacks.py build/ci/app/switchboard [attack ...]
 
-Attacks: huge-chunk lf-head empty-objects trickle stalled-body idle fd-limit (default: all).
+Attacks (default: all):
+  issue 8:  huge-chunk lf-head empty-objects trickle stalled-body idle fd-limit
+  issue 23 (local denial of service; each prints how many of a legitimate client's calls, each on
+  a new connection, are answered out of LEGIT_CALLS while the attack runs):
+    half-heads     a process without the token keeps 300 half-sent request heads open and
+                   reconnects whenever one is closed
+    half-heads-2000  the same from four processes keeping 500 each (more than the server's 512
+                   connections in all)
+    waiting-calls  another client (with the token) holds 256 calls waiting for a person
+    session-burst  300 initialize calls under 300 new client names; then the legitimate client
+                   uses the session it opened before the burst
 Loopback only; nothing here needs or sends the token except where a session is required.
 """
+import collections
+import http.client
 import json
+import multiprocessing
 import os
 import re
 import resource
+import selectors
 import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 TOKEN = "sb_attack-script-token-0123456789abcdef"
@@ -56,6 +71,8 @@ class Server:
         if not match:
             raise SystemExit(f"switchboard did not start: {line!r}")
         self.port = int(match.group(1))
+        # Headless prints a line per call: read them, or a full pipe would stall the server.
+        threading.Thread(target=self.process.stdout.read, daemon=True).start()
         time.sleep(0.5)
         self.rest = status(self.process.pid, "VmRSS")
 
@@ -257,8 +274,166 @@ def fd_limit(binary):
         server.stop()
 
 
+LEGIT_CALLS = 100
+LEGIT_INTERVAL = 0.12
+PROTOCOL = "2025-06-18"
+
+
+def mcp_headers(port, session=None):
+    headers = {"Host": f"127.0.0.1:{port}", "Content-Type": "application/json",
+               "Accept": "application/json, text/event-stream", "Authorization": f"Bearer {TOKEN}"}
+    if session:
+        headers.update({"Mcp-Session-Id": session, "MCP-Protocol-Version": PROTOCOL})
+    return headers
+
+
+def post(port, body, session=None, timeout=10.0):
+    """One POST on a new connection: (HTTP status or the exception's name, response headers, body)."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    try:
+        connection.request("POST", "/mcp", json.dumps(body), mcp_headers(port, session))
+        response = connection.getresponse()
+        return response.status, dict((k.lower(), v) for k, v in response.getheaders()), response.read()
+    except (OSError, http.client.HTTPException) as error:
+        return type(error).__name__, {}, b""
+    finally:
+        connection.close()
+
+
+def initialize(port, name):
+    status, headers, _ = post(port, {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": PROTOCOL, "capabilities": {}, "clientInfo": {"name": name, "version": "1"}}})
+    session = headers.get("mcp-session-id")
+    if session:
+        post(port, {"jsonrpc": "2.0", "method": "notifications/initialized"}, session)
+    return status, session
+
+
+def legitimate_calls(port, session, count=LEGIT_CALLS, interval=LEGIT_INTERVAL):
+    """`count` echo calls, one every `interval` seconds (so that the attack runs throughout, past the
+    server's 10 s head deadline), each on a new connection (as a client without a connection pool
+    makes them): how many were answered, and what the others got."""
+    outcomes = collections.Counter()
+    for i in range(count):
+        time.sleep(interval)
+        status, _, body = post(port, {"jsonrpc": "2.0", "id": i + 1, "method": "tools/call",
+                                      "params": {"name": "echo", "arguments": {"message": f"call {i}"}}}, session)
+        answered = status == 200 and b'"result"' in body and f"call {i}".encode() in body
+        outcomes["answered" if answered else str(status)] += 1
+    return outcomes
+
+
+def describe_outcomes(outcomes, count=LEGIT_CALLS):
+    others = ", ".join(f"{n} {what}" for what, n in sorted(outcomes.items()) if what != "answered")
+    return f"{outcomes['answered']}/{count} answered" + (f" ({others})" if others else "")
+
+
+def keep_half_heads(port, count, stop, opened, closed):
+    """Holds `count` connections, each with half a request head and no token; opens a new one as
+    soon as the server closes one (or refuses it)."""
+    selector = selectors.DefaultSelector()
+
+    def open_one():
+        try:
+            s = socket.create_connection(("127.0.0.1", port), timeout=5)
+            s.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+            s.setblocking(False)
+            selector.register(s, selectors.EVENT_READ)
+            opened.value += 1
+        except OSError:
+            time.sleep(0.01)
+
+    while not stop.is_set():
+        while len(selector.get_map()) < count and not stop.is_set():
+            open_one()
+        for key, _ in selector.select(0.05):
+            selector.unregister(key.fileobj)
+            key.fileobj.close()
+            closed.value += 1
+    for key in list(selector.get_map().values()):
+        key.fileobj.close()
+
+
+def half_heads(binary, processes=1, per_process=300):
+    server = Server(binary)
+    try:
+        _, session = initialize(server.port, "legitimate-client")
+        stop = multiprocessing.Event()
+        opened, closed = multiprocessing.Value("l", 0), multiprocessing.Value("l", 0)
+        attackers = [multiprocessing.Process(target=keep_half_heads, args=(server.port, per_process, stop, opened, closed))
+                     for _ in range(processes)]
+        for attacker in attackers:
+            attacker.start()
+        while opened.value < processes * per_process and all(a.is_alive() for a in attackers):
+            time.sleep(0.05)
+        time.sleep(1)
+        outcomes = legitimate_calls(server.port, session)
+        stop.set()
+        for attacker in attackers:
+            attacker.join(30)
+        print(f"half-heads ({processes} x {per_process} half-sent heads without the token, reopened when closed): "
+              f"legitimate client {describe_outcomes(outcomes)}; the attacker opened {opened.value} connections, "
+              f"{closed.value} closed by the server")
+    finally:
+        server.stop()
+
+
+def waiting_calls(binary):
+    server = Server(binary)
+    try:
+        _, legitimate = initialize(server.port, "legitimate-client")
+        _, greedy = initialize(server.port, "greedy-client")
+        held = []
+        for i in range(256):
+            body = json.dumps({"jsonrpc": "2.0", "id": i + 1, "method": "tools/call", "params": {
+                "name": "request_connection",
+                "arguments": {"provider": "github", "kind": "api_key", "reason": f"waiting call {i}"}}}).encode()
+            s = server.connect()
+            head = "".join(f"{k}: {v}\r\n" for k, v in mcp_headers(server.port, greedy).items())
+            s.sendall(f"POST /mcp HTTP/1.1\r\n{head}Content-Length: {len(body)}\r\n\r\n".encode() + body)
+            held.append(s)
+        time.sleep(2)
+        greedy_outcomes = collections.Counter()
+        for s in held:
+            s.settimeout(0.01)
+            try:
+                data = s.recv(4096)
+                match = re.match(rb"HTTP/1\.1 (\d+)", data)
+                greedy_outcomes["closed" if not data else match.group(1).decode() if match else "?"] += 1
+            except socket.timeout:
+                greedy_outcomes["waiting"] += 1
+            except OSError:
+                greedy_outcomes["reset"] += 1
+        outcomes = legitimate_calls(server.port, legitimate)
+        print(f"waiting-calls (another client holds 256 calls waiting for a person): legitimate client "
+              f"{describe_outcomes(outcomes)}; the other client's 256 calls: "
+              + ", ".join(f"{n} {what}" for what, n in sorted(greedy_outcomes.items())))
+        for s in held:
+            s.close()
+    finally:
+        server.stop()
+
+
+def session_burst(binary):
+    server = Server(binary)
+    try:
+        _, session = initialize(server.port, "legitimate-client")
+        burst = collections.Counter()
+        for i in range(300):
+            status, _ = initialize(server.port, f"burst-client-{i}")
+            burst[str(status)] += 1
+        outcomes = legitimate_calls(server.port, session)
+        print(f"session-burst (300 initialize calls under new client names): legitimate client "
+              f"{describe_outcomes(outcomes)} on its session opened before the burst; the burst's initialize "
+              "calls: " + ", ".join(f"{n} got {what}" for what, n in sorted(burst.items())))
+    finally:
+        server.stop()
+
+
 ATTACKS = {"huge-chunk": huge_chunk, "lf-head": lf_head, "empty-objects": empty_objects, "trickle": trickle,
-           "stalled-body": stalled_body, "idle": idle, "fd-limit": fd_limit}
+           "stalled-body": stalled_body, "idle": idle, "fd-limit": fd_limit,
+           "half-heads": half_heads, "waiting-calls": waiting_calls, "session-burst": session_burst,
+           "half-heads-2000": lambda binary: half_heads(binary, processes=4, per_process=500)}
 
 if __name__ == "__main__":
     if len(sys.argv) < 2:
