@@ -103,6 +103,7 @@ bool Backend::start(QString* error)
     // Writes on a thread of their own at normal priority; searches on another with a connection of
     // their own, so that no search ever delays a write.
     m_historyWriter = new HistoryWriter(historyPath(), m_options.historyMaxCalls);
+    m_historyWriter->setMaxBytes(m_options.config.historyMaxBytes);
     if (!m_historyWriter->start(error)) {
         stop();
         return false;
