@@ -367,13 +367,21 @@ public:
     }
     void sendResponse(const QByteArray& message) override
     {
-        finish({LocalCallOutcome::Kind::Answered, message, QString()});
+        finish({LocalCallOutcome::Kind::Answered, message, QString(), std::nullopt});
+    }
+    void sendCallResponse(const QByteArray& message, CallStatus status) override
+    {
+        finish({LocalCallOutcome::Kind::Answered, message, QString(), status});
     }
     void skipResponse() override
     {
-        finish({LocalCallOutcome::Kind::Cancelled, QByteArray(), QStringLiteral("the call was cancelled")});
+        finish(
+            {LocalCallOutcome::Kind::Cancelled, QByteArray(), QStringLiteral("the call was cancelled"), std::nullopt});
     }
-    void abandon(const QString& reason) override { finish({LocalCallOutcome::Kind::Parked, QByteArray(), reason}); }
+    void abandon(const QString& reason) override
+    {
+        finish({LocalCallOutcome::Kind::Parked, QByteArray(), reason, std::nullopt});
+    }
 
 private:
     void finish(const LocalCallOutcome& outcome)
@@ -403,7 +411,8 @@ void Backend::runLocally(const QByteArray& request, const LocalCaller& caller, q
     std::function<void(const LocalCallOutcome&)> done)
 {
     if (!m_serverContext) {
-        done({LocalCallOutcome::Kind::Cancelled, QByteArray(), QStringLiteral("the backend is not running")});
+        done({LocalCallOutcome::Kind::Cancelled, QByteArray(), QStringLiteral("the backend is not running"),
+            std::nullopt});
         return;
     }
     QMetaObject::invokeMethod(m_serverContext, [this, request, caller, replayOf, started, notified, done] {
@@ -414,7 +423,7 @@ void Backend::runLocally(const QByteArray& request, const LocalCaller& caller, q
             const QString why = parsed.ok ? QStringLiteral("a local call must be a tools/call or tools/list request")
                                           : QString::fromStdString(parsed.error);
             QMetaObject::invokeMethod(this, [done, why] {
-                done({LocalCallOutcome::Kind::Cancelled, QByteArray(), why});
+                done({LocalCallOutcome::Kind::Cancelled, QByteArray(), why, std::nullopt});
             });
             return;
         }
