@@ -740,6 +740,7 @@ void TestToolRunner::schemaInvalidArgumentsAreABadCall()
     QCOMPARE(result.answer["error"].value("code", std::string()), std::string("invalid_arguments"));
     QVERIFY2(result.answer["error"].value("message", std::string()).find("local_path") != std::string::npos,
         result.stdoutText.constData());
+    QVERIFY2(result.answer.contains("structuredContent"), result.stdoutText.constData());
     const json& contract = result.answer["structuredContent"];
     QCOMPARE(contract.value("status", std::string()), std::string("failure"));
     QVERIFY(!contract.value("message", std::string()).empty());
@@ -751,6 +752,7 @@ void TestToolRunner::schemaInvalidArgumentsAreABadCall()
         "params":{"name":"git_clone_repository","arguments":{"local_path":"x"}}})");
     QCOMPARE(jsonRpc.exitCode, 2);
     QCOMPARE(jsonRpc.answer.value("id", std::string()), std::string("c1"));
+    QVERIFY2(jsonRpc.answer.contains("result"), jsonRpc.stdoutText.constData());
     QCOMPARE(jsonRpc.answer["result"]["structuredContent"].value("status", std::string()), std::string("failure"));
 }
 
@@ -774,6 +776,7 @@ void TestToolRunner::cloneThatHitsItsDeadlineKeepsTheCloneContract()
     const RunResult result = run({}, QByteArray::fromStdString(envelope.dump()));
     QVERIFY2(result.exitCode == 1, QByteArray(result.stdoutText + result.stderrText).constData());
     QVERIFY2(clock.elapsed() < 60'000, qPrintable(QString::number(clock.elapsed())));
+    QVERIFY2(result.answer.contains("structuredContent"), result.stdoutText.constData());
     const json& contract = result.answer["structuredContent"];
     QCOMPARE(contract.value("status", std::string()), std::string("failure"));
     QVERIFY2(
