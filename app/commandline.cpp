@@ -1,6 +1,7 @@
 #include "commandline.h"
 
 #include "mcp/mcphttpserver.h"
+#include "printabletext.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -49,7 +50,24 @@ CommandLine CommandLine::parse(const QCoreApplication& app)
         QStringLiteral("Also offer the debug.* test tools (block, progress, ignore_cancel, throw), for trying how a "
                        "client handles long, progressing, stuck and failing calls."));
     parser.addOptions({headless, port, bind, noAuth, stateDir, config, debugTools});
-    parser.process(app);
+    // Anything the command line does not know stops the start (exit status 2, naming it) rather
+    // than being ignored: `switchboard --state-dir X tool echo` must not quietly start a server.
+    const auto refuse = [](const QString& problem) {
+        std::fprintf(stderr, "switchboard: %s; see switchboard --help\n", PrintableText::escaped(problem).constData());
+        std::exit(2);
+    };
+    if (!parser.parse(app.arguments()))
+        refuse(parser.errorText());
+    if (parser.isSet(QStringLiteral("help")))
+        parser.showHelp(0);
+    if (parser.isSet(QStringLiteral("version")))
+        parser.showVersion();
+    if (const QStringList words = parser.positionalArguments(); !words.isEmpty()) {
+        refuse(words.first() == QLatin1String("tool")
+                ? QStringLiteral("unexpected argument \"tool\": the one-shot runner is `switchboard tool NAME "
+                                 "[options]`, with `tool` first")
+                : QStringLiteral("unexpected argument \"%1\": switchboard takes options only").arg(words.first()));
+    }
 
     CommandLine line;
     line.headless = parser.isSet(headless);

@@ -18,7 +18,8 @@ struct CommandLine
     QString stateDirectory;
     QString configFile;
 
-    // Parses the application's arguments; exits with usage on --help, --version or an error.
+    // Parses the application's arguments; exits on --help and --version (status 0), and on an error
+    // (an unknown option, a bad value, a word it does not expect) with status 2, naming it.
     static CommandLine parse(const QCoreApplication& app);
     static QString defaultStateDirectory();
     static QString defaultConfigFile();

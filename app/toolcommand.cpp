@@ -2,6 +2,7 @@
 
 #include "boundedjson.h"
 #include "launch.h"
+#include "printabletext.h"
 #include "store/statedirectory.h"
 #include "store/statefilelock.h"
 #include "tools/toolenvelope.h"
@@ -14,6 +15,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <limits>
@@ -74,8 +76,10 @@ bool readStandardInput(qint64 maxBytes, qint64 timeoutMs, QByteArray* text, QStr
 // stderr (or a command tool's error, which carries its tail) then still say why.
 int emit(const RunnerAnswer& answer)
 {
+    // Escaped: the message may quote what the caller sent (a tool name) or a tool printed, and no
+    // control character of theirs reaches the terminal (see PrintableText).
     if (!answer.message.isEmpty())
-        std::fprintf(stderr, "switchboard tool: %s\n", qPrintable(answer.message));
+        std::fprintf(stderr, "switchboard tool: %s\n", PrintableText::escaped(answer.message).constData());
     std::fwrite(answer.text.constData(), 1, std::size_t(answer.text.size()), stdout);
     std::fflush(stdout);
     return answer.exitCode;
@@ -83,7 +87,7 @@ int emit(const RunnerAnswer& answer)
 
 int fail(const std::optional<ToolEnvelope>& envelope, const ToolEnvelope::Failure& failure, int exitCode)
 {
-    return emit(envelope ? envelope->failure(failure, exitCode) : ToolEnvelope::plainFailure(failure, exitCode));
+    return emit(envelope ? envelope->failure(failure, exitCode) : ToolEnvelope::refusal(failure, exitCode));
 }
 
 // A notification of the call, for the person watching stderr: progress and log messages.
@@ -95,14 +99,22 @@ void tellNotification(const QByteArray& message)
         return;
     const json params = notification.value("params", json::object());
     const std::string method = notification.value("method", std::string());
+    // What a tool says is the tool's text: escaped as every message on stderr is.
+    const auto printable = [](const json& value) {
+        const std::string text
+            = value.is_string() ? value.get<std::string>() : value.dump(-1, ' ', false, json::error_handler_t::replace);
+        return PrintableText::escaped(QString::fromStdString(text));
+    };
     if (method == "notifications/progress") {
-        std::fprintf(stderr, "switchboard tool: progress %s%s%s\n", params.value("progress", json()).dump().c_str(),
-            params.contains("total") ? ("/" + params["total"].dump()).c_str() : "",
-            params.contains("message") ? ("  " + params.value("message", std::string())).c_str() : "");
+        QByteArray line = "progress " + printable(params.value("progress", json()));
+        if (params.contains("total"))
+            line += '/' + printable(params["total"]);
+        if (params.contains("message"))
+            line += "  " + printable(params["message"]);
+        std::fprintf(stderr, "switchboard tool: %s\n", line.constData());
     } else if (method == "notifications/message") {
-        const json data = params.value("data", json());
-        std::fprintf(stderr, "switchboard tool: %s: %s\n", params.value("level", std::string("info")).c_str(),
-            data.is_string() ? data.get<std::string>().c_str() : data.dump().c_str());
+        std::fprintf(stderr, "switchboard tool: %s: %s\n", printable(params.value("level", json("info"))).constData(),
+            printable(params.value("data", json())).constData());
     }
 }
 
@@ -230,7 +242,8 @@ int runToolCommand(int argc, char** argv)
 
     bool secondsOk = false;
     const double stdinSeconds = parser.value(stdinTimeout).toDouble(&secondsOk);
-    if (!secondsOk || stdinSeconds < 0 || stdinSeconds > 86'400)
+    // toDouble reads "nan" and "inf" as numbers; neither is a number of seconds.
+    if (!secondsOk || !std::isfinite(stdinSeconds) || stdinSeconds < 0 || stdinSeconds > 86'400)
         return fail(std::nullopt,
             {"invalid_command_line", QStringLiteral("--stdin-timeout must be a number of seconds from 0 to 86400")},
             ToolEnvelope::BadCall);
@@ -256,7 +269,7 @@ int runToolCommand(int argc, char** argv)
     const std::optional<ToolEnvelope> envelope
         = ToolEnvelope::parse(input, naming, configuration.maxBodyBytes, &failure);
     if (!envelope)
-        return fail(std::nullopt, failure, ToolEnvelope::BadCall);
+        return fail(std::nullopt, failure, ToolEnvelope::BadCall); // a JSON-RPC envelope's refusal keeps its id
 
     std::optional<BackendOptions> options = runnerOptions(line, configuration, envelope->toolName(), &error);
     if (!options)
@@ -282,7 +295,7 @@ int runToolCommand(int argc, char** argv)
 
     switch (outcome.kind) {
     case LocalCallOutcome::Kind::Answered:
-        return emit(envelope->answer(outcome.response));
+        return emit(envelope->answer(outcome.response, outcome.status));
     case LocalCallOutcome::Kind::Parked:
         return fail(envelope,
             {"waiting_for_person",

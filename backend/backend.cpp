@@ -104,6 +104,7 @@ bool Backend::start(QString* error)
     // Writes on a thread of their own at normal priority; searches on another with a connection of
     // their own, so that no search ever delays a write.
     m_historyWriter = new HistoryWriter(historyPath(), m_options.historyMaxCalls);
+    m_historyWriter->setMaxBytes(m_options.config.historyMaxBytes);
     if (!m_historyWriter->start(error)) {
         stop();
         return false;
@@ -367,13 +368,21 @@ public:
     }
     void sendResponse(const QByteArray& message) override
     {
-        finish({LocalCallOutcome::Kind::Answered, message, QString()});
+        finish({LocalCallOutcome::Kind::Answered, message, QString(), std::nullopt});
+    }
+    void sendCallResponse(const QByteArray& message, CallStatus status) override
+    {
+        finish({LocalCallOutcome::Kind::Answered, message, QString(), status});
     }
     void skipResponse() override
     {
-        finish({LocalCallOutcome::Kind::Cancelled, QByteArray(), QStringLiteral("the call was cancelled")});
+        finish(
+            {LocalCallOutcome::Kind::Cancelled, QByteArray(), QStringLiteral("the call was cancelled"), std::nullopt});
     }
-    void abandon(const QString& reason) override { finish({LocalCallOutcome::Kind::Parked, QByteArray(), reason}); }
+    void abandon(const QString& reason) override
+    {
+        finish({LocalCallOutcome::Kind::Parked, QByteArray(), reason, std::nullopt});
+    }
 
 private:
     void finish(const LocalCallOutcome& outcome)
@@ -403,7 +412,8 @@ void Backend::runLocally(const QByteArray& request, const LocalCaller& caller, q
     std::function<void(const LocalCallOutcome&)> done)
 {
     if (!m_serverContext) {
-        done({LocalCallOutcome::Kind::Cancelled, QByteArray(), QStringLiteral("the backend is not running")});
+        done({LocalCallOutcome::Kind::Cancelled, QByteArray(), QStringLiteral("the backend is not running"),
+            std::nullopt});
         return;
     }
     QMetaObject::invokeMethod(m_serverContext, [this, request, caller, replayOf, started, notified, done] {
@@ -414,7 +424,7 @@ void Backend::runLocally(const QByteArray& request, const LocalCaller& caller, q
             const QString why = parsed.ok ? QStringLiteral("a local call must be a tools/call or tools/list request")
                                           : QString::fromStdString(parsed.error);
             QMetaObject::invokeMethod(this, [done, why] {
-                done({LocalCallOutcome::Kind::Cancelled, QByteArray(), why});
+                done({LocalCallOutcome::Kind::Cancelled, QByteArray(), why, std::nullopt});
             });
             return;
         }

@@ -24,6 +24,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 
 class AdapterRegistry;
 class QFileSystemWatcher;
@@ -82,6 +83,9 @@ struct LocalCallOutcome
     Kind kind = Kind::Answered;
     QByteArray response;
     QString reason;
+    // How an answered tools/call ended (ResponseChannel::sendCallResponse); unset for a protocol
+    // error or another request's response.
+    std::optional<CallStatus> status;
 };
 
 class Backend : public OperatorInterface

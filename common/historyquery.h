@@ -18,7 +18,8 @@ struct HistoryQuery
     int limit = 200;
     // > 0: request and response come cut to this many bytes, and ToolCall::wholeRequestBytes and
     // wholeResponseBytes say how long the cut ones are, so a page of large calls costs a page of
-    // previews (the whole call is one query by callId away). 0: whole bodies.
+    // previews (the whole call is one query by callId away). 0: whole bodies, as far as history
+    // keeps them (a call it keeps only the start of says so the same way).
     qsizetype bodyPreviewBytes = 0;
 };
 

@@ -88,7 +88,8 @@ struct ToolCall
     qint64 durationUs = -1; // -1 while running
     CallStatus status = CallStatus::Running;
     // Set (both) when the request or the response holds only its first bytes (a preview read from
-    // history, see HistoryQuery::bodyPreviewBytes): the whole bodies' sizes. -1 when both are whole.
+    // history, see HistoryQuery::bodyPreviewBytes, or a call history keeps only the start of, see
+    // HistoryWriter::keptPart): the whole bodies' sizes. -1 when both are whole.
     qint64 wholeRequestBytes = -1;
     qint64 wholeResponseBytes = -1;
 

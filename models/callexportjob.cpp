@@ -116,7 +116,11 @@ void CallExportJob::onHistoryLoaded(quint64 requestId, const ToolCallList& calls
         return;
     }
     const ToolCall& wanted = m_calls.at(m_index);
-    if (!calls.isEmpty() && calls.first().id == wanted.id && !calls.first().hasBodyPreviews()) {
+    if (!calls.isEmpty() && calls.first().id == wanted.id) {
+        // Whole, or as much of it as history keeps (the start of large bodies), which is more than
+        // the preview.
+        if (calls.first().hasBodyPreviews())
+            ++m_previewsWritten;
         write(calls.first());
     } else {
         // History does not have it (not written yet, or its disk failed): the preview, marked as one.

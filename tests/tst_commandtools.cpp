@@ -88,6 +88,7 @@ private Q_SLOTS:
     void resultMapping_data();
     void resultMapping();
     void failureCarriesExitStatusAndStderr();
+    void failureKeepsTheErrorStdoutCarried();
     void garbageIsAToolError();
     void floodIsBoundedAndKilled();
     void deeplyNestedOutputIsRefused();
@@ -259,6 +260,29 @@ void TestCommandTools::resultMapping_data()
     QTest::newRow("a number") << QByteArray("42")
                               << QByteArray(R"({"content":[{"type":"text","text":"42"}],)"
                                             R"("structuredContent":{"result":42},"isError":false})");
+    // The per-invocation contract's failure shape is a failure, whatever the exit status said.
+    QTest::newRow("ok false with an error object")
+        << QByteArray(R"({"ok":false,"error":{"code":"not_found","message":"no such user"}})")
+        << QByteArray(R"x({"content":[{"type":"text","text":"no such user (not_found)"}],)x"
+                      R"("structuredContent":{"ok":false,"error":{"code":"not_found","message":"no such user"}},)"
+                      R"("isError":true})");
+    QTest::newRow("ok false with an error string")
+        << QByteArray(R"({"ok":false,"error":"disk full"})")
+        << QByteArray(R"({"content":[{"type":"text","text":"disk full"}],)"
+                      R"("structuredContent":{"ok":false,"error":"disk full"},"isError":true})");
+    QTest::newRow("ok false and nothing more")
+        << QByteArray(R"({"ok":false})")
+        << QByteArray(R"x({"content":[{"type":"text","text":"the command reported a failure (\"ok\": false) without )x"
+                      R"(an error"}],"structuredContent":{"ok":false},"isError":true})");
+    QTest::newRow("ok false beside a CallToolResult")
+        << QByteArray(
+               R"({"ok":false,"error":{"code":"tool_error","message":"m"},"content":[{"type":"text","text":"m"}],)"
+               R"("structuredContent":{"status":"failure"}})")
+        << QByteArray(R"({"content":[{"type":"text","text":"m"}],"structuredContent":{"status":"failure"},)"
+                      R"("isError":true})");
+    QTest::newRow("ok true is a success")
+        << QByteArray(R"({"ok":true,"content":[{"type":"text","text":"fine"}]})")
+        << QByteArray(R"({"content":[{"type":"text","text":"fine"}],"isError":false})");
     QTest::newRow("an object whose content is no array")
         << QByteArray(R"({"content":"plain"})")
         << QByteArray(R"({"content":[{"type":"text","text":"{\"content\":\"plain\"}"}],)"
@@ -292,6 +316,22 @@ void TestCommandTools::failureCarriesExitStatusAndStderr()
     QVERIFY2(details["exitCode"] == 3, details.dump().c_str());
     QVERIFY2(
         details["stderr"] == "starting the frobnicator\nfrobnicator: the disk is on fire\n", details.dump().c_str());
+}
+
+// A command that exits non-zero after printing the contract's failure: the error it printed is the
+// heart of the message (beside the status and stderr), and the failure's structured content.
+void TestCommandTools::failureKeepsTheErrorStdoutCarried()
+{
+    QVERIFY(startBackend({command(QStringLiteral("echo_tool"), script("echo.py"))}));
+    const json printed{{"ok", false}, {"error", {{"code", "not_found"}, {"message", "no such user"}}}};
+    const json result = call(QStringLiteral("echo_tool"), {{"reply", printed}, {"exit", 4}});
+    QVERIFY2(result.value("isError", false), result.dump().c_str());
+    const QString text = firstText(result);
+    QVERIFY2(text.contains(QStringLiteral("Command tool \"echo_tool\" failed")), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("exited with status 4: no such user (not_found)")), qPrintable(text));
+    QVERIFY2(result["structuredContent"] == printed, result.dump().c_str());
+    QTRY_VERIFY_WITH_TIMEOUT(finishedRecord(QStringLiteral("echo_tool")).has_value(), 10'000);
+    QCOMPARE(finishedRecord(QStringLiteral("echo_tool"))->status, CallStatus::ToolError);
 }
 
 void TestCommandTools::garbageIsAToolError()

@@ -7,17 +7,24 @@
 #include "store/historywriter.h"
 #include "store/sqlitehistory.h"
 
+#include <QDir>
+#include <QFileInfo>
 #include <QSemaphore>
+#include <QSqlDatabase>
 #include <QSqlQuery>
 #include <QThread>
 
 #include <algorithm>
 #include <atomic>
+#include <cstring>
+#include <dlfcn.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <set>
 #include <sys/stat.h>
 #include <thread>
+#include <unistd.h>
 
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -96,7 +103,23 @@ struct WriterSignals : QObject
     int room = 0;
 };
 
+// While set, chmod(2) of a -wal or -shm file in this process removes the file first, as another
+// process's last connection may at any moment (see ownerOnlyModesDoNotDependOnFilesOthersRemove).
+std::atomic<bool> removeBeforeChmod = false;
+
 } // namespace
+
+// Defined here, it stands in for the C library's for this process (Qt's calls included), and calls it.
+extern "C" int chmod(const char* path, mode_t mode)
+{
+    using Chmod = int (*)(const char*, mode_t);
+    static const Chmod real = reinterpret_cast<Chmod>(::dlsym(RTLD_NEXT, "chmod"));
+    const std::size_t length = std::strlen(path);
+    if (removeBeforeChmod && length > 4
+        && (std::strcmp(path + length - 4, "-shm") == 0 || std::strcmp(path + length - 4, "-wal") == 0))
+        ::unlink(path);
+    return real(path, mode);
+}
 
 class TestHistoryStore : public QObject
 {
@@ -106,6 +129,10 @@ private Q_SLOTS:
     void survivesReopening();
     void updatesReplaceTheRunningRecord();
     void runningCallsAreMarkedInterruptedAfterACrash();
+    void runningCallsOfAWriterThatRunsAreLeftRunning();
+    void ownerOnlyModesDoNotDependOnFilesOthersRemove();
+    void largeCallsAreKeptInPart();
+    void historyIsBoundedInBytes();
     void everyStatusRoundTripsAndOldNamesStillLoad();
     void loadRecentIsOldestFirst();
     void previewsAreCutInSqliteAndKeepTheWholeSizes();
@@ -240,6 +267,204 @@ void TestHistoryStore::runningCallsAreMarkedInterruptedAfterACrash()
     QCOMPARE(calls.at(0).status, CallStatus::Error);
     QVERIFY(calls.at(0).error.startsWith(QStringLiteral("interrupted")));
     QCOMPARE(calls.at(1).status, CallStatus::Ok);
+}
+
+// Processes sharing one history (the console, runners, a second console) each run their calls: a
+// writer that opens must not mark another's running calls interrupted, only those of writers that
+// are gone (and rows of versions before writer ids).
+void TestHistoryStore::runningCallsOfAWriterThatRunsAreLeftRunning()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("h.sqlite"));
+    const auto statusOf = [&](qint64 id) {
+        for (const ToolCall& call : storedCalls(path)) {
+            if (call.id == id)
+                return call.status;
+        }
+        return CallStatus::Cancelled; // not there
+    };
+    auto first = std::make_unique<HistoryStore>(path);
+    QString error;
+    QVERIFY2(first->open(&error), qPrintable(error));
+    write(*first, {makeCall(1, CallStatus::Running)});
+    {
+        // A row a version before writer ids left running: its writer is gone for sure.
+        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("legacy"));
+        db.setDatabaseName(path);
+        QVERIFY(db.open());
+        QSqlQuery q(db);
+        QVERIFY(q.exec(QStringLiteral("INSERT INTO calls (id, tool, status, started_at, duration_us) VALUES (2, 'old', "
+                                      "'running', 0, -1)")));
+        q.finish();
+        db.close();
+    }
+    QSqlDatabase::removeDatabase(QStringLiteral("legacy"));
+
+    {
+        HistoryStore second(path);
+        QVERIFY2(second.open(&error), qPrintable(error));
+        write(second, {makeCall(3, CallStatus::Running)});
+    }
+    QCOMPARE(statusOf(1), CallStatus::Running); // its writer still runs
+    QCOMPARE(statusOf(2), CallStatus::Error); // a writer from before writer ids: gone
+
+    // The second writer ended with its call running; the first still runs.
+    {
+        HistoryStore third(path);
+        QVERIFY2(third.open(&error), qPrintable(error));
+    }
+    QCOMPARE(statusOf(1), CallStatus::Running);
+    QCOMPARE(statusOf(3), CallStatus::Error);
+
+    first.reset();
+    HistoryStore fourth(path);
+    QVERIFY2(fourth.open(&error), qPrintable(error));
+    QCOMPARE(statusOf(1), CallStatus::Error);
+    // Only the writer that is open keeps a lock file; the others' are gone.
+    QCOMPARE(QDir(path + QStringLiteral("-writers")).entryList(QDir::Files).size(), 1);
+}
+
+// Another process's last connection removes the -wal and -shm files whenever it closes; making them
+// owner-only must not fail because one vanished between being seen and being changed (one call in a
+// thousand of 50 runners started at once on a new state directory failed so, exit 3). The other
+// process is played by chmod(2) itself (removeBeforeChmod), which removes such a file right before
+// changing it: the worst moment, every time.
+void TestHistoryStore::ownerOnlyModesDoNotDependOnFilesOthersRemove()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("h.sqlite"));
+    QString error;
+    QVERIFY2(SqliteHistory::makeOwnerOnly(path, &error), qPrintable(error));
+    for (const QString& name : QStringList{path + QStringLiteral("-wal"), path + QStringLiteral("-shm")}) {
+        // As an older version left them: readable by others.
+        const int fd = ::open(QFile::encodeName(name).constData(), O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+        QVERIFY(fd >= 0);
+        ::fchmod(fd, 0644);
+        ::close(fd);
+    }
+    removeBeforeChmod = true;
+    const bool made = SqliteHistory::makeOwnerOnly(path, &error);
+    removeBeforeChmod = false;
+    QVERIFY2(made, qPrintable(error));
+    QVERIFY(!QFile::exists(path + QStringLiteral("-shm")));
+    QCOMPARE(modeOf(path), 0600);
+
+    // A history that opens meanwhile still gets owner-only files (SQLite makes -wal and -shm with
+    // the database's mode).
+    {
+        HistoryStore store(path);
+        QVERIFY2(store.open(&error), qPrintable(error));
+        write(store, {makeCall(1)});
+        QCOMPARE(modeOf(path + QStringLiteral("-wal")), 0600);
+        QCOMPARE(modeOf(path + QStringLiteral("-shm")), 0600);
+    }
+}
+
+// History keeps at most MaxStoredBodyBytes of each body (one 4 MiB echo kept 12.6 MB before): the
+// start of the request and response, the details with their long strings cut, and the whole sizes,
+// read back as a preview's are.
+void TestHistoryStore::largeCallsAreKeptInPart()
+{
+    constexpr qsizetype Max = HistoryWriter::MaxStoredBodyBytes;
+    ToolCall call = makeCall(7);
+    const QByteArray text(4 * 1024 * 1024, 'x');
+    call.request = R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":")"
+        + text + "\"}}}";
+    // A character of two bytes across the cut: it is not split.
+    call.response = QByteArray(Max - 1, 'r') + "\xc3\xa9" + QByteArray(4 * 1024 * 1024, 'r');
+    call.details = QByteArray(R"({"exit":"exit status 0","pid":42,"stdout":")") + text + R"(","stderr":""})";
+
+    const ToolCall kept = HistoryWriter::keptPart(call);
+    QCOMPARE(kept.request, call.request.left(Max));
+    QCOMPARE(kept.response, call.response.left(Max - 1));
+    QCOMPARE(kept.wholeRequestBytes, call.request.size());
+    QCOMPARE(kept.wholeResponseBytes, call.response.size());
+    QVERIFY(kept.details.size() <= Max);
+    const auto details = nlohmann::json::parse(kept.details.toStdString(), nullptr, false);
+    QVERIFY2(details.is_object(), kept.details.left(200).constData());
+    QCOMPARE(details.value("exit", std::string()), std::string("exit status 0"));
+    QCOMPARE(details.value("pid", 0), 42);
+    QVERIFY(details.value("stdout", std::string()).rfind(std::string(1000, 'x'), 0) == 0);
+    QVERIFY(details.value("stdout", std::string()).find("history keeps the first") != std::string::npos);
+
+    // Details too many to cut string by string: an object saying so, with the start of their text.
+    nlohmann::json many = nlohmann::json::object();
+    for (int i = 0; i < 60'000; ++i)
+        many["k" + std::to_string(i)] = i;
+    call.details = QByteArray::fromStdString(many.dump());
+    const ToolCall standIn = HistoryWriter::keptPart(call);
+    QVERIFY(standIn.details.size() <= Max);
+    const auto cut = nlohmann::json::parse(standIn.details.toStdString(), nullptr, false);
+    QVERIFY2(cut.is_object() && cut.contains("cut") && cut.contains("start"), standIn.details.left(300).constData());
+
+    // A small call is kept whole and says nothing.
+    const ToolCall small = HistoryWriter::keptPart(makeCall(8));
+    QVERIFY(!small.hasBodyPreviews());
+
+    // Stored and read back: the kept start, and the whole sizes, whole or as a preview.
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("h.sqlite"));
+    {
+        HistoryWriter writer(path, 1000);
+        QString error;
+        QVERIFY2(writer.start(&error), qPrintable(error));
+        writer.record(call);
+        writer.record(makeCall(8));
+        writer.stop();
+    }
+    HistoryStore store(path);
+    QString error;
+    QVERIFY(store.open(&error, HistoryStore::Role::Reader));
+    HistoryQuery byId;
+    byId.callId = 7;
+    ToolCallList read = answer(store, 1, [&] { store.query(1, byId); });
+    QCOMPARE(read.size(), 1);
+    QCOMPARE(read.first().request, kept.request);
+    QCOMPARE(read.first().wholeRequestBytes, call.request.size());
+    QCOMPARE(read.first().wholeResponseBytes, call.response.size());
+    byId.bodyPreviewBytes = 4096;
+    read = answer(store, 2, [&] { store.query(2, byId); });
+    QCOMPARE(read.first().request.size(), 4096);
+    QCOMPARE(read.first().wholeRequestBytes, call.request.size());
+    QCOMPARE(read.first().wholeResponseBytes, call.response.size());
+    byId.callId = 8;
+    byId.bodyPreviewBytes = 0;
+    read = answer(store, 3, [&] { store.query(3, byId); });
+    QCOMPARE(read.first().wholeRequestBytes, qint64(-1));
+    // The database holds the kept part, not the call.
+    QVERIFY2(QFileInfo(path).size() + QFileInfo(path + QStringLiteral("-wal")).size() < 2 * 1024 * 1024,
+        qPrintable(QString::number(QFileInfo(path).size())));
+}
+
+// Beyond history.maxBytes the oldest calls go, counted by what their rows hold.
+void TestHistoryStore::historyIsBoundedInBytes()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("h.sqlite"));
+    constexpr qint64 MaxBytes = qint64(16) << 20;
+    {
+        HistoryWriter writer(path, 1'000'000);
+        writer.setMaxBytes(MaxBytes);
+        QString error;
+        QVERIFY2(writer.start(&error), qPrintable(error));
+        for (int i = 1; i <= 120; ++i) {
+            ToolCall call = makeCall(i);
+            call.response = QByteArray(500 * 1024, char('a' + i % 26));
+            writer.record(call);
+        }
+        writer.stop();
+    }
+    const ToolCallList calls = storedCalls(path);
+    QVERIFY(!calls.isEmpty());
+    qint64 held = 0;
+    for (const ToolCall& call : calls)
+        held += call.request.size() + call.response.size();
+    QVERIFY2(held <= MaxBytes, qPrintable(QString::number(held)));
+    QVERIFY2(calls.size() >= 20, qPrintable(QString::number(calls.size()))); // pruned to nine tenths, not to nothing
+    QCOMPARE(calls.last().id, 120); // the newest stay
+    QVERIFY(calls.first().id > 1);
+    // The file itself stays near the bound (freed pages are used again).
+    QVERIFY2(QFileInfo(path).size() < 2 * MaxBytes, qPrintable(QString::number(QFileInfo(path).size())));
 }
 
 // Every status is stored by its name and read back as itself, and filtered on; rows an older
@@ -744,6 +969,12 @@ void TestHistoryStore::filesAreOwnerOnlyWhateverTheUmask()
         QCOMPARE(modeOf(path), 0600);
         QCOMPARE(modeOf(path + QStringLiteral("-wal")), 0600);
         QCOMPARE(modeOf(path + QStringLiteral("-shm")), 0600);
+        // The writers' locks (WriterLock) too.
+        const QString writers = path + QStringLiteral("-writers");
+        QCOMPARE(modeOf(writers), 0700);
+        const QStringList locks = QDir(writers).entryList(QDir::Files);
+        QCOMPARE(locks.size(), 1);
+        QCOMPARE(modeOf(QDir(writers).filePath(locks.first())), 0600);
     }
     // Files an older version left readable by others are tightened when history opens.
     for (const QString& name : QStringList{path, path + QStringLiteral("-wal"), path + QStringLiteral("-shm")})

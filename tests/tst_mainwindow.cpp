@@ -18,6 +18,7 @@
 #include "modelroles.h"
 #include "snippetwidget.h"
 #include "statuswarning.h"
+#include "store/historywriter.h"
 
 #include <QAction>
 #include <QClipboard>
@@ -89,6 +90,7 @@ private Q_SLOTS:
     void largeCallShowsItsPreviewThenTheWholeCall();
     void statusBarShowsWorkspaceStateAndHistoryProblemsUntilResolved();
     void historyHoldsPreviewsAndShowsTheWholeSelectedCall();
+    void callBeyondWhatHistoryKeepsSaysSo();
 
 private:
     // Posts one JSON-RPC message to the MCP endpoint and returns the JSON answer (empty for 202).
@@ -509,9 +511,10 @@ void TestMainWindow::noAuthIsShownInRed()
 void TestMainWindow::largeCallShowsItsPreviewThenTheWholeCall()
 {
     QVERIFY(ensureSession());
-    // A 300 KB message: far more than a row of the live log keeps.
+    // A 100 KB message: far more than a row of the live log keeps, and within what history keeps of
+    // a call (HistoryWriter::MaxStoredBodyBytes of its request and response, which echoes it twice).
     QString large;
-    for (int i = 0; large.size() < 300'000; ++i)
+    for (int i = 0; large.size() < 100'000; ++i)
         large += QStringLiteral("large-%1 ").arg(i);
     QVERIFY(callEcho(m_nextRequestId++, large).contains(QLatin1String("result")));
     const QByteArray tail = large.right(40).toUtf8();
@@ -523,7 +526,7 @@ void TestMainWindow::largeCallShowsItsPreviewThenTheWholeCall()
     QVERIFY(model->previewAt(row.row()).truncated);
     QCOMPARE(model->callAt(row.row()).request.size(), CallLogModel::PreviewBytes);
     QVERIFY(!model->callAt(row.row()).request.contains(tail));
-    QVERIFY(model->previewAt(row.row()).requestBytes > 300'000);
+    QVERIFY(model->previewAt(row.row()).requestBytes > 100'000);
 
     // Selecting it shows the preview with a note at once, then the whole call from history.
     m_window->callLogView()->filterEdit()->clear();
@@ -549,12 +552,47 @@ void TestMainWindow::largeCallShowsItsPreviewThenTheWholeCall()
     saveScreenshot(m_window.get(), "ui-large-call");
 }
 
+// A call larger than history keeps (HistoryWriter::keptPart): the log's preview, then what history
+// holds, said to be the start of the call (not "not in history yet", not the whole call), with its
+// whole sizes and no copy of JSON that is not the call.
+void TestMainWindow::callBeyondWhatHistoryKeepsSaysSo()
+{
+    QVERIFY(ensureSession());
+    QString large = QStringLiteral("kept-in-part ");
+    for (int i = 0; large.size() < 600'000; ++i)
+        large += QStringLiteral("part-%1 ").arg(i);
+    QVERIFY(callEcho(m_nextRequestId++, large).contains(QLatin1String("result")));
+    QModelIndex row;
+    QTRY_VERIFY_WITH_TIMEOUT((row = rowWithRequestContaining("kept-in-part")).isValid(), TimeoutMs);
+    CallLogModel* model = m_window->callLogModel();
+    QTRY_COMPARE_WITH_TIMEOUT(model->callAt(row.row()).status, CallStatus::Ok, TimeoutMs);
+    const CallPreview preview = model->previewAt(row.row());
+    QVERIFY(preview.requestBytes > HistoryWriter::MaxStoredBodyBytes);
+
+    m_window->callLogView()->filterEdit()->clear();
+    QVERIFY(m_window->showCall(model->callAt(row.row()).id));
+    CallInspector* inspector = m_window->inspector();
+    QTRY_VERIFY_WITH_TIMEOUT(!inspector->isPreview(), TimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(!inspector->isRendering(), TimeoutMs * 3);
+    QCOMPARE(inspector->call().request.size(), HistoryWriter::MaxStoredBodyBytes);
+    QCOMPARE(inspector->call().wholeRequestBytes, preview.requestBytes);
+    QCOMPARE(inspector->call().wholeResponseBytes, preview.responseBytes);
+    auto* note = inspector->findChild<QLabel*>(QStringLiteral("previewNote"));
+    QVERIFY(note && note->isVisible());
+    QVERIFY2(
+        note->text().contains(QStringLiteral("History keeps only the start of this call")), qPrintable(note->text()));
+    QVERIFY(!inspector->copyRequestAction()->isEnabled());
+    // The arguments pane shows what is kept of them, not "No arguments".
+    auto* arguments = inspector->findChild<QPlainTextEdit*>(QStringLiteral("argumentsText"));
+    QVERIFY(arguments->toPlainText().contains(QStringLiteral("kept-in-part")));
+}
+
 void TestMainWindow::historyHoldsPreviewsAndShowsTheWholeSelectedCall()
 {
     QVERIFY(ensureSession());
-    // A 300 KB call with a word of its own to search for.
+    // A 100 KB call with a word of its own to search for.
     QString large = QStringLiteral("previewed-in-history ");
-    for (int i = 0; large.size() < 300'000; ++i)
+    for (int i = 0; large.size() < 100'000; ++i)
         large += QStringLiteral("big-%1 ").arg(i);
     QVERIFY(callEcho(m_nextRequestId++, large).contains(QLatin1String("result")));
     const QByteArray tail = large.right(40).toUtf8();
@@ -582,7 +620,7 @@ void TestMainWindow::historyHoldsPreviewsAndShowsTheWholeSelectedCall()
     const ToolCall page = dialog->model()->callAt(0);
     QVERIFY(page.hasBodyPreviews());
     QCOMPARE(page.request.size(), CallLogModel::PreviewBytes);
-    QVERIFY(page.wholeRequestBytes > 300'000);
+    QVERIFY(page.wholeRequestBytes > 100'000);
     QTableView* table = dialog->tableView();
     table->setCurrentIndex(table->model()->index(0, CallColumns::ToolColumn));
     CallInspector* inspector = dialog->inspector();

@@ -85,6 +85,8 @@ private Q_SLOTS:
 
     void httpErrors_data();
     void httpErrors();
+    void refusalsNameTheRequestTheyCouldRead_data();
+    void refusalsNameTheRequestTheyCouldRead();
     void sessionIdIsStrongAndVisibleAscii();
     void keepAliveServesManyRequests();
     void connectionCloseIsHonoured();
@@ -354,6 +356,54 @@ void TestMcpHttpServer::httpErrors()
         QVERIFY(parsed["id"].is_null());
     // Nothing the server says leaks the token.
     QVERIFY(!response.body.contains(ServerFixture::token()));
+}
+
+// A refusal of a request whose body could be read names the request's id (it carried "id": null);
+// only what is refused before the body is read (a stranger without the token, a batch, which has no
+// one id) answers with null.
+void TestMcpHttpServer::refusalsNameTheRequestTheyCouldRead_data()
+{
+    QTest::addColumn<QByteArray>("body");
+    QTest::addColumn<QList<QPair<QByteArray, QByteArray>>>("headerChanges"); // null value removes
+    QTest::addColumn<bool>("useSession");
+    QTest::addColumn<int>("status");
+    QTest::addColumn<QByteArray>("id");
+    using H = QList<QPair<QByteArray, QByteArray>>;
+    const QByteArray ping = R"({"jsonrpc":"2.0","id":77,"method":"ping"})";
+    const QByteArray call = R"({"jsonrpc":"2.0","id":"call-9","method":"tools/call","params":{"name":"echo"}})";
+    QTest::newRow("no session") << ping << H{} << false << 400 << QByteArray("77");
+    QTest::newRow("unknown session") << call << H{{"Mcp-Session-Id", "no-such-session"}} << false << 404
+                                     << QByteArray(R"("call-9")");
+    QTest::newRow("unsupported version") << ping << H{{"MCP-Protocol-Version", "1999-01-01"}} << true << 400
+                                         << QByteArray("77");
+    QTest::newRow("wrong content-type") << call << H{{"Content-Type", "text/plain"}} << true << 415
+                                        << QByteArray(R"("call-9")");
+    QTest::newRow("not acceptable") << ping << H{{"Accept", "application/json"}} << true << 406 << QByteArray("77");
+    QTest::newRow("invalid request") << QByteArray(R"({"jsonrpc":"1.0","id":5,"method":"ping"})") << H{} << true << 400
+                                     << QByteArray("5");
+    QTest::newRow("batch") << QByteArray("[" + ping + "]") << H{} << true << 400 << QByteArray("null");
+    QTest::newRow("no token") << ping << H{{"Authorization", QByteArray()}} << true << 401 << QByteArray("null");
+}
+
+void TestMcpHttpServer::refusalsNameTheRequestTheyCouldRead()
+{
+    QFETCH(QByteArray, body);
+    QFETCH(Headers, headerChanges);
+    QFETCH(bool, useSession);
+    QFETCH(int, status);
+    QFETCH(QByteArray, id);
+    Headers headers = useSession ? sessionHeaders(m_server->port, m_session) : standardHeaders(m_server->port);
+    for (const auto& [name, value] : headerChanges)
+        headers = withHeader(headers, name, value);
+    RawHttpClient client(m_server->port);
+    client.send(RawHttpClient::post(body, headers));
+    const RawHttpResponse response = client.read();
+    QVERIFY(response.ok);
+    QCOMPARE(response.status, status);
+    const json parsed = bodyJson(response);
+    QVERIFY2(parsed.is_object() && parsed.contains("error") && parsed.contains("id"), response.body.constData());
+    QCOMPARE_JSON(parsed["id"], json::parse(id.toStdString()));
+    QCOMPARE_JSON(parsed["jsonrpc"], "2.0");
 }
 
 void TestMcpHttpServer::sessionIdIsStrongAndVisibleAscii()

@@ -568,6 +568,17 @@ void TestSwitchboardProcess::badInvocations_data()
         << QStringLiteral("config.yaml:3: clientTools[0].inputSchema.properties.p contains itself") << QString();
     QTest::newRow("config section type") << QStringList() << QByteArray("server: 5\n") << 2
                                          << QStringLiteral("config.yaml:1: server must be a mapping") << QString();
+    // A word the command line does not expect is an error naming it, never a server started with
+    // the word ignored (`switchboard --state-dir X tool echo` served on port 8765).
+    QTest::newRow("tool after options") << QStringList{QStringLiteral("--port"), QStringLiteral("0"),
+        QStringLiteral("tool"), QStringLiteral("echo")}
+                                        << QByteArray() << 2 << QStringLiteral("unexpected argument \"tool\"")
+                                        << QString();
+    QTest::newRow("stray word") << QStringList{QStringLiteral("--port"), QStringLiteral("0"), QStringLiteral("serve")}
+                                << QByteArray() << 2 << QStringLiteral("unexpected argument \"serve\"") << QString();
+    QTest::newRow("unknown option") << QStringList{QStringLiteral("--port"), QStringLiteral("0"),
+        QStringLiteral("--frobnicate")}
+                                    << QByteArray() << 2 << QStringLiteral("frobnicate") << QString();
     QTest::newRow("client tool schema that cannot be checked")
         << QStringList() << QByteArray("clientTools:\n  - name: t\n    inputSchema: {prefixItems: []}\n") << 1
         << QStringLiteral("clientTools: tool \"t\": inputSchema cannot be checked: keyword \"prefixItems\"")

@@ -28,12 +28,15 @@ private Q_SLOTS:
     void acceptedForms();
     void refusedEnvelopes_data();
     void refusedEnvelopes();
+    void jsonRpcRefusalsKeepTheirId_data();
+    void jsonRpcRefusalsKeepTheirId();
     void commandLineNameWinsOverTheRouters();
     void invocationIsPreferredOverLegacyAuth();
     void legacyAuthIsUsedWhenThereIsNoInvocation();
     void toolsCallRequestCarriesNameArgumentsAndProgressToken();
     void answersAResult();
     void answersAToolErrorAsFailure();
+    void argumentsTheSchemaRefusedAreABadCall();
     void answersAnUnknownToolWithClosestMatches();
     void answersInTheJsonRpcForm();
     void failuresAreOneLineOfJson();
@@ -174,6 +177,67 @@ void TestToolEnvelope::refusedEnvelopes()
     QVERIFY2(failure.message.size() < 700, qPrintable(failure.message.left(800)));
 }
 
+// A JSON-RPC envelope the runner refuses is still answered as JSON-RPC: with "jsonrpc" and its id
+// (null only when it has none that can be read), whatever part of it was wrong.
+void TestToolEnvelope::jsonRpcRefusalsKeepTheirId_data()
+{
+    QTest::addColumn<QByteArray>("text");
+    QTest::addColumn<QByteArray>("id");
+    QTest::addColumn<QString>("code");
+    QTest::addColumn<int>("jsonRpcCode");
+
+    QTest::newRow("other method") << QByteArray(R"({"jsonrpc":"2.0","id":1,"method":"tools/list"})") << QByteArray("1")
+                                  << "invalid_envelope" << -32600;
+    QTest::newRow("notification") << QByteArray(R"({"jsonrpc":"2.0","method":"tools/call","params":{"name":"e"}})")
+                                  << QByteArray("null") << "invalid_envelope" << -32600;
+    QTest::newRow("without params") << QByteArray(R"({"jsonrpc":"2.0","id":"p","method":"tools/call"})")
+                                    << QByteArray(R"("p")") << "invalid_envelope" << -32600;
+    QTest::newRow("wrong version") << QByteArray(
+        R"({"jsonrpc":"1.0","id":4,"method":"tools/call","params":{"name":"echo"}})")
+                                   << QByteArray("4") << "invalid_envelope" << -32600;
+    QTest::newRow("id of the wrong type")
+        << QByteArray(R"({"jsonrpc":"2.0","id":[5],"method":"tools/call","params":{"name":"echo"}})")
+        << QByteArray("null") << "invalid_envelope" << -32600;
+    QTest::newRow("name is a number") << QByteArray(
+        R"({"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":5}})")
+                                      << QByteArray(R"("a")") << "invalid_envelope" << -32600;
+    QTest::newRow("arguments are a list")
+        << QByteArray(R"({"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":[]}})")
+        << QByteArray("7") << "invalid_arguments" << -32602;
+    QTest::newRow("metadata is a string")
+        << QByteArray(R"({"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"echo"},"metadata":"m"})")
+        << QByteArray("8") << "invalid_envelope" << -32600;
+    QTest::newRow("no tool named") << QByteArray(
+        R"({"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"arguments":{}}})")
+                                   << QByteArray("9") << "no_tool_name" << -32602;
+}
+
+void TestToolEnvelope::jsonRpcRefusalsKeepTheirId()
+{
+    QFETCH(QByteArray, text);
+    QFETCH(QByteArray, id);
+    QFETCH(QString, code);
+    QFETCH(int, jsonRpcCode);
+    ToolEnvelope::Failure failure;
+    QVERIFY(!ToolEnvelope::parse(text, {}, Limit, &failure));
+    QCOMPARE(QString::fromStdString(failure.code), code);
+    const RunnerAnswer answer = ToolEnvelope::refusal(failure, ToolEnvelope::BadCall);
+    QCOMPARE(answer.exitCode, int(ToolEnvelope::BadCall));
+    QCOMPARE(answer.message, failure.message);
+    const json out = answerJson(answer);
+    QCOMPARE(out.value("jsonrpc", std::string()), std::string("2.0"));
+    QVERIFY2(out.contains("id"), answer.text.constData());
+    QCOMPARE_JSON(out["id"], json::parse(id.toStdString()));
+    QCOMPARE(out.value("ok", true), false);
+    QCOMPARE(out["error"].value("code", 0), jsonRpcCode);
+    QCOMPARE(QString::fromStdString(out["error"]["data"].value("reason", std::string())), code);
+
+    // Any other form's refusal stays the plain one.
+    QVERIFY(!ToolEnvelope::parse(R"({"tool":"echo","input":[]})", {}, Limit, &failure));
+    QVERIFY(!failure.jsonRpcId);
+    QVERIFY(!answerJson(ToolEnvelope::refusal(failure, ToolEnvelope::BadCall)).contains("jsonrpc"));
+}
+
 // A router names the call by its own name for the tool (envelope and TOOL_NAME); the command line
 // names Switchboard's, which wins (found wiring `switchboard tool echo` as a command tool).
 void TestToolEnvelope::commandLineNameWinsOverTheRouters()
@@ -275,6 +339,38 @@ void TestToolEnvelope::answersAToolErrorAsFailure()
         json::parse(R"({"status":"failure","message":"Repository not found","local_path_created":null})"));
 }
 
+// Arguments the tool's inputSchema refused come back as a tool error (as MCP clients get them), but
+// for the runner the call is wrong: exit 2, invalid_arguments, the tool's result kept beside.
+void TestToolEnvelope::argumentsTheSchemaRefusedAreABadCall()
+{
+    const QByteArray response = R"({"jsonrpc":"2.0","id":3,"result":{"isError":true,
+        "content":[{"type":"text","text":"Invalid arguments for tool \"git_clone_repository\": local_path is required"}],
+        "structuredContent":{"status":"failure","message":"Invalid arguments","local_path_created":null}}})";
+    ToolEnvelope::Failure failure;
+    auto envelope = ToolEnvelope::parse(R"({"tool":"git_clone_repository","input":{}})", {}, Limit, &failure);
+    QVERIFY(envelope);
+    RunnerAnswer answer = envelope->answer(response, CallStatus::InvalidArguments);
+    QCOMPARE(answer.exitCode, int(ToolEnvelope::BadCall));
+    json out = answerJson(answer);
+    QCOMPARE(out.value("ok", true), false);
+    QCOMPARE(out["error"].value("code", std::string()), std::string("invalid_arguments"));
+    QVERIFY(out["error"].value("message", std::string()).find("local_path is required") != std::string::npos);
+    QCOMPARE(out["structuredContent"].value("local_path_created", json(1)), json());
+    // The same result from a tool that ran and failed is the tool's error (exit 1).
+    QCOMPARE(envelope->answer(response, CallStatus::ToolError).exitCode, int(ToolEnvelope::ToolFailed));
+
+    envelope = ToolEnvelope::parse(
+        R"({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"git_clone_repository"}})", {}, Limit,
+        &failure);
+    QVERIFY(envelope);
+    answer = envelope->answer(response, CallStatus::InvalidArguments);
+    QCOMPARE(answer.exitCode, int(ToolEnvelope::BadCall));
+    out = answerJson(answer);
+    QCOMPARE(out.value("id", 0), 3);
+    QCOMPARE(out.value("ok", true), false);
+    QCOMPARE(out["result"].value("isError", false), true);
+}
+
 void TestToolEnvelope::answersAnUnknownToolWithClosestMatches()
 {
     ToolEnvelope::Failure failure;
@@ -315,8 +411,8 @@ void TestToolEnvelope::answersInTheJsonRpcForm()
 
 void TestToolEnvelope::failuresAreOneLineOfJson()
 {
-    const RunnerAnswer answer = ToolEnvelope::plainFailure(
-        {"invalid_envelope", QStringLiteral("two\nlines \"quoted\"")}, ToolEnvelope::BadCall);
+    const RunnerAnswer answer
+        = ToolEnvelope::refusal({"invalid_envelope", QStringLiteral("two\nlines \"quoted\"")}, ToolEnvelope::BadCall);
     QCOMPARE(answer.exitCode, int(ToolEnvelope::BadCall));
     QCOMPARE(answer.text.count('\n'), 1);
     const json expected{{"ok", false}, {"error", {{"code", "invalid_envelope"}, {"message", "two\nlines \"quoted\""}}}};

@@ -14,11 +14,14 @@
 #include "config/switchboardconfig.h"
 
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
+#include <QFileInfo>
 #include <QProcess>
 #include <QSignalSpy>
 #include <QSqlDatabase>
 #include <QSqlQuery>
+#include <QTcpServer>
 #include <QTemporaryDir>
 
 #include <nlohmann/json.hpp>
@@ -37,6 +40,25 @@ struct RunResult
     QByteArray stdoutText;
     QByteArray stderrText;
 };
+
+// The processes whose parent is `pid`, from /proc.
+QList<qint64> childrenOf(qint64 pid)
+{
+    QList<qint64> children;
+    const QStringList entries = QDir(QStringLiteral("/proc")).entryList(QDir::Dirs | QDir::NoDotAndDotDot);
+    for (const QString& entry : entries) {
+        bool isPid = false;
+        const qint64 candidate = entry.toLongLong(&isPid);
+        QFile stat(QStringLiteral("/proc/%1/stat").arg(entry));
+        if (!isPid || !stat.open(QIODevice::ReadOnly))
+            continue;
+        const QByteArray text = stat.readAll();
+        const QList<QByteArray> fields = text.mid(text.lastIndexOf(')') + 2).split(' '); // state, ppid, …
+        if (fields.size() > 1 && fields.at(1).toLongLong() == pid)
+            children << candidate;
+    }
+    return children;
+}
 
 } // namespace
 
@@ -65,6 +87,13 @@ private Q_SLOTS:
     void runnerIsACommandToolOfARouter();
     void concurrentRunnersLoseNoQuestionWithTheConsoleRunning();
     void allowOnceLetsOneOfManyIdenticalRunnersRun();
+    void schemaInvalidArgumentsAreABadCall();
+    void cloneThatHitsItsDeadlineKeepsTheCloneContract();
+    void jsonRpcRefusalKeepsItsId();
+    void controlCharactersNeverReachStderr();
+    void commandToolGetsTheInvocationHistoryNever();
+    void runningCallOfAnotherRunnerIsNotInterrupted();
+    void fiftyRunnersAtOnceOnANewStateDirectory();
 
 private:
     void writeConfig(const QByteArray& yaml);
@@ -74,6 +103,8 @@ private:
     QStringList arguments(const QStringList& extra = {}) const;
     RunResult run(const QStringList& extra, const QByteArray& input,
         const QProcessEnvironment& environment = QProcessEnvironment::systemEnvironment());
+    // One column of the history rows `where` selects, oldest first.
+    QStringList historyColumn(const QString& column, const QString& where = QStringLiteral("1"));
 
     std::unique_ptr<QTemporaryDir> m_dir;
     QString m_config;
@@ -145,6 +176,25 @@ RunResult TestToolRunner::run(const QStringList& extra, const QByteArray& input,
     return result;
 }
 
+QStringList TestToolRunner::historyColumn(const QString& column, const QString& where)
+{
+    QStringList values;
+    const QString connection = QStringLiteral("tst_toolrunner_column");
+    {
+        QSqlDatabase database = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), connection);
+        database.setDatabaseName(m_state + QStringLiteral("/history.sqlite"));
+        if (database.open()) {
+            QSqlQuery query(database);
+            if (query.exec(QStringLiteral("SELECT %1 FROM calls WHERE %2 ORDER BY id").arg(column, where))) {
+                while (query.next())
+                    values << QString::fromUtf8(query.value(0).toByteArray());
+            }
+        }
+    }
+    QSqlDatabase::removeDatabase(connection);
+    return values;
+}
+
 void TestToolRunner::everyEnvelopeFormRunsEcho_data()
 {
     QTest::addColumn<QByteArray>("envelope");
@@ -213,6 +263,13 @@ void TestToolRunner::badEnvelopesFailClearly_data()
         << "invalid_command_line";
     QTest::newRow("unknown option") << QByteArray(R"({"tool":"echo"})") << QStringList{QStringLiteral("--frobnicate")}
                                     << "invalid_command_line";
+    // toDouble reads both as numbers; neither is a number of seconds.
+    QTest::newRow("stdin timeout nan") << QByteArray(R"({"tool":"echo"})")
+                                       << QStringList{QStringLiteral("--stdin-timeout"), QStringLiteral("nan")}
+                                       << "invalid_command_line";
+    QTest::newRow("stdin timeout inf") << QByteArray(R"({"tool":"echo"})")
+                                       << QStringList{QStringLiteral("--stdin-timeout"), QStringLiteral("inf")}
+                                       << "invalid_command_line";
 }
 
 void TestToolRunner::badEnvelopesFailClearly()
@@ -714,6 +771,213 @@ void TestToolRunner::allowOnceLetsOneOfManyIdenticalRunnersRun()
     }
     QCOMPARE(ran, 1);
     QCOMPARE(parked, Runners - 1);
+}
+
+// Arguments the tool's inputSchema refuses: exit 2 and invalid_arguments, as README says, and a git
+// tool still answers in its own shape (the clone contract's status, message, local_path_created).
+void TestToolRunner::schemaInvalidArgumentsAreABadCall()
+{
+    const QString root = m_dir->filePath(QStringLiteral("clones"));
+    QVERIFY(QDir().mkpath(root));
+    writeConfig("port: 0\ngit:\n  roots: [" + root.toUtf8() + "]\n");
+    const RunResult result
+        = run({QStringLiteral("git_clone_repository")}, R"({"input":{"repository_url":"https://example.com/r.git"}})");
+    QVERIFY2(result.exitCode == 2, QByteArray(result.stdoutText + result.stderrText).constData());
+    QCOMPARE(result.answer.value("ok", true), false);
+    QCOMPARE(result.answer["error"].value("code", std::string()), std::string("invalid_arguments"));
+    QVERIFY2(result.answer["error"].value("message", std::string()).find("local_path") != std::string::npos,
+        result.stdoutText.constData());
+    QVERIFY2(result.answer.contains("structuredContent"), result.stdoutText.constData());
+    const json& contract = result.answer["structuredContent"];
+    QCOMPARE(contract.value("status", std::string()), std::string("failure"));
+    QVERIFY(!contract.value("message", std::string()).empty());
+    QVERIFY2(contract.contains("local_path_created") && contract["local_path_created"].is_null(),
+        result.stdoutText.constData());
+
+    // The same as a JSON-RPC envelope: the same exit status, the answer a JSON-RPC response to it.
+    const RunResult jsonRpc = run({}, R"({"jsonrpc":"2.0","id":"c1","method":"tools/call",
+        "params":{"name":"git_clone_repository","arguments":{"local_path":"x"}}})");
+    QCOMPARE(jsonRpc.exitCode, 2);
+    QCOMPARE(jsonRpc.answer.value("id", std::string()), std::string("c1"));
+    QVERIFY2(jsonRpc.answer.contains("result"), jsonRpc.stdoutText.constData());
+    QCOMPARE(jsonRpc.answer["result"]["structuredContent"].value("status", std::string()), std::string("failure"));
+}
+
+// A clone that the executor's deadline stops (a remote that accepts the connection and never
+// answers) answers in the clone contract's shape too, not as a bare tool error.
+void TestToolRunner::cloneThatHitsItsDeadlineKeepsTheCloneContract()
+{
+    QTcpServer silent; // never served: the kernel accepts the connection, and nothing answers
+    QVERIFY(silent.listen(QHostAddress::LocalHost));
+    const QString root = m_dir->filePath(QStringLiteral("clones"));
+    QVERIFY(QDir().mkpath(root));
+    writeConfig("port: 0\ngit:\n  schemes: [http]\n  roots: [" + root.toUtf8()
+        + "]\npermissions:\n  tools: {git_clone_repository: allow}\nexecution:\n  deadlines: {git_clone_repository: "
+          "1}\n");
+    const json envelope{{"tool", "git_clone_repository"},
+        {"input",
+            {{"repository_url", QStringLiteral("http://127.0.0.1:%1/r.git").arg(silent.serverPort()).toStdString()},
+                {"local_path", QString(root + QStringLiteral("/clone")).toStdString()}}}};
+    QElapsedTimer clock;
+    clock.start();
+    const RunResult result = run({}, QByteArray::fromStdString(envelope.dump()));
+    QVERIFY2(result.exitCode == 1, QByteArray(result.stdoutText + result.stderrText).constData());
+    QVERIFY2(clock.elapsed() < 60'000, qPrintable(QString::number(clock.elapsed())));
+    QVERIFY2(result.answer.contains("structuredContent"), result.stdoutText.constData());
+    const json& contract = result.answer["structuredContent"];
+    QCOMPARE(contract.value("status", std::string()), std::string("failure"));
+    QVERIFY2(
+        contract.value("message", std::string()).find("deadline") != std::string::npos, result.stdoutText.constData());
+    QVERIFY2(contract.contains("local_path_created") && contract["local_path_created"].is_null(),
+        result.stdoutText.constData());
+    QVERIFY(!QFileInfo::exists(root + QStringLiteral("/clone")));
+}
+
+// A JSON-RPC envelope the runner refuses gets a JSON-RPC response: "jsonrpc" and its id kept.
+void TestToolRunner::jsonRpcRefusalKeepsItsId()
+{
+    const RunResult result = run({}, R"({"jsonrpc":"2.0","id":11,"method":"tools/call",
+        "params":{"name":"echo","arguments":[1]}})");
+    QCOMPARE(result.exitCode, 2);
+    QCOMPARE(result.answer.value("jsonrpc", std::string()), std::string("2.0"));
+    QCOMPARE(result.answer.value("id", 0), 11);
+    QCOMPARE(result.answer.value("ok", true), false);
+    QCOMPARE(result.answer["error"]["data"].value("reason", std::string()), std::string("invalid_arguments"));
+}
+
+// What a caller names (a tool) or a tool says reaches the terminal escaped: no control character of
+// theirs, and one line per message.
+void TestToolRunner::controlCharactersNeverReachStderr()
+{
+    const QString name = QStringLiteral("ec\x1b[2J\x1b]0;pwned\x07ho\nforged line\r");
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    environment.remove(QStringLiteral("TOOL_NAME"));
+    for (const RunResult& result : {run({name}, R"({"input":{}})", environment),
+             run({}, QByteArray::fromStdString(json{{"tool", name.toStdString()}}.dump()), environment)}) {
+        QCOMPARE(result.exitCode, 2);
+        QCOMPARE(result.answer["error"].value("code", std::string()), std::string("unknown_tool"));
+        QVERIFY2(!result.stderrText.isEmpty(), result.stdoutText.constData());
+        for (const char c : result.stderrText.chopped(1)) // all but the final newline
+            QVERIFY2(uchar(c) >= 0x20 && c != 0x7f, result.stderrText.toHex().constData());
+        QVERIFY2(
+            result.stderrText.contains("\\x1b[2J") && result.stderrText.contains("\\n"), result.stderrText.constData());
+        // stdout is JSON, which escapes them itself: the caller gets its name back as it was.
+        QVERIFY(result.answer["error"].value("message", std::string()).find(name.toStdString()) != std::string::npos);
+    }
+}
+
+// Command tools get the call's verified invocation metadata in their envelope; neither the call's
+// details nor history keep it, even when the command prints it back.
+void TestToolRunner::commandToolGetsTheInvocationHistoryNever()
+{
+    const QByteArray echo = QByteArray(SWITCHBOARD_COMMANDS_DIR) + "/echo.py";
+    writeConfig("port: 0\ncommand_tools:\n  - name: script_echo\n    command: " + echo
+        + "\n    annotations: {readOnlyHint: true}\n");
+    const json invocation{{"user", "alice-in-the-metadata"},
+        {"credentials", {{"example.com", {{"username", "alice"}, {"token", "inv-s3cret-token-0123"}}}}}};
+    const json envelope{{"tool", "script_echo"}, {"input", {{"x", 1}}}, {"metadata", {{"invocation", invocation}}}};
+    const RunResult result = run({}, QByteArray::fromStdString(envelope.dump()));
+    QVERIFY2(result.exitCode == 0, QByteArray(result.stdoutText + result.stderrText).constData());
+    // The command received it (and printed it back: the caller gets its answer unchanged).
+    QCOMPARE_JSON(result.answer["structuredContent"]["envelope"]["metadata"]["invocation"], invocation);
+
+    const QStringList details = historyColumn(QStringLiteral("details"));
+    const QStringList responses = historyColumn(QStringLiteral("response"));
+    const QStringList requests = historyColumn(QStringLiteral("request"));
+    QCOMPARE(details.size(), 1);
+    for (const QStringList& column : {details, responses, requests}) {
+        for (const QString& value : column) {
+            QVERIFY2(!value.contains(QLatin1String("inv-s3cret-token-0123")), qPrintable(value.left(2000)));
+            QVERIFY2(!value.contains(QLatin1String("alice-in-the-metadata")), qPrintable(value.left(2000)));
+        }
+    }
+    const json recorded = json::parse(details.first().toStdString(), nullptr, false);
+    QVERIFY2(recorded.is_object(), qPrintable(details.first()));
+    QVERIFY2(recorded["envelope"]["metadata"]["invocation"].is_string(), recorded.dump().c_str());
+    QCOMPARE_JSON(recorded["envelope"]["input"], (json{{"x", 1}}));
+}
+
+// A runner that starts while another runs a call on the same state directory leaves that call
+// running in history; a call whose runner was killed is marked interrupted by the next one.
+void TestToolRunner::runningCallOfAnotherRunnerIsNotInterrupted()
+{
+    const QByteArray hang = QByteArray(SWITCHBOARD_COMMANDS_DIR) + "/hang.sh";
+    writeConfig("port: 0\ncommand_tools:\n  - name: slow\n    command: " + hang
+        + "\n    timeout: 300\n    annotations: {readOnlyHint: true}\n");
+    QProcess slow;
+    slow.start(QStringLiteral(SWITCHBOARD_BINARY), arguments({QStringLiteral("slow")}));
+    QVERIFY(slow.waitForStarted(20'000));
+    slow.write(R"({"input":{}})");
+    slow.closeWriteChannel();
+    QTRY_COMPARE_WITH_TIMEOUT(historyColumn(QStringLiteral("status"), QStringLiteral("tool = 'slow'")),
+        QStringList{QStringLiteral("running")}, 60'000);
+
+    const RunResult echo = run({QStringLiteral("echo")}, R"({"input":{"text":"meanwhile"}})");
+    QCOMPARE(echo.exitCode, 0);
+    QCOMPARE(historyColumn(QStringLiteral("status"), QStringLiteral("tool = 'slow'")),
+        QStringList{QStringLiteral("running")});
+
+    // The command runs in a process group of its own, which outlives its runner's SIGKILL.
+    const QList<qint64> commands = childrenOf(slow.processId());
+    ::kill(pid_t(slow.processId()), SIGKILL);
+    QVERIFY(slow.waitForFinished(30'000));
+    for (const qint64 command : commands)
+        ::kill(-pid_t(command), SIGKILL);
+    QCOMPARE(run({QStringLiteral("echo")}, R"({"input":{"text":"after"}})").exitCode, 0);
+    QCOMPARE(
+        historyColumn(QStringLiteral("status"), QStringLiteral("tool = 'slow'")), QStringList{QStringLiteral("error")});
+    QVERIFY(historyColumn(QStringLiteral("error"), QStringLiteral("tool = 'slow'"))
+                .first()
+                .startsWith(QLatin1String("interrupted")));
+}
+
+// 50 runners started at once on a new state directory, round after round: every one answers (about
+// one call in a thousand failed with exit 3 while another process's last connection removed the
+// -shm file between its creation and a change of its mode), and history stays owner-only.
+void TestToolRunner::fiftyRunnersAtOnceOnANewStateDirectory()
+{
+    constexpr int Runners = 50;
+    constexpr int Rounds = 6;
+    QStringList failures;
+    for (int round = 0; round < Rounds; ++round) {
+        m_state = m_dir->filePath(QStringLiteral("state-%1").arg(round));
+        std::vector<std::unique_ptr<QProcess>> runners;
+        for (int i = 0; i < Runners; ++i) {
+            auto process = std::make_unique<QProcess>();
+            process->start(QStringLiteral(SWITCHBOARD_BINARY), arguments({QStringLiteral("echo")}));
+            runners.push_back(std::move(process));
+        }
+        for (auto& process : runners) {
+            QVERIFY2(process->waitForStarted(60'000), qPrintable(process->errorString()));
+            process->write(R"({"input":{"text":"at once"}})");
+            process->closeWriteChannel();
+        }
+        for (auto& process : runners) {
+            if (!process->waitForFinished(240'000) || process->exitCode() != 0)
+                failures << QStringLiteral("round %1: exit %2: %3")
+                                .arg(round)
+                                .arg(process->exitCode())
+                                .arg(QString::fromUtf8(process->readAllStandardError()));
+        }
+        const QString history = m_state + QStringLiteral("/history.sqlite");
+        QCOMPARE(QFileInfo(m_state).permissions()
+                & ~(QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner | QFile::ReadUser | QFile::WriteUser
+                    | QFile::ExeUser),
+            QFile::Permissions());
+        for (const QString& name :
+            QStringList{history, history + QStringLiteral("-wal"), history + QStringLiteral("-shm")}) {
+            if (QFileInfo::exists(name))
+                QCOMPARE(QFileInfo(name).permissions()
+                        & ~(QFile::ReadOwner | QFile::WriteOwner | QFile::ReadUser | QFile::WriteUser),
+                    QFile::Permissions());
+        }
+        QCOMPARE(historyColumn(QStringLiteral("status")).size(), Runners);
+    }
+    QVERIFY2(failures.isEmpty(),
+        qPrintable(QStringLiteral("%1 of %2 runners failed: %3")
+                       .arg(failures.size())
+                       .arg(Runners * Rounds)
+                       .arg(failures.mid(0, 3).join(u'\n'))));
 }
 
 QTEST_GUILESS_MAIN(TestToolRunner)

@@ -207,6 +207,7 @@ private Q_SLOTS:
     void unreadableFileUnderTheLockIsSetAsideKeepingRecords();
     void lockWaitsAreBoundedAndNameTheHolder();
     void lockOfAKilledProcessIsReleased();
+    void lockWaitNamesTheHolderNotAStalePid();
     void manyWriterProcessesAtOnce();
     void killedWritersLeaveAWholeFile();
     void consoleBrokerFollowsRunners();
@@ -462,6 +463,34 @@ void TestWorkspaceState::lockOfAKilledProcessIsReleased()
     QVERIFY(holder.waitForFinished(30'000));
     QVERIFY2(StateFileLock::acquire(StateFileLock::lockPathFor(statePath()), std::chrono::seconds(10), &error),
         qPrintable(error));
+}
+
+// The pid in the lock file is whoever wrote it last, which may be long gone: a wait that gives up
+// names the process that holds the lock now (here one that writes no pid at all, as flock(1)).
+void TestWorkspaceState::lockWaitNamesTheHolderNotAStalePid()
+{
+    const QString lockPath = StateFileLock::lockPathFor(statePath());
+    {
+        QFile stale(lockPath);
+        QVERIFY(stale.open(QIODevice::WriteOnly));
+        stale.write("999999\n");
+    }
+    QProcess holder;
+    holder.start(QStringLiteral("python3"),
+        {QStringLiteral("-c"),
+            QStringLiteral("import fcntl, sys, time\nf = open(sys.argv[1], 'r+')\nfcntl.flock(f, fcntl.LOCK_EX)\n"
+                           "print('locked', flush=True)\ntime.sleep(120)\n"),
+            lockPath});
+    QVERIFY(holder.waitForStarted(30'000));
+    QVERIFY(holder.waitForReadyRead(30'000));
+    QCOMPARE(holder.readLine().trimmed(), QByteArray("locked"));
+    const qint64 pid = holder.processId();
+    QString error;
+    QVERIFY(!StateFileLock::acquire(lockPath, std::chrono::milliseconds(100), &error));
+    holder.kill();
+    holder.waitForFinished(30'000);
+    QVERIFY2(error.contains(QStringLiteral("(pid %1)").arg(pid)), qPrintable(error));
+    QVERIFY2(!error.contains(QStringLiteral("999999")), qPrintable(error));
 }
 
 void TestWorkspaceState::manyWriterProcessesAtOnce()

@@ -259,6 +259,16 @@ QString CallInspector::previewNote(qint64 shownBytes, qint64 requestBytes, qint6
     return loading ? shown + QLatin1Char(' ') + tr("Loading the whole call from history…") : shown;
 }
 
+QString CallInspector::keptInPartNote(const ToolCall& call)
+{
+    const auto size
+        = [](qint64 bytes) { return QLocale().formattedDataSize(bytes, 1, QLocale::DataSizeTraditionalFormat); };
+    return tr("History keeps only the start of this call: %1 of its request (%2) and %3 of its response (%4); "
+              "long texts in its details are cut too.")
+        .arg(size(call.request.size()), size(call.wholeRequestBytes), size(call.response.size()),
+            size(call.wholeResponseBytes));
+}
+
 QString CallInspector::prettyJson(const QByteArray& bytes)
 {
     // ordered_json keeps the members in the order the client or tool wrote them.
@@ -348,7 +358,7 @@ QString CallInspector::fitForDisplay(QString text)
 void CallInspector::setCall(const ToolCall& call)
 {
     showCall(call, false);
-    setPreviewNote(QString());
+    setPreviewNote(call.hasBodyPreviews() ? keptInPartNote(call) : QString());
 }
 
 void CallInspector::setCallPreview(const ToolCall& preview, const QString& note)
@@ -377,13 +387,15 @@ void CallInspector::showCall(const ToolCall& call, bool preview)
     m_call = call;
     m_hasCall = true;
     m_preview = preview;
+    m_keptInPart = !preview && call.hasBodyPreviews();
     m_stack->setCurrentIndex(1);
     updateHeader();
     m_replayBar->setCall(call, preview);
 
     // A preview's request may be cut: its arguments are then shown as the text that follows
     // "arguments" in what is kept.
-    const bool requestWhole = !preview || BoundedJson::refusal(call.request, BoundedJson::Limits::record()).empty();
+    const bool requestWhole = !(preview || m_keptInPart)
+        || BoundedJson::refusal(call.request, BoundedJson::Limits::record()).empty();
     if (requestWhole) {
         showInPane(m_arguments, call.request, Format::Arguments, tr("No arguments."));
     } else {
@@ -424,6 +436,7 @@ void CallInspector::clear()
     m_call = ToolCall();
     m_hasCall = false;
     m_preview = false;
+    m_keptInPart = false;
     m_stack->setCurrentIndex(0);
     setPreviewNote(QString());
     m_replayBar->clear();
@@ -660,8 +673,9 @@ void CallInspector::setServer(const QUrl& url, bool tokenRequired)
 
 void CallInspector::updateCopyActions()
 {
-    // A preview's bodies are cut: copying them would hand out JSON that is not the call.
-    const bool whole = m_hasCall && !m_preview;
+    // A preview's bodies are cut (and so are those history keeps only the start of): copying them
+    // would hand out JSON that is not the call.
+    const bool whole = m_hasCall && !m_preview && !m_keptInPart;
     m_copyArgumentsAction->setEnabled(whole && !m_call.argumentsJson().isEmpty());
     m_copyResponseAction->setEnabled(whole && !m_call.response.isEmpty());
     m_copyRequestAction->setEnabled(whole && !m_call.request.isEmpty());
@@ -671,13 +685,16 @@ void CallInspector::updateCopyActions()
     m_copyButton->setEnabled(whole);
     m_curlButton->setEnabled(m_copyCurlAction->isEnabled());
     const QString waiting = tr("Waiting for the whole call from history");
-    m_copyButton->setToolTip(m_preview ? waiting : tr("Copy the arguments, the response or the request as JSON"));
-    m_curlButton->setToolTip(m_preview ? waiting : m_copyCurlAction->toolTip());
+    const QString kept = tr("History keeps only the start of this call");
+    m_copyButton->setToolTip(m_preview ? waiting
+            : m_keptInPart             ? kept
+                                       : tr("Copy the arguments, the response or the request as JSON"));
+    m_curlButton->setToolTip(m_preview ? waiting : m_keptInPart ? kept : m_copyCurlAction->toolTip());
 }
 
 void CallInspector::copyText(const QString& text, const QString& what)
 {
-    if (!m_hasCall || m_preview)
+    if (!m_hasCall || m_preview || m_keptInPart)
         return;
     QGuiApplication::clipboard()->setText(text);
     m_copiedLabel->setText(tr("Copied %1").arg(what));

@@ -47,6 +47,8 @@ public:
     // The note over a preview: how much of the request and of the response is shown, and, while
     // `loading`, that the whole call is on its way from history.
     static QString previewNote(qint64 shownBytes, qint64 requestBytes, qint64 responseBytes, bool loading);
+    // The note over a call history keeps only the start of (HistoryWriter::keptPart).
+    static QString keptInPartNote(const ToolCall& call);
 
     // Copy actions on the shown call, for the call log's context menu and the menu bar: arguments
     // (Ctrl+Shift+J), response, request, and as curl (Ctrl+Shift+C); shortcuts work in this window.
@@ -139,6 +141,7 @@ private:
     ToolCall m_call;
     bool m_hasCall = false;
     bool m_preview = false;
+    bool m_keptInPart = false; // a call from history whose bodies history keeps only the start of
     quint64 m_nextGeneration = 0;
 
     QStackedWidget* m_stack = nullptr;

@@ -843,6 +843,17 @@ void MainWindow::onWorkspaceStateRecovered()
     m_stateStatus->showRecovered(tr("Questions and answers are saved again"));
 }
 
+bool MainWindow::historyHasState(const ToolCall& stored, const ToolCall& live, const CallPreview& preview)
+{
+    if (stored.id != live.id || stored.status != live.status || stored.durationUs != live.durationUs)
+        return false;
+    // A call history keeps only the start of (HistoryWriter::keptPart) says how large it was.
+    if (stored.hasBodyPreviews())
+        return stored.wholeRequestBytes == preview.requestBytes && stored.wholeResponseBytes == preview.responseBytes;
+    return stored.request.size() == preview.requestBytes && stored.response.size() == preview.responseBytes
+        && stored.details.size() == preview.detailsBytes && stored.timeline.size() == preview.timelineBytes;
+}
+
 QString MainWindow::previewNote(const CallPreview& preview, bool loading) const
 {
     const QString shown
@@ -877,11 +888,7 @@ void MainWindow::onCurrentCallChanged(const ToolCall& call)
         return;
     }
     // The whole call from history is current while history has the state the log shows.
-    const bool fullIsCurrent = m_fullCall.id == call.id && m_fullCall.status == call.status
-        && m_fullCall.durationUs == call.durationUs && m_fullCall.request.size() == preview.requestBytes
-        && m_fullCall.response.size() == preview.responseBytes && m_fullCall.details.size() == preview.detailsBytes
-        && m_fullCall.timeline.size() == preview.timelineBytes;
-    if (fullIsCurrent) {
+    if (historyHasState(m_fullCall, call, preview)) {
         m_inspector->setCall(m_fullCall);
         return;
     }
@@ -921,9 +928,7 @@ void MainWindow::onFullCallLoaded(const ToolCallList& calls)
     const ToolCall& live = shown->callAt(row.row());
     const CallPreview preview = shown->previewAt(row.row());
     for (const ToolCall& call : calls) {
-        if (call.id == m_fullCallId && call.status == live.status && call.durationUs == live.durationUs
-            && call.request.size() == preview.requestBytes && call.response.size() == preview.responseBytes
-            && call.details.size() == preview.detailsBytes && call.timeline.size() == preview.timelineBytes) {
+        if (call.id == m_fullCallId && historyHasState(call, live, preview)) {
             m_fullCall = call;
             m_inspector->setCall(call);
             return;

@@ -149,6 +149,8 @@ private:
     void requestFullCall();
     void onFullCallLoaded(const ToolCallList& calls);
     QString previewNote(const CallPreview& preview, bool loading) const;
+    // Whether `stored`, a call read from history, is the state of `live` the log shows.
+    static bool historyHasState(const ToolCall& stored, const ToolCall& live, const CallPreview& preview);
 
     OperatorInterface* m_backend;
     bool m_noAuth; // the server accepts calls without a token

@@ -104,7 +104,43 @@ json CommandTool::envelope(const ToolCallContext& context)
         {"client", {{"name", metadata.clientName.toStdString()}, {"version", metadata.clientVersion.toStdString()}}}};
     if (!metadata.progressToken.is_null())
         meta["progressToken"] = metadata.progressToken;
+    if (!metadata.invocation.is_null())
+        meta["invocation"] = metadata.invocation;
     return json{{"tool", metadata.tool.toStdString()}, {"input", context.arguments()}, {"metadata", std::move(meta)}};
+}
+
+json CommandTool::recordedEnvelope(json envelope)
+{
+    const auto metadata = envelope.find("metadata");
+    if (metadata != envelope.end() && metadata->is_object() && metadata->contains("invocation"))
+        (*metadata)["invocation"] = WithheldInvocation;
+    return envelope;
+}
+
+std::optional<QString> CommandTool::reportedFailure(const json& value)
+{
+    if (!value.is_object())
+        return std::nullopt;
+    const auto ok = value.find("ok");
+    if (ok == value.end() || !ok->is_boolean() || ok->get<bool>())
+        return std::nullopt;
+    const auto error = value.find("error");
+    if (error == value.end() || error->is_null())
+        return QStringLiteral("the command reported a failure (\"ok\": false) without an error");
+    if (error->is_string())
+        return QString::fromStdString(error->get<std::string>());
+    if (error->is_object()) {
+        const auto message = error->find("message");
+        const auto code = error->find("code");
+        QString text = message != error->end() && message->is_string()
+            ? QString::fromStdString(message->get<std::string>())
+            : QString::fromStdString(error->dump(-1, ' ', false, json::error_handler_t::replace));
+        if (code != error->end() && (code->is_string() || code->is_number()))
+            text += QStringLiteral(" (%1)").arg(
+                QString::fromStdString(code->is_string() ? code->get<std::string>() : code->dump()));
+        return text;
+    }
+    return QString::fromStdString(error->dump(-1, ' ', false, json::error_handler_t::replace));
 }
 
 bool CommandTool::resultFromStdout(const QByteArray& stdoutBytes, ToolResult* result, QString* problem)
@@ -130,6 +166,8 @@ bool CommandTool::resultFromStdout(const QByteArray& stdoutBytes, ToolResult* re
     }
     json value = std::move(parsed.value);
     *result = ToolResult();
+    // {"ok": false, "error": …} is the per-invocation contract's failure, whatever else it holds.
+    const std::optional<QString> reported = reportedFailure(value);
     const auto content = value.is_object() ? value.find("content") : value.end();
     if (value.is_object() && content != value.end() && content->is_array()) {
         // Already a CallToolResult: taken as it is.
@@ -139,12 +177,15 @@ bool CommandTool::resultFromStdout(const QByteArray& stdoutBytes, ToolResult* re
             result->structuredContent = *structured;
         if (const auto isError = value.find("isError"); isError != value.end() && isError->is_boolean())
             result->isError = isError->get<bool>();
+        result->isError = result->isError || reported.has_value();
         return true;
     }
-    const std::string text
-        = value.is_string() ? value.get<std::string>() : value.dump(-1, ' ', false, json::error_handler_t::replace);
+    const std::string text = reported ? reported->toStdString()
+        : value.is_string()           ? value.get<std::string>()
+                                      : value.dump(-1, ' ', false, json::error_handler_t::replace);
     result->content = json::array({json{{"type", "text"}, {"text", text}}});
     result->structuredContent = value.is_object() ? value : json{{"result", value}};
+    result->isError = reported.has_value();
     return true;
 }
 
@@ -166,9 +207,11 @@ ToolResult CommandTool::run(ToolCallContext& context) const
 {
     const QString& name = m_config.spec.name;
     auto state = std::make_shared<RunState>();
-    state->envelope = envelope(context);
+    const json sent = envelope(context);
     const QByteArray input
-        = QByteArray::fromStdString(state->envelope.dump(-1, ' ', false, json::error_handler_t::replace) + '\n');
+        = QByteArray::fromStdString(sent.dump(-1, ' ', false, json::error_handler_t::replace) + '\n');
+    // The details (and so history) keep the envelope without the verified invocation metadata.
+    state->envelope = recordedEnvelope(sent);
     const ToolCallContext* call = &context; // the source lives in the context, so never outlives it
     json args = json::array();
     for (const QString& arg : m_config.args)
@@ -351,8 +394,21 @@ ToolResult CommandTool::run(ToolCallContext& context) const
         return failure(QStringLiteral("the command was killed by a signal. %1").arg(stderrText));
     }
     finish(exitText, exitCode, durationMs);
-    if (exitCode != 0)
+    if (exitCode != 0) {
+        // The error the command printed on stdout, when it printed one ({"ok": false, "error": …}),
+        // is the heart of the message, and the failure's structured content.
+        ToolResult printed;
+        QString ignored;
+        if (!stdoutBytes.trimmed().isEmpty() && resultFromStdout(stdoutBytes, &printed, &ignored) && printed.isError
+            && printed.structuredContent.is_object()) {
+            ToolResult result = failure(QStringLiteral("the command exited with status %1: %2 %3")
+                                            .arg(exitCode)
+                                            .arg(printed.firstText(), stderrText));
+            result.structuredContent = printed.structuredContent;
+            return result;
+        }
         return failure(QStringLiteral("the command exited with status %1. %2").arg(exitCode).arg(stderrText));
+    }
     ToolResult result;
     QString problem;
     if (!resultFromStdout(stdoutBytes, &result, &problem))

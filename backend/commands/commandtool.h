@@ -19,6 +19,8 @@
 
 #include <QProcessEnvironment>
 
+#include <optional>
+
 class CommandTool
 {
 public:
@@ -52,12 +54,21 @@ public:
     // inheritedVariables(), then the tool's env, then TOOL_NAME.
     QProcessEnvironment environment(const QProcessEnvironment& inherited) const;
     static const QStringList& inheritedVariables();
-    // The JSON written to the command's stdin.
+    // The JSON written to the command's stdin: {"tool", "input", "metadata"}, the metadata with the
+    // call's verified invocation metadata (metadata.invocation) when its caller gave one.
     static nlohmann::json envelope(const ToolCallContext& context);
+    // The envelope as the call's details keep it: the invocation metadata, which may hold
+    // credentials, replaced by WithheldInvocation (it never reaches history).
+    static nlohmann::json recordedEnvelope(nlohmann::json envelope);
+    static constexpr const char* WithheldInvocation = "[withheld: passed to the command, never recorded]";
+    // The message of a value in the per-invocation contract's failure shape, {"ok": false, "error":
+    // E} (E a string, or an object with "message" and "code"); nothing for any other value.
+    static std::optional<QString> reportedFailure(const nlohmann::json& value);
     // A successful command's stdout as the call's result: a CallToolResult as it is when it has a
     // `content` array; any other JSON value as a text block with the value as structuredContent
-    // (an object as it is, anything else as {"result": value}). False with `problem` set when stdout
-    // is not one JSON value or exceeds OutputLimits.
+    // (an object as it is, anything else as {"result": value}). A value with "ok": false is a
+    // failure (isError), its text the error's message. False with `problem` set when stdout is not
+    // one JSON value or exceeds OutputLimits.
     static bool resultFromStdout(const QByteArray& stdoutBytes, ToolResult* result, QString* problem);
 
 private:

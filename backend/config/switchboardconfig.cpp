@@ -971,8 +971,10 @@ bool SwitchboardConfig::load(const QString& path, SwitchboardConfig* config, QSt
     }
     const YAML::Node history = root["history"];
     if (reader.isSection(history, "history")) {
-        reader.checkKeys(history, "history", {"maxCalls"});
+        reader.checkKeys(history, "history", {"maxCalls", "maxBytes"});
         reader.read<qint64>(history, "history", "maxCalls", &config->historyMaxCalls, 1000, qint64(1) << 40);
+        reader.read<qint64>(
+            history, "history", "maxBytes", &config->historyMaxBytes, qint64(16) << 20, qint64(1) << 40);
     }
     const YAML::Node interaction = root["interaction"];
     if (reader.isSection(interaction, "interaction")) {

@@ -17,6 +17,7 @@
 //     callLogBytes: 67108864
 //   history:
 //     maxCalls: 500000
+//     maxBytes: 1073741824       # what the stored calls may hold together (16 MiB-1 TiB)
 //   interaction:                 # calls that wait for a person (client tools, approvals)
 //     mode: hold                 # hold (keep the call open) or park (close it; answer the retry)
 //     clients: {agent-runner: park}   # per client, by the name in its clientInfo
@@ -114,6 +115,7 @@ struct SwitchboardConfig
     int callLogRows = 10'000;
     qint64 callLogBytes = qint64(64) * 1024 * 1024; // what the live log's rows may hold in memory
     qint64 historyMaxCalls = 500'000;
+    qint64 historyMaxBytes = qint64(1) << 30;
 
     // interaction
     QString interactionMode = QStringLiteral("hold");

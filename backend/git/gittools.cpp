@@ -4,6 +4,7 @@
 #include "git/gitlibrary.h"
 #include "git/gittoolenvironment.h"
 #include "git/gittoolhandlers.h"
+#include "git/gittoolresult.h"
 
 using nlohmann::json;
 
@@ -92,6 +93,22 @@ RegisteredTool makeTool(const std::shared_ptr<const GitToolEnvironment>& environ
         GitLibrary::ensureInitialized();
         ConfinedLooseBackend::clearLastRefusal(); // what an earlier call on this worker met
         return handler(*environment, context);
+    };
+    // A call that ends without the handler (refused arguments, the deadline) still answers
+    // {"status": "failure", "message", …}, with null for each other field the output requires
+    // (git_clone_repository's local_path_created).
+    json requiredFields = json::object();
+    for (const json& field : tool.spec.outputSchema.value("required", json::array())) {
+        if (field.is_string() && field != "status" && field != "message")
+            requiredFields[field.get<std::string>()] = nullptr;
+    }
+    tool.shapeFailure = [requiredFields](const ToolResult& failure) {
+        QString message = failure.firstText();
+        if (message.isEmpty())
+            message = QStringLiteral("The call failed.");
+        ToolResult shaped = GitToolResult::failure(message, requiredFields);
+        shaped.outcome = failure.outcome;
+        return shaped;
     };
     return tool;
 }

@@ -688,18 +688,18 @@ void McpHttpServer::missingHandler(const QHttpServerRequest& request, QTcpSocket
 }
 
 McpSession* McpHttpServer::sessionFor(
-    const QHttpServerRequest& request, QHttpServerResponder& responder, const Headers& headers)
+    const QHttpServerRequest& request, QHttpServerResponder& responder, const Headers& headers, const json& requestId)
 {
     const QByteArray id = request.value("mcp-session-id");
     if (id.isEmpty()) {
         writeError(responder, StatusCode::BadRequest, SessionErrorCode,
-            "Bad Request: Mcp-Session-Id header is required (send initialize first to get one)", headers);
+            "Bad Request: Mcp-Session-Id header is required (send initialize first to get one)", headers, requestId);
         return nullptr;
     }
     const auto it = m_sessions.find(id);
     if (it == m_sessions.end()) {
         writeError(responder, StatusCode::NotFound, SessionNotFoundCode,
-            "Session not found: it was deleted or has expired; initialize a new session", headers);
+            "Session not found: it was deleted or has expired; initialize a new session", headers, requestId);
         return nullptr;
     }
     McpSession* session = it->second.get();
@@ -710,7 +710,7 @@ McpSession* McpHttpServer::sessionFor(
         writeError(responder, StatusCode::BadRequest, SessionErrorCode,
             "Bad Request: MCP-Protocol-Version " + version.toStdString()
                 + " is not supported (supported: 2025-03-26, 2025-06-18, 2025-11-25)",
-            headers);
+            headers, requestId);
         return nullptr;
     }
     return session;
@@ -775,24 +775,28 @@ void McpHttpServer::removeSession(const QByteArray& sessionId, const QString& re
 void McpHttpServer::handlePost(
     const QHttpServerRequest& request, QTcpSocket* socket, QHttpServerResponder& responder, Headers& headers)
 {
-    if (mediaType(request.value("content-type")) != "application/json") {
-        writeError(responder, StatusCode::UnsupportedMediaType, SessionErrorCode,
-            "Unsupported Media Type: POST bodies must be Content-Type: application/json", headers);
-        return;
-    }
-    const QByteArray accept = request.value("accept");
-    if (!acceptsMediaType(accept, "application/json") || !acceptsMediaType(accept, "text/event-stream")) {
-        writeError(responder, StatusCode::NotAcceptable, SessionErrorCode,
-            "Not Acceptable: the Accept header must list both application/json and text/event-stream", headers);
-        return;
-    }
     const QByteArray body = request.body();
     if (body.size() > m_options.limits.maxBodyBytes) {
         writeError(responder, StatusCode::PayloadTooLarge, JsonRpc::InvalidRequest,
             "request body is larger than the limit", headers);
         return;
     }
+    // Read first, so that every refusal of a request whose id can be read names it (a batch's
+    // refusal concerns no one request: its id stays null).
     JsonRpc::ParseResult parsed = JsonRpc::parse(body, {m_options.maxJsonDepth, m_options.maxJsonValues});
+    const json requestId = parsed.ok && parsed.value.is_object() ? JsonRpc::classify(parsed.value).id : json();
+    if (mediaType(request.value("content-type")) != "application/json") {
+        writeError(responder, StatusCode::UnsupportedMediaType, SessionErrorCode,
+            "Unsupported Media Type: POST bodies must be Content-Type: application/json", headers, requestId);
+        return;
+    }
+    const QByteArray accept = request.value("accept");
+    if (!acceptsMediaType(accept, "application/json") || !acceptsMediaType(accept, "text/event-stream")) {
+        writeError(responder, StatusCode::NotAcceptable, SessionErrorCode,
+            "Not Acceptable: the Accept header must list both application/json and text/event-stream", headers,
+            requestId);
+        return;
+    }
     if (!parsed.ok) {
         writeError(responder, StatusCode::BadRequest, JsonRpc::ParseError, "Parse error: " + parsed.error, headers);
         return;
@@ -867,7 +871,7 @@ void McpHttpServer::handlePost(
         }
     }
 
-    McpSession* session = sessionFor(request, responder, headers);
+    McpSession* session = sessionFor(request, responder, headers, requestId);
     if (!session)
         return;
     if (batch && session->negotiatedVersion() != ProtocolVersion::batching) {

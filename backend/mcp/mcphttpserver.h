@@ -87,7 +87,9 @@ private:
     void handleDelete(const QHttpServerRequest& request, QHttpServerResponder& responder, Headers& headers);
 
     // Looks up the request's session; answers 400/404 itself and returns null when there is none.
-    McpSession* sessionFor(const QHttpServerRequest& request, QHttpServerResponder& responder, const Headers& headers);
+    // The refusal carries `requestId`, the id of the request the body holds when it could be read.
+    McpSession* sessionFor(const QHttpServerRequest& request, QHttpServerResponder& responder, const Headers& headers,
+        const nlohmann::json& requestId = nullptr);
     McpSession* createSession(const QString& clientName, QByteArray* evictionError);
     void removeSession(const QByteArray& id, const QString& reason);
 

@@ -16,6 +16,7 @@
 #include <QPointer>
 
 #include <chrono>
+#include <set>
 
 #include <utility>
 
@@ -137,6 +138,22 @@ void McpSession::setLocalCaller(const QString& clientName, const QString& client
     m_clientName = m_environment->redactor.text(clientName);
     m_clientVersion = m_environment->redactor.text(clientVersion);
     m_invocation = std::move(invocation);
+    m_invocationValues.clear();
+    // Iterative: the metadata is what a caller sent. Values shorter than 8 bytes are left alone
+    // (they would cut words out of any text, and hold no credential); at most 64 are kept.
+    std::vector<const json*> pending{&m_invocation};
+    std::set<std::string> values;
+    while (!pending.empty() && values.size() < 64) {
+        const json* value = pending.back();
+        pending.pop_back();
+        if (value->is_string() && value->get_ref<const std::string&>().size() >= 8)
+            values.insert(value->get<std::string>());
+        else if (value->is_structured())
+            for (const json& item : *value)
+                pending.push_back(&item);
+    }
+    for (const std::string& value : values)
+        m_invocationValues.emplace_back(QByteArray::fromStdString(value));
     m_version = std::string(ProtocolVersion::latest);
     m_initialized = true;
 }
@@ -298,7 +315,8 @@ ToolCall McpSession::newRecord(
 QByteArray McpSession::timelineOf(const InFlight& entry) const
 {
     // Progress messages and log data are the tool's text: secrets in them are redacted as in bodies.
-    return entry.timeline ? m_environment->redactor.jsonText(entry.timeline->toJson()) : QByteArray();
+    return entry.timeline ? withoutInvocation(m_environment->redactor.jsonText(entry.timeline->toJson()))
+                          : QByteArray();
 }
 
 QByteArray McpSession::detailsOf(const ToolCallContext& context) const
@@ -306,8 +324,8 @@ QByteArray McpSession::detailsOf(const ToolCallContext& context) const
     const json details = context.details();
     if (!details.is_object() || details.empty())
         return {};
-    return m_environment->redactor.jsonText(
-        QByteArray::fromStdString(details.dump(-1, ' ', false, json::error_handler_t::replace)));
+    return withoutInvocation(m_environment->redactor.jsonText(
+        QByteArray::fromStdString(details.dump(-1, ' ', false, json::error_handler_t::replace))));
 }
 
 void McpSession::rejectCall(const JsonRpc::Message& message, ToolCall record, CallStatus status, int code,
@@ -723,18 +741,38 @@ void McpSession::completeCall(const std::string& key, ToolResult result)
     if (const QString interactionId = stopWaiting(entry); !interactionId.isEmpty()) // finished by other means
         m_environment->interactions->withdraw(interactionId, QStringLiteral("the call finished"));
 
+    // A failure the tool did not shape itself (the call ended before or without it) in the tool's
+    // own shape.
+    if (result.isError && result.structuredContent.is_null() && entry.tool && entry.tool->shapeFailure)
+        result = entry.tool->shapeFailure(result);
     ToolCall& record = entry.record;
     record.status = result.callStatus();
     if (result.isError)
         record.error = m_environment->redactor.text(result.firstText()); // BackendEvents cuts it to MaxErrorChars
     const QByteArray bytes = JsonRpc::serialize(JsonRpc::makeResult(entry.requestId, std::move(result).toJson()));
     if (entry.channel)
-        entry.channel->sendResponse(bytes);
+        entry.channel->sendCallResponse(bytes, record.status);
     record.durationUs = entry.timer.nsecsElapsed() / 1000;
     record.response = m_environment->redactor.jsonText(bytes);
     record.timeline = timelineOf(entry);
     record.details = detailsOf(*entry.context);
+    withholdInvocation(record);
     m_environment->events->publishCallFinished(record);
+}
+
+QByteArray McpSession::withoutInvocation(QByteArray jsonText) const
+{
+    for (const TokenRedactor& value : m_invocationValues)
+        jsonText = value.jsonText(std::move(jsonText));
+    return jsonText;
+}
+
+void McpSession::withholdInvocation(ToolCall& record) const
+{
+    // Timeline and details are taken without it (timelineOf, detailsOf).
+    record.response = withoutInvocation(std::move(record.response));
+    for (const TokenRedactor& value : m_invocationValues)
+        record.error = value.text(std::move(record.error));
 }
 
 void McpSession::cancelCall(const std::string& key, const QString& reason, QuestionFate fate)
@@ -759,6 +797,7 @@ void McpSession::cancelCall(const std::string& key, const QString& reason, Quest
     record.error = m_environment->redactor.text(reason); // may quote the client's own reason
     record.timeline = timelineOf(entry);
     record.details = detailsOf(*entry.context); // after cancel(): what the work had done by then
+    withholdInvocation(record);
     m_environment->events->publishCallFinished(record);
 }
 

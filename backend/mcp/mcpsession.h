@@ -20,6 +20,7 @@
 #include <memory>
 #include <unordered_map>
 #include <unordered_set>
+#include <vector>
 
 class BackendEvents;
 class CallTimeline;
@@ -161,6 +162,9 @@ private:
     void execute(const std::string& key);
     void handleNotification(const JsonRpc::Message& message);
     void touch();
+    // JSON text, and `record`'s response and error, without the invocation metadata's values.
+    QByteArray withoutInvocation(QByteArray jsonText) const;
+    void withholdInvocation(ToolCall& record) const;
 
     QByteArray m_id;
     const SessionEnvironment* m_environment;
@@ -168,6 +172,9 @@ private:
     QString m_clientName;
     QString m_clientVersion;
     nlohmann::json m_invocation; // setLocalCaller's; null for clients over HTTP
+    // Its string values, each redacted from what a call's record keeps of the tool's output (a
+    // command that prints its envelope back): the invocation never reaches history.
+    std::vector<TokenRedactor> m_invocationValues;
     qint64 m_replayOf = 0; // setLocalCallHooks's
     std::function<void(qint64)> m_callStarted;
     bool m_initialized = false;

@@ -4,6 +4,8 @@
 // server implements it for a POST exchange (JSON or an event stream) and for the standalone GET
 // event stream; tests implement it to drive a session without sockets.
 
+#include "toolcall.h"
+
 #include <QByteArray>
 #include <QString>
 
@@ -17,6 +19,14 @@ public:
     virtual void sendNotification(const QByteArray& message) = 0;
     // The response to one request of this exchange.
     virtual void sendResponse(const QByteArray& message) = 0;
+    // The response to a tools/call request that ran (or was refused as it was admitted), with how
+    // the call ended, for a caller inside the process that answers by it (the one-shot runner's exit
+    // status). Sent as any response by default.
+    virtual void sendCallResponse(const QByteArray& message, CallStatus status)
+    {
+        (void)status;
+        sendResponse(message);
+    }
     // One request of this exchange will get no response (it was cancelled).
     virtual void skipResponse() = 0;
     virtual bool isOpen() const = 0;

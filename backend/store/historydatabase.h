@@ -50,6 +50,10 @@ public:
     // Calls left out of history because the disk failed, over the database's whole life.
     virtual qint64 callsLeftOut() const = 0;
     virtual void setMaxCalls(qint64 maxCalls) = 0;
+    // The most bytes the stored calls may hold together (their bodies and fields, as
+    // HistoryWriter::keptPart left them); the oldest calls go beyond it, as beyond maxCalls.
+    static constexpr qint64 DefaultMaxBytes = qint64(1) << 30;
+    virtual void setMaxBytes(qint64 maxBytes) = 0;
     // Where the history is, for messages (a file path, a connection name).
     virtual QString location() const = 0;
 };

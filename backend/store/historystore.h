@@ -28,6 +28,7 @@ public:
         return m_database->write(calls, leftOut, error);
     }
     void setMaxCalls(qint64 maxCalls) { m_database->setMaxCalls(maxCalls); }
+    void setMaxBytes(qint64 maxBytes) { m_database->setMaxBytes(maxBytes); }
     qint64 callsLeftOut() const { return m_database->callsLeftOut(); }
     HistoryDatabase& database() { return *m_database; }
 

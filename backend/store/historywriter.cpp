@@ -1,9 +1,11 @@
 #include "store/historywriter.h"
 
 #include "backgroundpriority.h"
+#include "mcp/jsonrpc.h"
 #include "store/sqlitehistory.h"
 
 #include <future>
+#include <vector>
 
 #ifdef Q_OS_LINUX
 #include <pthread.h>
@@ -44,6 +46,8 @@ bool HistoryWriter::start(QString* error)
 #endif
         const std::unique_ptr<HistoryDatabase> database = m_factory();
         database->setMaxCalls(m_maxCalls);
+        if (m_maxBytes > 0)
+            database->setMaxBytes(m_maxBytes);
         const bool ok = database->open(HistoryDatabase::Role::Writer, error);
         if (ok)
             m_callsLeftOut = database->callsLeftOut();
@@ -83,8 +87,84 @@ qint64 HistoryWriter::sizeOf(const ToolCall& call)
             + call.route.owner.size() + call.error.size());
 }
 
-void HistoryWriter::record(const ToolCall& call)
+namespace {
+
+// The first `maxBytes` of UTF-8 `text`, not ending inside a character.
+QByteArray utf8Start(const QByteArray& text, qsizetype maxBytes)
 {
+    if (text.size() <= maxBytes)
+        return text;
+    qsizetype end = maxBytes;
+    while (end > 0 && (uchar(text.at(end)) & 0xC0) == 0x80)
+        --end;
+    return text.left(end);
+}
+
+QByteArray keptDetails(const QByteArray& details, qsizetype maxBytes)
+{
+    using nlohmann::json;
+    const auto dumped = [](const json& value) {
+        return QByteArray::fromStdString(value.dump(-1, ' ', false, json::error_handler_t::replace));
+    };
+    // The members stay (a command's exit status, its pid), long strings (its stdout, stderr, the
+    // input in its envelope) keep their start. Walked without recursion.
+    JsonRpc::ParseResult parsed = JsonRpc::parse(details);
+    if (parsed.ok && parsed.value.is_object()) {
+        const qsizetype perString = maxBytes / 8;
+        std::vector<json*> pending{&parsed.value};
+        while (!pending.empty()) {
+            json* value = pending.back();
+            pending.pop_back();
+            if (value->is_string()) {
+                std::string& text = value->get_ref<std::string&>();
+                if (qsizetype(text.size()) > perString) {
+                    const QByteArray start = utf8Start(QByteArray::fromStdString(text), perString);
+                    text = start.toStdString()
+                        + QStringLiteral("… [history keeps the first %1 of %2 bytes]")
+                              .arg(start.size())
+                              .arg(text.size())
+                              .toStdString();
+                }
+            } else if (value->is_structured()) {
+                for (json& item : *value)
+                    pending.push_back(&item);
+            }
+        }
+        QByteArray kept = dumped(parsed.value);
+        if (kept.size() <= maxBytes)
+            return kept;
+    }
+    // Too many members for that: what they were, and the start of their text. Escaping may make a
+    // byte six, so the start is an eighth of the bound.
+    return dumped(json{{"cut",
+                           QStringLiteral("History keeps at most %1 bytes of a call's details; these were %2 bytes.")
+                               .arg(maxBytes)
+                               .arg(details.size())
+                               .toStdString()},
+        {"start", QString::fromUtf8(utf8Start(details, maxBytes / 8)).toStdString()}});
+}
+
+} // namespace
+
+ToolCall HistoryWriter::keptPart(const ToolCall& call)
+{
+    const qsizetype max = MaxStoredBodyBytes;
+    if (call.request.size() <= max && call.response.size() <= max && call.details.size() <= max)
+        return call;
+    ToolCall kept = call;
+    // As a preview read from history says it: both whole sizes, whichever was cut.
+    kept.wholeRequestBytes = call.hasBodyPreviews() ? call.wholeRequestBytes : call.request.size();
+    kept.wholeResponseBytes = call.hasBodyPreviews() ? call.wholeResponseBytes : call.response.size();
+    kept.request = utf8Start(call.request, max);
+    kept.response = utf8Start(call.response, max);
+    if (call.details.size() > max)
+        kept.details = keptDetails(call.details, max);
+    return kept;
+}
+
+void HistoryWriter::record(const ToolCall& whole)
+{
+    const ToolCall call = keptPart(whole);
     const qint64 bytes = sizeOf(call);
     bool wake = false;
     {

@@ -61,6 +61,7 @@ public:
     void stop();
 
     // Any thread. Hands over a call's newest state; replaces its earlier state if not yet written.
+    // What history keeps of it is bounded (keptPart).
     void record(const ToolCall& call);
     // Any thread. A breaker transition, written beside the calls soon after; at most
     // MaxQueuedTransitions wait (a breaker flapping faster than the disk writes loses the oldest,
@@ -84,6 +85,20 @@ public:
     // to cap the database's size, or to hold the writer as a saturated disk would).
     // False (and `work` never runs) when the writer is not running.
     bool runOnWriterThread(const std::function<void(HistoryDatabase&)>& work);
+
+    // History keeps at most this much of each of a call's request, response and details (its
+    // timeline is bounded where it is made, CallTimeline): a call is at most about 1 MiB in history,
+    // whatever it carried.
+    static constexpr qsizetype MaxStoredBodyBytes = 256 * 1024;
+    // What history keeps of `call`: a request or response past MaxStoredBodyBytes cut to its start (at
+    // a character boundary), details past it with each long string cut to its start (or, when that
+    // is not enough, replaced by an object saying so with the start of their text). A call that
+    // lost anything says so as a preview does: wholeRequestBytes and wholeResponseBytes hold its
+    // whole request's and response's sizes.
+    static ToolCall keptPart(const ToolCall& call);
+    // Any thread, before start(): the most bytes the stored calls may hold together; the oldest go
+    // beyond it (HistoryDatabase::setMaxBytes).
+    void setMaxBytes(qint64 maxBytes) { m_maxBytes = maxBytes; }
 
     static constexpr int BatchWindowMs = HistoryWriterLimits().batchWindowMs;
     static constexpr int MaxCallsPerTransaction = HistoryWriterLimits().maxCallsPerTransaction;
@@ -109,6 +124,7 @@ private:
 
     HistoryDatabaseFactory m_factory;
     qint64 m_maxCalls;
+    qint64 m_maxBytes = 0; // 0: the database's default
     HistoryWriterLimits m_limits;
     std::thread m_thread;
 

@@ -1,6 +1,7 @@
 #include "store/sqlitehistory.h"
 
 #include "store/statedirectory.h"
+#include "store/writerlock.h"
 
 #include <QFile>
 #include <QFileInfo>
@@ -9,6 +10,10 @@
 #include <QUuid>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include <sys/stat.h>
 
 namespace {
 
@@ -18,16 +23,28 @@ const char* const columns = "id, session, client_name, client_version, tool, rou
 // The same columns with request and response cut to `previewBytes` in SQLite, followed by their
 // whole lengths, so the bodies past the preview are never read. Details are JSON, which a cut would
 // break: they come whole when they fit the preview and not at all otherwise.
+// Both end with the whole sizes of a call whose bodies history keeps only the start of
+// (HistoryWriter::keptPart): request_bytes and response_bytes, null for a whole call.
 QString columnsFor(qsizetype previewBytes)
 {
     if (previewBytes <= 0)
-        return QLatin1String(columns);
+        return QLatin1String(columns) + QStringLiteral(", request_bytes, response_bytes");
     return QStringLiteral("id, session, client_name, client_version, tool, route, substr(request, 1, %1), "
                           "substr(response, 1, %1), error, started_at, duration_us, status, "
                           "CASE WHEN length(details) <= %1 THEN details ELSE NULL END, decision, replay_of, "
                           "CASE WHEN length(timeline) <= %1 THEN timeline ELSE NULL END, length(request), "
-                          "length(response), length(details), length(timeline)")
+                          "length(response), length(details), length(timeline), request_bytes, response_bytes")
         .arg(previewBytes);
+}
+
+// What a row holds, for history's bound in bytes: its bodies and texts, and a little for the rest.
+qint64 rowBytes(const ToolCall& call)
+{
+    return 256 + call.request.size() + call.response.size() + call.details.size() + call.decision.size()
+        + call.timeline.size()
+        + 2
+        * (call.sessionId.size() + call.clientName.size() + call.clientVersion.size() + call.tool.size()
+            + call.error.size());
 }
 
 ToolCall readCall(const QSqlQuery& q, qsizetype previewBytes)
@@ -54,16 +71,21 @@ ToolCall readCall(const QSqlQuery& q, qsizetype previewBytes)
     call.decision = q.value(13).toByteArray();
     call.replayOf = q.value(14).toLongLong();
     call.timeline = q.value(15).toByteArray();
+    const int stored = previewBytes > 0 ? 20 : 16; // request_bytes, response_bytes
+    const bool keptInPart = !q.value(stored).isNull();
     if (previewBytes > 0) {
-        const qint64 requestBytes = q.value(16).toLongLong();
-        const qint64 responseBytes = q.value(17).toLongLong();
+        const qint64 requestBytes = keptInPart ? q.value(stored).toLongLong() : q.value(16).toLongLong();
+        const qint64 responseBytes = keptInPart ? q.value(stored + 1).toLongLong() : q.value(17).toLongLong();
         const qint64 detailsBytes = q.value(18).toLongLong();
         const qint64 timelineBytes = q.value(19).toLongLong();
-        if (requestBytes > call.request.size() || responseBytes > call.response.size()
+        if (keptInPart || requestBytes > call.request.size() || responseBytes > call.response.size()
             || detailsBytes > call.details.size() || timelineBytes > call.timeline.size()) {
             call.wholeRequestBytes = requestBytes;
             call.wholeResponseBytes = responseBytes;
         }
+    } else if (keptInPart) {
+        call.wholeRequestBytes = q.value(stored).toLongLong();
+        call.wholeResponseBytes = q.value(stored + 1).toLongLong();
     }
     return call;
 }
@@ -104,12 +126,24 @@ bool SqliteHistory::makeOwnerOnly(const QString& path, QString* error)
         return false;
     }
     database.close();
+    // SQLite makes its -wal and -shm files with the database's mode itself (fchmod on the file it
+    // opened, so no one can come between). Files an older version left more open are tightened
+    // here, by name and never by opening them (closing a descriptor of a file would drop this
+    // process's SQLite locks on it); but another process's last connection removes both at any
+    // moment, and one that is gone needs nothing: its next one is made with the database's mode.
     for (const QString& name : QStringList{path, path + QStringLiteral("-wal"), path + QStringLiteral("-shm")}) {
-        QFile file(name);
-        if (file.exists() && !file.setPermissions(ownerOnly)) {
-            *error = QStringLiteral("cannot make %1 owner-only: %2").arg(name, file.errorString());
-            return false;
+        const QByteArray encoded = QFile::encodeName(name);
+        const bool mayVanish = name != path;
+        struct stat file = {};
+        if (::stat(encoded.constData(), &file) == 0) {
+            if ((file.st_mode & 07777) == 0600 || ::chmod(encoded.constData(), 0600) == 0)
+                continue;
         }
+        if (errno == ENOENT && mayVanish)
+            continue;
+        *error
+            = QStringLiteral("cannot make %1 owner-only: %2").arg(name, QString::fromLocal8Bit(std::strerror(errno)));
+        return false;
     }
     return true;
 }
@@ -122,6 +156,10 @@ bool SqliteHistory::open(Role role, QString* error)
             return false;
         if (!makeOwnerOnly(m_path, error))
             return false;
+        // Held while this writer lives: other writers of this history see its running calls run.
+        m_writerLock = WriterLock::claim(writersDirectory(), error);
+        if (!m_writerLock)
+            return false;
     }
     m_db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), m_connectionName);
     m_db.setDatabaseName(m_path);
@@ -132,60 +170,142 @@ bool SqliteHistory::open(Role role, QString* error)
         return false;
     }
     QSqlQuery q(m_db);
-    QStringList statements = {
+    // Outside any transaction (journal_mode cannot change inside one).
+    const QStringList settings = {
         QStringLiteral("PRAGMA journal_mode=WAL"),
         // With WAL, NORMAL loses no committed transaction when the process is killed (the kernel
         // keeps what was written); only a power cut can take back the newest commits.
         QStringLiteral("PRAGMA synchronous=NORMAL"),
     };
-    if (role == Role::Writer) {
-        statements += {
-            QStringLiteral("CREATE TABLE IF NOT EXISTS calls (id INTEGER PRIMARY KEY, session TEXT, client_name TEXT, "
-                           "client_version TEXT, tool TEXT, route TEXT, request BLOB, response BLOB, error TEXT, "
-                           "started_at INTEGER, duration_us INTEGER, status TEXT)"),
-            QStringLiteral("CREATE INDEX IF NOT EXISTS calls_status ON calls(status)"),
-            // A history written before calls carried these gains the columns (empty for its calls).
-            QStringLiteral("ALTER TABLE calls ADD COLUMN details BLOB"),
-            QStringLiteral("ALTER TABLE calls ADD COLUMN decision BLOB"),
-            QStringLiteral("ALTER TABLE calls ADD COLUMN replay_of INTEGER"),
-            QStringLiteral("ALTER TABLE calls ADD COLUMN timeline BLOB"),
-            QStringLiteral("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER)"),
-            QStringLiteral("CREATE TABLE IF NOT EXISTS breaker_transitions (id INTEGER PRIMARY KEY AUTOINCREMENT, "
-                           "adapter TEXT, from_phase TEXT, to_phase TEXT, reason TEXT, at_ms INTEGER, "
-                           "call_id INTEGER)"),
-            QStringLiteral("CREATE INDEX IF NOT EXISTS breaker_transitions_adapter ON breaker_transitions(adapter)"),
-            // Calls a killed process left running did not finish; say so rather than show them running.
-            QStringLiteral("UPDATE calls SET status='error', error='interrupted: Switchboard stopped before the call "
-                           "finished' WHERE status='running'"),
-        };
-    }
-    QStringList existingColumns;
-    if (q.exec(QStringLiteral("PRAGMA table_info(calls)"))) {
-        while (q.next())
-            existingColumns += q.value(1).toString();
-    }
-    const QLatin1String addColumn("ALTER TABLE calls ADD COLUMN ");
-    for (const QString& statement : std::as_const(statements)) {
-        if (statement.startsWith(addColumn)
-            && existingColumns.contains(statement.mid(addColumn.size()).section(QLatin1Char(' '), 0, 0)))
-            continue;
-        if (!q.exec(statement)) {
+    for (const QString& setting : settings) {
+        if (!q.exec(setting)) {
             *error = QStringLiteral("cannot prepare history %1: %2").arg(m_path, q.lastError().text());
             return false;
         }
     }
+    if (role == Role::Writer && !prepareSchema(error))
+        return false;
     if (q.exec(QStringLiteral("SELECT value FROM meta WHERE key = 'calls_left_out'")) && q.next())
         m_callsLeftOut = q.value(0).toLongLong();
     q.finish();
     if (role == Role::Writer) {
+        if (!markInterruptedCalls(error))
+            return false;
         m_insert.emplace(m_db);
         if (!m_insert->prepare(
-                QStringLiteral("INSERT OR REPLACE INTO calls (%1) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")
+                QStringLiteral("INSERT OR REPLACE INTO calls (%1, writer, request_bytes, response_bytes, "
+                               "bytes) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")
                     .arg(QLatin1String(columns)))) {
             *error = QStringLiteral("cannot prepare history %1: %2").arg(m_path, m_insert->lastError().text());
             return false;
         }
     }
+    return true;
+}
+
+bool SqliteHistory::rolledBack(const QString& doing, const QSqlQuery& failed, QString* error)
+{
+    *error = QStringLiteral("cannot %1 %2: %3").arg(doing, m_path, failed.lastError().text());
+    QSqlQuery(m_db).exec(QStringLiteral("ROLLBACK"));
+    return false;
+}
+
+bool SqliteHistory::prepareSchema(QString* error)
+{
+    QSqlQuery q(m_db);
+    const auto fail
+        = [&](const QSqlQuery& failed) { return rolledBack(QStringLiteral("prepare history"), failed, error); };
+    // One writer at a time (BEGIN IMMEDIATE takes SQLite's write lock, the busy timeout waits for
+    // it): writers starting together on a new history would otherwise each add the columns they
+    // found missing, and all but the first fail on a column that exists.
+    if (!q.exec(QStringLiteral("BEGIN IMMEDIATE")))
+        return fail(q);
+    QStringList existingColumns;
+    if (q.exec(QStringLiteral("PRAGMA table_info(calls)"))) {
+        while (q.next())
+            existingColumns += q.value(1).toString();
+    }
+    q.finish();
+    const QStringList statements = {
+        QStringLiteral("CREATE TABLE IF NOT EXISTS calls (id INTEGER PRIMARY KEY, session TEXT, client_name TEXT, "
+                       "client_version TEXT, tool TEXT, route TEXT, request BLOB, response BLOB, error TEXT, "
+                       "started_at INTEGER, duration_us INTEGER, status TEXT)"),
+        QStringLiteral("CREATE INDEX IF NOT EXISTS calls_status ON calls(status)"),
+        // A history written before calls carried these gains the columns (empty for its calls).
+        QStringLiteral("ALTER TABLE calls ADD COLUMN details BLOB"),
+        QStringLiteral("ALTER TABLE calls ADD COLUMN decision BLOB"),
+        QStringLiteral("ALTER TABLE calls ADD COLUMN replay_of INTEGER"),
+        QStringLiteral("ALTER TABLE calls ADD COLUMN timeline BLOB"),
+        QStringLiteral("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER)"),
+        QStringLiteral("CREATE TABLE IF NOT EXISTS breaker_transitions (id INTEGER PRIMARY KEY AUTOINCREMENT, "
+                       "adapter TEXT, from_phase TEXT, to_phase TEXT, reason TEXT, at_ms INTEGER, call_id INTEGER)"),
+        QStringLiteral("CREATE INDEX IF NOT EXISTS breaker_transitions_adapter ON breaker_transitions(adapter)"),
+        // Which writer wrote a row (WriterLock's id), so that only calls whose writer is gone are
+        // marked interrupted; null in rows of versions before it.
+        QStringLiteral("ALTER TABLE calls ADD COLUMN writer INTEGER"),
+        // The whole sizes of a request and response history keeps only the start of (null when
+        // whole), and what each row holds in bytes (rowBytes), with an index of its own so that
+        // history's size is summed without reading the rows.
+        QStringLiteral("ALTER TABLE calls ADD COLUMN request_bytes INTEGER"),
+        QStringLiteral("ALTER TABLE calls ADD COLUMN response_bytes INTEGER"),
+        QStringLiteral("ALTER TABLE calls ADD COLUMN bytes INTEGER"),
+        QStringLiteral("CREATE INDEX IF NOT EXISTS calls_bytes ON calls(id, bytes)"),
+    };
+    const QLatin1String addColumn("ALTER TABLE calls ADD COLUMN ");
+    for (const QString& statement : statements) {
+        if (statement.startsWith(addColumn)
+            && existingColumns.contains(statement.mid(addColumn.size()).section(QLatin1Char(' '), 0, 0)))
+            continue;
+        if (!q.exec(statement))
+            return fail(q);
+    }
+    if (!existingColumns.isEmpty() && !existingColumns.contains(QStringLiteral("bytes"))) {
+        // Rows of a version before the count (once): counted as rowBytes counts, and the history
+        // pruned to the bound it may have grown past.
+        if (!q.exec(QStringLiteral(
+                "UPDATE calls SET bytes = 256 + COALESCE(length(request), 0) + COALESCE(length(response), 0) + "
+                "COALESCE(length(details), 0) + COALESCE(length(decision), 0) + COALESCE(length(timeline), 0) + 2 * "
+                "(COALESCE(length(session), 0) + COALESCE(length(client_name), 0) + "
+                "COALESCE(length(client_version), 0) + COALESCE(length(tool), 0) + COALESCE(length(error), 0))")))
+            return fail(q);
+        pruneBytes();
+    }
+    if (!q.exec(QStringLiteral("COMMIT")))
+        return fail(q);
+    return true;
+}
+
+QString SqliteHistory::writersDirectory() const
+{
+    return m_path + QStringLiteral("-writers");
+}
+
+bool SqliteHistory::markInterruptedCalls(QString* error)
+{
+    // Calls a killed process left running did not finish: they say so rather than show as running.
+    // Only those whose writer is gone: other processes sharing this history (runners, a second
+    // console) are running theirs now.
+    QSqlQuery q(m_db);
+    if (!q.exec(QStringLiteral("SELECT DISTINCT writer FROM calls WHERE status = 'running'"))) {
+        *error = QStringLiteral("cannot prepare history %1: %2").arg(m_path, q.lastError().text());
+        return false;
+    }
+    QStringList gone;
+    while (q.next()) {
+        if (q.value(0).isNull())
+            gone << QStringLiteral("writer IS NULL"); // written by a version before writer ids
+        else if (const qint64 writer = q.value(0).toLongLong(); !WriterLock::isHeld(writersDirectory(), writer))
+            gone << QStringLiteral("writer = %1").arg(writer);
+    }
+    q.finish();
+    if (!gone.isEmpty()
+        && !q.exec(QStringLiteral("UPDATE calls SET status = 'error', error = 'interrupted: Switchboard stopped before "
+                                  "the call finished' WHERE status = 'running' AND (%1)")
+                       .arg(gone.join(QStringLiteral(" OR "))))) {
+        *error = QStringLiteral("cannot prepare history %1: %2").arg(m_path, q.lastError().text());
+        return false;
+    }
+    WriterLock::sweep(writersDirectory()); // the files of writers that ended without calls running
     return true;
 }
 
@@ -264,6 +384,8 @@ bool SqliteHistory::write(const ToolCallList& calls, qint64 leftOut, QString* er
         return false;
     }
     QSqlQuery& q = *m_insert;
+    qint64 uncountedCalls = 0;
+    qint64 uncountedBytes = 0;
     for (const ToolCall& call : calls) {
         q.bindValue(0, call.id);
         q.bindValue(1, call.sessionId);
@@ -281,12 +403,27 @@ bool SqliteHistory::write(const ToolCallList& calls, qint64 leftOut, QString* er
         q.bindValue(13, call.decision.isEmpty() ? QVariant() : QVariant(call.decision));
         q.bindValue(14, call.replayOf == 0 ? QVariant() : QVariant(call.replayOf));
         q.bindValue(15, call.timeline.isEmpty() ? QVariant() : QVariant(call.timeline));
+        q.bindValue(16, m_writerLock->id());
+        q.bindValue(17, call.hasBodyPreviews() ? QVariant(call.wholeRequestBytes) : QVariant());
+        q.bindValue(18, call.hasBodyPreviews() ? QVariant(call.wholeResponseBytes) : QVariant());
+        const qint64 bytes = rowBytes(call);
+        q.bindValue(19, bytes);
         if (!q.exec()) {
             *error = QStringLiteral("cannot write call history: %1").arg(q.lastError().text());
             m_db.rollback();
             return false;
         }
+        ++uncountedCalls;
+        uncountedBytes += bytes;
+        // Within the transaction, so that a burst of large calls never grows the file far past the
+        // bound: the pages of the calls that go are used again at once.
+        if (uncountedBytes >= m_maxBytes / 16) {
+            countWritten(uncountedCalls, uncountedBytes);
+            uncountedCalls = 0;
+            uncountedBytes = 0;
+        }
     }
+    countWritten(uncountedCalls, uncountedBytes);
     if (leftOut != 0) {
         QSqlQuery count(m_db);
         count.prepare(QStringLiteral("INSERT INTO meta (key, value) VALUES ('calls_left_out', ?) "
@@ -304,21 +441,78 @@ bool SqliteHistory::write(const ToolCallList& calls, qint64 leftOut, QString* er
         return false;
     }
     m_callsLeftOut += leftOut;
-    m_writtenSincePrune += calls.size();
-    if (m_writtenSincePrune >= 10'000)
-        prune();
     return true;
+}
+
+void SqliteHistory::countWritten(qint64 calls, qint64 bytes)
+{
+    if (calls == 0 && bytes == 0)
+        return;
+    // Shared by every process that writes this history (a runner writes one call and ends), so the
+    // bounds hold whoever writes.
+    QSqlQuery q(m_db);
+    q.prepare(QStringLiteral("INSERT INTO meta (key, value) VALUES ('written_calls', ?), ('written_bytes', ?) "
+                             "ON CONFLICT(key) DO UPDATE SET value = value + excluded.value"));
+    q.bindValue(0, calls);
+    q.bindValue(1, bytes);
+    if (!q.exec())
+        return;
+    qint64 writtenCalls = 0;
+    qint64 writtenBytes = 0;
+    if (!q.exec(QStringLiteral("SELECT key, value FROM meta WHERE key IN ('written_calls', 'written_bytes')")))
+        return;
+    while (q.next())
+        (q.value(0).toString() == QLatin1String("written_calls") ? writtenCalls : writtenBytes)
+            = q.value(1).toLongLong();
+    q.finish();
+    if (writtenCalls >= 10'000) {
+        prune();
+        q.exec(QStringLiteral("UPDATE meta SET value = 0 WHERE key = 'written_calls'"));
+    }
+    if (writtenBytes >= m_maxBytes / 16) {
+        pruneBytes();
+        q.exec(QStringLiteral("UPDATE meta SET value = 0 WHERE key = 'written_bytes'"));
+    }
 }
 
 void SqliteHistory::prune()
 {
-    m_writtenSincePrune = 0;
     // Ids have gaps (each writer reserves blocks), so the newest m_maxCalls are counted, not
     // computed from the largest id.
     QSqlQuery q(m_db);
     q.prepare(QStringLiteral("DELETE FROM calls WHERE id < (SELECT id FROM calls ORDER BY id DESC LIMIT 1 OFFSET ?)"));
     q.bindValue(0, m_maxCalls - 1);
     q.exec();
+}
+
+void SqliteHistory::pruneBytes()
+{
+    // Read from the index of (id, bytes) alone, never from the rows and their bodies.
+    QSqlQuery q(m_db);
+    q.setForwardOnly(true);
+    if (!q.exec(QStringLiteral("SELECT SUM(bytes) FROM calls")) || !q.next())
+        return;
+    const qint64 total = q.value(0).toLongLong();
+    q.finish();
+    if (total <= m_maxBytes)
+        return;
+    // The oldest calls go until the rest is within nine tenths of the bound, so that the next
+    // calls do not prune again at once. (A row is at most about 1 MiB, HistoryWriter::keptPart,
+    // and the bound at least 16 MiB: the newest calls always stay.)
+    const qint64 excess = total - m_maxBytes / 10 * 9;
+    if (!q.exec(QStringLiteral("SELECT id, bytes FROM calls ORDER BY id")))
+        return;
+    qint64 freed = 0;
+    qint64 lastGone = 0;
+    while (freed < excess && q.next()) {
+        lastGone = q.value(0).toLongLong();
+        freed += q.value(1).toLongLong();
+    }
+    q.finish();
+    QSqlQuery prune(m_db);
+    prune.prepare(QStringLiteral("DELETE FROM calls WHERE id <= ?"));
+    prune.bindValue(0, lastGone);
+    prune.exec();
 }
 
 ToolCallList SqliteHistory::runSelect(const QString& sql, const QVariantList& bindings, qsizetype previewBytes)
@@ -400,11 +594,8 @@ bool SqliteHistory::reserveCallIds(qint64 count, qint64* first, QString* error)
     // serialised by SQLite (the busy timeout waits) instead of both reading the same next id. The
     // next id never falls below the largest id written, whoever wrote it.
     QSqlQuery q(m_db);
-    const auto fail = [&](const QSqlQuery& failed) {
-        *error = QStringLiteral("cannot reserve call ids in %1: %2").arg(m_path, failed.lastError().text());
-        QSqlQuery(m_db).exec(QStringLiteral("ROLLBACK"));
-        return false;
-    };
+    const auto fail
+        = [&](const QSqlQuery& failed) { return rolledBack(QStringLiteral("reserve call ids in"), failed, error); };
     if (!q.exec(QStringLiteral("BEGIN IMMEDIATE")))
         return fail(q);
     if (!q.exec(QStringLiteral("INSERT INTO meta (key, value) SELECT 'next_call_id', COALESCE(MAX(id), 0) + 1 FROM "

@@ -2,11 +2,14 @@
 
 // SqliteHistory: the call history in SQLite (WAL), one connection per object. The HistoryWriter owns
 // one on its thread and writes through it; searches run on another thread with a connection of
-// their own, so a slow search never delays a write. The database file and its WAL and shared-memory
-// files are owner-only (0600), whatever the umask. Call ids come in blocks reserved in the database
+// their own, so a slow search never delays a write. A writer marks its rows with the id of the
+// WriterLock it holds while open, so that a writer opening later marks as interrupted only the
+// running calls of writers that are gone, never those of another process running now. The database file and its WAL and
+// shared-memory files are owner-only (0600), whatever the umask. Call ids come in blocks reserved in the database
 // itself (BEGIN IMMEDIATE), so processes sharing the file never hand out the same id.
 
 #include "store/historydatabase.h"
+#include "store/writerlock.h"
 
 #include <QSqlDatabase>
 #include <QSqlQuery>
@@ -28,6 +31,7 @@ public:
     BreakerTransitionList loadTransitions(const QString& adapter, int limit) override;
     qint64 callsLeftOut() const override { return m_callsLeftOut; }
     void setMaxCalls(qint64 maxCalls) override { m_maxCalls = maxCalls; }
+    void setMaxBytes(qint64 maxBytes) override { m_maxBytes = maxBytes; }
     QString location() const override { return m_path; }
 
     // Caps the database file at `pages` pages (SQLite's max_page_count), so tests can make SQLite
@@ -40,14 +44,27 @@ public:
     static bool makeOwnerOnly(const QString& path, QString* error);
 
 private:
+    // Ends the transaction a statement of failed: false, with `error` saying what could not be done.
+    bool rolledBack(const QString& doing, const QSqlQuery& failed, QString* error);
+    // Creates the tables or adds what an older version's lack, one writer at a time.
+    bool prepareSchema(QString* error);
+    // Counts what a write added (in the database, for every process writing it) and prunes once
+    // a bound may have been passed: the oldest calls beyond m_maxCalls (prune) and beyond
+    // m_maxBytes (pruneBytes) go.
+    void countWritten(qint64 calls, qint64 bytes);
     void prune();
+    void pruneBytes();
+    // Where the writers' locks are (WriterLock): `<database>-writers`.
+    QString writersDirectory() const;
+    bool markInterruptedCalls(QString* error);
     ToolCallList runSelect(const QString& sql, const QVariantList& bindings, qsizetype previewBytes);
 
     QString m_path;
     QString m_connectionName;
     QSqlDatabase m_db;
     std::optional<QSqlQuery> m_insert; // prepared once, bound per call
+    std::optional<WriterLock> m_writerLock; // a writer's, for as long as it is open
     qint64 m_callsLeftOut = 0;
     qint64 m_maxCalls = 500'000;
-    qint64 m_writtenSincePrune = 0;
+    qint64 m_maxBytes = DefaultMaxBytes;
 };

@@ -13,6 +13,8 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 namespace {
@@ -22,10 +24,43 @@ QString systemError(int error)
     return QString::fromLocal8Bit(std::strerror(error));
 }
 
-// Who wrote the lock file last: the holder when the lock is held (a holder writes its pid right
-// after taking it), empty when the file says nothing useful.
+// The process holding the flock on `fd`'s file, as the kernel lists it in /proc/locks ("1: FLOCK
+// ADVISORY WRITE <pid> <major>:<minor>:<inode> 0 EOF"; a waiter's line has "->" and is skipped);
+// 0 when it lists none (the lock was let go meanwhile) or cannot be read.
+qint64 kernelHolderOf(int fd)
+{
+    struct stat file = {};
+    if (::fstat(fd, &file) != 0)
+        return 0;
+    QFile locks(QStringLiteral("/proc/locks"));
+    if (!locks.open(QIODevice::ReadOnly | QIODevice::Text))
+        return 0;
+    const QByteArray device = QByteArray::number(major(file.st_dev), 16).rightJustified(2, '0') + ':'
+        + QByteArray::number(minor(file.st_dev), 16).rightJustified(2, '0') + ':'
+        + QByteArray::number(quint64(file.st_ino));
+    // Bounded: a system with a million locks is not read to its end for a message.
+    for (int line = 0; line < 100'000 && !locks.atEnd(); ++line) {
+        const QList<QByteArray> fields = locks.readLine(512).simplified().split(' ');
+        if (fields.size() < 6 || fields.at(1) != "FLOCK" || fields.at(5) != device)
+            continue;
+        bool ok = false;
+        const qint64 pid = fields.at(4).toLongLong(&ok);
+        if (ok && pid > 0)
+            return pid;
+    }
+    return 0;
+}
+
+// Who holds the lock: the process the kernel names, else the pid the lock file holds (each holder
+// writes its own right after taking the lock; it may be a holder's that let go since, so it is
+// named as the last one to take it); empty when neither says.
 QString holderOf(int fd)
 {
+    const auto named = [](qint64 pid) {
+        return pid == ::getpid() ? QStringLiteral("pid %1, this process").arg(pid) : QStringLiteral("pid %1").arg(pid);
+    };
+    if (const qint64 holder = kernelHolderOf(fd); holder > 0)
+        return named(holder);
     char text[32] = {};
     const ssize_t read = ::pread(fd, text, sizeof text - 1, 0);
     if (read <= 0)
@@ -34,7 +69,7 @@ QString holderOf(int fd)
     const qint64 pid = QByteArray(text, int(read)).trimmed().toLongLong(&ok);
     if (!ok || pid <= 0)
         return QString();
-    return pid == ::getpid() ? QStringLiteral("pid %1, this process").arg(pid) : QStringLiteral("pid %1").arg(pid);
+    return QStringLiteral("%1 took it last").arg(named(pid));
 }
 
 } // namespace

@@ -8,9 +8,10 @@
 // The lock file stays in place once created: unlinking it would let a waiter lock a file that is
 // no longer the one others lock.
 //
-// Waits are bounded: acquire() gives up after `timeout`, naming the process that last took the lock
-// (each holder writes its pid into the lock file), so a stuck holder is reported, never waited on
-// for ever.
+// Waits are bounded: acquire() gives up after `timeout`, naming the process that holds the lock as
+// the kernel lists it (/proc/locks), so a stuck holder is reported, never waited on for ever. The
+// pid each holder writes into the lock file is only the fallback: it is stale once its writer let
+// go, and a holder that is no Switchboard (flock(1)) writes none.
 
 #include <QString>
 

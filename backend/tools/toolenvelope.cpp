@@ -2,6 +2,8 @@
 
 #include "mcp/jsonrpc.h"
 
+#include <QScopeGuard>
+
 using nlohmann::json;
 
 namespace {
@@ -90,6 +92,11 @@ std::optional<ToolEnvelope> ToolEnvelope::parse(
     }
 
     ToolEnvelope envelope;
+    // A JSON-RPC envelope refused from here on is still answered as JSON-RPC, with its id.
+    auto answeredInForm = qScopeGuard([&] {
+        if (envelope.m_form == Form::JsonRpc)
+            failure->jsonRpcId = envelope.m_requestId;
+    });
     const json* name = nullptr; // the envelope's tool name
     const json* arguments = nullptr;
     const json* metadata = nullptr;
@@ -100,7 +107,7 @@ std::optional<ToolEnvelope> ToolEnvelope::parse(
     if (value.contains("jsonrpc") || value.contains("method")) {
         envelope.m_form = Form::JsonRpc;
         const JsonRpc::Message message = JsonRpc::classify(value);
-        envelope.m_requestId = message.kind == JsonRpc::Kind::Request ? message.id : json(nullptr);
+        envelope.m_requestId = message.id; // null for a notification, or an id that cannot be read
         if (message.kind != JsonRpc::Kind::Request || message.method != "tools/call") {
             *failure = {"invalid_envelope",
                 message.kind == JsonRpc::Kind::Invalid
@@ -215,6 +222,7 @@ std::optional<ToolEnvelope> ToolEnvelope::parse(
             }
         }
     }
+    answeredInForm.dismiss();
     return envelope;
 }
 
@@ -227,29 +235,33 @@ QByteArray ToolEnvelope::toolsCallRequest() const
         {"method", "tools/call"}, {"params", std::move(params)}});
 }
 
-RunnerAnswer ToolEnvelope::answer(const QByteArray& jsonRpcResponse) const
+RunnerAnswer ToolEnvelope::answer(const QByteArray& jsonRpcResponse, std::optional<CallStatus> status) const
 {
     // The runner's own backend wrote it: a record's limits (a tool's output inside a response).
     const BoundedJson::Result<json> parsed = BoundedJson::parse(jsonRpcResponse, BoundedJson::Limits::record());
     const json& response = parsed.value;
     if (response.is_object()) {
         if (const auto result = response.find("result"); result != response.end() && result->is_object()) {
-            const bool failed = result->value("isError", false);
+            // Arguments the tool's schema refused: the call is wrong, whatever its result says.
+            const bool invalidArguments = status == CallStatus::InvalidArguments;
+            const bool failed = result->value("isError", false) || invalidArguments;
             QString message;
             if (failed) {
                 message = firstText(*result);
                 if (message.isEmpty())
                     message = QStringLiteral("the tool reported an error");
             }
+            const int exitCode = invalidArguments ? BadCall : failed ? ToolFailed : Succeeded;
             if (m_form == Form::JsonRpc) {
                 json out{{"jsonrpc", "2.0"}, {"id", m_requestId}, {"ok", !failed}, {"result", *result}};
-                return lineOf(out, failed ? ToolFailed : Succeeded, message);
+                return lineOf(out, exitCode, message);
             }
             json out = *result;
             out["ok"] = !failed;
             if (failed)
-                out["error"] = json{{"code", "tool_error"}, {"message", message.toStdString()}};
-            return lineOf(out, failed ? ToolFailed : Succeeded, message);
+                out["error"] = json{{"code", invalidArguments ? "invalid_arguments" : "tool_error"},
+                    {"message", message.toStdString()}};
+            return lineOf(out, exitCode, message);
         }
         if (const auto error = response.find("error"); error != response.end() && error->is_object()) {
             const json data = error->value("data", json::object());
@@ -281,17 +293,20 @@ RunnerAnswer ToolEnvelope::answer(const QByteArray& jsonRpcResponse) const
 
 RunnerAnswer ToolEnvelope::failure(const Failure& failure, int exitCode) const
 {
-    if (m_form != Form::JsonRpc)
-        return plainFailure(failure, exitCode);
+    Failure inForm = failure;
+    if (m_form == Form::JsonRpc)
+        inForm.jsonRpcId = m_requestId;
+    return refusal(inForm, exitCode);
+}
+
+RunnerAnswer ToolEnvelope::refusal(const Failure& failure, int exitCode)
+{
+    if (!failure.jsonRpcId)
+        return lineOf(json{{"ok", false}, {"error", errorObject(failure)}}, exitCode, failure.message);
     json error{{"code", jsonRpcCodeOf(failure.code)}, {"message", failure.message.toStdString()}};
     json data = failure.details.is_object() ? failure.details : json::object();
     data["reason"] = failure.code;
     error["data"] = std::move(data);
-    return lineOf(json{{"jsonrpc", "2.0"}, {"id", m_requestId}, {"ok", false}, {"error", std::move(error)}}, exitCode,
-        failure.message);
-}
-
-RunnerAnswer ToolEnvelope::plainFailure(const Failure& failure, int exitCode)
-{
-    return lineOf(json{{"ok", false}, {"error", errorObject(failure)}}, exitCode, failure.message);
+    return lineOf(json{{"jsonrpc", "2.0"}, {"id", *failure.jsonRpcId}, {"ok", false}, {"error", std::move(error)}},
+        exitCode, failure.message);
 }

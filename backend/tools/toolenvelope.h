@@ -6,6 +6,8 @@
 // CallToolResult with "ok", or {"ok": false, "error": {"code", "message"}}; a JSON-RPC request is
 // answered with a JSON-RPC response. Pure: `switchboard tool` reads and writes, the backend runs.
 
+#include "toolcall.h"
+
 #include <QByteArray>
 #include <QString>
 
@@ -50,6 +52,9 @@ public:
         std::string code; // e.g. "invalid_envelope", "unknown_tool", "waiting_for_person"
         QString message; // what to do about it, for a person or a model
         nlohmann::json details = nlohmann::json::object(); // more fields of "error" (closestMatches)
+        // Set when the refused envelope was a JSON-RPC request: its id (null when it could not be
+        // read), so that the refusal is still a JSON-RPC response to it.
+        std::optional<nlohmann::json> jsonRpcId = std::nullopt;
     };
 
     // Where the tool's name may come from besides the envelope.
@@ -63,7 +68,8 @@ public:
     };
 
     // Reads one envelope. Text longer than `maxBytes`, nested deeper than JSON-RPC's limits, or not
-    // one of the forms is refused with a Failure whose message says what was expected.
+    // one of the forms is refused with a Failure whose message says what was expected (and which
+    // keeps a JSON-RPC envelope's id, see Failure::jsonRpcId).
     static std::optional<ToolEnvelope> parse(
         const QByteArray& text, const Naming& naming, qint64 maxBytes, Failure* failure);
 
@@ -78,12 +84,15 @@ public:
     // The call as a JSON-RPC tools/call request, for Backend::callLocally.
     QByteArray toolsCallRequest() const;
 
-    // The answer for the JSON-RPC response the call got.
-    RunnerAnswer answer(const QByteArray& jsonRpcResponse) const;
+    // The answer for the JSON-RPC response the call got. `status` is how the call ended, when the
+    // backend said: arguments its schema refused are a wrong call (BadCall, "invalid_arguments"),
+    // however the tool's result reports them.
+    RunnerAnswer answer(const QByteArray& jsonRpcResponse, std::optional<CallStatus> status = std::nullopt) const;
     // A failure, answered in this envelope's form.
     RunnerAnswer failure(const Failure& failure, int exitCode) const;
-    // A failure before there is an envelope (it could not be read): always the plain form.
-    static RunnerAnswer plainFailure(const Failure& failure, int exitCode);
+    // A failure without an envelope (it could not be read, or was refused): a JSON-RPC response when
+    // `failure` carries a JSON-RPC id, the plain form otherwise.
+    static RunnerAnswer refusal(const Failure& failure, int exitCode);
 
 private:
     Form m_form = Form::ToolInput;

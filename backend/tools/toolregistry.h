@@ -47,6 +47,11 @@ struct RegisteredTool
     // Called on the backend thread when a call was refused with `refusal`, so the tool's source can
     // count it (an adapter's "rejected" figure).
     std::function<void()> refused;
+    // For a tool whose answers have a shape of their own (an outputSchema, such as the git tools'
+    // {"status", "message", …}): the failure a tool error without structured content becomes, so
+    // that a call Switchboard ended without the tool (arguments its schema refused, a deadline, a
+    // denial) answers in that shape too. Runs on the backend thread; keeps the failure's outcome.
+    std::function<ToolResult(const ToolResult& failure)> shapeFailure;
 };
 
 class ToolRegistry : public QObject
