@@ -194,6 +194,7 @@ private Q_SLOTS:
     void toolsListPages();
     void echoCallIsRecorded();
     void unknownToolIsRecordedAsUnknownTool();
+    void toolThatThrowsAnythingGetsAToolError();
     void longToolErrorIsCutWithAMarker();
     void refusedCallsAreRecorded_data();
     void refusedCallsAreRecorded();
@@ -415,6 +416,44 @@ void TestMcpSession::echoCallIsRecorded()
     QCOMPARE_JSON(json::parse(record.response.toStdString()), channel->responses.front());
     QVERIFY(record.argumentsJson().contains("\"message\": \"hi\""));
     QCOMPARE(started.at(0).at(0).value<ToolCall>().status, CallStatus::Running);
+}
+
+// A tool whose code throws something that is not a std::exception, on the backend thread, answers
+// its call with a tool error; nothing reaches the event loop.
+void TestMcpSession::toolThatThrowsAnythingGetsAToolError()
+{
+    Fixture f;
+    RegisteredTool thrower;
+    thrower.spec.name = QStringLiteral("thrower");
+    thrower.route = ToolRoute::builtin();
+    thrower.handler = [](const std::shared_ptr<ToolCallContext>&) { throw 42; };
+    QVERIFY(f.registry.add(thrower));
+    RegisteredTool refused = thrower;
+    refused.spec.name = QStringLiteral("refused");
+    refused.refusal = QStringLiteral("never offered");
+    refused.refused = [] { throw 43; };
+    QVERIFY(f.registry.add(refused));
+    auto session = f.session();
+    QSignalSpy finished(&f.events, &BackendEvents::callFinished);
+
+    const auto channel
+        = send(*session, R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"thrower"}})");
+    QCOMPARE(channel->responses.size(), std::size_t(1));
+    const json& result = channel->responses.front().at("result");
+    QCOMPARE(result.value("isError", false), true);
+    QCOMPARE(result.at("content").at(0).at("text").get<std::string>(),
+        std::string("Tool \"thrower\" failed: an exception of type int (not a std::exception)"));
+    QCOMPARE(finished.size(), 1);
+    QCOMPARE(finished.at(0).at(0).value<ToolCall>().status, CallStatus::ToolError);
+
+    QTest::ignoreMessage(
+        QtWarningMsg, QRegularExpression(QStringLiteral("counting a refused call failed: an exception of type int")));
+    const auto denied = send(*session, R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"refused"}})");
+    QCOMPARE(denied->responses.size(), std::size_t(1));
+    QCOMPARE(denied->responses.front().at("result").at("content").at(0).at("text").get<std::string>(),
+        std::string("never offered"));
+    QCOMPARE(finished.size(), 2);
+    QCOMPARE(finished.at(1).at(0).value<ToolCall>().status, CallStatus::Denied);
 }
 
 void TestMcpSession::unknownToolIsRecordedAsUnknownTool()

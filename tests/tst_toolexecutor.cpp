@@ -10,7 +10,9 @@
 
 #include "jsontestsupport.h"
 
+#include <QCoreApplication>
 #include <QElapsedTimer>
+#include <QRegularExpression>
 #include <QSemaphore>
 #include <QSignalSpy>
 #include <QTest>
@@ -106,6 +108,7 @@ private Q_SLOTS:
     void queueIsBounded();
     void cancelledWhileQueuedNeverRuns();
     void exceptionsBecomeToolErrors();
+    void anythingToolCodeThrowsIsCaught();
     void shutdownCancelsRunningWork();
     void workAfterShutdownIsRefused();
     void homeThreadRefusesPostsOnceClosed();
@@ -454,6 +457,67 @@ void TestToolExecutor::exceptionsBecomeToolErrors()
     QTRY_COMPARE(odd.results.size(), std::size_t(1));
     QVERIFY(odd.results.front().firstText().contains(QStringLiteral("not a std::exception")));
     QCOMPARE(odd.results.front().callStatus(), CallStatus::ToolError);
+}
+
+// Tool code that throws something that is not a std::exception, on the backend thread (a handler,
+// a serialization key, a cancellation handler, a details source), never lets it reach the event
+// loop: the call ends with a tool error that names what was thrown.
+void TestToolExecutor::anythingToolCodeThrowsIsCaught()
+{
+    ToolExecutor executor{ToolExecutor::Settings{}};
+    {
+        RegisteredTool tool;
+        tool.spec.name = QStringLiteral("throws-int");
+        tool.handler = [](const std::shared_ptr<ToolCallContext>&) { throw 42; };
+        Outcome outcome;
+        executor.run(
+            std::make_shared<const RegisteredTool>(std::move(tool)), contextFor(executor, json::object(), &outcome));
+        QCOMPARE(outcome.results.size(), std::size_t(1)); // at once, on this thread
+        QVERIFY(outcome.results.front().isError);
+        QCOMPARE(outcome.results.front().firstText(),
+            QStringLiteral("Tool \"throws-int\" failed: an exception of type int (not a std::exception)"));
+        QCOMPARE(outcome.results.front().callStatus(), CallStatus::ToolError);
+    }
+    {
+        // A blocking tool's serialization key runs on the backend thread before the work is queued.
+        std::atomic<int> runs{0};
+        auto tool = std::make_shared<RegisteredTool>(*blocking(QStringLiteral("bad-key"), [&runs](ToolCallContext&) {
+            ++runs;
+            return ToolResult::text(QStringLiteral("ran"));
+        }));
+        tool->execution.serializationKey = [](const json&) -> QString { throw "no key"; };
+        Outcome outcome;
+        executor.run(tool, contextFor(executor, json::object(), &outcome));
+        QCOMPARE(outcome.results.size(), std::size_t(1));
+        QVERIFY(outcome.results.front().isError);
+        QVERIFY2(
+            outcome.results.front().firstText().contains(QStringLiteral("of type char const* (not a std::exception)")),
+            qPrintable(outcome.results.front().firstText()));
+        QCOMPARE(runs.load(), 0);
+        QCOMPARE(executor.queuedCount(), 0);
+        QCOMPARE(executor.watchedCount(), 0);
+    }
+    {
+        // Stopping the work and reading what it did are the tool's code too.
+        RegisteredTool tool;
+        tool.spec.name = QStringLiteral("throws-later");
+        tool.handler = [](const std::shared_ptr<ToolCallContext>& context) {
+            context->setCancellationHandler([] { throw 7; });
+            context->setDetailsSource([]() -> json { throw 8; });
+        };
+        Outcome outcome;
+        auto context = contextFor(executor, json::object(), &outcome);
+        executor.run(std::make_shared<const RegisteredTool>(std::move(tool)), context);
+        QCOMPARE(executor.watchedCount(), 1);
+        const json details = context->details();
+        QVERIFY2(details.value("detailsError", std::string()).find("of type int") != std::string::npos,
+            details.dump().c_str());
+        QTest::ignoreMessage(QtWarningMsg,
+            QRegularExpression(QStringLiteral("the tool failed while stopping its work: an exception of type int")));
+        context->cancel();
+        QVERIFY(context->isCancelled());
+        QCOMPARE(executor.watchedCount(), 0); // settled although its handler threw
+    }
 }
 
 void TestToolExecutor::shutdownCancelsRunningWork()

@@ -6,6 +6,7 @@
 #include "mcp/calltimeline.h"
 #include "mcp/protocolversion.h"
 #include "store/historyfeed.h"
+#include "tools/thrownexception.h"
 #include "tools/toolcallcontext.h"
 #include "tools/toolexecutor.h"
 #include "tools/toolregistry.h"
@@ -531,8 +532,14 @@ void McpSession::admitCall(const std::string& key)
     const std::shared_ptr<ToolCallContext> context = entry.context;
     const std::shared_ptr<const RegisteredTool> tool = entry.tool;
     if (!tool->refusal.isEmpty()) {
-        if (tool->refused)
-            tool->refused();
+        if (tool->refused) {
+            try { // the tool's own code (a count of refused calls): what it throws does not change the answer
+                tool->refused();
+            } catch (...) {
+                qWarning("switchboard: tool %s: counting a refused call failed: %s", qPrintable(tool->spec.name),
+                    qPrintable(ThrownException::describe(std::current_exception())));
+            }
+        }
         // A standing rule of the operator's (a write tool of a read-only adapter), not a failure of
         // the upstream, which was never asked: retrying cannot help, as with a policy's deny.
         context->finish(ToolResult::error(tool->refusal, CallStatus::Denied));
