@@ -777,7 +777,7 @@ void Backend::addRepository(const QString& path)
     QMetaObject::invokeMethod(m_serverContext, [this, path] {
         QString error;
         if (m_repositories && !m_repositories->add(path, &error))
-            Q_EMIT commandFailed(QStringLiteral("addRepository"), error);
+            announce(&OperatorInterface::commandFailed, QStringLiteral("addRepository"), error);
     });
 }
 
@@ -798,7 +798,7 @@ void Backend::refreshRepository(const QString& path)
     QMetaObject::invokeMethod(m_serverContext, [this, path] {
         QString error;
         if (m_repositories && !m_repositories->refresh(path, &error))
-            Q_EMIT commandFailed(QStringLiteral("refreshRepository"), error);
+            announce(&OperatorInterface::commandFailed, QStringLiteral("refreshRepository"), error);
     });
 }
 
@@ -931,8 +931,8 @@ void Backend::saveSecretAndConnect(const QString& interactionId, const QString& 
     m_secrets->save(
         secretKey, secret, [this, interactionId, provider, account, secretKey](bool ok, const QString& error) {
             if (!ok) {
-                Q_EMIT connectFailed(
-                    interactionId, QStringLiteral("Not connected: the secret could not be saved. %1").arg(error));
+                announce(&OperatorInterface::connectFailed, interactionId,
+                    QStringLiteral("Not connected: the secret could not be saved. %1").arg(error));
                 return;
             }
             // The provider's newest connection, for tools that use it later (git push over HTTPS): the
@@ -946,7 +946,7 @@ void Backend::saveSecretAndConnect(const QString& interactionId, const QString& 
                     if (!m_interactions
                         || !m_interactions->answer(interactionId,
                             InteractionAnswer::respond(ClientAnswer::connected(provider, account)), &problem))
-                        Q_EMIT interactionAnswerFailed(interactionId, problem);
+                        announce(&OperatorInterface::interactionAnswerFailed, interactionId, problem);
                 });
         });
 }
@@ -960,7 +960,7 @@ void Backend::connectWithApiKey(
         if (!m_secrets)
             return;
         if (apiKey.trimmed().isEmpty()) {
-            Q_EMIT connectFailed(interactionId, QStringLiteral("Enter the API key first."));
+            announce(&OperatorInterface::connectFailed, interactionId, QStringLiteral("Enter the API key first."));
             return;
         }
         const QString name = account.trimmed().isEmpty() ? QStringLiteral("api key") : account.trimmed();
@@ -980,7 +980,7 @@ void Backend::startOAuth(const QString& interactionId, const QString& providerNa
         const auto provider = std::find_if(providers.cbegin(), providers.cend(),
             [&](const OAuthProvider& candidate) { return candidate.name == providerName; });
         if (provider == providers.cend()) {
-            Q_EMIT connectFailed(interactionId,
+            announce(&OperatorInterface::connectFailed, interactionId,
                 QStringLiteral("No OAuth provider named \"%1\" is configured (oauthProviders in %2).")
                     .arg(providerName, m_options.configPath));
             return;
@@ -991,8 +991,9 @@ void Backend::startOAuth(const QString& interactionId, const QString& providerNa
         if (!scopes.isEmpty())
             flow->setScopes(scopes);
         // Contexts on the server thread: the flow, the secret store and the broker live there.
-        connect(flow, &OAuthConnector::authorizationUrlReady, m_serverContext,
-            [this, interactionId](const QUrl& url) { Q_EMIT oauthAuthorizationUrl(interactionId, url); });
+        connect(flow, &OAuthConnector::authorizationUrlReady, m_serverContext, [this, interactionId](const QUrl& url) {
+            announce(&OperatorInterface::oauthAuthorizationUrl, interactionId, url);
+        });
         connect(
             flow, &OAuthConnector::connected, m_serverContext, [this, interactionId, flow](const OAuthResult& result) {
                 m_oauthFlows.remove(interactionId);
@@ -1011,7 +1012,7 @@ void Backend::startOAuth(const QString& interactionId, const QString& providerNa
                 m_oauthFlows.remove(interactionId);
                 flow->deleteLater();
                 // The question stays open: the person may try again, use an API key, or decline.
-                Q_EMIT connectFailed(interactionId, failure.message);
+                announce(&OperatorInterface::connectFailed, interactionId, failure.message);
             });
         flow->start();
     });
