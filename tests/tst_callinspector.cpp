@@ -101,11 +101,11 @@ private Q_SLOTS:
         inspector.show();
         ToolCall call = runningCall();
         inspector.setCall(call);
-        QTest::qWait(50); // the header's layout settles
+        QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest); // the header's layout settles
         const int width = inspector.minimumSizeHint().width();
         call.sessionId = QString(200, QLatin1Char('S'));
         inspector.setCall(call);
-        QTest::qWait(50);
+        QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
         QCOMPARE(inspector.minimumSizeHint().width(), width);
         QCOMPARE(child<QLabel>(inspector, "sessionLabel")->toolTip(), call.sessionId);
     }
@@ -295,6 +295,7 @@ private Q_SLOTS:
         inspector.setCall(second);
         QTRY_VERIFY_WITH_TIMEOUT(!inspector.isRendering(), 60'000);
         QCOMPARE(response->toPlainText(), CallInspector::prettyJson(second.response));
+        QCOMPARE(finished.size(), 1); // the second call's; the first one's formatting ended unannounced
 
         // A small call selected while a large one formats shows at once and stays.
         inspector.setCall(largeCall(3, 1024 * 1024, 'c'));
@@ -305,13 +306,15 @@ private Q_SLOTS:
         finished.clear();
         inspector.setCall(small);
         QVERIFY(!inspector.isRendering());
+        QCOMPARE(finished.size(), 1); // done as it was set
         QCOMPARE(response->toPlainText(), CallInspector::prettyJson(small.response));
         // The cancelled work ends before a later call's (one formatting thread, first in, first
         // out); its result never shows.
         const ToolCall later = largeCall(5, 200 * 1024, 'd');
         inspector.setCall(later);
         QVERIFY(finished.wait(60'000));
-        QTRY_VERIFY_WITH_TIMEOUT(!inspector.isRendering(), 60'000);
+        QVERIFY(!inspector.isRendering());
+        QCOMPARE(finished.size(), 2); // the small call's, then the later one's: none for the cancelled work
         QCOMPARE(response->toPlainText(), CallInspector::prettyJson(later.response));
     }
 
@@ -324,7 +327,8 @@ private Q_SLOTS:
         call.response = "{\"result\":\"" + text.toUtf8() + "\"}";
         QSignalSpy finished(&inspector, &CallInspector::renderingFinished);
         inspector.setCall(call);
-        QTRY_VERIFY_WITH_TIMEOUT(!inspector.isRendering(), 60'000);
+        QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 60'000);
+        QVERIFY(!inspector.isRendering());
         auto* response = child<QPlainTextEdit>(inspector, "responseText");
         const QString shown = response->toPlainText();
         QVERIFY(shown.size() > text.size());
