@@ -248,9 +248,10 @@ void TestToolExecutor::deadlineEndsWorkThatIgnoresCancellation()
     QCOMPARE(outcome.results.front().callStatus(), CallStatus::TimedOut); // not the tool's own error
     QVERIFY(context->isCancelled());
     QCOMPARE(ended.size(), 0); // the worker is still asleep
-    // Its late result is dropped: the call finished once.
+    // Its late result is dropped: the call finished once. The worker hands its result home before
+    // the news that it ended, through the same queue, so by then the result has been dealt with.
     QTRY_COMPARE_WITH_TIMEOUT(ended.size(), 1, 10'000);
-    QTest::qWait(20);
+    QCoreApplication::sendPostedEvents();
     QCOMPARE(outcome.results.size(), std::size_t(1));
     QCOMPARE(executor.runningBlockingCount(), 0);
 }
@@ -274,8 +275,9 @@ void TestToolExecutor::lateResultAfterTheContextIsGoneIsDropped()
         context->cancel(); // the session lets go of the call
     }
     release.release();
+    // Its progress, log message and result go home before the news that it ended, in that order.
     QVERIFY(ended.wait(10'000));
-    QTest::qWait(20);
+    QCoreApplication::sendPostedEvents();
     QVERIFY(outcome.results.empty());
     QVERIFY(outcome.notifications.empty());
 }
@@ -333,7 +335,7 @@ void TestToolExecutor::sameKeyRunsOneAtATimeInOrder()
             const std::lock_guard lock(orderMutex);
             order.push_back(context.arguments()["n"].get<int>());
         }
-        QThread::msleep(20);
+        QThread::msleep(20); // the work takes a while: a second call let in meanwhile would overlap it
         overlap.leave();
         return ToolResult::text(QStringLiteral("ok"));
     };
@@ -387,7 +389,7 @@ void TestToolExecutor::groupLimitIsASemaphore()
     tool.execution.groupLimit = 2;
     tool.blockingHandler = [&](ToolCallContext&) {
         overlap.enter();
-        QThread::msleep(30);
+        QThread::msleep(30); // the work takes a while: a third call let in meanwhile would overlap it
         overlap.leave();
         return ToolResult::text(QStringLiteral("ok"));
     };
@@ -571,7 +573,7 @@ void TestToolExecutor::homeThreadRefusesPostsOnceClosed()
     QVERIFY(home->post([&ran] { ++ran; }));
     home->close(); // work not run yet is dropped
     QVERIFY(!home->post([] {}));
-    QTest::qWait(20);
+    QCoreApplication::sendPostedEvents(); // the drain event posted before close() is delivered
     QCOMPARE(ran, 2);
 }
 
@@ -584,7 +586,7 @@ void TestToolExecutor::poolKeepsToItsThreadsAndLetsStuckWorkGo()
         for (int i = 0; i < 12; ++i) {
             pool.start([&] {
                 overlap.enter();
-                QThread::msleep(5);
+                QThread::msleep(5); // the work takes a while: a fourth thread would overlap it
                 overlap.leave();
                 ++done;
             });
