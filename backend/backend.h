@@ -182,8 +182,8 @@ private:
     void announce(void (OperatorInterface::*signal)(Parameters...), Arguments... arguments)
     {
         QMetaObject::invokeMethod(
-            this, [this, signal, arguments...] { Q_EMIT(this->*signal)
-                                                 (arguments...); }, Qt::QueuedConnection);
+            this, [this, signal, arguments...] { Q_EMIT std::invoke(signal, this, arguments...); },
+            Qt::QueuedConnection);
     }
     // callLocally, with what the console's calls add: the call records `replayOf` and `started`
     // hears its id (on this object's thread).
