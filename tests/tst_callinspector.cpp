@@ -5,6 +5,7 @@
 #include "callinspector.h"
 #include "jsonhighlighter.h"
 
+#include <QAbstractEventDispatcher>
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QScrollBar>
@@ -68,6 +69,17 @@ QTextCharFormat formatAt(const QTextDocument& document, int position)
     return {};
 }
 
+// Delivers what is pending (posted events, zero-time timers, and what they post in turn) until
+// nothing is: a layout settles without any time passing.
+void settle()
+{
+    for (int round = 0; round < 100; ++round) {
+        QCoreApplication::sendPostedEvents();
+        if (!QCoreApplication::eventDispatcher()->processEvents(QEventLoop::AllEvents))
+            return;
+    }
+}
+
 } // namespace
 
 class TestCallInspector : public QObject
@@ -99,13 +111,14 @@ private Q_SLOTS:
         // Selecting a call must not push the log aside: a session id is one long word.
         CallInspector inspector;
         inspector.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&inspector));
         ToolCall call = runningCall();
         inspector.setCall(call);
-        QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest); // the header's layout settles
+        settle(); // the header's layout
         const int width = inspector.minimumSizeHint().width();
         call.sessionId = QString(200, QLatin1Char('S'));
         inspector.setCall(call);
-        QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+        settle();
         QCOMPARE(inspector.minimumSizeHint().width(), width);
         QCOMPARE(child<QLabel>(inspector, "sessionLabel")->toolTip(), call.sessionId);
     }
