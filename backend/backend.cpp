@@ -36,6 +36,7 @@
 #include <QTimer>
 
 #include <algorithm>
+#include <utility>
 
 using nlohmann::json;
 
@@ -256,7 +257,12 @@ void Backend::stop()
         QMetaObject::invokeMethod(
             m_serverContext,
             [this] {
-                m_localSessions.clear(); // the host ends them with every other session
+                // Local calls are told they were cancelled: those in flight are ended with their
+                // sessions below as well, but one still waiting for the adapters to settle has no
+                // session call yet and would never hear.
+                const auto localCalls = std::exchange(m_localSessions, {});
+                for (const std::shared_ptr<ResponseChannel>& channel : localCalls)
+                    channel->skipResponse();
                 if (m_server)
                     m_server->shutdown();
                 if (m_ownSessionHost)
