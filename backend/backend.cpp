@@ -37,6 +37,7 @@
 #include <QTimer>
 
 #include <algorithm>
+#include <utility>
 
 using nlohmann::json;
 
@@ -258,7 +259,12 @@ void Backend::stop()
         QMetaObject::invokeMethod(
             m_serverContext,
             [this] {
-                m_localSessions.clear(); // the host ends them with every other session
+                // Local calls are told they were cancelled: those in flight are ended with their
+                // sessions below as well, but one still waiting for the adapters to settle has no
+                // session call yet and would never hear.
+                const auto localCalls = std::exchange(m_localSessions, {});
+                for (const std::shared_ptr<ResponseChannel>& channel : localCalls)
+                    channel->skipResponse();
                 if (m_server)
                     m_server->shutdown();
                 if (m_ownSessionHost)
@@ -787,7 +793,7 @@ void Backend::addRepository(const QString& path)
     QMetaObject::invokeMethod(m_serverContext, [this, path] {
         QString error;
         if (m_repositories && !m_repositories->add(path, &error))
-            Q_EMIT commandFailed(QStringLiteral("addRepository"), error);
+            announce(&OperatorInterface::commandFailed, QStringLiteral("addRepository"), error);
     });
 }
 
@@ -808,7 +814,7 @@ void Backend::refreshRepository(const QString& path)
     QMetaObject::invokeMethod(m_serverContext, [this, path] {
         QString error;
         if (m_repositories && !m_repositories->refresh(path, &error))
-            Q_EMIT commandFailed(QStringLiteral("refreshRepository"), error);
+            announce(&OperatorInterface::commandFailed, QStringLiteral("refreshRepository"), error);
     });
 }
 
@@ -941,8 +947,8 @@ void Backend::saveSecretAndConnect(const QString& interactionId, const QString& 
     m_secrets->save(
         secretKey, secret, [this, interactionId, provider, account, secretKey](bool ok, const QString& error) {
             if (!ok) {
-                Q_EMIT connectFailed(
-                    interactionId, QStringLiteral("Not connected: the secret could not be saved. %1").arg(error));
+                announce(&OperatorInterface::connectFailed, interactionId,
+                    QStringLiteral("Not connected: the secret could not be saved. %1").arg(error));
                 return;
             }
             // The provider's newest connection, for tools that use it later (git push over HTTPS): the
@@ -956,7 +962,7 @@ void Backend::saveSecretAndConnect(const QString& interactionId, const QString& 
                     if (!m_interactions
                         || !m_interactions->answer(interactionId,
                             InteractionAnswer::respond(ClientAnswer::connected(provider, account)), &problem))
-                        Q_EMIT interactionAnswerFailed(interactionId, problem);
+                        announce(&OperatorInterface::interactionAnswerFailed, interactionId, problem);
                 });
         });
 }
@@ -970,7 +976,7 @@ void Backend::connectWithApiKey(
         if (!m_secrets)
             return;
         if (apiKey.trimmed().isEmpty()) {
-            Q_EMIT connectFailed(interactionId, QStringLiteral("Enter the API key first."));
+            announce(&OperatorInterface::connectFailed, interactionId, QStringLiteral("Enter the API key first."));
             return;
         }
         const QString name = account.trimmed().isEmpty() ? QStringLiteral("api key") : account.trimmed();
@@ -990,7 +996,7 @@ void Backend::startOAuth(const QString& interactionId, const QString& providerNa
         const auto provider = std::find_if(providers.cbegin(), providers.cend(),
             [&](const OAuthProvider& candidate) { return candidate.name == providerName; });
         if (provider == providers.cend()) {
-            Q_EMIT connectFailed(interactionId,
+            announce(&OperatorInterface::connectFailed, interactionId,
                 QStringLiteral("No OAuth provider named \"%1\" is configured (oauthProviders in %2).")
                     .arg(providerName, m_options.configPath));
             return;
@@ -1001,8 +1007,9 @@ void Backend::startOAuth(const QString& interactionId, const QString& providerNa
         if (!scopes.isEmpty())
             flow->setScopes(scopes);
         // Contexts on the server thread: the flow, the secret store and the broker live there.
-        connect(flow, &OAuthConnector::authorizationUrlReady, m_serverContext,
-            [this, interactionId](const QUrl& url) { Q_EMIT oauthAuthorizationUrl(interactionId, url); });
+        connect(flow, &OAuthConnector::authorizationUrlReady, m_serverContext, [this, interactionId](const QUrl& url) {
+            announce(&OperatorInterface::oauthAuthorizationUrl, interactionId, url);
+        });
         connect(
             flow, &OAuthConnector::connected, m_serverContext, [this, interactionId, flow](const OAuthResult& result) {
                 m_oauthFlows.remove(interactionId);
@@ -1021,7 +1028,7 @@ void Backend::startOAuth(const QString& interactionId, const QString& providerNa
                 m_oauthFlows.remove(interactionId);
                 flow->deleteLater();
                 // The question stays open: the person may try again, use an API key, or decline.
-                Q_EMIT connectFailed(interactionId, failure.message);
+                announce(&OperatorInterface::connectFailed, interactionId, failure.message);
             });
         flow->start();
     });

@@ -179,6 +179,16 @@ public:
     void listTools() override;
 
 private:
+    // Emits `signal` (one of the interface's) with `arguments` on this object's thread, queued behind
+    // everything told before it. From any thread: the window hears every signal on its own thread,
+    // in the order things happened, and none straight from the server thread.
+    template<typename... Parameters, typename... Arguments>
+    void announce(void (OperatorInterface::*signal)(Parameters...), Arguments... arguments)
+    {
+        QMetaObject::invokeMethod(
+            this, [this, signal, arguments...] { Q_EMIT std::invoke(signal, this, arguments...); },
+            Qt::QueuedConnection);
+    }
     // callLocally, with what the console's calls add: the call records `replayOf` and `started`
     // hears its id (on this object's thread).
     void runLocally(const QByteArray& request, const LocalCaller& caller, qint64 replayOf,

@@ -14,6 +14,7 @@
 #include "mcp/mcphttpserver.h"
 #include "tools/builtintools.h"
 #include "tools/debugtools.h"
+#include "tools/toolexecutor.h"
 #include "tools/toolregistry.h"
 
 #include <QMutex>
@@ -190,6 +191,13 @@ public:
         for (const ToolCall& call : std::as_const(m_finished))
             copy.append(call);
         return copy;
+    }
+    // Blocking tool calls whose worker has not handed back yet (one that outlived its deadline too).
+    int runningBlockingCount()
+    {
+        int count = 0;
+        run([&] { count = m_server->host().executor().runningBlockingCount(); });
+        return count;
     }
     int sessionCount()
     {

@@ -5,6 +5,7 @@
 #include "callinspector.h"
 #include "jsonhighlighter.h"
 
+#include <QAbstractEventDispatcher>
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QScrollBar>
@@ -68,6 +69,17 @@ QTextCharFormat formatAt(const QTextDocument& document, int position)
     return {};
 }
 
+// Delivers what is pending (posted events, zero-time timers, and what they post in turn) until
+// nothing is: a layout settles without any time passing.
+void settle()
+{
+    for (int round = 0; round < 100; ++round) {
+        QCoreApplication::sendPostedEvents();
+        if (!QCoreApplication::eventDispatcher()->processEvents(QEventLoop::AllEvents))
+            return;
+    }
+}
+
 } // namespace
 
 class TestCallInspector : public QObject
@@ -99,13 +111,14 @@ private Q_SLOTS:
         // Selecting a call must not push the log aside: a session id is one long word.
         CallInspector inspector;
         inspector.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&inspector));
         ToolCall call = runningCall();
         inspector.setCall(call);
-        QTest::qWait(50); // the header's layout settles
+        settle(); // the header's layout
         const int width = inspector.minimumSizeHint().width();
         call.sessionId = QString(200, QLatin1Char('S'));
         inspector.setCall(call);
-        QTest::qWait(50);
+        settle();
         QCOMPARE(inspector.minimumSizeHint().width(), width);
         QCOMPARE(child<QLabel>(inspector, "sessionLabel")->toolTip(), call.sessionId);
     }
@@ -295,6 +308,7 @@ private Q_SLOTS:
         inspector.setCall(second);
         QTRY_VERIFY_WITH_TIMEOUT(!inspector.isRendering(), 60'000);
         QCOMPARE(response->toPlainText(), CallInspector::prettyJson(second.response));
+        QCOMPARE(finished.size(), 1); // the second call's; the first one's formatting ended unannounced
 
         // A small call selected while a large one formats shows at once and stays.
         inspector.setCall(largeCall(3, 1024 * 1024, 'c'));
@@ -305,13 +319,15 @@ private Q_SLOTS:
         finished.clear();
         inspector.setCall(small);
         QVERIFY(!inspector.isRendering());
+        QCOMPARE(finished.size(), 1); // done as it was set
         QCOMPARE(response->toPlainText(), CallInspector::prettyJson(small.response));
         // The cancelled work ends before a later call's (one formatting thread, first in, first
         // out); its result never shows.
         const ToolCall later = largeCall(5, 200 * 1024, 'd');
         inspector.setCall(later);
         QVERIFY(finished.wait(60'000));
-        QTRY_VERIFY_WITH_TIMEOUT(!inspector.isRendering(), 60'000);
+        QVERIFY(!inspector.isRendering());
+        QCOMPARE(finished.size(), 2); // the small call's, then the later one's: none for the cancelled work
         QCOMPARE(response->toPlainText(), CallInspector::prettyJson(later.response));
     }
 
@@ -324,7 +340,8 @@ private Q_SLOTS:
         call.response = "{\"result\":\"" + text.toUtf8() + "\"}";
         QSignalSpy finished(&inspector, &CallInspector::renderingFinished);
         inspector.setCall(call);
-        QTRY_VERIFY_WITH_TIMEOUT(!inspector.isRendering(), 60'000);
+        QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 60'000);
+        QVERIFY(!inspector.isRendering());
         auto* response = child<QPlainTextEdit>(inspector, "responseText");
         const QString shown = response->toPlainText();
         QVERIFY(shown.size() > text.size());

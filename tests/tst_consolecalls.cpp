@@ -7,6 +7,8 @@
 
 #include <QFile>
 #include <QSignalSpy>
+#include <QTcpServer>
+#include <QTcpSocket>
 #include <QTemporaryDir>
 
 #include "backend.h"
@@ -32,6 +34,7 @@ private Q_SLOTS:
     void clientToolWaitsForThePerson();
     void replayRecordsTheCallItReplays();
     void textThatIsNotJsonIsRefused();
+    void callWaitingForTheAdaptersIsToldWhenTheBackendStops();
 
 private:
     // The newest state of call `callId` once it has finished (callsUpdated), or a default ToolCall.
@@ -227,6 +230,43 @@ void TestConsoleCalls::textThatIsNotJsonIsRefused()
     QCOMPARE(failed.first().at(0).toString(), QStringLiteral("callTool"));
     QVERIFY(failed.first().at(1).toString().contains(QStringLiteral("not valid JSON")));
     QCOMPARE(started.count(), 0);
+}
+
+// A call made while an adapter is still connecting waits for it to settle (so that its tools are
+// known) before it reaches a session. When the backend stops meanwhile, the call is told it was
+// cancelled, as a call in flight is, rather than never hearing again.
+void TestConsoleCalls::callWaitingForTheAdaptersIsToldWhenTheBackendStops()
+{
+    QTcpServer silent; // accepts the adapter's connection and never answers
+    QVERIFY(silent.listen(QHostAddress::LocalHost));
+    QList<QTcpSocket*> held;
+    connect(&silent, &QTcpServer::newConnection, this, [&] {
+        while (QTcpSocket* socket = silent.nextPendingConnection())
+            held.append(socket);
+    });
+    QTemporaryDir dir;
+    BackendOptions options;
+    options.stateDirectory = dir.filePath(QStringLiteral("state"));
+    options.server.port = 0;
+    AdapterConfig adapter;
+    adapter.name = QStringLiteral("silent");
+    adapter.endpoint = QUrl(QStringLiteral("http://127.0.0.1:%1/mcp").arg(silent.serverPort()));
+    adapter.timeout = std::chrono::minutes(5);
+    options.config.adapters.append(adapter);
+    Backend backend(options);
+    QString error;
+    QVERIFY2(backend.start(&error), qPrintable(error));
+    QTRY_VERIFY_WITH_TIMEOUT(!held.isEmpty(), 30'000); // the adapter is connecting
+
+    QSignalSpy started(&backend, &OperatorInterface::toolCallStarted);
+    QSignalSpy failed(&backend, &OperatorInterface::commandFailed);
+    backend.callTool(QStringLiteral("echo"), R"({"message":"waits"})");
+    backend.stop(); // after the call was handed to the server thread, which runs it first
+    QTRY_COMPARE_WITH_TIMEOUT(failed.size(), 1, 15'000);
+    QCOMPARE(failed.first().at(0).toString(), QStringLiteral("callTool"));
+    QVERIFY2(failed.first().at(1).toString().contains(QStringLiteral("cancelled")),
+        qPrintable(failed.first().at(1).toString()));
+    QCOMPARE(started.size(), 0); // it never reached a session
 }
 
 QTEST_GUILESS_MAIN(TestConsoleCalls)

@@ -7,9 +7,9 @@
 #include <QElapsedTimer>
 #include <QRegularExpression>
 #include <QTest>
-#include <QThread>
 
 #include <fcntl.h>
+#include <poll.h>
 #include <unistd.h>
 
 #include <memory>
@@ -74,10 +74,16 @@ struct Pipe
         while (!all.contains(text) && timer.elapsed() < timeoutMs) {
             const QByteArray got = drain();
             if (got.isEmpty())
-                QThread::msleep(5);
+                waitReadable(int(timeoutMs - timer.elapsed()));
             all += got;
         }
         return all;
+    }
+    // Waits until the pipe has something to read (or the writer closed it), at most `timeoutMs`.
+    void waitReadable(int timeoutMs)
+    {
+        pollfd readable{readEnd, POLLIN, 0};
+        (void)::poll(&readable, 1, qMax(0, timeoutMs));
     }
 
     int readEnd = -1;
@@ -179,7 +185,8 @@ void TestHeadlessReporter::slowOutputNeitherBlocksNorGrowsAndSaysWhatItLeftOut()
         if (got.isEmpty()) {
             if (reporter.bufferedBytes() == 0)
                 break;
-            QThread::msleep(2);
+            // Until the reporter writes more; its buffer is looked at again at least this often.
+            pipe.waitReadable(50);
         }
     }
     out += pipe.drain();

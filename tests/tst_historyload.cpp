@@ -234,6 +234,7 @@ public:
                         break;
                     }
                     answered.push_back({marker, Clock::now()});
+                    m_answeredSoFar.fetch_add(1);
                 }
                 std::lock_guard lock(m_mutex);
                 m_answered.insert(m_answered.end(), answered.begin(), answered.end());
@@ -252,6 +253,8 @@ public:
         }
     }
     const std::vector<Answered>& answered() const { return m_answered; }
+    // While the load runs: how many calls have been answered.
+    qint64 answeredSoFar() const { return m_answeredSoFar.load(); }
     int failures() const { return m_failures.load(); }
 
 private:
@@ -259,6 +262,7 @@ private:
     std::mutex m_mutex;
     std::vector<Answered> m_answered;
     std::atomic<int> m_failures = 0;
+    std::atomic<qint64> m_answeredSoFar = 0;
 };
 
 // Keeps one CPU busy at normal priority, as other work on the server's core would: a thread that
@@ -313,20 +317,20 @@ Server startServer(const QString& stateDirectory)
             stateDirectory, QStringLiteral("--config"), QStringLiteral("/nonexistent/switchboard-test.yaml")});
     if (!server.process->waitForStarted(10'000))
         return server;
-    QElapsedTimer timer;
-    timer.start();
     static const QRegularExpression listening(QStringLiteral("^listening on http://127\\.0\\.0\\.1:(\\d+)/mcp"));
-    while (timer.elapsed() < 30'000 && server.process->state() == QProcess::Running) {
-        QFile file(log);
-        if (file.open(QIODevice::ReadOnly)) {
+    // The first line of its log says where it listens (a file: nothing to be told by, so it is read
+    // again until the line is there).
+    (void)QTest::qWaitFor(
+        [&] {
+            QFile file(log);
+            if (server.process->state() != QProcess::Running || !file.open(QIODevice::ReadOnly))
+                return server.process->state() != QProcess::Running;
             const auto match = listening.match(QString::fromUtf8(file.readLine()));
-            if (match.hasMatch()) {
+            if (match.hasMatch())
                 server.port = quint16(match.captured(1).toUInt());
-                return server;
-            }
-        }
-        QTest::qWait(20);
-    }
+            return match.hasMatch();
+        },
+        30'000);
     return server;
 }
 
@@ -408,8 +412,7 @@ void TestHistoryLoad::everyAnsweredCallIsInHistory()
     qint64 rows = 0;
     QElapsedTimer waited;
     waited.start();
-    while ((markersInHistory(database, &rows), rows < answered) && waited.elapsed() < 60'000)
-        QTest::qWait(100);
+    (void)QTest::qWaitFor([&] { return (markersInHistory(database, &rows), rows >= answered); }, 60'000);
     qInfo("%lld of %lld answered calls in history %.1f s after the last answer, the server still running", rows,
         answered, double(waited.elapsed()) / 1000.0);
     QCOMPARE(rows, answered);
@@ -445,8 +448,11 @@ void TestHistoryLoad::killKeepsEveryCallAnsweredBeforeIt()
             pinProcess(server.process->processId(), m_serverCpu);
         CoreHog busyServerCore(m_serverCpu);
         Load load(server.port, connections, 0, m_clientCpu);
-        // Load for a while (a different while each time), then kill in the middle of it.
-        QTest::qWait(700 + 400 * kill);
+        // Load until a number of calls were answered (a different number each time), then kill in
+        // the middle of it.
+        const qint64 killAfter = 1'000 + 1'500 * qint64(kill);
+        QVERIFY2(QTest::qWaitFor([&] { return load.answeredSoFar() >= killAfter || load.failures() > 0; }, 120'000),
+            qPrintable(QStringLiteral("only %1 calls answered").arg(load.answeredSoFar())));
         const Clock::time_point killedAt = Clock::now();
         ::kill(pid_t(server.process->processId()), SIGKILL);
         load.join();

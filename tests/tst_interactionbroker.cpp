@@ -1538,8 +1538,10 @@ void TestInteractionBroker::keysAreHashesNotArguments()
         != InteractionBroker::keyFor(QStringLiteral("a"), QStringLiteral("bt"), json::object()));
 }
 
-// Prints what one paused call costs the server thread with 1,000 questions pending (issue 8, item
-// 10): a figure for the report, not a timed assertion.
+// What one paused call costs the server thread with 1,000 questions pending (issue 8, item 10),
+// printed for the report and bounded: about a millisecond at the median on a loaded two-core machine
+// (85 ms before that issue, 848 ms loaded), so a bound of 20 ms holds under load and still fails a
+// state rewritten per change; no single call may hold the thread for a second.
 void TestInteractionBroker::latencyWithAThousandPendingQuestions()
 {
     auto s = settings(QStringLiteral("latency.json"));
@@ -1575,6 +1577,8 @@ void TestInteractionBroker::latencyWithAThousandPendingQuestions()
     qInfo("one paused call with 1,000 questions pending: median %lld us, max %lld us on the server thread; "
           "state file %lld bytes",
         micros.at(micros.size() / 2), micros.constLast(), QFileInfo(s.statePath).size());
+    QVERIFY2(micros.at(micros.size() / 2) < 20'000, "a paused call takes the server thread too long at the median");
+    QVERIFY2(micros.constLast() < 1'000'000, "a paused call held the server thread for a second");
     QCOMPARE(broker.pending().size(), 1050);
 }
 

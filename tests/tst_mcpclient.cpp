@@ -836,7 +836,7 @@ private Q_SLOTS:
         auto result = call(*client, QStringLiteral("echo"), {{"text", "x"}});
         QTRY_COMPARE_WITH_TIMEOUT(result->completions, 1, waitMs);
         QVERIFY2(result->outcome.ok(), qPrintable(result->outcome.failure->message));
-        QTest::qWait(500);
+        QTest::qWait(500); // time passing is the point: a stream, were one opened, would be by now
         QCOMPARE(methodCount(m_upstream.stats(), "GET"), 0);
     }
 
@@ -864,7 +864,7 @@ private Q_SLOTS:
         // The new stream delivers as the first did, and it stays the only one.
         QVERIFY(m_upstream.control(QStringLiteral("push-list-changed")));
         QTRY_COMPARE_WITH_TIMEOUT(changed.count(), 2, waitMs);
-        QTest::qWait(500);
+        QTest::qWait(500); // time passing is the point: a second stream, were one opened, would be by now
         stats = m_upstream.stats();
         QCOMPARE(statNumber(stats, "listeningOpen"), 1);
         QCOMPARE(methodCount(stats, "GET"), 2);
@@ -954,7 +954,9 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(methodCount(m_upstream.stats(), "tools/call"), 1, waitMs);
         auto starting = call(*client, QStringLiteral("echo"), {{"text", "x"}}); // not yet sent
         client.reset();
-        QTest::qWait(200); // anything queued would have run by now
+        // Time passing is the point: a callback still wired (queued, or the echo sent and answered)
+        // would have run by now.
+        QTest::qWait(200);
         QCOMPARE(slow->completions, 0);
         QCOMPARE(starting->completions, 0);
     }
@@ -968,7 +970,7 @@ private Q_SLOTS:
         client->callTool(QStringLiteral("progress"), {{"count", 3}}, std::move(options),
             [result](McpClient::Outcome) { ++result->completions; });
         QTRY_VERIFY_WITH_TIMEOUT(!client, waitMs);
-        QTest::qWait(100);
+        QTest::qWait(100); // time passing is the point: the rest of the stream, were it still read, would be
         QCOMPARE(result->completions, 0);
     }
 

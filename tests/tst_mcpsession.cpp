@@ -21,6 +21,8 @@
 
 #include <QElapsedTimer>
 #include <QFile>
+#include <QRegularExpression>
+#include <QScopeGuard>
 #include <QSemaphore>
 #include <QTemporaryDir>
 #include <QTest>
@@ -192,6 +194,7 @@ private Q_SLOTS:
     void toolsListPages();
     void echoCallIsRecorded();
     void unknownToolIsRecordedAsUnknownTool();
+    void toolThatThrowsAnythingGetsAToolError();
     void longToolErrorIsCutWithAMarker();
     void refusedCallsAreRecorded_data();
     void refusedCallsAreRecorded();
@@ -223,6 +226,8 @@ private Q_SLOTS:
     void callsWaitWhileHistoryIsFullAndNoneIsLost();
     void urlCredentialsNeverReachHistory_data();
     void urlCredentialsNeverReachHistory();
+    void callsWaitingForHistoryEndWithTheirSession_data();
+    void callsWaitingForHistoryEndWithTheirSession();
 };
 
 void TestMcpSession::initializeNegotiatesVersion_data()
@@ -413,6 +418,44 @@ void TestMcpSession::echoCallIsRecorded()
     QCOMPARE_JSON(json::parse(record.response.toStdString()), channel->responses.front());
     QVERIFY(record.argumentsJson().contains("\"message\": \"hi\""));
     QCOMPARE(started.at(0).at(0).value<ToolCall>().status, CallStatus::Running);
+}
+
+// A tool whose code throws something that is not a std::exception, on the backend thread, answers
+// its call with a tool error; nothing reaches the event loop.
+void TestMcpSession::toolThatThrowsAnythingGetsAToolError()
+{
+    Fixture f;
+    RegisteredTool thrower;
+    thrower.spec.name = QStringLiteral("thrower");
+    thrower.route = ToolRoute::builtin();
+    thrower.handler = [](const std::shared_ptr<ToolCallContext>&) { throw 42; };
+    QVERIFY(f.registry.add(thrower));
+    RegisteredTool refused = thrower;
+    refused.spec.name = QStringLiteral("refused");
+    refused.refusal = QStringLiteral("never offered");
+    refused.refused = [] { throw 43; };
+    QVERIFY(f.registry.add(refused));
+    auto session = f.session();
+    QSignalSpy finished(&f.events, &BackendEvents::callFinished);
+
+    const auto channel
+        = send(*session, R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"thrower"}})");
+    QCOMPARE(channel->responses.size(), std::size_t(1));
+    const json& result = channel->responses.front().at("result");
+    QCOMPARE(result.value("isError", false), true);
+    QCOMPARE(result.at("content").at(0).at("text").get<std::string>(),
+        std::string("Tool \"thrower\" failed: an exception of type int (not a std::exception)"));
+    QCOMPARE(finished.size(), 1);
+    QCOMPARE(finished.at(0).at(0).value<ToolCall>().status, CallStatus::ToolError);
+
+    QTest::ignoreMessage(
+        QtWarningMsg, QRegularExpression(QStringLiteral("counting a refused call failed: an exception of type int")));
+    const auto denied = send(*session, R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"refused"}})");
+    QCOMPARE(denied->responses.size(), std::size_t(1));
+    QCOMPARE(denied->responses.front().at("result").at("content").at(0).at("text").get<std::string>(),
+        std::string("never offered"));
+    QCOMPARE(finished.size(), 2);
+    QCOMPARE(finished.at(1).at(0).value<ToolCall>().status, CallStatus::Denied);
 }
 
 void TestMcpSession::unknownToolIsRecordedAsUnknownTool()
@@ -1271,6 +1314,122 @@ void TestMcpSession::urlCredentialsNeverReachHistory()
         QVERIFY(database.open(QIODevice::ReadOnly));
         QVERIFY2(!database.readAll().contains(secret), qPrintable(file));
     }
+}
+
+void TestMcpSession::callsWaitingForHistoryEndWithTheirSession_data()
+{
+    QTest::addColumn<QString>("end");
+    QTest::addColumn<QString>("reason");
+    QTest::newRow("deleted") << "terminate"
+                             << "session deleted by the client";
+    QTest::newRow("connection closed") << "channelClosed"
+                                       << "the client closed the connection";
+    QTest::newRow("server stopped") << "destroyed"
+                                    << "the server stopped";
+}
+
+// A call held back while history is full is answered (its exchange ended, as a cancelled call's
+// is) and recorded as cancelled when its session ends, not only the calls in flight.
+void TestMcpSession::callsWaitingForHistoryEndWithTheirSession()
+{
+    QFETCH(QString, end);
+    QFETCH(QString, reason);
+    // The connection of an exchange closes; the session is told, as the HTTP server tells it.
+    class ClosableChannel : public RecordingChannel
+    {
+    public:
+        bool isOpen() const override { return !closed; }
+        bool closed = false;
+    };
+
+    Fixture f;
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("h.sqlite"));
+    HistoryWriterLimits limits;
+    limits.maxQueuedCalls = 4;
+    HistoryWriter writer(path, 1000, limits);
+    QString error;
+    QVERIFY2(writer.start(&error), qPrintable(error));
+    HistoryFeed feed(&writer, &f.events);
+    f.environment.history = &feed;
+    auto session = f.session();
+    QVERIFY(session);
+    QSignalSpy finished(&f.events, &BackendEvents::callFinished);
+
+    QSemaphore gate;
+    QSemaphore held;
+    std::thread holder([&] {
+        writer.runOnWriterThread([&](HistoryDatabase&) {
+            held.release();
+            gate.acquire();
+        });
+    });
+    held.acquire();
+    // However the test ends, the writer is let go (a thread left joinable would abort the test).
+    auto letGo = qScopeGuard([&] {
+        gate.release();
+        holder.join();
+    });
+    std::vector<std::shared_ptr<ClosableChannel>> channels;
+    for (int i = 1; i <= 10; ++i) {
+        auto channel = std::make_shared<ClosableChannel>();
+        const std::string text = R"({"jsonrpc":"2.0","id":)" + std::to_string(i)
+            + R"(,"method":"tools/call","params":{"name":"echo","arguments":{"message":"m"}}})";
+        session->handleMessage(JsonRpc::classify(json::parse(text)), QByteArray::fromStdString(text), channel);
+        channels.push_back(channel);
+    }
+    // Five calls ran; five wait for history, unanswered, and keep their session from looking idle.
+    QCOMPARE(finished.size(), 5);
+    for (int i = 5; i < 10; ++i)
+        QVERIFY(channels.at(std::size_t(i))->responses.empty() && channels.at(std::size_t(i))->skipped == 0);
+    QCOMPARE(session->inFlightCount(), 5);
+
+    if (end == QLatin1String("terminate")) {
+        session->terminate(reason);
+    } else if (end == QLatin1String("channelClosed")) {
+        for (const auto& channel : channels) {
+            channel->closed = true;
+            session->channelClosed(channel.get());
+        }
+    } else {
+        session.reset();
+    }
+
+    // Every held call is over at once: its exchange is ended and its record says why it never ran.
+    QCOMPARE(finished.size(), 10);
+    for (int i = 5; i < 10; ++i) {
+        const auto& channel = channels.at(std::size_t(i));
+        QVERIFY(channel->responses.empty());
+        if (end != QLatin1String("channelClosed"))
+            QCOMPARE(channel->skipped, 1);
+        const auto call = finished.at(i).at(0).value<ToolCall>();
+        QCOMPARE(call.status, CallStatus::Cancelled);
+        QCOMPARE(call.tool, QStringLiteral("echo"));
+        QVERIFY2(call.error.startsWith(reason), qPrintable(call.error));
+        QVERIFY2(call.error.contains(QStringLiteral("never ran")), qPrintable(call.error));
+        QVERIFY(call.request.contains(QByteArray("\"id\":" + QByteArray::number(i + 1))));
+    }
+    if (session)
+        QCOMPARE(session->inFlightCount(), 0);
+
+    // History keeps all ten once it has caught up; nothing is resumed later.
+    letGo.dismiss();
+    gate.release();
+    holder.join();
+    QTRY_VERIFY_WITH_TIMEOUT(writer.hasRoom(), 30'000);
+    QCoreApplication::processEvents();
+    QCOMPARE(finished.size(), 10);
+    writer.stop();
+    HistoryStore store(path);
+    QVERIFY(store.open(&error, HistoryStore::Role::Reader));
+    QSignalSpy found(&store, &HistoryStore::queryFinished);
+    store.loadRecent(1, 100);
+    QCOMPARE(found.size(), 1);
+    const auto calls = found.first().at(1).value<ToolCallList>();
+    QCOMPARE(calls.size(), 10);
+    QCOMPARE(std::count_if(calls.cbegin(), calls.cend(),
+                 [](const ToolCall& call) { return call.status == CallStatus::Cancelled; }),
+        5);
 }
 
 QTEST_GUILESS_MAIN(TestMcpSession)

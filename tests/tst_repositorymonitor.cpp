@@ -117,7 +117,7 @@ void TestRepositoryMonitor::editDeepInTheTreeIsPublished()
     monitor.touch(m_repo, 1, true);
     QTRY_VERIFY_WITH_TIMEOUT(newestFor(states, m_repo).has_value(), TimeoutMs);
     // The watcher is built on the reader's thread; an edit after that is seen without any call.
-    QTest::qWait(500);
+    QTRY_VERIFY_WITH_TIMEOUT(monitor.followsChanges(m_repo), TimeoutMs);
     write(m_repo + QStringLiteral("/deep/er/file.txt"), "two\n");
     write(m_repo + QStringLiteral("/deep/er/new.txt"), "new\n");
     QTRY_VERIFY_WITH_TIMEOUT(newestFor(states, m_repo) && newestFor(states, m_repo)->unstaged == 1

@@ -18,6 +18,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QProcess>
+#include <QScopeGuard>
 #include <QSignalSpy>
 #include <QSqlDatabase>
 #include <QSqlQuery>
@@ -28,6 +29,10 @@
 
 #include <csignal>
 #include <set>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 using nlohmann::json;
 
@@ -58,6 +63,24 @@ QList<qint64> childrenOf(qint64 pid)
             children << candidate;
     }
     return children;
+}
+
+} // namespace
+
+namespace {
+
+// Whether process `pid` has a thread named `name` (as /proc shows it: its first 15 bytes). The
+// executor's workers are named "switchboard-tool" and start with the first blocking call.
+bool hasThreadNamed(qint64 pid, const QByteArray& name)
+{
+    const QDir tasks(QStringLiteral("/proc/%1/task").arg(pid));
+    const QStringList threads = tasks.entryList(QDir::Dirs | QDir::NoDotAndDotDot);
+    for (const QString& thread : threads) {
+        QFile comm(tasks.filePath(thread + QStringLiteral("/comm")));
+        if (comm.open(QIODevice::ReadOnly) && comm.readAll().trimmed() == name.left(15))
+            return true;
+    }
+    return false;
 }
 
 } // namespace
@@ -465,9 +488,8 @@ void TestToolRunner::sigtermCancelsTheCall()
     QVERIFY(process.waitForStarted(20'000));
     process.write(R"({"tool":"debug.block","input":{"seconds":600}})");
     process.closeWriteChannel();
-    // Running once history has the call as running is not visible from here; the worker's start is:
-    // give the process time to start the call, then ask it to stop.
-    QTest::qWait(1500);
+    // The call runs once a worker has started it; then the process is asked to stop.
+    QTRY_VERIFY_WITH_TIMEOUT(hasThreadNamed(process.processId(), "switchboard-tool"), 30'000);
     QCOMPARE(process.state(), QProcess::Running);
     ::kill(pid_t(process.processId()), SIGTERM);
     QVERIFY(process.waitForFinished(60'000));
@@ -504,7 +526,8 @@ void TestToolRunner::runnerLoadsNoGuiLibrary()
     QVERIFY(process.waitForStarted(20'000));
     process.write(R"({"tool":"debug.block","input":{"seconds":600}})");
     process.closeWriteChannel();
-    QTest::qWait(1500);
+    // Everything the runner loads to run a call is loaded once a worker runs it.
+    QTRY_VERIFY_WITH_TIMEOUT(hasThreadNamed(process.processId(), "switchboard-tool"), 30'000);
     QFile maps(QStringLiteral("/proc/%1/maps").arg(process.processId()));
     QVERIFY(maps.open(QIODevice::ReadOnly));
     const QByteArray mapped = maps.readAll();
@@ -703,16 +726,14 @@ void TestToolRunner::concurrentRunnersLoseNoQuestionWithTheConsoleRunning()
     QCOMPARE(int(reasons.size()), Runners);
 
     // ...and the console, which wrote the same file meanwhile, shows them all.
-    PendingInteractionList listed;
-    connect(&console, &Backend::interactionsListed, this,
-        [&](const PendingInteractionList& interactions) { listed = interactions; });
-    QTRY_VERIFY_WITH_TIMEOUT(
+    // (Asked again until it does: the console reads the file when it hears it changed.)
+    QSignalSpy listed(&console, &Backend::interactionsListed);
+    QVERIFY(QTest::qWaitFor(
         [&] {
             console.listInteractions();
-            QTest::qWait(200);
-            return listed.size() == Runners;
-        }(),
-        60'000);
+            return listed.wait(30'000) && listed.takeLast().at(0).value<PendingInteractionList>().size() == Runners;
+        },
+        60'000));
     console.stop();
 }
 
@@ -741,14 +762,19 @@ void TestToolRunner::allowOnceLetsOneOfManyIdenticalRunnersRun()
     }
 
     constexpr int Runners = 10;
+    // Each waits at a gate (a line to read from a FIFO) before it starts, so that all of them read
+    // the state at about the same time: the gate opens once every envelope is written.
+    const QString gate = m_dir->filePath(QStringLiteral("start-gate"));
+    QCOMPARE(::mkfifo(QFile::encodeName(gate).constData(), 0600), 0);
+    const int gateFd = ::open(QFile::encodeName(gate).constData(), O_RDWR | O_CLOEXEC); // never blocks
+    QVERIFY(gateFd >= 0);
+    const auto closeGate = qScopeGuard([gateFd] { ::close(gateFd); });
     std::vector<std::unique_ptr<QProcess>> runners;
     for (int i = 0; i < Runners; ++i) {
         auto process = std::make_unique<QProcess>();
-        // Each waits a second before it starts, so that all of them read the state at about the same
-        // time (their envelopes are written meanwhile).
         process->start(QStringLiteral("/bin/sh"),
-            QStringList{
-                QStringLiteral("-c"), QStringLiteral("sleep 1; exec \"$0\" \"$@\""), QStringLiteral(SWITCHBOARD_BINARY)}
+            QStringList{QStringLiteral("-c"), QStringLiteral("read -r _ < \"$1\"; shift; exec \"$0\" \"$@\""),
+                QStringLiteral(SWITCHBOARD_BINARY), gate}
                 + arguments());
         runners.push_back(std::move(process));
     }
@@ -759,6 +785,8 @@ void TestToolRunner::allowOnceLetsOneOfManyIdenticalRunnersRun()
         process->write(envelope);
         process->closeWriteChannel();
     }
+    const QByteArray lines(Runners, '\n'); // one line for each runner's `read`
+    QCOMPARE(::write(gateFd, lines.constData(), std::size_t(lines.size())), ssize_t(lines.size()));
     for (auto& process : runners) {
         QVERIFY(process->waitForFinished(120'000));
         const QByteArray out = process->readAllStandardOutput();

@@ -185,7 +185,7 @@ int runHoldLock(const QString& path)
     printf("locked\n");
     fflush(stdout);
     for (;;)
-        QThread::sleep(60);
+        ::pause(); // until the test kills it
 }
 
 QString self()
@@ -548,7 +548,7 @@ void TestWorkspaceState::killedWritersLeaveAWholeFile()
             QVERIFY(loop->waitForReadyRead(60'000));
         }
         for (auto& loop : loops) {
-            QThread::msleep(random.bounded(60));
+            QThread::msleep(random.bounded(60)); // the point: killed at a random moment of its work
             ::kill(pid_t(loop->processId()), SIGKILL);
         }
         for (auto& loop : loops) {

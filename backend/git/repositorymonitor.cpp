@@ -205,6 +205,12 @@ void RepositoryMonitor::watchFiles(const QString& path)
     });
 }
 
+bool RepositoryMonitor::followsChanges(const QString& path) const
+{
+    const auto it = m_repositories.find(path);
+    return it != m_repositories.end() && it->second.notifier;
+}
+
 void RepositoryMonitor::watcherReady(const QString& path, std::shared_ptr<TreeWatcher> watcher)
 {
     const auto it = m_repositories.find(path);

@@ -55,6 +55,9 @@ public:
     void loadFileDiff(const QString& path, const QString& file);
 
     QStringList repositories() const;
+    // Whether changes inside the repository at `path` are followed as they happen: its tree watcher,
+    // built on the reader's thread after it is first shown, is in place.
+    bool followsChanges(const QString& path) const;
     // Stops reading; later results are dropped. Called before the backend's thread ends.
     void shutDown();
 

@@ -7,6 +7,7 @@
 #include "mcp/calltimeline.h"
 #include "mcp/protocolversion.h"
 #include "store/historyfeed.h"
+#include "tools/thrownexception.h"
 #include "tools/toolcallcontext.h"
 #include "tools/toolexecutor.h"
 #include "tools/toolregistry.h"
@@ -264,34 +265,78 @@ void McpSession::holdForHistory(
     const JsonRpc::Message& message, const QByteArray& rawText, const std::shared_ptr<ResponseChannel>& channel)
 {
     // The message points into its POST's document, which is gone by the time the call resumes.
-    m_heldForHistory.push_back({*message.raw, rawText, channel});
-    if (m_heldForHistory.size() == 1) {
-        QPointer<McpSession> self(this);
-        m_environment->history->whenRoom(this, [self] {
-            if (self)
-                self->resumeHeldCalls();
-        });
-    }
+    HeldCall held{*message.raw, rawText, channel, QDateTime::currentMSecsSinceEpoch(), {}};
+    held.waited.start();
+    m_heldForHistory.push_back(std::move(held));
+    askForRoom();
+}
+
+void McpSession::askForRoom()
+{
+    if (m_roomAsked || m_heldForHistory.empty())
+        return;
+    m_roomAsked = true;
+    QPointer<McpSession> self(this);
+    m_environment->history->whenRoom(this, [self] {
+        if (self)
+            self->resumeHeldCalls();
+    });
 }
 
 void McpSession::resumeHeldCalls()
 {
+    m_roomAsked = false;
     HistoryFeed* history = m_environment->history;
     while (!m_heldForHistory.empty() && history->hasRoom()) {
         HeldCall held = std::move(m_heldForHistory.front());
         m_heldForHistory.pop_front();
-        // A call whose connection closed while it waited was never run and is owed no answer.
-        if (held.channel && !held.channel->isOpen())
+        // A connection that closed while its call waited is normally told (channelClosed); one that
+        // was not is still owed no answer, and the call is recorded all the same.
+        if (held.channel && !held.channel->isOpen()) {
+            cancelHeldCall(held, QStringLiteral("the client closed the connection"));
             continue;
+        }
         handleToolsCall(JsonRpc::classify(held.document), held.rawText, held.channel);
     }
-    if (!m_heldForHistory.empty()) {
-        QPointer<McpSession> self(this);
-        history->whenRoom(this, [self] {
-            if (self)
-                self->resumeHeldCalls();
-        });
+    askForRoom();
+}
+
+void McpSession::cancelHeldCalls(const QString& reason, const ResponseChannel* channel)
+{
+    // Taken out first: skipping a response can close its connection at once, which calls back into
+    // channelClosed and so into this list.
+    std::vector<HeldCall> ending;
+    for (auto it = m_heldForHistory.begin(); it != m_heldForHistory.end();) {
+        if (channel && it->channel.get() != channel) {
+            ++it;
+            continue;
+        }
+        ending.push_back(std::move(*it));
+        it = m_heldForHistory.erase(it);
     }
+    for (HeldCall& held : ending)
+        cancelHeldCall(held, reason);
+}
+
+void McpSession::cancelHeldCall(const HeldCall& held, const QString& reason)
+{
+    const JsonRpc::Message message = JsonRpc::classify(held.document);
+    const json& params = message.params();
+    const auto name = params.is_object() ? params.find("name") : params.end();
+    const QString tool = name != params.end() && name->is_string() && !name->get_ref<const std::string&>().empty()
+        ? QString::fromStdString(name->get<std::string>())
+        : QStringLiteral("(no name)");
+    ToolCall record
+        = newRecord(message, held.rawText, tool, m_environment->router->resolve(tool.toStdString()).route());
+    record.startedAtMs = held.arrivedAtMs;
+    m_environment->events->publishCallStarted(record);
+    if (held.channel)
+        held.channel->skipResponse();
+    record.status = CallStatus::Cancelled;
+    record.error = m_environment->redactor.text(
+        reason + QStringLiteral(" (the call never ran: it was waiting for history to catch up)"));
+    record.durationUs = held.waited.nsecsElapsed() / 1000;
+    m_environment->events->publishCallFinished(record);
 }
 
 ToolCall McpSession::newRecord(
@@ -506,8 +551,14 @@ void McpSession::admitCall(const std::string& key)
     const std::shared_ptr<ToolCallContext> context = entry.context;
     const std::shared_ptr<const RegisteredTool> tool = entry.tool;
     if (!tool->refusal.isEmpty()) {
-        if (tool->refused)
-            tool->refused();
+        if (tool->refused) {
+            try { // the tool's own code (a count of refused calls): what it throws does not change the answer
+                tool->refused();
+            } catch (...) {
+                qWarning("switchboard: tool %s: counting a refused call failed: %s", qPrintable(tool->spec.name),
+                    qPrintable(ThrownException::describe(std::current_exception())));
+            }
+        }
         // A standing rule of the operator's (a write tool of a read-only adapter), not a failure of
         // the upstream, which was never asked: retrying cannot help, as with a policy's deny.
         context->finish(ToolResult::error(tool->refusal, CallStatus::Denied));
@@ -847,6 +898,7 @@ void McpSession::channelClosed(const ResponseChannel* channel)
                            "answer goes to the next identical call")
                 .arg(interactionId));
     }
+    cancelHeldCalls(QStringLiteral("the client closed the connection"), channel);
     clearNotificationStream(channel);
 }
 
@@ -858,6 +910,7 @@ void McpSession::terminate(const QString& reason)
         keys.push_back(key);
     for (const auto& key : keys)
         cancelCall(key, reason);
+    cancelHeldCalls(reason);
     m_notificationStream.reset();
     if (m_environment->interactions)
         m_environment->interactions->forgetSession(QString::fromLatin1(m_id));
@@ -871,6 +924,7 @@ void McpSession::shutDown()
         keys.push_back(key);
     for (const auto& key : keys)
         cancelCall(key, QStringLiteral("the server stopped"), QuestionFate::Keep);
+    cancelHeldCalls(QStringLiteral("the server stopped"));
     m_notificationStream.reset();
 }
 

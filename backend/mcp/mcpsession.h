@@ -73,7 +73,8 @@ public:
     const QString& clientVersion() const { return m_clientVersion; }
     bool isInitialized() const { return m_initialized; }
     qint64 lastActivityMs() const { return m_lastActivityMs; }
-    int inFlightCount() const { return int(m_inFlight.size()); }
+    // Calls in flight and calls waiting for room in history: a session with either is not idle.
+    int inFlightCount() const { return int(m_inFlight.size() + m_heldForHistory.size()); }
 
     // Handles the initialize request that opens this session. On failure `response` holds the
     // error and the session must be discarded.
@@ -93,12 +94,14 @@ public:
         const JsonRpc::Message& message, const QByteArray& rawText, const std::shared_ptr<ResponseChannel>& channel);
 
     // The connection carrying `channel` closed: its calls are cancelled, except those waiting for a
-    // person, whose questions stay open for the client's retry.
+    // person, whose questions stay open for the client's retry. Its calls still waiting for history
+    // are cancelled too.
     void channelClosed(const ResponseChannel* channel);
-    // The session ends (DELETE, eviction): every call in flight is cancelled and the questions its
-    // calls wait on are withdrawn.
+    // The session ends (DELETE, eviction): every call in flight and every call waiting for history is
+    // cancelled, and the questions its calls wait on are withdrawn.
     void terminate(const QString& reason);
-    // The server stops: calls in flight are cancelled, but questions stay pending for the restart.
+    // The server stops: calls in flight and calls waiting for history are cancelled, but questions
+    // stay pending for the restart.
     void shutDown();
 
     // When a batch holds a tools/call that would wait for a person, answers every request of it
@@ -137,6 +140,13 @@ private:
     void holdForHistory(
         const JsonRpc::Message& message, const QByteArray& rawText, const std::shared_ptr<ResponseChannel>& channel);
     void resumeHeldCalls();
+    void askForRoom();
+    // Ends the calls waiting for history (those of `channel`, or all when it is null): they never
+    // ran, and each is recorded as cancelled with `reason` and its response skipped, as a call in
+    // flight that is cancelled would be.
+    void cancelHeldCalls(const QString& reason, const ResponseChannel* channel = nullptr);
+    struct HeldCall;
+    void cancelHeldCall(const HeldCall& held, const QString& reason);
     ToolCall newRecord(
         const JsonRpc::Message& message, const QByteArray& rawText, const QString& tool, const ToolRoute& route);
     // The details the call's tool attached, as the record keeps them (compact JSON, redacted).
@@ -186,8 +196,11 @@ private:
         nlohmann::json document; // the tools/call request
         QByteArray rawText;
         std::shared_ptr<ResponseChannel> channel;
+        qint64 arrivedAtMs = 0; // wall clock, for the record of a call that ends before it starts
+        QElapsedTimer waited;
     };
     std::deque<HeldCall> m_heldForHistory; // tools/call requests waiting for room in history, oldest first
+    bool m_roomAsked = false; // the history feed will call resumeHeldCalls once it has room
     std::shared_ptr<ResponseChannel> m_notificationStream;
     QTimer m_waitTicker; // progress for calls that wait for a person
     QTimer m_heartbeat; // keeps the connections of long-running calls alive

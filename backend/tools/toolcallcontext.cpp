@@ -1,6 +1,7 @@
 #include "tools/toolcallcontext.h"
 
 #include "tools/homethread.h"
+#include "tools/thrownexception.h"
 
 #include <cmath>
 #include <limits>
@@ -67,7 +68,16 @@ json ToolCallContext::details() const
         std::lock_guard lock(m_mutex);
         source = m_detailsSource;
     }
-    return source ? source() : json();
+    if (!source)
+        return json();
+    try { // the tool's code, called on the home thread
+        return source();
+    } catch (...) {
+        return json{{"detailsError",
+            QStringLiteral("the tool's details could not be read: %1")
+                .arg(ThrownException::describe(std::current_exception()))
+                .toStdString()}};
+    }
 }
 
 void ToolCallContext::setSettledHandler(std::function<void()> handler)
@@ -197,8 +207,7 @@ void ToolCallContext::cancel()
             return;
     }
     m_cancelledChanged.notify_all();
-    if (m_cancellationHandler)
-        std::exchange(m_cancellationHandler, nullptr)();
+    runCancellationHandler();
     settle();
 }
 
@@ -212,11 +221,24 @@ void ToolCallContext::expire(ToolResult result)
         m_cancelled.store(true, std::memory_order_release);
     }
     m_cancelledChanged.notify_all();
-    if (m_cancellationHandler)
-        std::exchange(m_cancellationHandler, nullptr)();
+    runCancellationHandler();
     if (m_hooks.complete)
         m_hooks.complete(std::move(result));
     settle();
+}
+
+void ToolCallContext::runCancellationHandler()
+{
+    if (!m_cancellationHandler)
+        return;
+    const std::function<void()> handler = std::exchange(m_cancellationHandler, nullptr);
+    try { // the tool's code: the call is cancelled (or ended) whatever it throws
+        handler();
+    } catch (...) {
+        qWarning("switchboard: call %lld (%s): the tool failed while stopping its work: %s",
+            static_cast<long long>(m_metadata.callId), qPrintable(m_metadata.tool),
+            qPrintable(ThrownException::describe(std::current_exception())));
+    }
 }
 
 void ToolCallContext::settle()

@@ -125,6 +125,7 @@ private:
     // context is gone by then).
     void onHome(std::function<void(ToolCallContext&)> work);
     void sendProgress(double progress, std::optional<double> total, const QString& message);
+    void runCancellationHandler();
     void settle();
 
     const nlohmann::json m_arguments;

@@ -2,6 +2,7 @@
 
 #include "toolcall.h"
 #include "tools/homethread.h"
+#include "tools/thrownexception.h"
 #include "tools/toolregistry.h"
 #include "tools/toolrouter.h"
 #include "tools/workerpool.h"
@@ -37,13 +38,13 @@ QString ToolExecutor::deadlineMessage(const QString& tool, qint64 deadlineMs)
         .arg(tool, limit);
 }
 
-// The tool error for an exception a tool threw; its text is cut as every message built from what a
-// tool gave (ToolRouter::MaxMessageChars).
-ToolResult ToolExecutor::failureResult(const QString& tool, const char* what)
+ToolResult ToolExecutor::failureResult(const QString& tool, std::exception_ptr thrown)
 {
+    // Its text is cut as every message built from what a tool gave (ToolRouter::MaxMessageChars).
     return ToolResult::error(
         QStringLiteral("Tool \"%1\" failed: %2")
-            .arg(tool, ToolCall::boundedText(QString::fromUtf8(what), ToolRouter::MaxMessageChars)),
+            .arg(
+                tool, ToolCall::boundedText(ThrownException::describe(std::move(thrown)), ToolRouter::MaxMessageChars)),
         CallStatus::ToolError);
 }
 
@@ -66,10 +67,12 @@ void ToolExecutor::run(
     }
 
     if (tool->execution.kind == ExecutionKind::BackendThread) {
+        // Whatever the tool throws (not only a std::exception) ends its call here: let through, it
+        // would reach the backend thread's event loop, which aborts the process.
         try {
             tool->handler(context);
-        } catch (const std::exception& e) {
-            context->finish(failureResult(tool->spec.name, e.what()));
+        } catch (...) {
+            context->finish(failureResult(tool->spec.name, std::current_exception()));
         }
         // Most backend-thread tools finish at once; only those that go on (asynchronous work) are
         // watched for their deadline.
@@ -82,8 +85,14 @@ void ToolExecutor::run(
     job.serial = serial;
     job.tool = tool;
     job.context = context;
-    if (tool->execution.serializationKey)
-        job.key = tool->execution.serializationKey(context->arguments());
+    if (tool->execution.serializationKey) {
+        try { // the tool's code, on this thread
+            job.key = tool->execution.serializationKey(context->arguments());
+        } catch (...) {
+            context->finish(failureResult(tool->spec.name, std::current_exception()));
+            return;
+        }
+    }
     job.group = tool->execution.group;
     job.groupLimit = tool->execution.groupLimit;
     if (canStart(job)) {
@@ -191,13 +200,8 @@ void ToolExecutor::start(Job job)
             ToolResult result;
             try {
                 result = tool->blockingHandler(*context);
-            } catch (const std::exception& e) {
-                result = failureResult(tool->spec.name, e.what());
             } catch (...) {
-                result = ToolResult::error(
-                    QStringLiteral("Tool \"%1\" failed with an exception that is not a std::exception.")
-                        .arg(tool->spec.name),
-                    CallStatus::ToolError);
+                result = failureResult(tool->spec.name, std::current_exception());
             }
             context->finish(std::move(result)); // posted home; dropped if the call is over
         }

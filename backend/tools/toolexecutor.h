@@ -16,6 +16,7 @@
 #include <QObject>
 
 #include <deque>
+#include <exception>
 #include <map>
 #include <memory>
 #include <set>
@@ -58,6 +59,8 @@ public:
 
     // The tool error for a call that ran out of time.
     static QString deadlineMessage(const QString& tool, qint64 deadlineMs);
+    // The tool error for an exception the tool's code threw, whatever it threw.
+    static ToolResult failureResult(const QString& tool, std::exception_ptr thrown);
 
 Q_SIGNALS:
     // A worker finished (for tests and the operator's view of the pool).
@@ -84,7 +87,6 @@ private:
         QString tool;
     };
 
-    static ToolResult failureResult(const QString& tool, const char* what);
     void watch(quint64 serial, const std::shared_ptr<ToolCallContext>& context, qint64 deadlineMs);
     void unwatch(quint64 serial);
     // The call's deadline was paused (it waits for a person) or moved on: it is watched anew.

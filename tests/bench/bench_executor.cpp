@@ -10,9 +10,10 @@
 #include <QCoreApplication>
 #include <QElapsedTimer>
 #include <QSignalSpy>
-#include <QTest>
+#include <QThread>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <vector>
 
@@ -47,7 +48,15 @@ int main(int argc, char** argv)
 {
     QCoreApplication app(argc, argv);
     ToolExecutor executor{ToolExecutor::Settings{}};
-    const auto block = debugTool("debug.block");
+    // debug.block, saying when its worker is inside it.
+    std::atomic<bool> inside{false};
+    const auto debugBlock = debugTool("debug.block");
+    auto blockTool = std::make_shared<RegisteredTool>(*debugBlock);
+    blockTool->blockingHandler = [&inside, handler = debugBlock->blockingHandler](ToolCallContext& context) {
+        inside = true;
+        return handler(context);
+    };
+    const std::shared_ptr<const RegisteredTool> block = blockTool;
     const auto stubborn = debugTool("debug.ignore_cancel", 50);
     constexpr int Trials = 200;
 
@@ -60,8 +69,10 @@ int main(int argc, char** argv)
         hooks.complete = [](ToolResult) {};
         auto context
             = std::make_shared<ToolCallContext>(json{{"seconds", 600}}, CallMetadata{}, hooks, executor.home());
+        inside = false;
         executor.run(block, context);
-        QTest::qWait(5); // the worker is inside the tool's wait
+        while (!inside) // the worker is inside the tool's wait
+            QThread::yieldCurrentThread();
         const int before = int(ended.size());
         QElapsedTimer timer;
         timer.start();

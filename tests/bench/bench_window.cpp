@@ -18,11 +18,14 @@
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QPlainTextEdit>
+#include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
 
 #include <malloc.h>
+
+#include <algorithm>
 
 #include <cstdio>
 
@@ -133,7 +136,7 @@ int main(int argc, char** argv)
     window.show();
     if (!QTest::qWaitForWindowExposed(&window))
         qFatal("window not shown");
-    QTest::qWait(500);
+    QTest::qWait(500); // time passing is the point: the window's first layout and history load settle
     malloc_trim(0);
     const qint64 baseline = rssKiB();
 
@@ -146,7 +149,7 @@ int main(int argc, char** argv)
     CallLogModel* model = window.callLogModel();
     if (!QTest::qWaitFor([&] { return model->rowCount() >= calls; }, 120'000))
         qFatal("the calls did not reach the log");
-    QTest::qWait(1000);
+    QTest::qWait(1000); // time passing is the point: what the window frees after its batches is freed
     const qint64 after = rssKiB();
     malloc_trim(0);
     const qint64 afterTrim = rssKiB();
@@ -161,7 +164,27 @@ int main(int argc, char** argv)
     if (!QTest::qWaitFor([&] { return model->rowCount() >= calls + 1; }, 120'000))
         qFatal("the 3 MB call did not reach the log");
     const qint64 bigId = model->callAt(model->rowCount() - 1).id;
-    QTest::qWait(1500); // history has written it
+    // History has written it (the inspector then shows the whole call, not a preview).
+    QSignalSpy loaded(&backend, &OperatorInterface::historyLoaded);
+    const bool written = QTest::qWaitFor(
+        [&] {
+            const quint64 request = backend.loadRecentCalls(1);
+            const auto answered = [&] {
+                return std::any_of(loaded.cbegin(), loaded.cend(),
+                    [request](const QList<QVariant>& signal) { return signal.at(0).toULongLong() == request; });
+            };
+            if (!QTest::qWaitFor(answered, 10'000))
+                return false;
+            for (const QList<QVariant>& signal : std::as_const(loaded)) {
+                const auto newest = signal.at(1).value<ToolCallList>();
+                if (signal.at(0).toULongLong() == request)
+                    return !newest.isEmpty() && newest.first().id == bigId && newest.first().isFinished();
+            }
+            return false;
+        },
+        60'000);
+    if (!written)
+        qFatal("history did not write the 3 MB call");
 
     QElapsedTimer clock;
     qint64 last = 0;
@@ -177,7 +200,7 @@ int main(int argc, char** argv)
     auto* arguments = window.inspector()->findChild<QPlainTextEdit*>(QStringLiteral("argumentsText"));
     clock.start();
     ticker.start();
-    QTest::qWait(200);
+    QTest::qWait(200); // time passing is the point: the ticker's gaps before the selection
     const qint64 selectedAt = clock.elapsed();
     window.showCall(bigId);
     // Until the panes have stopped changing for two seconds.

@@ -55,7 +55,15 @@ for thread in threads:
 threading.Event().wait()
 PY
     blockers+=($!)
-    sleep 1 # all 16 are running on workers
+    # All 16 are running on workers: the executor starts a worker thread ("switchboard-tool", as
+    # /proc shows the first 15 bytes of its name) for each call that runs at once.
+    local attempt workers=0
+    for attempt in $(seq 1 300); do
+        workers=$(grep -lx 'switchboard-too' /proc/"$server_pid"/task/*/comm 2>/dev/null | wc -l)
+        [[ $workers -ge 16 ]] && break
+        sleep 0.1
+    done
+    [[ $workers -ge 16 ]] || { echo "only $workers of 16 blocking calls started" >&2; exit 1; }
     local ended; ended=$(grep -c 'debug.block' "$SERVER_LOG" || true)
     [[ $ended -eq 0 ]] || { echo "a blocking call ended early: $(grep debug.block "$SERVER_LOG" | head -3)" >&2; exit 1; }
 }
