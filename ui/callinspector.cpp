@@ -394,8 +394,8 @@ void CallInspector::showCall(const ToolCall& call, bool preview)
 
     // A preview's request may be cut: its arguments are then shown as the text that follows
     // "arguments" in what is kept.
-    const bool requestWhole = !(preview || m_keptInPart)
-        || BoundedJson::refusal(call.request, BoundedJson::Limits::record()).empty();
+    const bool requestWhole
+        = !(preview || m_keptInPart) || BoundedJson::refusal(call.request, BoundedJson::Limits::record()).empty();
     if (requestWhole) {
         showInPane(m_arguments, call.request, Format::Arguments, tr("No arguments."));
     } else {
