@@ -38,9 +38,14 @@ qint64 kernelHolderOf(int fd)
     const QByteArray device = QByteArray::number(major(file.st_dev), 16).rightJustified(2, '0') + ':'
         + QByteArray::number(minor(file.st_dev), 16).rightJustified(2, '0') + ':'
         + QByteArray::number(quint64(file.st_ino));
-    // Bounded: a system with a million locks is not read to its end for a message.
-    for (int line = 0; line < 100'000 && !locks.atEnd(); ++line) {
-        const QList<QByteArray> fields = locks.readLine(512).simplified().split(' ');
+    // Bounded: a system with a million locks is not read to its end for a message. Read until a
+    // line comes back empty: QFile's atEnd() is true from the start for /proc files, whose size
+    // is 0.
+    for (int line = 0; line < 100'000; ++line) {
+        const QByteArray text = locks.readLine(512);
+        if (text.isEmpty())
+            break;
+        const QList<QByteArray> fields = text.simplified().split(' ');
         if (fields.size() < 6 || fields.at(1) != "FLOCK" || fields.at(5) != device)
             continue;
         bool ok = false;
