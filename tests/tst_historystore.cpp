@@ -489,7 +489,7 @@ void TestHistoryStore::everyStatusRoundTripsAndOldNamesStillLoad()
     for (const ToolCall& call : loaded)
         QCOMPARE(call.status, CallStatus(call.id - 1));
     HistoryQuery byStatus;
-    byStatus.status = CallStatus::UpstreamError;
+    byStatus.search.statuses = {CallStatus::UpstreamError};
     const auto upstream = answer(store, 2, [&] { store.query(2, byStatus); });
     QCOMPARE(upstream.size(), 1);
     QCOMPARE(upstream.first().status, CallStatus::UpstreamError);
@@ -582,9 +582,9 @@ void TestHistoryStore::queryFiltersAndPages()
     write(store, calls);
 
     HistoryQuery query;
-    query.text = text;
+    query.search.words = CallSearch::wordsOf(text);
     if (status >= 0)
-        query.status = CallStatus(status);
+        query.search.statuses = {CallStatus(status)};
     query.beforeId = beforeId;
     query.limit = limit;
     bool more = false;
@@ -744,9 +744,9 @@ void TestHistoryStore::queryTextIsNotAWildcard()
         {makeCall(1), makeCall(2, CallStatus::Ok, QStringLiteral("a_b")),
             makeCall(3, CallStatus::Ok, QStringLiteral("100%"))});
     HistoryQuery query;
-    query.text = QStringLiteral("%");
+    query.search.words = {QStringLiteral("%")};
     QCOMPARE(answer(store, 1, [&] { store.query(1, query); }).size(), 1);
-    query.text = QStringLiteral("_");
+    query.search.words = {QStringLiteral("_")};
     QCOMPARE(answer(store, 2, [&] { store.query(2, query); }).size(), 1);
 }
 
