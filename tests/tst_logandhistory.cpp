@@ -19,6 +19,7 @@
 #include "statusfilterbox.h"
 
 #include <QAction>
+#include <QGuiApplication>
 #include <QHeaderView>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -27,6 +28,7 @@
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QPushButton>
+#include <QScreen>
 #include <QSignalSpy>
 #include <QStatusBar>
 #include <QTableView>
@@ -135,7 +137,10 @@ void saveScreenshot(QWidget* widget, const char* name)
     if (directory.isEmpty())
         return;
     QCoreApplication::processEvents();
-    widget->grab().save(directory + QLatin1Char('/') + QLatin1String(name) + QStringLiteral(".png"));
+    // On a real (or virtual) display, the whole screen as a person sees it; offscreen, the widget.
+    const QPixmap shot
+        = QGuiApplication::platformName() == QLatin1String("xcb") ? widget->screen()->grabWindow(0) : widget->grab();
+    shot.save(directory + QLatin1Char('/') + QLatin1String(name) + QStringLiteral(".png"));
 }
 
 QList<qint64> shownIds(const CallLogView* view)
@@ -341,11 +346,11 @@ void TestLogAndHistory::historySearchFindsEveryMatchBeyondTheLog()
         if (!statuses.isEmpty())
             QVERIFY(statuses.contains(call.status));
     }
+    // The failures were all kept in the log: nothing came from history for them.
+    const QString fromHistory
+        = model->historyCount() == 0 ? QString() : QStringLiteral(" · %1 from history").arg(model->historyCount());
     QCOMPARE(view->shownCountLabel()->text(),
-        QStringLiteral("%1 of %2 shown · %3 from history")
-            .arg(matches)
-            .arg(model->rowCount())
-            .arg(model->historyCount()));
+        QStringLiteral("%1 of %2 shown").arg(matches).arg(model->rowCount()) + fromHistory);
     if (QByteArray(QTest::currentDataTag()) == "by tool")
         saveScreenshot(m_window.get(), "onemodel-log-history-search");
     view->filterEdit()->clear();
