@@ -2,17 +2,17 @@
 
 // HistoryQuery: one page of a search through stored calls, newest first.
 
+#include "callsearch.h"
 #include "toolcall.h"
 
 #include <QMetaType>
 #include <QString>
 
-#include <optional>
-
 struct HistoryQuery
 {
-    QString text; // matched against tool, client, route, session, error and request
-    std::optional<CallStatus> status; // only calls with this status
+    // The calls wanted, matched as the live log's filter matches them (CallSearch): a search finds
+    // in history exactly what the same filter shows in the log.
+    CallSearch search;
     qint64 beforeId = 0; // only calls older than this id; 0 for the newest
     qint64 callId = 0; // only the call with this id (the inspector's whole call); 0 for any
     int limit = 200;

@@ -103,11 +103,6 @@ QVariant data(const ToolCall& call, int column, int role)
         default:
             return data(call, column, Qt::DisplayRole);
         }
-    case FilterRole:
-        return QString(call.tool + QLatin1Char(' ') + clientLabel(call) + QLatin1Char(' ') + call.route.toString()
-            + QLatin1Char(' ') + callStatusName(call.status) + QLatin1Char(' ') + callStatusLabel(call.status)
-            + QLatin1Char(' ') + call.sessionId + QLatin1Char(' ') + call.error)
-            .toLower();
     case CallIdRole:
         return call.id;
     case StatusRole:

@@ -13,7 +13,10 @@ void CallLogFilterProxy::setFilterText(const QString& text)
     if (text == m_text)
         return;
     m_text = text;
-    m_words = text.toLower().split(QLatin1Char(' '), Qt::SkipEmptyParts);
+    const QStringList words = CallSearch::wordsOf(text);
+    if (words == m_search.words)
+        return;
+    m_search.words = words;
     invalidateFilter();
 }
 
@@ -24,12 +27,15 @@ void CallLogFilterProxy::setStatusFilter(std::optional<CallStatus> status)
 
 void CallLogFilterProxy::setStatusesFilter(const QList<CallStatus>& statuses)
 {
-    quint32 mask = 0;
-    for (CallStatus status : statuses)
-        mask |= 1u << unsigned(status);
-    if (mask == m_statusMask)
+    // In the order a person reads them, each once: the same choice is the same search.
+    QList<CallStatus> ordered;
+    for (CallStatus status : allCallStatuses()) {
+        if (statuses.contains(status))
+            ordered.append(status);
+    }
+    if (ordered == m_search.statuses)
         return;
-    m_statusMask = mask;
+    m_search.statuses = ordered;
     invalidateFilter();
 }
 
@@ -43,17 +49,12 @@ std::optional<CallStatus> CallLogFilterProxy::statusFilter() const
 
 QList<CallStatus> CallLogFilterProxy::statusesFilter() const
 {
-    QList<CallStatus> statuses;
-    for (CallStatus status : allCallStatuses()) {
-        if (m_statusMask & (1u << unsigned(status)))
-            statuses.append(status);
-    }
-    return statuses;
+    return m_search.statuses;
 }
 
 bool CallLogFilterProxy::isFiltering() const
 {
-    return m_statusMask != 0 || !m_words.isEmpty() || !m_adapter.isEmpty();
+    return !m_search.isEmpty();
 }
 
 void CallLogFilterProxy::setCallIdFilter(const QSet<qint64>& callIds)
@@ -66,31 +67,16 @@ void CallLogFilterProxy::setCallIdFilter(const QSet<qint64>& callIds)
 
 void CallLogFilterProxy::setAdapterFilter(const QString& adapter)
 {
-    if (adapter == m_adapter)
+    if (adapter == m_search.adapter)
         return;
-    m_adapter = adapter;
+    m_search.adapter = adapter;
     invalidateFilter();
 }
 
 bool CallLogFilterProxy::filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const
 {
     const QModelIndex index = sourceModel()->index(sourceRow, 0, sourceParent);
-    if (m_statusMask != 0 && !(m_statusMask & (1u << unsigned(index.data(StatusRole).toInt()))))
-        return false;
     if (!m_callIds.isEmpty() && !m_callIds.contains(index.data(CallIdRole).toLongLong()))
         return false;
-    if (!m_adapter.isEmpty()) {
-        // The route, not the text filter: "adapter:git" must not match an adapter named "github".
-        const ToolRoute route = index.data(CallRole).value<ToolCall>().route;
-        if (route.kind != RouteKind::Adapter || route.owner != m_adapter)
-            return false;
-    }
-    if (m_words.isEmpty())
-        return true;
-    const QString haystack = index.data(FilterRole).toString();
-    for (const QString& word : m_words) {
-        if (!haystack.contains(word))
-            return false;
-    }
-    return true;
+    return m_search.isEmpty() || m_search.matches(index.data(CallRole).value<ToolCall>());
 }

@@ -1,9 +1,11 @@
 #pragma once
 
-// CallLogFilterProxy: the call log's text filter, status filter, call-id filter and adapter filter,
-// keyed on FilterRole, StatusRole, CallIdRole and CallRole, so it works over any model that shows
-// calls.
+// CallLogFilterProxy: the call log's text filter, status filter and adapter filter (one CallSearch,
+// the same that "Search history too" sends to history, so a filter shows in the log exactly the calls
+// history finds for it), and its call-id filter; keyed on CallIdRole and CallRole, so it works over
+// any model that shows calls.
 
+#include "callsearch.h"
 #include "toolcall.h"
 
 #include <QSet>
@@ -25,11 +27,13 @@ public:
     // Any filter but the call-id one is set: the rows shown are a selection of the calls.
     bool isFiltering() const;
     const QSet<qint64>& callIdFilter() const { return m_callIds; }
-    QString adapterFilter() const { return m_adapter; }
+    QString adapterFilter() const { return m_search.adapter; }
+    // Text, statuses and adapter as one search (what a history search asks for).
+    const CallSearch& search() const { return m_search; }
 
 public Q_SLOTS:
-    // Every whitespace-separated word must appear (case-insensitively) in the call's tool, client,
-    // route, status, session or error.
+    // Every whitespace-separated word must appear in one of the call's fields (CallSearch says which
+    // and how).
     void setFilterText(const QString& text);
     void setStatusFilter(std::optional<CallStatus> status);
     // Calls with any of these statuses; empty shows every status.
@@ -44,8 +48,6 @@ protected:
 
 private:
     QString m_text;
-    QStringList m_words;
-    quint32 m_statusMask = 0; // bit int(status) set for each status shown; 0 for all
+    CallSearch m_search;
     QSet<qint64> m_callIds;
-    QString m_adapter;
 };

@@ -54,13 +54,54 @@ qint64 CallLogModel::oldestId() const
     return m_rows.empty() ? 0 : m_rows.front().call.id;
 }
 
+qint64 CallLogModel::oldestLiveId() const
+{
+    const std::size_t ringStart = std::size_t(m_historyRows + m_keptRows);
+    return ringStart < m_rows.size() ? m_rows[ringStart].call.id : 0;
+}
+
 void CallLogModel::addRegionBytes(std::size_t row, qint64 bytes)
 {
     m_retainedBytes += bytes;
-    if (row < std::size_t(m_historyRows))
+    switch (m_rows[row].origin) {
+    case Origin::History:
         m_historyBytes += bytes;
-    else if (row < std::size_t(m_historyRows + m_keptRows))
+        break;
+    case Origin::Kept:
         m_keptBytes += bytes;
+        break;
+    case Origin::Live:
+        break;
+    }
+}
+
+void CallLogModel::removeOlderRows(const std::vector<std::size_t>& rows)
+{
+    // From the last run to the first, so the rows before a run keep their numbers; one removal per
+    // run of adjacent rows.
+    std::size_t end = rows.size();
+    while (end > 0) {
+        std::size_t begin = end - 1;
+        while (begin > 0 && rows[begin - 1] + 1 == rows[begin])
+            --begin;
+        const std::size_t first = rows[begin];
+        const std::size_t last = rows[end - 1];
+        beginRemoveRows({}, int(first), int(last));
+        for (std::size_t row = first; row <= last; ++row) {
+            const Row& leaving = m_rows[row];
+            m_retainedBytes -= leaving.retainedBytes;
+            if (leaving.origin == Origin::History) {
+                m_historyBytes -= leaving.retainedBytes;
+                --m_historyRows;
+            } else {
+                m_keptBytes -= leaving.retainedBytes;
+                --m_keptRows;
+            }
+        }
+        m_rows.erase(m_rows.begin() + qsizetype(first), m_rows.begin() + qsizetype(last + 1));
+        endRemoveRows();
+        end = begin;
+    }
 }
 
 CallLogModel::Row CallLogModel::makeRow(const ToolCall& call)
@@ -321,31 +362,35 @@ void CallLogModel::trimToLimits()
 
 void CallLogModel::trimKept()
 {
-    // The oldest kept rows leave first, in one removal.
+    // The oldest kept rows leave first; history matches between them stay.
     std::size_t excess = m_keptRows > keptCapacity() ? std::size_t(m_keptRows - keptCapacity()) : 0;
-    const std::size_t first = std::size_t(m_historyRows);
+    const std::size_t olderRows = std::size_t(m_historyRows + m_keptRows);
+    std::vector<std::size_t> kept;
+    kept.reserve(std::size_t(m_keptRows));
+    for (std::size_t row = 0; row < olderRows; ++row) {
+        if (m_rows[row].origin == Origin::Kept)
+            kept.push_back(row);
+    }
     qint64 keptAfter = m_keptBytes;
     for (std::size_t i = 0; i < excess; ++i)
-        keptAfter -= m_rows[first + i].retainedBytes;
-    while (keptAfter > keptByteBudget() && excess < std::size_t(m_keptRows))
-        keptAfter -= m_rows[first + excess++].retainedBytes;
+        keptAfter -= m_rows[kept[i]].retainedBytes;
+    while (keptAfter > keptByteBudget() && excess < kept.size())
+        keptAfter -= m_rows[kept[excess++]].retainedBytes;
     if (excess == 0)
         return;
-    beginRemoveRows({}, int(first), int(first + excess) - 1);
-    m_rows.erase(m_rows.begin() + qsizetype(first), m_rows.begin() + qsizetype(first + excess));
-    m_retainedBytes -= m_keptBytes - keptAfter;
-    m_keptBytes = keptAfter;
-    m_keptRows -= int(excess);
-    endRemoveRows();
+    kept.resize(excess);
+    removeOlderRows(kept);
     m_dropped += qint64(excess);
 }
 
 int CallLogModel::addHistoryMatches(const ToolCallList& calls)
 {
-    const qint64 firstId = m_rows.empty() ? std::numeric_limits<qint64>::max() : m_rows.front().call.id;
+    // Whatever the live ring does not cover: below its oldest row, among the kept rows, in id order.
+    const qint64 liveId = oldestLiveId();
+    const qint64 limitId = liveId == 0 ? std::numeric_limits<qint64>::max() : liveId;
     ToolCallList older;
     for (const ToolCall& call : calls) {
-        if (call.id < firstId)
+        if (call.id < limitId && rowOf(call.id) < 0)
             older.append(call);
     }
     std::sort(older.begin(), older.end(), [](const ToolCall& l, const ToolCall& r) { return l.id < r.id; });
@@ -354,20 +399,21 @@ int CallLogModel::addHistoryMatches(const ToolCallList& calls)
         older.end());
     // The newest of them, as many as there is room for.
     const qsizetype take = qMin<qsizetype>(older.size(), qMax(0, HistoryCapacity - m_historyRows));
-    if (take == 0)
-        return 0;
-    std::vector<Row> rows;
-    rows.reserve(std::size_t(take));
     for (qsizetype i = older.size() - take; i < older.size(); ++i) {
-        rows.push_back(makeRow(older.at(i)));
-        rows.back().origin = Origin::History;
-        m_historyBytes += rows.back().retainedBytes;
-        m_retainedBytes += rows.back().retainedBytes;
+        const ToolCall& call = older.at(i);
+        const auto end = m_rows.begin() + (m_historyRows + m_keptRows);
+        const auto it = std::lower_bound(
+            m_rows.begin(), end, call.id, [](const Row& r, qint64 value) { return r.call.id < value; });
+        const int row = int(it - m_rows.begin());
+        Row inserted = makeRow(call);
+        inserted.origin = Origin::History;
+        beginInsertRows({}, row, row);
+        m_historyBytes += inserted.retainedBytes;
+        m_retainedBytes += inserted.retainedBytes;
+        m_rows.insert(m_rows.begin() + row, std::move(inserted));
+        ++m_historyRows;
+        endInsertRows();
     }
-    beginInsertRows({}, 0, int(take) - 1);
-    m_rows.insert(m_rows.begin(), std::make_move_iterator(rows.begin()), std::make_move_iterator(rows.end()));
-    m_historyRows += int(take);
-    endInsertRows();
     return int(take);
 }
 
@@ -375,12 +421,13 @@ void CallLogModel::clearHistoryMatches()
 {
     if (m_historyRows == 0)
         return;
-    beginRemoveRows({}, 0, m_historyRows - 1);
-    m_rows.erase(m_rows.begin(), m_rows.begin() + m_historyRows);
-    m_retainedBytes -= m_historyBytes;
-    m_historyBytes = 0;
-    m_historyRows = 0;
-    endRemoveRows();
+    std::vector<std::size_t> rows;
+    rows.reserve(std::size_t(m_historyRows));
+    for (std::size_t row = 0; row < std::size_t(m_historyRows + m_keptRows); ++row) {
+        if (m_rows[row].origin == Origin::History)
+            rows.push_back(row);
+    }
+    removeOlderRows(rows);
 }
 
 void CallLogModel::snapshotFrom(const CallLogModel& other)

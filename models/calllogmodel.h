@@ -8,9 +8,10 @@
 //
 // At real rates the capacity covers well under a second, so a failed call or one still waiting would
 // scroll out before anyone saw it: those the ring lets go stay as "kept" rows above it, a side set
-// bounded by its own count and bytes (oldest kept rows leave first). Above those, matches a filter
-// found in history (addHistoryMatches) can be shown, older than every live row and marked as such.
-// Rows are always in id order: [history matches][kept][the ring of the newest calls].
+// bounded by its own count and bytes (oldest kept rows leave first). Among those, calls found in
+// history (addHistoryMatches: a filter's matches, a call asked for by number) can be shown, older
+// than every live row and marked as such. Rows are always in id order:
+// [kept rows and history matches, interleaved by id][the ring of the newest calls].
 
 #include "callcolumns.h"
 #include "toolcall.h"
@@ -67,8 +68,11 @@ public:
     qint64 keptBytes() const { return m_keptBytes; }
     int historyCount() const { return m_historyRows; }
     Origin originAt(int row) const;
-    // The oldest row's id (0 when empty): history searches ask for calls before it.
+    // The oldest row's id (0 when empty).
     qint64 oldestId() const;
+    // The oldest row of the ring of newest calls (0 when it is empty): history holds every call
+    // before it that the log may not show, so a history search starts there.
+    qint64 oldestLiveId() const;
     // Calls that arrived as new rows since the model was created or cleared (not updates).
     qint64 receivedCount() const { return m_received; }
 
@@ -86,8 +90,9 @@ public Q_SLOTS:
     // ones updated.
     void applyUpdates(const ToolCallList& calls);
     void clear();
-    // Calls a history search found: those older than every row go above them as history rows (at
-    // most HistoryCapacity in all); returns how many were added.
+    // Calls a history search found: those older than the ring's oldest row and not shown yet go
+    // among the older rows in id order, as history rows (at most HistoryCapacity in all, the newest
+    // of them when there is not room for all); returns how many were added.
     int addHistoryMatches(const ToolCallList& calls);
     void clearHistoryMatches();
     // A paused view's copy: the other model's rows as they are now (their bodies are shared, not
@@ -114,6 +119,8 @@ private:
     void trimToLimits();
     void trimKept();
     void addRegionBytes(std::size_t row, qint64 bytes);
+    // Removes these rows (kept or history rows, ascending) with one signal per run of adjacent ones.
+    void removeOlderRows(const std::vector<std::size_t>& rows);
 
     int m_capacity;
     qint64 m_byteBudget = DefaultByteBudget;
@@ -121,8 +128,9 @@ private:
     qint64 m_retainedBytes = 0;
     qint64 m_dropped = 0;
     qint64 m_received = 0;
-    int m_historyRows = 0; // rows [0, m_historyRows)
-    int m_keptRows = 0; // rows [m_historyRows, m_historyRows + m_keptRows)
+    // Rows [0, m_historyRows + m_keptRows) are the older ones, history and kept rows by id.
+    int m_historyRows = 0;
+    int m_keptRows = 0;
     qint64 m_historyBytes = 0;
     qint64 m_keptBytes = 0;
 };

@@ -3,6 +3,7 @@
 // ones (history loaded after live calls) land sorted.
 
 #include "calllogmodel.h"
+#include "callsearch.h"
 #include "modelroles.h"
 #include "statuscolours.h"
 
@@ -365,7 +366,10 @@ private Q_SLOTS:
                         .toString()
                         .startsWith(callStatusName(status)));
             // Searchable by its name and its words.
-            QVERIFY(model.index(row, 0).data(FilterRole).toString().contains(callStatusName(status)));
+            CallSearch byName{{callStatusName(status)}, {}, {}};
+            CallSearch byLabel{CallSearch::wordsOf(callStatusLabel(status).toUpper()), {}, {}};
+            QVERIFY(byName.matches(model.callAt(row)));
+            QVERIFY(byLabel.matches(model.callAt(row)));
         }
         QCOMPARE(words.size(), statuses.size());
         QCOMPARE(tints.size(), statuses.size());
@@ -455,6 +459,52 @@ private Q_SLOTS:
         QCOMPARE(full.addHistoryMatches(many), CallLogModel::HistoryCapacity);
         QCOMPARE(full.index(0, 0).data(CallIdRole).toLongLong(), qint64(51));
         QCOMPARE(full.addHistoryMatches(makeCalls({1})), 0);
+    }
+
+    // A failure kept past the ring can be far older than the calls that left the ring after it:
+    // history matches between them go among the kept rows, in id order, and the kept rows' own
+    // trim and the matches' removal leave the other kind where it is.
+    void historyMatchesGoAmongKeptRows()
+    {
+        CallLogModel model(3);
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.applyUpdates({makeCall(10, CallStatus::ToolError)});
+        model.applyUpdates(makeCalls({20, 21, 22, 23}));
+        model.applyUpdates({makeCall(30, CallStatus::ToolError)});
+        model.applyUpdates(makeCalls({40, 41, 42}));
+        QCOMPARE(idsOf(model), (QList<qint64>{10, 30, 40, 41, 42}));
+        QCOMPARE(model.keptCount(), 2);
+        // History search starts at the ring, not at the oldest kept row.
+        QCOMPARE(model.oldestLiveId(), qint64(40));
+        QCOMPARE(model.oldestId(), qint64(10));
+        QCOMPARE(model.addHistoryMatches(makeCalls({41, 31, 30, 23, 21, 5})), 4);
+        QCOMPARE(idsOf(model), (QList<qint64>{5, 10, 21, 23, 30, 31, 40, 41, 42}));
+        QCOMPARE(model.originAt(2), CallLogModel::Origin::History);
+        QCOMPARE(model.originAt(4), CallLogModel::Origin::Kept);
+        QCOMPARE(model.historyCount(), 4);
+        // The ring goes on; a new kept row lands after the history rows, in id order.
+        model.applyUpdates({makeCall(50, CallStatus::ToolError), makeCall(51), makeCall(52), makeCall(53)});
+        QCOMPARE(idsOf(model), (QList<qint64>{5, 10, 21, 23, 30, 31, 50, 51, 52, 53}));
+        QCOMPARE(model.keptCount(), 3);
+        // The matches leave, the kept rows stay, bytes and all.
+        const qint64 keptBytes = model.keptBytes();
+        model.clearHistoryMatches();
+        QCOMPARE(idsOf(model), (QList<qint64>{10, 30, 50, 51, 52, 53}));
+        QCOMPARE(model.keptBytes(), keptBytes);
+        // The kept rows' own trim takes the oldest kept rows and leaves history rows between them.
+        model.addHistoryMatches(makeCalls({25, 8}));
+        QCOMPARE(idsOf(model), (QList<qint64>{8, 10, 25, 30, 50, 51, 52, 53}));
+        ToolCallList failures;
+        for (qint64 id = 100; id < 100 + model.keptCapacity(); ++id)
+            failures << makeCall(id, CallStatus::ToolError);
+        model.applyUpdates(failures);
+        model.applyUpdates(makeCalls({1000, 1001, 1002}));
+        QCOMPARE(model.keptCount(), model.keptCapacity());
+        QCOMPARE(model.historyCount(), 2);
+        const QList<qint64> ids = idsOf(model);
+        QVERIFY(ids.contains(8) && ids.contains(25));
+        QVERIFY(!ids.contains(10) && !ids.contains(30) && !ids.contains(50));
+        QVERIFY(std::is_sorted(ids.begin(), ids.end()));
     }
 
     // A paused view's snapshot: the rows of the moment, their newer states, no new rows.

@@ -472,7 +472,8 @@ private Q_SLOTS:
         QTest::mouseClick(view.historySearchButton(), Qt::LeftButton);
         QCOMPARE(requested.size(), 1);
         const auto query = requested.at(0).at(0).value<HistoryQuery>();
-        QCOMPARE(query.text, QStringLiteral("git_status"));
+        // The filter itself, every word: history answers with exactly what the filter shows.
+        QCOMPARE(query.search.words, (QStringList{QStringLiteral("git_status"), QStringLiteral("cli")}));
         QCOMPARE(query.beforeId, qint64(100));
 
         view.addHistoryMatches({makeCall(40), makeCall(42), makeCall(41)}, true);

@@ -139,6 +139,7 @@ private Q_SLOTS:
     void detailsAreKeptAndAnOlderHistoryGainsThem();
     void queryFiltersAndPages_data();
     void queryFiltersAndPages();
+    void searchFindsWhatTheLogsFilterShows();
     void queryTextIsNotAWildcard();
     void queryByCallId();
     void prunesBeyondMaxCalls();
@@ -489,7 +490,7 @@ void TestHistoryStore::everyStatusRoundTripsAndOldNamesStillLoad()
     for (const ToolCall& call : loaded)
         QCOMPARE(call.status, CallStatus(call.id - 1));
     HistoryQuery byStatus;
-    byStatus.status = CallStatus::UpstreamError;
+    byStatus.search.statuses = {CallStatus::UpstreamError};
     const auto upstream = answer(store, 2, [&] { store.query(2, byStatus); });
     QCOMPARE(upstream.size(), 1);
     QCOMPARE(upstream.first().status, CallStatus::UpstreamError);
@@ -582,9 +583,9 @@ void TestHistoryStore::queryFiltersAndPages()
     write(store, calls);
 
     HistoryQuery query;
-    query.text = text;
+    query.search.words = CallSearch::wordsOf(text);
     if (status >= 0)
-        query.status = CallStatus(status);
+        query.search.statuses = {CallStatus(status)};
     query.beforeId = beforeId;
     query.limit = limit;
     bool more = false;
@@ -595,6 +596,71 @@ void TestHistoryStore::queryFiltersAndPages()
         foundIds << call.id;
     QCOMPARE(foundIds, ids);
     QCOMPARE(more, hasMore);
+}
+
+// One definition of a match: for every search, history finds exactly the calls CallSearch::matches
+// (which the live log's filter uses), field by field, case and status words included.
+void TestHistoryStore::searchFindsWhatTheLogsFilterShows()
+{
+    QTemporaryDir dir;
+    HistoryStore store(dir.filePath(QStringLiteral("h.sqlite")));
+    QString error;
+    QVERIFY(store.open(&error));
+    const QList<CallStatus> statuses = allCallStatuses();
+    ToolCallList calls;
+    for (int i = 1; i <= 60; ++i) {
+        ToolCall call = makeCall(i, statuses.at(i % statuses.size()),
+            i % 4 == 0 ? QStringLiteral("debug.progress")
+                       : (i % 4 == 1 ? QStringLiteral("git_log") : QStringLiteral("echo")));
+        if (i % 5 == 0)
+            call.route = ToolRoute{RouteKind::Adapter, i % 10 == 0 ? QStringLiteral("github") : QStringLiteral("git")};
+        if (i % 7 == 0)
+            call.error = QStringLiteral("Upstream said NO to %1").arg(i);
+        if (call.status == CallStatus::Paused && i % 2 == 0)
+            call.durationUs = -1; // still waiting; the odd ones read back as parked
+        calls << call;
+    }
+    write(store, calls);
+    // What history holds, read back: the calls as any search returns them.
+    HistoryQuery all;
+    all.limit = 1000;
+    const ToolCallList stored = answer(store, 1, [&] { store.query(1, all); });
+    QCOMPARE(stored.size(), calls.size());
+
+    const QList<CallSearch> searches = {
+        {{QStringLiteral("debug.progress")}, {}, {}},
+        {{QStringLiteral("DEBUG.Progress"), QStringLiteral("claude")}, {}, {}},
+        {{QStringLiteral("inspector"), QStringLiteral("1.0")}, {}, {}},
+        {{QStringLiteral("timed")}, {}, {}}, // a status's label
+        {{QStringLiteral("timed_out")}, {}, {}}, // its name
+        {{QStringLiteral("parked")}, {}, {}},
+        {{QStringLiteral("waiting")}, {}, {}},
+        {{QStringLiteral("adapter:git")}, {}, {}},
+        {{}, {}, QStringLiteral("git")}, // the route, not a text match: not github
+        {{QStringLiteral("no")}, {CallStatus::Ok, CallStatus::UpstreamError, CallStatus::Parked}, {}},
+        {{QStringLiteral("\"n\":13}")}, {}, {}}, // arguments
+        {{QStringLiteral("s-2"), QStringLiteral("echo")}, {CallStatus::Paused}, {}},
+        {{}, {CallStatus::Paused}, {}},
+        {{}, {CallStatus::Parked}, {}},
+    };
+    quint64 request = 2;
+    for (const CallSearch& search : searches) {
+        QList<qint64> expected;
+        for (const ToolCall& call : stored) {
+            if (search.matches(call))
+                expected << call.id;
+        }
+        HistoryQuery query;
+        query.search = search;
+        query.limit = 1000;
+        const quint64 id = request++;
+        QList<qint64> found;
+        for (const ToolCall& call : answer(store, id, [&] { store.query(id, query); }))
+            found << call.id;
+        QVERIFY2(found == expected,
+            qPrintable(search.words.join(QLatin1Char(' ')) + QStringLiteral(" / ") + search.adapter
+                + QStringLiteral(": found %1, the filter shows %2").arg(found.size()).arg(expected.size())));
+    }
 }
 
 void TestHistoryStore::previewsAreCutInSqliteAndKeepTheWholeSizes()
@@ -744,9 +810,9 @@ void TestHistoryStore::queryTextIsNotAWildcard()
         {makeCall(1), makeCall(2, CallStatus::Ok, QStringLiteral("a_b")),
             makeCall(3, CallStatus::Ok, QStringLiteral("100%"))});
     HistoryQuery query;
-    query.text = QStringLiteral("%");
+    query.search.words = {QStringLiteral("%")};
     QCOMPARE(answer(store, 1, [&] { store.query(1, query); }).size(), 1);
-    query.text = QStringLiteral("_");
+    query.search.words = {QStringLiteral("_")};
     QCOMPARE(answer(store, 2, [&] { store.query(2, query); }).size(), 1);
 }
 

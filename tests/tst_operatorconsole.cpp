@@ -199,7 +199,7 @@ void TestOperatorConsole::historySearchGoesThroughTheInterface()
     search->setText(QStringLiteral("debug.block"));
     QTest::mouseClick(dialog->findChild<QPushButton*>(QStringLiteral("historySearchButton")), Qt::LeftButton);
     QTRY_VERIFY(backend.queries.size() > before);
-    QCOMPARE(backend.queries.last().text, QStringLiteral("debug.block"));
+    QCOMPARE(backend.queries.last().search.words, QStringList{QStringLiteral("debug.block")});
     // The answer comes back as historyLoaded with the request id the command returned.
     Q_EMIT backend.historyLoaded(
         backend.lastRequestId, {call(7, QStringLiteral("debug.block"), CallStatus::Ok)}, false);

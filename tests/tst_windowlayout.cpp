@@ -267,7 +267,7 @@ void TestWindowLayout::historySearchGoesThroughTheInterface()
     const qsizetype queriesBefore = backend.queries.size();
     window.callLogView()->historySearchAction()->trigger();
     QCOMPARE(backend.queries.size(), queriesBefore + 1);
-    QCOMPARE(backend.queries.last().text, QStringLiteral("git"));
+    QCOMPARE(backend.queries.last().search.words, QStringList{QStringLiteral("git")});
     QCOMPARE(backend.queries.last().beforeId, qint64(500));
     Q_EMIT backend.historyLoaded(
         backend.lastRequestId, {call(12, QStringLiteral("git_log")), call(11, QStringLiteral("git_status"))}, false);

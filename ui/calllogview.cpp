@@ -62,6 +62,11 @@ CallLogView::CallLogView(CallLogModel* model, QWidget* parent)
     connect(m_proxy, &QAbstractItemModel::modelReset, this, &CallLogView::updateCountLabel);
     connect(m_proxy, &QAbstractItemModel::layoutChanged, this, &CallLogView::updateCountLabel);
     connect(m_model, &QAbstractItemModel::rowsInserted, this, &CallLogView::updatePausedLabel);
+    // The count's "of M" is the log's rows: rows that come and go hidden by a filter change it too,
+    // and the proxy says nothing of those.
+    connect(m_model, &QAbstractItemModel::rowsInserted, this, &CallLogView::updateCountLabel);
+    connect(m_model, &QAbstractItemModel::rowsRemoved, this, &CallLogView::updateCountLabel);
+    connect(m_model, &QAbstractItemModel::modelReset, this, &CallLogView::updateCountLabel);
     // While paused, the snapshot takes the newer states of the rows it shows.
     connect(m_model, &QAbstractItemModel::dataChanged, this,
         [this](const QModelIndex& topLeft, const QModelIndex& bottomRight) {
@@ -72,7 +77,7 @@ CallLogView::CallLogView(CallLogModel* model, QWidget* parent)
         });
 
     m_filterEdit->setObjectName(QStringLiteral("callLogFilter"));
-    m_filterEdit->setPlaceholderText(tr("Filter: tool, client, route, status, session…"));
+    m_filterEdit->setPlaceholderText(tr("Filter: tool, client, route, status, session, error, arguments…"));
     m_filterEdit->setClearButtonEnabled(true);
     m_filterEdit->setToolTip(tr("Shows calls that contain every word (case-insensitive)"));
     connect(m_filterEdit, &QLineEdit::textChanged, m_proxy, &CallLogFilterProxy::setFilterText);
@@ -85,7 +90,9 @@ CallLogView::CallLogView(CallLogModel* model, QWidget* parent)
 
     m_countLabel->setObjectName(QStringLiteral("shownCountLabel"));
     m_countLabel->setForegroundRole(QPalette::PlaceholderText);
-    m_countLabel->setToolTip(tr("Calls the filters show, of the calls in the live log"));
+    m_countLabel->setToolTip(
+        tr("Calls the filters show, of the calls the log holds: the newest, failures and waiting calls kept "
+           "past its limit, and calls found in history"));
 
     // At real rates the live log covers well under a second: a filter can reach further back.
     m_historyAction->setObjectName(QStringLiteral("searchHistoryAction"));
@@ -149,8 +156,7 @@ CallLogView::CallLogView(CallLogModel* model, QWidget* parent)
     columns->setSectionsMovable(true);
     columns->setSortIndicatorShown(false);
     connect(columns, &QHeaderView::sectionClicked, this, &CallLogView::onHeaderClicked);
-    setInitialColumnOrder();
-    setInitialColumnWidths();
+    setInitialColumns(m_table);
 
     connect(
         m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &CallLogView::onCurrentRowChanged);
@@ -309,6 +315,7 @@ void CallLogView::setAdapterFilter(const QString& adapter)
     m_adapterLabel->setText(tr("adapter: %1").arg(adapter));
     m_adapterChip->setToolTip(tr("Only the calls routed to the adapter %1 are shown").arg(adapter));
     m_adapterChip->setVisible(!adapter.isEmpty());
+    onFilterChanged();
     const QModelIndex current = m_table->currentIndex();
     if (current.isValid())
         m_table->scrollTo(current, QAbstractItemView::PositionAtCenter);
@@ -325,32 +332,27 @@ void CallLogView::clearAdapterFilter()
     Q_EMIT adapterFilterCleared();
 }
 
-void CallLogView::setInitialColumnOrder()
+void CallLogView::setInitialColumns(QTableView* table, QLatin1String timeSample)
 {
     // The outcome right after the time: a narrow log (a laptop, a large font, a wide inspector)
     // still shows how every call ended, where the log's last columns would be cut off.
-    QHeaderView* columns = m_table->horizontalHeader();
+    QHeaderView* columns = table->horizontalHeader();
     for (int visual = 0; visual < int(std::size(DefaultColumnOrder)); ++visual)
         columns->moveSection(columns->visualIndex(DefaultColumnOrder[visual]), visual);
-}
-
-void CallLogView::setInitialColumnWidths()
-{
     // Widths from sample text, set once: resizeColumnsToContents would measure every row on every
     // batch.
-    const QFontMetrics metrics = fontMetrics();
+    const QFontMetrics metrics = table->fontMetrics();
     const int padding = 3 * metrics.averageCharWidth();
-    const auto width = [&](const char* sample) { return metrics.horizontalAdvance(QLatin1String(sample)) + padding; };
-    QHeaderView* columns = m_table->horizontalHeader();
-    columns->setMinimumSectionSize(width("Time"));
-    columns->resizeSection(CallColumns::TimeColumn, width("00:00:00.000"));
-    columns->resizeSection(CallColumns::ClientColumn, width("claude-code 1.0.100"));
-    columns->resizeSection(CallColumns::ToolColumn, width("mcp__github__create_issue"));
-    columns->resizeSection(CallColumns::RouteColumn, width("adapter:github"));
+    const auto width = [&](QLatin1String sample) { return metrics.horizontalAdvance(sample) + padding; };
+    columns->setMinimumSectionSize(width(QLatin1String("Time")));
+    columns->resizeSection(CallColumns::TimeColumn, width(timeSample));
+    columns->resizeSection(CallColumns::ClientColumn, width(QLatin1String("claude-code 1.0.100")));
+    columns->resizeSection(CallColumns::ToolColumn, width(QLatin1String("mcp__github__create_issue")));
+    columns->resizeSection(CallColumns::RouteColumn, width(QLatin1String("adapter:github")));
     // The longest status in words, after its icon and the spacing the style puts around it.
     columns->resizeSection(CallColumns::StatusColumn,
-        width("Invalid arguments") + m_table->iconSize().width() + 3 * metrics.averageCharWidth());
-    columns->resizeSection(CallColumns::DurationColumn, width("999.9 ms"));
+        width(QLatin1String("Invalid arguments")) + table->iconSize().width() + 3 * metrics.averageCharWidth());
+    columns->resizeSection(CallColumns::DurationColumn, width(QLatin1String("999.9 ms")));
     // Every column the person can resize (and the widths are remembered); the last one takes what
     // is left, and a narrow window scrolls sideways rather than cutting the tool names short.
     columns->setSectionResizeMode(QHeaderView::Interactive);
@@ -545,8 +547,8 @@ void CallLogView::onFilterChanged()
         m_frozen->clearHistoryMatches();
     m_historySearched = false;
     m_historyHasMore = false;
-    const bool filtering
-        = m_live && (!m_filterEdit->text().trimmed().isEmpty() || !m_statusFilter->statuses().isEmpty());
+    m_historyCursor = 0;
+    const bool filtering = m_live && m_proxy->isFiltering();
     m_historyAction->setText(tr("Search history too"));
     m_historyAction->setEnabled(filtering);
     m_historyButton->setVisible(filtering);
@@ -556,14 +558,10 @@ void CallLogView::onFilterChanged()
 HistoryQuery CallLogView::historyQuery() const
 {
     HistoryQuery query;
-    // History matches one text; the longest word narrows the most, the proxy checks the others.
-    const QStringList words = m_proxy->filterText().split(QLatin1Char(' '), Qt::SkipEmptyParts);
-    for (const QString& word : words) {
-        if (word.size() > query.text.size())
-            query.text = word;
-    }
-    query.status = m_statusFilter->status();
-    query.beforeId = m_model->oldestId();
+    // The filter itself: history answers with exactly the calls it shows.
+    query.search = m_proxy->search();
+    // The calls the ring of newest calls does not cover, continuing below the last page found.
+    query.beforeId = m_historyCursor != 0 ? m_historyCursor : m_model->oldestLiveId();
     query.limit = HistoryPage;
     query.bodyPreviewBytes = CallLogModel::PreviewBytes;
     return query;
@@ -574,11 +572,37 @@ void CallLogView::addHistoryMatches(const ToolCallList& calls, bool hasMore)
     m_model->addHistoryMatches(calls);
     if (m_frozen)
         m_frozen->addHistoryMatches(calls);
+    // History answers newest first; the next page starts below the oldest of this one, whether or
+    // not the log showed it already (a kept row).
+    for (const ToolCall& call : calls) {
+        if (m_historyCursor == 0 || call.id < m_historyCursor)
+            m_historyCursor = call.id;
+    }
     m_historySearched = true;
     m_historyHasMore = hasMore && m_model->historyCount() < CallLogModel::HistoryCapacity;
     m_historyAction->setText(m_historyHasMore ? tr("More from history") : tr("No more in history"));
     m_historyAction->setEnabled(m_historyHasMore);
     updateCountLabel();
+}
+
+bool CallLogView::showCallFromHistory(const ToolCall& call)
+{
+    if (showCall(call.id))
+        return true;
+    // Filters that would hide it give way first: changing them clears the history rows.
+    if (!m_proxy->search().isEmpty() && !m_proxy->search().matches(call)) {
+        m_filterEdit->clear();
+        m_statusFilter->setStatus(std::nullopt);
+        if (!m_proxy->adapterFilter().isEmpty())
+            clearAdapterFilter();
+    }
+    if (!m_proxy->callIdFilter().isEmpty() && !m_proxy->callIdFilter().contains(call.id))
+        showAllCalls();
+    if (m_frozen)
+        m_frozen->addHistoryMatches({call});
+    m_model->addHistoryMatches({call});
+    updateCountLabel();
+    return showCall(call.id);
 }
 
 void CallLogView::onHeaderClicked(int section)
@@ -654,7 +678,6 @@ int CallLogView::essentialColumnsWidth() const
 
 void CallLogView::resetColumns()
 {
-    setInitialColumnOrder();
-    setInitialColumnWidths();
+    setInitialColumns(m_table);
     applySort(-1, Qt::AscendingOrder);
 }

@@ -53,7 +53,7 @@ public:
     QLabel* pausedLabel() const { return m_pausedLabel; }
     QLabel* shownCountLabel() const { return m_countLabel; }
     QToolButton* historySearchButton() const { return m_historyButton; }
-    // "Search history too" (Ctrl+Shift+H), enabled while a text or status filter is set.
+    // "Search history too" (Ctrl+Shift+H), enabled while a text, status or adapter filter is set.
     QAction* historySearchAction() const { return m_historyAction; }
     // A log of calls that no longer arrive (an imported file): no Pause, no history search.
     void setLive(bool live);
@@ -61,9 +61,14 @@ public:
     // Older matches of the filter from history (the answer to historySearchRequested); `hasMore`
     // says whether history has more of them.
     void addHistoryMatches(const ToolCallList& calls, bool hasMore);
-    // The history search the button would send now: the filter's longest word and its one status,
-    // older than the oldest row (the rest of the filter applies to what comes back).
+    // The history search the button would send now: the filter as it is (CallSearch: words,
+    // statuses, adapter), for the calls older than the ring of newest calls, continuing below the
+    // last page found; every call it brings back passes the filter.
     HistoryQuery historyQuery() const;
+    // A call read from history (one asked for by number, beyond the log's limit): shown as a history
+    // row and selected, filters that would hide it cleared; false when the log cannot show it (newer
+    // than its oldest live row yet not in it, or the history rows are full).
+    bool showCallFromHistory(const ToolCall& call);
 
     // Column widths, order and sorting, for QSettings; restoreHeaderState refuses a state saved for
     // other columns.
@@ -74,6 +79,9 @@ public:
     // How wide the log must be to show the columns that say what happened (time, status, client
     // and tool) without scrolling sideways, at their present widths and font.
     int essentialColumnsWidth() const;
+    // The columns as a table of calls starts (the log, History): their order and widths from sample
+    // text, the time column as wide as `timeSample`.
+    static void setInitialColumns(QTableView* table, QLatin1String timeSample = QLatin1String("00:00:00.000"));
     // The columns' first order on screen (Reset layout goes back to it).
     static constexpr CallColumns::Columns DefaultColumnOrder[] = {CallColumns::TimeColumn, CallColumns::StatusColumn,
         CallColumns::ClientColumn, CallColumns::ToolColumn, CallColumns::RouteColumn, CallColumns::DurationColumn};
@@ -126,8 +134,6 @@ private:
     void onScrollRangeChanged(int minimum, int maximum);
     void onScrollValueChanged(int value);
     void setFollowing(bool following);
-    void setInitialColumnOrder();
-    void setInitialColumnWidths();
     void clearAdapterFilter();
 
     CallLogModel* m_model;
@@ -152,6 +158,7 @@ private:
     qint64 m_receivedAtPause = 0;
     bool m_historyHasMore = false;
     bool m_historySearched = false;
+    qint64 m_historyCursor = 0; // the oldest call history answered with; the next page goes below it
     bool m_live = true;
     bool m_following = true;
     // Rows above the first visible one that a removal takes away, so the view can stay on the rows

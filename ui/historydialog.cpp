@@ -5,6 +5,7 @@
 #include "callexportjob.h"
 #include "callinspector.h"
 #include "calllogmodel.h"
+#include "calllogview.h"
 #include "datedtimeproxy.h"
 #include "historymodel.h"
 #include "modelroles.h"
@@ -26,7 +27,7 @@ HistoryDialog::HistoryDialog(OperatorInterface* backend, QWidget* parent)
     , m_backend(backend)
     , m_model(new HistoryModel(this))
     , m_searchEdit(new QLineEdit)
-    , m_statusFilter(new StatusFilterBox(StatusFilterBox::Selection::Single))
+    , m_statusFilter(new StatusFilterBox)
     , m_searchButton(new QPushButton(tr("Search")))
     , m_newestButton(new QPushButton(tr("Newest")))
     , m_olderButton(new QPushButton(tr("Older")))
@@ -39,7 +40,7 @@ HistoryDialog::HistoryDialog(OperatorInterface* backend, QWidget* parent)
     setSizeGripEnabled(true);
 
     m_searchEdit->setObjectName(QStringLiteral("historySearch"));
-    m_searchEdit->setPlaceholderText(tr("Search tool, client, route, session, error, arguments…"));
+    m_searchEdit->setPlaceholderText(tr("Search: tool, client, route, status, session, error, arguments…"));
     m_searchEdit->setClearButtonEnabled(true);
     m_statusFilter->setObjectName(QStringLiteral("historyStatusFilter"));
     m_searchButton->setObjectName(QStringLiteral("historySearchButton"));
@@ -82,20 +83,8 @@ HistoryDialog::HistoryDialog(OperatorInterface* backend, QWidget* parent)
     QHeaderView* columns = m_table->horizontalHeader();
     columns->setHighlightSections(false);
     columns->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
-    const QFontMetrics metrics = fontMetrics();
-    const int padding = 3 * metrics.averageCharWidth();
-    columns->resizeSection(
-        CallColumns::TimeColumn, metrics.horizontalAdvance(QStringLiteral("0000-00-00 00:00:00.000")) + padding);
-    columns->resizeSection(
-        CallColumns::ClientColumn, metrics.horizontalAdvance(QStringLiteral("claude-code 1.0.100")) + padding);
-    columns->resizeSection(
-        CallColumns::RouteColumn, metrics.horizontalAdvance(QStringLiteral("adapter:github")) + padding);
-    // The longest status in words, after its icon and the spacing the style puts around it.
-    columns->resizeSection(CallColumns::StatusColumn,
-        metrics.horizontalAdvance(QStringLiteral("Invalid arguments")) + 2 * padding + m_table->iconSize().width());
-    columns->resizeSection(
-        CallColumns::DurationColumn, metrics.horizontalAdvance(QStringLiteral("999.9 ms")) + padding);
-    columns->setSectionResizeMode(CallColumns::ToolColumn, QHeaderView::Stretch);
+    // The log's columns, in the log's order; history spans days, so its time carries the date.
+    CallLogView::setInitialColumns(m_table, QLatin1String("0000-00-00 00:00:00.000"));
     connect(
         m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &HistoryDialog::onCurrentRowChanged);
     m_table->setContextMenuPolicy(Qt::ActionsContextMenu);
@@ -140,8 +129,9 @@ HistoryDialog::HistoryDialog(OperatorInterface* backend, QWidget* parent)
 
 void HistoryDialog::search()
 {
-    m_query.text = m_searchEdit->text().trimmed();
-    m_query.status = m_statusFilter->status();
+    // The words and statuses as the log's filter takes them (CallSearch).
+    m_query.search.words = CallSearch::wordsOf(m_searchEdit->text());
+    m_query.search.statuses = m_statusFilter->statuses();
     m_page = 0;
     runQuery(0);
 }

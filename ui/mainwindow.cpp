@@ -724,11 +724,35 @@ void MainWindow::onInteractionCountChanged(int count)
 bool MainWindow::showCall(qint64 callId)
 {
     if (m_callLog->showCall(callId)) {
+        m_callFromHistoryRequest = 0;
         m_callLog->tableView()->setFocus(Qt::OtherFocusReason);
         return true;
     }
-    statusBar()->showMessage(tr("Call #%1 is no longer in the live log; History has it").arg(callId), 8000);
+    // Beyond the log's limit: history has it, and the log shows it as a history row.
+    HistoryQuery query;
+    query.callId = callId;
+    query.limit = 1;
+    query.bodyPreviewBytes = CallLogModel::PreviewBytes;
+    m_callFromHistoryId = callId;
+    m_callFromHistoryRequest = m_backend->queryHistory(query);
+    statusBar()->showMessage(tr("Call #%1 has left the live log; getting it from History…").arg(callId), 8000);
     return false;
+}
+
+void MainWindow::onCallFromHistoryLoaded(const ToolCallList& calls)
+{
+    m_callFromHistoryRequest = 0;
+    const qint64 id = m_callFromHistoryId;
+    if (calls.isEmpty() || calls.first().id != id) {
+        statusBar()->showMessage(tr("Call #%1 is in neither the live log nor History").arg(id), 8000);
+        return;
+    }
+    if (!m_callLog->showCallFromHistory(calls.first())) {
+        statusBar()->showMessage(tr("Call #%1 cannot be shown in the log; History has it").arg(id), 8000);
+        return;
+    }
+    statusBar()->showMessage(tr("Call #%1, from History").arg(id), 4000);
+    m_callLog->tableView()->setFocus(Qt::OtherFocusReason);
 }
 
 bool MainWindow::showCalls(const QList<qint64>& callIds)
@@ -770,6 +794,10 @@ void MainWindow::onHistoryLoaded(quint64 requestId, const ToolCallList& calls, b
 {
     if (requestId != 0 && requestId == m_fullCallRequest) {
         onFullCallLoaded(calls);
+        return;
+    }
+    if (requestId != 0 && requestId == m_callFromHistoryRequest) {
+        onCallFromHistoryLoaded(calls);
         return;
     }
     if (requestId != 0 && requestId == m_historyMatchesRequest) {
@@ -1143,7 +1171,10 @@ void MainWindow::createConsoleCalls()
 
 void MainWindow::selectNewCall(qint64 callId)
 {
-    if (!m_model->indexOfCall(callId).isValid()) {
+    // Under load a new call can have left the ring before the window heard it started: history has
+    // it then (showCall asks).
+    const qint64 oldestLive = m_model->oldestLiveId();
+    if (!m_model->indexOfCall(callId).isValid() && (oldestLive == 0 || callId > oldestLive)) {
         m_callToSelect = callId;
         return;
     }

@@ -100,7 +100,9 @@ public Q_SLOTS:
     void editAndResendCall(const ToolCall& call);
     void showConnectClientDialog();
     void showHistoryDialog();
-    // Selects the call in the call log (a question's "Show call"); false when it has left the log.
+    // Selects the call in the call log (a question's "Show call", a replay's "#N"): true when the
+    // log shows it now. One that has left the log is asked of history and comes back as a history
+    // row, selected (the status bar says so when history does not hold it either).
     bool showCall(qint64 callId);
     // Shows only these calls in the log (a repository's "Show calls") and selects the newest; false
     // when none of them is in the live log any more.
@@ -143,6 +145,7 @@ private:
     void onAdapterSelected(const QString& name);
     void onInteractionCountChanged(int count);
     void onHistoryLoaded(quint64 requestId, const ToolCallList& calls, bool hasMore);
+    void onCallFromHistoryLoaded(const ToolCallList& calls);
     void onSessionsChanged(int count);
     void onRowsDropped(qint64 totalDropped);
     void onCurrentCallChanged(const ToolCall& call);
@@ -168,6 +171,8 @@ private:
     qint64 m_repositoryLinkedCallId = 0;
     quint64 m_recentRequest = 0;
     quint64 m_historyMatchesRequest = 0;
+    quint64 m_callFromHistoryRequest = 0; // showCall's call beyond the log, asked of history
+    qint64 m_callFromHistoryId = 0;
     QSplitter* m_splitter = nullptr;
     QAction* m_inspectorBelowAction = nullptr;
     // What the docks along the bottom and on the right show, scrolling, when the window would not

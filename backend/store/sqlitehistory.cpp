@@ -98,6 +98,27 @@ QString escapeLike(QString text)
     return QLatin1Char('%') + text + QLatin1Char('%');
 }
 
+// The SQL for "the status read back (readCall) is one of `statuses`": rows that older versions wrote
+// as paused with a duration read back as parked.
+QString statusCondition(const QList<CallStatus>& statuses, QVariantList* bindings)
+{
+    QStringList names;
+    QStringList alternatives;
+    for (CallStatus status : statuses) {
+        if (status == CallStatus::Paused) {
+            alternatives << QStringLiteral("(status = 'paused' AND duration_us < 0)");
+        } else {
+            if (status == CallStatus::Parked)
+                alternatives << QStringLiteral("(status = 'paused' AND duration_us >= 0)");
+            names << QStringLiteral("?");
+            *bindings << callStatusName(status);
+        }
+    }
+    if (!names.isEmpty())
+        alternatives.prepend(QStringLiteral("status IN (") + names.join(QLatin1Char(',')) + QLatin1Char(')'));
+    return QLatin1Char('(') + alternatives.join(QStringLiteral(" OR ")) + QLatin1Char(')');
+}
+
 } // namespace
 
 HistoryDatabase::~HistoryDatabase() = default;
@@ -557,18 +578,27 @@ HistoryDatabase::Page SqliteHistory::query(const HistoryQuery& query)
         where << QStringLiteral("id = ?");
         bindings << query.callId;
     }
-    if (query.status) {
-        where << QStringLiteral("status = ?");
-        bindings << callStatusName(*query.status);
+    const CallSearch& search = query.search;
+    if (!search.statuses.isEmpty())
+        where << statusCondition(search.statuses, &bindings);
+    if (!search.adapter.isEmpty()) {
+        where << QStringLiteral("route = ?");
+        bindings << ToolRoute{RouteKind::Adapter, search.adapter}.toString();
     }
-    if (!query.text.isEmpty()) {
-        const QString like = escapeLike(query.text);
-        where << QStringLiteral("(tool LIKE ?1 ESCAPE '\\' OR client_name LIKE ?1 ESCAPE '\\' OR route LIKE ?1 ESCAPE "
-                                "'\\' OR session LIKE ?1 ESCAPE '\\' OR error LIKE ?1 ESCAPE '\\' OR CAST(request AS "
-                                "TEXT) LIKE ?1 ESCAPE '\\')")
-                     .replace(QStringLiteral("?1"), QStringLiteral("?"));
-        for (int i = 0; i < 6; ++i)
-            bindings << like;
+    // CallSearch::matches, field for field: each word in any of the call's fields, or in its
+    // status's name or label (which are not stored, so the statuses whose words match are listed).
+    for (const QString& word : search.words) {
+        QStringList fields;
+        for (const char* field : {"tool", "client_name", "client_version", "route", "session", "error"}) {
+            fields << QLatin1String(field) + QStringLiteral(" LIKE ? ESCAPE '\\'");
+            bindings << escapeLike(word);
+        }
+        fields << QStringLiteral("CAST(request AS TEXT) LIKE ? ESCAPE '\\'");
+        bindings << escapeLike(word);
+        const QList<CallStatus> statuses = CallSearch::statusesMatching(word);
+        if (!statuses.isEmpty())
+            fields << statusCondition(statuses, &bindings);
+        where << QLatin1Char('(') + fields.join(QStringLiteral(" OR ")) + QLatin1Char(')');
     }
     const int limit = qBound(1, query.limit, 5000);
     bindings << limit + 1;
