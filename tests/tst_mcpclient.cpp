@@ -354,6 +354,10 @@ private Q_SLOTS:
         QSignalSpy sessionChanged(client.get(), &McpClient::sessionChanged);
         QVERIFY(initialize(*client));
         const QString first = client->sessionId();
+        // The event stream first: a GET refused for the lost session would start the new session
+        // before the call is sent, and the path under test (the call refused, then sent again)
+        // would not be taken.
+        QTRY_COMPARE_WITH_TIMEOUT(statNumber(m_upstream.stats(), "listeningOpen"), 1, waitMs);
         QVERIFY(m_upstream.control(QStringLiteral("expire-session")));
         auto result = call(*client, QStringLiteral("echo"), {{"text", "again"}});
         QTRY_COMPARE_WITH_TIMEOUT(result->completions, 1, waitMs);
@@ -385,6 +389,10 @@ private Q_SLOTS:
         auto client = makeClient();
         QVERIFY(initialize(*client));
         const QString first = client->sessionId();
+        // The event stream first: a GET refused for the lost session would start the new session
+        // before the call is sent, and the path under test (the call refused, then sent again)
+        // would not be taken.
+        QTRY_COMPARE_WITH_TIMEOUT(statNumber(m_upstream.stats(), "listeningOpen"), 1, waitMs);
         QVERIFY(m_upstream.control(QStringLiteral("expire-session")));
         auto result = call(*client, QStringLiteral("echo"), {{"text", "again"}});
         QTRY_COMPARE_WITH_TIMEOUT(result->completions, 1, waitMs);
