@@ -1,9 +1,13 @@
 #include "approvalwidget.h"
 
 #include "callinspector.h"
+#include "interactionmodel.h"
 #include "jsonhighlighter.h"
 
+#include <QApplication>
 #include <QEvent>
+#include <QFrame>
+#include <QKeyEvent>
 #include <QFontDatabase>
 #include <QFontMetrics>
 #include <QGridLayout>
@@ -11,7 +15,6 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
-#include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QVBoxLayout>
@@ -133,6 +136,35 @@ ApprovalWidget::ApprovalWidget(const PendingInteraction& interaction, QWidget* p
     addScope(tr("Only %1, with any &arguments").arg(client), QStringLiteral("scopeClientAny"), false, true);
     addScope(tr("&Every client, with these arguments"), QStringLiteral("scopeEveryArguments"), true, false);
     addScope(tr("Every &client, with any arguments…"), QStringLiteral("scopeEveryAny"), true, true);
+    // The second step of a wider grant, above the answers and hidden until one is chosen.
+    m_confirmRow = new QFrame;
+    m_confirmRow->setObjectName(QStringLiteral("grantConfirmation"));
+    static_cast<QFrame*>(m_confirmRow)->setFrameShape(QFrame::StyledPanel);
+    auto* confirmLayout = new QHBoxLayout(m_confirmRow);
+    m_confirmText = new QLabel;
+    m_confirmText->setObjectName(QStringLiteral("grantConfirmationText"));
+    m_confirmText->setTextFormat(Qt::RichText);
+    m_confirmText->setWordWrap(true);
+    confirmLayout->addWidget(m_confirmText, 1);
+    m_grantButton = new QPushButton(tr("&Grant"));
+    m_grantButton->setObjectName(QStringLiteral("confirmGrantButton"));
+    m_grantButton->setAutoDefault(true);
+    guardKeys(m_grantButton);
+    m_cancelGrantButton = new QPushButton(tr("Ca&ncel"));
+    m_cancelGrantButton->setObjectName(QStringLiteral("cancelGrantButton"));
+    m_cancelGrantButton->setAutoDefault(true);
+    confirmLayout->addWidget(m_grantButton, 0, Qt::AlignTop);
+    confirmLayout->addWidget(m_cancelGrantButton, 0, Qt::AlignTop);
+    m_confirmRow->hide();
+    addAboveAnswers(m_confirmRow);
+    connect(m_grantButton, &QPushButton::clicked, this, [this] {
+        if (!m_confirmRow->isVisible() || isSending())
+            return;
+        sendAnswer(m_pendingGrant); // first: it keeps the focus on the question
+        m_confirmRow->hide();
+    });
+    connect(m_cancelGrantButton, &QPushButton::clicked, this, &ApprovalWidget::cancelConfirmation);
+
     auto* deny = addAnswerButton(tr("&Deny"), QStringLiteral("denyButton"), ButtonPlace::Trailing);
     deny->setToolTip(tr("Refuse this call; the client gets a tool error with the reason, if any"));
     // Return allows this one call, as the prompts of Claude Code and VS Code do: the narrowest
@@ -142,8 +174,12 @@ ApprovalWidget::ApprovalWidget(const PendingInteraction& interaction, QWidget* p
     setReturnButton(m_reasonEdit, deny);
 
     connect(allowOnce, &QPushButton::clicked, this, [this] { decide(InteractionAnswer::Decision::AllowOnce); });
-    connect(m_allowSessionButton, &QPushButton::clicked, this,
-        [this] { decide(InteractionAnswer::Decision::AllowForSession); });
+    connect(m_allowSessionButton, &QPushButton::clicked, this, [this] {
+        askToConfirm(InteractionAnswer::decide(InteractionAnswer::Decision::AllowForSession),
+            tr("Allow every call of %1 from this session of %2 without asking, until the session ends?")
+                .arg(interaction().tool.toHtmlEscaped(), InteractionModel::clientLabel(interaction()).toHtmlEscaped()),
+            m_allowSessionButton);
+    });
     connect(m_alwaysAllowButton, &QPushButton::clicked, this, &ApprovalWidget::showScopeMenu);
     connect(deny, &QPushButton::clicked, this, [this] { decide(InteractionAnswer::Decision::Deny); });
     interactionUpdated();
@@ -174,32 +210,57 @@ void ApprovalWidget::alwaysAllow(bool everyClient, bool anyArguments)
 {
     if (isSending())
         return;
-    if (!(everyClient && anyArguments)) {
-        sendAnswer(InteractionAnswer::alwaysAllow(everyClient, anyArguments));
+    const QString tool = interaction().tool;
+    const QString client = interaction().clientName.isEmpty() ? tr("this client") : interaction().clientName;
+    QString text;
+    if (everyClient && anyArguments)
+        text = tr("Always allow %1 for <b>every client</b>, with <b>any arguments</b>? Any client of this "
+                  "Switchboard can then run it without asking, now and after restarts, until the grant is revoked "
+                  "in the Permissions view.")
+                   .arg(tool.toHtmlEscaped());
+    else if (everyClient)
+        text = tr("Always allow %1 for <b>every client</b>, with these arguments, until revoked in the Permissions "
+                  "view?")
+                   .arg(tool.toHtmlEscaped());
+    else if (anyArguments)
+        text = tr("Always allow %1 for %2, with <b>any arguments</b>, until revoked in the Permissions view?")
+                   .arg(tool.toHtmlEscaped(), client.toHtmlEscaped());
+    else
+        text = tr("Always allow %1 for %2, with these arguments, until revoked in the Permissions view?")
+                   .arg(tool.toHtmlEscaped(), client.toHtmlEscaped());
+    askToConfirm(InteractionAnswer::alwaysAllow(everyClient, anyArguments), text, m_alwaysAllowButton);
+}
+
+void ApprovalWidget::askToConfirm(const InteractionAnswer& answer, const QString& text, QPushButton* from)
+{
+    if (isSending())
+        return;
+    m_pendingGrant = answer;
+    m_confirmFrom = from;
+    m_confirmText->setText(text);
+    m_confirmRow->show();
+    // Grant is new on screen: keys wait again, and Return goes to Cancel, which has the focus.
+    delayKeys();
+    m_cancelGrantButton->setFocus(Qt::OtherFocusReason);
+}
+
+void ApprovalWidget::cancelConfirmation()
+{
+    const bool focusWasThere = m_confirmRow->isAncestorOf(QApplication::focusWidget());
+    m_confirmRow->hide();
+    if (focusWasThere && m_confirmFrom)
+        m_confirmFrom->setFocus(Qt::OtherFocusReason); // back where the person was
+}
+
+void ApprovalWidget::keyPressEvent(QKeyEvent* event)
+{
+    // Escape steps back from the second step of a grant before it leaves the question.
+    if (event->key() == Qt::Key_Escape && event->modifiers() == Qt::NoModifier && m_confirmRow->isVisible()) {
+        cancelConfirmation();
+        event->accept();
         return;
     }
-    // The widest grant lets every client run the tool with anything, for good: said in words, and
-    // Cancel is the default so a stray Return does not give it.
-    auto* box = new QMessageBox(QMessageBox::Warning, tr("Always allow %1 everywhere?").arg(interaction().tool),
-        tr("Always allow %1 for every client, with any arguments?").arg(interaction().tool), QMessageBox::NoButton,
-        this);
-    box->setObjectName(QStringLiteral("widestGrantConfirmation"));
-    box->setInformativeText(tr("Any client of this Switchboard can then run %1 with any arguments without asking, "
-                               "now and after restarts, until the grant is revoked in the Permissions view.")
-                                .arg(interaction().tool));
-    QPushButton* confirm = box->addButton(tr("Allow &every client"), QMessageBox::AcceptRole);
-    confirm->setObjectName(QStringLiteral("confirmWidestButton"));
-    QPushButton* cancel = box->addButton(QMessageBox::Cancel);
-    box->setDefaultButton(cancel);
-    box->setEscapeButton(cancel);
-    box->setAttribute(Qt::WA_DeleteOnClose);
-    connect(box, &QMessageBox::finished, this, [this, box, confirm] {
-        if (box->clickedButton() == confirm && !isSending())
-            sendAnswer(InteractionAnswer::alwaysAllow(true, true));
-        else
-            m_alwaysAllowButton->setFocus(); // back where the person was
-    });
-    box->open();
+    InteractionWidget::keyPressEvent(event);
 }
 
 void ApprovalWidget::changeEvent(QEvent* event)

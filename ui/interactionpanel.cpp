@@ -40,22 +40,6 @@ QString manyQuestionsTag()
     return QStringLiteral("questions");
 }
 
-// Whether the person may be in the middle of typing into `widget` (an editable field with text in
-// it): a question must not take the focus, and the next keystrokes, from it. An empty field (the
-// filter the window starts in) gives the focus up.
-bool isBeingTypedIn(const QWidget* widget)
-{
-    if (const auto* line = qobject_cast<const QLineEdit*>(widget))
-        return !line->isReadOnly() && !line->text().isEmpty();
-    if (const auto* text = qobject_cast<const QPlainTextEdit*>(widget))
-        return !text->isReadOnly() && !text->document()->isEmpty();
-    if (const auto* text = qobject_cast<const QTextEdit*>(widget))
-        return !text->isReadOnly() && !text->document()->isEmpty();
-    if (const auto* combo = qobject_cast<const QComboBox*>(widget))
-        return combo->isEditable() && !combo->currentText().isEmpty();
-    return qobject_cast<const QAbstractSpinBox*>(widget) != nullptr;
-}
-
 // The window's icon with the count in a badge, as mail and chat programs show unread messages.
 QIcon badgedIcon(const QIcon& base, int count)
 {
@@ -170,6 +154,14 @@ int InteractionPanel::count() const
     return m_model->count();
 }
 
+int InteractionPanel::waitingCount() const
+{
+    int waiting = 0;
+    for (int row = 0; row < m_model->count(); ++row)
+        waiting += m_model->interactionAt(row).waiting ? 1 : 0;
+    return waiting;
+}
+
 InteractionWidget* InteractionPanel::widgetFor(const QString& interactionId) const
 {
     return m_widgets.value(interactionId);
@@ -218,8 +210,12 @@ QSystemTrayIcon* InteractionPanel::ensureTray()
         m_tray = new QSystemTrayIcon(this);
         // Clicking the icon or the notification is the person asking for the window: raising it then
         // is theirs to ask, unlike a question arriving.
-        connect(m_tray, &QSystemTrayIcon::messageClicked, this, &InteractionPanel::raiseWindow);
-        connect(m_tray, &QSystemTrayIcon::activated, this, &InteractionPanel::raiseWindow);
+        const auto goThere = [this] {
+            raiseWindow();
+            goToQuestions();
+        };
+        connect(m_tray, &QSystemTrayIcon::messageClicked, this, goThere);
+        connect(m_tray, &QSystemTrayIcon::activated, this, goThere);
     }
     return m_tray;
 }
@@ -287,19 +283,16 @@ bool InteractionPanel::upsert(const PendingInteraction& interaction)
 
 void InteractionPanel::addInteraction(const PendingInteraction& interaction)
 {
+    const bool wasEmpty = count() == 0;
     if (upsert(interaction))
         notify(1, interaction);
-    // A question that comes up takes the focus; one queued behind the question being answered
-    // leaves it there.
-    if (selectFirstIfNoneSelected())
-        focusCurrentQuestion();
+    followQueue(wasEmpty);
 }
 
 void InteractionPanel::updateInteraction(const PendingInteraction& interaction)
 {
     upsert(interaction);
-    if (selectFirstIfNoneSelected())
-        focusCurrentQuestion();
+    followQueue(false);
 }
 
 void InteractionPanel::setInteractions(const PendingInteractionList& interactions)
@@ -311,6 +304,7 @@ void InteractionPanel::setInteractions(const PendingInteractionList& interaction
         if (!listed)
             removeInteraction(id);
     }
+    const bool wasEmpty = count() == 0;
     int added = 0;
     for (const PendingInteraction& interaction : interactions) {
         if (upsert(interaction))
@@ -318,8 +312,7 @@ void InteractionPanel::setInteractions(const PendingInteractionList& interaction
     }
     if (added > 0)
         notify(added, interactions.last());
-    if (selectFirstIfNoneSelected())
-        focusCurrentQuestion();
+    followQueue(wasEmpty);
 }
 
 void InteractionPanel::resolveInteraction(const QString& interactionId, InteractionOutcome outcome)
@@ -332,12 +325,15 @@ void InteractionPanel::resolveInteraction(const QString& interactionId, Interact
     const InteractionWidget* leaving = widgetFor(interactionId);
     const bool answering = leaving && leaving->focusIsWithin();
     removeInteraction(interactionId);
-    selectFirstIfNoneSelected();
+    // The view makes the row after the one that left current; the queue's order says which is next.
+    followQueue(false);
     if (answering) {
-        if (currentWidget())
+        // On to the next live question; a parked one (no call waits) is there to read, not to be
+        // answered by the next keystroke, so the focus waits in the list (as when nothing is left).
+        if (currentWidget() && currentWidget()->interaction().waiting)
             focusCurrentQuestion();
         else
-            m_list->setFocus(Qt::OtherFocusReason); // nothing left: not lost somewhere in the window
+            m_list->setFocus(Qt::OtherFocusReason);
     }
     Q_EMIT interactionResolved(interaction, outcome);
 }
@@ -391,24 +387,52 @@ void InteractionPanel::selectInteraction(const QString& interactionId)
     m_list->scrollTo(index);
 }
 
-bool InteractionPanel::selectFirstIfNoneSelected()
+void InteractionPanel::followQueue(bool wasEmpty)
 {
-    if (m_list->currentIndex().isValid() || m_model->count() == 0)
-        return false;
-    m_list->setCurrentIndex(m_model->index(0, 0));
-    return true;
+    if (m_model->count() == 0)
+        return;
+    const QWidget* focus = window()->focusWidget();
+    InteractionWidget* current = currentWidget();
+    // The person is answering the selected question: it stays, whatever arrives meanwhile.
+    if (current && current->focusIsWithin())
+        return;
+    const QModelIndex top = m_model->index(0, 0);
+    if (m_list->currentIndex().row() != 0) {
+        m_list->setCurrentIndex(top);
+        m_list->scrollTo(top);
+    }
+    // The focus is taken only where the person was already waiting for questions: in this dock
+    // with none left to answer (the list after the last answer, or the dock itself). Anywhere else
+    // (the call log, a table, a field, the list while picking a question) it stays; the count in
+    // the title, the dock, the tray and a notification say that a question came.
+    const bool waitingHere = focus && (focus == this || isAncestorOf(focus))
+        && !(focus == m_list && !wasEmpty) && !(current && current->isAncestorOf(focus));
+    if (waitingHere)
+        focusCurrentQuestion();
+}
+
+void InteractionPanel::goToQuestions()
+{
+    show();
+    raise();
+    if (m_model->count() == 0) {
+        m_list->setFocus(Qt::ShortcutFocusReason);
+        return;
+    }
+    // Where the person goes: the question being answered, or else the most urgent one.
+    InteractionWidget* current = currentWidget();
+    if (!(current && current->focusIsWithin()) && m_list->currentIndex().row() != 0)
+        m_list->setCurrentIndex(m_model->index(0, 0));
+    focusCurrentQuestion();
 }
 
 void InteractionPanel::focusCurrentQuestion()
 {
     InteractionWidget* widget = currentWidget();
-    QWidget* target = widget ? widget->initialFocusWidget() : nullptr;
-    if (!target)
-        return;
-    const QWidget* focus = window()->focusWidget();
-    if (focus && !isAncestorOf(focus) && isBeingTypedIn(focus))
-        return;
-    target->setFocus(Qt::OtherFocusReason);
+    if (QWidget* target = widget ? widget->initialFocusWidget() : nullptr)
+        target->setFocus(Qt::OtherFocusReason);
+    else
+        m_list->setFocus(Qt::OtherFocusReason);
 }
 
 void InteractionPanel::keyPressEvent(QKeyEvent* event)
@@ -463,6 +487,7 @@ void InteractionPanel::onNotificationAction(const QString& tag, const QString& k
         if (tag != manyQuestionsTag())
             selectInteraction(tag);
         raiseWindow();
+        focusCurrentQuestion();
     }
 }
 

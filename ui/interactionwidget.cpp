@@ -283,6 +283,7 @@ QPushButton* InteractionWidget::addAnswerButton(const QString& text, const QStri
     auto* button = new QPushButton(text);
     button->setObjectName(objectName);
     addAnswerWidget(button, place);
+    guardKeys(button);
     return button;
 }
 
@@ -366,10 +367,38 @@ bool isPlainReturn(const QKeyEvent* event)
 
 bool InteractionWidget::clickIfAvailable(QPushButton* button)
 {
-    if (m_sending || !button || !button->isVisible() || !button->isEnabled())
+    // Only keys come here (Return in a field or on the question): ignored while they are delayed.
+    if (m_sending || !acceptsKeys() || !button || !button->isVisible() || !button->isEnabled())
         return false;
     button->click();
     return true;
+}
+
+void InteractionWidget::guardKeys(QPushButton* button)
+{
+    m_guardedButtons.append(button);
+    button->installEventFilter(this);
+}
+
+void InteractionWidget::delayKeys()
+{
+    m_keysFrom = QDeadlineTimer(KeyDelayMs);
+}
+
+void InteractionWidget::showEvent(QShowEvent* event)
+{
+    QWidget::showEvent(event);
+    // The question appeared (it came up, or it was selected): a key already on its way was meant
+    // for whatever was there before.
+    delayKeys();
+}
+
+void InteractionWidget::changeEvent(QEvent* event)
+{
+    QWidget::changeEvent(event);
+    // Back from another window: keys typed there a moment ago must not land on an answer.
+    if (event->type() == QEvent::ActivationChange && isActiveWindow())
+        delayKeys();
 }
 
 void InteractionWidget::resizeEvent(QResizeEvent* event)
@@ -397,6 +426,17 @@ bool InteractionWidget::eventFilter(QObject* watched, QEvent* event)
 {
     if (event->type() == QEvent::LayoutRequest && watched == m_scroll->widget())
         fitQuestionArea();
+    // A key that would click an answer button (Return, Enter, Space on the focused button, or its
+    // mnemonic) is dropped while keys are delayed; the mouse still works.
+    if (!acceptsKeys() && m_guardedButtons.contains(qobject_cast<QPushButton*>(watched))) {
+        if (event->type() == QEvent::Shortcut)
+            return true;
+        if (event->type() == QEvent::KeyPress) {
+            const int key = static_cast<QKeyEvent*>(event)->key();
+            if (key == Qt::Key_Return || key == Qt::Key_Enter || key == Qt::Key_Space || key == Qt::Key_Select)
+                return true;
+        }
+    }
     // Return in a field with a button of its own (setReturnButton) answers with that button, and
     // never reaches the default one.
     if (event->type() == QEvent::KeyPress && isPlainReturn(static_cast<QKeyEvent*>(event))) {

@@ -9,10 +9,14 @@
 // Every kind answers from one row of buttons right under its question, in the same place: answers
 // on the left, refusals (Deny, Decline, Cancel) on the right, each with a mnemonic. Return clicks the
 // focused button (all are auto-default), or the one a field names (setReturnButton), or else the
-// default button; Escape answers nothing (the panel takes it to move back to the list).
+// default button; Escape answers nothing (the panel takes it to move back to the list). Keys that
+// would answer (Return, Space, a mnemonic) are ignored for KeyDelayMs after the question appears or
+// the window comes back to the front, as browsers' permission prompts do: a keystroke meant for
+// something else, typed just as the question shows up, answers nothing.
 
 #include "pendinginteraction.h"
 
+#include <QDeadlineTimer>
 #include <QWidget>
 
 #include <nlohmann/json.hpp>
@@ -22,6 +26,7 @@ class QKeyEvent;
 class QLabel;
 class QPushButton;
 class QResizeEvent;
+class QShowEvent;
 class QScrollArea;
 class QVBoxLayout;
 
@@ -49,6 +54,11 @@ public:
     // Whether the window's focus is in this question (the person is answering it).
     bool focusIsWithin() const;
 
+    // How long after the question appears (or the window is activated again) keys answer nothing.
+    static constexpr int KeyDelayMs = 500;
+    // Whether keys answer now (KeyDelayMs have passed since the question last appeared).
+    bool acceptsKeys() const { return m_keysFrom.hasExpired(); }
+
 public Q_SLOTS:
     // The backend refused the answer (the question was resolved meanwhile, or the answer was not
     // well-formed): say why, and let the person answer again.
@@ -69,6 +79,8 @@ protected:
     void keyPressEvent(QKeyEvent* event) override;
     bool eventFilter(QObject* watched, QEvent* event) override;
     void resizeEvent(QResizeEvent* event) override;
+    void showEvent(QShowEvent* event) override;
+    void changeEvent(QEvent* event) override;
     // setInteraction() took a new state: subclasses follow what depends on it (e.g. which answers
     // are offered).
     virtual void interactionUpdated() {}
@@ -102,6 +114,12 @@ protected:
     // Gives the focus to `widget` if the focus is within this question already (an answer in
     // progress moves on), never taking it from elsewhere.
     void moveFocusWithin(QWidget* widget);
+    // Keys that would click `button` (Return, Space, its mnemonic) do nothing until acceptsKeys();
+    // every answer button has this, and so must any control that answers and appears later.
+    void guardKeys(QPushButton* button);
+    // Starts the KeyDelayMs during which keys answer nothing again (a control that answers appeared).
+    void delayKeys();
+
     // Takes the focus onto the question itself (from a control about to be disabled), if it is in
     // the question: Return then answers nothing, and the panel still knows where the person was.
     void parkFocus();
@@ -125,6 +143,8 @@ private:
     bool m_sending = false;
     QPushButton* m_defaultButton = nullptr;
     QList<QPair<QWidget*, QPushButton*>> m_returnButtons;
+    QList<QPushButton*> m_guardedButtons;
+    QDeadlineTimer m_keysFrom{KeyDelayMs};
 
     QLabel* m_kindLabel = nullptr;
     QLabel* m_toolLabel = nullptr;
