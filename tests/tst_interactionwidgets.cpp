@@ -125,6 +125,7 @@ private Q_SLOTS:
         ApprovalWidget widget(approval());
         widget.show();
         QVERIFY(QTest::qWaitForWindowExposed(&widget));
+        QTRY_VERIFY_WITH_TIMEOUT(widget.acceptsKeys(), 10'000);
         QCOMPARE(child<QLabel>(&widget, "kindLabel")->text(), QStringLiteral("Approval"));
         QCOMPARE(child<QLabel>(&widget, "toolLabel")->text(), QStringLiteral("Deploy a preview"));
         QCOMPARE(child<QLabel>(&widget, "toolNameLabel")->text(), QStringLiteral("deploy"));
@@ -172,6 +173,7 @@ private Q_SLOTS:
         ApprovalWidget widget(approval());
         widget.show();
         QVERIFY(QTest::qWaitForWindowExposed(&widget));
+        QTRY_VERIFY_WITH_TIMEOUT(widget.acceptsKeys(), 10'000);
         QSignalSpy answered(&widget, &InteractionWidget::answered);
         // A reason typed before an allow is not sent: it belongs to a deny.
         QTest::keyClicks(child<QLineEdit>(&widget, "reasonEdit"), QStringLiteral("not on a Friday"));
@@ -180,6 +182,14 @@ private Q_SLOTS:
             // Always allow asks for a scope first; Return takes the narrowest.
             QTRY_VERIFY_WITH_TIMEOUT(QApplication::activePopupWidget(), 10'000);
             QTest::keyClick(QApplication::activePopupWidget(), Qt::Key_Return);
+        }
+        if (decision == InteractionAnswer::Decision::AlwaysAllow
+            || decision == InteractionAnswer::Decision::AllowForSession) {
+            // A grant wider than once takes a second step: nothing is sent until Grant.
+            auto* confirmation = child<QWidget>(&widget, "grantConfirmation");
+            QTRY_VERIFY_WITH_TIMEOUT(confirmation->isVisible(), 10'000);
+            QCOMPARE(answered.size(), 0);
+            QTest::mouseClick(child<QPushButton>(&widget, "confirmGrantButton"), Qt::LeftButton);
         }
 
         const InteractionAnswer answer = takeAnswer(answered, QStringLiteral("ia-approval"));
@@ -195,6 +205,7 @@ private Q_SLOTS:
         ApprovalWidget widget(approval());
         widget.show();
         QVERIFY(QTest::qWaitForWindowExposed(&widget));
+        QTRY_VERIFY_WITH_TIMEOUT(widget.acceptsKeys(), 10'000);
         QSignalSpy answered(&widget, &InteractionWidget::answered);
         auto* reason = child<QLineEdit>(&widget, "reasonEdit");
         QTest::keyClicks(reason, QStringLiteral("  wrong branch "));
@@ -209,6 +220,7 @@ private Q_SLOTS:
         ApprovalWidget widget(approval());
         widget.show();
         QVERIFY(QTest::qWaitForWindowExposed(&widget));
+        QTRY_VERIFY_WITH_TIMEOUT(widget.acceptsKeys(), 10'000);
         QSignalSpy answered(&widget, &InteractionWidget::answered);
         QTest::mouseClick(child<QPushButton>(&widget, "allowOnceButton"), Qt::LeftButton);
         QCOMPARE(answered.size(), 1);
@@ -229,6 +241,7 @@ private Q_SLOTS:
         ApprovalWidget widget(approval());
         widget.show();
         QVERIFY(QTest::qWaitForWindowExposed(&widget));
+        QTRY_VERIFY_WITH_TIMEOUT(widget.acceptsKeys(), 10'000);
         QSignalSpy requested(&widget, &InteractionWidget::showCallRequested);
         auto* showCall = child<QPushButton>(&widget, "showCallButton");
         QCOMPARE(showCall->text(), QStringLiteral("S&how call #42"));
@@ -262,6 +275,7 @@ private Q_SLOTS:
         widget.setSecretStorage(QStringLiteral("owner-only file /tmp/x/secrets.json (0600), not encrypted"));
         widget.show();
         QVERIFY(QTest::qWaitForWindowExposed(&widget));
+        QTRY_VERIFY_WITH_TIMEOUT(widget.acceptsKeys(), 10'000);
         QCOMPARE(child<QLabel>(&widget, "kindLabel")->text(), QStringLiteral("Connect"));
         QCOMPARE(child<QLabel>(&widget, "providerLabel")->text(), QStringLiteral("github"));
         QCOMPARE(child<QLabel>(&widget, "reasonLabel")->text(), QStringLiteral("Open the release issues"));
@@ -322,6 +336,7 @@ private Q_SLOTS:
         ConnectWidget widget(connectQuestion(QStringLiteral("either"), false));
         widget.show();
         QVERIFY(QTest::qWaitForWindowExposed(&widget));
+        QTRY_VERIFY_WITH_TIMEOUT(widget.acceptsKeys(), 10'000);
         QSignalSpy answered(&widget, &InteractionWidget::answered);
         QTest::mouseClick(widget.findChild<QPushButton*>(button), Qt::LeftButton);
         const InteractionAnswer answer = takeAnswer(answered, QStringLiteral("ia-connect"));
@@ -336,6 +351,7 @@ private Q_SLOTS:
         ConnectWidget widget(connectQuestion(QStringLiteral("either"), true));
         widget.show();
         QVERIFY(QTest::qWaitForWindowExposed(&widget));
+        QTRY_VERIFY_WITH_TIMEOUT(widget.acceptsKeys(), 10'000);
         QVERIFY(widget.offersOAuth());
         QVERIFY(widget.offersApiKey());
         auto* signIn = child<QPushButton>(&widget, "signInButton");
@@ -401,6 +417,7 @@ private Q_SLOTS:
             json{{"render", "confirm"}, {"prompt", "Release gate"}, {"question", "Ship 2.1 to production?"}}));
         widget.show();
         QVERIFY(QTest::qWaitForWindowExposed(&widget));
+        QTRY_VERIFY_WITH_TIMEOUT(widget.acceptsKeys(), 10'000);
         QCOMPARE(child<QLabel>(&widget, "promptLabel")->text(), QStringLiteral("Release gate"));
         QCOMPARE(child<QLabel>(&widget, "questionLabel")->text(), QStringLiteral("Ship 2.1 to production?"));
         QSignalSpy answered(&widget, &InteractionWidget::answered);
@@ -417,6 +434,7 @@ private Q_SLOTS:
                 {"render", "choice"}, {"question", "Which branch?"}, {"choices", {"main", "develop", "release/2.1"}}}));
         widget.show();
         QVERIFY(QTest::qWaitForWindowExposed(&widget));
+        QTRY_VERIFY_WITH_TIMEOUT(widget.acceptsKeys(), 10'000);
         QCOMPARE(widget.choices(),
             (QStringList{QStringLiteral("main"), QStringLiteral("develop"), QStringLiteral("release/2.1")}));
         auto* choose = child<QPushButton>(&widget, "chooseButton");
@@ -436,6 +454,7 @@ private Q_SLOTS:
             json{{"render", "choice"}, {"choices", {"a", "b"}}}));
         widget.show();
         QVERIFY(QTest::qWaitForWindowExposed(&widget));
+        QTRY_VERIFY_WITH_TIMEOUT(widget.acceptsKeys(), 10'000);
         QSignalSpy answered(&widget, &InteractionWidget::answered);
         QTest::mouseClick(child<QPushButton>(&widget, "declineButton"), Qt::LeftButton);
         QCOMPARE(takeAnswer(answered, QStringLiteral("ia-choice")).output,
@@ -461,6 +480,7 @@ private Q_SLOTS:
         FormWidget widget(interaction);
         widget.show();
         QVERIFY(QTest::qWaitForWindowExposed(&widget));
+        QTRY_VERIFY_WITH_TIMEOUT(widget.acceptsKeys(), 10'000);
 
         QCOMPARE(widget.properties(),
             (QStringList{QStringLiteral("title"), QStringLiteral("channel"), QStringLiteral("replicas"),
@@ -536,6 +556,7 @@ private Q_SLOTS:
         FormWidget widget(interaction);
         widget.show();
         QVERIFY(QTest::qWaitForWindowExposed(&widget));
+        QTRY_VERIFY_WITH_TIMEOUT(widget.acceptsKeys(), 10'000);
         auto* limit = qobject_cast<QSpinBox*>(widget.editorFor(QStringLiteral("limit")));
         auto* ratio = qobject_cast<QDoubleSpinBox*>(widget.editorFor(QStringLiteral("ratio")));
         auto* depth = qobject_cast<QSpinBox*>(widget.editorFor(QStringLiteral("depth")));
@@ -572,6 +593,7 @@ private Q_SLOTS:
         FormWidget widget(interaction);
         widget.show();
         QVERIFY(QTest::qWaitForWindowExposed(&widget));
+        QTRY_VERIFY_WITH_TIMEOUT(widget.acceptsKeys(), 10'000);
         QSignalSpy answered(&widget, &InteractionWidget::answered);
         QTest::keyClicks(qobject_cast<QLineEdit*>(widget.editorFor(QStringLiteral("tags"))), QStringLiteral("[web"));
         QTest::mouseClick(child<QPushButton>(&widget, "submitButton"), Qt::LeftButton);
@@ -584,6 +606,7 @@ private Q_SLOTS:
         FormWidget widget(clientTool(QStringLiteral("ia-form"), QStringLiteral("form"), json{{"render", "form"}}));
         widget.show();
         QVERIFY(QTest::qWaitForWindowExposed(&widget));
+        QTRY_VERIFY_WITH_TIMEOUT(widget.acceptsKeys(), 10'000);
         QVERIFY(widget.findChild<QLabel*>(QStringLiteral("noFieldsLabel")));
         QSignalSpy answered(&widget, &InteractionWidget::answered);
         QTest::mouseClick(child<QPushButton>(&widget, "declineButton"), Qt::LeftButton);
@@ -619,6 +642,7 @@ private Q_SLOTS:
         widget.show();
         widget.activateWindow();
         QVERIFY(QTest::qWaitForWindowActive(&widget, 10'000));
+        QTRY_VERIFY_WITH_TIMEOUT(widget.acceptsKeys(), 10'000); // keys answer a moment after it appears
         auto* allowOnce = child<QPushButton>(&widget, "allowOnceButton");
         QCOMPARE(widget.defaultButton(), allowOnce);
         QVERIFY(allowOnce->isDefault());
@@ -632,6 +656,26 @@ private Q_SLOTS:
             // the narrowest, this client and these arguments.
             QTRY_VERIFY_WITH_TIMEOUT(QApplication::activePopupWidget(), 10'000);
             QTest::keyClick(QApplication::activePopupWidget(), Qt::Key_Return);
+        }
+        if (decision == InteractionAnswer::Decision::AlwaysAllow
+            || decision == InteractionAnswer::Decision::AllowForSession) {
+            // The second step: Cancel has the focus, so Return gives nothing; Alt+G grants once
+            // keys are taken again.
+            auto* confirmation = child<QWidget>(&widget, "grantConfirmation");
+            QTRY_VERIFY_WITH_TIMEOUT(confirmation->isVisible(), 10'000);
+            QTRY_COMPARE_WITH_TIMEOUT(typeInto(), child<QWidget>(&widget, "cancelGrantButton"), 10'000);
+            QTest::keyClick(typeInto(), Qt::Key_G, Qt::AltModifier); // too soon: ignored
+            QTest::keyClick(typeInto(), Qt::Key_Return);
+            QVERIFY(confirmation->isHidden());
+            QCOMPARE(answered.size(), 0);
+            QTest::keyClick(typeInto(), Qt::Key(key), Qt::KeyboardModifiers(modifiers));
+            if (decision == InteractionAnswer::Decision::AlwaysAllow) {
+                QTRY_VERIFY_WITH_TIMEOUT(QApplication::activePopupWidget(), 10'000);
+                QTest::keyClick(QApplication::activePopupWidget(), Qt::Key_Return);
+            }
+            QTRY_VERIFY_WITH_TIMEOUT(confirmation->isVisible(), 10'000);
+            QTRY_VERIFY_WITH_TIMEOUT(widget.acceptsKeys(), 10'000);
+            QTest::keyClick(typeInto(), Qt::Key_G, Qt::AltModifier);
         }
         // A mnemonic clicks the way a mouse does (animated, a moment later).
         QTRY_COMPARE_WITH_TIMEOUT(answered.size(), 1, 10'000);
@@ -648,6 +692,7 @@ private Q_SLOTS:
         widget.show();
         widget.activateWindow();
         QVERIFY(QTest::qWaitForWindowActive(&widget, 10'000));
+        QTRY_VERIFY_WITH_TIMEOUT(widget.acceptsKeys(), 10'000); // keys answer a moment after it appears
         QSignalSpy answered(&widget, &InteractionWidget::answered);
         QSignalSpy showCall(&widget, &InteractionWidget::showCallRequested);
         child<QPushButton>(&widget, "showCallButton")->setFocus();
@@ -665,6 +710,7 @@ private Q_SLOTS:
         widget.show();
         widget.activateWindow();
         QVERIFY(QTest::qWaitForWindowActive(&widget, 10'000));
+        QTRY_VERIFY_WITH_TIMEOUT(widget.acceptsKeys(), 10'000); // keys answer a moment after it appears
         QSignalSpy answered(&widget, &InteractionWidget::answered);
         for (const char* name : {"allowOnceButton", "denyButton", "reasonEdit"}) {
             widget.findChild<QWidget*>(QLatin1String(name))->setFocus();
@@ -679,6 +725,7 @@ private Q_SLOTS:
         widget.show();
         widget.activateWindow();
         QVERIFY(QTest::qWaitForWindowActive(&widget, 10'000));
+        QTRY_VERIFY_WITH_TIMEOUT(widget.acceptsKeys(), 10'000); // keys answer a moment after it appears
         auto* arguments = child<QPlainTextEdit>(&widget, "argumentsText");
         arguments->setFocus();
         QTRY_VERIFY_WITH_TIMEOUT(arguments->hasFocus(), 10'000);
@@ -753,6 +800,7 @@ private Q_SLOTS:
         widget.show();
         widget.activateWindow();
         QVERIFY(QTest::qWaitForWindowActive(&widget, 10'000));
+        QTRY_VERIFY_WITH_TIMEOUT(widget.acceptsKeys(), 10'000); // keys answer a moment after it appears
         auto* session = child<QPushButton>(&widget, "allowSessionButton");
         QVERIFY(session->isHidden());
         QVERIFY(child<QLabel>(&widget, "sessionLabel")->text().contains(QLatin1String("one-shot runner")));
@@ -772,6 +820,7 @@ private Q_SLOTS:
         widget.show();
         widget.activateWindow();
         QVERIFY(QTest::qWaitForWindowActive(&widget, 10'000));
+        QTRY_VERIFY_WITH_TIMEOUT(widget.acceptsKeys(), 10'000); // keys answer a moment after it appears
         auto* key = child<QLineEdit>(&widget, "apiKeyEdit");
         QCOMPARE(widget.initialFocusWidget(), key);
         QCOMPARE(widget.defaultButton(), child<QPushButton>(&widget, "connectButton"));
@@ -811,6 +860,7 @@ private Q_SLOTS:
         widget.show();
         widget.activateWindow();
         QVERIFY(QTest::qWaitForWindowActive(&widget, 10'000));
+        QTRY_VERIFY_WITH_TIMEOUT(widget.acceptsKeys(), 10'000); // keys answer a moment after it appears
         auto* signIn = child<QPushButton>(&widget, "signInButton");
         QCOMPARE(signIn->text(), QStringLiteral("Sign &in with GitHub && Co"));
         QCOMPARE(child<QLabel>(&widget, "providerLabel")->text(), QStringLiteral("GitHub & Co"));
@@ -853,6 +903,7 @@ private Q_SLOTS:
         widget.show();
         widget.activateWindow();
         QVERIFY(QTest::qWaitForWindowActive(&widget, 10'000));
+        QTRY_VERIFY_WITH_TIMEOUT(widget.acceptsKeys(), 10'000); // keys answer a moment after it appears
         QCOMPARE(widget.initialFocusWidget(), widget.editorFor(QStringLiteral("version")));
         widget.initialFocusWidget()->setFocus();
         QTRY_VERIFY_WITH_TIMEOUT(widget.editorFor(QStringLiteral("version"))->hasFocus(), 10'000);
@@ -876,6 +927,7 @@ private Q_SLOTS:
         widget.show();
         widget.activateWindow();
         QVERIFY(QTest::qWaitForWindowActive(&widget, 10'000));
+        QTRY_VERIFY_WITH_TIMEOUT(widget.acceptsKeys(), 10'000); // keys answer a moment after it appears
         QCOMPARE(widget.initialFocusWidget(), child<QRadioButton>(&widget, "choice0"));
         widget.initialFocusWidget()->setFocus();
         QSignalSpy answered(&widget, &InteractionWidget::answered);
