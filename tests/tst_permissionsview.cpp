@@ -167,7 +167,8 @@ private Q_SLOTS:
         QTest::keyClick(openPopup(), Qt::Key_Return);
         QTRY_VERIFY_WITH_TIMEOUT(confirmation->isVisible(), TimeoutMs);
         auto* text = confirmation->findChild<QLabel*>(QStringLiteral("grantConfirmationText"));
-        QVERIFY2(text->text().contains(QStringLiteral("every client")) && text->text().contains(QStringLiteral("any arguments")),
+        QVERIFY2(text->text().contains(QStringLiteral("every client"))
+                && text->text().contains(QStringLiteral("any arguments")),
             qPrintable(text->text()));
         QTRY_VERIFY_WITH_TIMEOUT(panel->currentWidget()->acceptsKeys(), TimeoutMs);
         QTest::keyClick(focused(), Qt::Key_G, Qt::AltModifier);

@@ -20,8 +20,8 @@
 
 #include <QApplication>
 #include <QDockWidget>
-#include <QMenu>
 #include <QLineEdit>
+#include <QMenu>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTableView>
@@ -108,8 +108,8 @@ ToolCall loggedCall(qint64 id)
 // Goes to the questions as the person does (Ctrl+Shift+A) and waits until keys answer there.
 void goToQuestions(MainWindow& window)
 {
-    QTest::keyClick(focused() ? focused() : static_cast<QWidget*>(&window), Qt::Key_A,
-        Qt::ControlModifier | Qt::ShiftModifier);
+    QTest::keyClick(
+        focused() ? focused() : static_cast<QWidget*>(&window), Qt::Key_A, Qt::ControlModifier | Qt::ShiftModifier);
     InteractionWidget* widget = window.interactionPanel()->currentWidget();
     QVERIFY(widget);
     QTRY_VERIFY_WITH_TIMEOUT(widget->focusIsWithin(), TimeoutMs);
@@ -320,8 +320,8 @@ private Q_SLOTS:
         QVERIFY(QTest::qWaitForWindowActive(&window, TimeoutMs));
         InteractionPanel* panel = window.interactionPanel();
         // Waiting in the dock for the next question: the focus is in the empty list.
-        QTest::keyClick(focused() ? focused() : static_cast<QWidget*>(&window), Qt::Key_A,
-            Qt::ControlModifier | Qt::ShiftModifier);
+        QTest::keyClick(
+            focused() ? focused() : static_cast<QWidget*>(&window), Qt::Key_A, Qt::ControlModifier | Qt::ShiftModifier);
         QTRY_COMPARE_WITH_TIMEOUT(focused(), panel->listView(), TimeoutMs);
 
         Q_EMIT backend.interactionPending(question(QStringLiteral("ia-1"), Now));

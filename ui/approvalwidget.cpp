@@ -1,24 +1,29 @@
 #include "approvalwidget.h"
 
+#include "boundedjson.h"
 #include "callinspector.h"
 #include "interactionmodel.h"
 #include "jsonhighlighter.h"
 
 #include <QApplication>
+#include <QDir>
 #include <QEvent>
-#include <QFrame>
-#include <QKeyEvent>
 #include <QFontDatabase>
 #include <QFontMetrics>
+#include <QFrame>
 #include <QGridLayout>
 #include <QHBoxLayout>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QRegularExpression>
+#include <QToolButton>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <optional>
 
 using nlohmann::json;
@@ -46,12 +51,98 @@ QString hintsText(const json& annotations)
     return hints.join(QStringLiteral(" · "));
 }
 
+// The hints that call for care, as a banner: what the tool declares it may do to data or the world.
+QString warningText(const json& annotations)
+{
+    if (!annotations.is_object())
+        return {};
+    const auto flag = [&annotations](const char* key) {
+        const auto it = annotations.find(key);
+        return it != annotations.end() && it->is_boolean() && it->get<bool>();
+    };
+    QStringList warnings;
+    if (flag("destructiveHint"))
+        warnings << ApprovalWidget::tr("May delete or overwrite data.");
+    if (flag("openWorldHint"))
+        warnings << ApprovalWidget::tr("Reaches outside this machine.");
+    if (warnings.isEmpty())
+        return {};
+    return QStringLiteral("⚠ ") + warnings.join(QLatin1Char(' ')) + ApprovalWidget::tr(" (as the tool declares it)");
+}
+
+bool looksLikePath(const QString& key, const QString& value)
+{
+    static const QStringList pathWords{QStringLiteral("path"), QStringLiteral("file"), QStringLiteral("dir"),
+        QStringLiteral("folder"), QStringLiteral("root"), QStringLiteral("cwd"), QStringLiteral("repo")};
+    const QString lower = key.toLower();
+    const bool named = std::any_of(
+        pathWords.cbegin(), pathWords.cend(), [&lower](const QString& word) { return lower.contains(word); });
+    return named || value.startsWith(QLatin1Char('/')) || value.startsWith(QStringLiteral("~/"))
+        || value.startsWith(QStringLiteral("../")) || value == QStringLiteral("..");
+}
+
+bool insideRoot(const QString& path, const QString& root)
+{
+    const QString cleanRoot = QDir::cleanPath(root);
+    return path == cleanRoot
+        || path.startsWith(cleanRoot.endsWith(QLatin1Char('/')) ? cleanRoot : cleanRoot + QLatin1Char('/'));
+}
+
+void collectPaths(const json& value, const QString& name, const QStringList& roots, QStringList* flagged)
+{
+    if (flagged->size() >= 8)
+        return;
+    if (value.is_object()) {
+        for (auto it = value.begin(); it != value.end(); ++it)
+            collectPaths(*it,
+                name.isEmpty() ? QString::fromStdString(it.key())
+                               : name + QLatin1Char('.') + QString::fromStdString(it.key()),
+                roots, flagged);
+    } else if (value.is_array()) {
+        for (std::size_t i = 0; i < value.size(); ++i)
+            collectPaths(value.at(i), QStringLiteral("%1[%2]").arg(name).arg(i), roots, flagged);
+    } else if (value.is_string()) {
+        const QString text = QString::fromStdString(value.get<std::string>());
+        if (!looksLikePath(name, text))
+            return;
+        const QString shown = text.size() > 80 ? text.left(80) + QStringLiteral("…") : text;
+        if (text.split(QRegularExpression(QStringLiteral("[/\\\\]"))).contains(QStringLiteral(".."))) {
+            flagged->append(ApprovalWidget::tr("%1 contains \"..\" (%2)").arg(name, shown));
+        } else if (QDir::isAbsolutePath(text) && !roots.isEmpty()) {
+            const QString clean = QDir::cleanPath(text);
+            if (std::none_of(
+                    roots.cbegin(), roots.cend(), [&clean](const QString& root) { return insideRoot(clean, root); }))
+                flagged->append(ApprovalWidget::tr("%1 is outside the configured roots (%2)").arg(name, shown));
+        }
+    }
+}
+
 } // namespace
+
+QStringList ApprovalWidget::flaggedPaths(const json& arguments, const QStringList& roots)
+{
+    QStringList flagged;
+    collectPaths(arguments, QString(), roots, &flagged);
+    return flagged;
+}
 
 ApprovalWidget::ApprovalWidget(const PendingInteraction& interaction, QWidget* parent)
     : InteractionWidget(interaction, parent)
 {
     QVBoxLayout* body = bodyLayout();
+    const json& annotations = renderSpec().value("annotations", json());
+
+    // What the tool may do, when it says it may harm or reach out, as a banner before anything else.
+    const QString warning = warningText(annotations);
+    if (!warning.isEmpty()) {
+        auto* banner = new QLabel(warning);
+        banner->setObjectName(QStringLiteral("hintsBanner"));
+        banner->setWordWrap(true);
+        banner->setTextFormat(Qt::PlainText);
+        banner->setStyleSheet(QStringLiteral("QLabel { background: #fdecea; color: #8a1c12; border: 1px solid #c01c28; "
+                                             "border-radius: 4px; padding: 4px 6px; font-weight: bold; }"));
+        body->addWidget(banner);
+    }
 
     auto* grid = new QGridLayout;
     grid->setHorizontalSpacing(10);
@@ -61,14 +152,34 @@ ApprovalWidget::ApprovalWidget(const PendingInteraction& interaction, QWidget* p
     rule->setWordWrap(true);
     grid->addWidget(captionLabel(tr("Asks because")), row, 0);
     grid->addWidget(rule, row++, 1);
-    const QString description = specString("description");
+    const QString description = specString("description").trimmed();
     if (!description.isEmpty()) {
-        QLabel* label = valueLabel(description, QStringLiteral("descriptionLabel"));
+        // Folded to its first line: the arguments, not the tool's manual, are what is asked about.
+        QLabel* label = valueLabel(QString(), QStringLiteral("descriptionLabel"));
         label->setWordWrap(true);
+        label->setToolTip(description);
+        const QString firstLine = description.section(QLatin1Char('\n'), 0, 0);
+        const QString folded = firstLine.size() > FoldedDescriptionChars
+            ? firstLine.left(FoldedDescriptionChars).trimmed() + QStringLiteral("…")
+            : firstLine + (firstLine.size() < description.size() ? QStringLiteral(" …") : QString());
+        label->setText(folded);
+        auto* toggle = new QToolButton;
+        toggle->setObjectName(QStringLiteral("descriptionToggle"));
+        toggle->setText(tr("More"));
+        toggle->setCheckable(true);
+        toggle->setAutoRaise(true);
+        toggle->setVisible(folded != description);
+        connect(toggle, &QToolButton::toggled, label, [label, toggle, description, folded](bool open) {
+            label->setText(open ? description : folded);
+            toggle->setText(open ? tr("Less") : tr("More"));
+        });
+        auto* descriptionRow = new QHBoxLayout;
+        descriptionRow->addWidget(label, 1);
+        descriptionRow->addWidget(toggle, 0, Qt::AlignTop);
         grid->addWidget(captionLabel(tr("Does")), row, 0);
-        grid->addWidget(label, row++, 1);
+        grid->addLayout(descriptionRow, row++, 1);
     }
-    const QString hints = hintsText(renderSpec().value("annotations", json()));
+    const QString hints = hintsText(annotations);
     if (!hints.isEmpty()) {
         grid->addWidget(captionLabel(tr("Hints")), row, 0);
         grid->addWidget(valueLabel(hints, QStringLiteral("hintsLabel")), row++, 1);
@@ -76,7 +187,14 @@ ApprovalWidget::ApprovalWidget(const PendingInteraction& interaction, QWidget* p
     grid->setColumnStretch(1, 1);
     body->addLayout(grid);
 
-    body->addWidget(captionLabel(tr("Arguments")));
+    // The arguments are what is asked: out of the scrolling part, right above the answers, taking
+    // the spare height and never less than a few lines, so they show whatever the dock's height.
+    auto* argumentsBox = new QWidget;
+    argumentsBox->setObjectName(QStringLiteral("argumentsBox"));
+    auto* argumentsLayout = new QVBoxLayout(argumentsBox);
+    argumentsLayout->setContentsMargins(0, 0, 0, 0);
+    argumentsLayout->setSpacing(2);
+    argumentsLayout->addWidget(captionLabel(tr("Arguments")));
     m_arguments = new QPlainTextEdit;
     m_arguments->setObjectName(QStringLiteral("argumentsText"));
     m_arguments->setReadOnly(true);
@@ -86,12 +204,35 @@ ApprovalWidget::ApprovalWidget(const PendingInteraction& interaction, QWidget* p
     m_arguments->setLineWrapMode(QPlainTextEdit::WidgetWidth);
     m_arguments->setWordWrapMode(QTextOption::WrapAtWordBoundaryOrAnywhere);
     m_arguments->setPlaceholderText(tr("No arguments."));
-    m_arguments->setMinimumHeight(QFontMetrics(m_arguments->font()).lineSpacing() * 4);
+    const int lines = QFontMetrics(m_arguments->font()).lineSpacing();
+    m_arguments->setMinimumHeight(lines * MinArgumentLines + 2 * m_arguments->frameWidth() + 8);
     if (interaction.arguments.size() <= CallInspector::MaxHighlightedChars)
         m_highlighter = new JsonHighlighter(m_arguments->document());
     const QString arguments = CallInspector::prettyJson(interaction.arguments);
     m_arguments->setPlainText(arguments == QStringLiteral("{}") ? QString() : arguments);
-    body->addWidget(m_arguments, 1);
+    argumentsLayout->addWidget(m_arguments, 1);
+
+    // Paths that climb out (`..`) or lie outside the directories the tools may use.
+    QStringList roots;
+    if (const auto it = renderSpec().find("roots"); it != renderSpec().end() && it->is_array()) {
+        for (const json& root : *it) {
+            if (root.is_string())
+                roots.append(QString::fromStdString(root.get<std::string>()));
+        }
+    }
+    const QStringList flagged
+        = flaggedPaths(BoundedJson::parse(interaction.arguments, BoundedJson::Limits::record()).value, roots);
+    if (!flagged.isEmpty()) {
+        auto* paths = new QLabel(tr("Check the paths: %1").arg(flagged.join(QStringLiteral("; "))));
+        paths->setObjectName(QStringLiteral("pathWarning"));
+        paths->setWordWrap(true);
+        paths->setTextFormat(Qt::PlainText);
+        paths->setTextInteractionFlags(Qt::TextSelectableByMouse);
+        paths->setStyleSheet(QStringLiteral("QLabel { background: #fff4e0; color: #6b3f00; border: 1px solid #b36b00; "
+                                            "border-radius: 4px; padding: 3px 6px; }"));
+        argumentsLayout->addWidget(paths);
+    }
+    addAboveAnswers(argumentsBox, 1);
 
     m_reasonEdit = new QLineEdit;
     m_reasonEdit->setObjectName(QStringLiteral("reasonEdit"));
@@ -177,7 +318,8 @@ ApprovalWidget::ApprovalWidget(const PendingInteraction& interaction, QWidget* p
     connect(m_allowSessionButton, &QPushButton::clicked, this, [this] {
         askToConfirm(InteractionAnswer::decide(InteractionAnswer::Decision::AllowForSession),
             tr("Allow every call of %1 from this session of %2 without asking, until the session ends?")
-                .arg(interaction().tool.toHtmlEscaped(), InteractionModel::clientLabel(interaction()).toHtmlEscaped()),
+                .arg(this->interaction().tool.toHtmlEscaped(),
+                    InteractionModel::clientLabel(this->interaction()).toHtmlEscaped()),
             m_allowSessionButton);
     });
     connect(m_alwaysAllowButton, &QPushButton::clicked, this, &ApprovalWidget::showScopeMenu);

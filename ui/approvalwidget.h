@@ -1,13 +1,14 @@
 #pragma once
 
-// ApprovalWidget: asks whether a tool whose permission is "ask" may run: the tool, who asked, the
-// rule that made it ask, the arguments as coloured JSON, and allow once / allow for this session /
-// always allow / deny with an optional reason the client sees. A one-shot runner's question offers no
-// "allow for this session": that session ends with the runner's process. "Always allow" opens a
-// choice of scope (this client or every client, these arguments or any), narrowest first. Every
-// grant wider than "allow once" takes a deliberate second step: a confirmation above the answers
-// says what it grants, with Cancel focused and Grant reached only by its mnemonic (Alt+G), Tab or a
-// click, and Grant ignores keys for a moment after it appears.
+// ApprovalWidget: asks whether a tool whose permission is "ask" may run: the arguments as coloured
+// JSON first (above the answers, never scrolled away, with paths that leave the configured roots or
+// contain ".." flagged), a banner when the tool declares itself destructive or open-world, the
+// tool, who asked, the rule that made it ask, its description folded to a line, and allow once / allow for this session
+// / always allow / deny with an optional reason the client sees. A one-shot runner's question offers no "allow for this
+// session": that session ends with the runner's process. "Always allow" opens a choice of scope (this client or every
+// client, these arguments or any), narrowest first. Every grant wider than "allow once" takes a deliberate second step:
+// a confirmation above the answers says what it grants, with Cancel focused and Grant reached only by its mnemonic
+// (Alt+G), Tab or a click, and Grant ignores keys for a moment after it appears.
 
 #include "interactionwidget.h"
 
@@ -23,6 +24,14 @@ class ApprovalWidget : public InteractionWidget
     Q_OBJECT
 public:
     explicit ApprovalWidget(const PendingInteraction& interaction, QWidget* parent = nullptr);
+
+    // The arguments always show at least this many lines, however short the dock.
+    static constexpr int MinArgumentLines = 4;
+    // The tool's description shows folded to this many characters of its first line (More opens it).
+    static constexpr int FoldedDescriptionChars = 140;
+    // String arguments that look like paths (named like one, or absolute) and contain a ".." part
+    // or lie outside `roots` (none checked when empty), each as "name: why (value)"; at most 8.
+    static QStringList flaggedPaths(const nlohmann::json& arguments, const QStringList& roots);
 
 protected:
     void changeEvent(QEvent* event) override;

@@ -405,8 +405,8 @@ void InteractionPanel::followQueue(bool wasEmpty)
     // with none left to answer (the list after the last answer, or the dock itself). Anywhere else
     // (the call log, a table, a field, the list while picking a question) it stays; the count in
     // the title, the dock, the tray and a notification say that a question came.
-    const bool waitingHere = focus && (focus == this || isAncestorOf(focus))
-        && !(focus == m_list && !wasEmpty) && !(current && current->isAncestorOf(focus));
+    const bool waitingHere = focus && (focus == this || isAncestorOf(focus)) && !(focus == m_list && !wasEmpty)
+        && !(current && current->isAncestorOf(focus));
     if (waitingHere)
         focusCurrentQuestion();
 }

@@ -4,6 +4,7 @@
 #include "interactionmodel.h"
 
 #include <QApplication>
+#include <QDateTime>
 #include <QFrame>
 #include <QGridLayout>
 #include <QHBoxLayout>
@@ -11,6 +12,7 @@
 #include <QLabel>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QTimer>
 #include <QVBoxLayout>
 
 using nlohmann::json;
@@ -99,6 +101,14 @@ InteractionWidget::InteractionWidget(const PendingInteraction& interaction, QWid
     m_buttonLayout = new QHBoxLayout(m_buttonRow);
     m_buttonLayout->setContentsMargins(0, 0, 0, 0);
     m_buttonLayout->addStretch(1);
+    // Between the answers and the refusals: how long the waiting call still waits.
+    m_timeLeftLabel = new QLabel;
+    m_timeLeftLabel->setObjectName(QStringLiteral("timeLeftLabel"));
+    m_timeLeftLabel->setToolTip(tr("When the waiting call gives up (interaction.maxWaitSeconds)"));
+    m_buttonLayout->addWidget(m_timeLeftLabel);
+    m_clock = new QTimer(this);
+    m_clock->setInterval(1000);
+    connect(m_clock, &QTimer::timeout, this, &InteractionWidget::updateTimeLeft);
 
     m_sendingLabel = new QLabel(tr("Sending the answer…"));
     m_sendingLabel->setObjectName(QStringLiteral("sendingLabel"));
@@ -139,6 +149,36 @@ InteractionWidget::InteractionWidget(const PendingInteraction& interaction, QWid
     m_layout = layout;
 
     updateHeader();
+    connect(qApp, &QApplication::focusChanged, this, [this](QWidget*, QWidget* now) {
+        if (now && isAncestorOf(now))
+            scrollIntoView(now);
+    });
+}
+
+void InteractionWidget::scrollIntoView(QWidget* widget)
+{
+    // Inner areas first (a form's own), then the question's.
+    for (QWidget* parent = widget->parentWidget(); parent && parent != this; parent = parent->parentWidget()) {
+        if (auto* area = qobject_cast<QScrollArea*>(parent))
+            area->ensureWidgetVisible(widget, 8, 8);
+    }
+}
+
+void InteractionWidget::updateTimeLeft()
+{
+    const QString left = InteractionModel::timeLeftLabel(m_interaction, QDateTime::currentMSecsSinceEpoch());
+    m_timeLeftLabel->setVisible(!left.isEmpty());
+    if (left.isEmpty()) {
+        m_clock->stop();
+        return;
+    }
+    m_timeLeftLabel->setText(tr("Gives up in %1").arg(left));
+    // Red in the last minute, as in the list.
+    const bool soon = m_interaction.deadlineMs - QDateTime::currentMSecsSinceEpoch() < 60'000;
+    m_timeLeftLabel->setStyleSheet(
+        soon ? QStringLiteral("QLabel { color: %1; font-weight: bold; }").arg(errorColour.name()) : QString());
+    if (!m_clock->isActive())
+        m_clock->start();
 }
 
 void InteractionWidget::setBodyExpands(bool expands)
@@ -187,6 +227,7 @@ void InteractionWidget::updateHeader()
     m_waitingLabel->setStyleSheet(
         interaction.waiting ? QStringLiteral("QLabel { color: %1; }").arg(approvalColour.name()) : QString());
 
+    updateTimeLeft();
     m_showCallButton->setText(tr("S&how call #%1").arg(interaction.callId));
     m_showCallButton->setEnabled(interaction.callId > 0);
     // Earlier calls of the same question (parked, or dropped and retried) link to their own rows.
@@ -299,9 +340,16 @@ void InteractionWidget::addAnswerWidget(QWidget* widget, ButtonPlace place)
         m_buttonLayout->addWidget(widget);
 }
 
-void InteractionWidget::addAboveAnswers(QWidget* widget)
+void InteractionWidget::addAboveAnswers(QWidget* widget, int stretch)
 {
-    m_aboveAnswers->addWidget(widget);
+    m_aboveAnswers->addWidget(widget, stretch);
+    if (stretch > 0) {
+        // It takes the spare height; the question area above keeps only what it shows, and
+        // scrolls when even that does not fit.
+        setBodyExpands(false);
+        m_layout->setStretchFactor(m_aboveAnswers, stretch);
+        m_layout->setStretch(m_layout->count() - 1, 0);
+    }
 }
 
 void InteractionWidget::setDefaultButton(QPushButton* button)

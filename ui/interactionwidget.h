@@ -27,6 +27,7 @@ class QLabel;
 class QPushButton;
 class QResizeEvent;
 class QShowEvent;
+class QTimer;
 class QScrollArea;
 class QVBoxLayout;
 
@@ -105,8 +106,9 @@ protected:
     // Adds any widget to the shared row: after the other leading ones, or before the trailing ones.
     void addAnswerWidget(QWidget* widget, ButtonPlace place);
     // Puts `widget` right above the answer row, out of the scrolling part: what goes with an answer
-    // (the reason of a deny) stays in view with it.
-    void addAboveAnswers(QWidget* widget);
+    // (the reason of a deny) stays in view with it. `stretch` > 0 gives it the spare height (the
+    // part above then scrolls first when the dock is short).
+    void addAboveAnswers(QWidget* widget, int stretch = 0);
     // The button Return clicks when the focus is in no button (drawn as the default one).
     void setDefaultButton(QPushButton* button);
     // Return in `field` (or in a widget inside it) clicks `button` instead of the default one.
@@ -133,7 +135,11 @@ protected:
 
 private:
     void updateHeader();
+    void updateTimeLeft();
     void fitQuestionArea();
+    // The focus moved to `widget` in this question: scrolls every area it is in so it shows (a key
+    // is never typed into a field out of sight).
+    void scrollIntoView(QWidget* widget);
     // Clicks `button` if it can answer now (shown, enabled, no answer on its way); false otherwise.
     bool clickIfAvailable(QPushButton* button);
     void setSending(bool sending);
@@ -164,6 +170,8 @@ private:
     QWidget* m_buttonRow = nullptr;
     QHBoxLayout* m_buttonLayout = nullptr;
     int m_leadingCount = 0; // widgets before the row's stretch
+    QLabel* m_timeLeftLabel = nullptr; // the countdown until the waiting call gives up
+    QTimer* m_clock = nullptr;
     QLabel* m_sendingLabel = nullptr;
     QLabel* m_errorLabel = nullptr;
 };

@@ -423,9 +423,10 @@ void MainWindow::closeEvent(QCloseEvent* event)
         return; // already asking
     const int held = m_interactionPanel->waitingCount();
     auto* box = new QMessageBox(QMessageBox::Warning, tr("Quit Switchboard?"),
-        held > 0 ? tr("%1 waiting for an answer, %2 pending. Quit anyway?")
-                       .arg(held == 1 ? tr("1 call is") : tr("%1 calls are").arg(held), InteractionPanel::countText(pending))
-                 : tr("%1 pending. Quit anyway?").arg(InteractionPanel::countText(pending)),
+        held > 0
+            ? tr("%1 waiting for an answer, %2 pending. Quit anyway?")
+                  .arg(held == 1 ? tr("1 call is") : tr("%1 calls are").arg(held), InteractionPanel::countText(pending))
+            : tr("%1 pending. Quit anyway?").arg(InteractionPanel::countText(pending)),
         QMessageBox::NoButton, this);
     box->setObjectName(QStringLiteral("quitConfirmation"));
     box->setInformativeText(held > 0 ? tr("The waiting calls end with a tool error saying Switchboard stopped. The "
@@ -637,9 +638,7 @@ void MainWindow::createInteractionPanel()
     m_questionsAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_A)); // A for answer
     m_questionsAction->setToolTip(tr("Show the questions clients are waiting for you to answer (%1)")
                                       .arg(m_questionsAction->shortcut().toString(QKeySequence::NativeText)));
-    connect(m_questionsAction, &QAction::triggered, this, [this] {
-        m_interactionPanel->goToQuestions();
-    });
+    connect(m_questionsAction, &QAction::triggered, this, [this] { m_interactionPanel->goToQuestions(); });
     if (auto* toolBar = findChild<QToolBar*>(QStringLiteral("mainToolBar")))
         toolBar->addAction(m_questionsAction);
     // Not in the View menu: the questions dock cannot be closed, so no question is ever hidden.
