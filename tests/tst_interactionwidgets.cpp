@@ -14,6 +14,7 @@
 #include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDateTime>
 #include <QDoubleSpinBox>
 #include <QGroupBox>
 #include <QLabel>
@@ -27,6 +28,7 @@
 #include <QTest>
 #include <QTextBlock>
 #include <QTextLayout>
+#include <QToolButton>
 
 #include <memory>
 
@@ -912,6 +914,7 @@ private Q_SLOTS:
         QCOMPARE(answered.size(), 0);
         QVERIFY(widget.errorText().contains(QLatin1String("version")));
         QTest::keyClicks(typeInto(), QStringLiteral("2.1"));
+        QVERIFY2(widget.errorText().isEmpty(), qPrintable(widget.errorText())); // fixed: the error goes
         QTest::keyClick(typeInto(), Qt::Key_Tab);
         QCOMPARE(QApplication::focusWidget(), widget.editorFor(QStringLiteral("replicas")));
         QTest::keyClick(typeInto(), Qt::Key_Up);
@@ -938,6 +941,127 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(child<QRadioButton>(&widget, "choice1")->isChecked(), 10'000);
         QTest::keyClick(typeInto(), Qt::Key_Return);
         QCOMPARE(takeAnswer(answered, QStringLiteral("ia-choice")).output, compact(json{{"choice", "develop"}}));
+    }
+
+    // In a choice the arrows select (from none selected too), a number key selects that option, and
+    // neither answers: Return does.
+    void choiceArrowsAndNumbersSelect()
+    {
+        ChoiceWidget widget(clientTool(QStringLiteral("ia-choice"), QStringLiteral("choice"),
+            json{{"render", "choice"}, {"choices", {"main", "develop", "release/2.1"}}}));
+        widget.show();
+        widget.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&widget, 10'000));
+        QTRY_VERIFY_WITH_TIMEOUT(widget.acceptsKeys(), 10'000);
+        widget.initialFocusWidget()->setFocus();
+        QTRY_VERIFY_WITH_TIMEOUT(child<QRadioButton>(&widget, "choice0")->hasFocus(), 10'000);
+        QSignalSpy answered(&widget, &InteractionWidget::answered);
+        QTest::keyClick(typeInto(), Qt::Key_Down); // nothing was selected: the arrow selects
+        QVERIFY(child<QRadioButton>(&widget, "choice1")->isChecked());
+        QCOMPARE(typeInto(), child<QRadioButton>(&widget, "choice1"));
+        QTest::keyClick(typeInto(), Qt::Key_Up);
+        QVERIFY(child<QRadioButton>(&widget, "choice0")->isChecked());
+        QTest::keyClick(typeInto(), Qt::Key_3);
+        QVERIFY(child<QRadioButton>(&widget, "choice2")->isChecked());
+        QCOMPARE(typeInto(), child<QRadioButton>(&widget, "choice2"));
+        QTest::keyClick(typeInto(), Qt::Key_9); // no ninth option: nothing
+        QVERIFY(child<QRadioButton>(&widget, "choice2")->isChecked());
+        QCOMPARE(answered.size(), 0);
+        QTest::keyClick(typeInto(), Qt::Key_Return);
+        QCOMPARE(takeAnswer(answered, QStringLiteral("ia-choice")).output, compact(json{{"choice", "release/2.1"}}));
+    }
+
+    // A required enum without a default starts with no choice (the first value is not an answer),
+    // and submitting without one names it; choosing clears the error.
+    void requiredEnumStartsWithNoChoice()
+    {
+        PendingInteraction interaction = clientTool(QStringLiteral("ia-form"), QStringLiteral("form"), json::object());
+        interaction.renderSpec = R"({"render":"form","schema":{"type":"object","properties":{
+            "channel":{"type":"string","title":"Channel","enum":["stable","beta"]}},"required":["channel"]}})";
+        FormWidget widget(interaction);
+        widget.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&widget));
+        auto* channel = qobject_cast<QComboBox*>(widget.editorFor(QStringLiteral("channel")));
+        QVERIFY(channel);
+        QCOMPARE(channel->currentIndex(), -1);
+        QSignalSpy answered(&widget, &InteractionWidget::answered);
+        QTest::mouseClick(child<QPushButton>(&widget, "submitButton"), Qt::LeftButton);
+        QCOMPARE(answered.size(), 0);
+        QVERIFY2(widget.errorText().contains(QStringLiteral("Channel")), qPrintable(widget.errorText()));
+        channel->setCurrentIndex(1);
+        QVERIFY2(widget.errorText().isEmpty(), qPrintable(widget.errorText()));
+        QTest::mouseClick(child<QPushButton>(&widget, "submitButton"), Qt::LeftButton);
+        QCOMPARE(takeAnswer(answered, QStringLiteral("ia-form")).output,
+            compact(ClientAnswer::submitted(json{{"channel", "beta"}})));
+    }
+
+    // Tab through a long form in a short widget: the field with the focus is always scrolled into
+    // view, so a value (an API key, say) is never typed into a field out of sight.
+    void theFocusedFieldIsScrolledIntoView()
+    {
+        std::string properties;
+        for (int i = 0; i < 30; ++i)
+            properties += (i ? "," : "") + std::string("\"f") + std::to_string(i) + R"(":{"type":"string"})";
+        PendingInteraction interaction = clientTool(QStringLiteral("ia-form"), QStringLiteral("form"), json::object());
+        interaction.renderSpec = QByteArray::fromStdString(
+            R"({"render":"form","schema":{"type":"object","properties":{)" + properties + "}}}");
+        FormWidget widget(interaction);
+        widget.resize(420, 260);
+        widget.show();
+        widget.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&widget, 10'000));
+        widget.initialFocusWidget()->setFocus();
+        QTRY_VERIFY_WITH_TIMEOUT(widget.editorFor(QStringLiteral("f0"))->hasFocus(), 10'000);
+        for (int i = 1; i < 30; ++i) {
+            QTest::keyClick(typeInto(), Qt::Key_Tab);
+            QWidget* field = widget.editorFor(QStringLiteral("f%1").arg(i));
+            QCOMPARE(typeInto(), field);
+            QTRY_VERIFY2_WITH_TIMEOUT(field->visibleRegion().boundingRect() == field->rect(),
+                qPrintable(QStringLiteral("f%1 is not in view").arg(i)), 10'000);
+        }
+    }
+
+    // The approval card: the tool's destructive and open-world hints as a banner, paths that climb
+    // out or leave the roots flagged, the description folded, and the countdown by the answers.
+    void approvalCardShowsWhatIsAsked()
+    {
+        PendingInteraction interaction = approval();
+        interaction.arguments = R"({"path":"../secrets.txt","target":"/etc/passwd","inside":"/srv/work/a.txt",)"
+                                R"("note":"a .. in prose","files":["/srv/work/ok","/srv/workshop/x"]})";
+        interaction.renderSpec = QByteArray::fromStdString(json{{"render", "approval"}, {"rule", "ask"},
+            {"description", std::string(400, 'd') + "\nsecond line"},
+            {"annotations", {{"destructiveHint", true}, {"openWorldHint", false}}},
+            {"roots", {"/srv/work"}}}.dump());
+        interaction.deadlineMs = QDateTime::currentMSecsSinceEpoch() + 45'000;
+        ApprovalWidget widget(interaction);
+        widget.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&widget));
+        auto* banner = child<QLabel>(&widget, "hintsBanner");
+        QVERIFY(banner && banner->isVisible());
+        QVERIFY(banner->text().contains(QStringLiteral("May delete or overwrite data")));
+        QVERIFY(!banner->text().contains(QStringLiteral("outside this machine")));
+        const QString paths = child<QLabel>(&widget, "pathWarning")->text();
+        QVERIFY2(paths.contains(QStringLiteral("path contains \"..\"")), qPrintable(paths));
+        QVERIFY2(paths.contains(QStringLiteral("target is outside the configured roots")), qPrintable(paths));
+        QVERIFY2(paths.contains(QStringLiteral("files[1] is outside")), qPrintable(paths));
+        QVERIFY2(!paths.contains(QStringLiteral("inside")) && !paths.contains(QStringLiteral("note"))
+                && !paths.contains(QStringLiteral("files[0]")),
+            qPrintable(paths));
+        auto* description = child<QLabel>(&widget, "descriptionLabel");
+        QVERIFY(description->text().size() <= ApprovalWidget::FoldedDescriptionChars + 1);
+        auto* more = child<QToolButton>(&widget, "descriptionToggle");
+        QVERIFY(more->isVisible());
+        QTest::mouseClick(more, Qt::LeftButton);
+        QVERIFY(description->text().contains(QStringLiteral("second line")));
+        auto* timeLeft = child<QLabel>(&widget, "timeLeftLabel");
+        QVERIFY(timeLeft->isVisible());
+        QVERIFY2(timeLeft->text().startsWith(QStringLiteral("Gives up in 0:4")), qPrintable(timeLeft->text()));
+        QVERIFY(timeLeft->styleSheet().contains(QStringLiteral("bold"))); // the last minute
+        // The arguments are above the answers, outside the part that scrolls.
+        auto* arguments = child<QPlainTextEdit>(&widget, "argumentsText");
+        QVERIFY(!child<QWidget>(&widget, "questionArea")->isAncestorOf(arguments));
+        QVERIFY(arguments->mapTo(&widget, QPoint()).y()
+            < child<QWidget>(&widget, "answerButtons")->mapTo(&widget, QPoint()).y());
     }
 };
 
