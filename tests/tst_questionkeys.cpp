@@ -22,6 +22,7 @@
 #include <QDockWidget>
 #include <QLineEdit>
 #include <QMenu>
+#include <QMessageBox>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTableView>
@@ -389,6 +390,47 @@ private Q_SLOTS:
         QCOMPARE(panel->currentInteractionId(), QStringLiteral("ia-parked"));
         QCOMPARE(focused(), panel->listView());
         QCOMPARE(backend.answers.size(), 2);
+    }
+
+    // Quitting with questions pending asks first (Cancel the default: a stray Return keeps the
+    // window); Quit then closes it. With none pending, it closes at once.
+    void quittingWithQuestionsPendingAsksFirst()
+    {
+        FakeOperator backend;
+        MainWindow window(&backend, 500, false);
+        window.show();
+        window.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&window, TimeoutMs));
+        PendingInteraction parked = question(QStringLiteral("ia-parked"), Now);
+        parked.waiting = false;
+        Q_EMIT backend.interactionPending(parked);
+        Q_EMIT backend.interactionPending(question(QStringLiteral("ia-held"), Now + 1));
+
+        QVERIFY(!window.close());
+        QVERIFY(window.isVisible());
+        QMessageBox* box = nullptr;
+        QTRY_VERIFY_WITH_TIMEOUT(
+            (box = window.findChild<QMessageBox*>(QStringLiteral("quitConfirmation"))) && box->isVisible(), TimeoutMs);
+        QVERIFY2(box->text().contains(QStringLiteral("1 call is waiting"))
+                && box->text().contains(QStringLiteral("2 questions")),
+            qPrintable(box->text()));
+        QCOMPARE(box->defaultButton(), box->button(QMessageBox::Cancel));
+        QTRY_COMPARE_WITH_TIMEOUT(QApplication::activeModalWidget(), box, TimeoutMs);
+        QTest::keyClick(box, Qt::Key_Return);
+        QTRY_VERIFY_WITH_TIMEOUT(!window.findChild<QMessageBox*>(QStringLiteral("quitConfirmation")), TimeoutMs);
+        QVERIFY(window.isVisible());
+
+        QVERIFY(!window.close());
+        QTRY_VERIFY_WITH_TIMEOUT(
+            (box = window.findChild<QMessageBox*>(QStringLiteral("quitConfirmation"))) && box->isVisible(), TimeoutMs);
+        QTest::mouseClick(box->findChild<QPushButton*>(QStringLiteral("confirmQuitButton")), Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(!window.isVisible(), TimeoutMs);
+        QCOMPARE(backend.answers.size(), 0);
+
+        MainWindow empty(&backend, 500, false);
+        empty.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&empty));
+        QVERIFY(empty.close());
     }
 
     void aWindowInTheBackgroundIsNeverActivated()
