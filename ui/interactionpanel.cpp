@@ -324,6 +324,10 @@ void InteractionPanel::resolveInteraction(const QString& interactionId, Interact
     // The person was answering it (or had just answered it): the focus goes on to the next question.
     const InteractionWidget* leaving = widgetFor(interactionId);
     const bool answering = leaving && leaving->focusIsWithin();
+    // Out of the leaving widget first: hidden with the focus, it would hand the focus to whatever
+    // question the view makes current, which then looks like one being answered.
+    if (answering)
+        m_list->setFocus(Qt::OtherFocusReason);
     removeInteraction(interactionId);
     // The view makes the row after the one that left current; the queue's order says which is next.
     followQueue(false);
