@@ -303,6 +303,10 @@ private Q_SLOTS:
         QCOMPARE(panel->windowTitle(), QStringLiteral("Questions (1)"));
         QCOMPARE(window.windowTitle(), QStringLiteral("Switchboard — 1 question"));
 
+        // Under a real display, SWITCHBOARD_HOLD_MS keeps the window up for a screenshot.
+        if (const int hold = qEnvironmentVariableIntValue("SWITCHBOARD_HOLD_MS"); hold > 0)
+            QTest::qWait(hold);
+
         // Ctrl+Shift+A goes to the question, on its narrowest answer.
         goToQuestions(window);
         QCOMPARE(focused(), widget->defaultButton());
