@@ -85,7 +85,7 @@ bool insideRoot(const QString& path, const QString& root)
 {
     const QString cleanRoot = QDir::cleanPath(root);
     return path == cleanRoot
-        || path.startsWith(cleanRoot.endsWith(QLatin1Char('/')) ? cleanRoot : cleanRoot + QLatin1Char('/'));
+        || path.startsWith(cleanRoot.endsWith(QLatin1Char('/')) ? cleanRoot : QString(cleanRoot + QLatin1Char('/')));
 }
 
 void collectPaths(const json& value, const QString& name, const QStringList& roots, QStringList* flagged)
@@ -96,7 +96,7 @@ void collectPaths(const json& value, const QString& name, const QStringList& roo
         for (auto it = value.begin(); it != value.end(); ++it)
             collectPaths(*it,
                 name.isEmpty() ? QString::fromStdString(it.key())
-                               : name + QLatin1Char('.') + QString::fromStdString(it.key()),
+                               : QString(name + QLatin1Char('.') + QString::fromStdString(it.key())),
                 roots, flagged);
     } else if (value.is_array()) {
         for (std::size_t i = 0; i < value.size(); ++i)
@@ -105,7 +105,7 @@ void collectPaths(const json& value, const QString& name, const QStringList& roo
         const QString text = QString::fromStdString(value.get<std::string>());
         if (!looksLikePath(name, text))
             return;
-        const QString shown = text.size() > 80 ? text.left(80) + QStringLiteral("…") : text;
+        const QString shown = text.size() > 80 ? QString(text.left(80) + QStringLiteral("…")) : text;
         if (text.split(QRegularExpression(QStringLiteral("[/\\\\]"))).contains(QStringLiteral(".."))) {
             flagged->append(ApprovalWidget::tr("%1 contains \"..\" (%2)").arg(name, shown));
         } else if (QDir::isAbsolutePath(text) && !roots.isEmpty()) {
@@ -132,18 +132,6 @@ ApprovalWidget::ApprovalWidget(const PendingInteraction& interaction, QWidget* p
     QVBoxLayout* body = bodyLayout();
     const json& annotations = renderSpec().value("annotations", json());
 
-    // What the tool may do, when it says it may harm or reach out, as a banner before anything else.
-    const QString warning = warningText(annotations);
-    if (!warning.isEmpty()) {
-        auto* banner = new QLabel(warning);
-        banner->setObjectName(QStringLiteral("hintsBanner"));
-        banner->setWordWrap(true);
-        banner->setTextFormat(Qt::PlainText);
-        banner->setStyleSheet(QStringLiteral("QLabel { background: #fdecea; color: #8a1c12; border: 1px solid #c01c28; "
-                                             "border-radius: 4px; padding: 4px 6px; font-weight: bold; }"));
-        body->addWidget(banner);
-    }
-
     auto* grid = new QGridLayout;
     grid->setHorizontalSpacing(10);
     grid->setVerticalSpacing(2);
@@ -160,8 +148,8 @@ ApprovalWidget::ApprovalWidget(const PendingInteraction& interaction, QWidget* p
         label->setToolTip(description);
         const QString firstLine = description.section(QLatin1Char('\n'), 0, 0);
         const QString folded = firstLine.size() > FoldedDescriptionChars
-            ? firstLine.left(FoldedDescriptionChars).trimmed() + QStringLiteral("…")
-            : firstLine + (firstLine.size() < description.size() ? QStringLiteral(" …") : QString());
+            ? QString(firstLine.left(FoldedDescriptionChars).trimmed() + QStringLiteral("…"))
+            : QString(firstLine + (firstLine.size() < description.size() ? QStringLiteral(" …") : QString()));
         label->setText(folded);
         auto* toggle = new QToolButton;
         toggle->setObjectName(QStringLiteral("descriptionToggle"));
@@ -186,6 +174,18 @@ ApprovalWidget::ApprovalWidget(const PendingInteraction& interaction, QWidget* p
     }
     grid->setColumnStretch(1, 1);
     body->addLayout(grid);
+
+    // What the tool may do, when it says it may harm or reach out, as a banner above the arguments.
+    const QString warning = warningText(annotations);
+    if (!warning.isEmpty()) {
+        auto* banner = new QLabel(warning);
+        banner->setObjectName(QStringLiteral("hintsBanner"));
+        banner->setWordWrap(true);
+        banner->setTextFormat(Qt::PlainText);
+        banner->setStyleSheet(QStringLiteral("QLabel { background: #fdecea; color: #8a1c12; border: 1px solid #c01c28; "
+                                             "border-radius: 4px; padding: 4px 6px; font-weight: bold; }"));
+        addAboveAnswers(banner); // never scrolled away, with the arguments
+    }
 
     // The arguments are what is asked: out of the scrolling part, right above the answers, taking
     // the spare height and never less than a few lines, so they show whatever the dock's height.
