@@ -9,22 +9,17 @@
 #include "interactionmodel.h"
 #include "modelroles.h"
 
-#include <QAbstractSpinBox>
 #include <QApplication>
-#include <QComboBox>
 #include <QDesktopServices>
 #include <QHeaderView>
 #include <QKeyEvent>
 #include <QLabel>
-#include <QLineEdit>
 #include <QPainter>
-#include <QPlainTextEdit>
 #include <QScrollArea>
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QSystemTrayIcon>
 #include <QTableView>
-#include <QTextEdit>
 #include <QVBoxLayout>
 
 #include <algorithm>
