@@ -157,6 +157,8 @@ private Q_SLOTS:
         QVERIFY(confirmation->isHidden());
         QVERIFY(backend.answers.isEmpty());
         QCOMPARE(focusedName(), QStringLiteral("alwaysAllowButton"));
+        // The second step came up a moment ago: keys wait again before they answer.
+        QTRY_VERIFY_WITH_TIMEOUT(panel->currentWidget()->acceptsKeys(), TimeoutMs);
 
         // Down three times reaches the widest; it says so, and Alt+G (once keys are taken again) gives it.
         QTest::keyClick(focused(), Qt::Key_W, Qt::AltModifier);

@@ -100,6 +100,9 @@ InteractionWidget::InteractionWidget(const PendingInteraction& interaction, QWid
     m_buttonRow->setObjectName(QStringLiteral("answerButtons"));
     m_buttonLayout = new QHBoxLayout(m_buttonRow);
     m_buttonLayout->setContentsMargins(0, 0, 0, 0);
+    // The row's width never holds the question wider than its dock (which would cut the answers
+    // off at its edge): when they do not fit side by side, they stack (fitAnswerRow).
+    m_buttonRow->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     m_buttonLayout->addStretch(1);
     // Between the answers and the refusals: how long the waiting call still waits.
     m_timeLeftLabel = new QLabel;
@@ -436,6 +439,7 @@ void InteractionWidget::delayKeys()
 void InteractionWidget::showEvent(QShowEvent* event)
 {
     QWidget::showEvent(event);
+    fitAnswerRow(); // the buttons shown may have changed while it was hidden
     // The question appeared (it came up, or it was selected): a key already on its way was meant
     // for whatever was there before.
     delayKeys();
@@ -452,7 +456,27 @@ void InteractionWidget::changeEvent(QEvent* event)
 void InteractionWidget::resizeEvent(QResizeEvent* event)
 {
     QWidget::resizeEvent(event);
+    fitAnswerRow();
     fitQuestionArea();
+}
+
+void InteractionWidget::fitAnswerRow()
+{
+    int needed = 0;
+    int shown = 0;
+    for (int i = 0; i < m_buttonLayout->count(); ++i) {
+        const QWidget* widget = m_buttonLayout->itemAt(i)->widget();
+        if (widget && !widget->isHidden()) {
+            needed += widget->sizeHint().width();
+            ++shown;
+        }
+    }
+    needed += m_buttonLayout->spacing() * qMax(0, shown - 1);
+    const QMargins margins = m_layout->contentsMargins();
+    const int available = width() - margins.left() - margins.right();
+    const auto direction = needed > available ? QBoxLayout::TopToBottom : QBoxLayout::LeftToRight;
+    if (m_buttonLayout->direction() != direction)
+        m_buttonLayout->setDirection(direction);
 }
 
 void InteractionWidget::fitQuestionArea()

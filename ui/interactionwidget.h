@@ -137,6 +137,8 @@ private:
     void updateHeader();
     void updateTimeLeft();
     void fitQuestionArea();
+    // The answers side by side when they fit the width, else one above the other.
+    void fitAnswerRow();
     // The focus moved to `widget` in this question: scrolls every area it is in so it shows (a key
     // is never typed into a field out of sight).
     void scrollIntoView(QWidget* widget);
