@@ -999,12 +999,13 @@ private Q_SLOTS:
     // view, so a value (an API key, say) is never typed into a field out of sight.
     void theFocusedFieldIsScrolledIntoView()
     {
-        std::string properties;
+        nlohmann::ordered_json properties = nlohmann::ordered_json::object();
         for (int i = 0; i < 30; ++i)
-            properties += (i ? "," : "") + std::string("\"f") + std::to_string(i) + R"(":{"type":"string"})";
+            properties["f" + std::to_string(i)] = {{"type", "string"}};
         PendingInteraction interaction = clientTool(QStringLiteral("ia-form"), QStringLiteral("form"), json::object());
-        interaction.renderSpec = QByteArray::fromStdString(
-            R"({"render":"form","schema":{"type":"object","properties":{)" + properties + "}}}");
+        const nlohmann::ordered_json spec{
+            {"render", "form"}, {"schema", {{"type", "object"}, {"properties", properties}}}};
+        interaction.renderSpec = QByteArray::fromStdString(spec.dump());
         FormWidget widget(interaction);
         widget.resize(420, 260);
         widget.show();
