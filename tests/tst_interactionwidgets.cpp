@@ -670,6 +670,7 @@ private Q_SLOTS:
             QTest::keyClick(typeInto(), Qt::Key_Return);
             QVERIFY(confirmation->isHidden());
             QCOMPARE(answered.size(), 0);
+            QTRY_VERIFY_WITH_TIMEOUT(widget.acceptsKeys(), 10'000);
             QTest::keyClick(typeInto(), Qt::Key(key), Qt::KeyboardModifiers(modifiers));
             if (decision == InteractionAnswer::Decision::AlwaysAllow) {
                 QTRY_VERIFY_WITH_TIMEOUT(QApplication::activePopupWidget(), 10'000);
@@ -1007,7 +1008,7 @@ private Q_SLOTS:
             {"render", "form"}, {"schema", {{"type", "object"}, {"properties", properties}}}};
         interaction.renderSpec = QByteArray::fromStdString(spec.dump());
         FormWidget widget(interaction);
-        widget.resize(420, 260);
+        widget.resize(480, 420);
         widget.show();
         widget.activateWindow();
         QVERIFY(QTest::qWaitForWindowActive(&widget, 10'000));

@@ -12,6 +12,7 @@
 #include <QLabel>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QStyle>
 #include <QTimer>
 #include <QVBoxLayout>
 
@@ -98,17 +99,16 @@ InteractionWidget::InteractionWidget(const PendingInteraction& interaction, QWid
     // One row for every kind of question, right under what it answers.
     m_buttonRow = new QWidget;
     m_buttonRow->setObjectName(QStringLiteral("answerButtons"));
-    m_buttonLayout = new QHBoxLayout(m_buttonRow);
-    m_buttonLayout->setContentsMargins(0, 0, 0, 0);
+    m_buttonRows = new QVBoxLayout(m_buttonRow);
+    m_buttonRows->setContentsMargins(0, 0, 0, 0);
     // The row's width never holds the question wider than its dock (which would cut the answers
-    // off at its edge): when they do not fit side by side, they stack (fitAnswerRow).
+    // off at its edge): what does not fit goes on to a next row (arrangeAnswers).
     m_buttonRow->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
-    m_buttonLayout->addStretch(1);
     // Between the answers and the refusals: how long the waiting call still waits.
     m_timeLeftLabel = new QLabel;
     m_timeLeftLabel->setObjectName(QStringLiteral("timeLeftLabel"));
     m_timeLeftLabel->setToolTip(tr("When the waiting call gives up (interaction.maxWaitSeconds)"));
-    m_buttonLayout->addWidget(m_timeLeftLabel);
+    m_answerWidgets.append({m_timeLeftLabel, ButtonPlace::Trailing});
     m_clock = new QTimer(this);
     m_clock->setInterval(1000);
     connect(m_clock, &QTimer::timeout, this, &InteractionWidget::updateTimeLeft);
@@ -170,7 +170,12 @@ void InteractionWidget::scrollIntoView(QWidget* widget)
 void InteractionWidget::updateTimeLeft()
 {
     const QString left = InteractionModel::timeLeftLabel(m_interaction, QDateTime::currentMSecsSinceEpoch());
-    m_timeLeftLabel->setVisible(!left.isEmpty());
+    if (m_timeLeftLabel->isHidden() != left.isEmpty()) {
+        m_timeLeftLabel->setVisible(!left.isEmpty());
+        m_answerRowSizes.clear();
+        if (m_layout)
+            arrangeAnswers();
+    }
     if (left.isEmpty()) {
         m_clock->stop();
         return;
@@ -203,6 +208,8 @@ void InteractionWidget::setInteraction(const PendingInteraction& interaction)
     m_interaction = interaction;
     updateHeader();
     interactionUpdated();
+    m_answerRowSizes.clear(); // which answers show may have changed
+    arrangeAnswers();
 }
 
 void InteractionWidget::updateHeader()
@@ -337,10 +344,13 @@ void InteractionWidget::addAnswerWidget(QWidget* widget, ButtonPlace place)
     // the focused button clicks that button, never the default one.
     if (auto* button = qobject_cast<QPushButton*>(widget))
         button->setAutoDefault(true);
+    widget->setParent(m_buttonRow);
     if (place == ButtonPlace::Leading)
-        m_buttonLayout->insertWidget(m_leadingCount++, widget);
+        m_answerWidgets.insert(m_leadingCount++, {widget, place});
     else
-        m_buttonLayout->addWidget(widget);
+        m_answerWidgets.append({widget, place});
+    m_answerRowSizes.clear(); // arranged again
+    arrangeAnswers();
 }
 
 void InteractionWidget::addAboveAnswers(QWidget* widget, int stretch)
@@ -378,9 +388,8 @@ QWidget* InteractionWidget::initialFocusWidget() const
 {
     if (m_defaultButton && m_defaultButton->isVisibleTo(this) && m_defaultButton->isEnabled())
         return m_defaultButton;
-    for (int i = 0; i < m_buttonLayout->count(); ++i) {
-        QWidget* widget = m_buttonLayout->itemAt(i)->widget();
-        if (widget && widget->isVisibleTo(this) && widget->isEnabled())
+    for (const auto& [widget, place] : m_answerWidgets) {
+        if (qobject_cast<QPushButton*>(widget) && widget->isVisibleTo(this) && widget->isEnabled())
             return widget;
     }
     return nullptr;
@@ -439,7 +448,8 @@ void InteractionWidget::delayKeys()
 void InteractionWidget::showEvent(QShowEvent* event)
 {
     QWidget::showEvent(event);
-    fitAnswerRow(); // the buttons shown may have changed while it was hidden
+    m_answerRowSizes.clear(); // the buttons shown may have changed while it was hidden
+    arrangeAnswers();
     // The question appeared (it came up, or it was selected): a key already on its way was meant
     // for whatever was there before.
     delayKeys();
@@ -456,27 +466,52 @@ void InteractionWidget::changeEvent(QEvent* event)
 void InteractionWidget::resizeEvent(QResizeEvent* event)
 {
     QWidget::resizeEvent(event);
-    fitAnswerRow();
+    arrangeAnswers();
     fitQuestionArea();
 }
 
-void InteractionWidget::fitAnswerRow()
+void InteractionWidget::arrangeAnswers()
 {
-    int needed = 0;
-    int shown = 0;
-    for (int i = 0; i < m_buttonLayout->count(); ++i) {
-        const QWidget* widget = m_buttonLayout->itemAt(i)->widget();
-        if (widget && !widget->isHidden()) {
-            needed += widget->sizeHint().width();
-            ++shown;
-        }
-    }
-    needed += m_buttonLayout->spacing() * qMax(0, shown - 1);
+    // Side by side while they fit the width (answers left, refusals right); else on as many rows
+    // as they need, in the same order, so every answer stays whole and in view.
     const QMargins margins = m_layout->contentsMargins();
-    const int available = width() - margins.left() - margins.right();
-    const auto direction = needed > available ? QBoxLayout::TopToBottom : QBoxLayout::LeftToRight;
-    if (m_buttonLayout->direction() != direction)
-        m_buttonLayout->setDirection(direction);
+    const int available = qMax(1, width() - margins.left() - margins.right());
+    const int spacing = qMax(0, style()->pixelMetric(QStyle::PM_LayoutHorizontalSpacing));
+    QList<QList<QPair<QWidget*, ButtonPlace>>> rows{{}};
+    int rowWidth = 0;
+    for (const auto& item : std::as_const(m_answerWidgets)) {
+        // A hidden one rides along in the current row: it takes no room until it shows.
+        const int wanted = item.first->isHidden() ? 0 : item.first->sizeHint().width();
+        if (wanted > 0 && rowWidth > 0 && rowWidth + spacing + wanted > available) {
+            rows.append({});
+            rowWidth = 0;
+        }
+        rows.last().append(item);
+        if (wanted > 0)
+            rowWidth += (rowWidth > 0 ? spacing : 0) + wanted;
+    }
+    QList<int> sizes;
+    for (const auto& row : std::as_const(rows))
+        sizes.append(int(row.size()));
+    if (sizes == m_answerRowSizes)
+        return;
+    m_answerRowSizes = sizes;
+    while (QLayoutItem* item = m_buttonRows->takeAt(0))
+        delete item; // a row's layout; its widgets stay, children of the button row
+    for (const auto& row : std::as_const(rows)) {
+        auto* line = new QHBoxLayout;
+        bool stretched = false;
+        for (const auto& [widget, place] : row) {
+            if (place == ButtonPlace::Trailing && !stretched) {
+                line->addStretch(1);
+                stretched = true;
+            }
+            line->addWidget(widget);
+        }
+        if (!stretched)
+            line->addStretch(1);
+        m_buttonRows->addLayout(line);
+    }
 }
 
 void InteractionWidget::fitQuestionArea()

@@ -137,8 +137,8 @@ private:
     void updateHeader();
     void updateTimeLeft();
     void fitQuestionArea();
-    // The answers side by side when they fit the width, else one above the other.
-    void fitAnswerRow();
+    // The answers side by side when they fit the width, else on as many rows as they need.
+    void arrangeAnswers();
     // The focus moved to `widget` in this question: scrolls every area it is in so it shows (a key
     // is never typed into a field out of sight).
     void scrollIntoView(QWidget* widget);
@@ -170,8 +170,10 @@ private:
     QVBoxLayout* m_bodyLayout = nullptr;
     QVBoxLayout* m_aboveAnswers = nullptr;
     QWidget* m_buttonRow = nullptr;
-    QHBoxLayout* m_buttonLayout = nullptr;
-    int m_leadingCount = 0; // widgets before the row's stretch
+    QVBoxLayout* m_buttonRows = nullptr; // one QHBoxLayout per row of answers
+    QList<QPair<QWidget*, ButtonPlace>> m_answerWidgets; // in order: answers, then refusals
+    QList<int> m_answerRowSizes; // how they are arranged now
+    int m_leadingCount = 0; // answers before the refusals
     QLabel* m_timeLeftLabel = nullptr; // the countdown until the waiting call gives up
     QTimer* m_clock = nullptr;
     QLabel* m_sendingLabel = nullptr;
