@@ -483,7 +483,7 @@ void InteractionWidget::arrangeAnswers()
         // A hidden one rides along in the current row: it takes no room until it shows.
         const int wanted = item.first->isHidden() ? 0 : item.first->sizeHint().width();
         if (wanted > 0 && rowWidth > 0 && rowWidth + spacing + wanted > available) {
-            rows.append({});
+            rows.append(QList<QPair<QWidget*, ButtonPlace>>());
             rowWidth = 0;
         }
         rows.last().append(item);
