@@ -160,8 +160,7 @@ private Q_SLOTS:
         QVERIFY(paths);
         QVERIFY2(wholeInView(paths, &window), qPrintable(describe(paths, &window)));
         QVERIFY2(paths->text().contains(QStringLiteral("path contains \"..\"")), qPrintable(paths->text()));
-        QVERIFY2(paths->text().contains(QStringLiteral("backup is outside the configured roots")),
-            qPrintable(paths->text()));
+        QVERIFY2(paths->text().contains(QStringLiteral("backup is outside the roots")), qPrintable(paths->text()));
         // The description is folded to a line; More opens it.
         auto* description = card->findChild<QLabel*>(QStringLiteral("descriptionLabel"));
         QVERIFY(description->text().size() <= ApprovalWidget::FoldedDescriptionChars + 1);

@@ -1044,7 +1044,7 @@ private Q_SLOTS:
         QVERIFY(!banner->text().contains(QStringLiteral("outside this machine")));
         const QString paths = child<QLabel>(&widget, "pathWarning")->text();
         QVERIFY2(paths.contains(QStringLiteral("path contains \"..\"")), qPrintable(paths));
-        QVERIFY2(paths.contains(QStringLiteral("target is outside the configured roots")), qPrintable(paths));
+        QVERIFY2(paths.contains(QStringLiteral("target is outside the roots")), qPrintable(paths));
         QVERIFY2(paths.contains(QStringLiteral("files[1] is outside")), qPrintable(paths));
         QVERIFY2(!paths.contains(QStringLiteral("inside")) && !paths.contains(QStringLiteral("note"))
                 && !paths.contains(QStringLiteral("files[0]")),

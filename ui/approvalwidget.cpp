@@ -62,12 +62,12 @@ QString warningText(const json& annotations)
     };
     QStringList warnings;
     if (flag("destructiveHint"))
-        warnings << ApprovalWidget::tr("May delete or overwrite data.");
+        warnings << ApprovalWidget::tr("May delete or overwrite data");
     if (flag("openWorldHint"))
-        warnings << ApprovalWidget::tr("Reaches outside this machine.");
+        warnings << ApprovalWidget::tr("Reaches outside this machine");
     if (warnings.isEmpty())
         return {};
-    return QStringLiteral("⚠ ") + warnings.join(QLatin1Char(' ')) + ApprovalWidget::tr(" (as the tool declares it)");
+    return QStringLiteral("⚠ ") + warnings.join(QStringLiteral(" · "));
 }
 
 bool looksLikePath(const QString& key, const QString& value)
@@ -112,7 +112,7 @@ void collectPaths(const json& value, const QString& name, const QStringList& roo
             const QString clean = QDir::cleanPath(text);
             if (std::none_of(
                     roots.cbegin(), roots.cend(), [&clean](const QString& root) { return insideRoot(clean, root); }))
-                flagged->append(ApprovalWidget::tr("%1 is outside the configured roots (%2)").arg(name, shown));
+                flagged->append(ApprovalWidget::tr("%1 is outside the roots (%2)").arg(name, shown));
         }
     }
 }
@@ -183,7 +183,7 @@ ApprovalWidget::ApprovalWidget(const PendingInteraction& interaction, QWidget* p
         banner->setWordWrap(true);
         banner->setTextFormat(Qt::PlainText);
         banner->setStyleSheet(QStringLiteral("QLabel { background: #fdecea; color: #8a1c12; border: 1px solid #c01c28; "
-                                             "border-radius: 4px; padding: 4px 6px; font-weight: bold; }"));
+                                             "border-radius: 4px; padding: 2px 6px; font-weight: bold; }"));
         addAboveAnswers(banner); // never scrolled away, with the arguments
     }
 
@@ -194,7 +194,6 @@ ApprovalWidget::ApprovalWidget(const PendingInteraction& interaction, QWidget* p
     auto* argumentsLayout = new QVBoxLayout(argumentsBox);
     argumentsLayout->setContentsMargins(0, 0, 0, 0);
     argumentsLayout->setSpacing(2);
-    argumentsLayout->addWidget(captionLabel(tr("Arguments")));
     m_arguments = new QPlainTextEdit;
     m_arguments->setObjectName(QStringLiteral("argumentsText"));
     m_arguments->setReadOnly(true);
@@ -204,6 +203,9 @@ ApprovalWidget::ApprovalWidget(const PendingInteraction& interaction, QWidget* p
     m_arguments->setLineWrapMode(QPlainTextEdit::WidgetWidth);
     m_arguments->setWordWrapMode(QTextOption::WrapAtWordBoundaryOrAnywhere);
     m_arguments->setPlaceholderText(tr("No arguments."));
+    // No caption line above it (the height is the arguments'): what it is, for tooltips and screen readers.
+    m_arguments->setToolTip(tr("The arguments of the call, as the client sent them"));
+    m_arguments->setAccessibleName(tr("Arguments"));
     const int lines = QFontMetrics(m_arguments->font()).lineSpacing();
     m_arguments->setMinimumHeight(lines * MinArgumentLines + 2 * m_arguments->frameWidth() + 8);
     if (interaction.arguments.size() <= CallInspector::MaxHighlightedChars)
@@ -223,13 +225,19 @@ ApprovalWidget::ApprovalWidget(const PendingInteraction& interaction, QWidget* p
     const QStringList flagged
         = flaggedPaths(BoundedJson::parse(interaction.arguments, BoundedJson::Limits::record()).value, roots);
     if (!flagged.isEmpty()) {
-        auto* paths = new QLabel(tr("Check the paths: %1").arg(flagged.join(QStringLiteral("; "))));
+        // Short, so that it fits by the arguments at any size: which arguments and why, in a few
+        // words; the values are in the arguments above and in the tooltip.
+        QStringList reasons;
+        for (const QString& flag : flagged)
+            reasons.append(flag.section(QStringLiteral(" ("), 0, 0));
+        auto* paths = new QLabel(QStringLiteral("⚠ ") + reasons.join(QStringLiteral("; ")));
+        paths->setToolTip(flagged.join(QLatin1Char('\n')));
         paths->setObjectName(QStringLiteral("pathWarning"));
         paths->setWordWrap(true);
         paths->setTextFormat(Qt::PlainText);
         paths->setTextInteractionFlags(Qt::TextSelectableByMouse);
         paths->setStyleSheet(QStringLiteral("QLabel { background: #fff4e0; color: #6b3f00; border: 1px solid #b36b00; "
-                                            "border-radius: 4px; padding: 3px 6px; }"));
+                                            "border-radius: 4px; padding: 1px 6px; }"));
         argumentsLayout->addWidget(paths);
     }
     addAboveAnswers(argumentsBox, 1);

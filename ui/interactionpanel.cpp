@@ -100,7 +100,8 @@ InteractionPanel::InteractionPanel(QWidget* parent)
     // (none for a parked or dropped call, whose row is grey) and the header. The list stays narrow.
     m_list->setColumnHidden(InteractionModel::SessionColumn, true);
     m_list->setColumnHidden(InteractionModel::StateColumn, true);
-    m_list->setMinimumHeight(m_list->verticalHeader()->defaultSectionSize() * 3 + columns->sizeHint().height());
+    // Two rows at least: the height goes to the selected question's arguments and answers.
+    m_list->setMinimumHeight(m_list->verticalHeader()->defaultSectionSize() * 2 + columns->sizeHint().height());
 
     auto* placeholder = new QLabel(tr("No questions are waiting.\n\nWhen a client calls a tool whose permission is "
                                       "\"ask\", or a client tool such as request_connection, its question appears "
@@ -452,6 +453,16 @@ void InteractionPanel::onCurrentRowChanged()
     const QString id = currentInteractionId();
     QWidget* page = m_pages.value(id);
     m_stack->setCurrentWidget(page ? page : m_placeholder);
+    // The question keeps its minimum height (its arguments and answers), taken from the list
+    // above it first, and asked of the window's layout through the dock.
+    m_stack->setMinimumHeight(page ? page->minimumSizeHint().height() : 0);
+    if (auto* splitter = findChild<QSplitter*>(QStringLiteral("interactionSplitter")); splitter && page) {
+        const int total = splitter->height() - splitter->handleWidth();
+        const int list = splitter->sizes().value(0);
+        if (list + m_stack->minimumHeight() > total)
+            splitter->setSizes(
+                {qMax(m_list->minimumHeight(), total - m_stack->minimumHeight()), m_stack->minimumHeight()});
+    }
     // The row the view picks when the selected question leaves is only its current index; select
     // it too, so the list shows what the widget below answers.
     const QModelIndex current = m_list->currentIndex();

@@ -138,12 +138,17 @@ InteractionWidget::InteractionWidget(const PendingInteraction& interaction, QWid
     m_scroll->setWidgetResizable(true);
     m_scroll->setFrameShape(QFrame::NoFrame);
     m_scroll->setFocusPolicy(Qt::NoFocus); // not a Tab stop of its own
+    // Where height is short, what is asked above the answers keeps it: this part gives way first,
+    // down to nothing (it scrolls; the list row above names the tool and the client).
+    m_scroll->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Ignored);
     content->installEventFilter(this); // its layout changes: fitQuestionArea()
 
     auto* layout = new QVBoxLayout(this);
+    layout->setSpacing(4); // tight: at 1366x768 with a large font every pixel goes to the arguments
     layout->addWidget(m_scroll, 1);
     m_aboveAnswers = new QVBoxLayout;
     m_aboveAnswers->setContentsMargins(0, 0, 0, 0);
+    m_aboveAnswers->setSpacing(3);
     layout->addLayout(m_aboveAnswers);
     layout->addWidget(m_buttonRow);
     layout->addWidget(m_sendingLabel);
