@@ -996,33 +996,6 @@ private Q_SLOTS:
             compact(ClientAnswer::submitted(json{{"channel", "beta"}})));
     }
 
-    // Tab through a long form in a short widget: the field with the focus is always scrolled into
-    // view, so a value (an API key, say) is never typed into a field out of sight.
-    void theFocusedFieldIsScrolledIntoView()
-    {
-        nlohmann::ordered_json properties = nlohmann::ordered_json::object();
-        for (int i = 0; i < 30; ++i)
-            properties["f" + std::to_string(i)] = {{"type", "string"}};
-        PendingInteraction interaction = clientTool(QStringLiteral("ia-form"), QStringLiteral("form"), json::object());
-        const nlohmann::ordered_json spec{
-            {"render", "form"}, {"schema", {{"type", "object"}, {"properties", properties}}}};
-        interaction.renderSpec = QByteArray::fromStdString(spec.dump());
-        FormWidget widget(interaction);
-        widget.resize(480, 420);
-        widget.show();
-        widget.activateWindow();
-        QVERIFY(QTest::qWaitForWindowActive(&widget, 10'000));
-        widget.initialFocusWidget()->setFocus();
-        QTRY_VERIFY_WITH_TIMEOUT(widget.editorFor(QStringLiteral("f0"))->hasFocus(), 10'000);
-        for (int i = 1; i < 30; ++i) {
-            QTest::keyClick(typeInto(), Qt::Key_Tab);
-            QWidget* field = widget.editorFor(QStringLiteral("f%1").arg(i));
-            QCOMPARE(typeInto(), field);
-            QTRY_VERIFY2_WITH_TIMEOUT(field->visibleRegion().boundingRect() == field->rect(),
-                qPrintable(QStringLiteral("f%1 is not in view").arg(i)), 10'000);
-        }
-    }
-
     // The approval card: the tool's destructive and open-world hints as a banner, paths that climb
     // out or leave the roots flagged, the description folded, and the countdown by the answers.
     void approvalCardShowsWhatIsAsked()
