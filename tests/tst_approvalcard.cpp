@@ -154,13 +154,14 @@ private Q_SLOTS:
         // The hints as a banner, and the path that climbs out flagged (in view with the arguments).
         auto* banner = card->findChild<QLabel*>(QStringLiteral("hintsBanner"));
         QVERIFY(banner);
-        QVERIFY(banner->text().contains(QStringLiteral("May delete or overwrite data")));
-        QVERIFY(banner->text().contains(QStringLiteral("Reaches outside this machine")));
+        QVERIFY(banner->text().contains(QStringLiteral("Destructive")));
+        QVERIFY(banner->text().contains(QStringLiteral("Open world")));
         auto* paths = card->findChild<QLabel*>(QStringLiteral("pathWarning"));
         QVERIFY(paths);
         QVERIFY2(wholeInView(paths, &window), qPrintable(describe(paths, &window)));
-        QVERIFY2(paths->text().contains(QStringLiteral("path contains \"..\"")), qPrintable(paths->text()));
-        QVERIFY2(paths->text().contains(QStringLiteral("backup is outside the roots")), qPrintable(paths->text()));
+        QVERIFY2(paths->toolTip().contains(QStringLiteral("path contains \"..\"")), qPrintable(paths->text()));
+        QVERIFY2(paths->toolTip().contains(QStringLiteral("backup is outside the roots")), qPrintable(paths->text()));
+        QCOMPARE(paths->text(), QStringLiteral("⚠ Check the paths: backup, path"));
         // The description is folded to a line; More opens it.
         auto* description = card->findChild<QLabel*>(QStringLiteral("descriptionLabel"));
         QVERIFY(description->text().size() <= ApprovalWidget::FoldedDescriptionChars + 1);

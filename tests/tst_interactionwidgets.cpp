@@ -1013,9 +1013,9 @@ private Q_SLOTS:
         QVERIFY(QTest::qWaitForWindowExposed(&widget));
         auto* banner = child<QLabel>(&widget, "hintsBanner");
         QVERIFY(banner && banner->isVisible());
-        QVERIFY(banner->text().contains(QStringLiteral("May delete or overwrite data")));
-        QVERIFY(!banner->text().contains(QStringLiteral("outside this machine")));
-        const QString paths = child<QLabel>(&widget, "pathWarning")->text();
+        QVERIFY(banner->text().contains(QStringLiteral("Destructive")));
+        QVERIFY(!banner->text().contains(QStringLiteral("Open world")));
+        const QString paths = child<QLabel>(&widget, "pathWarning")->toolTip();
         QVERIFY2(paths.contains(QStringLiteral("path contains \"..\"")), qPrintable(paths));
         QVERIFY2(paths.contains(QStringLiteral("target is outside the roots")), qPrintable(paths));
         QVERIFY2(paths.contains(QStringLiteral("files[1] is outside")), qPrintable(paths));

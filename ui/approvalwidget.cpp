@@ -51,8 +51,9 @@ QString hintsText(const json& annotations)
     return hints.join(QStringLiteral(" · "));
 }
 
-// The hints that call for care, as a banner: what the tool declares it may do to data or the world.
-QString warningText(const json& annotations)
+// The hints that call for care, as a banner: short words on one line (what they mean in its
+// tooltip), so the banner costs the arguments no height.
+QPair<QString, QString> warningText(const json& annotations)
 {
     if (!annotations.is_object())
         return {};
@@ -60,14 +61,19 @@ QString warningText(const json& annotations)
         const auto it = annotations.find(key);
         return it != annotations.end() && it->is_boolean() && it->get<bool>();
     };
-    QStringList warnings;
-    if (flag("destructiveHint"))
-        warnings << ApprovalWidget::tr("May delete or overwrite data");
-    if (flag("openWorldHint"))
-        warnings << ApprovalWidget::tr("Reaches outside this machine");
-    if (warnings.isEmpty())
+    QStringList words;
+    QStringList meanings;
+    if (flag("destructiveHint")) {
+        words << ApprovalWidget::tr("Destructive");
+        meanings << ApprovalWidget::tr("The tool declares that it may delete or overwrite data (destructiveHint).");
+    }
+    if (flag("openWorldHint")) {
+        words << ApprovalWidget::tr("Open world");
+        meanings << ApprovalWidget::tr("The tool declares that it reaches outside this machine (openWorldHint).");
+    }
+    if (words.isEmpty())
         return {};
-    return QStringLiteral("⚠ ") + warnings.join(QStringLiteral(" · "));
+    return {QStringLiteral("⚠ ") + words.join(QStringLiteral(" · ")), meanings.join(QLatin1Char('\n'))};
 }
 
 bool looksLikePath(const QString& key, const QString& value)
@@ -176,11 +182,11 @@ ApprovalWidget::ApprovalWidget(const PendingInteraction& interaction, QWidget* p
     body->addLayout(grid);
 
     // What the tool may do, when it says it may harm or reach out, as a banner above the arguments.
-    const QString warning = warningText(annotations);
+    const auto [warning, meaning] = warningText(annotations);
     if (!warning.isEmpty()) {
         auto* banner = new QLabel(warning);
+        banner->setToolTip(meaning);
         banner->setObjectName(QStringLiteral("hintsBanner"));
-        banner->setWordWrap(true);
         banner->setTextFormat(Qt::PlainText);
         banner->setStyleSheet(QStringLiteral("QLabel { background: #fdecea; color: #8a1c12; border: 1px solid #c01c28; "
                                              "border-radius: 4px; padding: 2px 6px; font-weight: bold; }"));
@@ -225,15 +231,14 @@ ApprovalWidget::ApprovalWidget(const PendingInteraction& interaction, QWidget* p
     const QStringList flagged
         = flaggedPaths(BoundedJson::parse(interaction.arguments, BoundedJson::Limits::record()).value, roots);
     if (!flagged.isEmpty()) {
-        // Short, so that it fits by the arguments at any size: which arguments and why, in a few
-        // words; the values are in the arguments above and in the tooltip.
-        QStringList reasons;
+        // One short line by the arguments: which ones to check; why and their values in the tooltip.
+        QStringList names;
         for (const QString& flag : flagged)
-            reasons.append(flag.section(QStringLiteral(" ("), 0, 0));
-        auto* paths = new QLabel(QStringLiteral("⚠ ") + reasons.join(QStringLiteral("; ")));
+            names.append(flag.section(QLatin1Char(' '), 0, 0));
+        auto* paths = new QLabel(tr("⚠ Check the paths: %1").arg(names.join(QStringLiteral(", "))));
         paths->setToolTip(flagged.join(QLatin1Char('\n')));
         paths->setObjectName(QStringLiteral("pathWarning"));
-        paths->setWordWrap(true);
+        paths->setWordWrap(true); // one line, unless the dock is very narrow
         paths->setTextFormat(Qt::PlainText);
         paths->setTextInteractionFlags(Qt::TextSelectableByMouse);
         paths->setStyleSheet(QStringLiteral("QLabel { background: #fff4e0; color: #6b3f00; border: 1px solid #b36b00; "
