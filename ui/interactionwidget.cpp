@@ -140,7 +140,8 @@ InteractionWidget::InteractionWidget(const PendingInteraction& interaction, QWid
     m_scroll->setFocusPolicy(Qt::NoFocus); // not a Tab stop of its own
     // Where height is short, what is asked above the answers keeps it: this part gives way first,
     // down to nothing (it scrolls; the list row above names the tool and the client).
-    m_scroll->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Ignored);
+    m_scroll->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Preferred);
+    m_scroll->setMinimumHeight(1); // below QScrollArea's own minimum: what is above the answers keeps the height
     content->installEventFilter(this); // its layout changes: fitQuestionArea()
 
     auto* layout = new QVBoxLayout(this);
