@@ -9,6 +9,7 @@
 #include "commands/commandtoolregistry.h"
 #include "git/connectioncredentialsource.h"
 #include "git/gitlibrary.h"
+#include "git/gitpathpolicy.h"
 #include "git/gitstatuscache.h"
 #include "git/gittoolenvironment.h"
 #include "git/gittoolhandlers.h"
@@ -62,6 +63,7 @@ InteractionBroker::Settings interactionSettings(const BackendOptions& options, c
     settings.statePath = statePath;
     settings.redactor = TokenRedactor(options.server.bearerToken);
     settings.maxPending = config.maxPendingQuestions;
+    settings.roots = GitPathPolicy(config.git.roots + GitPathPolicy::rootsFromEnvironment()).roots();
     return settings;
 }
 

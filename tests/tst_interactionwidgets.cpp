@@ -14,6 +14,7 @@
 #include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDateTime>
 #include <QDoubleSpinBox>
 #include <QGroupBox>
 #include <QLabel>
@@ -27,6 +28,7 @@
 #include <QTest>
 #include <QTextBlock>
 #include <QTextLayout>
+#include <QToolButton>
 
 #include <memory>
 
@@ -125,6 +127,7 @@ private Q_SLOTS:
         ApprovalWidget widget(approval());
         widget.show();
         QVERIFY(QTest::qWaitForWindowExposed(&widget));
+        QTRY_VERIFY_WITH_TIMEOUT(widget.acceptsKeys(), 10'000);
         QCOMPARE(child<QLabel>(&widget, "kindLabel")->text(), QStringLiteral("Approval"));
         QCOMPARE(child<QLabel>(&widget, "toolLabel")->text(), QStringLiteral("Deploy a preview"));
         QCOMPARE(child<QLabel>(&widget, "toolNameLabel")->text(), QStringLiteral("deploy"));
@@ -172,6 +175,7 @@ private Q_SLOTS:
         ApprovalWidget widget(approval());
         widget.show();
         QVERIFY(QTest::qWaitForWindowExposed(&widget));
+        QTRY_VERIFY_WITH_TIMEOUT(widget.acceptsKeys(), 10'000);
         QSignalSpy answered(&widget, &InteractionWidget::answered);
         // A reason typed before an allow is not sent: it belongs to a deny.
         QTest::keyClicks(child<QLineEdit>(&widget, "reasonEdit"), QStringLiteral("not on a Friday"));
@@ -180,6 +184,14 @@ private Q_SLOTS:
             // Always allow asks for a scope first; Return takes the narrowest.
             QTRY_VERIFY_WITH_TIMEOUT(QApplication::activePopupWidget(), 10'000);
             QTest::keyClick(QApplication::activePopupWidget(), Qt::Key_Return);
+        }
+        if (decision == InteractionAnswer::Decision::AlwaysAllow
+            || decision == InteractionAnswer::Decision::AllowForSession) {
+            // A grant wider than once takes a second step: nothing is sent until Grant.
+            auto* confirmation = child<QWidget>(&widget, "grantConfirmation");
+            QTRY_VERIFY_WITH_TIMEOUT(confirmation->isVisible(), 10'000);
+            QCOMPARE(answered.size(), 0);
+            QTest::mouseClick(child<QPushButton>(&widget, "confirmGrantButton"), Qt::LeftButton);
         }
 
         const InteractionAnswer answer = takeAnswer(answered, QStringLiteral("ia-approval"));
@@ -195,6 +207,7 @@ private Q_SLOTS:
         ApprovalWidget widget(approval());
         widget.show();
         QVERIFY(QTest::qWaitForWindowExposed(&widget));
+        QTRY_VERIFY_WITH_TIMEOUT(widget.acceptsKeys(), 10'000);
         QSignalSpy answered(&widget, &InteractionWidget::answered);
         auto* reason = child<QLineEdit>(&widget, "reasonEdit");
         QTest::keyClicks(reason, QStringLiteral("  wrong branch "));
@@ -209,6 +222,7 @@ private Q_SLOTS:
         ApprovalWidget widget(approval());
         widget.show();
         QVERIFY(QTest::qWaitForWindowExposed(&widget));
+        QTRY_VERIFY_WITH_TIMEOUT(widget.acceptsKeys(), 10'000);
         QSignalSpy answered(&widget, &InteractionWidget::answered);
         QTest::mouseClick(child<QPushButton>(&widget, "allowOnceButton"), Qt::LeftButton);
         QCOMPARE(answered.size(), 1);
@@ -229,6 +243,7 @@ private Q_SLOTS:
         ApprovalWidget widget(approval());
         widget.show();
         QVERIFY(QTest::qWaitForWindowExposed(&widget));
+        QTRY_VERIFY_WITH_TIMEOUT(widget.acceptsKeys(), 10'000);
         QSignalSpy requested(&widget, &InteractionWidget::showCallRequested);
         auto* showCall = child<QPushButton>(&widget, "showCallButton");
         QCOMPARE(showCall->text(), QStringLiteral("S&how call #42"));
@@ -262,6 +277,7 @@ private Q_SLOTS:
         widget.setSecretStorage(QStringLiteral("owner-only file /tmp/x/secrets.json (0600), not encrypted"));
         widget.show();
         QVERIFY(QTest::qWaitForWindowExposed(&widget));
+        QTRY_VERIFY_WITH_TIMEOUT(widget.acceptsKeys(), 10'000);
         QCOMPARE(child<QLabel>(&widget, "kindLabel")->text(), QStringLiteral("Connect"));
         QCOMPARE(child<QLabel>(&widget, "providerLabel")->text(), QStringLiteral("github"));
         QCOMPARE(child<QLabel>(&widget, "reasonLabel")->text(), QStringLiteral("Open the release issues"));
@@ -322,6 +338,7 @@ private Q_SLOTS:
         ConnectWidget widget(connectQuestion(QStringLiteral("either"), false));
         widget.show();
         QVERIFY(QTest::qWaitForWindowExposed(&widget));
+        QTRY_VERIFY_WITH_TIMEOUT(widget.acceptsKeys(), 10'000);
         QSignalSpy answered(&widget, &InteractionWidget::answered);
         QTest::mouseClick(widget.findChild<QPushButton*>(button), Qt::LeftButton);
         const InteractionAnswer answer = takeAnswer(answered, QStringLiteral("ia-connect"));
@@ -336,6 +353,7 @@ private Q_SLOTS:
         ConnectWidget widget(connectQuestion(QStringLiteral("either"), true));
         widget.show();
         QVERIFY(QTest::qWaitForWindowExposed(&widget));
+        QTRY_VERIFY_WITH_TIMEOUT(widget.acceptsKeys(), 10'000);
         QVERIFY(widget.offersOAuth());
         QVERIFY(widget.offersApiKey());
         auto* signIn = child<QPushButton>(&widget, "signInButton");
@@ -401,6 +419,7 @@ private Q_SLOTS:
             json{{"render", "confirm"}, {"prompt", "Release gate"}, {"question", "Ship 2.1 to production?"}}));
         widget.show();
         QVERIFY(QTest::qWaitForWindowExposed(&widget));
+        QTRY_VERIFY_WITH_TIMEOUT(widget.acceptsKeys(), 10'000);
         QCOMPARE(child<QLabel>(&widget, "promptLabel")->text(), QStringLiteral("Release gate"));
         QCOMPARE(child<QLabel>(&widget, "questionLabel")->text(), QStringLiteral("Ship 2.1 to production?"));
         QSignalSpy answered(&widget, &InteractionWidget::answered);
@@ -417,6 +436,7 @@ private Q_SLOTS:
                 {"render", "choice"}, {"question", "Which branch?"}, {"choices", {"main", "develop", "release/2.1"}}}));
         widget.show();
         QVERIFY(QTest::qWaitForWindowExposed(&widget));
+        QTRY_VERIFY_WITH_TIMEOUT(widget.acceptsKeys(), 10'000);
         QCOMPARE(widget.choices(),
             (QStringList{QStringLiteral("main"), QStringLiteral("develop"), QStringLiteral("release/2.1")}));
         auto* choose = child<QPushButton>(&widget, "chooseButton");
@@ -436,6 +456,7 @@ private Q_SLOTS:
             json{{"render", "choice"}, {"choices", {"a", "b"}}}));
         widget.show();
         QVERIFY(QTest::qWaitForWindowExposed(&widget));
+        QTRY_VERIFY_WITH_TIMEOUT(widget.acceptsKeys(), 10'000);
         QSignalSpy answered(&widget, &InteractionWidget::answered);
         QTest::mouseClick(child<QPushButton>(&widget, "declineButton"), Qt::LeftButton);
         QCOMPARE(takeAnswer(answered, QStringLiteral("ia-choice")).output,
@@ -461,6 +482,7 @@ private Q_SLOTS:
         FormWidget widget(interaction);
         widget.show();
         QVERIFY(QTest::qWaitForWindowExposed(&widget));
+        QTRY_VERIFY_WITH_TIMEOUT(widget.acceptsKeys(), 10'000);
 
         QCOMPARE(widget.properties(),
             (QStringList{QStringLiteral("title"), QStringLiteral("channel"), QStringLiteral("replicas"),
@@ -536,6 +558,7 @@ private Q_SLOTS:
         FormWidget widget(interaction);
         widget.show();
         QVERIFY(QTest::qWaitForWindowExposed(&widget));
+        QTRY_VERIFY_WITH_TIMEOUT(widget.acceptsKeys(), 10'000);
         auto* limit = qobject_cast<QSpinBox*>(widget.editorFor(QStringLiteral("limit")));
         auto* ratio = qobject_cast<QDoubleSpinBox*>(widget.editorFor(QStringLiteral("ratio")));
         auto* depth = qobject_cast<QSpinBox*>(widget.editorFor(QStringLiteral("depth")));
@@ -572,6 +595,7 @@ private Q_SLOTS:
         FormWidget widget(interaction);
         widget.show();
         QVERIFY(QTest::qWaitForWindowExposed(&widget));
+        QTRY_VERIFY_WITH_TIMEOUT(widget.acceptsKeys(), 10'000);
         QSignalSpy answered(&widget, &InteractionWidget::answered);
         QTest::keyClicks(qobject_cast<QLineEdit*>(widget.editorFor(QStringLiteral("tags"))), QStringLiteral("[web"));
         QTest::mouseClick(child<QPushButton>(&widget, "submitButton"), Qt::LeftButton);
@@ -584,6 +608,7 @@ private Q_SLOTS:
         FormWidget widget(clientTool(QStringLiteral("ia-form"), QStringLiteral("form"), json{{"render", "form"}}));
         widget.show();
         QVERIFY(QTest::qWaitForWindowExposed(&widget));
+        QTRY_VERIFY_WITH_TIMEOUT(widget.acceptsKeys(), 10'000);
         QVERIFY(widget.findChild<QLabel*>(QStringLiteral("noFieldsLabel")));
         QSignalSpy answered(&widget, &InteractionWidget::answered);
         QTest::mouseClick(child<QPushButton>(&widget, "declineButton"), Qt::LeftButton);
@@ -619,6 +644,7 @@ private Q_SLOTS:
         widget.show();
         widget.activateWindow();
         QVERIFY(QTest::qWaitForWindowActive(&widget, 10'000));
+        QTRY_VERIFY_WITH_TIMEOUT(widget.acceptsKeys(), 10'000); // keys answer a moment after it appears
         auto* allowOnce = child<QPushButton>(&widget, "allowOnceButton");
         QCOMPARE(widget.defaultButton(), allowOnce);
         QVERIFY(allowOnce->isDefault());
@@ -632,6 +658,27 @@ private Q_SLOTS:
             // the narrowest, this client and these arguments.
             QTRY_VERIFY_WITH_TIMEOUT(QApplication::activePopupWidget(), 10'000);
             QTest::keyClick(QApplication::activePopupWidget(), Qt::Key_Return);
+        }
+        if (decision == InteractionAnswer::Decision::AlwaysAllow
+            || decision == InteractionAnswer::Decision::AllowForSession) {
+            // The second step: Cancel has the focus, so Return gives nothing; Alt+G grants once
+            // keys are taken again.
+            auto* confirmation = child<QWidget>(&widget, "grantConfirmation");
+            QTRY_VERIFY_WITH_TIMEOUT(confirmation->isVisible(), 10'000);
+            QTRY_COMPARE_WITH_TIMEOUT(typeInto(), child<QWidget>(&widget, "cancelGrantButton"), 10'000);
+            QTest::keyClick(typeInto(), Qt::Key_G, Qt::AltModifier); // too soon: ignored
+            QTest::keyClick(typeInto(), Qt::Key_Return);
+            QVERIFY(confirmation->isHidden());
+            QCOMPARE(answered.size(), 0);
+            QTRY_VERIFY_WITH_TIMEOUT(widget.acceptsKeys(), 10'000);
+            QTest::keyClick(typeInto(), Qt::Key(key), Qt::KeyboardModifiers(modifiers));
+            if (decision == InteractionAnswer::Decision::AlwaysAllow) {
+                QTRY_VERIFY_WITH_TIMEOUT(QApplication::activePopupWidget(), 10'000);
+                QTest::keyClick(QApplication::activePopupWidget(), Qt::Key_Return);
+            }
+            QTRY_VERIFY_WITH_TIMEOUT(confirmation->isVisible(), 10'000);
+            QTRY_VERIFY_WITH_TIMEOUT(widget.acceptsKeys(), 10'000);
+            QTest::keyClick(typeInto(), Qt::Key_G, Qt::AltModifier);
         }
         // A mnemonic clicks the way a mouse does (animated, a moment later).
         QTRY_COMPARE_WITH_TIMEOUT(answered.size(), 1, 10'000);
@@ -648,6 +695,7 @@ private Q_SLOTS:
         widget.show();
         widget.activateWindow();
         QVERIFY(QTest::qWaitForWindowActive(&widget, 10'000));
+        QTRY_VERIFY_WITH_TIMEOUT(widget.acceptsKeys(), 10'000); // keys answer a moment after it appears
         QSignalSpy answered(&widget, &InteractionWidget::answered);
         QSignalSpy showCall(&widget, &InteractionWidget::showCallRequested);
         child<QPushButton>(&widget, "showCallButton")->setFocus();
@@ -665,6 +713,7 @@ private Q_SLOTS:
         widget.show();
         widget.activateWindow();
         QVERIFY(QTest::qWaitForWindowActive(&widget, 10'000));
+        QTRY_VERIFY_WITH_TIMEOUT(widget.acceptsKeys(), 10'000); // keys answer a moment after it appears
         QSignalSpy answered(&widget, &InteractionWidget::answered);
         for (const char* name : {"allowOnceButton", "denyButton", "reasonEdit"}) {
             widget.findChild<QWidget*>(QLatin1String(name))->setFocus();
@@ -679,6 +728,7 @@ private Q_SLOTS:
         widget.show();
         widget.activateWindow();
         QVERIFY(QTest::qWaitForWindowActive(&widget, 10'000));
+        QTRY_VERIFY_WITH_TIMEOUT(widget.acceptsKeys(), 10'000); // keys answer a moment after it appears
         auto* arguments = child<QPlainTextEdit>(&widget, "argumentsText");
         arguments->setFocus();
         QTRY_VERIFY_WITH_TIMEOUT(arguments->hasFocus(), 10'000);
@@ -753,6 +803,7 @@ private Q_SLOTS:
         widget.show();
         widget.activateWindow();
         QVERIFY(QTest::qWaitForWindowActive(&widget, 10'000));
+        QTRY_VERIFY_WITH_TIMEOUT(widget.acceptsKeys(), 10'000); // keys answer a moment after it appears
         auto* session = child<QPushButton>(&widget, "allowSessionButton");
         QVERIFY(session->isHidden());
         QVERIFY(child<QLabel>(&widget, "sessionLabel")->text().contains(QLatin1String("one-shot runner")));
@@ -772,6 +823,7 @@ private Q_SLOTS:
         widget.show();
         widget.activateWindow();
         QVERIFY(QTest::qWaitForWindowActive(&widget, 10'000));
+        QTRY_VERIFY_WITH_TIMEOUT(widget.acceptsKeys(), 10'000); // keys answer a moment after it appears
         auto* key = child<QLineEdit>(&widget, "apiKeyEdit");
         QCOMPARE(widget.initialFocusWidget(), key);
         QCOMPARE(widget.defaultButton(), child<QPushButton>(&widget, "connectButton"));
@@ -811,6 +863,7 @@ private Q_SLOTS:
         widget.show();
         widget.activateWindow();
         QVERIFY(QTest::qWaitForWindowActive(&widget, 10'000));
+        QTRY_VERIFY_WITH_TIMEOUT(widget.acceptsKeys(), 10'000); // keys answer a moment after it appears
         auto* signIn = child<QPushButton>(&widget, "signInButton");
         QCOMPARE(signIn->text(), QStringLiteral("Sign &in with GitHub && Co"));
         QCOMPARE(child<QLabel>(&widget, "providerLabel")->text(), QStringLiteral("GitHub & Co"));
@@ -853,6 +906,7 @@ private Q_SLOTS:
         widget.show();
         widget.activateWindow();
         QVERIFY(QTest::qWaitForWindowActive(&widget, 10'000));
+        QTRY_VERIFY_WITH_TIMEOUT(widget.acceptsKeys(), 10'000); // keys answer a moment after it appears
         QCOMPARE(widget.initialFocusWidget(), widget.editorFor(QStringLiteral("version")));
         widget.initialFocusWidget()->setFocus();
         QTRY_VERIFY_WITH_TIMEOUT(widget.editorFor(QStringLiteral("version"))->hasFocus(), 10'000);
@@ -861,6 +915,7 @@ private Q_SLOTS:
         QCOMPARE(answered.size(), 0);
         QVERIFY(widget.errorText().contains(QLatin1String("version")));
         QTest::keyClicks(typeInto(), QStringLiteral("2.1"));
+        QVERIFY2(widget.errorText().isEmpty(), qPrintable(widget.errorText())); // fixed: the error goes
         QTest::keyClick(typeInto(), Qt::Key_Tab);
         QCOMPARE(QApplication::focusWidget(), widget.editorFor(QStringLiteral("replicas")));
         QTest::keyClick(typeInto(), Qt::Key_Up);
@@ -876,6 +931,7 @@ private Q_SLOTS:
         widget.show();
         widget.activateWindow();
         QVERIFY(QTest::qWaitForWindowActive(&widget, 10'000));
+        QTRY_VERIFY_WITH_TIMEOUT(widget.acceptsKeys(), 10'000); // keys answer a moment after it appears
         QCOMPARE(widget.initialFocusWidget(), child<QRadioButton>(&widget, "choice0"));
         widget.initialFocusWidget()->setFocus();
         QSignalSpy answered(&widget, &InteractionWidget::answered);
@@ -886,6 +942,101 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(child<QRadioButton>(&widget, "choice1")->isChecked(), 10'000);
         QTest::keyClick(typeInto(), Qt::Key_Return);
         QCOMPARE(takeAnswer(answered, QStringLiteral("ia-choice")).output, compact(json{{"choice", "develop"}}));
+    }
+
+    // In a choice the arrows select (from none selected too), a number key selects that option, and
+    // neither answers: Return does.
+    void choiceArrowsAndNumbersSelect()
+    {
+        ChoiceWidget widget(clientTool(QStringLiteral("ia-choice"), QStringLiteral("choice"),
+            json{{"render", "choice"}, {"choices", {"main", "develop", "release/2.1"}}}));
+        widget.show();
+        widget.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&widget, 10'000));
+        QTRY_VERIFY_WITH_TIMEOUT(widget.acceptsKeys(), 10'000);
+        widget.initialFocusWidget()->setFocus();
+        QTRY_VERIFY_WITH_TIMEOUT(child<QRadioButton>(&widget, "choice0")->hasFocus(), 10'000);
+        QSignalSpy answered(&widget, &InteractionWidget::answered);
+        QTest::keyClick(typeInto(), Qt::Key_Down); // nothing was selected: the arrow selects
+        QVERIFY(child<QRadioButton>(&widget, "choice1")->isChecked());
+        QCOMPARE(typeInto(), child<QRadioButton>(&widget, "choice1"));
+        QTest::keyClick(typeInto(), Qt::Key_Up);
+        QVERIFY(child<QRadioButton>(&widget, "choice0")->isChecked());
+        QTest::keyClick(typeInto(), Qt::Key_3);
+        QVERIFY(child<QRadioButton>(&widget, "choice2")->isChecked());
+        QCOMPARE(typeInto(), child<QRadioButton>(&widget, "choice2"));
+        QTest::keyClick(typeInto(), Qt::Key_9); // no ninth option: nothing
+        QVERIFY(child<QRadioButton>(&widget, "choice2")->isChecked());
+        QCOMPARE(answered.size(), 0);
+        QTest::keyClick(typeInto(), Qt::Key_Return);
+        QCOMPARE(takeAnswer(answered, QStringLiteral("ia-choice")).output, compact(json{{"choice", "release/2.1"}}));
+    }
+
+    // A required enum without a default starts with no choice (the first value is not an answer),
+    // and submitting without one names it; choosing clears the error.
+    void requiredEnumStartsWithNoChoice()
+    {
+        PendingInteraction interaction = clientTool(QStringLiteral("ia-form"), QStringLiteral("form"), json::object());
+        interaction.renderSpec = R"({"render":"form","schema":{"type":"object","properties":{
+            "channel":{"type":"string","title":"Channel","enum":["stable","beta"]}},"required":["channel"]}})";
+        FormWidget widget(interaction);
+        widget.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&widget));
+        auto* channel = qobject_cast<QComboBox*>(widget.editorFor(QStringLiteral("channel")));
+        QVERIFY(channel);
+        QCOMPARE(channel->currentIndex(), -1);
+        QSignalSpy answered(&widget, &InteractionWidget::answered);
+        QTest::mouseClick(child<QPushButton>(&widget, "submitButton"), Qt::LeftButton);
+        QCOMPARE(answered.size(), 0);
+        QVERIFY2(widget.errorText().contains(QStringLiteral("Channel")), qPrintable(widget.errorText()));
+        channel->setCurrentIndex(1);
+        QVERIFY2(widget.errorText().isEmpty(), qPrintable(widget.errorText()));
+        QTest::mouseClick(child<QPushButton>(&widget, "submitButton"), Qt::LeftButton);
+        QCOMPARE(takeAnswer(answered, QStringLiteral("ia-form")).output,
+            compact(ClientAnswer::submitted(json{{"channel", "beta"}})));
+    }
+
+    // The approval card: the tool's destructive and open-world hints as a banner, paths that climb
+    // out or leave the roots flagged, the description folded, and the countdown by the answers.
+    void approvalCardShowsWhatIsAsked()
+    {
+        PendingInteraction interaction = approval();
+        interaction.arguments = R"({"path":"../secrets.txt","target":"/etc/passwd","inside":"/srv/work/a.txt",)"
+                                R"("note":"a .. in prose","files":["/srv/work/ok","/srv/workshop/x"]})";
+        interaction.renderSpec = QByteArray::fromStdString(json{{"render", "approval"}, {"rule", "ask"},
+            {"description", std::string(400, 'd') + "\nsecond line"},
+            {"annotations", {{"destructiveHint", true}, {"openWorldHint", false}}},
+            {"roots", {"/srv/work"}}}.dump());
+        interaction.deadlineMs = QDateTime::currentMSecsSinceEpoch() + 45'000;
+        ApprovalWidget widget(interaction);
+        widget.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&widget));
+        auto* banner = child<QLabel>(&widget, "hintsBanner");
+        QVERIFY(banner && banner->isVisible());
+        QVERIFY(banner->text().contains(QStringLiteral("Destructive")));
+        QVERIFY(!banner->text().contains(QStringLiteral("Open world")));
+        const QString paths = child<QLabel>(&widget, "pathWarning")->toolTip();
+        QVERIFY2(paths.contains(QStringLiteral("path contains \"..\"")), qPrintable(paths));
+        QVERIFY2(paths.contains(QStringLiteral("target is outside the roots")), qPrintable(paths));
+        QVERIFY2(paths.contains(QStringLiteral("files[1] is outside")), qPrintable(paths));
+        QVERIFY2(!paths.contains(QStringLiteral("inside")) && !paths.contains(QStringLiteral("note"))
+                && !paths.contains(QStringLiteral("files[0]")),
+            qPrintable(paths));
+        auto* description = child<QLabel>(&widget, "descriptionLabel");
+        QVERIFY(description->text().size() <= ApprovalWidget::FoldedDescriptionChars + 1);
+        auto* more = child<QToolButton>(&widget, "descriptionToggle");
+        QVERIFY(more->isVisible());
+        QTest::mouseClick(more, Qt::LeftButton);
+        QVERIFY(description->text().contains(QStringLiteral("second line")));
+        auto* timeLeft = child<QLabel>(&widget, "timeLeftLabel");
+        QVERIFY(timeLeft->isVisible());
+        QVERIFY2(timeLeft->text().startsWith(QStringLiteral("Gives up in 0:4")), qPrintable(timeLeft->text()));
+        QVERIFY(timeLeft->styleSheet().contains(QStringLiteral("bold"))); // the last minute
+        // The arguments are above the answers, outside the part that scrolls.
+        auto* arguments = child<QPlainTextEdit>(&widget, "argumentsText");
+        QVERIFY(!child<QWidget>(&widget, "questionArea")->isAncestorOf(arguments));
+        QVERIFY(arguments->mapTo(&widget, QPoint()).y()
+            < child<QWidget>(&widget, "answerButtons")->mapTo(&widget, QPoint()).y());
     }
 };
 

@@ -214,6 +214,7 @@ private Q_SLOTS:
     void waitingCallsSurviveConnectionsClosingDuringTheTick_data();
     void waitingCallsSurviveConnectionsClosingDuringTheTick();
     void callAnsweredWhileItsQuestionIsRaised();
+    void heldCallGetsAToolErrorWhenTheServerStops();
     void deniedByPolicyByAReadOnlyRuleAndByAPerson();
     void confirmAnsweredNoIsDeclined();
     void throwingToolIsAToolError();
@@ -913,6 +914,37 @@ CallStatus statusOfCall(BackendEvents& events, McpSession& session, const std::s
 
 // The operator's policy, a read-only adapter's write tool and a person's "deny" are one status,
 // told apart from a tool that ran and failed.
+// A call held on a question when the server stops gets a tool error that says what happened and
+// what to do (never an exchange that ends without a result), and its question stays pending.
+void TestMcpSession::heldCallGetsAToolErrorWhenTheServerStops()
+{
+    Fixture f;
+    f.registry.add(writeTool());
+    InteractionBroker broker({}, &f.registry);
+    f.environment.interactions = &broker;
+    auto session = f.session();
+    QVERIFY(session);
+    QSignalSpy finished(&f.events, &BackendEvents::callFinished);
+    const auto channel
+        = send(*session, R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"write","arguments":{}}})");
+    QCOMPARE(broker.pending().size(), 1);
+    QVERIFY(channel->responses.empty());
+
+    session->shutDown();
+    QCOMPARE(channel->skipped, 0);
+    QCOMPARE(channel->responses.size(), 1u);
+    const json& result = channel->responses.at(0)["result"];
+    QCOMPARE_JSON(result["isError"], json(true));
+    const std::string text = result["content"][0]["text"].get<std::string>();
+    QVERIFY2(text.find("Switchboard stopped") != std::string::npos && text.find("stays pending") != std::string::npos,
+        text.c_str());
+    QCOMPARE(broker.pending().size(), 1);
+    QCOMPARE(broker.pending().at(0).waiting, false);
+    QCOMPARE(finished.size(), 1);
+    QCOMPARE(finished.at(0).at(0).value<ToolCall>().status, CallStatus::Cancelled);
+    QCOMPARE(session->inFlightCount(), 0);
+}
+
 void TestMcpSession::deniedByPolicyByAReadOnlyRuleAndByAPerson()
 {
     Fixture f;

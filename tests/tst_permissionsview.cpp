@@ -1,6 +1,6 @@
 // Grants by keyboard, in the whole window against a test double of the OperatorInterface: "Always
-// allow" (Alt+W) opens its scope choice, narrowest first; the widest (every client, any arguments)
-// asks to be confirmed and Return there cancels; confirmed, the answer carries the scope. The grant
+// allow" (Alt+W) opens its scope choice, narrowest first; every scope takes a second step that says
+// what it grants, where Return cancels and Alt+G grants; granted, the answer carries the scope. The grant
 // then shows in the Permissions dock with who granted it, Delete revokes it (a configuration rule
 // is not revocable and says so), and the Revoke button revokes another. Also the scope choices by
 // mouse, and the inspector's Decision line.
@@ -21,7 +21,6 @@
 #include <QDockWidget>
 #include <QLabel>
 #include <QMenu>
-#include <QMessageBox>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTableView>
@@ -104,10 +103,9 @@ QMenu* openPopup()
     return qobject_cast<QMenu*>(QApplication::activePopupWidget());
 }
 
-QMessageBox* confirmation(QWidget* window)
+QString focusedName()
 {
-    auto* box = window->findChild<QMessageBox*>(QStringLiteral("widestGrantConfirmation"));
-    return box && box->isVisible() ? box : nullptr;
+    return focused() ? focused()->objectName() : QString();
 }
 
 } // namespace
@@ -135,42 +133,47 @@ private Q_SLOTS:
 
         Q_EMIT backend.interactionPending(approval(QStringLiteral("ia-1")));
         InteractionPanel* panel = window.interactionPanel();
+        // The person goes to the question (Ctrl+Shift+A); keys answer a moment after.
+        QTest::keyClick(focused(), Qt::Key_A, Qt::ControlModifier | Qt::ShiftModifier);
         QTRY_COMPARE_WITH_TIMEOUT(focused(), panel->currentWidget()->defaultButton(), TimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(panel->currentWidget()->acceptsKeys(), TimeoutMs);
+        QWidget* confirmation = panel->currentWidget()->findChild<QWidget*>(QStringLiteral("grantConfirmation"));
+        QVERIFY(confirmation);
 
-        // Alt+W opens the scope choice with the narrowest scope active; Down three times reaches the
-        // widest, and Return there asks first.
+        // Alt+W opens the scope choice with the narrowest scope active, and Return there takes it,
+        // but grants nothing yet: the second step says what would be granted, with Cancel focused.
+        // One more Return (the issue's stray key) is Cancel.
         QTest::keyClick(focused(), Qt::Key_W, Qt::AltModifier);
         QTRY_VERIFY_WITH_TIMEOUT(openPopup(), TimeoutMs);
         QMenu* menu = openPopup();
         QCOMPARE(menu->objectName(), QStringLiteral("alwaysAllowScopeMenu"));
         QCOMPARE(menu->activeAction()->objectName(), QStringLiteral("scopeClientArguments"));
         QVERIFY(menu->activeAction()->text().contains(QStringLiteral("claude-code")));
-        for (int i = 0; i < 3; ++i)
-            QTest::keyClick(menu, Qt::Key_Down);
-        QCOMPARE(menu->activeAction()->objectName(), QStringLiteral("scopeEveryAny"));
         QTest::keyClick(menu, Qt::Key_Return);
-        QTRY_VERIFY_WITH_TIMEOUT(confirmation(&window), TimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(confirmation->isVisible(), TimeoutMs);
         QVERIFY(backend.answers.isEmpty());
-
-        // Return in the confirmation is Cancel: nothing is granted, the focus is back on the button.
-        QTRY_VERIFY_WITH_TIMEOUT(QApplication::activeModalWidget() == confirmation(&window), TimeoutMs);
-        QTest::keyClick(QApplication::activeModalWidget(), Qt::Key_Return);
-        QTRY_VERIFY_WITH_TIMEOUT(!confirmation(&window), TimeoutMs);
+        QTRY_COMPARE_WITH_TIMEOUT(focusedName(), QStringLiteral("cancelGrantButton"), TimeoutMs);
+        QTest::keyClick(focused(), Qt::Key_Return);
+        QVERIFY(confirmation->isHidden());
         QVERIFY(backend.answers.isEmpty());
-        QTRY_COMPARE_WITH_TIMEOUT(
-            focused() ? focused()->objectName() : QString(), QStringLiteral("alwaysAllowButton"), TimeoutMs);
+        QCOMPARE(focusedName(), QStringLiteral("alwaysAllowButton"));
+        // The second step came up a moment ago: keys wait again before they answer.
+        QTRY_VERIFY_WITH_TIMEOUT(panel->currentWidget()->acceptsKeys(), TimeoutMs);
 
-        // Again, confirmed with the confirmation's mnemonic (Alt+E).
+        // Down three times reaches the widest; it says so, and Alt+G (once keys are taken again) gives it.
         QTest::keyClick(focused(), Qt::Key_W, Qt::AltModifier);
         QTRY_VERIFY_WITH_TIMEOUT(openPopup(), TimeoutMs);
         for (int i = 0; i < 3; ++i)
             QTest::keyClick(openPopup(), Qt::Key_Down);
+        QCOMPARE(openPopup()->activeAction()->objectName(), QStringLiteral("scopeEveryAny"));
         QTest::keyClick(openPopup(), Qt::Key_Return);
-        QTRY_VERIFY_WITH_TIMEOUT(confirmation(&window), TimeoutMs);
-        // A mnemonic works in the active window: wait until the confirmation is that.
-        QTRY_COMPARE_WITH_TIMEOUT(QApplication::activeWindow(), confirmation(&window), TimeoutMs);
-        QTRY_VERIFY_WITH_TIMEOUT(focused() && confirmation(&window)->isAncestorOf(focused()), TimeoutMs);
-        QTest::keyClick(focused(), Qt::Key_E, Qt::AltModifier);
+        QTRY_VERIFY_WITH_TIMEOUT(confirmation->isVisible(), TimeoutMs);
+        auto* text = confirmation->findChild<QLabel*>(QStringLiteral("grantConfirmationText"));
+        QVERIFY2(text->text().contains(QStringLiteral("every client"))
+                && text->text().contains(QStringLiteral("any arguments")),
+            qPrintable(text->text()));
+        QTRY_VERIFY_WITH_TIMEOUT(panel->currentWidget()->acceptsKeys(), TimeoutMs);
+        QTest::keyClick(focused(), Qt::Key_G, Qt::AltModifier);
         QTRY_COMPARE_WITH_TIMEOUT(backend.answers.size(), 1, TimeoutMs);
         const InteractionAnswer answer = backend.answers.at(0).answer;
         QCOMPARE(answer.decision, InteractionAnswer::Decision::AlwaysAllow);
@@ -178,22 +181,21 @@ private Q_SLOTS:
         QVERIFY(answer.anyArguments);
         Q_EMIT backend.interactionResolved(QStringLiteral("ia-1"), InteractionOutcome::Answered);
 
-        // A narrower grant by keyboard too: Alt+W, Return takes the narrowest at once.
+        // A narrower grant by keyboard too: Alt+W, Return takes the narrowest, Alt+G grants it.
         Q_EMIT backend.interactionPending(approval(QStringLiteral("ia-2")));
         QTRY_COMPARE_WITH_TIMEOUT(panel->currentInteractionId(), QStringLiteral("ia-2"), TimeoutMs);
-        // A window manager activates the window again once the confirmation has closed; offscreen
-        // has none, so the test does.
-        QTRY_VERIFY_WITH_TIMEOUT(!confirmation(&window), TimeoutMs);
-        window.activateWindow();
-        QVERIFY(QTest::qWaitForWindowActive(&window, TimeoutMs));
         QTRY_VERIFY_WITH_TIMEOUT(focused() && panel->currentWidget()->isAncestorOf(focused()), TimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(panel->currentWidget()->acceptsKeys(), TimeoutMs);
         QTest::keyClick(focused(), Qt::Key_W, Qt::AltModifier);
         QTRY_VERIFY_WITH_TIMEOUT(openPopup(), TimeoutMs);
         QTest::keyClick(openPopup(), Qt::Key_Return);
+        confirmation = panel->currentWidget()->findChild<QWidget*>(QStringLiteral("grantConfirmation"));
+        QTRY_VERIFY_WITH_TIMEOUT(confirmation->isVisible(), TimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(panel->currentWidget()->acceptsKeys(), TimeoutMs);
+        QTest::keyClick(focused(), Qt::Key_G, Qt::AltModifier);
         QTRY_COMPARE_WITH_TIMEOUT(backend.answers.size(), 2, TimeoutMs);
         QVERIFY(!backend.answers.at(1).answer.everyClient);
         QVERIFY(!backend.answers.at(1).answer.anyArguments);
-        QVERIFY(!confirmation(&window)); // only the widest asks
         Q_EMIT backend.interactionResolved(QStringLiteral("ia-2"), InteractionOutcome::Answered);
 
         // The Permissions dock (Ctrl+5 in the View menu) lists the rule and both grants.
@@ -272,6 +274,10 @@ private Q_SLOTS:
         QAction* chosen = menu->findChild<QAction*>(action);
         QVERIFY(chosen);
         QTest::mouseClick(menu, Qt::LeftButton, {}, menu->actionGeometry(chosen).center());
+        auto* confirmation = widget.findChild<QWidget*>(QStringLiteral("grantConfirmation"));
+        QTRY_VERIFY_WITH_TIMEOUT(confirmation->isVisible(), TimeoutMs);
+        QCOMPARE(answered.size(), 0);
+        QTest::mouseClick(widget.findChild<QPushButton*>(QStringLiteral("confirmGrantButton")), Qt::LeftButton);
         QTRY_COMPARE_WITH_TIMEOUT(answered.size(), 1, TimeoutMs);
         const auto answer = answered.takeFirst().at(1).value<InteractionAnswer>();
         QCOMPARE(answer.decision, InteractionAnswer::Decision::AlwaysAllow);

@@ -3,6 +3,7 @@
 #include "clientanswer.h"
 
 #include <QButtonGroup>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QPushButton>
 #include <QRadioButton>
@@ -33,6 +34,9 @@ ChoiceWidget::ChoiceWidget(const PendingInteraction& interaction, QWidget* paren
         auto* button = new QRadioButton(withoutMnemonic(m_choices.at(i)));
         button->setObjectName(QStringLiteral("choice%1").arg(i));
         m_group->addButton(button, i);
+        button->installEventFilter(this); // the arrows select, not only move the focus
+        if (i < 9)
+            button->setToolTip(tr("Press %1 to select").arg(i + 1));
         optionsLayout->addWidget(button);
     }
     optionsLayout->addStretch(1);
@@ -53,6 +57,49 @@ ChoiceWidget::ChoiceWidget(const PendingInteraction& interaction, QWidget* paren
     connect(m_group, &QButtonGroup::idToggled, this, [this] { m_chooseButton->setEnabled(m_group->checkedId() >= 0); });
     connect(m_chooseButton, &QPushButton::clicked, this, &ChoiceWidget::choose);
     connect(decline, &QPushButton::clicked, this, [this] { respond(ClientAnswer::declined(RenderHint::Choice)); });
+}
+
+void ChoiceWidget::pick(int index)
+{
+    QAbstractButton* button = m_group->button(index);
+    if (!button || isSending())
+        return;
+    button->setChecked(true);
+    moveFocusWithin(button);
+}
+
+bool ChoiceWidget::eventFilter(QObject* watched, QEvent* event)
+{
+    // Qt's radio buttons move the focus with the arrows but check nothing while none is checked;
+    // here the arrow selects, so that Return then chooses what the person sees selected.
+    if (event->type() == QEvent::KeyPress) {
+        const auto* key = static_cast<QKeyEvent*>(event);
+        const int at = m_group->id(qobject_cast<QAbstractButton*>(watched));
+        if (at >= 0 && key->modifiers() == Qt::NoModifier) {
+            if (key->key() == Qt::Key_Down || key->key() == Qt::Key_Right) {
+                pick(qMin(at + 1, int(m_choices.size()) - 1));
+                return true;
+            }
+            if (key->key() == Qt::Key_Up || key->key() == Qt::Key_Left) {
+                pick(qMax(at - 1, 0));
+                return true;
+            }
+        }
+    }
+    return InteractionWidget::eventFilter(watched, event);
+}
+
+void ChoiceWidget::keyPressEvent(QKeyEvent* event)
+{
+    // 1 to 9 select that option (they never answer: Return does).
+    const int key = event->key();
+    if (key >= Qt::Key_1 && key <= Qt::Key_9 && (event->modifiers() & ~Qt::KeypadModifier) == Qt::NoModifier
+        && key - Qt::Key_1 < m_choices.size()) {
+        pick(key - Qt::Key_1);
+        event->accept();
+        return;
+    }
+    InteractionWidget::keyPressEvent(event);
 }
 
 void ChoiceWidget::choose()

@@ -45,6 +45,16 @@ FormWidget::FormWidget(const PendingInteraction& interaction, QWidget* parent)
     // Return in any field submits, as in a dialog (a missing required field is named, nothing sent).
     setDefaultButton(submitButton);
     connect(submitButton, &QPushButton::clicked, this, &FormWidget::submit);
+    // A "Not sent: …" line follows the fields: it names what is still wrong, and goes once nothing is.
+    connect(m_form, &SchemaForm::edited, this, [this] {
+        if (errorText().isEmpty() || isSending())
+            return;
+        QString problem;
+        if (m_form->values(&problem))
+            clearError();
+        else
+            showError(tr("Not sent: %1.").arg(problem));
+    });
     connect(decline, &QPushButton::clicked, this, [this] { respond(ClientAnswer::declined(RenderHint::Form)); });
 }
 

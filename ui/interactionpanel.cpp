@@ -9,22 +9,17 @@
 #include "interactionmodel.h"
 #include "modelroles.h"
 
-#include <QAbstractSpinBox>
 #include <QApplication>
-#include <QComboBox>
 #include <QDesktopServices>
 #include <QHeaderView>
 #include <QKeyEvent>
 #include <QLabel>
-#include <QLineEdit>
 #include <QPainter>
-#include <QPlainTextEdit>
 #include <QScrollArea>
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QSystemTrayIcon>
 #include <QTableView>
-#include <QTextEdit>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -38,22 +33,6 @@ constexpr auto DenyAction = "deny";
 QString manyQuestionsTag()
 {
     return QStringLiteral("questions");
-}
-
-// Whether the person may be in the middle of typing into `widget` (an editable field with text in
-// it): a question must not take the focus, and the next keystrokes, from it. An empty field (the
-// filter the window starts in) gives the focus up.
-bool isBeingTypedIn(const QWidget* widget)
-{
-    if (const auto* line = qobject_cast<const QLineEdit*>(widget))
-        return !line->isReadOnly() && !line->text().isEmpty();
-    if (const auto* text = qobject_cast<const QPlainTextEdit*>(widget))
-        return !text->isReadOnly() && !text->document()->isEmpty();
-    if (const auto* text = qobject_cast<const QTextEdit*>(widget))
-        return !text->isReadOnly() && !text->document()->isEmpty();
-    if (const auto* combo = qobject_cast<const QComboBox*>(widget))
-        return combo->isEditable() && !combo->currentText().isEmpty();
-    return qobject_cast<const QAbstractSpinBox*>(widget) != nullptr;
 }
 
 // The window's icon with the count in a badge, as mail and chat programs show unread messages.
@@ -121,7 +100,8 @@ InteractionPanel::InteractionPanel(QWidget* parent)
     // (none for a parked or dropped call, whose row is grey) and the header. The list stays narrow.
     m_list->setColumnHidden(InteractionModel::SessionColumn, true);
     m_list->setColumnHidden(InteractionModel::StateColumn, true);
-    m_list->setMinimumHeight(m_list->verticalHeader()->defaultSectionSize() * 3 + columns->sizeHint().height());
+    // Two rows at least: the height goes to the selected question's arguments and answers.
+    m_list->setMinimumHeight(m_list->verticalHeader()->defaultSectionSize() * 2 + columns->sizeHint().height());
 
     auto* placeholder = new QLabel(tr("No questions are waiting.\n\nWhen a client calls a tool whose permission is "
                                       "\"ask\", or a client tool such as request_connection, its question appears "
@@ -168,6 +148,14 @@ InteractionPanel::InteractionPanel(QWidget* parent)
 int InteractionPanel::count() const
 {
     return m_model->count();
+}
+
+int InteractionPanel::waitingCount() const
+{
+    int waiting = 0;
+    for (int row = 0; row < m_model->count(); ++row)
+        waiting += m_model->interactionAt(row).waiting ? 1 : 0;
+    return waiting;
 }
 
 InteractionWidget* InteractionPanel::widgetFor(const QString& interactionId) const
@@ -218,8 +206,12 @@ QSystemTrayIcon* InteractionPanel::ensureTray()
         m_tray = new QSystemTrayIcon(this);
         // Clicking the icon or the notification is the person asking for the window: raising it then
         // is theirs to ask, unlike a question arriving.
-        connect(m_tray, &QSystemTrayIcon::messageClicked, this, &InteractionPanel::raiseWindow);
-        connect(m_tray, &QSystemTrayIcon::activated, this, &InteractionPanel::raiseWindow);
+        const auto goThere = [this] {
+            raiseWindow();
+            goToQuestions();
+        };
+        connect(m_tray, &QSystemTrayIcon::messageClicked, this, goThere);
+        connect(m_tray, &QSystemTrayIcon::activated, this, goThere);
     }
     return m_tray;
 }
@@ -287,19 +279,16 @@ bool InteractionPanel::upsert(const PendingInteraction& interaction)
 
 void InteractionPanel::addInteraction(const PendingInteraction& interaction)
 {
+    const bool wasEmpty = count() == 0;
     if (upsert(interaction))
         notify(1, interaction);
-    // A question that comes up takes the focus; one queued behind the question being answered
-    // leaves it there.
-    if (selectFirstIfNoneSelected())
-        focusCurrentQuestion();
+    followQueue(wasEmpty);
 }
 
 void InteractionPanel::updateInteraction(const PendingInteraction& interaction)
 {
     upsert(interaction);
-    if (selectFirstIfNoneSelected())
-        focusCurrentQuestion();
+    followQueue(false);
 }
 
 void InteractionPanel::setInteractions(const PendingInteractionList& interactions)
@@ -311,6 +300,7 @@ void InteractionPanel::setInteractions(const PendingInteractionList& interaction
         if (!listed)
             removeInteraction(id);
     }
+    const bool wasEmpty = count() == 0;
     int added = 0;
     for (const PendingInteraction& interaction : interactions) {
         if (upsert(interaction))
@@ -318,8 +308,7 @@ void InteractionPanel::setInteractions(const PendingInteractionList& interaction
     }
     if (added > 0)
         notify(added, interactions.last());
-    if (selectFirstIfNoneSelected())
-        focusCurrentQuestion();
+    followQueue(wasEmpty);
 }
 
 void InteractionPanel::resolveInteraction(const QString& interactionId, InteractionOutcome outcome)
@@ -331,13 +320,20 @@ void InteractionPanel::resolveInteraction(const QString& interactionId, Interact
     // The person was answering it (or had just answered it): the focus goes on to the next question.
     const InteractionWidget* leaving = widgetFor(interactionId);
     const bool answering = leaving && leaving->focusIsWithin();
+    // Out of the leaving widget first: hidden with the focus, it would hand the focus to whatever
+    // question the view makes current, which then looks like one being answered.
+    if (answering)
+        m_list->setFocus(Qt::OtherFocusReason);
     removeInteraction(interactionId);
-    selectFirstIfNoneSelected();
+    // The view makes the row after the one that left current; the queue's order says which is next.
+    followQueue(false);
     if (answering) {
-        if (currentWidget())
+        // On to the next live question; a parked one (no call waits) is there to read, not to be
+        // answered by the next keystroke, so the focus waits in the list (as when nothing is left).
+        if (currentWidget() && currentWidget()->interaction().waiting)
             focusCurrentQuestion();
         else
-            m_list->setFocus(Qt::OtherFocusReason); // nothing left: not lost somewhere in the window
+            m_list->setFocus(Qt::OtherFocusReason);
     }
     Q_EMIT interactionResolved(interaction, outcome);
 }
@@ -391,24 +387,52 @@ void InteractionPanel::selectInteraction(const QString& interactionId)
     m_list->scrollTo(index);
 }
 
-bool InteractionPanel::selectFirstIfNoneSelected()
+void InteractionPanel::followQueue(bool wasEmpty)
 {
-    if (m_list->currentIndex().isValid() || m_model->count() == 0)
-        return false;
-    m_list->setCurrentIndex(m_model->index(0, 0));
-    return true;
+    if (m_model->count() == 0)
+        return;
+    const QWidget* focus = window()->focusWidget();
+    InteractionWidget* current = currentWidget();
+    // The person is answering the selected question: it stays, whatever arrives meanwhile.
+    if (current && current->focusIsWithin())
+        return;
+    const QModelIndex top = m_model->index(0, 0);
+    if (m_list->currentIndex().row() != 0) {
+        m_list->setCurrentIndex(top);
+        m_list->scrollTo(top);
+    }
+    // The focus is taken only where the person was already waiting for questions: in this dock
+    // with none left to answer (the list after the last answer, or the dock itself). Anywhere else
+    // (the call log, a table, a field, the list while picking a question) it stays; the count in
+    // the title, the dock, the tray and a notification say that a question came.
+    const bool waitingHere = focus && (focus == this || isAncestorOf(focus)) && !(focus == m_list && !wasEmpty)
+        && !(current && current->isAncestorOf(focus));
+    if (waitingHere)
+        focusCurrentQuestion();
+}
+
+void InteractionPanel::goToQuestions()
+{
+    show();
+    raise();
+    if (m_model->count() == 0) {
+        m_list->setFocus(Qt::ShortcutFocusReason);
+        return;
+    }
+    // Where the person goes: the question being answered, or else the most urgent one.
+    InteractionWidget* current = currentWidget();
+    if (!(current && current->focusIsWithin()) && m_list->currentIndex().row() != 0)
+        m_list->setCurrentIndex(m_model->index(0, 0));
+    focusCurrentQuestion();
 }
 
 void InteractionPanel::focusCurrentQuestion()
 {
     InteractionWidget* widget = currentWidget();
-    QWidget* target = widget ? widget->initialFocusWidget() : nullptr;
-    if (!target)
-        return;
-    const QWidget* focus = window()->focusWidget();
-    if (focus && !isAncestorOf(focus) && isBeingTypedIn(focus))
-        return;
-    target->setFocus(Qt::OtherFocusReason);
+    if (QWidget* target = widget ? widget->initialFocusWidget() : nullptr)
+        target->setFocus(Qt::OtherFocusReason);
+    else
+        m_list->setFocus(Qt::OtherFocusReason);
 }
 
 void InteractionPanel::keyPressEvent(QKeyEvent* event)
@@ -429,6 +453,16 @@ void InteractionPanel::onCurrentRowChanged()
     const QString id = currentInteractionId();
     QWidget* page = m_pages.value(id);
     m_stack->setCurrentWidget(page ? page : m_placeholder);
+    // The question keeps its minimum height (its arguments and answers), taken from the list
+    // above it first, and asked of the window's layout through the dock.
+    m_stack->setMinimumHeight(page ? page->minimumSizeHint().height() : 0);
+    if (auto* splitter = findChild<QSplitter*>(QStringLiteral("interactionSplitter")); splitter && page) {
+        const int total = splitter->height() - splitter->handleWidth();
+        const int list = splitter->sizes().value(0);
+        if (list + m_stack->minimumHeight() > total)
+            splitter->setSizes(
+                {qMax(m_list->minimumHeight(), total - m_stack->minimumHeight()), m_stack->minimumHeight()});
+    }
     // The row the view picks when the selected question leaves is only its current index; select
     // it too, so the list shows what the widget below answers.
     const QModelIndex current = m_list->currentIndex();
@@ -463,6 +497,7 @@ void InteractionPanel::onNotificationAction(const QString& tag, const QString& k
         if (tag != manyQuestionsTag())
             selectInteraction(tag);
         raiseWindow();
+        focusCurrentQuestion();
     }
 }
 

@@ -5,10 +5,12 @@
 // calls first) and the selected question's widget below it. Its title, a tray icon (where there is
 // a system tray) and `count` carry the count ("Questions (2)"); a question that arrives while the
 // window is in the background raises a desktop notification, whose buttons answer an approval
-// (Allow once, Deny) where the desktop's notifications have buttons. The keyboard is enough: a question
-// that comes up takes the focus (within the window; never from a field being typed in), after an
-// answer the focus moves to the next one, Return in the list goes to the question and Escape back
-// to the list. Knows no backend: events come in through the slots, and the person's answers leave
+// (Allow once, Deny) where the desktop's notifications have buttons. The selected question is the
+// most urgent one (the list's top, unless the person is answering another). A question never takes
+// the focus from the rest of the window: only when the person goes to it (goToQuestions: its
+// shortcut, the tray, a notification; a click) or was waiting in the dock; after an answer the
+// focus moves to the next live one. Return in the list goes to the question and Escape back to the
+// list. Knows no backend: events come in through the slots, and the person's answers leave
 // as signals (MainWindow wires both to Backend), so the panel is tested with plain values.
 
 #include "pendinginteraction.h"
@@ -40,6 +42,8 @@ public:
     InteractionModel* model() const { return m_model; }
     QTableView* listView() const { return m_list; }
     int count() const;
+    // The questions a call is waiting on (held; the others are parked or their call went away).
+    int waitingCount() const;
     // The widget of a pending question, or null.
     InteractionWidget* widgetFor(const QString& interactionId) const;
     // The selected question's widget, or null when none is selected.
@@ -73,6 +77,9 @@ public Q_SLOTS:
     // Opens the sign-in page in the browser and shows its address in the connect widget.
     void showAuthorizationUrl(const QString& interactionId, const QUrl& url);
     void selectInteraction(const QString& interactionId);
+    // The person goes to the questions (Ctrl+Shift+A, the toolbar's badge): the focus goes to the
+    // question being answered, or else to the most urgent one (or the list, when none waits).
+    void goToQuestions();
 
 Q_SIGNALS:
     void answerRequested(const QString& interactionId, const InteractionAnswer& answer);
@@ -92,19 +99,19 @@ protected:
 
 private:
     InteractionWidget* createWidget(const PendingInteraction& interaction);
-    // Gives the current question the keyboard focus: within the window only (setFocus; the window
-    // is never raised or activated, and while it is in the background this only marks where the
-    // focus goes when the person comes back), and never away from a field elsewhere in the window
-    // that holds typed text, so keystrokes meant for it cannot answer a question.
+    // Gives the current question the keyboard focus (within the window; never raises or activates
+    // it), or the list when the question has nothing to focus. Only for the person going there.
     void focusCurrentQuestion();
+    // Selects the queue's top unless the person is answering the selected question, and gives it
+    // the focus only when the focus was in this dock waiting for one (`wasEmpty`: no question was
+    // pending before this one came).
+    void followQueue(bool wasEmpty);
     void updateTray();
     QSystemTrayIcon* ensureTray();
     // Inserts or updates the row and its widget; true when the question is new.
     bool upsert(const PendingInteraction& interaction);
     void removeInteraction(const QString& interactionId);
     void onCurrentRowChanged();
-    // Selects the first question when none is; true when it did (a question came up).
-    bool selectFirstIfNoneSelected();
     void updateTitle();
     void notify(int newCount, const PendingInteraction& latest);
     // A button of a question's desktop notification: an approval's answer, or the window.

@@ -4,6 +4,7 @@
 #include "interactionmodel.h"
 
 #include <QApplication>
+#include <QDateTime>
 #include <QFrame>
 #include <QGridLayout>
 #include <QHBoxLayout>
@@ -11,6 +12,8 @@
 #include <QLabel>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QStyle>
+#include <QTimer>
 #include <QVBoxLayout>
 
 using nlohmann::json;
@@ -96,9 +99,19 @@ InteractionWidget::InteractionWidget(const PendingInteraction& interaction, QWid
     // One row for every kind of question, right under what it answers.
     m_buttonRow = new QWidget;
     m_buttonRow->setObjectName(QStringLiteral("answerButtons"));
-    m_buttonLayout = new QHBoxLayout(m_buttonRow);
-    m_buttonLayout->setContentsMargins(0, 0, 0, 0);
-    m_buttonLayout->addStretch(1);
+    m_buttonRows = new QVBoxLayout(m_buttonRow);
+    m_buttonRows->setContentsMargins(0, 0, 0, 0);
+    // The row's width never holds the question wider than its dock (which would cut the answers
+    // off at its edge): what does not fit goes on to a next row (arrangeAnswers).
+    m_buttonRow->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    // Between the answers and the refusals: how long the waiting call still waits.
+    m_timeLeftLabel = new QLabel;
+    m_timeLeftLabel->setObjectName(QStringLiteral("timeLeftLabel"));
+    m_timeLeftLabel->setToolTip(tr("When the waiting call gives up (interaction.maxWaitSeconds)"));
+    m_answerWidgets.append({m_timeLeftLabel, ButtonPlace::Trailing});
+    m_clock = new QTimer(this);
+    m_clock->setInterval(1000);
+    connect(m_clock, &QTimer::timeout, this, &InteractionWidget::updateTimeLeft);
 
     m_sendingLabel = new QLabel(tr("Sending the answer…"));
     m_sendingLabel->setObjectName(QStringLiteral("sendingLabel"));
@@ -125,12 +138,18 @@ InteractionWidget::InteractionWidget(const PendingInteraction& interaction, QWid
     m_scroll->setWidgetResizable(true);
     m_scroll->setFrameShape(QFrame::NoFrame);
     m_scroll->setFocusPolicy(Qt::NoFocus); // not a Tab stop of its own
+    // Where height is short, what is asked above the answers keeps it: this part gives way first,
+    // down to nothing (it scrolls; the list row above names the tool and the client).
+    m_scroll->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Preferred);
+    m_scroll->setMinimumHeight(1); // below QScrollArea's own minimum: what is above the answers keeps the height
     content->installEventFilter(this); // its layout changes: fitQuestionArea()
 
     auto* layout = new QVBoxLayout(this);
+    layout->setSpacing(4); // tight: at 1366x768 with a large font every pixel goes to the arguments
     layout->addWidget(m_scroll, 1);
     m_aboveAnswers = new QVBoxLayout;
     m_aboveAnswers->setContentsMargins(0, 0, 0, 0);
+    m_aboveAnswers->setSpacing(3);
     layout->addLayout(m_aboveAnswers);
     layout->addWidget(m_buttonRow);
     layout->addWidget(m_sendingLabel);
@@ -139,6 +158,41 @@ InteractionWidget::InteractionWidget(const PendingInteraction& interaction, QWid
     m_layout = layout;
 
     updateHeader();
+    connect(qApp, &QApplication::focusChanged, this, [this](QWidget*, QWidget* now) {
+        if (now && isAncestorOf(now))
+            scrollIntoView(now);
+    });
+}
+
+void InteractionWidget::scrollIntoView(QWidget* widget)
+{
+    // Inner areas first (a form's own), then the question's.
+    for (QWidget* parent = widget->parentWidget(); parent && parent != this; parent = parent->parentWidget()) {
+        if (auto* area = qobject_cast<QScrollArea*>(parent))
+            area->ensureWidgetVisible(widget, 8, 8);
+    }
+}
+
+void InteractionWidget::updateTimeLeft()
+{
+    const QString left = InteractionModel::timeLeftLabel(m_interaction, QDateTime::currentMSecsSinceEpoch());
+    if (m_timeLeftLabel->isHidden() != left.isEmpty()) {
+        m_timeLeftLabel->setVisible(!left.isEmpty());
+        m_answerRowSizes.clear();
+        if (m_layout)
+            arrangeAnswers();
+    }
+    if (left.isEmpty()) {
+        m_clock->stop();
+        return;
+    }
+    m_timeLeftLabel->setText(tr("Gives up in %1").arg(left));
+    // Red in the last minute, as in the list.
+    const bool soon = m_interaction.deadlineMs - QDateTime::currentMSecsSinceEpoch() < 60'000;
+    m_timeLeftLabel->setStyleSheet(
+        soon ? QStringLiteral("QLabel { color: %1; font-weight: bold; }").arg(errorColour.name()) : QString());
+    if (!m_clock->isActive())
+        m_clock->start();
 }
 
 void InteractionWidget::setBodyExpands(bool expands)
@@ -160,6 +214,8 @@ void InteractionWidget::setInteraction(const PendingInteraction& interaction)
     m_interaction = interaction;
     updateHeader();
     interactionUpdated();
+    m_answerRowSizes.clear(); // which answers show may have changed
+    arrangeAnswers();
 }
 
 void InteractionWidget::updateHeader()
@@ -187,6 +243,7 @@ void InteractionWidget::updateHeader()
     m_waitingLabel->setStyleSheet(
         interaction.waiting ? QStringLiteral("QLabel { color: %1; }").arg(approvalColour.name()) : QString());
 
+    updateTimeLeft();
     m_showCallButton->setText(tr("S&how call #%1").arg(interaction.callId));
     m_showCallButton->setEnabled(interaction.callId > 0);
     // Earlier calls of the same question (parked, or dropped and retried) link to their own rows.
@@ -283,6 +340,7 @@ QPushButton* InteractionWidget::addAnswerButton(const QString& text, const QStri
     auto* button = new QPushButton(text);
     button->setObjectName(objectName);
     addAnswerWidget(button, place);
+    guardKeys(button);
     return button;
 }
 
@@ -292,15 +350,25 @@ void InteractionWidget::addAnswerWidget(QWidget* widget, ButtonPlace place)
     // the focused button clicks that button, never the default one.
     if (auto* button = qobject_cast<QPushButton*>(widget))
         button->setAutoDefault(true);
+    widget->setParent(m_buttonRow);
     if (place == ButtonPlace::Leading)
-        m_buttonLayout->insertWidget(m_leadingCount++, widget);
+        m_answerWidgets.insert(m_leadingCount++, {widget, place});
     else
-        m_buttonLayout->addWidget(widget);
+        m_answerWidgets.append({widget, place});
+    m_answerRowSizes.clear(); // arranged again
+    arrangeAnswers();
 }
 
-void InteractionWidget::addAboveAnswers(QWidget* widget)
+void InteractionWidget::addAboveAnswers(QWidget* widget, int stretch)
 {
-    m_aboveAnswers->addWidget(widget);
+    m_aboveAnswers->addWidget(widget, stretch);
+    if (stretch > 0) {
+        // It takes the spare height; the question area above keeps only what it shows, and
+        // scrolls when even that does not fit.
+        setBodyExpands(false);
+        m_layout->setStretchFactor(m_aboveAnswers, stretch);
+        m_layout->setStretch(m_layout->count() - 1, 0);
+    }
 }
 
 void InteractionWidget::setDefaultButton(QPushButton* button)
@@ -326,9 +394,8 @@ QWidget* InteractionWidget::initialFocusWidget() const
 {
     if (m_defaultButton && m_defaultButton->isVisibleTo(this) && m_defaultButton->isEnabled())
         return m_defaultButton;
-    for (int i = 0; i < m_buttonLayout->count(); ++i) {
-        QWidget* widget = m_buttonLayout->itemAt(i)->widget();
-        if (widget && widget->isVisibleTo(this) && widget->isEnabled())
+    for (const auto& [widget, place] : m_answerWidgets) {
+        if (qobject_cast<QPushButton*>(widget) && widget->isVisibleTo(this) && widget->isEnabled())
             return widget;
     }
     return nullptr;
@@ -366,16 +433,91 @@ bool isPlainReturn(const QKeyEvent* event)
 
 bool InteractionWidget::clickIfAvailable(QPushButton* button)
 {
-    if (m_sending || !button || !button->isVisible() || !button->isEnabled())
+    // Only keys come here (Return in a field or on the question): ignored while they are delayed.
+    if (m_sending || !acceptsKeys() || !button || !button->isVisible() || !button->isEnabled())
         return false;
     button->click();
     return true;
 }
 
+void InteractionWidget::guardKeys(QPushButton* button)
+{
+    m_guardedButtons.append(button);
+    button->installEventFilter(this);
+}
+
+void InteractionWidget::delayKeys()
+{
+    m_keysFrom = QDeadlineTimer(KeyDelayMs);
+}
+
+void InteractionWidget::showEvent(QShowEvent* event)
+{
+    QWidget::showEvent(event);
+    m_answerRowSizes.clear(); // the buttons shown may have changed while it was hidden
+    arrangeAnswers();
+    // The question appeared (it came up, or it was selected): a key already on its way was meant
+    // for whatever was there before.
+    delayKeys();
+}
+
+void InteractionWidget::changeEvent(QEvent* event)
+{
+    QWidget::changeEvent(event);
+    // Back from another window: keys typed there a moment ago must not land on an answer.
+    if (event->type() == QEvent::ActivationChange && isActiveWindow())
+        delayKeys();
+}
+
 void InteractionWidget::resizeEvent(QResizeEvent* event)
 {
     QWidget::resizeEvent(event);
+    arrangeAnswers();
     fitQuestionArea();
+}
+
+void InteractionWidget::arrangeAnswers()
+{
+    // Side by side while they fit the width (answers left, refusals right); else on as many rows
+    // as they need, in the same order, so every answer stays whole and in view.
+    const QMargins margins = m_layout->contentsMargins();
+    const int available = qMax(1, width() - margins.left() - margins.right());
+    const int spacing = qMax(0, style()->pixelMetric(QStyle::PM_LayoutHorizontalSpacing));
+    QList<QList<QPair<QWidget*, ButtonPlace>>> rows{{}};
+    int rowWidth = 0;
+    for (const auto& item : std::as_const(m_answerWidgets)) {
+        // A hidden one rides along in the current row: it takes no room until it shows.
+        const int wanted = item.first->isHidden() ? 0 : item.first->sizeHint().width();
+        if (wanted > 0 && rowWidth > 0 && rowWidth + spacing + wanted > available) {
+            rows.append(QList<QPair<QWidget*, ButtonPlace>>());
+            rowWidth = 0;
+        }
+        rows.last().append(item);
+        if (wanted > 0)
+            rowWidth += (rowWidth > 0 ? spacing : 0) + wanted;
+    }
+    QList<int> sizes;
+    for (const auto& row : std::as_const(rows))
+        sizes.append(int(row.size()));
+    if (sizes == m_answerRowSizes)
+        return;
+    m_answerRowSizes = sizes;
+    while (QLayoutItem* item = m_buttonRows->takeAt(0))
+        delete item; // a row's layout; its widgets stay, children of the button row
+    for (const auto& row : std::as_const(rows)) {
+        auto* line = new QHBoxLayout;
+        bool stretched = false;
+        for (const auto& [widget, place] : row) {
+            if (place == ButtonPlace::Trailing && !stretched) {
+                line->addStretch(1);
+                stretched = true;
+            }
+            line->addWidget(widget);
+        }
+        if (!stretched)
+            line->addStretch(1);
+        m_buttonRows->addLayout(line);
+    }
 }
 
 void InteractionWidget::fitQuestionArea()
@@ -397,6 +539,17 @@ bool InteractionWidget::eventFilter(QObject* watched, QEvent* event)
 {
     if (event->type() == QEvent::LayoutRequest && watched == m_scroll->widget())
         fitQuestionArea();
+    // A key that would click an answer button (Return, Enter, Space on the focused button, or its
+    // mnemonic) is dropped while keys are delayed; the mouse still works.
+    if (!acceptsKeys() && m_guardedButtons.contains(qobject_cast<QPushButton*>(watched))) {
+        if (event->type() == QEvent::Shortcut)
+            return true;
+        if (event->type() == QEvent::KeyPress) {
+            const int key = static_cast<QKeyEvent*>(event)->key();
+            if (key == Qt::Key_Return || key == Qt::Key_Enter || key == Qt::Key_Space || key == Qt::Key_Select)
+                return true;
+        }
+    }
     // Return in a field with a button of its own (setReturnButton) answers with that button, and
     // never reaches the default one.
     if (event->type() == QEvent::KeyPress && isPlainReturn(static_cast<QKeyEvent*>(event))) {

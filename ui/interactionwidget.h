@@ -9,10 +9,14 @@
 // Every kind answers from one row of buttons right under its question, in the same place: answers
 // on the left, refusals (Deny, Decline, Cancel) on the right, each with a mnemonic. Return clicks the
 // focused button (all are auto-default), or the one a field names (setReturnButton), or else the
-// default button; Escape answers nothing (the panel takes it to move back to the list).
+// default button; Escape answers nothing (the panel takes it to move back to the list). Keys that
+// would answer (Return, Space, a mnemonic) are ignored for KeyDelayMs after the question appears or
+// the window comes back to the front, as browsers' permission prompts do: a keystroke meant for
+// something else, typed just as the question shows up, answers nothing.
 
 #include "pendinginteraction.h"
 
+#include <QDeadlineTimer>
 #include <QWidget>
 
 #include <nlohmann/json.hpp>
@@ -22,6 +26,8 @@ class QKeyEvent;
 class QLabel;
 class QPushButton;
 class QResizeEvent;
+class QShowEvent;
+class QTimer;
 class QScrollArea;
 class QVBoxLayout;
 
@@ -49,6 +55,11 @@ public:
     // Whether the window's focus is in this question (the person is answering it).
     bool focusIsWithin() const;
 
+    // How long after the question appears (or the window is activated again) keys answer nothing.
+    static constexpr int KeyDelayMs = 500;
+    // Whether keys answer now (KeyDelayMs have passed since the question last appeared).
+    bool acceptsKeys() const { return m_keysFrom.hasExpired(); }
+
 public Q_SLOTS:
     // The backend refused the answer (the question was resolved meanwhile, or the answer was not
     // well-formed): say why, and let the person answer again.
@@ -69,6 +80,8 @@ protected:
     void keyPressEvent(QKeyEvent* event) override;
     bool eventFilter(QObject* watched, QEvent* event) override;
     void resizeEvent(QResizeEvent* event) override;
+    void showEvent(QShowEvent* event) override;
+    void changeEvent(QEvent* event) override;
     // setInteraction() took a new state: subclasses follow what depends on it (e.g. which answers
     // are offered).
     virtual void interactionUpdated() {}
@@ -93,8 +106,9 @@ protected:
     // Adds any widget to the shared row: after the other leading ones, or before the trailing ones.
     void addAnswerWidget(QWidget* widget, ButtonPlace place);
     // Puts `widget` right above the answer row, out of the scrolling part: what goes with an answer
-    // (the reason of a deny) stays in view with it.
-    void addAboveAnswers(QWidget* widget);
+    // (the reason of a deny) stays in view with it. `stretch` > 0 gives it the spare height (the
+    // part above then scrolls first when the dock is short).
+    void addAboveAnswers(QWidget* widget, int stretch = 0);
     // The button Return clicks when the focus is in no button (drawn as the default one).
     void setDefaultButton(QPushButton* button);
     // Return in `field` (or in a widget inside it) clicks `button` instead of the default one.
@@ -102,6 +116,12 @@ protected:
     // Gives the focus to `widget` if the focus is within this question already (an answer in
     // progress moves on), never taking it from elsewhere.
     void moveFocusWithin(QWidget* widget);
+    // Keys that would click `button` (Return, Space, its mnemonic) do nothing until acceptsKeys();
+    // every answer button has this, and so must any control that answers and appears later.
+    void guardKeys(QPushButton* button);
+    // Starts the KeyDelayMs during which keys answer nothing again (a control that answers appeared).
+    void delayKeys();
+
     // Takes the focus onto the question itself (from a control about to be disabled), if it is in
     // the question: Return then answers nothing, and the panel still knows where the person was.
     void parkFocus();
@@ -115,7 +135,13 @@ protected:
 
 private:
     void updateHeader();
+    void updateTimeLeft();
     void fitQuestionArea();
+    // The answers side by side when they fit the width, else on as many rows as they need.
+    void arrangeAnswers();
+    // The focus moved to `widget` in this question: scrolls every area it is in so it shows (a key
+    // is never typed into a field out of sight).
+    void scrollIntoView(QWidget* widget);
     // Clicks `button` if it can answer now (shown, enabled, no answer on its way); false otherwise.
     bool clickIfAvailable(QPushButton* button);
     void setSending(bool sending);
@@ -125,6 +151,8 @@ private:
     bool m_sending = false;
     QPushButton* m_defaultButton = nullptr;
     QList<QPair<QWidget*, QPushButton*>> m_returnButtons;
+    QList<QPushButton*> m_guardedButtons;
+    QDeadlineTimer m_keysFrom{KeyDelayMs};
 
     QLabel* m_kindLabel = nullptr;
     QLabel* m_toolLabel = nullptr;
@@ -142,8 +170,12 @@ private:
     QVBoxLayout* m_bodyLayout = nullptr;
     QVBoxLayout* m_aboveAnswers = nullptr;
     QWidget* m_buttonRow = nullptr;
-    QHBoxLayout* m_buttonLayout = nullptr;
-    int m_leadingCount = 0; // widgets before the row's stretch
+    QVBoxLayout* m_buttonRows = nullptr; // one QHBoxLayout per row of answers
+    QList<QPair<QWidget*, ButtonPlace>> m_answerWidgets; // in order: answers, then refusals
+    QList<int> m_answerRowSizes; // how they are arranged now
+    int m_leadingCount = 0; // answers before the refusals
+    QLabel* m_timeLeftLabel = nullptr; // the countdown until the waiting call gives up
+    QTimer* m_clock = nullptr;
     QLabel* m_sendingLabel = nullptr;
     QLabel* m_errorLabel = nullptr;
 };

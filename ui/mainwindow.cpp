@@ -29,6 +29,7 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QCloseEvent>
 #include <QDir>
 #include <QDockWidget>
 #include <QFileDialog>
@@ -410,6 +411,45 @@ void MainWindow::resetLayout()
 
 MainWindow::~MainWindow() = default;
 
+void MainWindow::closeEvent(QCloseEvent* event)
+{
+    const int pending = m_interactionPanel->count();
+    if (pending == 0 || m_quitConfirmed) {
+        QMainWindow::closeEvent(event);
+        return;
+    }
+    event->ignore();
+    if (findChild<QMessageBox*>(QStringLiteral("quitConfirmation")))
+        return; // already asking
+    const int held = m_interactionPanel->waitingCount();
+    auto* box = new QMessageBox(QMessageBox::Warning, tr("Quit Switchboard?"),
+        held > 0
+            ? tr("%1 waiting for an answer, %2 pending. Quit anyway?")
+                  .arg(held == 1 ? tr("1 call is") : tr("%1 calls are").arg(held), InteractionPanel::countText(pending))
+            : tr("%1 pending. Quit anyway?").arg(InteractionPanel::countText(pending)),
+        QMessageBox::NoButton, this);
+    box->setObjectName(QStringLiteral("quitConfirmation"));
+    box->setInformativeText(held > 0 ? tr("The waiting calls end with a tool error saying Switchboard stopped. The "
+                                          "questions stay pending and are asked again at the next start; an answer "
+                                          "given then goes to the client's next identical call.")
+                                     : tr("The questions stay pending and are asked again at the next start."));
+    QPushButton* quit = box->addButton(tr("&Quit"), QMessageBox::DestructiveRole);
+    quit->setObjectName(QStringLiteral("confirmQuitButton"));
+    QPushButton* cancel = box->addButton(QMessageBox::Cancel);
+    // A stray Return keeps the window: Cancel is the default.
+    box->setDefaultButton(cancel);
+    box->setEscapeButton(cancel);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    connect(box, &QMessageBox::finished, this, [this, box, quit] {
+        if (box->clickedButton() != quit)
+            return;
+        m_quitConfirmed = true;
+        // After the box has gone: closing from inside its own signal would close it twice.
+        QMetaObject::invokeMethod(this, &QWidget::close, Qt::QueuedConnection);
+    });
+    box->open();
+}
+
 ConnectClientDialog* MainWindow::connectClientDialog() const
 {
     return m_connectDialog;
@@ -598,11 +638,7 @@ void MainWindow::createInteractionPanel()
     m_questionsAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_A)); // A for answer
     m_questionsAction->setToolTip(tr("Show the questions clients are waiting for you to answer (%1)")
                                       .arg(m_questionsAction->shortcut().toString(QKeySequence::NativeText)));
-    connect(m_questionsAction, &QAction::triggered, this, [this] {
-        m_interactionPanel->show();
-        m_interactionPanel->raise();
-        m_interactionPanel->listView()->setFocus(Qt::OtherFocusReason);
-    });
+    connect(m_questionsAction, &QAction::triggered, this, [this] { m_interactionPanel->goToQuestions(); });
     if (auto* toolBar = findChild<QToolBar*>(QStringLiteral("mainToolBar")))
         toolBar->addAction(m_questionsAction);
     // Not in the View menu: the questions dock cannot be closed, so no question is ever hidden.

@@ -28,6 +28,7 @@ class CopyButton;
 class HistoryDialog;
 class InteractionPanel;
 class QAction;
+class QCloseEvent;
 class QLabel;
 class QMenu;
 class QSettings;
@@ -130,6 +131,10 @@ Q_SIGNALS:
     void ndjsonOpened(CallImportWindow* window);
     void ndjsonOpenFailed(const QString& message);
 
+protected:
+    // Quitting with questions pending (calls held on them, or parked ones) asks first.
+    void closeEvent(QCloseEvent* event) override;
+
 private:
     // The Tools dock, the replay actions, and selecting the console's new calls.
     void createConsoleCalls();
@@ -196,6 +201,7 @@ private:
     StatusWarning* m_stateStatus = nullptr;
     QAction* m_questionsAction = nullptr;
     QLabel* m_questionsLabel = nullptr;
+    bool m_quitConfirmed = false; // the person said Quit with questions pending
 
     QMenu* m_fileMenu = nullptr;
     QMenu* m_editMenu = nullptr;

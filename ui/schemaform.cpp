@@ -135,6 +135,12 @@ void SchemaForm::addField(const QString& name, const ordered_json& schema, bool 
             if (hasDefault && *defaultValue == value)
                 combo->setCurrentIndex(combo->count() - 1);
         }
+        // A required choice without a default starts with none: the first value is not an answer
+        // the person gave.
+        if (required && !hasDefault) {
+            combo->setPlaceholderText(tr("(choose one)"));
+            combo->setCurrentIndex(-1);
+        }
         field.editor = combo;
     } else if (type == QStringLiteral("string")) {
         auto* edit = new QLineEdit;
@@ -224,6 +230,16 @@ void SchemaForm::addField(const QString& name, const ordered_json& schema, bool 
         field.editor->setToolTip(description);
     }
     m_layout->addRow(label, field.editor);
+    if (auto* edit = qobject_cast<QLineEdit*>(field.editor))
+        connect(edit, &QLineEdit::textChanged, this, &SchemaForm::edited);
+    else if (auto* combo = qobject_cast<QComboBox*>(field.editor))
+        connect(combo, &QComboBox::currentIndexChanged, this, &SchemaForm::edited);
+    else if (auto* spin = qobject_cast<QSpinBox*>(field.editor))
+        connect(spin, &QSpinBox::valueChanged, this, &SchemaForm::edited);
+    else if (auto* number = qobject_cast<QDoubleSpinBox*>(field.editor))
+        connect(number, &QDoubleSpinBox::valueChanged, this, &SchemaForm::edited);
+    else if (auto* check = qobject_cast<QCheckBox*>(field.editor))
+        connect(check, &QCheckBox::toggled, this, &SchemaForm::edited);
     m_fields.append(field);
 }
 

@@ -3,7 +3,8 @@
 // SchemaForm: the fields of a form generated from a JSON schema of type object: strings as line
 // edits (enums as combo boxes), integers and numbers as spin boxes, booleans as check boxes, other
 // types (arrays, objects, anything else) as JSON text; titles label the fields, descriptions are
-// their tooltips, required fields are marked with "*". A client tool's form (FormWidget) and the
+// their tooltips, required fields are marked with "*"; a required enum without a default starts
+// with no choice. A client tool's form (FormWidget) and the
 // Tools view's call form both use it.
 
 #include <QWidget>
@@ -41,6 +42,10 @@ public:
     // hold a value differently (a number's decimals, a boolean always sent): compare values() to
     // what was set where that matters.
     bool setValues(const nlohmann::json& values, QString* problem);
+
+Q_SIGNALS:
+    // The person changed a field (typed, chose, toggled).
+    void edited();
 
 private:
     enum class FieldType {

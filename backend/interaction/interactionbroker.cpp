@@ -24,6 +24,14 @@ using nlohmann::json;
 
 namespace {
 
+std::vector<std::string> rootsOf(const QStringList& roots)
+{
+    std::vector<std::string> list;
+    for (const QString& root : roots)
+        list.push_back(root.toStdString());
+    return list;
+}
+
 // What ToolCall::decision records: {"what", "via", "by", "atMs", …} (see toolcall.h).
 json decisionRecord(const char* what, const char* via, const QString& by, qint64 atMs)
 {
@@ -345,7 +353,8 @@ PendingInteraction InteractionBroker::describe(
         const PermissionPolicy::Verdict verdict = m_settings.policy.evaluate(tool);
         interaction.renderSpec = QByteArray::fromStdString(json{{"render", "approval"},
             {"rule", verdict.rule.toStdString()}, {"description", tool.spec.description.toStdString()},
-            {"annotations", tool.spec.annotations}}.dump());
+            {"annotations", tool.spec.annotations},
+            {"roots", json(rootsOf(m_settings.roots))}}.dump());
     }
     interaction.sessionId = origin.sessionId;
     interaction.fromRunner = SessionHost::isLocalSessionId(origin.sessionId);

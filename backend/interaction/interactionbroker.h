@@ -63,6 +63,9 @@ public:
         // Who answers at this console, recorded with every decision and grant (consoleUser() when
         // empty).
         QString operatorName;
+        // The directories the tools may work in (the git roots): an approval flags path arguments
+        // that leave them.
+        QStringList roots;
     };
 
     struct CallOrigin

@@ -852,6 +852,30 @@ void McpSession::cancelCall(const std::string& key, const QString& reason, Quest
     m_environment->events->publishCallFinished(record);
 }
 
+void McpSession::endAtShutdown(const std::string& key)
+{
+    const auto it = m_inFlight.find(key);
+    if (it == m_inFlight.end())
+        return;
+    // The client gets a tool error it can act on, never an exchange that ends without a result (an
+    // empty 200 to a client that holds a call). A question the call waited on stays pending across
+    // the restart, and its answer goes to the client's retry.
+    const QString interactionId = stopWaiting(it->second);
+    if (!interactionId.isEmpty())
+        m_environment->interactions->detach(interactionId);
+    const std::shared_ptr<ToolCallContext> context = it->second.context;
+    completeCall(key,
+        ToolResult::error(interactionId.isEmpty()
+                ? QStringLiteral("Switchboard stopped before the call finished; call it again once Switchboard is "
+                                 "running.")
+                : QStringLiteral("Switchboard stopped before anyone answered its question. The question stays "
+                                 "pending: call the tool again with the same arguments once Switchboard is running, "
+                                 "and that call gets the answer."),
+            CallStatus::Cancelled));
+    // After the result is out: a tool that ends on cancellation finds its call already answered.
+    context->cancel();
+}
+
 void McpSession::handleNotification(const JsonRpc::Message& message)
 {
     if (message.method == "notifications/initialized") {
@@ -923,7 +947,7 @@ void McpSession::shutDown()
     for (const auto& [key, entry] : m_inFlight)
         keys.push_back(key);
     for (const auto& key : keys)
-        cancelCall(key, QStringLiteral("the server stopped"), QuestionFate::Keep);
+        endAtShutdown(key);
     cancelHeldCalls(QStringLiteral("the server stopped"));
     m_notificationStream.reset();
 }

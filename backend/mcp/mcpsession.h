@@ -133,6 +133,8 @@ private:
         Keep, // the server stops: the question stays pending across the restart
     };
 
+    // The server stops: the call ends with a tool error saying so (its question stays pending).
+    void endAtShutdown(const std::string& key);
     void reply(const std::shared_ptr<ResponseChannel>& channel, const nlohmann::json& response);
     nlohmann::json handleToolsList(const JsonRpc::Message& message);
     void handleToolsCall(
