@@ -1,6 +1,7 @@
 #include "mainwindow.h"
 
 #include "adapterhealthview.h"
+#include "approvalwidget.h"
 #include "callexportdialog.h"
 #include "callexportjob.h"
 #include "callimportwindow.h"
@@ -50,8 +51,10 @@
 #include <QScreen>
 #include <QScrollArea>
 #include <QSettings>
+#include <QShowEvent>
 #include <QSplitter>
 #include <QStatusBar>
+#include <QStyle>
 #include <QTableView>
 #include <QTimer>
 #include <QToolBar>
@@ -245,25 +248,6 @@ MainWindow::MainWindow(OperatorInterface* backend, int callLogRows, bool noAuth,
     addMenuAction(Menu::View, m_inspectorBelowAction);
     addMenuAction(Menu::View, resetLayoutAction);
 
-    // The docks share the window's height with the log and the inspector: when the window would be
-    // taller than the screen (a large font), their contents scroll rather than hold it taller. Only
-    // then: a scroll area sizes contents with wrapped text by their preferred height, so at an
-    // ordinary size it would scroll what fits. The docks on the right too, since a question's
-    // widget at that font is taller than the log and inspector together.
-    const QRect available = screen() ? screen()->availableGeometry() : QRect(0, 0, 1480, 860);
-    if (minimumSizeHint().height() > available.height() - ScreenMarginHeight) {
-        for (QDockWidget* dock : findChildren<QDockWidget*>(Qt::FindDirectChildrenOnly)) {
-            const Qt::DockWidgetArea where = dockWidgetArea(dock);
-            if (where != Qt::BottomDockWidgetArea && where != Qt::RightDockWidgetArea)
-                continue;
-            auto* area = new ShortDockArea;
-            area->setObjectName(dock->objectName() + QStringLiteral("Scroll"));
-            area->setWidget(dock->widget()); // the dock lets go of it
-            dock->setWidget(area);
-            (where == Qt::BottomDockWidgetArea ? m_bottomDockAreas : m_rightDockAreas).append(area);
-        }
-    }
-
     // A dock's View action (and its shortcut) brings it forward when it is a tab behind another,
     // rather than closing what the person cannot see: toggled comes before the dock's own handler
     // of triggered, which then finds the action checked and leaves the dock shown.
@@ -282,55 +266,195 @@ MainWindow::MainWindow(OperatorInterface* backend, int callLogRows, bool noAuth,
     m_defaultState = saveState(LayoutVersion);
 }
 
+void MainWindow::letDocksScroll()
+{
+    // A scroll area sizes contents with wrapped text by their preferred height, so at an ordinary
+    // size it would scroll what fits: only for a window that would be taller than the screen.
+    if (m_inspectorArea)
+        return;
+    for (QDockWidget* dock : findChildren<QDockWidget*>(Qt::FindDirectChildrenOnly)) {
+        if (dock == m_interactionPanel)
+            continue; // a question scrolls inside; its answer buttons stay in view
+        auto* area = new ShortDockArea;
+        area->setObjectName(dock->objectName() + QStringLiteral("Scroll"));
+        area->setWidget(dock->widget()); // the dock lets go of it
+        dock->setWidget(area);
+        (dockWidgetArea(dock) == Qt::RightDockWidgetArea ? m_rightDockAreas : m_bottomDockAreas).append(area);
+    }
+    // The inspector's fields and tabs hold it some 290 pixels tall at the default font, 380 at 14 pt.
+    m_inspectorArea = new ShortDockArea;
+    m_inspectorArea->setObjectName(QStringLiteral("inspectorScroll"));
+    const int at = m_splitter->indexOf(m_inspector);
+    m_inspectorArea->setWidget(m_inspector);
+    m_splitter->insertWidget(at, m_inspectorArea);
+}
+
+void MainWindow::setCompact(bool compact)
+{
+    m_compact = compact;
+    auto* tools = findChild<QDockWidget*>(QStringLiteral("toolsDock"), Qt::FindDirectChildrenOnly);
+    const Qt::DockWidgetArea where = compact ? Qt::BottomDockWidgetArea : Qt::RightDockWidgetArea;
+    if (dockWidgetArea(m_interactionPanel) == where)
+        return;
+    for (QDockWidget* dock : {static_cast<QDockWidget*>(m_interactionPanel), tools}) {
+        // The scrolling areas follow their dock.
+        if (auto* area = dynamic_cast<ShortDockArea*>(dock->widget())) {
+            (compact ? m_rightDockAreas : m_bottomDockAreas).removeOne(area);
+            (compact ? m_bottomDockAreas : m_rightDockAreas).append(area);
+        }
+    }
+    if (compact) {
+        tabifyDockWidget(m_repositoryView, m_interactionPanel);
+        tabifyDockWidget(m_interactionPanel, tools);
+    } else {
+        addDockWidget(Qt::RightDockWidgetArea, m_interactionPanel);
+        tabifyDockWidget(m_interactionPanel, tools);
+    }
+    m_interactionPanel->raise();
+}
+
+QSize MainWindow::questionsDockNeed() const
+{
+    PendingInteraction sample;
+    sample.id = QStringLiteral("layout-sample");
+    sample.kind = InteractionKind::Approval;
+    sample.render = RenderHint::Approval;
+    sample.tool = QStringLiteral("write_file");
+    sample.clientName = QStringLiteral("claude-code");
+    sample.waiting = true;
+    ApprovalWidget approval(sample);
+    approval.ensurePolished();
+    const QSize card = approval.minimumSizeHint();
+    // The dock's title and frame and the panel's margins around its contents, and the list above.
+    const QWidget* contents = m_interactionPanel->widget();
+    const QMargins margins = contents->layout() ? contents->layout()->contentsMargins() : QMargins();
+    const int frame
+        = m_interactionPanel->style()->pixelMetric(QStyle::PM_DockWidgetFrameWidth, nullptr, m_interactionPanel);
+    const int title = m_interactionPanel->minimumSizeHint().height() - contents->minimumSizeHint().height();
+    const QTableView* list = m_interactionPanel->listView();
+    const int width = std::max(
+        m_interactionPanel->minimumSizeHint().width(), card.width() + margins.left() + margins.right() + 2 * frame);
+    const int height = std::max(m_interactionPanel->minimumSizeHint().height(),
+        title + margins.top() + margins.bottom() + list->minimumSizeHint().height() + card.height()
+            + style()->pixelMetric(QStyle::PM_SplitterWidth));
+    return {width, height};
+}
+
+QRect MainWindow::roomOnScreen() const
+{
+    const QRect available = screen() ? screen()->availableGeometry() : QRect(0, 0, 1480, 860);
+    // Shown with a frame, its own margins; before that, an allowance for them.
+    const QRect frame = frameGeometry();
+    const QRect inside = geometry();
+    const bool framed = isVisible() && frame != inside;
+    const QMargins margins = framed ? QMargins(inside.left() - frame.left(), inside.top() - frame.top(),
+                                 frame.right() - inside.right(), frame.bottom() - inside.bottom())
+                                    : FrameAllowance;
+    return available.marginsRemoved(margins);
+}
+
+void MainWindow::fitFrameToScreen()
+{
+    const QRect available = screen() ? screen()->availableGeometry() : QRect();
+    if (available.isEmpty() || available.contains(frameGeometry()) || isMaximized() || isFullScreen())
+        return;
+    const QRect room = roomOnScreen();
+    QRect wanted(geometry().topLeft(), size().boundedTo(room.size()));
+    wanted.moveLeft(std::clamp(wanted.left(), room.left(), std::max(room.left(), room.right() - wanted.width() + 1)));
+    wanted.moveTop(std::clamp(wanted.top(), room.top(), std::max(room.top(), room.bottom() - wanted.height() + 1)));
+    setGeometry(wanted);
+}
+
+void MainWindow::showEvent(QShowEvent* event)
+{
+    QMainWindow::showEvent(event);
+    // The window manager gives the window its frame once it is shown: fit that too, once the
+    // frame is known (and again after a layout restored from a larger screen).
+    if (!event->spontaneous())
+        QTimer::singleShot(0, this, &MainWindow::fitFrameToScreen);
+}
+
 void MainWindow::applyDefaultSizes()
 {
     // Wide enough for the call log, the inspector and the questions dock side by side, within the
-    // screen's free area (a 1366x768 laptop gets all of it).
-    const QRect available = screen() ? screen()->availableGeometry() : QRect(0, 0, 1480, 860);
-    const int width = qMin(1480, available.width());
+    // room the screen's free area leaves the window inside its frame.
+    const QRect room = roomOnScreen();
+    const int width = qMin(1480, room.width());
     // On a small screen the log gets the larger share: its status and duration columns should show
     // without scrolling sideways, while an empty inspector or questions dock needs little.
     const bool small = width < 1480;
-    int questions = small ? width / 4 : 440;
+    // The questions dock as wide as an approval's answer buttons; the log at least as wide as the
+    // start of its Tool column (time, status and client before it, and some of the tool); the
+    // inspector as wide as its fields.
+    const QSize questionsNeed = questionsDockNeed();
+    const QHeaderView* columns = m_callLog->tableView()->horizontalHeader();
+    const int reach = m_callLog->essentialColumnsWidth() - columns->sectionSize(CallColumns::ToolColumn)
+        + 12 * m_callLog->fontMetrics().averageCharWidth();
+    const QMargins centralMargins
+        = centralWidget()->layout() ? centralWidget()->layout()->contentsMargins() : QMargins();
+    const int central = centralMargins.left() + centralMargins.right();
+    const int inspectorLeast = m_inspector->minimumSizeHint().width();
+    const int handle = m_splitter->handleWidth();
+    // The log keeps some rows above the inspector when it goes below.
+    const int rowHeight = m_callLog->tableView()->verticalHeader()->defaultSectionSize();
+    const int logChrome = m_callLog->minimumSizeHint().height() - m_callLog->tableView()->minimumSizeHint().height();
+    const int logRows = logChrome + (MinLogRowsAboveInspector + 2) * rowHeight;
+    // Where the three do not fit side by side, nor with the inspector below the log on a tall
+    // screen, the questions (and the Tools dock, their tab) go to the tabs along the bottom, with the
+    // window's width for their answer buttons.
+    if (layout())
+        layout()->activate();
+    const int aroundCentralAtFirst = minimumSizeHint().height() - centralWidget()->minimumSizeHint().height();
+    const bool besideFits = reach + handle + inspectorLeast + central + questionsNeed.width() <= width;
+    const bool belowFits = std::max(reach, inspectorLeast) + central + questionsNeed.width() <= width
+        && room.height() - aroundCentralAtFirst - m_inspector->minimumSizeHint().height() - handle >= logRows;
+    const bool compact = !besideFits && !belowFits;
+    setCompact(compact);
+    // The docks' contents scroll when the window, a question in it, would be taller than the room.
+    if (layout())
+        layout()->activate();
+    const int questionGrowth = std::max(0, questionsNeed.height() - m_interactionPanel->minimumSizeHint().height());
+    if (minimumSizeHint().height() + questionGrowth > room.height())
+        letDocksScroll();
+    int questions = compact ? 0 : std::max(small ? width / 4 : 440, questionsNeed.width());
     // With a large font the columns that say what happened (time, status, client, tool) and a
     // readable inspector do not fit side by side; the window may then take more of a tall screen's
     // height, for the inspector to go below the log.
-    const int inspector = 45 * m_inspector->fontMetrics().averageCharWidth();
-    const bool crowded = m_callLog->essentialColumnsWidth() + inspector + m_splitter->handleWidth() > width - questions;
-    const bool scrolling = !m_bottomDockAreas.isEmpty() || !m_rightDockAreas.isEmpty();
-    const int height = qMin(crowded ? 1200 : 860, available.height());
+    const int inspector = std::max(45 * m_inspector->fontMetrics().averageCharWidth(), inspectorLeast);
+    const bool crowded = m_callLog->essentialColumnsWidth() + inspector + handle > width - questions;
+    const bool scrolling = m_inspectorArea != nullptr;
+    const int height = qMin(crowded ? 1200 : 860, room.height());
     bool below = false;
     int bottom = small ? height / 4 : 300;
+    if (compact)
+        bottom = std::max(bottom, questionsNeed.height());
     // At an ordinary font none of this is needed, and asking the window for its minimum before it
     // has its size would give the docks along the bottom their share of a smaller window.
     if (crowded || scrolling) {
-        questions = std::max(questions, m_interactionPanel->minimumSizeHint().width());
         // When the docks scroll, first at their least: those on the right never taller than the log
         // and inspector need, so that a question does not make the window taller.
         for (ShortDockArea* area : m_bottomDockAreas + m_rightDockAreas)
             area->setMostHeight(0);
+        if (m_inspectorArea)
+            m_inspectorArea->setMostHeight(0);
         for (ShortDockArea* area : std::as_const(m_rightDockAreas))
             area->setMostHeight(centralWidget()->minimumSizeHint().height());
         // Crowded, the inspector goes below and the log gets the width; only when the log keeps
         // some rows above the inspector: on a short screen (768 pixels at 14 pt) it would keep
-        // three, so it stays beside, full height, with time and status in view.
-        const int rowHeight = m_callLog->tableView()->verticalHeader()->defaultSectionSize();
-        // The rows, the table's header and scroll bar, and the filter and count above the table.
-        const int logChrome
-            = m_callLog->minimumSizeHint().height() - m_callLog->tableView()->minimumSizeHint().height();
-        const int logRows = logChrome + (MinLogRowsAboveInspector + 2) * rowHeight;
+        // three, so it stays beside, full height, with time and status in view. Too narrow for the
+        // log's Tool column beside the inspector, it goes below whatever the rows.
         const int aroundCentral = minimumSizeHint().height() - centralWidget()->minimumSizeHint().height();
-        const int stackedLog
-            = height - aroundCentral - m_inspector->minimumSizeHint().height() - m_splitter->handleWidth();
-        below = crowded && stackedLog >= logRows;
+        const int stackedLog = height - aroundCentral - m_inspector->minimumSizeHint().height() - handle;
+        const bool tooNarrow = reach + inspectorLeast + handle + central > width - questions;
+        below = tooNarrow || (crowded && stackedLog >= logRows);
         setInspectorBelow(below);
         // The docks along the bottom as tall as their contents want, as far as the screen leaves
         // room (and, below, the log its rows).
         if (layout())
             layout()->activate();
         const int spare = std::max(0,
-            std::min(available.height() - ScreenMarginHeight, height) - minimumSizeHint().height()
-                - (below ? logRows : 0));
+            std::min(room.height(), height) - minimumSizeHint().height() - questionGrowth
+                - (below && !tooNarrow ? logRows : 0));
         for (ShortDockArea* area : std::as_const(m_bottomDockAreas)) {
             area->setMostHeight(area->minimumSizeHint().height() + spare);
             bottom = std::max(bottom, area->minimumSizeHint().height());
@@ -343,15 +467,16 @@ void MainWindow::applyDefaultSizes()
         setInspectorBelow(false);
     }
     resize(width, height);
-    resizeDocks({m_interactionPanel}, {questions}, Qt::Horizontal);
+    if (!compact)
+        resizeDocks({m_interactionPanel}, {questions}, Qt::Horizontal);
     resizeDocks({m_repositoryView}, {bottom}, Qt::Vertical);
     const int sides = width - questions;
     if (below) {
-        const int tall = height - menuBar()->sizeHint().height() - statusBar()->sizeHint().height();
+        const int tall = height - menuBar()->sizeHint().height() - statusBar()->sizeHint().height() - bottom;
         m_splitter->setSizes({tall * 3 / 5, tall - tall * 3 / 5});
         return;
     }
-    const int log = small ? sides * 2 / 3 : sides * 4 / 7;
+    const int log = std::max(reach, small ? sides * 2 / 3 : sides * 4 / 7);
     m_splitter->setSizes({log, sides - log});
 }
 
@@ -399,7 +524,25 @@ bool MainWindow::restoreLayout(QSettings& settings)
             = m_callLog->restoreHeaderState(settings.value(QStringLiteral("callLogColumns")).toByteArray()) && restored;
     }
     settings.endGroup();
-    return restored;
+    if (!restored)
+        return false;
+    // Saved on a larger screen or at a smaller font, the layout may not fit this screen: a window
+    // too large shrinks to the room; one whose minimum does not fit starts over, laid out for it.
+    const QRect room = roomOnScreen();
+    if (layout())
+        layout()->activate();
+    const QSize least = minimumSizeHint();
+    if (least.width() > room.width() || least.height() > room.height()) {
+        resetLayout();
+        return false;
+    }
+    if (!room.contains(geometry())) {
+        QRect fitted(geometry().topLeft(), size().boundedTo(room.size()));
+        fitted.moveLeft(std::clamp(fitted.left(), room.left(), room.right() - fitted.width() + 1));
+        fitted.moveTop(std::clamp(fitted.top(), room.top(), room.bottom() - fitted.height() + 1));
+        setGeometry(fitted);
+    }
+    return true;
 }
 
 void MainWindow::resetLayout()
@@ -580,6 +723,10 @@ void MainWindow::createStatusBar()
     m_urlLabel->setTextFormat(Qt::PlainText);
     m_urlLabel->setTextInteractionFlags(Qt::TextSelectableByMouse | Qt::TextSelectableByKeyboard);
     m_urlLabel->setToolTip(tr("The MCP endpoint clients connect to (select to copy)"));
+    // On a narrow window these give way (clipped; the URL is in Connect a client too), so that the
+    // status bar's minimum never holds the window wider than the screen.
+    for (QLabel* label : {caption, m_urlLabel})
+        label->setMinimumWidth(label->fontMetrics().averageCharWidth() * 4);
     bar->addWidget(caption);
     bar->addWidget(m_urlLabel);
 
@@ -1145,15 +1292,19 @@ void MainWindow::createConsoleCalls()
     // questions come forward, unless the person is working in the Tools view (its tab title and the
     // toolbar's badge carry the count then).
     connect(m_interactionPanel, &InteractionPanel::countChanged, this,
-        [this, dock, shown = m_interactionPanel->count()](int count) mutable {
+        [this, shown = m_interactionPanel->count()](int count) mutable {
             const bool more = count > shown;
             shown = count;
             // A dock behind another's tab stays "visible"; only its visible region says it is not seen.
             if (!more || !m_interactionPanel->visibleRegion().isEmpty())
                 return;
+            // Nor when the person works in a dock that shares its tabs (the Tools view; when narrow,
+            // the docks along the bottom too): raising would hide what has the focus.
             const QWidget* focus = QApplication::focusWidget();
-            if (focus && dock->isAncestorOf(focus))
-                return;
+            for (QDockWidget* tab : tabifiedDockWidgets(m_interactionPanel)) {
+                if (focus && tab->isAncestorOf(focus))
+                    return;
+            }
             m_interactionPanel->raise();
         });
     QAction* toggle = dock->toggleViewAction();

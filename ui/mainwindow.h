@@ -15,6 +15,7 @@
 #include "toolcall.h"
 
 #include <QMainWindow>
+#include <QMargins>
 #include <QPointer>
 
 class AdapterHealthView;
@@ -64,9 +65,21 @@ public:
     static constexpr int LayoutVersion = 2;
     // What a desktop's panel and the window's title bar take of the screen's height, at most.
     static constexpr int ScreenMarginHeight = 60;
+    // What a window manager's frame (title bar and borders) is taken to need around the window
+    // before it is shown; once shown, the window's real frame counts.
+    static constexpr QMargins FrameAllowance{4, 40, 4, 4};
+    // The room for the window's contents on its screen: the available area (no desktop panels) less
+    // the frame.
+    QRect roomOnScreen() const;
+    // Narrow (a small screen, a large font, high scaling): the docks on the right share the tabs
+    // along the bottom, where the questions have the window's width for their answer buttons.
+    bool isCompact() const { return m_compact; }
     // The inspector goes below the log by itself only when the log keeps at least this many rows.
     static constexpr int MinLogRowsAboveInspector = 10;
     void saveLayout(QSettings& settings) const;
+    // Restores the layout, then fits it to the screen: a window larger than the screen's room
+    // shrinks into it; a layout whose minimum does not fit (another screen, a larger font) gives way
+    // to the first layout for this screen (and false is returned).
     bool restoreLayout(QSettings& settings);
     // Back to the size that fits the screen and the docks where they start.
     void resetLayout();
@@ -127,6 +140,9 @@ public Q_SLOTS:
     void onWorkspaceStateNotice(const QString& message);
     void onWorkspaceStateRecovered();
 
+protected:
+    void showEvent(QShowEvent* event) override;
+
 Q_SIGNALS:
     void ndjsonOpened(CallImportWindow* window);
     void ndjsonOpenFailed(const QString& message);
@@ -143,6 +159,16 @@ private:
     void createToolBar();
     void createCallActions();
     void applyDefaultSizes();
+    // The docks' contents (not the questions': a question scrolls inside and its answers never do)
+    // and the inspector scroll rather than hold the window taller than the screen; once set, kept.
+    void letDocksScroll();
+    // Moves the Questions and Tools docks between the right (false) and the bottom tabs (true).
+    void setCompact(bool compact);
+    // The width and height the Questions dock needs for an approval, whose four answer buttons make
+    // the widest question, measured on a sample at the present font.
+    QSize questionsDockNeed() const;
+    // Shrinks and moves the window so that its frame is inside the screen's available area.
+    void fitFrameToScreen();
     void createStatusBar();
     void createInteractionPanel();
     void createRepositoryView();
@@ -184,6 +210,8 @@ private:
     // fit the screen otherwise (empty when it does).
     QList<ShortDockArea*> m_bottomDockAreas;
     QList<ShortDockArea*> m_rightDockAreas;
+    ShortDockArea* m_inspectorArea = nullptr;
+    bool m_compact = false;
     QByteArray m_defaultState; // the docks as the window starts, for resetLayout
     // The whole call behind the inspector's preview: which call, the request for it, the answer.
     qint64 m_fullCallId = 0;

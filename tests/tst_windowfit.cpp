@@ -1,0 +1,292 @@
+// MainWindow on small screens, large fonts and high scaling (issue 24, item 3): with every dock open
+// and a question waiting, the window's frame fits the screen's available area, its minimum size does
+// too, and the status bar, the call log's Tool column and every answer button are in view. A layout
+// saved on a larger screen (or at a smaller font) is fitted to the screen it is restored on.
+//
+// The screens are those of a laptop (1366x768) and of a smaller one (1280x720) on the offscreen
+// platform (screens/small-laptops.json). The scale factor comes from QT_SCALE_FACTOR, which Qt reads
+// once when the application starts: CTest runs this executable once per factor (1, 1.25, 1.5 and 2,
+// tests/CMakeLists.txt), and each run goes through the fonts (the default, 12 and 14 pt) and both
+// screens. At 2x a 1366x768 screen gives the window 683x384 logical pixels.
+
+#include <QTest>
+
+#include "fakeoperator.h"
+
+#include "callinspector.h"
+#include "calllogview.h"
+#include "interactionpanel.h"
+#include "interactionwidget.h"
+#include "mainwindow.h"
+#include "modelroles.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QDockWidget>
+#include <QHeaderView>
+#include <QPushButton>
+#include <QScreen>
+#include <QSettings>
+#include <QStatusBar>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QToolBar>
+
+class TestWindowFit : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void fitsWithEveryDockOpen_data();
+    void fitsWithEveryDockOpen();
+    void aLayoutFromALargerScreenIsFitted_data();
+    void aLayoutFromALargerScreenIsFitted();
+};
+
+namespace {
+
+// The application font at a point size while a test runs (0: the platform's own).
+struct ApplicationFont
+{
+    explicit ApplicationFont(int pointSize)
+        : before(QApplication::font())
+    {
+        if (pointSize <= 0)
+            return;
+        QFont font = before;
+        font.setPointSize(pointSize);
+        QApplication::setFont(font);
+    }
+    ~ApplicationFont() { QApplication::setFont(before); }
+    const QFont before;
+};
+
+PendingInteraction approval()
+{
+    PendingInteraction question;
+    question.id = QStringLiteral("ia-1");
+    question.kind = InteractionKind::Approval;
+    question.render = RenderHint::Approval;
+    question.tool = QStringLiteral("notes.write");
+    question.route = ToolRoute::builtin();
+    question.arguments = R"({"path":"/home/ada/notes/today.md","content":"Buy milk"})";
+    question.renderSpec = R"({"render":"approval","rule":"built-in default","description":"Writes a note"})";
+    question.clientName = QStringLiteral("claude-code");
+    question.key = question.id;
+    question.waiting = true;
+    return question;
+}
+
+ToolCall call(qint64 id)
+{
+    ToolCall c;
+    c.id = id;
+    c.tool = QStringLiteral("mcp__github__create_issue");
+    c.route = ToolRoute::builtin();
+    c.clientName = QStringLiteral("claude-code");
+    c.status = CallStatus::Ok;
+    c.startedAtMs = 1'700'000'000'000 + id;
+    return c;
+}
+
+// The screen of screens/small-laptops.json of this size in device pixels (its logical size is that
+// divided by the scale factor).
+QScreen* screenOfSize(const QSize& size)
+{
+    const QString name = size.width() == 1366 ? QStringLiteral("laptop") : QStringLiteral("small");
+    for (QScreen* screen : QGuiApplication::screens()) {
+        if (screen->name() == name)
+            return screen;
+    }
+    return nullptr;
+}
+
+QString describe(const QRect& rect)
+{
+    return QStringLiteral("%1x%2+%3+%4").arg(rect.width()).arg(rect.height()).arg(rect.x()).arg(rect.y());
+}
+
+// Whether `widget` can be seen in `window`: shown, of some size, inside the window's rectangle and
+// not hidden behind a tab or scrolled out of its scroll area.
+bool inView(const QWidget* widget, const QWidget* window, QString* why)
+{
+    if (!widget->isVisible()) {
+        *why = widget->objectName() + QStringLiteral(" is hidden");
+        return false;
+    }
+    if (widget->width() <= 0 || widget->height() <= 0) {
+        *why = widget->objectName() + QStringLiteral(" has no size");
+        return false;
+    }
+    const QRect inWindow(widget->mapTo(window, QPoint(0, 0)), widget->size());
+    if (!window->rect().contains(inWindow)) {
+        *why = QStringLiteral("%1 at %2 is outside the window's %3")
+                   .arg(widget->objectName(), describe(inWindow), describe(window->rect()));
+        return false;
+    }
+    // A widget cut off by its parents (a scroll area's viewport, a tab in front) shows less of itself.
+    if (widget->visibleRegion().boundingRect() != widget->rect()) {
+        *why = QStringLiteral("%1 shows only %2 of %3")
+                   .arg(widget->objectName(), describe(widget->visibleRegion().boundingRect()),
+                       describe(widget->rect()));
+        return false;
+    }
+    return true;
+}
+
+void addRows()
+{
+    QTest::addColumn<QSize>("screenSize");
+    QTest::addColumn<int>("pointSize");
+    for (const QSize& screen : {QSize(1366, 768), QSize(1280, 720)}) {
+        for (const int points : {0, 12, 14}) {
+            const QString name
+                = QStringLiteral("%1x%2 %3")
+                      .arg(screen.width())
+                      .arg(screen.height())
+                      .arg(points ? QStringLiteral("%1 pt").arg(points) : QStringLiteral("default font"));
+            QTest::newRow(qPrintable(name)) << screen << points;
+        }
+    }
+}
+
+} // namespace
+
+void TestWindowFit::fitsWithEveryDockOpen_data()
+{
+    addRows();
+}
+
+void TestWindowFit::fitsWithEveryDockOpen()
+{
+    QFETCH(QSize, screenSize);
+    QFETCH(int, pointSize);
+    const ApplicationFont font(pointSize);
+    QScreen* screen = screenOfSize(screenSize);
+    QVERIFY(screen);
+    const QRect available = screen->availableGeometry();
+
+    FakeOperator backend;
+    MainWindow window(&backend, 100, false);
+    window.setScreen(screen);
+    window.resetLayout(); // the first layout, for this screen
+    window.move(available.topLeft());
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    for (QDockWidget* dock : window.findChildren<QDockWidget*>(Qt::FindDirectChildrenOnly)) {
+        if (!dock->toggleViewAction()->isChecked())
+            dock->toggleViewAction()->trigger();
+        QTRY_VERIFY2(dock->isVisible(), qPrintable(dock->objectName()));
+    }
+    Q_EMIT backend.callsUpdated({call(1), call(2), call(3)});
+    Q_EMIT backend.interactionPending(approval());
+    QTRY_VERIFY(window.interactionPanel()->currentWidget());
+    if (qEnvironmentVariableIsSet("SWITCHBOARD_LAYOUT_DEBUG")) {
+        qDebug() << "central" << window.centralWidget()->minimumSizeHint() << "status"
+                 << window.statusBar()->minimumSizeHint() << "menu" << window.menuWidget()->minimumSizeHint();
+        for (QDockWidget* dock : window.findChildren<QDockWidget*>(Qt::FindDirectChildrenOnly))
+            qDebug() << dock->objectName() << window.dockWidgetArea(dock) << dock->minimumSizeHint()
+                     << dock->geometry();
+        qDebug() << "log" << window.callLogView()->minimumSizeHint() << "inspector"
+                 << window.inspector()->minimumSizeHint() << "essential"
+                 << window.callLogView()->essentialColumnsWidth() << "card"
+                 << window.interactionPanel()->currentWidget()->minimumSizeHint();
+        for (QWidget* child : window.statusBar()->findChildren<QWidget*>(Qt::FindDirectChildrenOnly))
+            qDebug() << "  status" << child->objectName() << child->metaObject()->className() << child->isVisible()
+                     << child->minimumSizeHint();
+        for (QWidget* bar : window.findChildren<QToolBar*>())
+            qDebug() << bar->objectName() << bar->minimumSizeHint();
+    }
+
+    const QString sizes = QStringLiteral("screen %1 (scale %2), window frame %3, minimum %4x%5")
+                              .arg(describe(available))
+                              .arg(screen->devicePixelRatio())
+                              .arg(describe(window.frameGeometry()))
+                              .arg(window.minimumSizeHint().width())
+                              .arg(window.minimumSizeHint().height());
+    QVERIFY2(window.minimumSizeHint().width() <= available.width(), qPrintable(sizes));
+    QVERIFY2(window.minimumSizeHint().height() <= available.height(), qPrintable(sizes));
+    QTRY_VERIFY2(available.contains(window.frameGeometry()), qPrintable(sizes));
+
+    QString why;
+    QTRY_VERIFY2(inView(window.statusBar(), &window, &why), qPrintable(why + QStringLiteral("; ") + sizes));
+
+    // The log's Tool column: its header section starts inside the viewport and has a width.
+    QTableView* table = window.callLogView()->tableView();
+    QVERIFY2(inView(table, &window, &why), qPrintable(why + QStringLiteral("; ") + sizes));
+    const QHeaderView* header = table->horizontalHeader();
+    const int toolAt = header->sectionViewportPosition(CallColumns::ToolColumn);
+    const QString toolColumn = QStringLiteral("Tool column at %1, %2 wide, viewport %3 wide; ")
+                                   .arg(toolAt)
+                                   .arg(header->sectionSize(CallColumns::ToolColumn))
+                                   .arg(table->viewport()->width());
+    QVERIFY2(!header->isSectionHidden(CallColumns::ToolColumn), qPrintable(toolColumn + sizes));
+    QVERIFY2(header->sectionSize(CallColumns::ToolColumn) > 0, qPrintable(toolColumn + sizes));
+    QVERIFY2(toolAt >= 0 && toolAt < table->viewport()->width(), qPrintable(toolColumn + sizes));
+
+    // Every answer button of the question, in view without scrolling.
+    InteractionWidget* question = window.interactionPanel()->currentWidget();
+    const auto buttons = question->findChild<QWidget*>(QStringLiteral("answerButtons"))->findChildren<QPushButton*>();
+    QVERIFY(buttons.size() >= 4);
+    for (const QPushButton* button : buttons)
+        QTRY_VERIFY2(inView(button, &window, &why), qPrintable(why + QStringLiteral("; ") + sizes));
+}
+
+void TestWindowFit::aLayoutFromALargerScreenIsFitted_data()
+{
+    addRows();
+}
+
+void TestWindowFit::aLayoutFromALargerScreenIsFitted()
+{
+    // Saved at the platform's font on a window larger than the screen (a desktop monitor's layout),
+    // restored on the laptop at this font: the window shrinks to the screen and its minimum fits it.
+    QFETCH(QSize, screenSize);
+    QFETCH(int, pointSize);
+    QScreen* screen = screenOfSize(screenSize);
+    QVERIFY(screen);
+    const QRect available = screen->availableGeometry();
+    QTemporaryDir directory;
+    QVERIFY(directory.isValid());
+    const QString path = directory.filePath(QStringLiteral("console.conf"));
+    FakeOperator backend;
+    {
+        MainWindow window(&backend, 100, false);
+        window.setScreen(screen);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        window.setGeometry(QRect(available.topLeft() + QPoint(40, 40), available.size() * 3 / 2));
+        QTRY_COMPARE(window.size(), available.size() * 3 / 2);
+        window.close();
+        QSettings settings(path, QSettings::IniFormat);
+        window.saveLayout(settings);
+    }
+    const ApplicationFont font(pointSize);
+    MainWindow window(&backend, 100, false);
+    window.setScreen(screen);
+    QSettings settings(path, QSettings::IniFormat);
+    window.restoreLayout(settings); // false when it starts over, laid out for this screen and font
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    Q_EMIT backend.interactionPending(approval());
+    QTRY_VERIFY(window.interactionPanel()->currentWidget());
+    const QString sizes = QStringLiteral("screen %1, window frame %2, minimum %3x%4")
+                              .arg(describe(available), describe(window.frameGeometry()))
+                              .arg(window.minimumSizeHint().width())
+                              .arg(window.minimumSizeHint().height());
+    QTRY_VERIFY2(available.contains(window.frameGeometry()), qPrintable(sizes));
+    QVERIFY2(window.minimumSizeHint().width() <= available.width(), qPrintable(sizes));
+    QVERIFY2(window.minimumSizeHint().height() <= available.height(), qPrintable(sizes));
+    QString why;
+    QTRY_VERIFY2(inView(window.statusBar(), &window, &why), qPrintable(why + QStringLiteral("; ") + sizes));
+}
+
+int main(int argc, char** argv)
+{
+    qputenv("QT_QPA_PLATFORM", "offscreen:configfile=" QT_TESTCASE_SOURCEDIR "/screens/small-laptops.json");
+    QApplication app(argc, argv);
+    app.setAttribute(Qt::AA_Use96Dpi, true);
+    TestWindowFit test;
+    QTEST_SET_MAIN_SOURCE_PATH
+    return QTest::qExec(&test, argc, argv);
+}
+#include "tst_windowfit.moc"
