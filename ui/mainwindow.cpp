@@ -287,6 +287,9 @@ void MainWindow::letDocksScroll()
     const int at = m_splitter->indexOf(m_inspector);
     m_inspectorArea->setWidget(m_inspector);
     m_splitter->insertWidget(at, m_inspectorArea);
+    // The central layout keeps the splitter's minimum from before (a hidden window's splitter does
+    // not say that its minimum changed).
+    m_splitter->updateGeometry();
 }
 
 void MainWindow::setCompact(bool compact)
@@ -343,23 +346,31 @@ QSize MainWindow::questionsDockNeed() const
 QRect MainWindow::roomOnScreen() const
 {
     const QRect available = screen() ? screen()->availableGeometry() : QRect(0, 0, 1480, 860);
-    // Shown with a frame, its own margins; before that, an allowance for them.
+    // Shown with a frame, its own margins, but the allowance at least: the first size and Reset
+    // layout's then agree.
     const QRect frame = frameGeometry();
     const QRect inside = geometry();
-    const bool framed = isVisible() && frame != inside;
-    const QMargins margins = framed ? QMargins(inside.left() - frame.left(), inside.top() - frame.top(),
-                                 frame.right() - inside.right(), frame.bottom() - inside.bottom())
-                                    : FrameAllowance;
+    QMargins margins = FrameAllowance;
+    if (isVisible() && frame != inside) {
+        margins.setLeft(std::max(margins.left(), inside.left() - frame.left()));
+        margins.setTop(std::max(margins.top(), inside.top() - frame.top()));
+        margins.setRight(std::max(margins.right(), frame.right() - inside.right()));
+        margins.setBottom(std::max(margins.bottom(), frame.bottom() - inside.bottom()));
+    }
     return available.marginsRemoved(margins);
 }
 
 void MainWindow::fitFrameToScreen()
 {
     const QRect available = screen() ? screen()->availableGeometry() : QRect();
-    if (available.isEmpty() || available.contains(frameGeometry()) || isMaximized() || isFullScreen())
+    const QRect frame = frameGeometry();
+    if (available.isEmpty() || available.contains(frame) || isMaximized() || isFullScreen())
         return;
-    const QRect room = roomOnScreen();
-    QRect wanted(geometry().topLeft(), size().boundedTo(room.size()));
+    // The frame as the window manager drew it, inside the available area.
+    const QRect inside = geometry();
+    const QRect room = available.marginsRemoved(QMargins(inside.left() - frame.left(), inside.top() - frame.top(),
+        frame.right() - inside.right(), frame.bottom() - inside.bottom()));
+    QRect wanted(inside.topLeft(), size().boundedTo(room.size()));
     wanted.moveLeft(std::clamp(wanted.left(), room.left(), std::max(room.left(), room.right() - wanted.width() + 1)));
     wanted.moveTop(std::clamp(wanted.top(), room.top(), std::max(room.top(), room.bottom() - wanted.height() + 1)));
     setGeometry(wanted);
@@ -376,6 +387,22 @@ void MainWindow::showEvent(QShowEvent* event)
 
 void MainWindow::applyDefaultSizes()
 {
+    // The window's minimum measured now: the main window's layout keeps the one from before a dock
+    // moved or its contents began to scroll while the window is hidden.
+    const auto relayout = [this] {
+        if (centralWidget()->layout())
+            centralWidget()->layout()->invalidate();
+        centralWidget()->updateGeometry();
+        for (QDockWidget* dock : findChildren<QDockWidget*>(Qt::FindDirectChildrenOnly)) {
+            if (dock->layout())
+                dock->layout()->invalidate();
+            dock->updateGeometry();
+        }
+        if (layout()) {
+            layout()->invalidate();
+            layout()->activate();
+        }
+    };
     // Wide enough for the call log, the inspector and the questions dock side by side, within the
     // room the screen's free area leaves the window inside its frame.
     const QRect room = roomOnScreen();
@@ -402,19 +429,19 @@ void MainWindow::applyDefaultSizes()
     // Where the three do not fit side by side, nor with the inspector below the log on a tall
     // screen, the questions (and the Tools dock, their tab) go to the tabs along the bottom, with the
     // window's width for their answer buttons.
-    if (layout())
-        layout()->activate();
+    setCompact(false); // measured as the docks start
+    relayout();
     const int aroundCentralAtFirst = minimumSizeHint().height() - centralWidget()->minimumSizeHint().height();
     const bool besideFits = reach + handle + inspectorLeast + central + questionsNeed.width() <= width;
-    const bool belowFits = std::max(reach, inspectorLeast) + central + questionsNeed.width() <= width
+    const bool belowFits
+        = std::max(m_callLog->essentialColumnsWidth(), inspectorLeast) + central + questionsNeed.width() <= width
         && room.height() - aroundCentralAtFirst - m_inspector->minimumSizeHint().height() - handle >= logRows;
     const bool compact = !besideFits && !belowFits;
     setCompact(compact);
     // The docks' contents scroll when the window, a question in it, would be taller than the room.
-    if (layout())
-        layout()->activate();
+    relayout();
     const int questionGrowth = std::max(0, questionsNeed.height() - m_interactionPanel->minimumSizeHint().height());
-    if (minimumSizeHint().height() + questionGrowth > room.height())
+    if (compact || minimumSizeHint().height() + questionGrowth > room.height())
         letDocksScroll();
     int questions = compact ? 0 : std::max(small ? width / 4 : 440, questionsNeed.width());
     // With a large font the columns that say what happened (time, status, client, tool) and a
@@ -423,7 +450,8 @@ void MainWindow::applyDefaultSizes()
     const int inspector = std::max(45 * m_inspector->fontMetrics().averageCharWidth(), inspectorLeast);
     const bool crowded = m_callLog->essentialColumnsWidth() + inspector + handle > width - questions;
     const bool scrolling = m_inspectorArea != nullptr;
-    const int height = qMin(crowded ? 1200 : 860, room.height());
+    // Narrow, the questions take height along the bottom: a tall screen gives the log its rows too.
+    const int height = qMin(crowded || compact ? 1200 : 860, room.height());
     bool below = false;
     int bottom = small ? height / 4 : 300;
     if (compact)
@@ -437,6 +465,7 @@ void MainWindow::applyDefaultSizes()
             area->setMostHeight(0);
         if (m_inspectorArea)
             m_inspectorArea->setMostHeight(0);
+        m_splitter->updateGeometry();
         for (ShortDockArea* area : std::as_const(m_rightDockAreas))
             area->setMostHeight(centralWidget()->minimumSizeHint().height());
         // Crowded, the inspector goes below and the log gets the width; only when the log keeps
@@ -450,8 +479,7 @@ void MainWindow::applyDefaultSizes()
         setInspectorBelow(below);
         // The docks along the bottom as tall as their contents want, as far as the screen leaves
         // room (and, below, the log its rows).
-        if (layout())
-            layout()->activate();
+        relayout();
         const int spare = std::max(0,
             std::min(room.height(), height) - minimumSizeHint().height() - questionGrowth
                 - (below && !tooNarrow ? logRows : 0));
@@ -461,8 +489,7 @@ void MainWindow::applyDefaultSizes()
         }
         // The window's minimum as it is now: the one from before the docks could scroll no longer
         // holds.
-        if (layout())
-            layout()->activate();
+        relayout();
     } else {
         setInspectorBelow(false);
     }
@@ -476,7 +503,12 @@ void MainWindow::applyDefaultSizes()
         m_splitter->setSizes({tall * 3 / 5, tall - tall * 3 / 5});
         return;
     }
-    const int log = std::max(reach, small ? sides * 2 / 3 : sides * 4 / 7);
+    // The whole Tool column too, where the inspector keeps its width (and a little slack: the
+    // log's own layout takes some pixels beside the table).
+    const int wholeTool = m_callLog->essentialColumnsWidth() + 2 * m_callLog->fontMetrics().averageCharWidth();
+    int log = std::max(reach, small ? sides * 2 / 3 : sides * 4 / 7);
+    if (wholeTool + handle + inspectorLeast + central <= sides)
+        log = std::max(log, wholeTool);
     m_splitter->setSizes({log, sides - log});
 }
 
