@@ -480,9 +480,8 @@ void MainWindow::applyDefaultSizes()
         // The docks along the bottom as tall as their contents want, as far as the screen leaves
         // room (and, below, the log its rows).
         relayout();
-        const int spare = std::max(0,
-            std::min(room.height(), height) - minimumSizeHint().height() - questionGrowth
-                - (below && !tooNarrow ? logRows : 0));
+        const int spare = std::max(
+            0, std::min(room.height(), height) - minimumSizeHint().height() - questionGrowth - (below ? logRows : 0));
         for (ShortDockArea* area : std::as_const(m_bottomDockAreas)) {
             area->setMostHeight(area->minimumSizeHint().height() + spare);
             bottom = std::max(bottom, area->minimumSizeHint().height());
@@ -499,8 +498,12 @@ void MainWindow::applyDefaultSizes()
     resizeDocks({m_repositoryView}, {bottom}, Qt::Vertical);
     const int sides = width - questions;
     if (below) {
-        const int tall = height - menuBar()->sizeHint().height() - statusBar()->sizeHint().height() - bottom;
-        m_splitter->setSizes({tall * 3 / 5, tall - tall * 3 / 5});
+        const QToolBar* toolBar = findChild<QToolBar*>(QStringLiteral("mainToolBar"));
+        const int tall = height - menuBar()->sizeHint().height() - statusBar()->sizeHint().height() - bottom
+            - (toolBar ? toolBar->sizeHint().height() : 0);
+        // The log its rows at least (the inspector scrolls, or the splitter keeps its least height).
+        const int logShare = std::max(logRows + rowHeight, tall * 3 / 5);
+        m_splitter->setSizes({logShare, tall - logShare});
         return;
     }
     // The whole Tool column too, where the inspector keeps its width (and a little slack: the
