@@ -51,7 +51,7 @@ private:
         QColor text;
         mutable QIcon icon;
     };
-    static constexpr int Count = int(CallStatus::Parked) + 1;
+    static constexpr int Count = int(CallStatus::BreakerOpen) + 1;
     static int index(CallStatus status) { return std::clamp(int(status), 0, Count - 1); }
     static QIcon drawnIcon(CallStatus status, const QColor& accent);
 

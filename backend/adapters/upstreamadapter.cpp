@@ -565,7 +565,7 @@ void UpstreamAdapter::handleCall(const std::shared_ptr<ToolCallContext>& context
         publishFiguresSoon();
         context->finish(ToolResult::error(
             QStringLiteral("Adapter %1 did not send this call upstream: %2").arg(m_config.name, admission.refusal),
-            CallStatus::UpstreamError));
+            CallStatus::BreakerOpen));
         if (admission.retryInMs > 0 && !m_breakerTimer.isActive())
             m_breakerTimer.start(int(std::min<qint64>(admission.retryInMs, 3'600'000)), this);
         return;
