@@ -64,7 +64,7 @@ json BreakerState::toJson() const
     return json{{"adapter", text(adapter)}, {"phase", text(breakerPhaseName(phase))},
         {"consecutiveFailures", consecutiveFailures}, {"failureThreshold", failureThreshold},
         {"changedAtMs", changedAtMs}, {"retryAtMs", retryAtMs}, {"forcedOpen", forcedOpen},
-        {"lastError", text(lastError)}};
+        {"forcedBy", text(forcedBy)}, {"lastError", text(lastError)}};
 }
 
 std::optional<BreakerState> BreakerState::fromJson(const json& value, QString* problem)
@@ -74,12 +74,14 @@ std::optional<BreakerState> BreakerState::fromJson(const json& value, QString* p
     StateJsonReader reader(value, QStringLiteral("breaker state"), problem);
     reader
         .keys({"adapter", "phase", "consecutiveFailures", "failureThreshold", "changedAtMs", "retryAtMs", "forcedOpen",
-            "lastError"})
+                  "lastError"},
+            {"forcedBy"})
         .string("adapter", &state.adapter)
         .string("phase", &phase)
         .integer("changedAtMs", &state.changedAtMs)
         .integer("retryAtMs", &state.retryAtMs)
         .boolean("forcedOpen", &state.forcedOpen)
+        .optionalString("forcedBy", &state.forcedBy)
         .string("lastError", &state.lastError);
     if (!readInt(reader, "consecutiveFailures", &state.consecutiveFailures)
         || !readInt(reader, "failureThreshold", &state.failureThreshold))

@@ -34,6 +34,7 @@ struct BreakerState
     qint64 retryAtMs = 0; // Open: when the breaker lets trial calls through; 0 otherwise
     bool forcedOpen = false; // the operator opened it
     QString lastError;
+    QString forcedBy; // which operator forced it open; empty when not forced or not known
 
     QString key() const { return adapter; }
     nlohmann::json toJson() const;

@@ -71,8 +71,11 @@ void TestCommonTypes::statesSurviveTheRoundTrip()
 {
     QString problem;
     BreakerState breaker{QStringLiteral("github"), BreakerPhase::HalfOpen, 3, 5, 1700000000000, 1700000030000, true,
-        QStringLiteral("503 from upstream")};
+        QStringLiteral("503 from upstream"), QStringLiteral("ada")};
     QCOMPARE(BreakerState::fromJson(breaker.toJson(), &problem), std::optional(breaker));
+    json withoutForcedBy = breaker.toJson(); // written before the operator's name was kept
+    withoutForcedBy.erase("forcedBy");
+    QCOMPARE(BreakerState::fromJson(withoutForcedBy, &problem)->forcedBy, QString());
     AdapterStatus adapter;
     adapter.name = QStringLiteral("filesystem");
     adapter.endpoint = QStringLiteral("http://mcp-filesystem:8080");
@@ -215,6 +218,7 @@ void TestCommonTypes::callsSurviveTheRoundTrip()
     call.error = QStringLiteral("Tool failed: \u00e9t\u00e9");
     call.startedAtMs = 1'700'000'000'123;
     call.durationUs = 4'567;
+    call.waitedUs = 4'000;
     call.status = CallStatus::Error;
     QString problem;
     const auto read = ToolCall::fromJson(call.toJson(), &problem);
@@ -230,6 +234,8 @@ void TestCommonTypes::callsSurviveTheRoundTrip()
     QCOMPARE(read->error, call.error);
     QCOMPARE(read->status, CallStatus::Error);
     QCOMPARE(read->durationUs, call.durationUs);
+    QCOMPARE(read->waitedUs, call.waitedUs);
+    QCOMPARE(read->ranUs(), qint64(567));
     QCOMPARE(read->wholeRequestBytes, qint64(-1));
 
     // Every status travels by its name (a remote console, history) and comes back as itself.
@@ -249,7 +255,10 @@ void TestCommonTypes::callsSurviveTheRoundTrip()
     }
     QCOMPARE(failures,
         (QList<CallStatus>{CallStatus::Denied, CallStatus::InvalidArguments, CallStatus::UnknownTool,
-            CallStatus::TimedOut, CallStatus::UpstreamError, CallStatus::ToolError, CallStatus::Error}));
+            CallStatus::TimedOut, CallStatus::BreakerOpen, CallStatus::UpstreamError, CallStatus::ToolError,
+            CallStatus::Error}));
+    QCOMPARE(callStatusName(CallStatus::BreakerOpen), QStringLiteral("breaker_open"));
+    QCOMPARE(callStatusLabel(CallStatus::BreakerOpen), QStringLiteral("Breaker open"));
     QCOMPARE(callStatusName(CallStatus::InvalidArguments), QStringLiteral("invalid_arguments"));
     QCOMPARE(callStatusName(CallStatus::TimedOut), QStringLiteral("timed_out"));
 
@@ -262,10 +271,12 @@ void TestCommonTypes::callsSurviveTheRoundTrip()
     older.erase("decision");
     older.erase("replayOf");
     older.erase("timeline");
+    older.erase("waitedUs");
     const auto readOlder = ToolCall::fromJson(older, &problem);
     QVERIFY2(readOlder, qPrintable(problem));
     QVERIFY(readOlder->decision.isEmpty());
     QCOMPARE(readOlder->replayOf, qint64(0));
+    QCOMPARE(readOlder->waitedUs, qint64(0));
     json missing = call.toJson();
     missing.erase("tool");
     QVERIFY(!ToolCall::fromJson(missing, &problem));

@@ -20,6 +20,9 @@
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTableView>
+#include <QValueAxis>
+
+#include <algorithm>
 
 namespace {
 
@@ -59,6 +62,7 @@ class TestDashboardView : public QObject
 
 private Q_SLOTS:
     void chartsFollowCalls();
+    void errorsAndWaitsHaveTheirOwnAxes();
     void endsSessionByClickAndKeyboard();
     void listsSecurityEvents();
 };
@@ -116,6 +120,56 @@ void TestDashboardView::chartsFollowCalls()
         {finishedNow(5, QStringLiteral("git_status"), QStringLiteral("curl"), CallStatus::Ok, 1)});
     QVERIFY(scopes->findData(QStringLiteral("tool:git_status")) > 0);
     QCOMPARE(scopes->currentData().toString(), QStringLiteral("tool:echo"));
+}
+
+// A few errors among many calls, and a person's 21 s wait beside 3 ms latencies: each on a scale of
+// its own at the right, so neither reads as zero against the other.
+void TestDashboardView::errorsAndWaitsHaveTheirOwnAxes()
+{
+    FakeOperator backend;
+    DashboardView view(&backend);
+    view.trafficModel()->setClock([] { return QDateTime::currentMSecsSinceEpoch() + 1000; });
+    view.resize(1000, 320);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+
+    ToolCallList calls;
+    for (qint64 id = 1; id <= 500; ++id)
+        calls.append(finishedNow(id, QStringLiteral("echo"), QStringLiteral("curl"), CallStatus::Ok, 3));
+    calls.append(finishedNow(501, QStringLiteral("debug.throw"), QStringLiteral("curl"), CallStatus::ToolError, 3));
+    ToolCall approved = finishedNow(502, QStringLiteral("write"), QStringLiteral("curl"), CallStatus::Ok, 21'003);
+    approved.startedAtMs = QDateTime::currentMSecsSinceEpoch() - 21'003;
+    approved.waitedUs = 21'000'000;
+    calls.append(approved);
+    Q_EMIT backend.callsUpdated(calls);
+    view.refresh();
+
+    const auto axisOf = [](QLineSeries* series, Qt::Orientation orientation) -> QValueAxis* {
+        const QList<QAbstractAxis*> axes = series->attachedAxes();
+        for (QAbstractAxis* axis : axes) {
+            if (axis->orientation() == orientation)
+                return qobject_cast<QValueAxis*>(axis);
+        }
+        return nullptr;
+    };
+    QValueAxis* callsAxis = axisOf(view.callsSeries(), Qt::Vertical);
+    QValueAxis* errorsAxis = axisOf(view.errorsSeries(), Qt::Vertical);
+    QVERIFY(callsAxis && errorsAxis);
+    QVERIFY(callsAxis != errorsAxis);
+    QCOMPARE(errorsAxis->alignment(), Qt::AlignRight);
+    QVERIFY2(callsAxis->max() >= 500, qPrintable(QString::number(callsAxis->max())));
+    QCOMPARE(errorsAxis->max(), 1.0); // one error a second fills its own scale
+
+    // The latency is the running time (3 ms); the wait is its own line, in seconds, on its own axis.
+    QValueAxis* latencyAxis = axisOf(view.p99Series(), Qt::Vertical);
+    QValueAxis* waitedAxis = axisOf(view.waitedSeries(), Qt::Vertical);
+    QVERIFY(latencyAxis && waitedAxis && latencyAxis != waitedAxis);
+    QCOMPARE(latencyAxis->max(), 5.0);
+    double longest = 0;
+    for (const QPointF& point : view.waitedSeries()->points())
+        longest = std::max(longest, point.y());
+    QCOMPARE(longest, 21.0);
+    QCOMPARE(waitedAxis->max(), 50.0);
 }
 
 void TestDashboardView::endsSessionByClickAndKeyboard()
