@@ -226,7 +226,8 @@ QWidget* DashboardView::createSessionsTab()
     connect(endAction, &QAction::triggered, this, &DashboardView::endCurrentSession);
     m_sessionTable->addAction(endAction);
 
-    m_endButton = new QPushButton(tr("&End session"));
+    // No mnemonic: Alt+E opens the Edit menu; Delete on the table ends the session.
+    m_endButton = new QPushButton(tr("End session"));
     m_endButton->setObjectName(QStringLiteral("endSessionButton"));
     m_endButton->setToolTip(tr("End the selected session (Delete): the server deletes it and cancels its calls; "
                                "the client's next request is refused with 404 and it may start a new session"));

@@ -22,10 +22,12 @@
 #include "replaybar.h"
 #include "repositorylistmodel.h"
 #include "repositoryview.h"
+#include "shortcutsdialog.h"
 #include "statuswarning.h"
 #include "themeicon.h"
 #include "toollistmodel.h"
 #include "toolsview.h"
+#include "windowshortcutguard.h"
 
 #include <QAction>
 #include <QApplication>
@@ -49,6 +51,7 @@
 #include <QPushButton>
 #include <QScreen>
 #include <QScrollArea>
+#include <QSet>
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
@@ -189,6 +192,11 @@ MainWindow::MainWindow(OperatorInterface* backend, int callLogRows, bool noAuth,
 
     createCallActions();
     connect(m_callLog, &CallLogView::currentCallChanged, this, &MainWindow::onCurrentCallChanged);
+    connect(m_callLog, &CallLogView::replayRequested, this, &MainWindow::replayCall);
+    connect(m_callLog, &CallLogView::showInHistoryRequested, this, [this](qint64 callId) {
+        showHistoryDialog();
+        m_historyDialog->showFromCall(callId);
+    });
     connect(m_inspector, &CallInspector::fullCallRequested, this, [this](qint64 callId) {
         // The rows the log shows: while paused, its snapshot has calls the live log let go.
         const CallLogModel* shown = m_callLog->shownModel();
@@ -504,6 +512,14 @@ void MainWindow::createMenuBar()
     m_callMenu->setObjectName(QStringLiteral("callMenu"));
     m_helpMenu = menuBar()->addMenu(tr("Hel&p"));
     m_helpMenu->setObjectName(QStringLiteral("helpMenu"));
+    // The window's Ctrl and Alt keys work whichever field has the focus (Ctrl+E in the filter exports).
+    new WindowShortcutGuard(this);
+
+    auto* shortcuts = new QAction(tr("&Keyboard Shortcuts"), this);
+    shortcuts->setObjectName(QStringLiteral("keyboardShortcutsAction"));
+    shortcuts->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_Slash), QKeySequence(Qt::Key_F1)});
+    connect(shortcuts, &QAction::triggered, this, &MainWindow::showKeyboardShortcuts);
+    addMenuAction(Menu::Help, shortcuts);
 
     auto* about = new QAction(ThemeIcon::icon(QStringLiteral("help-about")), tr("About Switchboard"), this);
     about->setObjectName(QStringLiteral("aboutAction"));
@@ -523,6 +539,41 @@ void MainWindow::createMenuBar()
     aboutQt->setProperty(WithoutShortcutProperty, true);
     connect(aboutQt, &QAction::triggered, qApp, &QApplication::aboutQt);
     addMenuAction(Menu::Help, aboutQt);
+}
+
+void MainWindow::showKeyboardShortcuts()
+{
+    QList<QPair<QString, QList<QAction*>>> sections;
+    QSet<QAction*> inMenus;
+    for (Menu which : {Menu::File, Menu::Edit, Menu::View, Menu::Call, Menu::Help}) {
+        QMenu* source = menu(which);
+        QList<QAction*> actions;
+        const QList<QAction*> all = source->actions();
+        for (QAction* action : all) {
+            if (action->isSeparator())
+                continue;
+            actions << action;
+            inMenus.insert(action);
+        }
+        sections.append({source->title().remove(QLatin1Char('&')), actions});
+    }
+    // Keys that work inside a view (the log, the inspector, a table), once each.
+    QList<QAction*> inViews;
+    QSet<QString> seen;
+    const QList<QAction*> children = findChildren<QAction*>();
+    for (QAction* action : children) {
+        if (inMenus.contains(action) || action->shortcuts().isEmpty() || action->isSeparator())
+            continue;
+        const QString key = action->text() + action->shortcut().toString();
+        if (seen.contains(key))
+            continue;
+        seen.insert(key);
+        inViews << action;
+    }
+    sections.append({tr("In the views"), inViews});
+    auto* dialog = new ShortcutsDialog(sections, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->show();
 }
 
 void MainWindow::createToolBar()
