@@ -6,7 +6,9 @@
 
 #include "dashboardview.h"
 #include "fakeoperator.h"
+#include "mainwindow.h"
 #include "modelroles.h"
+#include "securitybadge.h"
 #include "securityeventmodel.h"
 #include "sessionlistmodel.h"
 #include "trafficstatsmodel.h"
@@ -18,6 +20,7 @@
 #include <QLineSeries>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QStatusBar>
 #include <QTabWidget>
 #include <QTableView>
 #include <QValueAxis>
@@ -65,6 +68,7 @@ private Q_SLOTS:
     void errorsAndWaitsHaveTheirOwnAxes();
     void endsSessionByClickAndKeyboard();
     void listsSecurityEvents();
+    void securityEventsAreBadgedInTheStatusBar();
 };
 
 void TestDashboardView::chartsFollowCalls()
@@ -255,6 +259,45 @@ void TestDashboardView::listsSecurityEvents()
     QVERIFY(
         model->index(1, SecurityEventModel::DetailColumn).data().toString().contains(QStringLiteral("evil.example")));
     QCOMPARE(model->index(2, SecurityEventModel::KindColumn).data().toString(), QStringLiteral("No token"));
+}
+
+// A refused request is badged in the main window's status bar (the Health dock is usually a tab
+// behind others); the badge counts until the person looks, and clicking it shows the events.
+void TestDashboardView::securityEventsAreBadgedInTheStatusBar()
+{
+    FakeOperator backend;
+    MainWindow window(&backend, 100, false);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    auto* badge = window.findChild<SecurityBadge*>(QStringLiteral("securityBadge"));
+    QVERIFY(badge);
+    QVERIFY(!badge->isVisible());
+    auto* dashboard = window.findChild<DashboardView*>();
+    QVERIFY(dashboard);
+    QVERIFY(!dashboard->isShowingSecurityEvents());
+
+    const qint64 now = QDateTime::currentMSecsSinceEpoch();
+    Q_EMIT backend.securityEventsRecorded(
+        {{now, SecurityEventKind::MissingToken, QStringLiteral("127.0.0.1"), QStringLiteral("/mcp: no bearer token")},
+            {now, SecurityEventKind::BadOrigin, QStringLiteral("127.0.0.1"), QStringLiteral("/mcp: Origin")}});
+    QVERIFY(badge->isVisible());
+    QCOMPARE(badge->text(), QStringLiteral("2 security events"));
+    QVERIFY(badge->toolTip().contains(QStringLiteral("Origin refused")));
+    QVERIFY(window.statusBar()->isAncestorOf(badge));
+
+    QTest::mouseClick(badge, Qt::LeftButton);
+    QTRY_VERIFY(dashboard->isShowingSecurityEvents());
+    QVERIFY(!badge->isVisible());
+    // Seen as they come while the tab is shown: no badge.
+    Q_EMIT backend.securityEventsRecorded(
+        {{now, SecurityEventKind::BadHost, QStringLiteral("::1"), QStringLiteral("/mcp: Host")}});
+    QVERIFY(!badge->isVisible());
+    // Elsewhere again, the next one is badged.
+    dashboard->tabs()->setCurrentIndex(0);
+    Q_EMIT backend.securityEventsRecorded(
+        {{now, SecurityEventKind::BadHost, QStringLiteral("::1"), QStringLiteral("/mcp: Host")}});
+    QVERIFY(badge->isVisible());
+    QCOMPARE(badge->text(), QStringLiteral("1 security event"));
 }
 
 QTEST_MAIN(TestDashboardView)

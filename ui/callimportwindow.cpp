@@ -5,9 +5,11 @@
 #include "calllogview.h"
 #include "replaybar.h"
 
+#include <QAction>
 #include <QDir>
 #include <QFileInfo>
 #include <QLabel>
+#include <QScreen>
 #include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -57,8 +59,19 @@ CallImportWindow::CallImportWindow(const QString& path, const ToolCallList& call
     layout->addWidget(m_summary);
     layout->addWidget(splitter, 1);
     setCentralWidget(central);
-    resize(1280, 760);
-    splitter->setSizes({700, 580});
+    // Its size fits the screen it opens on (a 1366x768 laptop has no room for 1280x760 and a frame).
+    QSize size(1280, 760);
+    if (const QScreen* screen = parent ? parent->screen() : this->screen())
+        size = size.boundedTo(screen->availableGeometry().size() * 0.9);
+    resize(size);
+    splitter->setSizes({size.width() * 55 / 100, size.width() * 45 / 100});
+
+    // Closed as other document windows are: Ctrl+W, and Escape (nothing in it to lose).
+    auto* closeAction = new QAction(tr("Close"), this);
+    closeAction->setObjectName(QStringLiteral("closeImportAction"));
+    closeAction->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_W), QKeySequence(Qt::Key_Escape)});
+    connect(closeAction, &QAction::triggered, this, &QWidget::close);
+    addAction(closeAction);
 
     m_model->applyUpdates(calls);
 }

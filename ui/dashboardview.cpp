@@ -357,6 +357,16 @@ void DashboardView::onScopeChosen()
     refresh();
 }
 
+void DashboardView::showSecurityEvents()
+{
+    m_tabs->setCurrentIndex(2);
+}
+
+bool DashboardView::isShowingSecurityEvents() const
+{
+    return isVisible() && !visibleRegion().isEmpty() && m_tabs->currentIndex() == 2;
+}
+
 void DashboardView::updateTabTitles()
 {
     m_tabs->setTabText(1, tr("Sessions (%1)").arg(m_sessions->rowCount()));

@@ -44,6 +44,10 @@ public:
     QComboBox* scopeBox() const { return m_scopeBox; }
     QLabel* summaryLabel() const { return m_summary; }
     QTabWidget* tabs() const { return m_tabs; }
+    // Brings the Security events tab forward.
+    void showSecurityEvents();
+    // Whether the Security events tab is the one shown (and the view is on screen).
+    bool isShowingSecurityEvents() const;
     QTableView* sessionTable() const { return m_sessionTable; }
     QTableView* securityTable() const { return m_securityTable; }
     QPushButton* endSessionButton() const { return m_endButton; }

@@ -22,6 +22,8 @@
 #include "replaybar.h"
 #include "repositorylistmodel.h"
 #include "repositoryview.h"
+#include "securitybadge.h"
+#include "securityeventmodel.h"
 #include "shortcutsdialog.h"
 #include "statuswarning.h"
 #include "themeicon.h"
@@ -168,7 +170,24 @@ MainWindow::MainWindow(OperatorInterface* backend, int callLogRows, bool noAuth,
     // The health dashboard: a tab beside the adapters, behind the repositories.
     auto* health = new QDockWidget(tr("Health"), this);
     health->setObjectName(QStringLiteral("healthDock"));
-    health->setWidget(new DashboardView(m_backend));
+    auto* dashboard = new DashboardView(m_backend);
+    health->setWidget(dashboard);
+    // Security events badged in the status bar until the person has looked at them.
+    auto* securityBadge = new SecurityBadge(dashboard->securityModel());
+    statusBar()->insertPermanentWidget(0, securityBadge);
+    connect(securityBadge, &SecurityBadge::showRequested, this, [health, dashboard] {
+        health->show();
+        health->raise();
+        dashboard->showSecurityEvents();
+    });
+    connect(dashboard->securityModel(), &SecurityEventModel::totalChanged, securityBadge, [securityBadge, dashboard] {
+        if (dashboard->isShowingSecurityEvents())
+            securityBadge->markSeen();
+    });
+    connect(dashboard->tabs(), &QTabWidget::currentChanged, securityBadge, [securityBadge, dashboard] {
+        if (dashboard->isShowingSecurityEvents())
+            securityBadge->markSeen();
+    });
     addDockWidget(Qt::BottomDockWidgetArea, health);
     tabifyDockWidget(m_adapterHealthView, health);
     m_repositoryView->raise();
