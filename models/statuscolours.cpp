@@ -116,6 +116,30 @@ StatusColours::StatusColours(const QPalette& palette)
     }
 }
 
+QColor StatusColours::readableOn(const QColor& hue, const QPalette& palette)
+{
+    const QColor plainText = palette.color(QPalette::Active, QPalette::Text);
+    const QColor base = palette.color(QPalette::Active, QPalette::Base);
+    const QColor alternate = palette.color(QPalette::Active, QPalette::AlternateBase);
+    const auto readable = [&](const QColor& colour) {
+        return contrast(colour, base) >= MinimumContrast + 0.05
+            && contrast(colour, alternate) >= MinimumContrast + 0.05;
+    };
+    double share = 1.0;
+    QColor colour = hue;
+    while (!readable(colour) && share > 0.0) {
+        share = std::max(0.0, share - 0.05);
+        colour = blend(plainText, hue, share);
+    }
+    return colour;
+}
+
+QColor StatusColours::readableOnApplication(const QColor& hue)
+{
+    return readableOn(hue,
+        qobject_cast<QGuiApplication*>(QCoreApplication::instance()) ? QGuiApplication::palette() : lightPalette());
+}
+
 QIcon StatusColours::icon(CallStatus status) const
 {
     if (!qobject_cast<QGuiApplication*>(QCoreApplication::instance()))

@@ -126,7 +126,14 @@ void TestCommonTypes::statesSurviveTheRoundTrip()
     repository.commits = {CommitSummary{
         QStringLiteral("abc123"), QStringLiteral("Fix"), QStringLiteral("A U Thor <a@example.com>"), 1700000000000}};
     repository.callIds = {7, 9};
+    repository.branches = {QStringLiteral("main"), QStringLiteral("topic")};
+    repository.branchesTruncated = true;
     QCOMPARE(RepositoryState::fromJson(repository.toJson(), &problem), std::optional(repository));
+    json withoutBranches = repository.toJson(); // a state written before branches were listed
+    withoutBranches.erase("branches");
+    withoutBranches.erase("branchesTruncated");
+    QVERIFY2(RepositoryState::fromJson(withoutBranches, &problem), qPrintable(problem));
+    QVERIFY(RepositoryState::fromJson(withoutBranches, &problem)->branches.isEmpty());
     FileDiff diff{QStringLiteral("/srv/r"), QStringLiteral("src/a.cpp"), QStringLiteral("+staged\n"),
         QStringLiteral("-unstaged\n"), true, QString()};
     QCOMPARE(FileDiff::fromJson(diff.toJson(), &problem), std::optional(diff));
