@@ -8,7 +8,7 @@
 
 namespace {
 
-constexpr EnumNames<CallStatus, 13> statusNames{{
+constexpr EnumNames<CallStatus, 14> statusNames{{
     {CallStatus::Running, "running"},
     {CallStatus::Ok, "ok"},
     {CallStatus::Error, "error"},
