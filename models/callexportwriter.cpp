@@ -52,8 +52,9 @@ const std::array<const char*, 5>& CallExportWriter::bodyMembers()
 
 QByteArray CallExportWriter::ndjsonLine(const ToolCall& call)
 {
+    const nlohmann::json record = call.toJson();
     nlohmann::ordered_json line;
-    for (const auto& [key, value] : call.toJson().items())
+    for (const auto& [key, value] : record.items())
         line[key] = value;
     // One level of nesting is the line's: a body nested to the limit stays text, so the line reads back.
     BoundedJson::Limits limits = BoundedJson::Limits::record();

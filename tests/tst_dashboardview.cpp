@@ -160,7 +160,7 @@ void TestDashboardView::errorsAndWaitsHaveTheirOwnAxes()
     QValueAxis* errorsAxis = axisOf(view.errorsSeries(), Qt::Vertical);
     QVERIFY(callsAxis && errorsAxis);
     QVERIFY(callsAxis != errorsAxis);
-    QCOMPARE(errorsAxis->alignment(), Qt::AlignRight);
+    QVERIFY(errorsAxis->alignment() == Qt::AlignRight);
     QVERIFY2(callsAxis->max() >= 500, qPrintable(QString::number(callsAxis->max())));
     QCOMPARE(errorsAxis->max(), 1.0); // one error a second fills its own scale
 

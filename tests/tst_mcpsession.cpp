@@ -1081,7 +1081,7 @@ void TestMcpSession::timeWaitingForAPersonIsRecordedApartFromRunning()
         R"({"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"echo","arguments":{"message":"x"}}})");
     QCOMPARE(again.size(), 1);
     QCOMPARE(again.at(0).at(0).value<ToolCall>().tool, echo);
-    QCOMPARE(again.at(0).at(0).value<ToolCall>().waitedUs, 0);
+    QCOMPARE(again.at(0).at(0).value<ToolCall>().waitedUs, qint64(0));
 }
 
 // A running tool that waits on a person (an upstream's elicitation pauses its deadline): the pause

@@ -4,6 +4,7 @@
 
 #include <QLocale>
 #include <QStyle>
+#include <algorithm>
 
 SecurityBadge::SecurityBadge(SecurityEventModel* events, QWidget* parent)
     : QToolButton(parent)
@@ -20,23 +21,23 @@ SecurityBadge::SecurityBadge(SecurityEventModel* events, QWidget* parent)
         Q_EMIT showRequested();
         markSeen();
     });
-    update();
+    refresh();
 }
 
 void SecurityBadge::markSeen()
 {
     m_seenTotal = m_total;
-    update();
+    refresh();
 }
 
 void SecurityBadge::onTotalChanged(qint64 total)
 {
     m_total = total;
     m_seenTotal = std::min(m_seenTotal, total); // cleared
-    update();
+    refresh();
 }
 
-void SecurityBadge::update()
+void SecurityBadge::refresh()
 {
     const qint64 count = unseen();
     setVisible(count > 0);

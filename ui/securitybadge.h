@@ -27,7 +27,7 @@ Q_SIGNALS:
 
 private:
     void onTotalChanged(qint64 total);
-    void update();
+    void refresh();
 
     SecurityEventModel* m_events;
     qint64 m_total = 0;

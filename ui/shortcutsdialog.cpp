@@ -10,6 +10,9 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include <algorithm>
+#include <utility>
+
 ShortcutsDialog::ShortcutsDialog(const QList<QPair<QString, QList<QAction*>>>& sections, QWidget* parent)
     : QDialog(parent)
     , m_table(new QTableWidget(0, 2, this))

@@ -362,7 +362,7 @@ void ToolsView::keyPressEvent(QKeyEvent* event)
     // Return in a field of the form (a line edit, a spin box, a check box, which leave it to their
     // parent) calls, as Return submits a dialog; Return elsewhere (the table) does not.
     const bool returnKey = (event->key() == Qt::Key_Return || event->key() == Qt::Key_Enter)
-        && (event->modifiers() & ~Qt::KeypadModifier) == Qt::NoModifier;
+        && (event->modifiers() | Qt::KeypadModifier) == Qt::KeypadModifier;
     QWidget* focus = QApplication::focusWidget();
     if (returnKey && focus && m_formArea->isAncestorOf(focus) && m_callButton->isEnabled()) {
         event->accept();
