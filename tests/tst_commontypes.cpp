@@ -147,7 +147,8 @@ void TestCommonTypes::malformedStatesAreRefusedWithAReason_data()
 {
     QTest::addColumn<QByteArray>("document");
     QTest::addColumn<QString>("reason");
-    const json good = BreakerState{QStringLiteral("a"), BreakerPhase::Open, 1, 5, 0, 0, false, QString()}.toJson();
+    const json good
+        = BreakerState{QStringLiteral("a"), BreakerPhase::Open, 1, 5, 0, 0, false, QString(), QString()}.toJson();
     QTest::newRow("not an object") << QByteArray("[1,2]") << "is not an object";
     json phase = good;
     phase["phase"] = "ajar";
