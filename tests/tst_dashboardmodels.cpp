@@ -243,7 +243,8 @@ void TestDashboardModels::errorsAreEveryFailedFinish()
     const QList<CallStatus> notErrors{CallStatus::Running, CallStatus::Paused, CallStatus::Ok, CallStatus::Cancelled,
         CallStatus::Declined, CallStatus::Parked};
     const QList<CallStatus> errors{CallStatus::Error, CallStatus::Denied, CallStatus::InvalidArguments,
-        CallStatus::UnknownTool, CallStatus::TimedOut, CallStatus::UpstreamError, CallStatus::ToolError};
+        CallStatus::UnknownTool, CallStatus::TimedOut, CallStatus::BreakerOpen, CallStatus::UpstreamError,
+        CallStatus::ToolError};
     QCOMPARE(notErrors.size() + errors.size(), allCallStatuses().size());
     for (CallStatus status : notErrors) {
         call.status = status;

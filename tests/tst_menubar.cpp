@@ -272,6 +272,8 @@ void TestMenuBar::keyboardShortcutsAreListed()
     QVERIFY(menuActions(window.menu(MainWindow::Menu::Help)).contains(action));
 
     for (const QKeySequence& key : {QKeySequence(Qt::CTRL | Qt::Key_Slash), QKeySequence(Qt::Key_F1)}) {
+        QApplication::setActiveWindow(&window); // again after the dialog closed
+        QTRY_VERIFY(window.isActiveWindow());
         window.callLogView()->filterEdit()->setFocus();
         QTest::keyClick(window.callLogView()->filterEdit(), key[0].key(), key[0].keyboardModifiers());
         ShortcutsDialog* dialog = nullptr;

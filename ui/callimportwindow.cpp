@@ -45,8 +45,7 @@ CallImportWindow::CallImportWindow(const QString& path, const ToolCallList& call
     // Read-only: nothing from a file is sent again (only copied).
     m_inspector->replayBar()->hide();
     QTableView* table = m_callLog->tableView();
-    table->setContextMenuPolicy(Qt::ActionsContextMenu);
-    table->addActions(m_inspector->copyActions());
+    table->addActions(m_inspector->copyActions()); // on the row's context menu
     connect(m_callLog, &CallLogView::currentCallChanged, this, &CallImportWindow::onCurrentCallChanged);
 
     auto* splitter = new QSplitter(Qt::Horizontal);

@@ -288,12 +288,18 @@ QMenu* CallLogView::contextMenuFor(const QModelIndex& index)
     menu->addSeparator();
     QAction* replay = menu->addAction(tr("Replay"));
     replay->setObjectName(QStringLiteral("replayCallAction"));
-    replay->setEnabled(!call.request.isEmpty());
+    replay->setEnabled(m_live && !call.request.isEmpty()); // nothing from a file is sent again
     connect(replay, &QAction::triggered, this, [this, call] { Q_EMIT replayRequested(call); });
     QAction* history = menu->addAction(tr("Show in History"));
     history->setObjectName(QStringLiteral("showInHistoryAction"));
     history->setEnabled(m_live);
     connect(history, &QAction::triggered, this, [this, id = call.id] { Q_EMIT showInHistoryRequested(id); });
+    // What the window put on the table (the inspector's Copy actions, acting on the selected row).
+    const QList<QAction*> added = m_table->actions();
+    if (!added.isEmpty()) {
+        menu->addSeparator();
+        menu->addActions(added);
+    }
     return menu;
 }
 

@@ -14,7 +14,8 @@
 // which asks (historySearchRequested) for older matches that the log shows above its rows, in italics.
 // A header click sorts by that column, a second reverses, a third gives the log's own order back.
 // A row's context menu (right click, or the Menu key) filters by its client or tool, replays it or
-// shows it in History; a filter that matches nothing says so above the empty table.
+// shows it in History, followed by the actions the window put on the table (the Copy actions); a filter that matches
+// nothing says so above the empty table.
 
 #include "callcolumns.h"
 #include "historyquery.h"

@@ -1083,8 +1083,7 @@ void MainWindow::createCallActions()
     connect(m_inspector, &CallInspector::copied, this,
         [this](const QString& what) { statusBar()->showMessage(tr("Copied %1 to the clipboard").arg(what), 4000); });
     QTableView* table = m_callLog->tableView();
-    table->setContextMenuPolicy(Qt::ActionsContextMenu);
-    table->addActions(m_inspector->copyActions());
+    table->addActions(m_inspector->copyActions()); // on the row's context menu, below the log's own
     for (QAction* action : m_inspector->copyActions()) {
         if (action->shortcut().isEmpty())
             action->setProperty(WithoutShortcutProperty, true); // in the menu and on the row; four would be too many
