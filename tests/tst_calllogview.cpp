@@ -420,6 +420,20 @@ private Q_SLOTS:
     }
 
     // The Tool column shows a long tool name whole at the default widths.
+    // A call that waited for a person reads "waited …, ran …" whole, not cut to "waited 3…".
+    void durationColumnHasRoomForWaitedAndRan()
+    {
+        CallLogModel model;
+        CallLogView view(&model);
+        ToolCall call = makeCall(1);
+        call.durationUs = 21'003'000;
+        call.waitedUs = 21'000'000;
+        const QString text = CallColumns::data(call, CallColumns::DurationColumn, Qt::DisplayRole).toString();
+        QCOMPARE(text, QStringLiteral("waited 21.00 s, ran 3.00 ms"));
+        QHeaderView* header = view.tableView()->horizontalHeader();
+        QVERIFY(header->sectionSize(CallColumns::DurationColumn) > view.fontMetrics().horizontalAdvance(text));
+    }
+
     void toolColumnHasRoomForItsNames()
     {
         CallLogModel model;

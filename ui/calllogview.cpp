@@ -415,7 +415,8 @@ void CallLogView::setInitialColumns(QTableView* table, QLatin1String timeSample)
     // The longest status in words, after its icon and the spacing the style puts around it.
     columns->resizeSection(CallColumns::StatusColumn,
         width(QLatin1String("Invalid arguments")) + table->iconSize().width() + 3 * metrics.averageCharWidth());
-    columns->resizeSection(CallColumns::DurationColumn, width(QLatin1String("999.9 ms")));
+    // Room for a call that waited for a person: "waited 21.00 s, ran 3.00 ms".
+    columns->resizeSection(CallColumns::DurationColumn, width(QLatin1String("waited 99.99 s, ran 999.9 ms")));
     // Every column the person can resize (and the widths are remembered); the last one takes what
     // is left, and a narrow window scrolls sideways rather than cutting the tool names short.
     columns->setSectionResizeMode(QHeaderView::Interactive);

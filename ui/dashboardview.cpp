@@ -141,6 +141,7 @@ QWidget* DashboardView::createTrafficTab()
     m_p50Series = newSeries(tr("p50"), QStringLiteral("p50Series"));
     m_p99Series = newSeries(tr("p99"), QStringLiteral("p99Series"));
     m_waitedSeries = newSeries(tr("waited for a person (s)"), QStringLiteral("waitedSeries"));
+    m_waitedSeries->setPointsVisible(true); // a wait is often one second's point, which a line alone would not draw
     m_rateChart = createChart(tr("Calls per second"), {m_callsSeries}, m_errorsSeries, &m_rateX, &m_rateY, &m_errorsY);
     // Latency is the time calls ran; time waiting for a person is its own line, in seconds.
     m_latencyChart = createChart(tr("Latency (ms), running time"), {m_p50Series, m_p99Series}, m_waitedSeries,

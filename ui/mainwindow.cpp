@@ -174,7 +174,7 @@ MainWindow::MainWindow(OperatorInterface* backend, int callLogRows, bool noAuth,
     health->setWidget(dashboard);
     // Security events badged in the status bar until the person has looked at them.
     auto* securityBadge = new SecurityBadge(dashboard->securityModel());
-    statusBar()->insertPermanentWidget(0, securityBadge);
+    statusBar()->addPermanentWidget(securityBadge);
     connect(securityBadge, &SecurityBadge::showRequested, this, [health, dashboard] {
         health->show();
         health->raise();
