@@ -401,10 +401,11 @@ void TestAdapters::breakerOpensOnFailuresAndClosesThroughHalfOpen()
     QVERIFY2(firstText(refused).contains(QStringLiteral("open")), refused.dump().c_str());
     QVERIFY2(firstText(refused).contains(QStringLiteral("next try in")), refused.dump().c_str());
     QCOMPARE(upstreamCalls(), sentBefore);
-    // The call log: one ok, two HTTP 500s and one refused by the open breaker, all upstream errors.
+    // The call log: one ok, two HTTP 500s (upstream errors) and one refused by the open breaker, which
+    // is its own status: the upstream was not asked.
     QCOMPARE(finishedStatuses(QStringLiteral("fault.echo"), 4),
         (QList<CallStatus>{
-            CallStatus::Ok, CallStatus::UpstreamError, CallStatus::UpstreamError, CallStatus::UpstreamError}));
+            CallStatus::Ok, CallStatus::UpstreamError, CallStatus::UpstreamError, CallStatus::BreakerOpen}));
     // The other adapter (the same upstream, its own breaker) is untouched.
     QCOMPARE(m_breakers.value(QStringLiteral("other")).phase, BreakerPhase::Closed);
 
