@@ -472,7 +472,7 @@ void TestConsoleTools::callLogRowMenuFiltersReplaysAndShowsInHistory()
     QTRY_VERIFY(history->isVisible());
     QVERIFY(int(m_backend->queries.size()) > queriesBefore);
     QCOMPARE(m_backend->queries.last().beforeId, 12); // the call and everything older
-    QVERIFY(m_backend->queries.last().text.isEmpty());
+    QVERIFY(m_backend->queries.last().search.isEmpty());
 
     // Right-clicking a row opens the menu on that row.
     const QRect cell = table->visualRect(rowOf(10));
