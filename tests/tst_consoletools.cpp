@@ -430,6 +430,7 @@ void TestConsoleTools::callLogRowMenuFiltersReplaysAndShowsInHistory()
 {
     ToolCall other = echoCall(11, {{"message", "b"}});
     other.tool = QStringLiteral("git_status");
+    other.request.replace("\"echo\"", "\"git_status\""); // its request names its own tool
     other.clientName = QStringLiteral("inspector");
     Q_EMIT m_backend->callsUpdated({echoCall(10, {{"message", "a"}}), other});
     QTRY_VERIFY(m_window->callLogModel()->indexOfCall(11).isValid());
