@@ -107,10 +107,10 @@ NdjsonCallReader::Result NdjsonCallReader::read(
                 if (body && !value.is_string())
                     record[key] = value.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
                 else
-                    record[key] = nlohmann::json::parse(value.dump());
+                    record[key] = nlohmann::json(value); // a value already parsed, in the other key order
             }
         } else {
-            record = nlohmann::json::parse(parsed.value.dump());
+            record = nlohmann::json(parsed.value); // not a call: fromJson says why
         }
         QString why;
         const std::optional<ToolCall> call = ToolCall::fromJson(record, &why);
