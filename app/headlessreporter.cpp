@@ -165,7 +165,10 @@ QByteArray HeadlessReporter::formatLine(const ToolCall& call, qint64 utcOffsetMs
     // Names and messages come from clients: escaped, so none can end the line early or forge one.
     line += " #" + QByteArray::number(call.id) + ' ' + callStatusName(call.status).toLatin1() + ' '
         + PrintableText::escaped(call.tool) + " via " + PrintableText::escaped(call.route.toString());
-    if (call.durationUs >= 0)
+    if (call.durationUs >= 0 && call.waitedUs > 0) // the person's time apart from the tool's
+        line += " waited " + QByteArray::number(double(call.waitedUs) / 1000.0, 'f', 2) + " ms, ran "
+            + QByteArray::number(double(call.ranUs()) / 1000.0, 'f', 2) + " ms";
+    else if (call.durationUs >= 0)
         line += " in " + QByteArray::number(double(call.durationUs) / 1000.0, 'f', 2) + " ms";
     line += " from " + PrintableText::escaped(call.clientName);
     if (!call.clientVersion.isEmpty())

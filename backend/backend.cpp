@@ -700,8 +700,11 @@ void Backend::resetBreaker(const QString& adapter)
 
 void Backend::forceOpenBreaker(const QString& adapter)
 {
-    adapterCommand(QStringLiteral("forceOpenBreaker"),
-        [adapter](AdapterRegistry& adapters, QString* error) { return adapters.forceOpenBreaker(adapter, error); });
+    // Who forced it is recorded with the breaker: the name this console's answers are recorded under.
+    adapterCommand(QStringLiteral("forceOpenBreaker"), [this, adapter](AdapterRegistry& adapters, QString* error) {
+        const QString by = m_interactions ? m_interactions->settings().operatorName : InteractionBroker::consoleUser();
+        return adapters.forceOpenBreaker(adapter, error, by);
+    });
 }
 
 void Backend::setAdapterEnabled(const QString& adapter, bool enabled)

@@ -64,7 +64,7 @@ json BreakerState::toJson() const
     return json{{"adapter", text(adapter)}, {"phase", text(breakerPhaseName(phase))},
         {"consecutiveFailures", consecutiveFailures}, {"failureThreshold", failureThreshold},
         {"changedAtMs", changedAtMs}, {"retryAtMs", retryAtMs}, {"forcedOpen", forcedOpen},
-        {"lastError", text(lastError)}};
+        {"forcedBy", text(forcedBy)}, {"lastError", text(lastError)}};
 }
 
 std::optional<BreakerState> BreakerState::fromJson(const json& value, QString* problem)
@@ -74,12 +74,14 @@ std::optional<BreakerState> BreakerState::fromJson(const json& value, QString* p
     StateJsonReader reader(value, QStringLiteral("breaker state"), problem);
     reader
         .keys({"adapter", "phase", "consecutiveFailures", "failureThreshold", "changedAtMs", "retryAtMs", "forcedOpen",
-            "lastError"})
+                  "lastError"},
+            {"forcedBy"})
         .string("adapter", &state.adapter)
         .string("phase", &phase)
         .integer("changedAtMs", &state.changedAtMs)
         .integer("retryAtMs", &state.retryAtMs)
         .boolean("forcedOpen", &state.forcedOpen)
+        .optionalString("forcedBy", &state.forcedBy)
         .string("lastError", &state.lastError);
     if (!readInt(reader, "consecutiveFailures", &state.consecutiveFailures)
         || !readInt(reader, "failureThreshold", &state.failureThreshold))
@@ -240,11 +242,15 @@ json RepositoryState::toJson() const
     json callArray = json::array();
     for (qint64 id : callIds)
         callArray.push_back(id);
+    json branchArray = json::array();
+    for (const QString& name : branches)
+        branchArray.push_back(text(name));
     return json{{"path", text(path)}, {"branch", text(branch)}, {"upstream", text(upstream)}, {"ahead", ahead},
         {"behind", behind}, {"staged", staged}, {"unstaged", unstaged}, {"untracked", untracked},
         {"headCommit", text(headCommit)}, {"headSummary", text(headSummary)}, {"refreshedAtMs", refreshedAtMs},
         {"error", text(error)}, {"files", std::move(fileArray)}, {"filesTruncated", filesTruncated},
-        {"commits", std::move(commitArray)}, {"callIds", std::move(callArray)}};
+        {"commits", std::move(commitArray)}, {"callIds", std::move(callArray)}, {"branches", std::move(branchArray)},
+        {"branchesTruncated", branchesTruncated}};
 }
 
 std::optional<RepositoryState> RepositoryState::fromJson(const json& value, QString* problem)
@@ -253,7 +259,9 @@ std::optional<RepositoryState> RepositoryState::fromJson(const json& value, QStr
     StateJsonReader reader(value, QStringLiteral("repository state"), problem);
     reader
         .keys({"path", "branch", "upstream", "ahead", "behind", "staged", "unstaged", "untracked", "headCommit",
-            "headSummary", "refreshedAtMs", "error", "files", "filesTruncated", "commits", "callIds"})
+                  "headSummary", "refreshedAtMs", "error", "files", "filesTruncated", "commits", "callIds"},
+            // Added later: states written before them lack them.
+            {"branches", "branchesTruncated"})
         .string("path", &state.path)
         .string("branch", &state.branch)
         .string("upstream", &state.upstream)
@@ -261,7 +269,8 @@ std::optional<RepositoryState> RepositoryState::fromJson(const json& value, QStr
         .string("headSummary", &state.headSummary)
         .integer("refreshedAtMs", &state.refreshedAtMs)
         .string("error", &state.error)
-        .boolean("filesTruncated", &state.filesTruncated);
+        .boolean("filesTruncated", &state.filesTruncated)
+        .optionalBoolean("branchesTruncated", &state.branchesTruncated);
     for (const auto& [key, field] :
         {std::pair{"ahead", &state.ahead}, std::pair{"behind", &state.behind}, std::pair{"staged", &state.staged},
             std::pair{"unstaged", &state.unstaged}, std::pair{"untracked", &state.untracked}}) {
@@ -271,8 +280,22 @@ std::optional<RepositoryState> RepositoryState::fromJson(const json& value, QStr
     const json* files = reader.array("files");
     const json* commits = reader.array("commits");
     const json* callIds = reader.array("callIds");
+    const json* branches = reader.optionalArray("branches");
     if (!reader.ok())
         return std::nullopt;
+    if (branches) {
+        if (branches->size() > std::size_t(MaxBranches)) {
+            reader.fail(QStringLiteral("lists more branches than a repository state may"));
+            return std::nullopt;
+        }
+        for (const json& name : *branches) {
+            if (!name.is_string()) {
+                reader.fail(QStringLiteral("has a branch name that is not a string"));
+                return std::nullopt;
+            }
+            state.branches.append(QString::fromStdString(name.get<std::string>()));
+        }
+    }
     if (files->size() > std::size_t(MaxFiles) || commits->size() > std::size_t(MaxCommits)
         || callIds->size() > std::size_t(MaxCallIds)) {
         reader.fail(QStringLiteral("holds more entries than a repository state may"));

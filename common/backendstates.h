@@ -9,6 +9,7 @@
 #include <QList>
 #include <QMetaType>
 #include <QString>
+#include <QStringList>
 
 #include <nlohmann/json.hpp>
 
@@ -34,6 +35,7 @@ struct BreakerState
     qint64 retryAtMs = 0; // Open: when the breaker lets trial calls through; 0 otherwise
     bool forcedOpen = false; // the operator opened it
     QString lastError;
+    QString forcedBy; // which operator forced it open; empty when not forced or not known
 
     QString key() const { return adapter; }
     nlohmann::json toJson() const;
@@ -133,6 +135,7 @@ struct RepositoryState
     static constexpr int MaxFiles = 1'000;
     static constexpr int MaxCommits = 20;
     static constexpr int MaxCallIds = 100;
+    static constexpr int MaxBranches = 100;
 
     QString path; // canonical
     QString branch; // empty when HEAD is detached
@@ -150,6 +153,8 @@ struct RepositoryState
     bool filesTruncated = false; // more changed paths than `files` holds
     QList<CommitSummary> commits; // the newest MaxCommits commits reachable from HEAD
     QList<qint64> callIds; // the newest MaxCallIds calls that touched it, oldest first
+    QStringList branches; // the local branches, the first MaxBranches by name
+    bool branchesTruncated = false; // more local branches than `branches` holds
 
     QString key() const { return path; }
     nlohmann::json toJson() const;

@@ -84,6 +84,10 @@ public:
     {
         return m_ok && m_object.contains(key) ? string(key, out) : *this;
     }
+    StateJsonReader& optionalString(const char* key, QString* out)
+    {
+        return m_ok && m_object.contains(key) ? string(key, out) : *this;
+    }
     StateJsonReader& optionalInteger(const char* key, qint64* out)
     {
         return m_ok && m_object.contains(key) ? integer(key, out) : *this;
@@ -97,6 +101,11 @@ public:
     // The array or object at `key`, or nullptr (and failed) when it is missing or another type.
     const nlohmann::json* array(const char* key) { return field(key, nlohmann::json::value_t::array, "an array"); }
     const nlohmann::json* object(const char* key) { return field(key, nlohmann::json::value_t::object, "an object"); }
+    // The same for a field that may be missing: nullptr without failing then.
+    const nlohmann::json* optionalArray(const char* key)
+    {
+        return m_ok && m_object.contains(key) ? array(key) : nullptr;
+    }
 
     StateJsonReader& fail(const QString& what)
     {

@@ -8,7 +8,7 @@
 
 namespace {
 
-constexpr EnumNames<CallStatus, 13> statusNames{{
+constexpr EnumNames<CallStatus, 14> statusNames{{
     {CallStatus::Running, "running"},
     {CallStatus::Ok, "ok"},
     {CallStatus::Error, "error"},
@@ -22,6 +22,7 @@ constexpr EnumNames<CallStatus, 13> statusNames{{
     {CallStatus::UpstreamError, "upstream_error"},
     {CallStatus::ToolError, "tool_error"},
     {CallStatus::Parked, "parked"},
+    {CallStatus::BreakerOpen, "breaker_open"},
 }};
 
 } // namespace
@@ -43,7 +44,8 @@ QList<CallStatus> allCallStatuses()
 {
     return {CallStatus::Running, CallStatus::Paused, CallStatus::Ok, CallStatus::Declined, CallStatus::Parked,
         CallStatus::Cancelled, CallStatus::Denied, CallStatus::InvalidArguments, CallStatus::UnknownTool,
-        CallStatus::TimedOut, CallStatus::UpstreamError, CallStatus::ToolError, CallStatus::Error};
+        CallStatus::TimedOut, CallStatus::BreakerOpen, CallStatus::UpstreamError, CallStatus::ToolError,
+        CallStatus::Error};
 }
 
 QString callStatusLabel(CallStatus status)
@@ -75,6 +77,8 @@ QString callStatusLabel(CallStatus status)
         return QStringLiteral("Tool error");
     case CallStatus::Parked:
         return QStringLiteral("Parked");
+    case CallStatus::BreakerOpen:
+        return QStringLiteral("Breaker open");
     }
     return callStatusName(status);
 }
@@ -104,13 +108,15 @@ QString callStatusDescription(CallStatus status)
         return QStringLiteral("Ended by a deadline: the tool, its command or upstream took too long, or no one "
                               "answered in time.");
     case CallStatus::UpstreamError:
-        return QStringLiteral("The adapter got no answer from its upstream server (connection, HTTP error, "
-                              "circuit breaker open).");
+        return QStringLiteral("The adapter got no answer from its upstream server (connection, HTTP error).");
     case CallStatus::ToolError:
         return QStringLiteral("The tool ran and reported an error.");
     case CallStatus::Parked:
         return QStringLiteral("Let go without an answer; its question stays open and the answer goes to the next "
                               "identical call.");
+    case CallStatus::BreakerOpen:
+        return QStringLiteral("Not sent: the adapter's circuit breaker is open (after failures, or forced open by "
+                              "the operator), so the upstream was not asked.");
     }
     return {};
 }
@@ -175,8 +181,9 @@ nlohmann::json ToolCall::toJson() const
         {"route", route.toString().toStdString()}, {"request", request.toStdString()},
         {"response", response.toStdString()}, {"details", details.toStdString()}, {"decision", decision.toStdString()},
         {"replayOf", replayOf}, {"timeline", timeline.toStdString()}, {"error", error.toStdString()},
-        {"startedAtMs", startedAtMs}, {"durationUs", durationUs}, {"status", callStatusName(status).toStdString()},
-        {"wholeRequestBytes", wholeRequestBytes}, {"wholeResponseBytes", wholeResponseBytes}};
+        {"startedAtMs", startedAtMs}, {"durationUs", durationUs}, {"waitedUs", waitedUs},
+        {"status", callStatusName(status).toStdString()}, {"wholeRequestBytes", wholeRequestBytes},
+        {"wholeResponseBytes", wholeResponseBytes}};
 }
 
 std::optional<ToolCall> ToolCall::fromJson(const nlohmann::json& value, QString* problem)
@@ -189,7 +196,7 @@ std::optional<ToolCall> ToolCall::fromJson(const nlohmann::json& value, QString*
         .keys({"id", "sessionId", "clientName", "clientVersion", "tool", "route", "request", "response", "details",
                   "error", "startedAtMs", "durationUs", "status", "wholeRequestBytes", "wholeResponseBytes"},
             // Added later: records written before them (exports, older files) lack them.
-            {"decision", "replayOf", "timeline"})
+            {"decision", "replayOf", "timeline", "waitedUs"})
         .integer("id", &call.id)
         .string("sessionId", &call.sessionId)
         .string("clientName", &call.clientName)
@@ -205,6 +212,7 @@ std::optional<ToolCall> ToolCall::fromJson(const nlohmann::json& value, QString*
         .string("error", &call.error)
         .integer("startedAtMs", &call.startedAtMs)
         .integer("durationUs", &call.durationUs)
+        .optionalInteger("waitedUs", &call.waitedUs)
         .string("status", &status)
         .integer("wholeRequestBytes", &call.wholeRequestBytes)
         .integer("wholeResponseBytes", &call.wholeResponseBytes);

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <optional>
 
 #include "toolroute.h"
@@ -30,11 +31,14 @@ enum class CallStatus {
     InvalidArguments, // the arguments failed the tool's input schema (or its own argument check)
     UnknownTool, // no tool answers to the name (or its adapter offers no tools now)
     TimedOut, // a deadline passed: the tool's, a command's or an upstream's timeout, or no one answered
-    UpstreamError, // an adapter could not get an answer from its upstream (transport, HTTP, breaker open)
+    UpstreamError, // an adapter could not get an answer from its upstream (transport, HTTP)
     ToolError, // the tool ran and answered isError, or threw
     // The call stopped waiting without an answer while its question stays open for a person (parked
     // by design, or its client closed the connection): the answer goes to the next identical call.
     Parked,
+    // Not sent: the adapter's circuit breaker was open (after failures, or forced open by the
+    // operator) and refused the call. Not an upstream error: the upstream was not asked.
+    BreakerOpen,
 };
 
 QString callStatusName(CallStatus status);
@@ -85,7 +89,11 @@ struct ToolCall
     QByteArray timeline;
     QString error; // a one-line reason when the call failed, was cancelled or parked
     qint64 startedAtMs = 0; // milliseconds since the Unix epoch, UTC
-    qint64 durationUs = -1; // -1 while running
+    qint64 durationUs = -1; // -1 while running; the whole time from arrival to the end, waiting included
+    // Of durationUs, the time the call waited for a person at the console: an approval or a client
+    // tool's question before it ran, and questions the running tool asked (an upstream's
+    // elicitation). 0 when no one was asked (and in records of versions before it).
+    qint64 waitedUs = 0;
     CallStatus status = CallStatus::Running;
     // Set (both) when the request or the response holds only its first bytes (a preview read from
     // history, see HistoryQuery::bodyPreviewBytes, or a call history keeps only the start of, see
@@ -100,6 +108,8 @@ struct ToolCall
     static constexpr qsizetype MaxErrorChars = 2000;
 
     bool isFinished() const { return status != CallStatus::Running && status != CallStatus::Paused; }
+    // The time the call ran, waiting for a person left out; -1 while running.
+    qint64 ranUs() const { return durationUs < 0 ? -1 : std::max<qint64>(0, durationUs - waitedUs); }
     bool hasBodyPreviews() const { return wholeRequestBytes >= 0 || wholeResponseBytes >= 0; }
     // This record with tool and error cut to the lengths above.
     ToolCall withBoundedText() const;

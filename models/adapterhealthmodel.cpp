@@ -138,7 +138,7 @@ QString AdapterHealthModel::stateLabel(const AdapterHealthEntry& entry, qint64 n
     if (entry.breaker) {
         const BreakerState& breaker = *entry.breaker;
         if (breaker.forcedOpen)
-            return tr("forced open");
+            return breaker.forcedBy.isEmpty() ? tr("forced open") : tr("forced open by %1").arg(breaker.forcedBy);
         if (breaker.phase == BreakerPhase::Open) {
             if (breaker.retryAtMs <= 0)
                 return tr("open");
@@ -177,7 +177,10 @@ QString AdapterHealthModel::stateDescription(const AdapterHealthEntry& entry, qi
         const QString since
             = breaker.changedAtMs > 0 ? tr(" since %1").arg(formatTime(breaker.changedAtMs)) : QString();
         if (breaker.forcedOpen) {
-            lines << tr("Breaker forced open by the operator%1: calls fail at once until it is reset.").arg(since);
+            lines << tr("Breaker forced open by %1%2: calls fail at once until it is reset.")
+                         .arg(breaker.forcedBy.isEmpty() ? tr("the operator")
+                                                         : tr("the operator %1").arg(breaker.forcedBy),
+                             since);
         } else if (breaker.phase == BreakerPhase::Open) {
             lines << tr("Breaker open%1: calls fail at once.").arg(since);
             if (breaker.retryAtMs > nowMs)

@@ -21,6 +21,13 @@ QString formatDuration(qint64 durationUs)
     return QStringLiteral("%1 s").arg(double(durationUs) / 1e6, 0, 'f', 2);
 }
 
+QString formatTiming(const ToolCall& call)
+{
+    if (call.durationUs < 0 || call.waitedUs <= 0)
+        return formatDuration(call.durationUs);
+    return QStringLiteral("waited %1, ran %2").arg(formatDuration(call.waitedUs), formatDuration(call.ranUs()));
+}
+
 QString formatLocalTime(qint64 epochMs, const QString& format)
 {
     thread_local qint64 offsetMs = 0;
@@ -62,7 +69,7 @@ QVariant data(const ToolCall& call, int column, int role)
         case StatusColumn:
             return callStatusLabel(call.status);
         case DurationColumn:
-            return formatDuration(call.durationUs);
+            return formatTiming(call);
         }
         break;
     case Qt::DecorationRole:
@@ -75,6 +82,11 @@ QVariant data(const ToolCall& call, int column, int role)
             return QDateTime::fromMSecsSinceEpoch(call.startedAtMs).toString(Qt::ISODateWithMs);
         case ClientColumn:
             return QStringLiteral("session %1").arg(call.sessionId);
+        case DurationColumn:
+            if (call.durationUs >= 0 && call.waitedUs > 0)
+                return QStringLiteral("%1 in all: %2 waiting for a person at the console, %3 running")
+                    .arg(formatDuration(call.durationUs), formatDuration(call.waitedUs), formatDuration(call.ranUs()));
+            break;
         case StatusColumn:
             // The status's name (as history and the headless log write it), what it means, and why.
             return QString(callStatusName(call.status) + QStringLiteral(": ") + callStatusDescription(call.status)

@@ -22,6 +22,9 @@ enum Columns {
 QVariant data(const ToolCall& call, int column, int role);
 QVariant headerData(int section, Qt::Orientation orientation, int role);
 QString formatDuration(qint64 durationUs);
+// A finished call's time as a person reads it: its duration, or, when it waited for a person,
+// "waited 21.0 s, ran 3.00 ms" (so the time a person took is never read as the tool's latency).
+QString formatTiming(const ToolCall& call);
 // Local wall-clock time of an epoch time, formatted with `format` (QDateTime formats). The UTC
 // offset is looked up at most once a minute: asking the time zone for every row of a fast log
 // re-reads the zone file each time.

@@ -1,5 +1,7 @@
 #include "callexportwriter.h"
 
+#include "boundedjson.h"
+
 #include <QDateTime>
 #include <QIODevice>
 
@@ -42,10 +44,33 @@ CallExportWriter::Format CallExportWriter::formatForFileName(const QString& file
     return fileName.endsWith(QStringLiteral(".har"), Qt::CaseInsensitive) ? Format::Har : Format::Ndjson;
 }
 
+const std::array<const char*, 5>& CallExportWriter::bodyMembers()
+{
+    static const std::array<const char*, 5> members{"request", "response", "details", "decision", "timeline"};
+    return members;
+}
+
 QByteArray CallExportWriter::ndjsonLine(const ToolCall& call)
 {
+    const nlohmann::json record = call.toJson();
+    nlohmann::ordered_json line;
+    for (const auto& [key, value] : record.items())
+        line[key] = value;
+    // One level of nesting is the line's: a body nested to the limit stays text, so the line reads back.
+    BoundedJson::Limits limits = BoundedJson::Limits::record();
+    limits.maxDepth = BoundedJson::MaxDepth - 1;
+    for (const char* member : bodyMembers()) {
+        const std::string& body = line[member].get_ref<const std::string&>();
+        if (body.empty())
+            continue;
+        BoundedJson::Result<nlohmann::ordered_json> parsed
+            = BoundedJson::parseOrdered(QByteArrayView(body.data(), qsizetype(body.size())), limits);
+        if (parsed.ok)
+            line[member] = std::move(parsed.value); // in the body's own key order
+    }
     // dump() escapes control characters, so a body's newlines never split the line.
-    return QByteArray::fromStdString(dump(call.toJson())) + '\n';
+    return QByteArray::fromStdString(line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace))
+        + '\n';
 }
 
 json CallExportWriter::harEntry(const ToolCall& call, const QUrl& serverUrl)

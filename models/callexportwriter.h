@@ -16,6 +16,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <array>
+
 class QIODevice;
 
 class CallExportWriter
@@ -37,8 +39,12 @@ public:
     qint64 written() const { return m_written; }
     QString error() const { return m_error; }
 
-    // One line of NDJSON, with its newline.
+    // One line of NDJSON, with its newline: ToolCall::toJson() with the bodies (request, response,
+    // details, decision, timeline) as JSON values, so jq and a reader see objects, not JSON inside
+    // strings. A body that is not whole JSON (a preview cut short) stays a string.
     static QByteArray ndjsonLine(const ToolCall& call);
+    // The members ndjsonLine() writes as JSON values (NdjsonCallReader turns them back into text).
+    static const std::array<const char*, 5>& bodyMembers();
     // One HAR entry.
     static nlohmann::json harEntry(const ToolCall& call, const QUrl& serverUrl);
 

@@ -1,12 +1,15 @@
 #include "ndjsoncallreader.h"
 
 #include "boundedjson.h"
+#include "callexportwriter.h"
 
 #include <QCoreApplication>
 #include <QFile>
 #include <QLocale>
 
 #include <nlohmann/json.hpp>
+
+#include <algorithm>
 
 namespace {
 
@@ -88,13 +91,29 @@ NdjsonCallReader::Result NdjsonCallReader::read(
             line.chop(1);
         if (line.trimmed().isEmpty())
             continue;
-        const BoundedJson::Result<nlohmann::json> parsed = BoundedJson::parse(line, BoundedJson::Limits::record());
+        BoundedJson::Result<nlohmann::ordered_json> parsed
+            = BoundedJson::parseOrdered(line, BoundedJson::Limits::record());
         if (!parsed.ok) {
             problem(lineNumber, tr("not JSON (%1)").arg(QString::fromStdString(parsed.error)));
             continue;
         }
+        // Bodies written as JSON values (CallExportWriter::ndjsonLine) become their text again, in
+        // their own key order; exports of versions before it wrote them as strings.
+        nlohmann::json record = nlohmann::json::object();
+        if (parsed.value.is_object()) {
+            for (auto& [key, value] : parsed.value.items()) {
+                const auto& members = CallExportWriter::bodyMembers();
+                const bool body = std::any_of(members.begin(), members.end(), [&](const char* m) { return key == m; });
+                if (body && !value.is_string())
+                    record[key] = value.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+                else
+                    record[key] = nlohmann::json(value); // a value already parsed, in the other key order
+            }
+        } else {
+            record = nlohmann::json(parsed.value); // not a call: fromJson says why
+        }
         QString why;
-        const std::optional<ToolCall> call = ToolCall::fromJson(parsed.value, &why);
+        const std::optional<ToolCall> call = ToolCall::fromJson(record, &why);
         if (!call) {
             problem(lineNumber, why);
             continue;

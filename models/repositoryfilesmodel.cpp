@@ -1,6 +1,7 @@
 #include "repositoryfilesmodel.h"
 
 #include "modelroles.h"
+#include "statuscolours.h"
 
 #include <QColor>
 
@@ -104,10 +105,11 @@ QVariant RepositoryFilesModel::data(const QModelIndex& index, int role) const
         }
         break;
     case Qt::ForegroundRole:
+        // In the hue where the palette lets it read (AA), nearer the plain text where it does not (dark).
         if (index.column() == StagedColumn)
-            return StagedColour;
+            return StatusColours::readableOnApplication(StagedColour);
         if (index.column() == UnstagedColumn)
-            return UnstagedColour;
+            return StatusColours::readableOnApplication(UnstagedColour);
         break;
     case Qt::TextAlignmentRole:
         if (index.column() == StagedColumn || index.column() == UnstagedColumn)

@@ -3,6 +3,7 @@
 #include "boundedjson.h"
 #include "callcolumns.h"
 #include "modelroles.h"
+#include "statuscolours.h"
 
 #include <QColor>
 #include <QDateTime>
@@ -154,7 +155,7 @@ QVariant RepositoryListModel::data(const QModelIndex& index, int role) const
         break;
     case Qt::ForegroundRole:
         if (failed && (index.column() == NameColumn || index.column() == ChangesColumn))
-            return ErrorColour;
+            return StatusColours::readableOnApplication(ErrorColour);
         break;
     case Qt::TextAlignmentRole:
         if (index.column() == RefreshedColumn)

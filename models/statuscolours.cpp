@@ -43,6 +43,8 @@ QColor hueOf(CallStatus status, const QPalette& palette)
         return QColor(0xd1, 0x24, 0x2f);
     case CallStatus::Parked:
         return QColor(0x1b, 0x7c, 0x83);
+    case CallStatus::BreakerOpen:
+        return QColor(0x6f, 0x42, 0xc1);
     }
     return palette.color(QPalette::Active, QPalette::Text);
 }
@@ -112,6 +114,30 @@ StatusColours::StatusColours(const QPalette& palette)
             entry.text = blend(plainText, entry.accent, share);
         }
     }
+}
+
+QColor StatusColours::readableOn(const QColor& hue, const QPalette& palette)
+{
+    const QColor plainText = palette.color(QPalette::Active, QPalette::Text);
+    const QColor base = palette.color(QPalette::Active, QPalette::Base);
+    const QColor alternate = palette.color(QPalette::Active, QPalette::AlternateBase);
+    const auto readable = [&](const QColor& colour) {
+        return contrast(colour, base) >= MinimumContrast + 0.05
+            && contrast(colour, alternate) >= MinimumContrast + 0.05;
+    };
+    double share = 1.0;
+    QColor colour = hue;
+    while (!readable(colour) && share > 0.0) {
+        share = std::max(0.0, share - 0.05);
+        colour = blend(plainText, hue, share);
+    }
+    return colour;
+}
+
+QColor StatusColours::readableOnApplication(const QColor& hue)
+{
+    return readableOn(hue,
+        qobject_cast<QGuiApplication*>(QCoreApplication::instance()) ? QGuiApplication::palette() : lightPalette());
 }
 
 QIcon StatusColours::icon(CallStatus status) const
@@ -209,6 +235,11 @@ QIcon StatusColours::drawnIcon(CallStatus status, const QColor& accent)
         case CallStatus::TimedOut:
             painter.drawEllipse(QRectF(3.5, 3.5, 9, 9));
             painter.drawPolyline(QPolygonF{{8, 5.5}, {8, 8}, {10, 9}});
+            break;
+        case CallStatus::BreakerOpen: // an open switch: the circuit is broken on purpose
+            painter.drawLine(QPointF(3, 10), QPointF(6, 10));
+            painter.drawLine(QPointF(6, 10), QPointF(11, 5));
+            painter.drawLine(QPointF(10, 10), QPointF(13, 10));
             break;
         case CallStatus::UpstreamError: // a bolt: the connection failed
             painter.drawPolyline(QPolygonF{{9.5, 3}, {6, 8.5}, {10, 7.5}, {6.5, 13}});

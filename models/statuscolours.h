@@ -39,6 +39,11 @@ public:
     static double contrast(const QColor& a, const QColor& b);
     // `from` moved `amount` (0..1) of the way to `to`, channel by channel.
     static QColor blend(const QColor& from, const QColor& to, double amount);
+    // `hue` moved toward the palette's text until it keeps MinimumContrast on the palette's Base and
+    // AlternateBase (a mark in a table's cells, such as the repository view's status letters).
+    static QColor readableOn(const QColor& hue, const QPalette& palette);
+    // The same on the application's palette (a light palette without a QGuiApplication).
+    static QColor readableOnApplication(const QColor& hue);
     // The palette used when there is no QGuiApplication, and by tests as the light case.
     static QPalette lightPalette();
     static QPalette darkPalette();
@@ -51,7 +56,7 @@ private:
         QColor text;
         mutable QIcon icon;
     };
-    static constexpr int Count = int(CallStatus::Parked) + 1;
+    static constexpr int Count = int(CallStatus::BreakerOpen) + 1;
     static int index(CallStatus status) { return std::clamp(int(status), 0, Count - 1); }
     static QIcon drawnIcon(CallStatus status, const QColor& accent);
 

@@ -107,6 +107,10 @@ QVariant TrafficStatsModel::data(const QModelIndex& index, int role) const
         const qint64 us = series ? percentile(series->samplesUs, index.column() == P50Column ? 50 : 99) : -1;
         return role == SortRole ? QVariant(us < 0 ? -1.0 : double(us) / 1000.0) : QVariant(formatMs(us));
     }
+    case WaitedColumn: {
+        const qint64 us = series ? series->maxWaitedUs : -1;
+        return role == SortRole ? QVariant(us < 0 ? -1.0 : double(us) / 1000.0) : QVariant(formatMs(us));
+    }
     default:
         return {};
     }
@@ -129,6 +133,8 @@ QVariant TrafficStatsModel::headerData(int section, Qt::Orientation orientation,
         return tr("p50 (ms)");
     case P99Column:
         return tr("p99 (ms)");
+    case WaitedColumn:
+        return tr("Longest wait for a person (ms)");
     default:
         return {};
     }
@@ -148,11 +154,13 @@ void TrafficStatsModel::addCalls(const ToolCallList& calls)
         if (second < oldest || !remember(call.id))
             continue;
         const bool error = isError(call);
-        const quint32 latencyUs = quint32(std::min<qint64>(call.durationUs, std::numeric_limits<quint32>::max()));
+        const quint32 latencyUs = quint32(std::min<qint64>(call.ranUs(), std::numeric_limits<quint32>::max()));
         Bucket& bucket = m_buckets[second];
         const auto count = [&](Series& series, int cap) {
             ++series.calls;
             series.errors += error ? 1 : 0;
+            if (call.waitedUs > 0)
+                series.maxWaitedUs = std::max(series.maxWaitedUs, call.waitedUs);
             addSample(series, latencyUs, cap);
         };
         count(bucket.overall, OverallSamplesPerSecond);

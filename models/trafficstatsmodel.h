@@ -13,6 +13,10 @@
 // drop in traffic every time); the columns are the figures of the selected scope (overall, one tool or one client).
 // SortRole gives each figure as a number for charts: the second's start in ms since the epoch, counts,
 // the error rate in percent, latencies in milliseconds (-1: no call that second).
+//
+// A call's latency is the time it ran: time it waited for a person (an approval, a question) is
+// left out, or one answer after 20 s would make every real latency of the chart read as zero. The
+// longest wait of each second is a figure of its own.
 
 #include "toolcall.h"
 
@@ -37,6 +41,7 @@ public:
         ErrorRateColumn, // percent of that second's calls
         P50Column, // ms
         P99Column, // ms
+        WaitedColumn, // ms: the longest wait for a person among that second's calls (-1: none waited)
         NumColumns,
     };
 
@@ -117,6 +122,7 @@ private:
         qint64 calls = 0;
         qint64 errors = 0;
         qint64 seen = 0; // latencies offered to the sample
+        qint64 maxWaitedUs = -1; // the longest wait for a person; -1 when no call waited
         QList<quint32> samplesUs; // a uniform sample of them (reservoir), at most the series' cap
     };
     struct Bucket

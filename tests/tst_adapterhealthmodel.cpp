@@ -179,6 +179,8 @@ private Q_SLOTS:
         BreakerState forced = open;
         forced.forcedOpen = true;
         forced.retryAtMs = 0;
+        BreakerState forcedByAda = forced;
+        forcedByAda.forcedBy = QStringLiteral("ada");
         const BreakerState halfOpen = breaker(name, BreakerPhase::HalfOpen);
         const AdapterStatus ready = status(name);
         const AdapterStatus connecting = status(name, AdapterConnection::Connecting);
@@ -204,6 +206,7 @@ private Q_SLOTS:
         row("open, no retry time", &openNoRetry, &failing, "open", AdapterHealth::Failing);
         row("half-open", &halfOpen, &ready, "half-open", AdapterHealth::Pending);
         row("forced open", &forced, &ready, "forced open", AdapterHealth::Operator);
+        row("forced open by a named operator", &forcedByAda, &ready, "forced open by ada", AdapterHealth::Operator);
         row("disabled in the configuration", &closed, &disabled, "disabled", AdapterHealth::Off);
         row("disabled by the operator", &open, &disabledByOperator, "disabled by operator", AdapterHealth::Off);
     }

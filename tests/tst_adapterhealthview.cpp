@@ -345,6 +345,45 @@ private Q_SLOTS:
         QVERIFY(!view.enableButton()->isEnabled());
     }
 
+    // A button turned off while it has the focus (Force open once forced, Reset once closed) hands
+    // the focus on; it went to Disable, where the next Space disabled the adapter. It goes to the table.
+    void focusIsNeverLeftOnDisable()
+    {
+        FakeOperator backend;
+        AdapterHealthView view(&backend);
+        view.resize(1000, 400);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QApplication::setActiveWindow(&view);
+        QTRY_VERIFY(view.isActiveWindow());
+        Q_EMIT backend.adapterStatusesChanged({status(QStringLiteral("jira"))});
+        Q_EMIT backend.breakerStatesChanged({breaker(QStringLiteral("jira"), BreakerPhase::Open, 5)});
+        QVERIFY(view.selectAdapter(QStringLiteral("jira")));
+
+        view.forceOpenButton()->setFocus();
+        QTRY_VERIFY(view.forceOpenButton()->hasFocus());
+        QTest::keyClick(view.forceOpenButton(), Qt::Key_Space);
+        QCOMPARE(backend.breakerForceOpens, QStringList{QStringLiteral("jira")});
+        BreakerState forced = breaker(QStringLiteral("jira"), BreakerPhase::Open);
+        forced.forcedOpen = true;
+        forced.retryAtMs = 0;
+        Q_EMIT backend.breakerStatesChanged({forced});
+        QVERIFY(!view.forceOpenButton()->isEnabled());
+        QVERIFY(!view.enableButton()->hasFocus());
+        QVERIFY(view.adapterTable()->hasFocus());
+        // A Space now disables nothing.
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_Space);
+        QVERIFY(backend.adapterEnables.isEmpty());
+
+        view.resetButton()->setFocus();
+        QTest::keyClick(view.resetButton(), Qt::Key_Space);
+        QCOMPARE(backend.breakerResets, QStringList{QStringLiteral("jira")});
+        Q_EMIT backend.breakerStatesChanged({breaker(QStringLiteral("jira"), BreakerPhase::Closed)});
+        QVERIFY(!view.resetButton()->isEnabled());
+        QVERIFY(view.adapterTable()->hasFocus());
+        QVERIFY(backend.adapterEnables.isEmpty());
+    }
+
     void disableAndEnableToggle()
     {
         FakeOperator backend;

@@ -154,7 +154,7 @@ void TestAdapterOverrides::track(AdapterRegistry& registry)
 void TestAdapterOverrides::missingFileIsNoOverrides()
 {
     const AdapterOverridesFile file(path());
-    Overrides overrides{{QStringLiteral("stale"), {true, false, 1}}};
+    Overrides overrides{{QStringLiteral("stale"), {true, false, 1, QString()}}};
     QString message;
     QCOMPARE(file.read(&overrides, &message), ReadStatus::Missing);
     QVERIFY(overrides.empty());

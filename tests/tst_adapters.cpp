@@ -16,6 +16,7 @@
 
 #include "adapters/upstreamadapter.h"
 #include "backend.h"
+#include "interaction/interactionbroker.h"
 #include "mcp/mcpclient.h"
 #include "store/adapteroverridesfile.h"
 #include "upstreamprocess.h"
@@ -400,10 +401,11 @@ void TestAdapters::breakerOpensOnFailuresAndClosesThroughHalfOpen()
     QVERIFY2(firstText(refused).contains(QStringLiteral("open")), refused.dump().c_str());
     QVERIFY2(firstText(refused).contains(QStringLiteral("next try in")), refused.dump().c_str());
     QCOMPARE(upstreamCalls(), sentBefore);
-    // The call log: one ok, two HTTP 500s and one refused by the open breaker, all upstream errors.
+    // The call log: one ok, two HTTP 500s (upstream errors) and one refused by the open breaker, which
+    // is its own status: the upstream was not asked.
     QCOMPARE(finishedStatuses(QStringLiteral("fault.echo"), 4),
         (QList<CallStatus>{
-            CallStatus::Ok, CallStatus::UpstreamError, CallStatus::UpstreamError, CallStatus::UpstreamError}));
+            CallStatus::Ok, CallStatus::UpstreamError, CallStatus::UpstreamError, CallStatus::BreakerOpen}));
     // The other adapter (the same upstream, its own breaker) is untouched.
     QCOMPARE(m_breakers.value(QStringLiteral("other")).phase, BreakerPhase::Closed);
 
@@ -462,8 +464,12 @@ void TestAdapters::operatorCommandsAct()
     m_backend->forceOpenBreaker(QStringLiteral("fault"));
     QVERIFY(waitForBreaker(QStringLiteral("fault"), BreakerPhase::Open));
     QVERIFY(m_breakers.value(QStringLiteral("fault")).forcedOpen);
+    // Who forced it: the name this console's answers are recorded under.
+    QCOMPARE(m_breakers.value(QStringLiteral("fault")).forcedBy, InteractionBroker::consoleUser());
     QVERIFY2(firstText(call(QStringLiteral("fault.echo"), {{"text", "x"}})).contains(QStringLiteral("open")),
         "a forced-open breaker refuses");
+    // Refused by the breaker, not an upstream's failure: the upstream was never asked.
+    QCOMPARE(finishedStatuses(QStringLiteral("fault.echo"), 1), QList<CallStatus>{CallStatus::BreakerOpen});
     m_backend->resetBreaker(QStringLiteral("fault"));
     QVERIFY(waitForBreaker(QStringLiteral("fault"), BreakerPhase::Closed));
     QCOMPARE(firstText(call(QStringLiteral("fault.echo"), {{"text", "y"}})), QStringLiteral("y"));
@@ -822,6 +828,7 @@ void TestAdapters::operatorOverridesAreFollowedByAnotherConsole()
     other->forceOpenBreaker(QStringLiteral("fault"));
     QVERIFY(waitForBreaker(QStringLiteral("fault"), BreakerPhase::Open));
     QVERIFY(m_breakers.value(QStringLiteral("fault")).forcedOpen);
+    QCOMPARE(m_breakers.value(QStringLiteral("fault")).forcedBy, InteractionBroker::consoleUser());
     const qint64 sentBefore = upstreamCalls();
     const json open = call(QStringLiteral("fault.echo"), {{"text", "x"}});
     QVERIFY2(firstText(open).contains(QStringLiteral("opened by the operator")), open.dump().c_str());
@@ -853,6 +860,7 @@ void TestAdapters::forcedOpenBreakerSurvivesARestartUntilReset()
     QVERIFY(startBackend({adapter(QStringLiteral("fault"), m_upstream->url())}));
     QTRY_VERIFY_WITH_TIMEOUT(m_breakers.value(QStringLiteral("fault")).forcedOpen, 30'000);
     QCOMPARE(m_breakers.value(QStringLiteral("fault")).phase, BreakerPhase::Open);
+    QCOMPARE(m_breakers.value(QStringLiteral("fault")).forcedBy, InteractionBroker::consoleUser()); // kept too
     const json refused = call(QStringLiteral("fault.echo"), {{"text", "x"}});
     QVERIFY2(refused.dump().find("opened by the Switchboard operator") != std::string::npos, refused.dump().c_str());
     QCOMPARE(upstreamRequests("initialize"), initializedBefore);

@@ -94,6 +94,7 @@ private Q_SLOTS:
     void shellQuoteSurvivesBash();
     void curlScriptParsesAndNeverHoldsTheToken();
     void ndjsonRoundTrip();
+    void ndjsonBodiesAreJsonNotStrings();
     void harHasEveryRequiredField();
     void harOfAnUnansweredCall();
     void harImportsIntoDevTools();
@@ -161,6 +162,52 @@ void TestCallExport::ndjsonRoundTrip()
         QCOMPARE_JSON(result.calls.at(i).toJson(), calls.at(i).toJson());
     QCOMPARE(result.calls.at(0).timeline, calls.at(0).timeline);
     QCOMPARE(result.calls.at(1).replayOf, qint64(1));
+}
+
+// Bodies are JSON values in the line (jq .response.result works), in their own key order; a body
+// that is not whole JSON (a preview cut short) stays text; both, and the string bodies of older
+// exports, read back as the call.
+void TestCallExport::ndjsonBodiesAreJsonNotStrings()
+{
+    ToolCall call = sampleCall(5, json{{"zeta", 1}, {"alpha", "a"}});
+    call.request
+        = R"({"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"echo","arguments":{"zeta":1,"alpha":"a"}}})";
+    ToolCall cut = sampleCall(6, json::object());
+    cut.response = R"({"jsonrpc":"2.0","id":6,"result":{"content":[{"type":"text","text":"abc)";
+    cut.wholeRequestBytes = cut.request.size();
+    cut.wholeResponseBytes = 5000;
+    const QByteArray bytes = exported({call, cut}, CallExportWriter::Format::Ndjson);
+    const QList<QByteArray> lines = bytes.split('\n');
+    const json first = json::parse(lines.at(0).toStdString());
+    QVERIFY(first["request"].is_object());
+    QCOMPARE_JSON(first["request"]["params"]["arguments"]["zeta"], json(1));
+    QVERIFY(first["response"].is_object());
+    QVERIFY(first["response"]["result"].is_object());
+    QVERIFY(first["details"].is_object());
+    QVERIFY(first["decision"].is_object());
+    QVERIFY(first["timeline"].is_array());
+    // The client's key order is kept in the line.
+    QVERIFY(lines.at(0).indexOf("\"zeta\"") < lines.at(0).indexOf("\"alpha\""));
+    const json second = json::parse(lines.at(1).toStdString());
+    QVERIFY(second["request"].is_object());
+    QVERIFY(second["response"].is_string()); // cut short: not JSON, kept as written
+
+    const NdjsonCallReader::Result result = readBytes(bytes);
+    QCOMPARE(result.badLines, 0);
+    QCOMPARE(result.calls.size(), 2);
+    QCOMPARE(result.calls.at(0).request, call.request); // byte for byte: compact, in order
+    QCOMPARE(result.calls.at(0).response, call.response);
+    QCOMPARE(result.calls.at(0).details, call.details);
+    QCOMPARE(result.calls.at(0).timeline, call.timeline);
+    QCOMPARE(result.calls.at(1).response, cut.response);
+    QCOMPARE(result.calls.at(1).wholeResponseBytes, qint64(5000));
+
+    // An export of a version that wrote bodies as strings still reads.
+    const QByteArray older = QByteArray::fromStdString(call.toJson().dump()) + '\n';
+    const NdjsonCallReader::Result olderResult = readBytes(older);
+    QCOMPARE(olderResult.badLines, 0);
+    QCOMPARE(olderResult.calls.size(), 1);
+    QCOMPARE(olderResult.calls.at(0).request, call.request);
 }
 
 void TestCallExport::harHasEveryRequiredField()

@@ -2,6 +2,7 @@
 // that says so, in-place refreshes that keep the scroll position, distinguishable colours, large
 // bodies formatted off the GUI thread and added in pages, and previews that ask for the whole call.
 
+#include "callcolumns.h"
 #include "callinspector.h"
 #include "jsonhighlighter.h"
 
@@ -157,6 +158,38 @@ private Q_SLOTS:
         QCOMPARE(child<QLabel>(inspector, "statusLabel")->text(), QStringLiteral("OK"));
         QCOMPARE(child<QLabel>(inspector, "durationLabel")->text(), QStringLiteral("2.50 ms"));
         QVERIFY(response->toPlainText().contains(QStringLiteral("\"text\": \"hi\"")));
+    }
+
+    // Time a person took is told apart from the time the tool ran, in the inspector and in the
+    // log's (and history's) Duration column alike.
+    void waitingIsToldApartFromRunning()
+    {
+        CallInspector inspector;
+        inspector.show();
+        ToolCall call = runningCall();
+        call.status = CallStatus::Paused;
+        inspector.setCall(call);
+        QCOMPARE(child<QLabel>(inspector, "durationLabel")->text(), QStringLiteral("waiting for a person…"));
+
+        call.status = CallStatus::Ok;
+        call.durationUs = 21'003'000;
+        call.waitedUs = 21'000'000;
+        inspector.setCall(call);
+        QCOMPARE(child<QLabel>(inspector, "durationLabel")->text(), QStringLiteral("waited 21.00 s, ran 3.00 ms"));
+        QVERIFY(child<QLabel>(inspector, "durationLabel")->toolTip().contains(QStringLiteral("waiting for a person")));
+        QCOMPARE(CallColumns::data(call, CallColumns::DurationColumn, Qt::DisplayRole).toString(),
+            QStringLiteral("waited 21.00 s, ran 3.00 ms"));
+        QVERIFY(CallColumns::data(call, CallColumns::DurationColumn, Qt::ToolTipRole)
+                    .toString()
+                    .contains(QStringLiteral("21.00 s waiting for a person")));
+
+        // A call no one was asked about shows its duration alone.
+        call.waitedUs = 0;
+        call.durationUs = 2500;
+        inspector.setCall(call);
+        QCOMPARE(child<QLabel>(inspector, "durationLabel")->text(), QStringLiteral("2.50 ms"));
+        QCOMPARE(CallColumns::data(call, CallColumns::DurationColumn, Qt::DisplayRole).toString(),
+            QStringLiteral("2.50 ms"));
     }
 
     void showsTheError()

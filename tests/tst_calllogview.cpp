@@ -420,6 +420,20 @@ private Q_SLOTS:
     }
 
     // The Tool column shows a long tool name whole at the default widths.
+    // A call that waited for a person reads "waited …, ran …" whole, not cut to "waited 3…".
+    void durationColumnHasRoomForWaitedAndRan()
+    {
+        CallLogModel model;
+        CallLogView view(&model);
+        ToolCall call = makeCall(1);
+        call.durationUs = 21'003'000;
+        call.waitedUs = 21'000'000;
+        const QString text = CallColumns::data(call, CallColumns::DurationColumn, Qt::DisplayRole).toString();
+        QCOMPARE(text, QStringLiteral("waited 21.00 s, ran 3.00 ms"));
+        QHeaderView* header = view.tableView()->horizontalHeader();
+        QVERIFY(header->sectionSize(CallColumns::DurationColumn) > view.fontMetrics().horizontalAdvance(text));
+    }
+
     void toolColumnHasRoomForItsNames()
     {
         CallLogModel model;
@@ -531,6 +545,37 @@ private Q_SLOTS:
     }
 
     // A question's "Show call": the row is selected and scrolled to, even when a filter hid it.
+    // A filter that matches nothing says so above the empty table, and goes quiet when it matches
+    // again or is cleared; an empty log with no filter says nothing.
+    void emptyFilterResultSaysSo()
+    {
+        CallLogModel model(10'000);
+        CallLogView view(&model);
+        view.resize(700, 300);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QVERIFY(!view.emptyFilterLabel()->isVisible());
+        view.filterEdit()->setText(QStringLiteral("nothing"));
+        QVERIFY(!view.emptyFilterLabel()->isVisible()); // no calls at all: nothing is hidden
+        view.filterEdit()->clear();
+        model.applyUpdates(makeCalls(1, 4));
+        QTRY_COMPARE_WITH_TIMEOUT(view.proxy()->rowCount(), 4, TimeoutMs);
+        view.filterEdit()->setText(QStringLiteral("no-such-tool"));
+        QCOMPARE(view.proxy()->rowCount(), 0);
+        QVERIFY(view.emptyFilterLabel()->isVisible());
+        QVERIFY2(view.emptyFilterLabel()->text().contains(QStringLiteral("no-such-tool")),
+            qPrintable(view.emptyFilterLabel()->text()));
+        view.filterEdit()->setText(QStringLiteral("echo"));
+        QVERIFY(!view.emptyFilterLabel()->isVisible());
+        // A call that arrives and matches ends the message too.
+        view.filterEdit()->setText(QStringLiteral("late_tool"));
+        QVERIFY(view.emptyFilterLabel()->isVisible());
+        ToolCall late = makeCall(5);
+        late.tool = QStringLiteral("late_tool");
+        model.applyUpdates({late});
+        QTRY_VERIFY_WITH_TIMEOUT(!view.emptyFilterLabel()->isVisible(), TimeoutMs);
+    }
+
     void showCallSelectsAndScrollsToTheRow()
     {
         CallLogModel model(10'000);

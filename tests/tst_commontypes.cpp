@@ -71,8 +71,11 @@ void TestCommonTypes::statesSurviveTheRoundTrip()
 {
     QString problem;
     BreakerState breaker{QStringLiteral("github"), BreakerPhase::HalfOpen, 3, 5, 1700000000000, 1700000030000, true,
-        QStringLiteral("503 from upstream")};
+        QStringLiteral("503 from upstream"), QStringLiteral("ada")};
     QCOMPARE(BreakerState::fromJson(breaker.toJson(), &problem), std::optional(breaker));
+    json withoutForcedBy = breaker.toJson(); // written before the operator's name was kept
+    withoutForcedBy.erase("forcedBy");
+    QCOMPARE(BreakerState::fromJson(withoutForcedBy, &problem)->forcedBy, QString());
     AdapterStatus adapter;
     adapter.name = QStringLiteral("filesystem");
     adapter.endpoint = QStringLiteral("http://mcp-filesystem:8080");
@@ -123,7 +126,14 @@ void TestCommonTypes::statesSurviveTheRoundTrip()
     repository.commits = {CommitSummary{
         QStringLiteral("abc123"), QStringLiteral("Fix"), QStringLiteral("A U Thor <a@example.com>"), 1700000000000}};
     repository.callIds = {7, 9};
+    repository.branches = {QStringLiteral("main"), QStringLiteral("topic")};
+    repository.branchesTruncated = true;
     QCOMPARE(RepositoryState::fromJson(repository.toJson(), &problem), std::optional(repository));
+    json withoutBranches = repository.toJson(); // a state written before branches were listed
+    withoutBranches.erase("branches");
+    withoutBranches.erase("branchesTruncated");
+    QVERIFY2(RepositoryState::fromJson(withoutBranches, &problem), qPrintable(problem));
+    QVERIFY(RepositoryState::fromJson(withoutBranches, &problem)->branches.isEmpty());
     FileDiff diff{QStringLiteral("/srv/r"), QStringLiteral("src/a.cpp"), QStringLiteral("+staged\n"),
         QStringLiteral("-unstaged\n"), true, QString()};
     QCOMPARE(FileDiff::fromJson(diff.toJson(), &problem), std::optional(diff));
@@ -137,7 +147,8 @@ void TestCommonTypes::malformedStatesAreRefusedWithAReason_data()
 {
     QTest::addColumn<QByteArray>("document");
     QTest::addColumn<QString>("reason");
-    const json good = BreakerState{QStringLiteral("a"), BreakerPhase::Open, 1, 5, 0, 0, false, QString()}.toJson();
+    const json good
+        = BreakerState{QStringLiteral("a"), BreakerPhase::Open, 1, 5, 0, 0, false, QString(), QString()}.toJson();
     QTest::newRow("not an object") << QByteArray("[1,2]") << "is not an object";
     json phase = good;
     phase["phase"] = "ajar";
@@ -215,6 +226,7 @@ void TestCommonTypes::callsSurviveTheRoundTrip()
     call.error = QStringLiteral("Tool failed: \u00e9t\u00e9");
     call.startedAtMs = 1'700'000'000'123;
     call.durationUs = 4'567;
+    call.waitedUs = 4'000;
     call.status = CallStatus::Error;
     QString problem;
     const auto read = ToolCall::fromJson(call.toJson(), &problem);
@@ -230,6 +242,8 @@ void TestCommonTypes::callsSurviveTheRoundTrip()
     QCOMPARE(read->error, call.error);
     QCOMPARE(read->status, CallStatus::Error);
     QCOMPARE(read->durationUs, call.durationUs);
+    QCOMPARE(read->waitedUs, call.waitedUs);
+    QCOMPARE(read->ranUs(), qint64(567));
     QCOMPARE(read->wholeRequestBytes, qint64(-1));
 
     // Every status travels by its name (a remote console, history) and comes back as itself.
@@ -249,7 +263,10 @@ void TestCommonTypes::callsSurviveTheRoundTrip()
     }
     QCOMPARE(failures,
         (QList<CallStatus>{CallStatus::Denied, CallStatus::InvalidArguments, CallStatus::UnknownTool,
-            CallStatus::TimedOut, CallStatus::UpstreamError, CallStatus::ToolError, CallStatus::Error}));
+            CallStatus::TimedOut, CallStatus::BreakerOpen, CallStatus::UpstreamError, CallStatus::ToolError,
+            CallStatus::Error}));
+    QCOMPARE(callStatusName(CallStatus::BreakerOpen), QStringLiteral("breaker_open"));
+    QCOMPARE(callStatusLabel(CallStatus::BreakerOpen), QStringLiteral("Breaker open"));
     QCOMPARE(callStatusName(CallStatus::InvalidArguments), QStringLiteral("invalid_arguments"));
     QCOMPARE(callStatusName(CallStatus::TimedOut), QStringLiteral("timed_out"));
 
@@ -262,10 +279,12 @@ void TestCommonTypes::callsSurviveTheRoundTrip()
     older.erase("decision");
     older.erase("replayOf");
     older.erase("timeline");
+    older.erase("waitedUs");
     const auto readOlder = ToolCall::fromJson(older, &problem);
     QVERIFY2(readOlder, qPrintable(problem));
     QVERIFY(readOlder->decision.isEmpty());
     QCOMPARE(readOlder->replayOf, qint64(0));
+    QCOMPARE(readOlder->waitedUs, qint64(0));
     json missing = call.toJson();
     missing.erase("tool");
     QVERIFY(!ToolCall::fromJson(missing, &problem));

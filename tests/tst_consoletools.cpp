@@ -7,22 +7,28 @@
 #include <QTest>
 
 #include <QAction>
+#include <QApplication>
 #include <QCheckBox>
+#include <QContextMenuEvent>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTableView>
+#include <QTimer>
 
 #include "callinspector.h"
 #include "calllogmodel.h"
 #include "calllogview.h"
 #include "editresenddialog.h"
 #include "fakeoperator.h"
+#include "historydialog.h"
 #include "jsoneditor.h"
 #include "jsontestsupport.h"
 #include "mainwindow.h"
+#include "modelroles.h"
 #include "replaybar.h"
 #include "schemaform.h"
 #include "statusnote.h"
@@ -85,6 +91,8 @@ private Q_SLOTS:
     void toolsViewListsAndFilters();
     void toolsViewCallsThroughItsForm();
     void toolsViewFallsBackToJson();
+    void toolsViewCallsByReturnAndKeepsItsButtonInView();
+    void callLogRowMenuFiltersReplaysAndShowsInHistory();
 
 private:
     std::unique_ptr<FakeOperator> m_backend;
@@ -367,6 +375,115 @@ void TestConsoleTools::toolsViewFallsBackToJson()
     QTest::mouseClick(view->callButton(), Qt::LeftButton);
     QCOMPARE(m_backend->toolCalls.size(), 1);
     QCOMPARE_JSON(argumentsOf(m_backend->toolCalls.first()), (json{{"a", true}}));
+}
+
+// Return in a field of the form calls (as it submits a dialog), Ctrl+Return anywhere in the view
+// (the JSON editor, where Return is a new line); Return in the tool table does not. The Call button
+// stays in view however short the dock, below the scrolled details.
+void TestConsoleTools::toolsViewCallsByReturnAndKeepsItsButtonInView()
+{
+    ToolsView view(m_backend.get());
+    view.resize(700, 260);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QApplication::setActiveWindow(&view);
+    const json schema{
+        {"type", "object"}, {"properties", {{"message", {{"type", "string"}}}}}, {"required", {"message"}}};
+    Q_EMIT m_backend->toolsListed({toolInfo(QStringLiteral("echo"), schema),
+        toolInfo(QStringLiteral("either"),
+            json{{"type", "object"}, {"oneOf", {{{"required", {"a"}}}, {{"required", {"b"}}}}}})});
+    QVERIFY(view.selectTool(QStringLiteral("echo")));
+    QVERIFY(view.callButton()->isEnabled());
+    QVERIFY2(!view.callButton()->visibleRegion().isEmpty(), "the Call button is out of view");
+    QVERIFY(view.rect().contains(QRect(view.callButton()->mapTo(&view, QPoint(0, 0)), view.callButton()->size())));
+
+    auto* message = qobject_cast<QLineEdit*>(view.form()->editorFor(QStringLiteral("message")));
+    QVERIFY(message);
+    message->setFocus();
+    QTest::keyClicks(message, QStringLiteral("hello"));
+    QTest::keyClick(message, Qt::Key_Return);
+    QCOMPARE(m_backend->toolCalls.size(), 1);
+    QCOMPARE_JSON(argumentsOf(m_backend->toolCalls.first()), (json{{"message", "hello"}}));
+    QTest::keyClick(message, Qt::Key_Enter, Qt::KeypadModifier);
+    QCOMPARE(m_backend->toolCalls.size(), 2);
+
+    // Return on the table picks, it does not call.
+    view.table()->setFocus();
+    QTest::keyClick(view.table(), Qt::Key_Return);
+    QCOMPARE(m_backend->toolCalls.size(), 2);
+
+    // In the JSON editor Return is a new line; Ctrl+Return calls.
+    QVERIFY(view.selectTool(QStringLiteral("either")));
+    JsonEditor* editor = view.jsonEditor();
+    editor->setFocus();
+    editor->selectAll();
+    QTest::keyClicks(editor, QStringLiteral("{\"a\": true}"));
+    QTest::keyClick(editor, Qt::Key_Return);
+    QCOMPARE(m_backend->toolCalls.size(), 2);
+    QTest::keyClick(editor, Qt::Key_Return, Qt::ControlModifier);
+    QCOMPARE(m_backend->toolCalls.size(), 3);
+    QCOMPARE_JSON(argumentsOf(m_backend->toolCalls.last()), (json{{"a", true}}));
+}
+
+// A row's context menu: filter by its client or its tool, replay it, show it in History.
+void TestConsoleTools::callLogRowMenuFiltersReplaysAndShowsInHistory()
+{
+    ToolCall other = echoCall(11, {{"message", "b"}});
+    other.tool = QStringLiteral("git_status");
+    other.request.replace("\"echo\"", "\"git_status\""); // its request names its own tool
+    other.clientName = QStringLiteral("inspector");
+    Q_EMIT m_backend->callsUpdated({echoCall(10, {{"message", "a"}}), other});
+    QTRY_VERIFY(m_window->callLogModel()->indexOfCall(11).isValid());
+    CallLogView* log = m_window->callLogView();
+    QTableView* table = log->tableView();
+    const auto rowOf = [&](qint64 id) {
+        for (int row = 0; row < table->model()->rowCount(); ++row) {
+            if (table->model()->index(row, 0).data(CallIdRole).toLongLong() == id)
+                return table->model()->index(row, 0);
+        }
+        return QModelIndex();
+    };
+    const auto trigger = [&](qint64 id, const char* action) {
+        std::unique_ptr<QMenu> menu(log->contextMenuFor(rowOf(id)));
+        QVERIFY(menu);
+        auto* found = menu->findChild<QAction*>(QLatin1String(action));
+        QVERIFY2(found, action);
+        QVERIFY2(found->isEnabled(), action);
+        found->trigger();
+    };
+
+    trigger(11, "filterByClientAction");
+    QCOMPARE(log->filterEdit()->text(), QStringLiteral("inspector"));
+    QCOMPARE(table->model()->rowCount(), 1);
+    log->filterEdit()->clear();
+    trigger(10, "filterByToolAction");
+    QCOMPARE(log->filterEdit()->text(), QStringLiteral("echo"));
+    QCOMPARE(table->model()->rowCount(), 1);
+    log->filterEdit()->clear();
+
+    trigger(10, "replayCallAction");
+    QCOMPARE(m_backend->toolCalls.size(), 1);
+    QCOMPARE(m_backend->toolCalls.first().tool, QStringLiteral("echo"));
+    QCOMPARE(m_backend->toolCalls.first().replayOf, 10);
+
+    const int queriesBefore = int(m_backend->queries.size());
+    trigger(11, "showInHistoryAction");
+    auto* history = m_window->findChild<HistoryDialog*>();
+    QVERIFY(history);
+    QTRY_VERIFY(history->isVisible());
+    QVERIFY(int(m_backend->queries.size()) > queriesBefore);
+    QCOMPARE(m_backend->queries.last().beforeId, 12); // the call and everything older
+    QVERIFY(m_backend->queries.last().search.isEmpty());
+
+    // Right-clicking a row opens the menu on that row.
+    const QRect cell = table->visualRect(rowOf(10));
+    QContextMenuEvent click(QContextMenuEvent::Mouse, cell.center(), table->viewport()->mapToGlobal(cell.center()));
+    QTimer::singleShot(0, [] {
+        if (QWidget* popup = QApplication::activePopupWidget())
+            popup->close();
+    });
+    QApplication::sendEvent(table->viewport(), &click);
+    QCOMPARE(table->currentIndex().data(CallIdRole).toLongLong(), 10);
 }
 
 QTEST_MAIN(TestConsoleTools)

@@ -47,10 +47,34 @@ private Q_SLOTS:
     void seriesAreCappedAndFolded();
     void samplesAreBounded();
     void errorsAreEveryFailedFinish();
+    void latencyIsRunningTimeAndWaitingIsItsOwnFigure();
     void sessionListFollowsStates();
     void securityEventsNewestFirstAndBounded();
     void valueTypesRoundTripThroughJson();
 };
+
+// A call that waited 21 s for a person and ran 3 ms counts 3 ms of latency: the wait is the
+// person's, and counted in, it would make every real latency of the chart read as zero.
+void TestDashboardModels::latencyIsRunningTimeAndWaitingIsItsOwnFigure()
+{
+    qint64 now = (NowSecond + 1) * 1000 + 500;
+    TrafficStatsModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setClock([&now] { return now; });
+    model.setWindowSeconds(10);
+    ToolCall approved
+        = finished(1, QStringLiteral("write"), QStringLiteral("alpha"), CallStatus::Ok, NowSecond, 100, 21'003);
+    approved.waitedUs = 21'000'000;
+    model.addCalls(
+        {approved, finished(2, QStringLiteral("echo"), QStringLiteral("alpha"), CallStatus::Ok, NowSecond, 200, 1),
+            finished(3, QStringLiteral("echo"), QStringLiteral("alpha"), CallStatus::Ok, NowSecond - 1, 200, 2)});
+    const int last = 9;
+    QCOMPARE(figure(model, last, TrafficStatsModel::P99Column), 3.0);
+    QCOMPARE(figure(model, last, TrafficStatsModel::WaitedColumn), 21'000.0);
+    QCOMPARE(figure(model, last - 1, TrafficStatsModel::WaitedColumn), -1.0); // no one waited that second
+    QCOMPARE(figure(model, last - 1, TrafficStatsModel::P99Column), 2.0);
+    QCOMPARE(model.figures({}, 10).p99Us, qint64(3'000));
+}
 
 void TestDashboardModels::bucketsGiveExactFigures()
 {
@@ -219,7 +243,8 @@ void TestDashboardModels::errorsAreEveryFailedFinish()
     const QList<CallStatus> notErrors{CallStatus::Running, CallStatus::Paused, CallStatus::Ok, CallStatus::Cancelled,
         CallStatus::Declined, CallStatus::Parked};
     const QList<CallStatus> errors{CallStatus::Error, CallStatus::Denied, CallStatus::InvalidArguments,
-        CallStatus::UnknownTool, CallStatus::TimedOut, CallStatus::UpstreamError, CallStatus::ToolError};
+        CallStatus::UnknownTool, CallStatus::TimedOut, CallStatus::BreakerOpen, CallStatus::UpstreamError,
+        CallStatus::ToolError};
     QCOMPARE(notErrors.size() + errors.size(), allCallStatuses().size());
     for (CallStatus status : notErrors) {
         call.status = status;

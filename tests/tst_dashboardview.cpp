@@ -6,7 +6,9 @@
 
 #include "dashboardview.h"
 #include "fakeoperator.h"
+#include "mainwindow.h"
 #include "modelroles.h"
+#include "securitybadge.h"
 #include "securityeventmodel.h"
 #include "sessionlistmodel.h"
 #include "trafficstatsmodel.h"
@@ -18,8 +20,12 @@
 #include <QLineSeries>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QStatusBar>
 #include <QTabWidget>
 #include <QTableView>
+#include <QValueAxis>
+
+#include <algorithm>
 
 namespace {
 
@@ -59,8 +65,10 @@ class TestDashboardView : public QObject
 
 private Q_SLOTS:
     void chartsFollowCalls();
+    void errorsAndWaitsHaveTheirOwnAxes();
     void endsSessionByClickAndKeyboard();
     void listsSecurityEvents();
+    void securityEventsAreBadgedInTheStatusBar();
 };
 
 void TestDashboardView::chartsFollowCalls()
@@ -118,6 +126,56 @@ void TestDashboardView::chartsFollowCalls()
     QCOMPARE(scopes->currentData().toString(), QStringLiteral("tool:echo"));
 }
 
+// A few errors among many calls, and a person's 21 s wait beside 3 ms latencies: each on a scale of
+// its own at the right, so neither reads as zero against the other.
+void TestDashboardView::errorsAndWaitsHaveTheirOwnAxes()
+{
+    FakeOperator backend;
+    DashboardView view(&backend);
+    view.trafficModel()->setClock([] { return QDateTime::currentMSecsSinceEpoch() + 1000; });
+    view.resize(1000, 320);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+
+    ToolCallList calls;
+    for (qint64 id = 1; id <= 500; ++id)
+        calls.append(finishedNow(id, QStringLiteral("echo"), QStringLiteral("curl"), CallStatus::Ok, 3));
+    calls.append(finishedNow(501, QStringLiteral("debug.throw"), QStringLiteral("curl"), CallStatus::ToolError, 3));
+    ToolCall approved = finishedNow(502, QStringLiteral("write"), QStringLiteral("curl"), CallStatus::Ok, 21'003);
+    approved.startedAtMs = QDateTime::currentMSecsSinceEpoch() - 21'003;
+    approved.waitedUs = 21'000'000;
+    calls.append(approved);
+    Q_EMIT backend.callsUpdated(calls);
+    view.refresh();
+
+    const auto axisOf = [](QLineSeries* series, Qt::Orientation orientation) -> QValueAxis* {
+        const QList<QAbstractAxis*> axes = series->attachedAxes();
+        for (QAbstractAxis* axis : axes) {
+            if (axis->orientation() == orientation)
+                return qobject_cast<QValueAxis*>(axis);
+        }
+        return nullptr;
+    };
+    QValueAxis* callsAxis = axisOf(view.callsSeries(), Qt::Vertical);
+    QValueAxis* errorsAxis = axisOf(view.errorsSeries(), Qt::Vertical);
+    QVERIFY(callsAxis && errorsAxis);
+    QVERIFY(callsAxis != errorsAxis);
+    QVERIFY(errorsAxis->alignment() == Qt::AlignRight);
+    QVERIFY2(callsAxis->max() >= 500, qPrintable(QString::number(callsAxis->max())));
+    QCOMPARE(errorsAxis->max(), 1.0); // one error a second fills its own scale
+
+    // The latency is the running time (3 ms); the wait is its own line, in seconds, on its own axis.
+    QValueAxis* latencyAxis = axisOf(view.p99Series(), Qt::Vertical);
+    QValueAxis* waitedAxis = axisOf(view.waitedSeries(), Qt::Vertical);
+    QVERIFY(latencyAxis && waitedAxis && latencyAxis != waitedAxis);
+    QCOMPARE(latencyAxis->max(), 5.0);
+    double longest = 0;
+    for (const QPointF& point : view.waitedSeries()->points())
+        longest = std::max(longest, point.y());
+    QCOMPARE(longest, 21.0);
+    QCOMPARE(waitedAxis->max(), 50.0);
+}
+
 void TestDashboardView::endsSessionByClickAndKeyboard()
 {
     FakeOperator backend;
@@ -164,13 +222,14 @@ void TestDashboardView::endsSessionByClickAndKeyboard()
     Q_EMIT backend.commandFailed(QStringLiteral("resetBreaker"), QStringLiteral("adapter problem"));
     QVERIFY(!view.statusLabel()->text().contains(QStringLiteral("adapter problem")));
 
-    // The button's mnemonic works too (Alt+E) once a row is current again.
+    // The button has no mnemonic (Alt+E opens the window's Edit menu); Delete on the table ends the
+    // current row's session once a row is current again.
+    QVERIFY(!view.endSessionButton()->text().contains(QLatin1Char('&')));
     Q_EMIT backend.sessionStatesChanged({session(QStringLiteral("s-three"), QStringLiteral("curl"))});
     table->setFocus();
     QTest::keyClick(table, Qt::Key_End, Qt::ControlModifier);
     QCOMPARE(table->currentIndex().row(), 1);
-    QTest::keyClick(&view, Qt::Key_E, Qt::AltModifier);
-    // A mnemonic animates the click: it lands a moment later.
+    QTest::keyClick(table, Qt::Key_Delete);
     QTRY_COMPARE_WITH_TIMEOUT(backend.sessionEnds.last(), QStringLiteral("s-three"), 10'000);
 }
 
@@ -201,6 +260,45 @@ void TestDashboardView::listsSecurityEvents()
     QVERIFY(
         model->index(1, SecurityEventModel::DetailColumn).data().toString().contains(QStringLiteral("evil.example")));
     QCOMPARE(model->index(2, SecurityEventModel::KindColumn).data().toString(), QStringLiteral("No token"));
+}
+
+// A refused request is badged in the main window's status bar (the Health dock is usually a tab
+// behind others); the badge counts until the person looks, and clicking it shows the events.
+void TestDashboardView::securityEventsAreBadgedInTheStatusBar()
+{
+    FakeOperator backend;
+    MainWindow window(&backend, 100, false);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    auto* badge = window.findChild<SecurityBadge*>(QStringLiteral("securityBadge"));
+    QVERIFY(badge);
+    QVERIFY(!badge->isVisible());
+    auto* dashboard = window.findChild<DashboardView*>();
+    QVERIFY(dashboard);
+    QVERIFY(!dashboard->isShowingSecurityEvents());
+
+    const qint64 now = QDateTime::currentMSecsSinceEpoch();
+    Q_EMIT backend.securityEventsRecorded(
+        {{now, SecurityEventKind::MissingToken, QStringLiteral("127.0.0.1"), QStringLiteral("/mcp: no bearer token")},
+            {now, SecurityEventKind::BadOrigin, QStringLiteral("127.0.0.1"), QStringLiteral("/mcp: Origin")}});
+    QVERIFY(badge->isVisible());
+    QCOMPARE(badge->text(), QStringLiteral("2 security events"));
+    QVERIFY(badge->toolTip().contains(QStringLiteral("Origin refused")));
+    QVERIFY(window.statusBar()->isAncestorOf(badge));
+
+    QTest::mouseClick(badge, Qt::LeftButton);
+    QTRY_VERIFY(dashboard->isShowingSecurityEvents());
+    QVERIFY(!badge->isVisible());
+    // Seen as they come while the tab is shown: no badge.
+    Q_EMIT backend.securityEventsRecorded(
+        {{now, SecurityEventKind::BadHost, QStringLiteral("::1"), QStringLiteral("/mcp: Host")}});
+    QVERIFY(!badge->isVisible());
+    // Elsewhere again, the next one is badged.
+    dashboard->tabs()->setCurrentIndex(0);
+    Q_EMIT backend.securityEventsRecorded(
+        {{now, SecurityEventKind::BadHost, QStringLiteral("::1"), QStringLiteral("/mcp: Host")}});
+    QVERIFY(badge->isVisible());
+    QCOMPARE(badge->text(), QStringLiteral("1 security event"));
 }
 
 QTEST_MAIN(TestDashboardView)

@@ -111,14 +111,20 @@ void TestHeadlessReporter::linesReachTheOutputInOrder()
     ToolCall running = finishedCall(6);
     running.status = CallStatus::Running;
     running.durationUs = -1;
-    reporter.report({running, finishedCall(7), finishedCall(8, QStringLiteral("two\nlines"))});
+    ToolCall approved = finishedCall(9);
+    approved.durationUs = 21'003'000;
+    approved.waitedUs = 21'000'000;
+    reporter.report({running, finishedCall(7), finishedCall(8, QStringLiteral("two\nlines")), approved});
     reporter.reportResolved(QStringLiteral("ia-1"), InteractionOutcome::Answered);
     const QByteArray out = pipe.readUntil("question ia-1 answered\n");
     const QList<QByteArray> lines = out.split('\n');
-    QCOMPARE(lines.size(), 4); // three lines and what follows the last newline
+    QCOMPARE(lines.size(), 5); // four lines and what follows the last newline
+    // The time a person took apart from the tool's.
+    QVERIFY2(lines.at(2).contains(" #9 ok echo via builtin waited 21000.00 ms, ran 3.00 ms from tester"),
+        lines.at(2).constData());
     QVERIFY2(lines.at(0).contains(" #7 ok echo via builtin in 1.50 ms from tester"), lines.at(0).constData());
     QVERIFY2(lines.at(1).contains(" #8 ok two\\nlines via builtin"), lines.at(1).constData()); // never a forged line
-    QCOMPARE(lines.at(2), QByteArray("question ia-1 answered"));
+    QCOMPARE(lines.at(3), QByteArray("question ia-1 answered"));
     QCOMPARE(reporter.linesLeftOut(), qint64(0));
 }
 

@@ -741,6 +741,8 @@ void TestHistoryStore::detailsAreKeptAndAnOlderHistoryGainsThem()
     // The columns added after details (decision, replayOf, timeline) come back as written.
     small.decision = R"({"by":"ada","answer":"allow_once"})";
     small.replayOf = 1;
+    small.durationUs = 21'003'000;
+    small.waitedUs = 21'000'000; // and the time it waited for a person, apart from its running time
     small.timeline = R"([{"atMs":5,"method":"notifications/progress","params":{"progress":1}}])";
     large.timeline
         = R"([{"atMs":5,"method":"notifications/message","params":{"data":")" + QByteArray(10'000, 'y') + R"("}}])";
@@ -758,6 +760,10 @@ void TestHistoryStore::detailsAreKeptAndAnOlderHistoryGainsThem()
     QCOMPARE(whole.at(1).replayOf, qint64(1));
     QCOMPARE(whole.at(1).timeline, small.timeline);
     QCOMPARE(whole.at(2).timeline, large.timeline);
+    QCOMPARE(whole.at(0).waitedUs, qint64(0)); // a row of a version before it waited for no one
+    QCOMPARE(whole.at(1).waitedUs, small.waitedUs);
+    QCOMPARE(whole.at(1).ranUs(), qint64(3'000));
+    QCOMPARE(whole.at(2).waitedUs, qint64(0));
 
     const ToolCallList previews = answer(store, 2, [&] { store.loadRecent(2, 10, 4096); });
     QCOMPARE(previews.size(), 3);
@@ -768,6 +774,8 @@ void TestHistoryStore::detailsAreKeptAndAnOlderHistoryGainsThem()
     QCOMPARE(previews.at(1).timeline, small.timeline);
     QCOMPARE(previews.at(1).decision, small.decision);
     QVERIFY(previews.at(2).timeline.isEmpty());
+    QCOMPARE(previews.at(1).waitedUs, small.waitedUs);
+    QVERIFY(previews.at(2).hasBodyPreviews());
 }
 
 void TestHistoryStore::queryByCallId()

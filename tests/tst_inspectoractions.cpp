@@ -32,12 +32,15 @@
 #include <QPointer>
 #include <QProgressDialog>
 #include <QPushButton>
+#include <QScreen>
 #include <QSignalSpy>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTimer>
+
+#include <memory>
 
 #include <nlohmann/json.hpp>
 
@@ -163,10 +166,12 @@ void TestInspectorActions::shortcutsAndContextMenuCopyTheSelectedCall()
     QTRY_COMPARE(window.callLogModel()->rowCount(), 2);
     QTableView* table = window.callLogView()->tableView();
 
-    // The row's context menu offers the copy actions of the call it selects.
-    QCOMPARE(table->contextMenuPolicy(), Qt::ActionsContextMenu);
+    // The row's context menu offers the copy actions of the call it selects, below the log's own.
+    QCOMPARE(table->contextMenuPolicy(), Qt::CustomContextMenu);
+    std::unique_ptr<QMenu> menu(window.callLogView()->contextMenuFor(table->model()->index(0, 0)));
+    QVERIFY(menu);
     for (QAction* action : window.inspector()->copyActions())
-        QVERIFY(table->actions().contains(action));
+        QVERIFY(menu->actions().contains(action));
     const QRect secondRow = table->visualRect(table->model()->index(1, 0));
     QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, secondRow.center());
     QTRY_COMPARE(window.inspector()->call().id, qint64(2));
@@ -337,8 +342,29 @@ void TestInspectorActions::openShowsTheFileReadOnly()
     auto* tabs = opened->inspector()->findChild<QTabWidget*>(QStringLiteral("inspectorTabs"));
     QVERIFY(tabs->isTabVisible(
         tabs->indexOf(opened->inspector()->findChild<QPlainTextEdit*>(QStringLiteral("timelineText")))));
-    opened->close();
+    // Sized within the screen, and closed by Ctrl+W (then, opened again, by Escape).
+    const QSize screen = window.screen()->availableGeometry().size();
+    QVERIFY2(opened->width() <= screen.width() && opened->height() <= screen.height(),
+        qPrintable(QStringLiteral("%1x%2 on %3x%4")
+                       .arg(opened->width())
+                       .arg(opened->height())
+                       .arg(screen.width())
+                       .arg(screen.height())));
+    QApplication::setActiveWindow(opened);
+    QTRY_VERIFY(opened->isActiveWindow());
+    opened->callLogView()->filterEdit()->setFocus();
+    QTest::keyClick(opened->callLogView()->filterEdit(), Qt::Key_W, Qt::ControlModifier);
     QTRY_VERIFY(!opened); // deleted on close
+
+    QSignalSpy again(&window, &MainWindow::ndjsonOpened);
+    window.openNdjson(path);
+    QVERIFY(again.wait());
+    QPointer<CallImportWindow> reopened = again.first().at(0).value<CallImportWindow*>();
+    QVERIFY(reopened);
+    QApplication::setActiveWindow(reopened);
+    QTRY_VERIFY(reopened->isActiveWindow());
+    QTest::keyClick(reopened->callLogView()->tableView(), Qt::Key_Escape);
+    QTRY_VERIFY(!reopened);
 }
 
 void TestInspectorActions::openSaysWhatIsWrong()

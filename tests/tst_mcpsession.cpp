@@ -26,6 +26,7 @@
 #include <QSemaphore>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 
 #include <algorithm>
 #include <thread>
@@ -219,6 +220,8 @@ private Q_SLOTS:
     void confirmAnsweredNoIsDeclined();
     void throwingToolIsAToolError();
     void deadlineIsATimeout();
+    void timeWaitingForAPersonIsRecordedApartFromRunning();
+    void timeARunningToolWaitedOnAPersonIsRecorded();
     void parkedCallIsParked();
     void notificationStreamClosedByItsOwnWrite();
     void tokenNeverReachesARecord_data();
@@ -1041,6 +1044,69 @@ void TestMcpSession::deadlineIsATimeout()
     QCOMPARE(record.status, CallStatus::TimedOut);
     QVERIFY2(record.error.contains(QStringLiteral("deadline")), qPrintable(record.error));
     QCOMPARE_JSON(channel->responses.at(0)["result"]["isError"], json(true));
+}
+
+// An approval answered after a while: the record's duration holds the wait, and waitedUs says how
+// much of it was the person's, so the log and the dashboard do not read it as the tool's latency.
+void TestMcpSession::timeWaitingForAPersonIsRecordedApartFromRunning()
+{
+    Fixture f;
+    f.registry.add(writeTool());
+    InteractionBroker broker({}, &f.registry);
+    f.environment.interactions = &broker;
+    constexpr int AnswerAfterMs = 300;
+    QObject::connect(
+        &broker, &InteractionBroker::interactionPending, &broker, [&broker](const PendingInteraction& asked) {
+            const QString id = asked.id;
+            QTimer::singleShot(AnswerAfterMs, Qt::PreciseTimer, &broker, [&broker, id] {
+                QString error;
+                QVERIFY2(broker.answer(id, InteractionAnswer::decide(InteractionAnswer::Decision::AllowOnce), &error),
+                    qPrintable(error));
+            });
+        });
+    auto session = f.session();
+    QSignalSpy finished(&f.events, &BackendEvents::callFinished);
+    send(*session, R"({"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"write","arguments":{}}})");
+    QVERIFY(finished.wait(30'000));
+    const auto record = finished.at(0).at(0).value<ToolCall>();
+    QCOMPARE(record.status, CallStatus::Ok);
+    QVERIFY2(record.waitedUs >= AnswerAfterMs * 1000, qPrintable(QString::number(record.waitedUs)));
+    QVERIFY(record.waitedUs <= record.durationUs);
+    QCOMPARE(record.ranUs(), record.durationUs - record.waitedUs);
+
+    // A call no one was asked about waited for no one.
+    const QString echo = QStringLiteral("echo");
+    QSignalSpy again(&f.events, &BackendEvents::callFinished);
+    send(*session,
+        R"({"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"echo","arguments":{"message":"x"}}})");
+    QCOMPARE(again.size(), 1);
+    QCOMPARE(again.at(0).at(0).value<ToolCall>().tool, echo);
+    QCOMPARE(again.at(0).at(0).value<ToolCall>().waitedUs, qint64(0));
+}
+
+// A running tool that waits on a person (an upstream's elicitation pauses its deadline): the pause
+// is the call's waiting time too.
+void TestMcpSession::timeARunningToolWaitedOnAPersonIsRecorded()
+{
+    Fixture f;
+    auto session = f.session();
+    QSignalSpy finished(&f.events, &BackendEvents::callFinished);
+    send(*session, R"({"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"slow"}})");
+    QTRY_COMPARE_WITH_TIMEOUT(f.pending.size(), std::size_t(1), 30'000);
+    const std::shared_ptr<ToolCallContext> context = f.pending.front();
+    QElapsedTimer paused;
+    paused.start();
+    context->pauseDeadline();
+    QTest::qWait(200); // the person takes a while (time passing, not a synchronisation)
+    context->resumeDeadline();
+    const qint64 pausedUs = paused.nsecsElapsed() / 1000;
+    context->finish(ToolResult::text(QStringLiteral("done")));
+    QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 30'000);
+    const auto record = finished.at(0).at(0).value<ToolCall>();
+    QCOMPARE(record.status, CallStatus::Ok);
+    QVERIFY2(record.waitedUs >= 200'000 && record.waitedUs <= pausedUs,
+        qPrintable(QStringLiteral("%1 of %2").arg(record.waitedUs).arg(pausedUs)));
+    QVERIFY(record.waitedUs <= record.durationUs);
 }
 
 // A parked call is over when its connection is let go: its row leaves "paused" for "parked",

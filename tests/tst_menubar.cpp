@@ -9,14 +9,20 @@
 
 #include "calllogview.h"
 #include "mainwindow.h"
+#include "shortcutsdialog.h"
 #include "themeicon.h"
 
+#include <QAbstractButton>
 #include <QAction>
 #include <QApplication>
 #include <QDockWidget>
+#include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
 #include <QMenuBar>
+#include <QScreen>
+#include <QSignalSpy>
+#include <QTableWidget>
 
 class TestMenuBar : public QObject
 {
@@ -26,6 +32,9 @@ private Q_SLOTS:
     void noTwoActionsShareAShortcut();
     void mnemonicsAvoidTheAnswerLetters();
     void shortcutsWorkByKey();
+    void windowShortcutsWorkFromAField();
+    void menuMnemonicsAreTheMenusOwn();
+    void keyboardShortcutsAreListed();
     void addedFileActionsGoAboveQuit();
     void iconsHaveFallbacks();
 };
@@ -169,6 +178,135 @@ void TestMenuBar::shortcutsWorkByKey()
     QVERIFY(window.callLogView()->isPaused());
     QTest::keyClick(&window, Qt::Key_P, Qt::ControlModifier | Qt::ShiftModifier);
     QVERIFY(!window.callLogView()->isPaused());
+}
+
+// Every key of the window's actions works while a field has the focus: a line edit claims Ctrl+E
+// (end of line) and other Ctrl keys where the platform binds them (X11 desktops), and the window's
+// shortcut then did nothing. The field keeps its editing keys (Ctrl+A selects all in it).
+void TestMenuBar::windowShortcutsWorkFromAField()
+{
+    FakeOperator backend;
+    MainWindow window(&backend, 100, false);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QApplication::setActiveWindow(&window);
+    QTRY_VERIFY(window.isActiveWindow());
+    QLineEdit* filter = window.callLogView()->filterEdit();
+
+    int tried = 0;
+    const QList<QAction*> actions = window.actions();
+    for (QAction* action : actions) {
+        const QKeySequence shortcut = action->shortcut();
+        if (shortcut.count() != 1 || action->shortcutContext() != Qt::WindowShortcut || !action->isEnabled())
+            continue;
+        const QKeyCombination key = shortcut[0];
+        if (!(key.keyboardModifiers() & (Qt::ControlModifier | Qt::AltModifier)))
+            continue;
+        // What the action does (a file dialog, quitting) is not the point: only that it fires.
+        QObject::disconnect(action, &QAction::triggered, nullptr, nullptr);
+        QObject::disconnect(action, &QAction::toggled, nullptr, nullptr);
+        QSignalSpy fired(action, &QAction::triggered);
+        filter->setFocus();
+        QTRY_VERIFY(filter->hasFocus());
+        QTest::keyClick(filter, key.key(), key.keyboardModifiers());
+        QVERIFY2(fired.size() == 1, qPrintable(action->text() + QStringLiteral(" by ") + shortcut.toString()));
+        ++tried;
+    }
+    QVERIFY(tried >= 10);
+    auto* exportAction = window.findChild<QAction*>(QStringLiteral("exportAction"));
+    QVERIFY(exportAction);
+    QCOMPARE(exportAction->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_E));
+
+    // Select all stays the field's.
+    filter->setText(QStringLiteral("abc"));
+    filter->setFocus();
+    filter->deselect();
+    QTest::keyClick(filter, Qt::Key_A, Qt::ControlModifier);
+    QCOMPARE(filter->selectedText(), QStringLiteral("abc"));
+}
+
+// No button or label of the window has a menu's Alt letter: Alt+C opened the Tools view's "&Call"
+// button or the Call menu, whichever Qt picked.
+void TestMenuBar::menuMnemonicsAreTheMenusOwn()
+{
+    FakeOperator backend;
+    MainWindow window(&backend, 100, false);
+    const auto mnemonic = [](QString text) -> QChar {
+        text.replace(QStringLiteral("&&"), QString());
+        const qsizetype amp = text.indexOf(QLatin1Char('&'));
+        return amp >= 0 && amp + 1 < text.size() ? text.at(amp + 1).toLower() : QChar();
+    };
+    QString menuLetters;
+    const QList<QAction*> titles = window.menuBar()->actions();
+    for (QAction* title : titles)
+        menuLetters += mnemonic(title->text());
+    QCOMPARE(menuLetters.size(), allMenus.size());
+    const QList<QAbstractButton*> buttons = window.findChildren<QAbstractButton*>();
+    QVERIFY(!buttons.isEmpty());
+    for (const QAbstractButton* button : buttons) {
+        const QChar letter = mnemonic(button->text());
+        QVERIFY2(letter.isNull() || !menuLetters.contains(letter),
+            qPrintable(button->objectName() + QStringLiteral(": ") + button->text()));
+    }
+    const QList<QLabel*> labels = window.findChildren<QLabel*>();
+    for (const QLabel* label : labels) {
+        if (!label->buddy())
+            continue;
+        const QChar letter = mnemonic(label->text());
+        QVERIFY2(letter.isNull() || !menuLetters.contains(letter), qPrintable(label->text()));
+    }
+}
+
+// Help ▸ Keyboard Shortcuts (Ctrl+/ or F1) lists every key of the menus with its action, and closes
+// by Escape and by Ctrl+W.
+void TestMenuBar::keyboardShortcutsAreListed()
+{
+    FakeOperator backend;
+    MainWindow window(&backend, 100, false);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QApplication::setActiveWindow(&window);
+    QTRY_VERIFY(window.isActiveWindow());
+    auto* action = window.findChild<QAction*>(QStringLiteral("keyboardShortcutsAction"));
+    QVERIFY(action);
+    QVERIFY(menuActions(window.menu(MainWindow::Menu::Help)).contains(action));
+
+    for (const QKeySequence& key : {QKeySequence(Qt::CTRL | Qt::Key_Slash), QKeySequence(Qt::Key_F1)}) {
+        QApplication::setActiveWindow(&window); // again after the dialog closed
+        QTRY_VERIFY(window.isActiveWindow());
+        window.callLogView()->filterEdit()->setFocus();
+        QTest::keyClick(window.callLogView()->filterEdit(), key[0].key(), key[0].keyboardModifiers());
+        ShortcutsDialog* dialog = nullptr;
+        QTRY_VERIFY((dialog = window.findChild<ShortcutsDialog*>()) && dialog->isVisible());
+        QTableWidget* table = dialog->table();
+        QStringList rows;
+        for (int row = 0; row < table->rowCount(); ++row) {
+            rows << (table->item(row, 0) ? table->item(row, 0)->text() : QString()) + QStringLiteral(" = ")
+                    + (table->item(row, 1) ? table->item(row, 1)->text() : QString());
+        }
+        const QString all = rows.join(QLatin1Char('\n'));
+        QVERIFY2(all.contains(QStringLiteral("Export… = ")
+                     + QKeySequence(Qt::CTRL | Qt::Key_E).toString(QKeySequence::NativeText)),
+            qPrintable(all));
+        QVERIFY2(all.contains(QStringLiteral("Filter calls = ")), qPrintable(all));
+        QVERIFY2(rows.contains(QStringLiteral("File = ")), qPrintable(all)); // the menus as headings
+        // Every menu action with a key is there.
+        for (QAction* menuAction : allMenuActions(window)) {
+            if (menuAction->shortcut().isEmpty())
+                continue;
+            QString text = menuAction->text();
+            text.remove(QLatin1Char('&'));
+            QVERIFY2(all.contains(text + QStringLiteral(" = ")), qPrintable(text));
+        }
+        const QSize screen = window.screen()->availableGeometry().size();
+        QVERIFY(dialog->width() <= screen.width() && dialog->height() <= screen.height());
+        QApplication::setActiveWindow(dialog);
+        if (key[0].key() == Qt::Key_Slash)
+            QTest::keyClick(dialog, Qt::Key_Escape);
+        else
+            QTest::keyClick(dialog, Qt::Key_W, Qt::ControlModifier);
+        QTRY_VERIFY(!window.findChild<ShortcutsDialog*>());
+    }
 }
 
 void TestMenuBar::addedFileActionsGoAboveQuit()

@@ -31,6 +31,7 @@ private Q_SLOTS:
     void fileDiffIsLoaded();
     void repositoriesAreBounded();
     void listSurvivesARestart();
+    void commitsComeInTopologicalOrderAndBranchesAreListed();
 
 private:
     void makeRepository(const QString& path);
@@ -228,4 +229,57 @@ void TestRepositoryMonitor::listSurvivesARestart()
 }
 
 QTEST_GUILESS_MAIN(TestRepositoryMonitor)
+// A commit is never listed below one of its parents, whatever its date says (a skewed clock, a
+// rebase keeping the author's date): sorted by time alone, the base came above the commit made on
+// it. And the local branches are listed.
+void TestRepositoryMonitor::commitsComeInTopologicalOrderAndBranchesAreListed()
+{
+    const QString path = m_root + QStringLiteral("/ordered");
+    QDir().mkpath(path);
+    const auto run = [&](const QStringList& arguments, const QString& date = {}) {
+        QProcess process;
+        process.setWorkingDirectory(path);
+        QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+        if (!date.isEmpty()) {
+            environment.insert(QStringLiteral("GIT_AUTHOR_DATE"), date);
+            environment.insert(QStringLiteral("GIT_COMMITTER_DATE"), date);
+        }
+        process.setProcessEnvironment(environment);
+        process.start(QStringLiteral("git"),
+            QStringList{QStringLiteral("-c"), QStringLiteral("user.name=T"), QStringLiteral("-c"),
+                QStringLiteral("user.email=t@e")}
+                + arguments);
+        QVERIFY(process.waitForFinished(60'000));
+        QVERIFY2(process.exitCode() == 0, process.readAllStandardError().constData());
+    };
+    const auto commit = [&](const char* file, const char* message, const char* date) {
+        write(path + QLatin1Char('/') + QLatin1String(file), QByteArray(message) + '\n');
+        run({QStringLiteral("add"), QStringLiteral("-A")});
+        run({QStringLiteral("commit"), QStringLiteral("-qm"), QLatin1String(message)}, QLatin1String(date));
+    };
+    run({QStringLiteral("init"), QStringLiteral("-q"), QStringLiteral("-b"), QStringLiteral("main")});
+    commit("a", "base", "2025-01-10T12:00:00Z");
+    run({QStringLiteral("checkout"), QStringLiteral("-q"), QStringLiteral("-b"), QStringLiteral("topic")});
+    commit("b", "topic work", "2025-01-20T12:00:00Z");
+    run({QStringLiteral("checkout"), QStringLiteral("-q"), QStringLiteral("main")});
+    commit("c", "made on base, dated before it", "2025-01-05T12:00:00Z");
+    run({QStringLiteral("merge"), QStringLiteral("-q"), QStringLiteral("--no-ff"), QStringLiteral("-m"),
+            QStringLiteral("merge topic"), QStringLiteral("topic")},
+        QStringLiteral("2025-01-30T12:00:00Z"));
+
+    RepositoryMonitor monitor(GitPathPolicy({m_root}), &m_events);
+    QSignalSpy states(&m_events, &BackendEvents::repositoryStatesChanged);
+    monitor.touch(path, 7, false);
+    QTRY_VERIFY_WITH_TIMEOUT(newestFor(states, path).has_value(), TimeoutMs);
+    const RepositoryState state = *newestFor(states, path);
+    QStringList summaries;
+    for (const CommitSummary& each : state.commits)
+        summaries << each.summary;
+    QCOMPARE(summaries.size(), 4);
+    QCOMPARE(summaries.first(), QStringLiteral("merge topic"));
+    QCOMPARE(summaries.last(), QStringLiteral("base")); // below both commits made on it
+    QCOMPARE(state.branches, (QStringList{QStringLiteral("main"), QStringLiteral("topic")}));
+    QVERIFY(!state.branchesTruncated);
+}
+
 #include "tst_repositorymonitor.moc"

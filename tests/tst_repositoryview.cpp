@@ -11,12 +11,15 @@
 #include "repositoryfilesmodel.h"
 #include "repositorylistmodel.h"
 #include "repositoryview.h"
+#include "statuscolours.h"
 
 #include <QAbstractItemModelTester>
+#include <QApplication>
 #include <QFontDatabase>
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QScopeGuard>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTableView>
@@ -268,6 +271,68 @@ private Q_SLOTS:
         view.setPalette(palette);
         QCOMPARE(view.unstagedHighlighter()->format(DiffHighlighter::Token::Added).foreground().color(), darkAdded);
         QCOMPARE(view.stagedHighlighter()->format(DiffHighlighter::Token::Added).foreground().color(), darkAdded);
+    }
+
+    // The status letters (staged green, unstaged red) and a failed repository's name keep AA contrast
+    // on the table's rows in a dark palette as in a light one: in the hue where it reads, nearer the
+    // text where it does not.
+    void marksKeepAaContrastInDarkPalettes()
+    {
+        const QPalette before = QApplication::palette();
+        const auto restore = qScopeGuard([&] { QApplication::setPalette(before); });
+        for (const QPalette& palette : {StatusColours::lightPalette(), StatusColours::darkPalette()}) {
+            QApplication::setPalette(palette);
+            FakeOperator backend;
+            RepositoryView view(&backend);
+            RepositoryState broken = makeState(Beta);
+            broken.error = QStringLiteral("not a git repository");
+            Q_EMIT backend.repositoryStatesChanged({makeState(Alpha), broken});
+            QCOMPARE(view.currentRepository(), Alpha);
+            const QAbstractItemModel* files = view.filesModel();
+            QVERIFY(files->rowCount() > 0);
+            int checked = 0;
+            const auto check = [&](const QModelIndex& index) {
+                const QVariant foreground = index.data(Qt::ForegroundRole);
+                if (!foreground.isValid())
+                    return;
+                const QColor colour = foreground.value<QColor>();
+                for (const QPalette::ColorRole role : {QPalette::Base, QPalette::AlternateBase}) {
+                    const double ratio = StatusColours::contrast(colour, palette.color(QPalette::Active, role));
+                    QVERIFY2(ratio >= StatusColours::MinimumContrast,
+                        qPrintable(
+                            QStringLiteral("%1 on %2: %3").arg(colour.name(), palette.color(role).name()).arg(ratio)));
+                }
+                ++checked;
+            };
+            for (int row = 0; row < files->rowCount(); ++row) {
+                for (int column = 0; column < files->columnCount(); ++column)
+                    check(files->index(row, column));
+            }
+            const QAbstractItemModel* repositories = view.repositoryModel();
+            for (int row = 0; row < repositories->rowCount(); ++row) {
+                for (int column = 0; column < repositories->columnCount(); ++column)
+                    check(repositories->index(row, column));
+            }
+            QVERIFY(checked >= 4);
+        }
+    }
+
+    // Every local branch is listed, the checked-out one first and marked.
+    void localBranchesAreListed()
+    {
+        FakeOperator backend;
+        RepositoryView view(&backend);
+        RepositoryState state = makeState(Alpha);
+        state.branches = {QStringLiteral("feature"), QStringLiteral("main"), QStringLiteral("release")};
+        Q_EMIT backend.repositoryStatesChanged({state});
+        auto* branches = view.findChild<QLabel*>(QStringLiteral("repositoryBranches"));
+        QVERIFY(branches);
+        QVERIFY(branches->isVisibleTo(&view));
+        QCOMPARE(branches->text(), QStringLiteral("main (current) · feature · release"));
+        QVERIFY(branches->toolTip().startsWith(QStringLiteral("3 local branches")));
+        state.branchesTruncated = true;
+        Q_EMIT backend.repositoryStatesChanged({state});
+        QVERIFY(branches->text().endsWith(QStringLiteral("and more")));
     }
 
     void aStaleDiffIsIgnored()

@@ -97,7 +97,7 @@ private Q_SLOTS:
     void namesRoundTripAndAllAreOffered()
     {
         const QList<CallStatus> all = allCallStatuses();
-        QCOMPARE(all.size(), int(CallStatus::Parked) + 1);
+        QCOMPARE(all.size(), int(CallStatus::BreakerOpen) + 1);
         QSet<QString> names;
         for (const CallStatus status : all) {
             CallStatus parsed = CallStatus::Running;

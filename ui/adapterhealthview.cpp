@@ -7,12 +7,14 @@
 #include "modelroles.h"
 #include "operatorinterface.h"
 
+#include <QApplication>
 #include <QEvent>
 #include <QHBoxLayout>
 #include <QKeyEvent>
 #include <QLabel>
 #include <QMenu>
 #include <QPushButton>
+#include <QScopeGuard>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QStackedWidget>
@@ -323,6 +325,17 @@ void AdapterHealthView::onSelectionChanged()
 
 void AdapterHealthView::updateDetails()
 {
+    // A button that has the focus and is turned off hands it to the next one in the chain, which
+    // after Reset or Force open is Disable: a Space or Return meant for nothing would disable the
+    // adapter. The focus goes back to the table instead.
+    QWidget* focusedBefore = QApplication::focusWidget();
+    const auto keepFocusSafe = qScopeGuard([this, focusedBefore] {
+        const bool buttonHadIt
+            = focusedBefore == m_resetButton || focusedBefore == m_forceOpenButton || focusedBefore == m_enableButton;
+        if ((buttonHadIt && !focusedBefore->isEnabled())
+            || (QApplication::focusWidget() == m_enableButton && focusedBefore != m_enableButton))
+            m_table->setFocus(Qt::OtherFocusReason);
+    });
     const QModelIndex row = m_model->indexOfAdapter(m_currentName);
     const AdapterHealthEntry* entry = row.isValid() ? &m_model->entryAt(row.row()) : nullptr;
 

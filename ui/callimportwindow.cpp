@@ -5,9 +5,11 @@
 #include "calllogview.h"
 #include "replaybar.h"
 
+#include <QAction>
 #include <QDir>
 #include <QFileInfo>
 #include <QLabel>
+#include <QScreen>
 #include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -43,8 +45,7 @@ CallImportWindow::CallImportWindow(const QString& path, const ToolCallList& call
     // Read-only: nothing from a file is sent again (only copied).
     m_inspector->replayBar()->hide();
     QTableView* table = m_callLog->tableView();
-    table->setContextMenuPolicy(Qt::ActionsContextMenu);
-    table->addActions(m_inspector->copyActions());
+    table->addActions(m_inspector->copyActions()); // on the row's context menu
     connect(m_callLog, &CallLogView::currentCallChanged, this, &CallImportWindow::onCurrentCallChanged);
 
     auto* splitter = new QSplitter(Qt::Horizontal);
@@ -57,8 +58,19 @@ CallImportWindow::CallImportWindow(const QString& path, const ToolCallList& call
     layout->addWidget(m_summary);
     layout->addWidget(splitter, 1);
     setCentralWidget(central);
-    resize(1280, 760);
-    splitter->setSizes({700, 580});
+    // Its size fits the screen it opens on (a 1366x768 laptop has no room for 1280x760 and a frame).
+    QSize size(1280, 760);
+    if (const QScreen* screen = parent ? parent->screen() : this->screen())
+        size = size.boundedTo(screen->availableGeometry().size() * 0.9);
+    resize(size);
+    splitter->setSizes({size.width() * 55 / 100, size.width() * 45 / 100});
+
+    // Closed as other document windows are: Ctrl+W, and Escape (nothing in it to lose).
+    auto* closeAction = new QAction(tr("Close"), this);
+    closeAction->setObjectName(QStringLiteral("closeImportAction"));
+    closeAction->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_W), QKeySequence(Qt::Key_Escape)});
+    connect(closeAction, &QAction::triggered, this, &QWidget::close);
+    addAction(closeAction);
 
     m_model->applyUpdates(calls);
 }

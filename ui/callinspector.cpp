@@ -588,7 +588,14 @@ void CallInspector::updateHeader()
     m_startedLabel->setToolTip(
         tr("Local time; UTC %1")
             .arg(QDateTime::fromMSecsSinceEpoch(m_call.startedAtMs, QTimeZone::utc()).toString(Qt::ISODateWithMs)));
-    m_durationLabel->setText(m_call.durationUs < 0 ? tr("running…") : CallColumns::formatDuration(m_call.durationUs));
+    m_durationLabel->setText(m_call.status == CallStatus::Paused ? tr("waiting for a person…")
+            : m_call.durationUs < 0                              ? tr("running…")
+                                                                 : CallColumns::formatTiming(m_call));
+    m_durationLabel->setToolTip(m_call.durationUs >= 0 && m_call.waitedUs > 0
+            ? tr("%1 in all: %2 waiting for a person at the console, %3 running")
+                  .arg(CallColumns::formatDuration(m_call.durationUs), CallColumns::formatDuration(m_call.waitedUs),
+                      CallColumns::formatDuration(m_call.ranUs()))
+            : QString());
 
     const QString decision = DecisionText::describe(m_call.decision);
     m_decisionCaption->setVisible(!decision.isEmpty());

@@ -16,6 +16,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QLocale>
+#include <QMenu>
 #include <QScrollBar>
 #include <QStyle>
 #include <QTableView>
@@ -42,6 +43,7 @@ CallLogView::CallLogView(CallLogModel* model, QWidget* parent)
     , m_followButton(new QToolButton)
     , m_callIdBar(new QWidget)
     , m_callIdLabel(new QLabel)
+    , m_emptyLabel(new QLabel)
     , m_adapterChip(new QFrame)
     , m_adapterLabel(new QLabel)
     , m_adapterClear(new QToolButton)
@@ -217,7 +219,29 @@ CallLogView::CallLogView(CallLogModel* model, QWidget* parent)
     layout->addLayout(header);
     layout->addLayout(status);
     layout->addWidget(m_callIdBar);
+    m_emptyLabel->setObjectName(QStringLiteral("emptyFilterLabel"));
+    m_emptyLabel->setWordWrap(true);
+    m_emptyLabel->setAlignment(Qt::AlignCenter);
+    m_emptyLabel->setForegroundRole(QPalette::PlaceholderText);
+    m_emptyLabel->hide();
+    layout->addWidget(m_emptyLabel);
     layout->addWidget(m_table, 1);
+
+    m_table->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_table, &QWidget::customContextMenuRequested, this, [this](const QPoint& position) {
+        // The Menu key opens it for the current row; a click for the row under the pointer.
+        QModelIndex index = m_table->indexAt(position);
+        if (!index.isValid())
+            index = m_table->currentIndex();
+        else
+            m_table->setCurrentIndex(index);
+        QMenu* menu = contextMenuFor(index);
+        if (!menu)
+            return;
+        menu->setAttribute(Qt::WA_DeleteOnClose);
+        menu->popup(m_table->viewport()->mapToGlobal(
+            m_table->indexAt(position).isValid() ? position : m_table->visualRect(index).center()));
+    });
 
     setPaused(false);
     onFilterChanged();
@@ -238,6 +262,45 @@ bool CallLogView::eventFilter(QObject* watched, QEvent* event)
         }
     }
     return QWidget::eventFilter(watched, event);
+}
+
+QMenu* CallLogView::contextMenuFor(const QModelIndex& index)
+{
+    if (!index.isValid())
+        return nullptr;
+    const ToolCall call = index.data(CallRole).value<ToolCall>();
+    if (call.id == 0)
+        return nullptr;
+    auto* menu = new QMenu(this);
+    menu->setObjectName(QStringLiteral("callContextMenu"));
+    const auto filterBy = [this](const QString& text) {
+        m_filterEdit->setText(text);
+        m_table->setFocus(Qt::OtherFocusReason);
+    };
+    if (!call.clientName.isEmpty()) {
+        QAction* byClient = menu->addAction(tr("Filter by Client \u201c%1\u201d").arg(call.clientName.left(60)));
+        byClient->setObjectName(QStringLiteral("filterByClientAction"));
+        connect(byClient, &QAction::triggered, this, [filterBy, client = call.clientName] { filterBy(client); });
+    }
+    QAction* byTool = menu->addAction(tr("Filter by Tool \u201c%1\u201d").arg(call.tool.left(60)));
+    byTool->setObjectName(QStringLiteral("filterByToolAction"));
+    connect(byTool, &QAction::triggered, this, [filterBy, tool = call.tool] { filterBy(tool); });
+    menu->addSeparator();
+    QAction* replay = menu->addAction(tr("Replay"));
+    replay->setObjectName(QStringLiteral("replayCallAction"));
+    replay->setEnabled(m_live && !call.request.isEmpty()); // nothing from a file is sent again
+    connect(replay, &QAction::triggered, this, [this, call] { Q_EMIT replayRequested(call); });
+    QAction* history = menu->addAction(tr("Show in History"));
+    history->setObjectName(QStringLiteral("showInHistoryAction"));
+    history->setEnabled(m_live);
+    connect(history, &QAction::triggered, this, [this, id = call.id] { Q_EMIT showInHistoryRequested(id); });
+    // What the window put on the table (the inspector's Copy actions, acting on the selected row).
+    const QList<QAction*> added = m_table->actions();
+    if (!added.isEmpty()) {
+        menu->addSeparator();
+        menu->addActions(added);
+    }
+    return menu;
 }
 
 bool CallLogView::showCall(qint64 callId)
@@ -352,7 +415,8 @@ void CallLogView::setInitialColumns(QTableView* table, QLatin1String timeSample)
     // The longest status in words, after its icon and the spacing the style puts around it.
     columns->resizeSection(CallColumns::StatusColumn,
         width(QLatin1String("Invalid arguments")) + table->iconSize().width() + 3 * metrics.averageCharWidth());
-    columns->resizeSection(CallColumns::DurationColumn, width(QLatin1String("999.9 ms")));
+    // Room for a call that waited for a person: "waited 21.00 s, ran 3.00 ms".
+    columns->resizeSection(CallColumns::DurationColumn, width(QLatin1String("waited 99.99 s, ran 999.9 ms")));
     // Every column the person can resize (and the widths are remembered); the last one takes what
     // is left, and a narrow window scrolls sideways rather than cutting the tool names short.
     columns->setSectionResizeMode(QHeaderView::Interactive);
@@ -537,6 +601,20 @@ void CallLogView::updateCountLabel()
         text += QStringLiteral(" · ") + tr("%1 from history").arg(QLocale().toString(model->historyCount()));
     if (m_countLabel->text() != text)
         m_countLabel->setText(text);
+    // An empty table under a filter reads as "nothing happened": say that the filter hid the calls.
+    const bool noneMatch = shown == 0 && model->rowCount() > 0 && m_proxy->isFiltering();
+    if (noneMatch) {
+        const QString filter = m_filterEdit->text().trimmed();
+        m_emptyLabel->setText(
+            (filter.isEmpty()
+                    ? tr("None of the %1 calls matches the filter.").arg(QLocale().toString(model->rowCount()))
+                    : tr("None of the %1 calls matches \u201c%2\u201d.")
+                          .arg(QLocale().toString(model->rowCount()), filter.left(80)))
+            + QLatin1Char(' ')
+            + (m_live ? tr("Clear the filter to see every call, or search history too for older ones.")
+                      : tr("Clear the filter to see every call.")));
+    }
+    m_emptyLabel->setVisible(noneMatch);
 }
 
 void CallLogView::onFilterChanged()

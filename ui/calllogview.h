@@ -13,6 +13,9 @@
 // status filter (several statuses, or "Failures"), and, while a filter is set, "Search history too",
 // which asks (historySearchRequested) for older matches that the log shows above its rows, in italics.
 // A header click sorts by that column, a second reverses, a third gives the log's own order back.
+// A row's context menu (right click, or the Menu key) filters by its client or tool, replays it or
+// shows it in History, followed by the actions the window put on the table (the Copy actions); a filter that matches
+// nothing says so above the empty table.
 
 #include "callcolumns.h"
 #include "historyquery.h"
@@ -26,6 +29,7 @@ class QAction;
 class QItemSelectionModel;
 class QLabel;
 class QLineEdit;
+class QMenu;
 class QModelIndex;
 class QTableView;
 class QToolButton;
@@ -106,6 +110,11 @@ public:
     QWidget* adapterFilterChip() const { return m_adapterChip; }
     QLabel* adapterFilterLabel() const { return m_adapterLabel; }
     QToolButton* adapterFilterClearButton() const { return m_adapterClear; }
+    // Shown while a filter matches none of the calls.
+    QLabel* emptyFilterLabel() const { return m_emptyLabel; }
+    // The context menu of the call at `index` (a row of tableView()), owned by the caller; null
+    // for no call.
+    QMenu* contextMenuFor(const QModelIndex& index);
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
@@ -118,6 +127,9 @@ Q_SIGNALS:
     void adapterFilterCleared();
     // "Search history too": the window runs the query and hands the answer to addHistoryMatches.
     void historySearchRequested(const HistoryQuery& query);
+    // A row's context menu: send the call again, or show it among the stored calls.
+    void replayRequested(const ToolCall& call);
+    void showInHistoryRequested(qint64 callId);
 
 private:
     void onCurrentRowChanged(const QModelIndex& current);
@@ -144,6 +156,7 @@ private:
     QToolButton* m_followButton;
     QWidget* m_callIdBar;
     QLabel* m_callIdLabel;
+    QLabel* m_emptyLabel;
     QWidget* m_adapterChip;
     QLabel* m_adapterLabel;
     QToolButton* m_adapterClear;

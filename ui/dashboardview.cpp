@@ -140,8 +140,16 @@ QWidget* DashboardView::createTrafficTab()
     m_errorsSeries = newSeries(tr("errors/s"), QStringLiteral("errorsSeries"));
     m_p50Series = newSeries(tr("p50"), QStringLiteral("p50Series"));
     m_p99Series = newSeries(tr("p99"), QStringLiteral("p99Series"));
-    m_rateChart = createChart(tr("Calls per second"), m_callsSeries, m_errorsSeries, &m_rateX, &m_rateY);
-    m_latencyChart = createChart(tr("Latency (ms)"), m_p50Series, m_p99Series, &m_latencyX, &m_latencyY);
+    m_waitedSeries = newSeries(tr("waited for a person (s)"), QStringLiteral("waitedSeries"));
+    m_waitedSeries->setPointsVisible(true); // a wait is often one second's point, which a line alone would not draw
+    m_rateChart = createChart(tr("Calls per second"), {m_callsSeries}, m_errorsSeries, &m_rateX, &m_rateY, &m_errorsY);
+    // Latency is the time calls ran; time waiting for a person is its own line, in seconds.
+    m_latencyChart = createChart(tr("Latency (ms), running time"), {m_p50Series, m_p99Series}, m_waitedSeries,
+        &m_latencyX, &m_latencyY, &m_waitedY);
+    m_errorsY->setObjectName(QStringLiteral("errorsAxis"));
+    m_errorsY->setTitleText(tr("errors/s"));
+    m_waitedY->setObjectName(QStringLiteral("waitedAxis"));
+    m_waitedY->setTitleText(tr("waited (s)"));
 
     auto* tab = new QWidget;
     auto* layout = new QHBoxLayout(tab);
@@ -158,13 +166,14 @@ QWidget* DashboardView::createTrafficTab()
     return tab;
 }
 
-QChart* DashboardView::createChart(
-    const QString& title, QLineSeries* first, QLineSeries* second, QDateTimeAxis** xAxis, QValueAxis** yAxis)
+QChart* DashboardView::createChart(const QString& title, const QList<QLineSeries*>& left, QLineSeries* right,
+    QDateTimeAxis** xAxis, QValueAxis** leftAxis, QValueAxis** rightAxis)
 {
     auto* chart = new QChart;
     chart->setTitle(title);
-    chart->addSeries(first);
-    chart->addSeries(second);
+    for (QLineSeries* series : left)
+        chart->addSeries(series);
+    chart->addSeries(right);
     chart->legend()->setAlignment(Qt::AlignTop);
     chart->setMargins(QMargins(2, 2, 2, 2));
     chart->layout()->setContentsMargins(0, 0, 0, 0);
@@ -175,14 +184,21 @@ QChart* DashboardView::createChart(
     auto* y = new QValueAxis;
     y->setLabelFormat(QStringLiteral("%g"));
     y->setTickCount(5);
+    auto* yRight = new QValueAxis;
+    yRight->setLabelFormat(QStringLiteral("%g"));
+    yRight->setTickCount(5);
     chart->addAxis(x, Qt::AlignBottom);
     chart->addAxis(y, Qt::AlignLeft);
-    for (QLineSeries* series : {first, second}) {
+    chart->addAxis(yRight, Qt::AlignRight);
+    for (QLineSeries* series : left) {
         series->attachAxis(x);
         series->attachAxis(y);
     }
+    right->attachAxis(x);
+    right->attachAxis(yRight);
     *xAxis = x;
-    *yAxis = y;
+    *leftAxis = y;
+    *rightAxis = yRight;
     return chart;
 }
 
@@ -211,7 +227,8 @@ QWidget* DashboardView::createSessionsTab()
     connect(endAction, &QAction::triggered, this, &DashboardView::endCurrentSession);
     m_sessionTable->addAction(endAction);
 
-    m_endButton = new QPushButton(tr("&End session"));
+    // No mnemonic: Alt+E opens the Edit menu; Delete on the table ends the session.
+    m_endButton = new QPushButton(tr("End session"));
     m_endButton->setObjectName(QStringLiteral("endSessionButton"));
     m_endButton->setToolTip(tr("End the selected session (Delete): the server deletes it and cancels its calls; "
                                "the client's next request is refused with 404 and it may start a new session"));
@@ -257,18 +274,27 @@ void DashboardView::refresh()
     if (!isVisible())
         return;
     const int rows = m_traffic->rowCount();
-    QList<QPointF> calls, errors, p50, p99;
+    QList<QPointF> calls, errors, p50, p99, waited;
     calls.reserve(rows);
     errors.reserve(rows);
     double maxRate = 0;
+    double maxErrors = 0;
     double maxLatency = 0;
+    double maxWaitedSeconds = 0;
     const auto value = [this](int row, int column) { return m_traffic->index(row, column).data(SortRole).toDouble(); };
     for (int row = 0; row < rows; ++row) {
         const double x = value(row, TrafficStatsModel::TimeColumn);
         const double rate = value(row, TrafficStatsModel::CallsColumn);
         calls.append({x, rate});
-        errors.append({x, value(row, TrafficStatsModel::ErrorsColumn)});
+        const double rowErrors = value(row, TrafficStatsModel::ErrorsColumn);
+        errors.append({x, rowErrors});
         maxRate = std::max(maxRate, rate);
+        maxErrors = std::max(maxErrors, rowErrors);
+        // Only the seconds in which a call waited for a person: a line of zeros would say nothing.
+        if (const double waitedMs = value(row, TrafficStatsModel::WaitedColumn); waitedMs >= 0) {
+            waited.append({x, waitedMs / 1000.0});
+            maxWaitedSeconds = std::max(maxWaitedSeconds, waitedMs / 1000.0);
+        }
         // Seconds without calls have no latency: the line goes from one that had calls to the next.
         const double median = value(row, TrafficStatsModel::P50Column);
         if (median >= 0) {
@@ -282,6 +308,7 @@ void DashboardView::refresh()
     m_errorsSeries->replace(errors);
     m_p50Series->replace(p50);
     m_p99Series->replace(p99);
+    m_waitedSeries->replace(waited);
     if (rows > 0) {
         const QDateTime from = QDateTime::fromMSecsSinceEpoch(qint64(value(0, TrafficStatsModel::TimeColumn)));
         const QDateTime to = QDateTime::fromMSecsSinceEpoch(qint64(value(rows - 1, TrafficStatsModel::TimeColumn)));
@@ -289,7 +316,9 @@ void DashboardView::refresh()
         m_latencyX->setRange(from, to);
     }
     m_rateY->setRange(0, roundCeiling(maxRate));
+    m_errorsY->setRange(0, roundCeiling(maxErrors));
     m_latencyY->setRange(0, roundCeiling(maxLatency));
+    m_waitedY->setRange(0, roundCeiling(maxWaitedSeconds));
 
     const TrafficStatsModel::Figures figures = m_traffic->figures(m_traffic->scope(), SummarySeconds);
     m_summary->setText(tr("Last %1 s: %2 calls/s · errors %3% · p50 %4 · p99 %5")
@@ -327,6 +356,16 @@ void DashboardView::onScopeChosen()
         scope = {TrafficStatsModel::ScopeKind::Client, key.mid(7)};
     m_traffic->setScope(scope);
     refresh();
+}
+
+void DashboardView::showSecurityEvents()
+{
+    m_tabs->setCurrentIndex(2);
+}
+
+bool DashboardView::isShowingSecurityEvents() const
+{
+    return isVisible() && !visibleRegion().isEmpty() && m_tabs->currentIndex() == 2;
 }
 
 void DashboardView::updateTabTitles()
@@ -387,6 +426,7 @@ void DashboardView::applyPalette()
         chart->legend()->setFont(small);
         for (QAbstractAxis* axis : chart->axes()) {
             axis->setLabelsFont(small);
+            axis->setTitleFont(small);
             axis->setLabelsColor(colours.color(QPalette::WindowText));
             axis->setGridLineColor(colours.color(QPalette::Mid));
         }
@@ -396,9 +436,20 @@ void DashboardView::applyPalette()
     m_errorsSeries->setColor(dark ? QColor(0xff, 0x6b, 0x6b) : QColor(0xc0, 0x1c, 0x28));
     m_p50Series->setColor(colours.color(QPalette::Highlight));
     m_p99Series->setColor(dark ? QColor(0xff, 0xb3, 0x47) : QColor(0xb3, 0x5c, 0x00));
-    for (QLineSeries* series : {m_callsSeries, m_errorsSeries, m_p50Series, m_p99Series}) {
+    m_waitedSeries->setColor(dark ? QColor(0xc0, 0x9c, 0xff) : QColor(0x6a, 0x3d, 0xb8));
+    for (QLineSeries* series : {m_callsSeries, m_errorsSeries, m_p50Series, m_p99Series, m_waitedSeries}) {
         QPen pen = series->pen();
         pen.setWidthF(1.5);
         series->setPen(pen);
     }
+    // A right-hand axis in its series' colour, so it reads as that line's scale.
+    m_errorsY->setLabelsColor(m_errorsSeries->color());
+    m_errorsY->setTitleBrush(m_errorsSeries->color());
+    m_waitedY->setLabelsColor(m_waitedSeries->color());
+    m_waitedY->setTitleBrush(m_waitedSeries->color());
+    m_waitedSeries->setPen([this] {
+        QPen pen = m_waitedSeries->pen();
+        pen.setStyle(Qt::DashLine);
+        return pen;
+    }());
 }

@@ -44,6 +44,10 @@ public:
     QComboBox* scopeBox() const { return m_scopeBox; }
     QLabel* summaryLabel() const { return m_summary; }
     QTabWidget* tabs() const { return m_tabs; }
+    // Brings the Security events tab forward.
+    void showSecurityEvents();
+    // Whether the Security events tab is the one shown (and the view is on screen).
+    bool isShowingSecurityEvents() const;
     QTableView* sessionTable() const { return m_sessionTable; }
     QTableView* securityTable() const { return m_securityTable; }
     QPushButton* endSessionButton() const { return m_endButton; }
@@ -52,6 +56,7 @@ public:
     QLineSeries* errorsSeries() const { return m_errorsSeries; }
     QLineSeries* p50Series() const { return m_p50Series; }
     QLineSeries* p99Series() const { return m_p99Series; }
+    QLineSeries* waitedSeries() const { return m_waitedSeries; }
 
 public Q_SLOTS:
     // Moves the window to now and redraws the charts and figures (the timer does it every second).
@@ -67,8 +72,9 @@ private:
     QWidget* createTrafficTab();
     QWidget* createSessionsTab();
     QWidget* createSecurityTab();
-    QChart* createChart(
-        const QString& title, QLineSeries* first, QLineSeries* second, QDateTimeAxis** xAxis, QValueAxis** yAxis);
+    // A chart of `left` on an axis at the left and `right` on an axis of its own at the right.
+    QChart* createChart(const QString& title, const QList<QLineSeries*>& left, QLineSeries* right,
+        QDateTimeAxis** xAxis, QValueAxis** leftAxis, QValueAxis** rightAxis);
     void updateScopes();
     void onScopeChosen();
     void updateTabTitles();
@@ -90,10 +96,13 @@ private:
     QLineSeries* m_errorsSeries = nullptr;
     QLineSeries* m_p50Series = nullptr;
     QLineSeries* m_p99Series = nullptr;
+    QLineSeries* m_waitedSeries = nullptr;
     QDateTimeAxis* m_rateX = nullptr;
     QValueAxis* m_rateY = nullptr;
+    QValueAxis* m_errorsY = nullptr; // errors on their own scale: a few among thousands of calls stay visible
     QDateTimeAxis* m_latencyX = nullptr;
     QValueAxis* m_latencyY = nullptr;
+    QValueAxis* m_waitedY = nullptr; // seconds waited for a person, apart from the latencies in ms
     QTableView* m_sessionTable = nullptr;
     QPushButton* m_endButton = nullptr;
     StatusNote* m_status = nullptr;

@@ -22,6 +22,8 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
+#include <utility>
+
 HistoryDialog::HistoryDialog(OperatorInterface* backend, QWidget* parent)
     : QDialog(parent)
     , m_backend(backend)
@@ -129,11 +131,22 @@ HistoryDialog::HistoryDialog(OperatorInterface* backend, QWidget* parent)
 
 void HistoryDialog::search()
 {
+    m_selectCallId = 0;
     // The words and statuses as the log's filter takes them (CallSearch).
     m_query.search.words = CallSearch::wordsOf(m_searchEdit->text());
     m_query.search.statuses = m_statusFilter->statuses();
     m_page = 0;
     runQuery(0);
+}
+
+void HistoryDialog::showFromCall(qint64 callId)
+{
+    m_searchEdit->clear();
+    m_statusFilter->setStatus(std::nullopt);
+    m_query = HistoryQuery();
+    m_page = 0;
+    m_selectCallId = callId;
+    runQuery(callId + 1);
 }
 
 void HistoryDialog::showOlder()
@@ -180,6 +193,14 @@ void HistoryDialog::onHistoryLoaded(quint64 requestId, const ToolCallList& calls
     m_model->setResults(calls, hasMore);
     if (m_model->rowCount() > 0)
         m_table->scrollToTop();
+    if (const qint64 wanted = std::exchange(m_selectCallId, 0); wanted != 0) {
+        for (int row = 0; row < m_model->rowCount(); ++row) {
+            if (m_model->callAt(row).id == wanted) {
+                m_table->setCurrentIndex(m_model->index(row, 0));
+                break;
+            }
+        }
+    }
     updateSummary();
 }
 

@@ -40,6 +40,9 @@ public Q_SLOTS:
     void search();
     // The next page of older matches.
     void showOlder();
+    // Every stored call from `callId` back (the search cleared), with that call selected: the call
+    // log's "Show in History".
+    void showFromCall(qint64 callId);
     // Writes every call the search on screen matches to `path` (".har": HAR, else NDJSON); the
     // returned job reports when it is done. Export… asks for the path, then calls this.
     CallExportJob* exportResults(const QString& path);
@@ -65,6 +68,7 @@ private:
     HistoryQuery m_query; // the query on screen (or on its way)
     int m_page = 0; // 0 for the newest page
     quint64 m_pendingRequest = 0;
+    qint64 m_selectCallId = 0; // showFromCall: selected once its page arrives
     quint64 m_wholeCallRequest = 0; // the selected call, whole
     qint64 m_wholeCallId = 0;
 };

@@ -23,10 +23,14 @@
 #include "replaybar.h"
 #include "repositorylistmodel.h"
 #include "repositoryview.h"
+#include "securitybadge.h"
+#include "securityeventmodel.h"
+#include "shortcutsdialog.h"
 #include "statuswarning.h"
 #include "themeicon.h"
 #include "toollistmodel.h"
 #include "toolsview.h"
+#include "windowshortcutguard.h"
 
 #include <QAction>
 #include <QApplication>
@@ -50,6 +54,7 @@
 #include <QPushButton>
 #include <QScreen>
 #include <QScrollArea>
+#include <QSet>
 #include <QSettings>
 #include <QShowEvent>
 #include <QSplitter>
@@ -168,7 +173,24 @@ MainWindow::MainWindow(OperatorInterface* backend, int callLogRows, bool noAuth,
     // The health dashboard: a tab beside the adapters, behind the repositories.
     auto* health = new QDockWidget(tr("Health"), this);
     health->setObjectName(QStringLiteral("healthDock"));
-    health->setWidget(new DashboardView(m_backend));
+    auto* dashboard = new DashboardView(m_backend);
+    health->setWidget(dashboard);
+    // Security events badged in the status bar until the person has looked at them.
+    auto* securityBadge = new SecurityBadge(dashboard->securityModel());
+    statusBar()->addPermanentWidget(securityBadge);
+    connect(securityBadge, &SecurityBadge::showRequested, this, [health, dashboard] {
+        health->show();
+        health->raise();
+        dashboard->showSecurityEvents();
+    });
+    connect(dashboard->securityModel(), &SecurityEventModel::totalChanged, securityBadge, [securityBadge, dashboard] {
+        if (dashboard->isShowingSecurityEvents())
+            securityBadge->markSeen();
+    });
+    connect(dashboard->tabs(), &QTabWidget::currentChanged, securityBadge, [securityBadge, dashboard] {
+        if (dashboard->isShowingSecurityEvents())
+            securityBadge->markSeen();
+    });
     addDockWidget(Qt::BottomDockWidgetArea, health);
     tabifyDockWidget(m_adapterHealthView, health);
     m_repositoryView->raise();
@@ -192,6 +214,11 @@ MainWindow::MainWindow(OperatorInterface* backend, int callLogRows, bool noAuth,
 
     createCallActions();
     connect(m_callLog, &CallLogView::currentCallChanged, this, &MainWindow::onCurrentCallChanged);
+    connect(m_callLog, &CallLogView::replayRequested, this, &MainWindow::replayCall);
+    connect(m_callLog, &CallLogView::showInHistoryRequested, this, [this](qint64 callId) {
+        showHistoryDialog();
+        m_historyDialog->showFromCall(callId);
+    });
     connect(m_inspector, &CallInspector::fullCallRequested, this, [this](qint64 callId) {
         // The rows the log shows: while paused, its snapshot has calls the live log let go.
         const CallLogModel* shown = m_callLog->shownModel();
@@ -682,6 +709,14 @@ void MainWindow::createMenuBar()
     m_callMenu->setObjectName(QStringLiteral("callMenu"));
     m_helpMenu = menuBar()->addMenu(tr("Hel&p"));
     m_helpMenu->setObjectName(QStringLiteral("helpMenu"));
+    // The window's Ctrl and Alt keys work whichever field has the focus (Ctrl+E in the filter exports).
+    new WindowShortcutGuard(this);
+
+    auto* shortcuts = new QAction(tr("&Keyboard Shortcuts"), this);
+    shortcuts->setObjectName(QStringLiteral("keyboardShortcutsAction"));
+    shortcuts->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_Slash), QKeySequence(Qt::Key_F1)});
+    connect(shortcuts, &QAction::triggered, this, &MainWindow::showKeyboardShortcuts);
+    addMenuAction(Menu::Help, shortcuts);
 
     auto* about = new QAction(ThemeIcon::icon(QStringLiteral("help-about")), tr("About Switchboard"), this);
     about->setObjectName(QStringLiteral("aboutAction"));
@@ -701,6 +736,41 @@ void MainWindow::createMenuBar()
     aboutQt->setProperty(WithoutShortcutProperty, true);
     connect(aboutQt, &QAction::triggered, qApp, &QApplication::aboutQt);
     addMenuAction(Menu::Help, aboutQt);
+}
+
+void MainWindow::showKeyboardShortcuts()
+{
+    QList<QPair<QString, QList<QAction*>>> sections;
+    QSet<QAction*> inMenus;
+    for (Menu which : {Menu::File, Menu::Edit, Menu::View, Menu::Call, Menu::Help}) {
+        QMenu* source = menu(which);
+        QList<QAction*> actions;
+        const QList<QAction*> all = source->actions();
+        for (QAction* action : all) {
+            if (action->isSeparator())
+                continue;
+            actions << action;
+            inMenus.insert(action);
+        }
+        sections.append({source->title().remove(QLatin1Char('&')), actions});
+    }
+    // Keys that work inside a view (the log, the inspector, a table), once each.
+    QList<QAction*> inViews;
+    QSet<QString> seen;
+    const QList<QAction*> children = findChildren<QAction*>();
+    for (QAction* action : children) {
+        if (inMenus.contains(action) || action->shortcuts().isEmpty() || action->isSeparator())
+            continue;
+        const QString key = action->text() + action->shortcut().toString();
+        if (seen.contains(key))
+            continue;
+        seen.insert(key);
+        inViews << action;
+    }
+    sections.append({tr("In the views"), inViews});
+    auto* dialog = new ShortcutsDialog(sections, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->show();
 }
 
 void MainWindow::createToolBar()
@@ -1195,8 +1265,7 @@ void MainWindow::createCallActions()
     connect(m_inspector, &CallInspector::copied, this,
         [this](const QString& what) { statusBar()->showMessage(tr("Copied %1 to the clipboard").arg(what), 4000); });
     QTableView* table = m_callLog->tableView();
-    table->setContextMenuPolicy(Qt::ActionsContextMenu);
-    table->addActions(m_inspector->copyActions());
+    table->addActions(m_inspector->copyActions()); // on the row's context menu, below the log's own
     for (QAction* action : m_inspector->copyActions()) {
         if (action->shortcut().isEmpty())
             action->setProperty(WithoutShortcutProperty, true); // in the menu and on the row; four would be too many

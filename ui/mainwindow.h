@@ -114,6 +114,8 @@ public Q_SLOTS:
     void editAndResendCall(const ToolCall& call);
     void showConnectClientDialog();
     void showHistoryDialog();
+    // Help ▸ Keyboard Shortcuts: every key the window and its views offer.
+    void showKeyboardShortcuts();
     // Selects the call in the call log (a question's "Show call", a replay's "#N"): true when the
     // log shows it now. One that has left the log is asked of history and comes back as a history
     // row, selected (the status bar says so when history does not hold it either).

@@ -185,6 +185,7 @@ QWidget* RepositoryView::createDetailsPane()
     m_refreshedLabel->setObjectName(QStringLiteral("repositoryRefreshed"));
     m_refreshedLabel->setForegroundRole(QPalette::PlaceholderText);
     m_branchLabel = plainLabel(QStringLiteral("repositoryBranch"));
+    m_branchesLabel = plainLabel(QStringLiteral("repositoryBranches"));
     m_headLabel = plainLabel(QStringLiteral("repositoryHead"));
     m_errorLabel = plainLabel(QStringLiteral("repositoryError"));
     m_errorLabel->setStyleSheet(StatusNote::problemStyleSheet());
@@ -219,9 +220,12 @@ QWidget* RepositoryView::createDetailsPane()
     m_headCaption = caption(tr("HEAD"));
     header->addWidget(m_branchCaption, 1, 0);
     header->addWidget(m_branchLabel, 1, 1);
-    header->addWidget(m_headCaption, 2, 0);
-    header->addWidget(m_headLabel, 2, 1);
-    header->addWidget(m_errorLabel, 3, 0, 1, 2);
+    m_branchesCaption = caption(tr("Branches"));
+    header->addWidget(m_branchesCaption, 2, 0);
+    header->addWidget(m_branchesLabel, 2, 1);
+    header->addWidget(m_headCaption, 3, 0);
+    header->addWidget(m_headLabel, 3, 1);
+    header->addWidget(m_errorLabel, 4, 0, 1, 2);
     header->setColumnStretch(1, 1);
 
     m_fileList = new QTableView;
@@ -534,6 +538,24 @@ void RepositoryView::showDetails(const RepositoryState& state, bool sameReposito
     // An unreadable repository has neither; its error takes their place.
     m_branchCaption->setVisible(!branch.isEmpty());
     m_branchLabel->setVisible(!branch.isEmpty());
+    // Every local branch, the checked-out one first and marked, so the others are not missed.
+    QStringList branches;
+    if (state.branches.contains(state.branch))
+        branches << QStringLiteral("%1 (current)").arg(state.branch);
+    for (const QString& name : state.branches) {
+        if (name != state.branch)
+            branches << name;
+    }
+    const QString branchList = branches.join(QStringLiteral(" · "))
+        + (state.branchesTruncated ? QStringLiteral(" · ") + tr("and more") : QString());
+    m_branchesLabel->setText(branchList);
+    m_branchesLabel->setToolTip(state.branches.isEmpty()
+            ? QString()
+            : (state.branches.size() == 1 ? tr("1 local branch") : tr("%1 local branches").arg(state.branches.size()))
+                + (state.branchesTruncated ? tr(" (the first by name)") : QString()) + QLatin1Char('\n')
+                + state.branches.join(QLatin1Char('\n')));
+    m_branchesCaption->setVisible(!branchList.isEmpty());
+    m_branchesLabel->setVisible(!branchList.isEmpty());
     m_headCaption->setVisible(!state.headCommit.isEmpty());
     m_headLabel->setVisible(!state.headCommit.isEmpty());
     m_errorLabel->setText(state.error);

@@ -128,6 +128,8 @@ private:
     QLabel* m_refreshedLabel = nullptr;
     QLabel* m_branchCaption = nullptr;
     QLabel* m_branchLabel = nullptr;
+    QLabel* m_branchesCaption = nullptr;
+    QLabel* m_branchesLabel = nullptr; // every local branch, the current one marked
     QLabel* m_headCaption = nullptr;
     QLabel* m_headLabel = nullptr;
     QLabel* m_errorLabel = nullptr;

@@ -9,9 +9,12 @@
 #include "tablelook.h"
 #include "toollistmodel.h"
 
+#include <QAction>
+#include <QApplication>
 #include <QCheckBox>
 #include <QFontDatabase>
 #include <QHBoxLayout>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
@@ -79,7 +82,8 @@ ToolsView::ToolsView(OperatorInterface* backend, QWidget* parent)
     , m_json(new JsonEditor)
     , m_callStack(new QStackedWidget)
     , m_jsonToggle(new QCheckBox(tr("Edit as &JSON")))
-    , m_callButton(new QPushButton(tr("&Call")))
+    // No mnemonic: Alt+C opens the Call menu; Return in the form and Ctrl+Return anywhere here call.
+    , m_callButton(new QPushButton(tr("Call")))
     , m_status(new StatusNote(QStringLiteral("toolsStatus")))
     , m_inputSchema(jsonPane(QStringLiteral("inputSchemaPane")))
     , m_outputSchema(jsonPane(QStringLiteral("outputSchemaPane")))
@@ -138,8 +142,9 @@ ToolsView::ToolsView(OperatorInterface* backend, QWidget* parent)
     m_jsonToggle->setToolTip(tr("Type the arguments as a JSON object instead of filling in the form"));
     m_callButton->setObjectName(QStringLiteral("callToolButton"));
     m_callButton->setToolTip(tr("Call the tool from the console, through the same permissions as a client's call; "
-                                "the call is selected in the log"));
+                                "the call is selected in the log (Return in the form, Ctrl+Return anywhere here)"));
     m_callButton->setEnabled(false);
+    // Below the scrolled details, so the button is in view however short the dock is.
     auto* callRow = new QHBoxLayout;
     callRow->addWidget(m_jsonToggle);
     callRow->addWidget(m_status, 1);
@@ -148,7 +153,6 @@ ToolsView::ToolsView(OperatorInterface* backend, QWidget* parent)
     auto* callLayout = new QVBoxLayout(callPage);
     callLayout->addWidget(m_formNote);
     callLayout->addWidget(m_callStack, 1);
-    callLayout->addLayout(callRow);
     m_tabs->setObjectName(QStringLiteral("toolTabs"));
     m_tabs->addTab(callPage, tr("Call"));
     m_tabs->addTab(m_inputSchema, tr("Input schema"));
@@ -188,6 +192,18 @@ ToolsView::ToolsView(OperatorInterface* backend, QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(filterRow);
     layout->addWidget(splitter, 1);
+    layout->addLayout(callRow);
+
+    // Ctrl+Return calls from anywhere in the view, the JSON editor included (where Return is a new line).
+    auto* callAction = new QAction(tr("Call the Selected Tool"), this);
+    callAction->setObjectName(QStringLiteral("callToolAction"));
+    callAction->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_Return), QKeySequence(Qt::CTRL | Qt::Key_Enter)});
+    callAction->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    connect(callAction, &QAction::triggered, this, [this] {
+        if (m_callButton->isEnabled())
+            callCurrentTool();
+    });
+    addAction(callAction);
 
     connect(m_filter, &QLineEdit::textChanged, this, [this](const QString& text) {
         m_proxy->setFilterFixedString(text);
@@ -339,6 +355,21 @@ void ToolsView::callCurrentTool()
     }
     m_status->showPending(tr("Calling %1…").arg(m_tool.name));
     m_callRequest = m_backend->callTool(m_tool.name, QByteArray::fromStdString(arguments->dump()));
+}
+
+void ToolsView::keyPressEvent(QKeyEvent* event)
+{
+    // Return in a field of the form (a line edit, a spin box, a check box, which leave it to their
+    // parent) calls, as Return submits a dialog; Return elsewhere (the table) does not.
+    const bool returnKey = (event->key() == Qt::Key_Return || event->key() == Qt::Key_Enter)
+        && (event->modifiers() | Qt::KeypadModifier) == Qt::KeypadModifier;
+    QWidget* focus = QApplication::focusWidget();
+    if (returnKey && focus && m_formArea->isAncestorOf(focus) && m_callButton->isEnabled()) {
+        event->accept();
+        callCurrentTool();
+        return;
+    }
+    QWidget::keyPressEvent(event);
 }
 
 void ToolsView::updateCount()

@@ -57,6 +57,9 @@ Q_SIGNALS:
     // A call made here has started as call `callId`.
     void callStarted(qint64 callId);
 
+protected:
+    void keyPressEvent(QKeyEvent* event) override;
+
 private:
     void onToolsListed(const ToolInfoList& tools);
     void onCurrentChanged();

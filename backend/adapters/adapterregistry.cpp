@@ -58,7 +58,8 @@ void AdapterRegistry::apply(const std::vector<AdapterConfig>& configs)
         m_adapters.emplace(name, std::move(adapter));
         // Before anything is published or connected: a disabled adapter is never contacted.
         if (const auto kept = m_overrides.find(name); kept != m_overrides.end())
-            raw->restoreOverrides(kept->second.disabled, kept->second.forcedOpen, kept->second.changedAtMs);
+            raw->restoreOverrides(
+                kept->second.disabled, kept->second.forcedOpen, kept->second.changedAtMs, kept->second.forcedBy);
         if (m_transitionSource)
             raw->restoreTransitions(m_transitionSource(name));
         raw->start();
@@ -200,7 +201,11 @@ void AdapterRegistry::applyOverrides(const AdapterOverridesFile::Overrides& now)
         if (previous.forcedOpen != current.forcedOpen) {
             const bool forced = adapter->breakerState().forcedOpen;
             if (current.forcedOpen && !forced)
-                adapter->forceOpenBreaker(QStringLiteral("opened by the operator (in another Switchboard process)"));
+                adapter->forceOpenBreaker(current.forcedBy.isEmpty()
+                        ? QStringLiteral("opened by the operator (in another Switchboard process)")
+                        : QStringLiteral("opened by the operator %1 (in another Switchboard process)")
+                              .arg(current.forcedBy),
+                    current.forcedBy);
             else if (!current.forcedOpen && forced)
                 adapter->resetBreaker(QStringLiteral("reset by the operator (in another Switchboard process)"));
         }
@@ -208,14 +213,14 @@ void AdapterRegistry::applyOverrides(const AdapterOverridesFile::Overrides& now)
 }
 
 bool AdapterRegistry::keepOverride(
-    const QString& adapter, AdapterOverridesFile::Change change, const QString& done, QString* error)
+    const QString& adapter, AdapterOverridesFile::Change change, const QString& done, QString* error, const QString& by)
 {
     if (!m_overridesFile)
         return true;
     AdapterOverridesFile::Overrides after;
     QString problem;
     QString notice;
-    if (!m_overridesFile->change(adapter, change, m_clock.wallMs(), &after, &problem, &notice)) {
+    if (!m_overridesFile->change(adapter, change, m_clock.wallMs(), &after, &problem, &notice, by)) {
         // m_overrides keeps the file's last known entry, so the next read does not undo the change here.
         if (error) {
             *error = QStringLiteral("%1 in this Switchboard, but it could not be saved for other Switchboard processes "
@@ -245,14 +250,16 @@ bool AdapterRegistry::resetBreaker(const QString& adapter, QString* error)
         QStringLiteral("The circuit breaker of adapter %1 is reset").arg(adapter), error);
 }
 
-bool AdapterRegistry::forceOpenBreaker(const QString& adapter, QString* error)
+bool AdapterRegistry::forceOpenBreaker(const QString& adapter, QString* error, const QString& by)
 {
     UpstreamAdapter* found = find(adapter, error);
     if (!found)
         return false;
-    found->forceOpenBreaker();
+    found->forceOpenBreaker(
+        by.isEmpty() ? QStringLiteral("opened by the operator") : QStringLiteral("opened by the operator %1").arg(by),
+        by);
     return keepOverride(adapter, AdapterOverridesFile::Change::ForceOpen,
-        QStringLiteral("The circuit breaker of adapter %1 is forced open").arg(adapter), error);
+        QStringLiteral("The circuit breaker of adapter %1 is forced open").arg(adapter), error, by);
 }
 
 bool AdapterRegistry::setEnabled(const QString& adapter, bool enabled, QString* error)

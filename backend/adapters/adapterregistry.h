@@ -62,7 +62,8 @@ public:
     // The operator's commands; false with a message for an unknown adapter, or for a change made here
     // that could not be saved for the other processes (it acts here all the same).
     bool resetBreaker(const QString& adapter, QString* error);
-    bool forceOpenBreaker(const QString& adapter, QString* error);
+    // `by` names the operator who forces it open: shown with the breaker's state and its transition.
+    bool forceOpenBreaker(const QString& adapter, QString* error, const QString& by = {});
     bool setEnabled(const QString& adapter, bool enabled, QString* error);
 
     // Why `adapter.tool` found no tool, when `owner` is an adapter that can say; empty otherwise.
@@ -93,7 +94,8 @@ private:
     void runSettledWaiters();
     // Saves the operator's `change` to `adapter`, already made here, and applies what other processes
     // changed meanwhile; false with `error` when it could not be saved.
-    bool keepOverride(const QString& adapter, AdapterOverridesFile::Change change, const QString& done, QString* error);
+    bool keepOverride(const QString& adapter, AdapterOverridesFile::Change change, const QString& done, QString* error,
+        const QString& by = {});
     // Applies the entries of `now` that differ from m_overrides to the adapters, then keeps `now`.
     void applyOverrides(const AdapterOverridesFile::Overrides& now);
 

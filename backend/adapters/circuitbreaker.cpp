@@ -40,6 +40,7 @@ CircuitBreaker::Numbered CircuitBreaker::moveTo(BreakerPhase phase, const QStrin
         m_retryAtMonotonicMs = m_openedAtMonotonicMs + m_settings.recoveryTimeout.count();
     } else {
         m_forcedOpen = false;
+        m_forcedBy.clear();
         m_retryAtMonotonicMs = 0;
     }
     if (phase == BreakerPhase::Closed)
@@ -215,21 +216,23 @@ void CircuitBreaker::reset(const QString& why)
     announce(std::move(transitions));
 }
 
-void CircuitBreaker::forceOpen(const QString& why)
+void CircuitBreaker::forceOpen(const QString& why, const QString& by)
 {
     std::vector<Numbered> transitions;
     {
         std::lock_guard lock(m_mutex);
         m_forcedOpen = true; // before the move: the state it announces says so
+        m_forcedBy = by;
         transitions.push_back(moveTo(BreakerPhase::Open, why));
     }
     announce(std::move(transitions));
 }
 
-void CircuitBreaker::restoreForcedOpen(qint64 sinceWallMs)
+void CircuitBreaker::restoreForcedOpen(qint64 sinceWallMs, const QString& by)
 {
     std::lock_guard lock(m_mutex);
     m_forcedOpen = true;
+    m_forcedBy = by;
     m_phase = BreakerPhase::Open;
     ++m_generation;
     m_probesInFlight = 0;
@@ -263,6 +266,7 @@ BreakerState CircuitBreaker::stateLocked() const
     state.failureThreshold = m_settings.failureThreshold;
     state.changedAtMs = m_changedAtWallMs;
     state.forcedOpen = m_forcedOpen;
+    state.forcedBy = m_forcedOpen ? m_forcedBy : QString();
     state.lastError = m_lastError;
     if (m_phase == BreakerPhase::Open && !m_forcedOpen)
         state.retryAtMs = m_changedAtWallMs + (m_retryAtMonotonicMs - m_openedAtMonotonicMs);

@@ -95,11 +95,12 @@ public:
 
     // The operator's commands.
     void reset(const QString& why = QStringLiteral("reset by the operator"));
-    void forceOpen(const QString& why = QStringLiteral("opened by the operator"));
-    // Before any call: open and forced so since `sinceWallMs`, as the operator left it before a
-    // restart (AdapterOverridesFile). No transition: the one that opened it was announced (and kept
+    // `by` names the operator who forced it (shown with the state; empty when not known).
+    void forceOpen(const QString& why = QStringLiteral("opened by the operator"), const QString& by = {});
+    // Before any call: open and forced so since `sinceWallMs` by `by`, as the operator left it before
+    // a restart (AdapterOverridesFile). No transition: the one that opened it was announced (and kept
     // in history) when the operator forced it, and every process starting it would repeat it.
-    void restoreForcedOpen(qint64 sinceWallMs);
+    void restoreForcedOpen(qint64 sinceWallMs, const QString& by = {});
 
     // Moves an open breaker whose recovery time has passed to half-open (so a view can show it
     // without waiting for a call); returns when that will be for an open one, else 0.
@@ -134,6 +135,7 @@ private:
     Settings m_settings;
     BreakerPhase m_phase = BreakerPhase::Closed;
     bool m_forcedOpen = false;
+    QString m_forcedBy;
     int m_consecutiveFailures = 0;
     int m_probesInFlight = 0;
     quint64 m_generation = 0;

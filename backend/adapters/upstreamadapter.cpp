@@ -193,13 +193,14 @@ void UpstreamAdapter::reconfigure(const AdapterConfig& reloaded)
     Q_EMIT breakerChanged(m_breaker.state());
 }
 
-void UpstreamAdapter::restoreOverrides(bool disabledByOperator, bool forcedOpen, qint64 forcedOpenSinceMs)
+void UpstreamAdapter::restoreOverrides(
+    bool disabledByOperator, bool forcedOpen, qint64 forcedOpenSinceMs, const QString& forcedBy)
 {
     m_disabledByOperator = disabledByOperator;
     if (!isEnabled())
         m_connection = AdapterConnection::Disabled;
     if (forcedOpen)
-        m_breaker.restoreForcedOpen(forcedOpenSinceMs);
+        m_breaker.restoreForcedOpen(forcedOpenSinceMs, forcedBy);
 }
 
 void UpstreamAdapter::start()
@@ -246,9 +247,9 @@ void UpstreamAdapter::resetBreaker(const QString& why)
     }
 }
 
-void UpstreamAdapter::forceOpenBreaker(const QString& why)
+void UpstreamAdapter::forceOpenBreaker(const QString& why, const QString& by)
 {
-    m_breaker.forceOpen(why);
+    m_breaker.forceOpen(why, by);
 }
 
 void UpstreamAdapter::shutDown()
@@ -565,7 +566,7 @@ void UpstreamAdapter::handleCall(const std::shared_ptr<ToolCallContext>& context
         publishFiguresSoon();
         context->finish(ToolResult::error(
             QStringLiteral("Adapter %1 did not send this call upstream: %2").arg(m_config.name, admission.refusal),
-            CallStatus::UpstreamError));
+            CallStatus::BreakerOpen));
         if (admission.retryInMs > 0 && !m_breakerTimer.isActive())
             m_breakerTimer.start(int(std::min<qint64>(admission.retryInMs, 3'600'000)), this);
         return;

@@ -59,7 +59,8 @@ public:
     // Before start(): the operator's overrides as a restart finds them (AdapterOverridesFile), the
     // adapter's state from the outset: disabled, it never connects; forced open, nothing goes
     // upstream (connecting included) until a reset. No transition is recorded for them.
-    void restoreOverrides(bool disabledByOperator, bool forcedOpen, qint64 forcedOpenSinceMs);
+    void restoreOverrides(
+        bool disabledByOperator, bool forcedOpen, qint64 forcedOpenSinceMs, const QString& forcedBy = {});
     // Connects (unless disabled) and lists the tools; toolsChanged follows.
     void start();
     // The operator's switch; a disabled adapter offers no tools.
@@ -67,7 +68,8 @@ public:
     bool isEnabled() const;
     // The operator's commands; `why` is the transition's reason.
     void resetBreaker(const QString& why = QStringLiteral("reset by the operator"));
-    void forceOpenBreaker(const QString& why = QStringLiteral("opened by the operator"));
+    // `by` names the operator who forced it.
+    void forceOpenBreaker(const QString& why = QStringLiteral("opened by the operator"), const QString& by = {});
     // Ends the session; calls in flight end as cancelled.
     void shutDown();
     // Removed by a configuration reload: connects and lists no more, and finishes the calls in

@@ -11,6 +11,9 @@
 #include <QDateTime>
 #include <QFile>
 
+#include <iterator>
+#include <set>
+
 using GitToolHandlers::indexLetter;
 using GitToolHandlers::oidText;
 using GitToolHandlers::workTreeLetter;
@@ -82,7 +85,9 @@ RepositoryState RepositoryInspector::read(const GitPathPolicy& policy, const QSt
                 git_revwalk* rawWalk = nullptr;
                 if (git_revwalk_new(&rawWalk, repo) == 0) {
                     GitRevwalkPtr walk(rawWalk);
-                    git_revwalk_sorting(walk.get(), GIT_SORT_TIME);
+                    // As git log --topo-order: a commit never below one of its parents, whatever
+                    // the clocks said (a rebase keeps the author's time, a skewed clock lies).
+                    git_revwalk_sorting(walk.get(), GIT_SORT_TOPOLOGICAL | GIT_SORT_TIME);
                     git_revwalk_push(walk.get(), target);
                     git_oid oid;
                     while (
@@ -105,6 +110,27 @@ RepositoryState RepositoryInspector::read(const GitPathPolicy& policy, const QSt
                 }
             }
         }
+    }
+    // The local branches: the first MaxBranches by name, however many there are.
+    git_branch_iterator* rawIterator = nullptr;
+    if (git_branch_iterator_new(&rawIterator, repo, GIT_BRANCH_LOCAL) == 0) {
+        GitBranchIteratorPtr iterator(rawIterator);
+        std::set<QString> names;
+        git_reference* rawReference = nullptr;
+        git_branch_t type;
+        while (git_branch_next(&rawReference, &type, iterator.get()) == 0) {
+            GitReferencePtr reference(rawReference);
+            const char* name = nullptr;
+            if (git_branch_name(&name, reference.get()) != 0 || !name)
+                continue;
+            names.insert(QString::fromUtf8(name));
+            if (names.size() > std::size_t(RepositoryState::MaxBranches)) {
+                names.erase(std::prev(names.end()));
+                state.branchesTruncated = true;
+            }
+        }
+        for (const QString& name : names)
+            state.branches.append(name);
     }
     git_error_clear();
     if (repository->isBare())

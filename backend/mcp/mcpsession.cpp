@@ -16,6 +16,7 @@
 #include <QDateTime>
 #include <QPointer>
 
+#include <algorithm>
 #include <chrono>
 #include <set>
 
@@ -619,6 +620,7 @@ void McpSession::admitCall(const std::string& key)
     // may then have run and finished. An answer sets the status back to Running; a finished call is
     // gone: so the entry is looked up again afterwards.
     entry.record.status = CallStatus::Paused;
+    entry.waitTimer.start();
     const QString interactionId = broker->hold(*tool, context->arguments(), admission, origin, std::move(waiter));
     const auto it = m_inFlight.find(key);
     if (it == m_inFlight.end() || it->second.record.status != CallStatus::Paused)
@@ -677,10 +679,22 @@ void McpSession::timeOutCall(const std::string& key)
 // the session's progress ticker runs only while some call waits. Returns the question's id.
 QString McpSession::stopWaiting(InFlight& entry)
 {
+    if (entry.waitTimer.isValid()) {
+        entry.waitedUs += entry.waitTimer.nsecsElapsed() / 1000;
+        entry.waitTimer.invalidate();
+    }
     const QString interactionId = std::exchange(entry.interactionId, QString());
     if (!interactionId.isEmpty() && --m_waitingCount == 0)
         m_waitTicker.stop();
     return interactionId;
+}
+
+void McpSession::recordTimes(InFlight& entry)
+{
+    entry.record.durationUs = entry.timer.nsecsElapsed() / 1000;
+    // Never more than the whole: the two clocks are read a moment apart.
+    entry.record.waitedUs = std::min(
+        entry.record.durationUs, entry.waitedUs + qint64(entry.context ? entry.context->pausedTime().count() : 0));
 }
 
 // The call stops waiting without an answer (parked, or its connection dropped) while its question
@@ -702,7 +716,7 @@ void McpSession::leaveWaiting(const std::string& key, const QString& why)
     ToolCall& record = entry.record;
     record.status = CallStatus::Parked;
     record.error = why;
-    record.durationUs = entry.timer.nsecsElapsed() / 1000;
+    recordTimes(entry);
     record.timeline = timelineOf(entry);
     m_environment->events->publishCallFinished(record);
 }
@@ -803,7 +817,7 @@ void McpSession::completeCall(const std::string& key, ToolResult result)
     const QByteArray bytes = JsonRpc::serialize(JsonRpc::makeResult(entry.requestId, std::move(result).toJson()));
     if (entry.channel)
         entry.channel->sendCallResponse(bytes, record.status);
-    record.durationUs = entry.timer.nsecsElapsed() / 1000;
+    recordTimes(entry);
     record.response = m_environment->redactor.jsonText(bytes);
     record.timeline = timelineOf(entry);
     record.details = detailsOf(*entry.context);
@@ -843,7 +857,7 @@ void McpSession::cancelCall(const std::string& key, const QString& reason, Quest
     if (entry.channel)
         entry.channel->skipResponse();
     ToolCall& record = entry.record;
-    record.durationUs = entry.timer.nsecsElapsed() / 1000;
+    recordTimes(entry);
     record.status = CallStatus::Cancelled;
     record.error = m_environment->redactor.text(reason); // may quote the client's own reason
     record.timeline = timelineOf(entry);

@@ -124,6 +124,10 @@ private:
         ToolCall record;
         QElapsedTimer timer;
         QString interactionId; // set while the call waits for a person
+        // Time waiting for a person before the tool ran (an approval, a client tool's question):
+        // the pauses that have ended, and the one going on (started while interactionId is set).
+        qint64 waitedUs = 0;
+        QElapsedTimer waitTimer;
         std::shared_ptr<const RegisteredTool> tool;
         std::shared_ptr<CallTimeline> timeline; // what was sent about the call (shared with its notify hook)
     };
@@ -149,6 +153,9 @@ private:
     void cancelHeldCalls(const QString& reason, const ResponseChannel* channel = nullptr);
     struct HeldCall;
     void cancelHeldCall(const HeldCall& held, const QString& reason);
+    // Sets the record's duration and the part of it spent waiting for a person (before the tool
+    // ran, and while the running tool waited on one), as the call ends.
+    static void recordTimes(InFlight& entry);
     ToolCall newRecord(
         const JsonRpc::Message& message, const QByteArray& rawText, const QString& tool, const ToolRoute& route);
     // The details the call's tool attached, as the record keeps them (compact JSON, redacted).

@@ -17,6 +17,7 @@ namespace {
 constexpr char EnabledKey[] = "enabled";
 constexpr char ForcedOpenKey[] = "forcedOpen";
 constexpr char ChangedAtKey[] = "changedAtMs";
+constexpr char ForcedByKey[] = "forcedBy";
 
 // An optional boolean field of an entry: absent is `fallback`; anything but a boolean is refused.
 bool readFlag(const json& entry, const char* key, bool fallback, bool* value)
@@ -45,8 +46,10 @@ QByteArray AdapterOverridesFile::toBytes(const Overrides& overrides)
     for (const auto& [name, entry] : overrides) {
         if (entry.isEmpty())
             continue; // no override: no entry
-        adapters[name.toStdString()]
+        json& written = adapters[name.toStdString()]
             = json{{EnabledKey, !entry.disabled}, {ForcedOpenKey, entry.forcedOpen}, {ChangedAtKey, entry.changedAtMs}};
+        if (entry.forcedOpen && !entry.forcedBy.isEmpty())
+            written[ForcedByKey] = entry.forcedBy.toStdString();
     }
     // Indented: the operator may read it (or, carefully, edit it) by hand.
     const json root{{"version", Version}, {"adapters", std::move(adapters)}};
@@ -95,6 +98,8 @@ bool AdapterOverridesFile::parse(const QByteArray& contents, Overrides* override
         entry.disabled = !enabled;
         if (const auto changed = value.find(ChangedAtKey); changed != value.end() && changed->is_number_integer())
             entry.changedAtMs = changed->get<qint64>();
+        if (const auto by = value.find(ForcedByKey); entry.forcedOpen && by != value.end() && by->is_string())
+            entry.forcedBy = QString::fromStdString(by->get<std::string>()).left(200);
         if (!entry.isEmpty())
             parsed.emplace(name, entry);
     }
@@ -156,8 +161,8 @@ AdapterOverridesFile::ReadStatus AdapterOverridesFile::read(Overrides* overrides
     return readLocked(overrides, &contents, message);
 }
 
-bool AdapterOverridesFile::change(
-    const QString& adapter, Change change, qint64 nowMs, Overrides* after, QString* error, QString* notice) const
+bool AdapterOverridesFile::change(const QString& adapter, Change change, qint64 nowMs, Overrides* after, QString* error,
+    QString* notice, const QString& by) const
 {
     // A name parse() refuses would make every process set the file aside.
     if (!AdapterConfig::isValidName(adapter)) {
@@ -199,10 +204,13 @@ bool AdapterOverridesFile::change(
         entry.disabled = false;
         break;
     case Change::ForceOpen:
+        if (!entry.forcedOpen)
+            entry.forcedBy = by;
         entry.forcedOpen = true;
         break;
     case Change::Reset:
         entry.forcedOpen = false;
+        entry.forcedBy.clear();
         break;
     }
     if (!entry.sameAs(previous))

@@ -4,7 +4,8 @@
 // until reset), kept as one small owner-only JSON file in the state directory, so that a restart
 // keeps them and every process on that directory (the console, one-shot runners) obeys them:
 //
-//   {"version": 1, "adapters": {"github": {"enabled": false, "forcedOpen": true, "changedAtMs": 1718000000000}}}
+//   {"version": 1, "adapters": {"github": {"enabled": false, "forcedOpen": true, "changedAtMs": 1718000000000,
+//                                          "forcedBy": "alice"}}}
 //
 // An adapter without an entry has no override. A change touches only its adapter's entry: under the
 // file's lock (StateFileLock, bounded wait) the file is read again, that entry changed and the
@@ -38,6 +39,7 @@ public:
         bool disabled = false; // "enabled": false
         bool forcedOpen = false;
         qint64 changedAtMs = 0; // ms since the Unix epoch; shown, never compared
+        QString forcedBy; // the operator who forced the breaker open; shown, never compared
 
         bool isEmpty() const { return !disabled && !forcedOpen; }
         // The same overrides, whenever they were made.
@@ -69,8 +71,9 @@ public:
     // it changes) and writes the file when its contents differ. `after` gets every entry as written,
     // other processes' included; `notice` is set when an unreadable file was set aside to write. A
     // name no adapter can have (AdapterConfig::isValidName) is refused.
+    // `by` names the operator who made it (kept with a forced open breaker).
     bool change(const QString& adapter, Change change, qint64 nowMs, Overrides* after, QString* error,
-        QString* notice = nullptr) const;
+        QString* notice = nullptr, const QString& by = {}) const;
 
     // The file's form, and back. parse() refuses anything but a version 1 object whose entries are
     // objects named as adapters are (AdapterConfig::isValidName) with boolean fields; unknown fields

@@ -18,7 +18,7 @@
 namespace {
 
 const char* const columns = "id, session, client_name, client_version, tool, route, request, response, error, "
-                            "started_at, duration_us, status, details, decision, replay_of, timeline";
+                            "started_at, duration_us, status, details, decision, replay_of, timeline, waited_us";
 
 // The same columns with request and response cut to `previewBytes` in SQLite, followed by their
 // whole lengths, so the bodies past the preview are never read. Details are JSON, which a cut would
@@ -29,11 +29,13 @@ QString columnsFor(qsizetype previewBytes)
 {
     if (previewBytes <= 0)
         return QLatin1String(columns) + QStringLiteral(", request_bytes, response_bytes");
-    return QStringLiteral("id, session, client_name, client_version, tool, route, substr(request, 1, %1), "
-                          "substr(response, 1, %1), error, started_at, duration_us, status, "
-                          "CASE WHEN length(details) <= %1 THEN details ELSE NULL END, decision, replay_of, "
-                          "CASE WHEN length(timeline) <= %1 THEN timeline ELSE NULL END, length(request), "
-                          "length(response), length(details), length(timeline), request_bytes, response_bytes")
+    // waited_us last, as it was added last (readCall reads it by position).
+    return QStringLiteral(
+        "id, session, client_name, client_version, tool, route, substr(request, 1, %1), "
+        "substr(response, 1, %1), error, started_at, duration_us, status, "
+        "CASE WHEN length(details) <= %1 THEN details ELSE NULL END, decision, replay_of, "
+        "CASE WHEN length(timeline) <= %1 THEN timeline ELSE NULL END, length(request), "
+        "length(response), length(details), length(timeline), request_bytes, response_bytes, waited_us")
         .arg(previewBytes);
 }
 
@@ -71,7 +73,8 @@ ToolCall readCall(const QSqlQuery& q, qsizetype previewBytes)
     call.decision = q.value(13).toByteArray();
     call.replayOf = q.value(14).toLongLong();
     call.timeline = q.value(15).toByteArray();
-    const int stored = previewBytes > 0 ? 20 : 16; // request_bytes, response_bytes
+    call.waitedUs = q.value(previewBytes > 0 ? 22 : 16).toLongLong(); // null (0) in rows before it
+    const int stored = previewBytes > 0 ? 20 : 17; // request_bytes, response_bytes
     const bool keptInPart = !q.value(stored).isNull();
     if (previewBytes > 0) {
         const qint64 requestBytes = keptInPart ? q.value(stored).toLongLong() : q.value(16).toLongLong();
@@ -215,7 +218,7 @@ bool SqliteHistory::open(Role role, QString* error)
         m_insert.emplace(m_db);
         if (!m_insert->prepare(
                 QStringLiteral("INSERT OR REPLACE INTO calls (%1, writer, request_bytes, response_bytes, "
-                               "bytes) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")
+                               "bytes) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")
                     .arg(QLatin1String(columns)))) {
             *error = QStringLiteral("cannot prepare history %1: %2").arg(m_path, m_insert->lastError().text());
             return false;
@@ -271,6 +274,8 @@ bool SqliteHistory::prepareSchema(QString* error)
         QStringLiteral("ALTER TABLE calls ADD COLUMN response_bytes INTEGER"),
         QStringLiteral("ALTER TABLE calls ADD COLUMN bytes INTEGER"),
         QStringLiteral("CREATE INDEX IF NOT EXISTS calls_bytes ON calls(id, bytes)"),
+        // Of duration_us, the time the call waited for a person (null in rows before it).
+        QStringLiteral("ALTER TABLE calls ADD COLUMN waited_us INTEGER"),
     };
     const QLatin1String addColumn("ALTER TABLE calls ADD COLUMN ");
     for (const QString& statement : statements) {
@@ -424,11 +429,12 @@ bool SqliteHistory::write(const ToolCallList& calls, qint64 leftOut, QString* er
         q.bindValue(13, call.decision.isEmpty() ? QVariant() : QVariant(call.decision));
         q.bindValue(14, call.replayOf == 0 ? QVariant() : QVariant(call.replayOf));
         q.bindValue(15, call.timeline.isEmpty() ? QVariant() : QVariant(call.timeline));
-        q.bindValue(16, m_writerLock->id());
-        q.bindValue(17, call.hasBodyPreviews() ? QVariant(call.wholeRequestBytes) : QVariant());
-        q.bindValue(18, call.hasBodyPreviews() ? QVariant(call.wholeResponseBytes) : QVariant());
+        q.bindValue(16, call.waitedUs);
+        q.bindValue(17, m_writerLock->id());
+        q.bindValue(18, call.hasBodyPreviews() ? QVariant(call.wholeRequestBytes) : QVariant());
+        q.bindValue(19, call.hasBodyPreviews() ? QVariant(call.wholeResponseBytes) : QVariant());
         const qint64 bytes = rowBytes(call);
-        q.bindValue(19, bytes);
+        q.bindValue(20, bytes);
         if (!q.exec()) {
             *error = QStringLiteral("cannot write call history: %1").arg(q.lastError().text());
             m_db.rollback();

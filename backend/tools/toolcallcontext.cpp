@@ -110,6 +110,7 @@ void ToolCallContext::resumeDeadline()
 {
     if (m_deadlinePauses == 0 || --m_deadlinePauses > 0)
         return;
+    m_pausedBefore += Clock::now() - m_pausedAt;
     {
         const std::lock_guard lock(m_mutex);
         if (m_deadline)
@@ -122,6 +123,13 @@ void ToolCallContext::resumeDeadline()
 bool ToolCallContext::isDeadlinePaused() const
 {
     return m_deadlinePauses > 0;
+}
+
+std::chrono::microseconds ToolCallContext::pausedTime() const
+{
+    const Clock::duration paused
+        = m_pausedBefore + (m_deadlinePauses > 0 ? Clock::now() - m_pausedAt : Clock::duration{});
+    return std::chrono::duration_cast<std::chrono::microseconds>(paused);
 }
 
 void ToolCallContext::setDeadlineMovedHandler(std::function<void()> handler)

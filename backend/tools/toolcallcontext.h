@@ -83,6 +83,10 @@ public:
     void pauseDeadline();
     void resumeDeadline();
     bool isDeadlinePaused() const;
+    // How long the call's deadline has been paused in all, a pause still going on included: the
+    // time the running tool waited for a person, which the call's record shows apart from the time
+    // it ran. Home thread.
+    std::chrono::microseconds pausedTime() const;
     // For the executor (home thread): runs when the deadline is paused or moves.
     void setDeadlineMovedHandler(std::function<void()> handler);
 
@@ -137,6 +141,7 @@ private:
     std::function<void()> m_deadlineMovedHandler; // home thread
     int m_deadlinePauses = 0; // home thread
     Clock::time_point m_pausedAt; // home thread: when the outermost pause began
+    Clock::duration m_pausedBefore{}; // home thread: the pauses that have ended, in all
     std::atomic<bool> m_cancelled{false};
     std::atomic<bool> m_finished{false};
     mutable std::mutex m_mutex; // guards m_deadline, m_detailsSource and the cancellation wait
