@@ -7,6 +7,7 @@
 # the times are summed up at the end (also when a stage fails).
 #   scripts/test.sh              everything (what CI runs)
 #   scripts/test.sh -L unit      only some labels, in the warnings-as-errors build
+#   scripts/test.sh --from asan  the sanitizer stages only (asan: ASan, the fuzzers and TSan; tsan: TSan)
 #
 # Builds go through ccache (Debian's package, installed here) with precompiled headers; a sanitizer
 # stage builds only the tests it runs. ccache keeps its cache in ~/.cache/ccache (CCACHE_DIR moves it).
@@ -55,19 +56,35 @@ jobs=$(nproc)
 stage "install" "$here/scripts/install-deps.sh" --test
 stage "format" "$here/scripts/check-format.sh"
 
-stage "configure (ci)" quiet cmake --preset ci
-stage "build (ci)" cmake --build build/ci --parallel "$jobs"
-if [[ $# -gt 0 ]]; then
-    stage "tests (ci, $*)" ctest --preset ci "$@"
-    exit 0
+from=ci
+if [[ ${1:-} == --from ]]; then
+    case ${2:-} in
+    ci | asan | tsan) from=$2 ;;
+    *)
+        echo "test.sh: --from takes ci, asan or tsan, not '${2:-}'" >&2
+        exit 2
+        ;;
+    esac
+    shift 2
 fi
-stage "tests (ci)" ctest --preset ci
 
-stage "configure (asan)" quiet cmake --preset ci-asan
-stage "build (asan: sanitized tests and fuzzers)" \
-    cmake --build build/ci-asan --parallel "$jobs" --target sanitized_tests fuzzers
-stage "tests (asan)" ctest --preset ci-asan
-stage "fuzzers" env FUZZ_PRESET=ci-asan "$here/tests/fuzz/run-fuzzers.sh"
+if [[ $from == ci ]]; then
+    stage "configure (ci)" quiet cmake --preset ci
+    stage "build (ci)" cmake --build build/ci --parallel "$jobs"
+    if [[ $# -gt 0 ]]; then
+        stage "tests (ci, $*)" ctest --preset ci "$@"
+        exit 0
+    fi
+    stage "tests (ci)" ctest --preset ci
+fi
+
+if [[ $from == ci || $from == asan ]]; then
+    stage "configure (asan)" quiet cmake --preset ci-asan
+    stage "build (asan: sanitized tests and fuzzers)" \
+        cmake --build build/ci-asan --parallel "$jobs" --target sanitized_tests fuzzers
+    stage "tests (asan)" ctest --preset ci-asan
+    stage "fuzzers" env FUZZ_PRESET=ci-asan "$here/tests/fuzz/run-fuzzers.sh"
+fi
 
 stage "configure (tsan)" quiet cmake --preset ci-tsan
 stage "build (tsan: the backend's tests)" cmake --build build/ci-tsan --parallel "$jobs" --target tsan_tests

@@ -193,7 +193,8 @@ int ConfinedLooseBackend::create(git_odb_backend** out, const GitPathPolicy& pol
     // As libgit2 makes it for a repository: its default compression and file modes.
     if (const int code = git_odb_backend_loose(&loose, path.constData(), -1, fsync ? 1 : 0, 0, 0); code != 0)
         return code;
-    auto* backend = new Backend{};
+    // Value-initialised: parent zeroed, policy made by its (explicit) default constructor.
+    auto* backend = new Backend();
     git_odb_init_backend(&backend->parent, GIT_ODB_BACKEND_VERSION);
     backend->inner = loose;
     backend->policy = policy;
