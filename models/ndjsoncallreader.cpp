@@ -102,8 +102,9 @@ NdjsonCallReader::Result NdjsonCallReader::read(
         nlohmann::json record = nlohmann::json::object();
         if (parsed.value.is_object()) {
             for (auto& [key, value] : parsed.value.items()) {
+                const std::string& name = key; // clang 14 cannot capture a structured binding
                 const auto& members = CallExportWriter::bodyMembers();
-                const bool body = std::any_of(members.begin(), members.end(), [&](const char* m) { return key == m; });
+                const bool body = std::any_of(members.begin(), members.end(), [&](const char* m) { return name == m; });
                 if (body && !value.is_string())
                     record[key] = value.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
                 else
