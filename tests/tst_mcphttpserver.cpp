@@ -4,6 +4,7 @@
 #include "jsontestsupport.h"
 #include "mcphttptestsupport.h"
 #include "rawhttpclient.h"
+#include "sanitizers.h"
 #include "serverfixture.h"
 
 #include <QFile>
@@ -36,7 +37,7 @@ qint64 peakResidentBytes()
 // the sanitized build checks these tests' memory safety.
 void verifyPeakGrowth(qint64 before, qint64 bound)
 {
-#if defined(__SANITIZE_ADDRESS__)
+#if SWITCHBOARD_UNDER_ASAN
     Q_UNUSED(before);
     Q_UNUSED(bound);
 #else
