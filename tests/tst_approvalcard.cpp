@@ -169,6 +169,47 @@ private Q_SLOTS:
         if (const int hold = qEnvironmentVariableIntValue("SWITCHBOARD_HOLD_MS"); hold > 0)
             QTest::qWait(hold);
     }
+
+    // Where the card is short, its header (the kind, the tool, who asks, Show call) is never cut by
+    // the question's scroll area: each of its widgets is hidden, or whole in the area's viewport.
+    // Before, a sliver of a few pixels of it showed above the banner.
+    void theHeaderIsWholeOrHidden()
+    {
+        FakeOperator backend;
+        MainWindow window(&backend, 100, false);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        const QList<QDockWidget*> docks = window.findChildren<QDockWidget*>();
+        for (QDockWidget* dock : docks)
+            dock->show();
+        window.interactionPanel()->raise();
+        Q_EMIT backend.interactionPending(riskyApproval());
+        auto* card = qobject_cast<ApprovalWidget*>(window.interactionPanel()->currentWidget());
+        QVERIFY(card);
+        QTRY_VERIFY_WITH_TIMEOUT(card->isVisible(), TimeoutMs);
+        auto* arguments = card->findChild<QPlainTextEdit*>(QStringLiteral("argumentsText"));
+        QTRY_VERIFY2_WITH_TIMEOUT(wholeInView(arguments, &window), qPrintable(describe(arguments, &window)), TimeoutMs);
+        QTest::qWait(50); // what the last resize posted
+
+        auto* area = card->findChild<QWidget*>(QStringLiteral("questionArea"));
+        QVERIFY(area);
+        QStringList names{QStringLiteral("kindLabel"), QStringLiteral("toolLabel"), QStringLiteral("toolNameLabel"),
+            QStringLiteral("showCallButton"), QStringLiteral("clientLabel"), QStringLiteral("sessionLabel"),
+            QStringLiteral("waitingLabel"), QStringLiteral("earlierCallsLabel"), QStringLiteral("compactKindLabel"),
+            QStringLiteral("compactToolLabel")};
+        int shown = 0;
+        for (const QString& name : std::as_const(names)) {
+            QWidget* widget = card->findChild<QWidget*>(name);
+            if (!widget || !widget->isVisible())
+                continue;
+            ++shown;
+            QVERIFY2(wholeInView(widget, &window), qPrintable(describe(widget, &window)));
+        }
+        // The tool is named in the card or, when the card has no room for even one line of its header,
+        // in the selected row of the list above it.
+        if (shown == 0)
+            QVERIFY(area->isHidden());
+    }
 };
 
 // A 1366x768 laptop, or with QT_SCALE_FACTOR a 1920x1080 screen (1280x720 at 1.5x). A real display

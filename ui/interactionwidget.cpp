@@ -124,12 +124,38 @@ InteractionWidget::InteractionWidget(const PendingInteraction& interaction, QWid
 
     // What is asked scrolls when the dock is short; the answers below it never do, so they are in
     // view whatever the size of the question.
+    // The header as a block, shown whole or not at all: where the card is too short for it, one
+    // compact line (the kind and the tool) takes its place, or nothing (fitHeader).
+    m_header = new QWidget;
+    m_header->setObjectName(QStringLiteral("questionHeader"));
+    auto* headerLayout = new QVBoxLayout(m_header);
+    headerLayout->setContentsMargins(0, 0, 0, 0);
+    headerLayout->addLayout(titleRow);
+    headerLayout->addLayout(grid);
+    headerLayout->addWidget(rule);
+    m_compactHeader = new QWidget;
+    m_compactHeader->setObjectName(QStringLiteral("compactHeader"));
+    m_compactKindLabel = new QLabel;
+    m_compactKindLabel->setObjectName(QStringLiteral("compactKindLabel"));
+    m_compactToolLabel = new QLabel;
+    m_compactToolLabel->setObjectName(QStringLiteral("compactToolLabel"));
+    m_compactToolLabel->setTextFormat(Qt::PlainText);
+    QFont compactFont = m_compactToolLabel->font();
+    compactFont.setBold(true);
+    m_compactToolLabel->setFont(compactFont);
+    // Elided to the width (fitHeader), never holding the card wider.
+    m_compactToolLabel->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    auto* compactLayout = new QHBoxLayout(m_compactHeader);
+    compactLayout->setContentsMargins(0, 0, 0, 0);
+    compactLayout->addWidget(m_compactKindLabel);
+    compactLayout->addWidget(m_compactToolLabel, 1);
+    m_compactHeader->hide();
+
     auto* content = new QWidget;
     m_contentLayout = new QVBoxLayout(content);
     m_contentLayout->setContentsMargins(0, 0, 0, 0);
-    m_contentLayout->addLayout(titleRow);
-    m_contentLayout->addLayout(grid);
-    m_contentLayout->addWidget(rule);
+    m_contentLayout->addWidget(m_compactHeader);
+    m_contentLayout->addWidget(m_header);
     m_contentLayout->addWidget(m_body, 1);
     m_contentLayout->addStretch(0);
     m_scroll = new QScrollArea;
@@ -227,7 +253,11 @@ void InteractionWidget::updateHeader()
     m_kindLabel->setStyleSheet(QStringLiteral("QLabel { color: %1; border: 1px solid %1; border-radius: 4px; "
                                               "padding: 1px 6px; font-weight: bold; }")
                                    .arg(kindColour.name()));
+    m_compactKindLabel->setText(m_kindLabel->text());
+    m_compactKindLabel->setStyleSheet(m_kindLabel->styleSheet());
     m_toolLabel->setText(InteractionModel::toolLabel(interaction));
+    m_compactToolLabel->setToolTip(
+        InteractionModel::toolLabel(interaction) + QStringLiteral(" — ") + InteractionModel::clientLabel(interaction));
     const bool titled = !interaction.toolTitle.isEmpty() && interaction.toolTitle != interaction.tool;
     m_toolNameLabel->setText(titled ? interaction.tool : QString());
     m_toolNameLabel->setVisible(titled);
@@ -363,6 +393,8 @@ void InteractionWidget::addAboveAnswers(QWidget* widget, int stretch)
 {
     m_aboveAnswers->addWidget(widget, stretch);
     if (stretch > 0) {
+        // What is asked is here, by the answers: the question area above may go where it has no room.
+        m_questionAreaOptional = true;
         // It takes the spare height; the question area above keeps only what it shows, and
         // scrolls when even that does not fit.
         setBodyExpands(false);
@@ -474,6 +506,7 @@ void InteractionWidget::resizeEvent(QResizeEvent* event)
     QWidget::resizeEvent(event);
     arrangeAnswers();
     fitQuestionArea();
+    fitHeader();
 }
 
 void InteractionWidget::arrangeAnswers()
@@ -535,10 +568,52 @@ void InteractionWidget::fitQuestionArea()
     m_scroll->setMaximumHeight(qMax(height, content->minimumSizeHint().height()) + 2 * m_scroll->frameWidth());
 }
 
+int InteractionWidget::heightAt(const QWidget* widget, int width)
+{
+    const int height = widget->hasHeightForWidth() ? widget->heightForWidth(width) : widget->sizeHint().height();
+    return qMax(height, widget->minimumSizeHint().height());
+}
+
+void InteractionWidget::fitHeader()
+{
+    // The question area's least height decides how the header shows: whole, where the card has the
+    // room for all of it above what never scrolls; else as one compact line; else (where what is
+    // asked is above the answers, and the list's row names the tool) not at all. A header cut by
+    // the area, a sliver of it, reads as broken. Decided from the card's height and what the rest
+    // needs, never from the area's height now, which follows the decision.
+    const QMargins margins = m_layout->contentsMargins();
+    const int width = qMax(0, this->width() - margins.left() - margins.right());
+    const int frames = 2 * m_scroll->frameWidth();
+    const int spacing = qMax(0, m_layout->spacing());
+    const int rest
+        = m_layout->minimumSize().height() - (m_scroll->isHidden() ? 0 : m_scroll->minimumHeight() + spacing);
+    const int room = height() - rest - spacing; // for the question area
+    const int whole = heightAt(m_header, width) + frames;
+    const int compact = heightAt(m_compactHeader, width) + frames;
+    HeaderShape shape = HeaderShape::Whole;
+    if (room < whole)
+        shape = room >= compact || !m_questionAreaOptional ? HeaderShape::Compact : HeaderShape::None;
+    if (shape == HeaderShape::Compact) {
+        const int textWidth = qMax(0, width - m_compactKindLabel->sizeHint().width() - spacing * 2);
+        const QString tool = InteractionModel::toolLabel(m_interaction);
+        m_compactToolLabel->setText(m_compactToolLabel->fontMetrics().elidedText(tool, Qt::ElideRight, textWidth));
+    }
+    // The area's least height holds what it shows of the header whole (it may change with the width).
+    m_scroll->setMinimumHeight(shape == HeaderShape::Whole ? whole : shape == HeaderShape::Compact ? compact : 1);
+    if (shape == m_headerShape)
+        return;
+    m_headerShape = shape;
+    m_header->setVisible(shape == HeaderShape::Whole);
+    m_compactHeader->setVisible(shape == HeaderShape::Compact);
+    m_scroll->setVisible(shape != HeaderShape::None);
+}
+
 bool InteractionWidget::eventFilter(QObject* watched, QEvent* event)
 {
-    if (event->type() == QEvent::LayoutRequest && watched == m_scroll->widget())
+    if (event->type() == QEvent::LayoutRequest && watched == m_scroll->widget()) {
         fitQuestionArea();
+        fitHeader();
+    }
     // A key that would click an answer button (Return, Enter, Space on the focused button, or its
     // mnemonic) is dropped while keys are delayed; the mouse still works.
     if (!acceptsKeys() && m_guardedButtons.contains(qobject_cast<QPushButton*>(watched))) {
