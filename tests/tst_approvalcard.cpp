@@ -209,6 +209,9 @@ private Q_SLOTS:
         // in the selected row of the list above it.
         if (shown == 0)
             QVERIFY(area->isHidden());
+
+        if (const int hold = qEnvironmentVariableIntValue("SWITCHBOARD_HOLD_MS"); hold > 0)
+            QTest::qWait(hold);
     }
 };
 
