@@ -10,6 +10,7 @@
 #include <QHBoxLayout>
 #include <QKeyEvent>
 #include <QLabel>
+#include <QPointer>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QStyle>
@@ -185,17 +186,34 @@ InteractionWidget::InteractionWidget(const PendingInteraction& interaction, QWid
 
     updateHeader();
     connect(qApp, &QApplication::focusChanged, this, [this](QWidget*, QWidget* now) {
-        if (now && isAncestorOf(now))
-            scrollIntoView(now);
+        if (!now || !isAncestorOf(now))
+            return;
+        scrollIntoView(now);
+        // Again once the layouts it may have set off (a field shown, a row wrapped) are done: a
+        // queued call runs after the layout requests already posted.
+        QMetaObject::invokeMethod(
+            this,
+            [this, field = QPointer<QWidget>(now)] {
+                if (field && field->hasFocus())
+                    scrollIntoView(field);
+            },
+            Qt::QueuedConnection);
     });
 }
 
 void InteractionWidget::scrollIntoView(QWidget* widget)
 {
-    // Inner areas first (a form's own), then the question's.
+    // Inner areas first (a form's own), then the question's, each with the widget's whole rectangle
+    // where the inner ones put it. Not QScrollArea::ensureWidgetVisible: for a line edit it shows
+    // only the text cursor's rectangle, which leaves the field cut off at the viewport's edge.
+    constexpr int Margin = 4;
     for (QWidget* parent = widget->parentWidget(); parent && parent != this; parent = parent->parentWidget()) {
-        if (auto* area = qobject_cast<QScrollArea*>(parent))
-            area->ensureWidgetVisible(widget, 8, 8);
+        auto* area = qobject_cast<QScrollArea*>(parent);
+        if (!area || !area->widget() || !area->widget()->isAncestorOf(widget))
+            continue;
+        const QRect rect(widget->mapTo(area->widget(), QPoint(0, 0)), widget->size());
+        area->ensureVisible(
+            rect.center().x(), rect.center().y(), rect.width() / 2 + Margin, rect.height() / 2 + Margin);
     }
 }
 
