@@ -129,7 +129,7 @@ InteractionPanel::InteractionPanel(QWidget* parent)
     layout->addWidget(splitter);
     setWidget(contents);
     setDesktopNotifier(new DesktopNotifier(this));
-    setMinimumWidth(380);
+    updateLeastWidth();
 
     connect(m_list->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
         &InteractionPanel::onCurrentRowChanged);
@@ -433,6 +433,23 @@ void InteractionPanel::focusCurrentQuestion()
         target->setFocus(Qt::OtherFocusReason);
     else
         m_list->setFocus(Qt::OtherFocusReason);
+}
+
+void InteractionPanel::updateLeastWidth()
+{
+    // Wide enough for the list's columns to read, in the font's characters (below the fixed 380
+    // pixels it was at the platform's font, wider at a large one); the question below asks for more where its
+    // widest answer needs it (InteractionWidget::minimumSizeHint), so at a large font every answer
+    // button stays whole. A floor on the list, not the dock: a dock's own minimum would hide the
+    // question's.
+    m_list->setMinimumWidth(fontMetrics().averageCharWidth() * LeastWidthChars);
+}
+
+void InteractionPanel::changeEvent(QEvent* event)
+{
+    QDockWidget::changeEvent(event);
+    if (event->type() == QEvent::FontChange)
+        updateLeastWidth();
 }
 
 void InteractionPanel::keyPressEvent(QKeyEvent* event)

@@ -451,6 +451,19 @@ QWidget* InteractionWidget::initialFocusWidget() const
     return nullptr;
 }
 
+QSize InteractionWidget::minimumSizeHint() const
+{
+    QSize least = QWidget::minimumSizeHint();
+    int widest = 0;
+    for (const auto& item : m_answerWidgets) {
+        if (!item.first->isHidden())
+            widest = qMax(widest, item.first->sizeHint().width());
+    }
+    const QMargins margins = m_layout->contentsMargins();
+    least.setWidth(qMax(least.width(), widest + margins.left() + margins.right()));
+    return least;
+}
+
 bool InteractionWidget::focusIsWithin() const
 {
     // The window's focus widget, whether or not the window is active: focus given to a question in
@@ -553,6 +566,7 @@ void InteractionWidget::arrangeAnswers()
     if (sizes == m_answerRowSizes)
         return;
     m_answerRowSizes = sizes;
+    updateGeometry(); // the widest answer may have changed (minimumSizeHint)
     while (QLayoutItem* item = m_buttonRows->takeAt(0))
         delete item; // a row's layout; its widgets stay, children of the button row
     for (const auto& row : std::as_const(rows)) {

@@ -54,6 +54,8 @@ public:
     virtual QWidget* initialFocusWidget() const;
     // Whether the window's focus is in this question (the person is answering it).
     bool focusIsWithin() const;
+    // At least as wide as its widest answer (they wrap onto rows, but one is never cut).
+    QSize minimumSizeHint() const override;
 
     // How long after the question appears (or the window is activated again) keys answer nothing.
     static constexpr int KeyDelayMs = 500;
