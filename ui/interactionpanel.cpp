@@ -18,6 +18,7 @@
 #include <QScrollArea>
 #include <QSplitter>
 #include <QStackedWidget>
+#include <QStyle>
 #include <QSystemTrayIcon>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -438,11 +439,17 @@ void InteractionPanel::focusCurrentQuestion()
 void InteractionPanel::updateLeastWidth()
 {
     // Wide enough for the list's columns to read, in the font's characters (below the fixed 380
-    // pixels it was at the platform's font, wider at a large one); the question below asks for more where its
-    // widest answer needs it (InteractionWidget::minimumSizeHint), so at a large font every answer
-    // button stays whole. A floor on the list, not the dock: a dock's own minimum would hide the
-    // question's.
-    m_list->setMinimumWidth(fontMetrics().averageCharWidth() * LeastWidthChars);
+    // pixels it was at the platform's font, and at 14 pt), and never narrower than the selected
+    // question's widest answer (InteractionWidget::minimumSizeHint), so at a large font or with a
+    // long title every answer button stays whole. The dock's own minimum, as the fixed width was:
+    // the list's and the placeholder's would hold it wider at a large font.
+    int least = fontMetrics().averageCharWidth() * LeastWidthChars;
+    if (const InteractionWidget* question = currentWidget()) {
+        const QMargins margins = widget()->layout()->contentsMargins();
+        const int frame = 2 * style()->pixelMetric(QStyle::PM_DockWidgetFrameWidth, nullptr, this);
+        least = qMax(least, question->minimumSizeHint().width() + margins.left() + margins.right() + frame);
+    }
+    setMinimumWidth(least);
 }
 
 void InteractionPanel::changeEvent(QEvent* event)
@@ -473,6 +480,7 @@ void InteractionPanel::onCurrentRowChanged()
     // The question keeps its minimum height (its arguments and answers), taken from the list
     // above it first, and asked of the window's layout through the dock.
     m_stack->setMinimumHeight(page ? page->minimumSizeHint().height() : 0);
+    updateLeastWidth();
     if (auto* splitter = findChild<QSplitter*>(QStringLiteral("interactionSplitter")); splitter && page) {
         const int total = splitter->height() - splitter->handleWidth();
         const int list = splitter->sizes().value(0);

@@ -38,7 +38,7 @@ public:
 
     // The dock's least width in average characters of its font, for the list; the question asks for
     // more where its widest answer needs it.
-    static constexpr int LeastWidthChars = 40;
+    static constexpr int LeastWidthChars = 36;
 
     // "1 question", "3 questions": the count as the window title and the tray say it.
     static QString countText(int count);
