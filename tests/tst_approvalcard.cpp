@@ -139,11 +139,12 @@ private Q_SLOTS:
         const int lines = QFontMetrics(arguments->font()).lineSpacing();
         QVERIFY2(arguments->viewport()->height() >= lines * ApprovalWidget::MinArgumentLines,
             qPrintable(describe(arguments, &window)));
-        // Every answer button, whole.
+        // Every answer button, whole (once the rows they wrap onto are laid out: the arguments can
+        // be in view a moment before).
         for (const char* name : {"allowOnceButton", "allowSessionButton", "alwaysAllowButton", "denyButton"}) {
             auto* button = card->findChild<QPushButton*>(QLatin1String(name));
             QVERIFY2(button, name);
-            QVERIFY2(wholeInView(button, &window), qPrintable(describe(button, &window)));
+            QTRY_VERIFY2_WITH_TIMEOUT(wholeInView(button, &window), qPrintable(describe(button, &window)), TimeoutMs);
         }
         // The countdown is in the card, by the answers.
         auto* timeLeft = card->findChild<QLabel*>(QStringLiteral("timeLeftLabel"));
