@@ -139,11 +139,12 @@ private Q_SLOTS:
         const int lines = QFontMetrics(arguments->font()).lineSpacing();
         QVERIFY2(arguments->viewport()->height() >= lines * ApprovalWidget::MinArgumentLines,
             qPrintable(describe(arguments, &window)));
-        // Every answer button, whole.
+        // Every answer button, whole (once the rows they wrap onto are laid out: the arguments can
+        // be in view a moment before).
         for (const char* name : {"allowOnceButton", "allowSessionButton", "alwaysAllowButton", "denyButton"}) {
             auto* button = card->findChild<QPushButton*>(QLatin1String(name));
             QVERIFY2(button, name);
-            QVERIFY2(wholeInView(button, &window), qPrintable(describe(button, &window)));
+            QTRY_VERIFY2_WITH_TIMEOUT(wholeInView(button, &window), qPrintable(describe(button, &window)), TimeoutMs);
         }
         // The countdown is in the card, by the answers.
         auto* timeLeft = card->findChild<QLabel*>(QStringLiteral("timeLeftLabel"));
@@ -165,6 +166,50 @@ private Q_SLOTS:
         // The description is folded to a line; More opens it.
         auto* description = card->findChild<QLabel*>(QStringLiteral("descriptionLabel"));
         QVERIFY(description->text().size() <= ApprovalWidget::FoldedDescriptionChars + 1);
+
+        if (const int hold = qEnvironmentVariableIntValue("SWITCHBOARD_HOLD_MS"); hold > 0)
+            QTest::qWait(hold);
+    }
+
+    // Where the card is short, its header (the kind, the tool, who asks, Show call) is never cut by
+    // the question's scroll area: each of its widgets is hidden, or whole in the area's viewport.
+    // Before, a sliver of a few pixels of it showed above the banner.
+    void theHeaderIsWholeOrHidden()
+    {
+        FakeOperator backend;
+        MainWindow window(&backend, 100, false);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        const QList<QDockWidget*> docks = window.findChildren<QDockWidget*>();
+        for (QDockWidget* dock : docks)
+            dock->show();
+        window.interactionPanel()->raise();
+        Q_EMIT backend.interactionPending(riskyApproval());
+        auto* card = qobject_cast<ApprovalWidget*>(window.interactionPanel()->currentWidget());
+        QVERIFY(card);
+        QTRY_VERIFY_WITH_TIMEOUT(card->isVisible(), TimeoutMs);
+        auto* arguments = card->findChild<QPlainTextEdit*>(QStringLiteral("argumentsText"));
+        QTRY_VERIFY2_WITH_TIMEOUT(wholeInView(arguments, &window), qPrintable(describe(arguments, &window)), TimeoutMs);
+        QTest::qWait(50); // what the last resize posted
+
+        auto* area = card->findChild<QWidget*>(QStringLiteral("questionArea"));
+        QVERIFY(area);
+        QStringList names{QStringLiteral("kindLabel"), QStringLiteral("toolLabel"), QStringLiteral("toolNameLabel"),
+            QStringLiteral("showCallButton"), QStringLiteral("clientLabel"), QStringLiteral("sessionLabel"),
+            QStringLiteral("waitingLabel"), QStringLiteral("earlierCallsLabel"), QStringLiteral("compactKindLabel"),
+            QStringLiteral("compactToolLabel")};
+        int shown = 0;
+        for (const QString& name : std::as_const(names)) {
+            QWidget* widget = card->findChild<QWidget*>(name);
+            if (!widget || !widget->isVisible())
+                continue;
+            ++shown;
+            QVERIFY2(wholeInView(widget, &window), qPrintable(describe(widget, &window)));
+        }
+        // The tool is named in the card or, when the card has no room for even one line of its header,
+        // in the selected row of the list above it.
+        if (shown == 0)
+            QVERIFY(area->isHidden());
 
         if (const int hold = qEnvironmentVariableIntValue("SWITCHBOARD_HOLD_MS"); hold > 0)
             QTest::qWait(hold);

@@ -22,6 +22,7 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QRadioButton>
+#include <QScrollArea>
 #include <QSet>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -994,6 +995,65 @@ private Q_SLOTS:
         QTest::mouseClick(child<QPushButton>(&widget, "submitButton"), Qt::LeftButton);
         QCOMPARE(takeAnswer(answered, QStringLiteral("ia-form")).output,
             compact(ClientAnswer::submitted(json{{"channel", "beta"}})));
+    }
+
+    // Tab through a long form in a short widget: the field with the focus is always wholly inside
+    // every scroll area around it (the form's own and the question's), so a value (an API key, say)
+    // is never typed into a field out of sight, or half in it.
+    void theFocusedFieldIsScrolledIntoView_data()
+    {
+        QTest::addColumn<int>("height");
+        QTest::newRow("short") << 420; // the form's area scrolls
+        QTest::newRow("very short") << 260; // the question's area scrolls too
+    }
+
+    void theFocusedFieldIsScrolledIntoView()
+    {
+        QFETCH(int, height);
+        constexpr int Fields = 18;
+        nlohmann::ordered_json properties = nlohmann::ordered_json::object();
+        for (int i = 0; i < Fields; ++i)
+            properties["f" + std::to_string(i)] = {{"type", "string"}, {"description", "A field of the long form"}};
+        PendingInteraction interaction = clientTool(QStringLiteral("ia-form"), QStringLiteral("form"), json::object());
+        const nlohmann::ordered_json spec{
+            {"render", "form"}, {"schema", {{"type", "object"}, {"properties", properties}}}};
+        interaction.renderSpec = QByteArray::fromStdString(spec.dump());
+        FormWidget widget(interaction);
+        widget.resize(480, height);
+        widget.show();
+        widget.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&widget, 10'000));
+        widget.initialFocusWidget()->setFocus();
+        QTRY_VERIFY_WITH_TIMEOUT(widget.editorFor(QStringLiteral("f0"))->hasFocus(), 10'000);
+        // Whether `field` is whole inside the viewport of every scroll area it is in; else which is not.
+        const auto outOfView = [&widget](QWidget* field) {
+            for (QWidget* parent = field->parentWidget(); parent && parent != &widget;
+                 parent = parent->parentWidget()) {
+                auto* area = qobject_cast<QScrollArea*>(parent);
+                if (!area)
+                    continue;
+                const QRect inViewport(field->mapTo(area->viewport(), QPoint(0, 0)), field->size());
+                if (!area->viewport()->rect().contains(inViewport))
+                    return QStringLiteral("%1 at %2,%3 %4x%5 in %6's viewport of %7x%8")
+                        .arg(field->objectName())
+                        .arg(inViewport.x())
+                        .arg(inViewport.y())
+                        .arg(inViewport.width())
+                        .arg(inViewport.height())
+                        .arg(area->objectName())
+                        .arg(area->viewport()->width())
+                        .arg(area->viewport()->height());
+            }
+            return QString();
+        };
+        for (int i = 0; i < Fields; ++i) {
+            if (i > 0)
+                QTest::keyClick(typeInto(), Qt::Key_Tab);
+            QWidget* field = widget.editorFor(QStringLiteral("f%1").arg(i));
+            QCOMPARE(typeInto(), field);
+            QTRY_VERIFY2_WITH_TIMEOUT(outOfView(field).isEmpty(),
+                qPrintable(QStringLiteral("f%1 is not in view: %2").arg(i).arg(outOfView(field))), 10'000);
+        }
     }
 
     // The approval card: the tool's destructive and open-world hints as a banner, paths that climb

@@ -45,6 +45,8 @@ private Q_SLOTS:
     void fitsWithEveryDockOpen();
     void aLayoutFromALargerScreenIsFitted_data();
     void aLayoutFromALargerScreenIsFitted();
+    void theAnswersFitTheQuestionsAtTheirLeastWidth_data();
+    void theAnswersFitTheQuestionsAtTheirLeastWidth();
 };
 
 namespace {
@@ -296,6 +298,71 @@ void TestWindowFit::aLayoutFromALargerScreenIsFitted()
     QTRY_VERIFY2(available.contains(window.frameGeometry()), qPrintable(sizes));
     QString why;
     QTRY_VERIFY2(inView(window.statusBar(), &window, &why), qPrintable(why + QStringLiteral("; ") + sizes));
+}
+
+void TestWindowFit::theAnswersFitTheQuestionsAtTheirLeastWidth_data()
+{
+    QTest::addColumn<int>("pointSize");
+    QTest::addColumn<QString>("render");
+    for (const int points : {0, 12, 14, 20, 28}) {
+        for (const QString& render :
+            {QStringLiteral("approval"), QStringLiteral("connect"), QStringLiteral("connect with a long title")}) {
+            const QString font = points ? QStringLiteral("%1 pt").arg(points) : QStringLiteral("default font");
+            QTest::newRow(qPrintable(render + QLatin1Char(' ') + font)) << points << render;
+        }
+    }
+}
+
+void TestWindowFit::theAnswersFitTheQuestionsAtTheirLeastWidth()
+{
+    // The Questions dock as narrow as it goes, at a font: every answer button of the question is
+    // whole in it (they wrap onto rows, but one that is wider than the dock would be cut). At the
+    // platform's font the dock is no wider than the fixed 380 pixels it had before it followed the font
+    // (unless an answer is wider: a provider's long title on its sign-in button).
+    QFETCH(int, pointSize);
+    QFETCH(QString, render);
+    const ApplicationFont font(pointSize);
+    FakeOperator backend;
+    InteractionPanel panel;
+    PendingInteraction question = approval();
+    if (render.startsWith(QLatin1String("connect"))) {
+        question.kind = InteractionKind::ClientTool;
+        question.render = RenderHint::Connect;
+        question.tool = QStringLiteral("request_connection");
+        question.route = ToolRoute::client();
+        question.arguments = "{}";
+        question.renderSpec = R"({"render":"connect","provider":"github","kind":"either","oauthAvailable":true,)"
+                              R"("reason":"Open the release issues"})";
+        // A provider's title from the configuration, on the sign-in button: wider than the list needs.
+        if (render.endsWith(QLatin1String("long title")))
+            question.renderSpec.replace(R"("provider":"github",)",
+                R"("provider":"github","providerTitle":"GitHub Enterprise Server of the Example Corporation",)");
+    }
+    panel.addInteraction(question);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    panel.resize(1, 700); // as narrow as its minimum allows
+    InteractionWidget* card = panel.currentWidget();
+    QVERIFY(card);
+    QTRY_VERIFY(card->isVisible());
+    QTRY_COMPARE(panel.width(), panel.minimumSizeHint().width());
+    if (pointSize == 0 && !render.endsWith(QLatin1String("long title")))
+        QVERIFY2(panel.width() <= 380, qPrintable(QString::number(panel.width())));
+    const auto buttons = card->findChild<QWidget*>(QStringLiteral("answerButtons"))->findChildren<QPushButton*>();
+    QVERIFY(buttons.size() >= 2);
+    QString why;
+    for (const QPushButton* button : buttons) {
+        if (button->isHidden())
+            continue;
+        // Whole, and not squeezed below its size (which cuts its text inside it).
+        QTRY_VERIFY2(inView(button, &panel, &why) && button->width() >= button->sizeHint().width(),
+            qPrintable(why
+                + QStringLiteral("; dock %1 wide, %2 %3 wide for %4")
+                      .arg(panel.width())
+                      .arg(button->objectName())
+                      .arg(button->width())
+                      .arg(button->sizeHint().width())));
+    }
 }
 
 int main(int argc, char** argv)

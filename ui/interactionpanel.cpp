@@ -18,6 +18,7 @@
 #include <QScrollArea>
 #include <QSplitter>
 #include <QStackedWidget>
+#include <QStyle>
 #include <QSystemTrayIcon>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -129,7 +130,7 @@ InteractionPanel::InteractionPanel(QWidget* parent)
     layout->addWidget(splitter);
     setWidget(contents);
     setDesktopNotifier(new DesktopNotifier(this));
-    setMinimumWidth(380);
+    updateLeastWidth();
 
     connect(m_list->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
         &InteractionPanel::onCurrentRowChanged);
@@ -435,6 +436,29 @@ void InteractionPanel::focusCurrentQuestion()
         m_list->setFocus(Qt::OtherFocusReason);
 }
 
+void InteractionPanel::updateLeastWidth()
+{
+    // Wide enough for the list's columns to read, in the font's characters (below the fixed 380
+    // pixels it was at the platform's font, and at 14 pt), and never narrower than the selected
+    // question's widest answer (InteractionWidget::minimumSizeHint), so at a large font or with a
+    // long title every answer button stays whole. The dock's own minimum, as the fixed width was:
+    // the list's and the placeholder's would hold it wider at a large font.
+    int least = fontMetrics().averageCharWidth() * LeastWidthChars;
+    if (const InteractionWidget* question = currentWidget()) {
+        const QMargins margins = widget()->layout()->contentsMargins();
+        const int frame = 2 * style()->pixelMetric(QStyle::PM_DockWidgetFrameWidth, nullptr, this);
+        least = qMax(least, question->minimumSizeHint().width() + margins.left() + margins.right() + frame);
+    }
+    setMinimumWidth(least);
+}
+
+void InteractionPanel::changeEvent(QEvent* event)
+{
+    QDockWidget::changeEvent(event);
+    if (event->type() == QEvent::FontChange)
+        updateLeastWidth();
+}
+
 void InteractionPanel::keyPressEvent(QKeyEvent* event)
 {
     // Escape in a question answers nothing: it goes back to the list, to pick another question.
@@ -456,6 +480,7 @@ void InteractionPanel::onCurrentRowChanged()
     // The question keeps its minimum height (its arguments and answers), taken from the list
     // above it first, and asked of the window's layout through the dock.
     m_stack->setMinimumHeight(page ? page->minimumSizeHint().height() : 0);
+    updateLeastWidth();
     if (auto* splitter = findChild<QSplitter*>(QStringLiteral("interactionSplitter")); splitter && page) {
         const int total = splitter->height() - splitter->handleWidth();
         const int list = splitter->sizes().value(0);

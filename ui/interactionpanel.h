@@ -36,6 +36,10 @@ class InteractionPanel : public QDockWidget
 public:
     explicit InteractionPanel(QWidget* parent = nullptr);
 
+    // The dock's least width in average characters of its font, for the list; the question asks for
+    // more where its widest answer needs it.
+    static constexpr int LeastWidthChars = 36;
+
     // "1 question", "3 questions": the count as the window title and the tray say it.
     static QString countText(int count);
 
@@ -95,10 +99,12 @@ Q_SIGNALS:
     void notificationShown(const QString& title, const QString& message);
 
 protected:
+    void changeEvent(QEvent* event) override;
     void keyPressEvent(QKeyEvent* event) override;
 
 private:
     InteractionWidget* createWidget(const PendingInteraction& interaction);
+    void updateLeastWidth();
     // Gives the current question the keyboard focus (within the window; never raises or activates
     // it), or the list when the question has nothing to focus. Only for the person going there.
     void focusCurrentQuestion();

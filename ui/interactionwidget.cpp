@@ -10,6 +10,7 @@
 #include <QHBoxLayout>
 #include <QKeyEvent>
 #include <QLabel>
+#include <QPointer>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QStyle>
@@ -124,12 +125,38 @@ InteractionWidget::InteractionWidget(const PendingInteraction& interaction, QWid
 
     // What is asked scrolls when the dock is short; the answers below it never do, so they are in
     // view whatever the size of the question.
+    // The header as a block, shown whole or not at all: where the card is too short for it, one
+    // compact line (the kind and the tool) takes its place, or nothing (fitHeader).
+    m_header = new QWidget;
+    m_header->setObjectName(QStringLiteral("questionHeader"));
+    auto* headerLayout = new QVBoxLayout(m_header);
+    headerLayout->setContentsMargins(0, 0, 0, 0);
+    headerLayout->addLayout(titleRow);
+    headerLayout->addLayout(grid);
+    headerLayout->addWidget(rule);
+    m_compactHeader = new QWidget;
+    m_compactHeader->setObjectName(QStringLiteral("compactHeader"));
+    m_compactKindLabel = new QLabel;
+    m_compactKindLabel->setObjectName(QStringLiteral("compactKindLabel"));
+    m_compactToolLabel = new QLabel;
+    m_compactToolLabel->setObjectName(QStringLiteral("compactToolLabel"));
+    m_compactToolLabel->setTextFormat(Qt::PlainText);
+    QFont compactFont = m_compactToolLabel->font();
+    compactFont.setBold(true);
+    m_compactToolLabel->setFont(compactFont);
+    // Elided to the width (fitHeader), never holding the card wider.
+    m_compactToolLabel->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    auto* compactLayout = new QHBoxLayout(m_compactHeader);
+    compactLayout->setContentsMargins(0, 0, 0, 0);
+    compactLayout->addWidget(m_compactKindLabel);
+    compactLayout->addWidget(m_compactToolLabel, 1);
+    m_compactHeader->hide();
+
     auto* content = new QWidget;
     m_contentLayout = new QVBoxLayout(content);
     m_contentLayout->setContentsMargins(0, 0, 0, 0);
-    m_contentLayout->addLayout(titleRow);
-    m_contentLayout->addLayout(grid);
-    m_contentLayout->addWidget(rule);
+    m_contentLayout->addWidget(m_compactHeader);
+    m_contentLayout->addWidget(m_header);
     m_contentLayout->addWidget(m_body, 1);
     m_contentLayout->addStretch(0);
     m_scroll = new QScrollArea;
@@ -159,17 +186,34 @@ InteractionWidget::InteractionWidget(const PendingInteraction& interaction, QWid
 
     updateHeader();
     connect(qApp, &QApplication::focusChanged, this, [this](QWidget*, QWidget* now) {
-        if (now && isAncestorOf(now))
-            scrollIntoView(now);
+        if (!now || !isAncestorOf(now))
+            return;
+        scrollIntoView(now);
+        // Again once the layouts it may have set off (a field shown, a row wrapped) are done: a
+        // queued call runs after the layout requests already posted.
+        QMetaObject::invokeMethod(
+            this,
+            [this, field = QPointer<QWidget>(now)] {
+                if (field && field->hasFocus())
+                    scrollIntoView(field);
+            },
+            Qt::QueuedConnection);
     });
 }
 
 void InteractionWidget::scrollIntoView(QWidget* widget)
 {
-    // Inner areas first (a form's own), then the question's.
+    // Inner areas first (a form's own), then the question's, each with the widget's whole rectangle
+    // where the inner ones put it. Not QScrollArea::ensureWidgetVisible: for a line edit it shows
+    // only the text cursor's rectangle, which leaves the field cut off at the viewport's edge.
+    constexpr int Margin = 4;
     for (QWidget* parent = widget->parentWidget(); parent && parent != this; parent = parent->parentWidget()) {
-        if (auto* area = qobject_cast<QScrollArea*>(parent))
-            area->ensureWidgetVisible(widget, 8, 8);
+        auto* area = qobject_cast<QScrollArea*>(parent);
+        if (!area || !area->widget() || !area->widget()->isAncestorOf(widget))
+            continue;
+        const QRect rect(widget->mapTo(area->widget(), QPoint(0, 0)), widget->size());
+        area->ensureVisible(
+            rect.center().x(), rect.center().y(), rect.width() / 2 + Margin, rect.height() / 2 + Margin);
     }
 }
 
@@ -227,7 +271,11 @@ void InteractionWidget::updateHeader()
     m_kindLabel->setStyleSheet(QStringLiteral("QLabel { color: %1; border: 1px solid %1; border-radius: 4px; "
                                               "padding: 1px 6px; font-weight: bold; }")
                                    .arg(kindColour.name()));
+    m_compactKindLabel->setText(m_kindLabel->text());
+    m_compactKindLabel->setStyleSheet(m_kindLabel->styleSheet());
     m_toolLabel->setText(InteractionModel::toolLabel(interaction));
+    m_compactToolLabel->setToolTip(
+        InteractionModel::toolLabel(interaction) + QStringLiteral(" — ") + InteractionModel::clientLabel(interaction));
     const bool titled = !interaction.toolTitle.isEmpty() && interaction.toolTitle != interaction.tool;
     m_toolNameLabel->setText(titled ? interaction.tool : QString());
     m_toolNameLabel->setVisible(titled);
@@ -363,6 +411,8 @@ void InteractionWidget::addAboveAnswers(QWidget* widget, int stretch)
 {
     m_aboveAnswers->addWidget(widget, stretch);
     if (stretch > 0) {
+        // What is asked is here, by the answers: the question area above may go where it has no room.
+        m_questionAreaOptional = true;
         // It takes the spare height; the question area above keeps only what it shows, and
         // scrolls when even that does not fit.
         setBodyExpands(false);
@@ -399,6 +449,19 @@ QWidget* InteractionWidget::initialFocusWidget() const
             return widget;
     }
     return nullptr;
+}
+
+QSize InteractionWidget::minimumSizeHint() const
+{
+    QSize least = QWidget::minimumSizeHint();
+    int widest = 0;
+    for (const auto& item : m_answerWidgets) {
+        if (!item.first->isHidden())
+            widest = qMax(widest, item.first->sizeHint().width());
+    }
+    const QMargins margins = m_layout->contentsMargins();
+    least.setWidth(qMax(least.width(), widest + margins.left() + margins.right()));
+    return least;
 }
 
 bool InteractionWidget::focusIsWithin() const
@@ -474,6 +537,7 @@ void InteractionWidget::resizeEvent(QResizeEvent* event)
     QWidget::resizeEvent(event);
     arrangeAnswers();
     fitQuestionArea();
+    fitHeader();
 }
 
 void InteractionWidget::arrangeAnswers()
@@ -502,6 +566,7 @@ void InteractionWidget::arrangeAnswers()
     if (sizes == m_answerRowSizes)
         return;
     m_answerRowSizes = sizes;
+    updateGeometry(); // the widest answer may have changed (minimumSizeHint)
     while (QLayoutItem* item = m_buttonRows->takeAt(0))
         delete item; // a row's layout; its widgets stay, children of the button row
     for (const auto& row : std::as_const(rows)) {
@@ -535,10 +600,52 @@ void InteractionWidget::fitQuestionArea()
     m_scroll->setMaximumHeight(qMax(height, content->minimumSizeHint().height()) + 2 * m_scroll->frameWidth());
 }
 
+int InteractionWidget::heightAt(const QWidget* widget, int width)
+{
+    const int height = widget->hasHeightForWidth() ? widget->heightForWidth(width) : widget->sizeHint().height();
+    return qMax(height, widget->minimumSizeHint().height());
+}
+
+void InteractionWidget::fitHeader()
+{
+    // The question area's least height decides how the header shows: whole, where the card has the
+    // room for all of it above what never scrolls; else as one compact line; else (where what is
+    // asked is above the answers, and the list's row names the tool) not at all. A header cut by
+    // the area, a sliver of it, reads as broken. Decided from the card's height and what the rest
+    // needs, never from the area's height now, which follows the decision.
+    const QMargins margins = m_layout->contentsMargins();
+    const int width = qMax(0, this->width() - margins.left() - margins.right());
+    const int frames = 2 * m_scroll->frameWidth();
+    const int spacing = qMax(0, m_layout->spacing());
+    const int rest
+        = m_layout->minimumSize().height() - (m_scroll->isHidden() ? 0 : m_scroll->minimumHeight() + spacing);
+    const int room = height() - rest - spacing; // for the question area
+    const int whole = heightAt(m_header, width) + frames;
+    const int compact = heightAt(m_compactHeader, width) + frames;
+    HeaderShape shape = HeaderShape::Whole;
+    if (room < whole)
+        shape = room >= compact || !m_questionAreaOptional ? HeaderShape::Compact : HeaderShape::None;
+    if (shape == HeaderShape::Compact) {
+        const int textWidth = qMax(0, width - m_compactKindLabel->sizeHint().width() - spacing * 2);
+        const QString tool = InteractionModel::toolLabel(m_interaction);
+        m_compactToolLabel->setText(m_compactToolLabel->fontMetrics().elidedText(tool, Qt::ElideRight, textWidth));
+    }
+    // The area's least height holds what it shows of the header whole (it may change with the width).
+    m_scroll->setMinimumHeight(shape == HeaderShape::Whole ? whole : shape == HeaderShape::Compact ? compact : 1);
+    if (shape == m_headerShape)
+        return;
+    m_headerShape = shape;
+    m_header->setVisible(shape == HeaderShape::Whole);
+    m_compactHeader->setVisible(shape == HeaderShape::Compact);
+    m_scroll->setVisible(shape != HeaderShape::None);
+}
+
 bool InteractionWidget::eventFilter(QObject* watched, QEvent* event)
 {
-    if (event->type() == QEvent::LayoutRequest && watched == m_scroll->widget())
+    if (event->type() == QEvent::LayoutRequest && watched == m_scroll->widget()) {
         fitQuestionArea();
+        fitHeader();
+    }
     // A key that would click an answer button (Return, Enter, Space on the focused button, or its
     // mnemonic) is dropped while keys are delayed; the mouse still works.
     if (!acceptsKeys() && m_guardedButtons.contains(qobject_cast<QPushButton*>(watched))) {

@@ -54,6 +54,8 @@ public:
     virtual QWidget* initialFocusWidget() const;
     // Whether the window's focus is in this question (the person is answering it).
     bool focusIsWithin() const;
+    // At least as wide as its widest answer (they wrap onto rows, but one is never cut).
+    QSize minimumSizeHint() const override;
 
     // How long after the question appears (or the window is activated again) keys answer nothing.
     static constexpr int KeyDelayMs = 500;
@@ -137,6 +139,10 @@ private:
     void updateHeader();
     void updateTimeLeft();
     void fitQuestionArea();
+    // Shows the header whole, as one compact line, or not at all, as the card's height allows.
+    void fitHeader();
+    // A widget's height at `width` (its height for the width, never below its minimum).
+    static int heightAt(const QWidget* widget, int width);
     // The answers side by side when they fit the width, else on as many rows as they need.
     void arrangeAnswers();
     // The focus moved to `widget` in this question: scrolls every area it is in so it shows (a key
@@ -164,6 +170,18 @@ private:
     QPushButton* m_showCallButton = nullptr;
     QVBoxLayout* m_layout = nullptr;
     QScrollArea* m_scroll = nullptr; // the header and the body
+    QWidget* m_header = nullptr; // the kind, the tool, who asks, the call: shown whole or not at all
+    QWidget* m_compactHeader = nullptr; // its one-line form, where the card is short
+    QLabel* m_compactKindLabel = nullptr;
+    QLabel* m_compactToolLabel = nullptr;
+    enum class HeaderShape {
+        Unknown,
+        Whole,
+        Compact,
+        None,
+    };
+    HeaderShape m_headerShape = HeaderShape::Unknown;
+    bool m_questionAreaOptional = false; // what is asked shows above the answers (addAboveAnswers)
     bool m_bodyExpands = true;
     QVBoxLayout* m_contentLayout = nullptr;
     QWidget* m_body = nullptr;
