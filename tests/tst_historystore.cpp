@@ -461,7 +461,7 @@ void TestHistoryStore::historyIsBoundedInBytes()
     for (const ToolCall& call : calls)
         held += call.request.size() + call.response.size();
     QVERIFY2(held <= MaxBytes, qPrintable(QString::number(held)));
-    QVERIFY2(calls.size() >= 20, qPrintable(QString::number(calls.size()))); // pruned to nine tenths, not to nothing
+    QVERIFY2(calls.size() >= 20, qPrintable(QString::number(calls.size()))); // pruned to three quarters, not to nothing
     QCOMPARE(calls.last().id, 120); // the newest stay
     QVERIFY(calls.first().id > 1);
     // The file itself stays near the bound (freed pages are used again).

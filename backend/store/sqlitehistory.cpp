@@ -444,7 +444,7 @@ bool SqliteHistory::write(const ToolCallList& calls, qint64 leftOut, QString* er
         uncountedBytes += bytes;
         // Within the transaction, so that a burst of large calls never grows the file far past the
         // bound: the pages of the calls that go are used again at once.
-        if (uncountedBytes >= m_maxBytes / 16) {
+        if (uncountedBytes >= m_maxBytes / 32) {
             countWritten(uncountedCalls, uncountedBytes);
             uncountedCalls = 0;
             uncountedBytes = 0;
@@ -496,7 +496,7 @@ void SqliteHistory::countWritten(qint64 calls, qint64 bytes)
         prune();
         q.exec(QStringLiteral("UPDATE meta SET value = 0 WHERE key = 'written_calls'"));
     }
-    if (writtenBytes >= m_maxBytes / 16) {
+    if (writtenBytes >= m_maxBytes / 32) {
         pruneBytes();
         q.exec(QStringLiteral("UPDATE meta SET value = 0 WHERE key = 'written_bytes'"));
     }
@@ -521,12 +521,14 @@ void SqliteHistory::pruneBytes()
         return;
     const qint64 total = q.value(0).toLongLong();
     q.finish();
-    if (total <= m_maxBytes)
+    // Looked at every thirty-second of the bound written, and the row that crossed it may add up
+    // to about 1 MiB (HistoryWriter::keptPart), a sixteenth of the smallest bound (16 MiB): until
+    // the next look the total grows by at most three thirty-seconds. So past thirteen sixteenths
+    // the oldest calls go, down to three quarters, and the bound itself is never passed. (Before,
+    // a look at fifteen sixteenths and more pruned nothing, and the next sixteenth went past it.)
+    if (total <= m_maxBytes / 16 * 13)
         return;
-    // The oldest calls go until the rest is within nine tenths of the bound, so that the next
-    // calls do not prune again at once. (A row is at most about 1 MiB, HistoryWriter::keptPart,
-    // and the bound at least 16 MiB: the newest calls always stay.)
-    const qint64 excess = total - m_maxBytes / 10 * 9;
+    const qint64 excess = total - m_maxBytes / 4 * 3;
     if (!q.exec(QStringLiteral("SELECT id, bytes FROM calls ORDER BY id")))
         return;
     qint64 freed = 0;
