@@ -48,10 +48,6 @@ quiet() {
     rm -f "$log"
 }
 
-# The three builds (warnings as errors, ASan with the fuzzers, TSan) hold about 9 GB of objects in
-# ccache; its default 5 GB would evict the first build's while the last one is made, and a repeat
-# run would compile most of it again.
-export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-16G}
 jobs=$(nproc)
 stage "install" "$here/scripts/install-deps.sh" --test
 stage "format" "$here/scripts/check-format.sh"
