@@ -68,20 +68,20 @@ if [[ $from == ci ]]; then
     stage "configure (ci)" quiet cmake --preset ci
     stage "build (ci)" cmake --build build/ci --parallel "$jobs"
     if [[ $# -gt 0 ]]; then
-        stage "tests (ci, $*)" ctest --preset ci "$@"
+        stage "tests (ci, $*)" ctest --preset ci --parallel "$jobs" "$@"
         exit 0
     fi
-    stage "tests (ci)" ctest --preset ci
+    stage "tests (ci)" ctest --preset ci --parallel "$jobs"
 fi
 
 if [[ $from == ci || $from == asan ]]; then
     stage "configure (asan)" quiet cmake --preset ci-asan
     stage "build (asan: sanitized tests and fuzzers)" \
         cmake --build build/ci-asan --parallel "$jobs" --target sanitized_tests fuzzers
-    stage "tests (asan)" ctest --preset ci-asan
+    stage "tests (asan)" ctest --preset ci-asan --parallel "$jobs"
     stage "fuzzers" env FUZZ_PRESET=ci-asan "$here/tests/fuzz/run-fuzzers.sh"
 fi
 
 stage "configure (tsan)" quiet cmake --preset ci-tsan
 stage "build (tsan: the backend's tests)" cmake --build build/ci-tsan --parallel "$jobs" --target tsan_tests
-stage "tests (tsan)" ctest --preset ci-tsan
+stage "tests (tsan)" ctest --preset ci-tsan --parallel "$jobs"
