@@ -35,13 +35,15 @@ function(_switchboard_test_pch carrier set)
 endfunction()
 
 # switchboard_add_test(<name> LABEL <unit|integration|gui|conformance> [sanitize] LIBS <targets...> [TIMEOUT <s>]
-#                      [WRAPPER <command...>])
+#                      [WRAPPER <command...>] [ONE_THREAD])
 #
 # Tests labelled unit (and any also labelled sanitize) run again in the AddressSanitizer+UBSan
 # build; the target sanitized_tests builds just those.
 #
 # Of those, the backend's own (linking backend, neither models nor ui) also get the label tsan and
-# run in the ThreadSanitizer build; the target tsan_tests builds just those. Debian's Qt is not
+# run in the ThreadSanitizer build; the target tsan_tests builds just those. A test marked ONE_THREAD
+# starts no thread (strace -f counts no clone with CLONE_THREAD in a run), so ThreadSanitizer has
+# nothing to look at there and the tsan stage neither builds nor runs it. Debian's Qt is not
 # built with ThreadSanitizer: Qt's own threads (QtTest's watchdog, QThread::wait) synchronise through
 # QMutex's futex, which TSan cannot see, so TSAN_OPTIONS ignores accesses that uninstrumented
 # libraries make through intercepted calls (ignore_noninstrumented_modules; every access our code
@@ -56,7 +58,7 @@ endfunction()
 # WRAPPER runs the test through a command that sets up its surroundings (a private keyring, say);
 # the wrapper gets the test executable and its arguments appended.
 function(switchboard_add_test name)
-    cmake_parse_arguments(ARG "" "TIMEOUT" "LABEL;LIBS;WRAPPER" ${ARGN})
+    cmake_parse_arguments(ARG "ONE_THREAD" "TIMEOUT" "LABEL;LIBS;WRAPPER" ${ARGN})
     if(NOT ARG_LABEL)
         message(FATAL_ERROR "switchboard_add_test(${name}): LABEL is required")
     endif()
@@ -86,7 +88,8 @@ function(switchboard_add_test name)
             add_custom_target(sanitized_tests)
         endif()
         add_dependencies(sanitized_tests ${name})
-        if("backend" IN_LIST ARG_LIBS AND NOT "models" IN_LIST ARG_LIBS AND NOT "ui" IN_LIST ARG_LIBS)
+        if("backend" IN_LIST ARG_LIBS AND NOT "models" IN_LIST ARG_LIBS AND NOT "ui" IN_LIST ARG_LIBS
+           AND NOT ARG_ONE_THREAD)
             list(APPEND ARG_LABEL tsan)
             if(NOT TARGET tsan_tests)
                 add_custom_target(tsan_tests)
