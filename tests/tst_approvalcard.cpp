@@ -8,6 +8,7 @@
 // that long at the end, for a screenshot.
 
 #include "fakeoperator.h"
+#include "testpaths.h"
 
 #include "approvalwidget.h"
 #include "interactionpanel.h"
@@ -222,9 +223,11 @@ int main(int argc, char** argv)
 {
     if (qEnvironmentVariable("QT_QPA_PLATFORM") == QLatin1String("offscreen")) {
         if (qEnvironmentVariableIsEmpty("QT_SCALE_FACTOR"))
-            qputenv("QT_QPA_PLATFORM", "offscreen:configfile=" QT_TESTCASE_SOURCEDIR "/screens/laptop.json");
+            qputenv("QT_QPA_PLATFORM",
+                QByteArray("offscreen:configfile=") + TestPaths::sourceDir().toUtf8() + "/screens/laptop.json");
         else
-            qputenv("QT_QPA_PLATFORM", "offscreen:configfile=" QT_TESTCASE_SOURCEDIR "/screens/fullhd.json");
+            qputenv("QT_QPA_PLATFORM",
+                QByteArray("offscreen:configfile=") + TestPaths::sourceDir().toUtf8() + "/screens/fullhd.json");
     }
     QApplication app(argc, argv);
     app.setAttribute(Qt::AA_Use96Dpi, true);

@@ -1,3 +1,4 @@
+#include "testpaths.h"
 #include <QTest>
 
 // The developer's ways out of the console: a call as a curl script (quoting attacked through bash;
@@ -344,8 +345,8 @@ void TestCallExport::harImportsIntoDevTools()
 
     QProcess node;
     node.setProcessChannelMode(QProcess::MergedChannels);
-    node.start(QStringLiteral(SWITCHBOARD_NODE_DIR "/node22"),
-        {QStringLiteral(SWITCHBOARD_HAR_DIR "/devtools-har-import.mjs"), file.fileName()});
+    node.start(TestPaths::nodeDir() + QStringLiteral("/node22"),
+        {TestPaths::harDir() + QStringLiteral("/devtools-har-import.mjs"), file.fileName()});
     QVERIFY2(node.waitForStarted(30'000), qPrintable(node.errorString()));
     // The script gives Chromium 90 s at most.
     QVERIFY2(node.waitForFinished(150'000), "devtools-har-import.mjs did not finish");

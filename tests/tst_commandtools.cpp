@@ -5,6 +5,7 @@
 // (and a child left behind killed when its parent ends), other calls answered while a command
 // hangs, permissions, the call record's details, and command tools reloaded with the file.
 
+#include "testpaths.h"
 #include <QTest>
 
 #include <QElapsedTimer>
@@ -27,7 +28,7 @@ constexpr char Token[] = "sb_commandTestToken_0123456789abcdefghijklm";
 
 QString script(const char* name)
 {
-    return QStringLiteral(SWITCHBOARD_COMMANDS_DIR "/") + QLatin1String(name);
+    return TestPaths::commandsDir() + QLatin1Char('/') + QLatin1String(name);
 }
 
 CommandToolConfig command(const QString& name, const QString& program, double timeoutSeconds = 30,

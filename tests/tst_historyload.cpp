@@ -9,6 +9,7 @@
 // HISTORY_LOAD_CALLS (default 20000), HISTORY_LOAD_CONNECTIONS (8), HISTORY_LOAD_KILLS (3); and
 // SWITCHBOARD_BINARY_UNDER_TEST runs another build (an older one, for figures before a change).
 
+#include "testpaths.h"
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFileInfo>
@@ -312,7 +313,7 @@ Server startServer(const QString& stateDirectory)
         = QFileInfo(stateDirectory).dir().filePath(QStringLiteral("switchboard-%1.log").arg(++startCount));
     server.process->setStandardOutputFile(log);
     server.process->setProcessChannelMode(QProcess::ForwardedErrorChannel);
-    server.process->start(qEnvironmentVariable("SWITCHBOARD_BINARY_UNDER_TEST", QStringLiteral(SWITCHBOARD_BINARY)),
+    server.process->start(qEnvironmentVariable("SWITCHBOARD_BINARY_UNDER_TEST", TestPaths::switchboardBinary()),
         {QStringLiteral("--headless"), QStringLiteral("--port"), QStringLiteral("0"), QStringLiteral("--state-dir"),
             stateDirectory, QStringLiteral("--config"), QStringLiteral("/nonexistent/switchboard-test.yaml")});
     if (!server.process->waitForStarted(10'000))

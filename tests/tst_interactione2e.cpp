@@ -20,6 +20,7 @@
 #include "mainwindow.h"
 #include "modelroles.h"
 #include "oauthtestserver.h"
+#include "testpaths.h"
 
 #include <QAction>
 #include <QDesktopServices>
@@ -52,7 +53,7 @@ const QString apiKey = QStringLiteral("sk-e2e-SECRET-4f9a0c7d1e");
 
 QString nodeDirectory()
 {
-    return QStringLiteral(SWITCHBOARD_NODE_DIR);
+    return TestPaths::nodeDir();
 }
 
 template<typename T>

