@@ -4,8 +4,8 @@
 // killed at any moment leave a whole file and no lock behind; a console's broker sees a question
 // another process parked, and a runner takes the answer given in the console.
 //
-// The test executable is also its own child process: with --writer, --loop or --hold-lock as its
-// first argument it does that instead of running the tests.
+// The test executable is also its own child process: with --writer, --loop, --hold-lock or
+// --read-peak as its first argument it does that instead of running the tests.
 
 #include "clientanswer.h"
 #include "interaction/clienttool.h"
@@ -19,6 +19,7 @@
 #include <QCoreApplication>
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QProcess>
 #include <QRandomGenerator>
 #include <QSignalSpy>
@@ -188,6 +189,41 @@ int runHoldLock(const QString& path)
         ::pause(); // until the test kills it
 }
 
+// The process's peak address space (VmPeak in /proc/self/status), in bytes; -1 when unknown.
+qint64 peakAddressSpace()
+{
+    QFile status(QStringLiteral("/proc/self/status"));
+    if (!status.open(QIODevice::ReadOnly))
+        return -1;
+    // /proc files have no size: read lines until the end.
+    for (QByteArray line = status.readLine(); !line.isEmpty(); line = status.readLine()) {
+        if (line.startsWith("VmPeak:"))
+            return line.mid(7).trimmed().split(' ').value(0).toLongLong() * 1024;
+    }
+    return -1;
+}
+
+// Reads the state file once as the stores do and prints how much the peak address space grew
+// meanwhile ("grew N"): an allocation is counted even where its pages are never touched.
+int runReadPeak(const QString& path)
+{
+    QByteArray warmUp;
+    QString error;
+    WorkspaceStateFile::read(path, 4096, &warmUp, &error); // Qt's and the allocator's first costs
+    const qint64 before = peakAddressSpace();
+    QByteArray contents;
+    if (WorkspaceStateFile::read(path, WorkspaceStateStore::MaxFileBytes, &contents, &error)
+        != WorkspaceStateFile::ReadStatus::Read) {
+        qWarning("read-peak: %s", qPrintable(error));
+        return 2;
+    }
+    const qint64 after = peakAddressSpace();
+    if (before < 0 || after < 0)
+        return 3;
+    printf("grew %lld read %lld\n", static_cast<long long>(after - before), static_cast<long long>(contents.size()));
+    return 0;
+}
+
 QString self()
 {
     return QCoreApplication::applicationFilePath();
@@ -212,6 +248,7 @@ private Q_SLOTS:
     void killedWritersLeaveAWholeFile();
     void consoleBrokerFollowsRunners();
     void scopedGrantsMergeByIdAcrossProcesses();
+    void readingTakesMemoryForWhatTheFileHolds();
 
 private:
     QString statePath() const { return m_dir->filePath(QStringLiteral("workspace.json")); }
@@ -670,6 +707,10 @@ int main(int argc, char** argv)
         QCoreApplication app(argc, argv);
         return runHoldLock(QString::fromLocal8Bit(argv[2]));
     }
+    if (argc >= 3 && qstrcmp(argv[1], "--read-peak") == 0) {
+        QCoreApplication app(argc, argv);
+        return runReadPeak(QString::fromLocal8Bit(argv[2]));
+    }
     QCoreApplication app(argc, argv);
     TestWorkspaceState test;
     QTEST_SET_MAIN_SOURCE_PATH
@@ -713,6 +754,32 @@ void TestWorkspaceState::scopedGrantsMergeByIdAcrossProcesses()
     QCOMPARE(grants.at(0).grantedBy, QStringLiteral("alice"));
     QCOMPARE(grants.at(1).clientName, QStringLiteral("inspector"));
     QVERIFY(grants.at(1).arguments.isEmpty());
+}
+
+// Every flush and every change another process makes is read back: reading a file of a few
+// kilobytes allocated the whole gibibyte a state file may hold (QIODevice::read(max + 1)), which
+// under AddressSanitizer took a minute of this test's run in the kernel.
+void TestWorkspaceState::readingTakesMemoryForWhatTheFileHolds()
+{
+    {
+        WorkspaceStateStore store(statePath());
+        for (int n = 0; n < 20; ++n)
+            store.putQuestion(QStringLiteral("ia-%1").arg(n), questionRecord(QStringLiteral("ia-%1").arg(n)));
+        QVERIFY(store.flush(nullptr));
+    }
+    const qint64 size = QFileInfo(statePath()).size();
+    QVERIFY(size > 1000);
+    QProcess reader;
+    reader.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+    reader.start(self(), {QStringLiteral("--read-peak"), statePath()});
+    QVERIFY(reader.waitForFinished(60'000));
+    QCOMPARE(reader.exitCode(), 0);
+    const QList<QByteArray> words = reader.readAllStandardOutput().trimmed().split(' ');
+    QCOMPARE(words.value(0), QByteArray("grew"));
+    QCOMPARE(words.value(3).toLongLong(), size);
+    const qint64 grew = words.value(1).toLongLong();
+    QVERIFY2(grew < 16 * 1024 * 1024,
+        qPrintable(QStringLiteral("reading %1 bytes grew the address space by %2 bytes").arg(size).arg(grew)));
 }
 
 #include "tst_workspacestate.moc"

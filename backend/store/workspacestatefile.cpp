@@ -71,8 +71,21 @@ WorkspaceStateFile::ReadStatus WorkspaceStateFile::read(
                      .arg(maxBytes);
         return ReadStatus::Unreadable;
     }
-    *contents = file.read(maxBytes + 1);
-    if (file.error() != QFileDevice::NoError || contents->size() > maxBytes) {
+    // What the file holds, read a piece at a time: QIODevice::read(maxBytes + 1) allocates all of
+    // maxBytes first (a gibibyte for the workspace state, on every read of a file of a few
+    // kilobytes), and the file may still grow while it is read.
+    constexpr qint64 Piece = 1024 * 1024;
+    contents->reserve(qsizetype(std::min(file.size(), maxBytes) + 1));
+    bool failed = false;
+    while (contents->size() <= maxBytes) {
+        const QByteArray piece = file.read(std::min(Piece, maxBytes + 1 - contents->size()));
+        if (piece.isEmpty()) {
+            failed = file.error() != QFileDevice::NoError;
+            break;
+        }
+        contents->append(piece);
+    }
+    if (failed || contents->size() > maxBytes) {
         *error = QStringLiteral("cannot read %1: %2")
                      .arg(path,
                          contents->size() > maxBytes ? QStringLiteral("it grew past %1 bytes").arg(maxBytes)
