@@ -588,7 +588,7 @@ void Backend::registerAdapters()
 {
     m_adapters = new AdapterRegistry(m_registry, m_interactions);
     m_registry->setUnavailableExplainer(
-        [adapters = m_adapters](const QString& owner) { return adapters->unavailableReason(owner); });
+        [adapters = m_adapters](const QString& owner) { return adapters->unavailability(owner); });
     // mcp__ADAPTER__TOOL names that adapter's tool even while it offers none (disabled, connecting).
     m_registry->setOwnerCheck([adapters = m_adapters](const QString& owner) { return adapters->contains(owner); });
     connect(m_adapters, &AdapterRegistry::statusChanged, m_events, &BackendEvents::publishAdapterStatus);

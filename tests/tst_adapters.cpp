@@ -863,6 +863,8 @@ void TestAdapters::forcedOpenBreakerSurvivesARestartUntilReset()
     QCOMPARE(m_breakers.value(QStringLiteral("fault")).forcedBy, InteractionBroker::consoleUser()); // kept too
     const json refused = call(QStringLiteral("fault.echo"), {{"text", "x"}});
     QVERIFY2(refused.dump().find("opened by the Switchboard operator") != std::string::npos, refused.dump().c_str());
+    // The breaker's refusal, before the adapter ever listed its tools: breaker_open, as after.
+    QCOMPARE(finishedStatuses(QStringLiteral("fault.echo"), 1), QList<CallStatus>{CallStatus::BreakerOpen});
     QCOMPARE(upstreamRequests("initialize"), initializedBefore);
     QCOMPARE(upstreamRequests("tools/list"), listedBefore);
     // The operator's transition, from history; the restart added none of its own.

@@ -431,7 +431,9 @@ void TestToolRouter::aliasNamingAnAdapterIsThatAdaptersTool()
     // "down" is configured but offers no tools (disabled).
     registry.setOwnerCheck([](const QString& owner) { return owner == QStringLiteral("down"); });
     registry.setUnavailableExplainer([](const QString& owner) {
-        return owner == QStringLiteral("down") ? QStringLiteral("adapter down is disabled") : QString();
+        return owner == QStringLiteral("down")
+            ? ToolRegistry::Unavailability{QStringLiteral("adapter down is disabled"), CallStatus::UpstreamError}
+            : ToolRegistry::Unavailability();
     });
     const ToolRouter router(&registry);
     const ToolRouter::Resolution resolution = router.resolve(requested.toStdString());

@@ -276,8 +276,15 @@ bool AdapterRegistry::setEnabled(const QString& adapter, bool enabled, QString* 
 
 QString AdapterRegistry::unavailableReason(const QString& owner) const
 {
+    return unavailability(owner).reason;
+}
+
+ToolRegistry::Unavailability AdapterRegistry::unavailability(const QString& owner) const
+{
     const auto it = m_adapters.find(owner);
-    return it == m_adapters.end() ? QString() : it->second->unavailableReason();
+    if (it == m_adapters.end())
+        return {};
+    return {it->second->unavailableReason(), it->second->unavailableStatus()};
 }
 
 void AdapterRegistry::shutDown()

@@ -17,6 +17,7 @@
 #include "adapters/circuitbreaker.h"
 #include "backendstates.h"
 #include "store/adapteroverridesfile.h"
+#include "tools/toolregistry.h"
 
 #include <QObject>
 #include <QStringList>
@@ -27,7 +28,6 @@
 #include <vector>
 
 class InteractionBroker;
-class ToolRegistry;
 class UpstreamAdapter;
 class WorkspaceStateWatcher;
 
@@ -68,6 +68,8 @@ public:
 
     // Why `adapter.tool` found no tool, when `owner` is an adapter that can say; empty otherwise.
     QString unavailableReason(const QString& owner) const;
+    // The reason with the status a call to the adapter ends with (ToolRegistry's explainer).
+    ToolRegistry::Unavailability unavailability(const QString& owner) const;
 
     // Ends every session; calls in flight end as cancelled.
     void shutDown();

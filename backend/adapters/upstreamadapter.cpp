@@ -530,6 +530,12 @@ bool UpstreamAdapter::isOfferableToolName(const QString& name)
     return true;
 }
 
+CallStatus UpstreamAdapter::unavailableStatus() const
+{
+    return isEnabled() && !m_listed && m_breaker.state().forcedOpen ? CallStatus::BreakerOpen
+                                                                    : CallStatus::UpstreamError;
+}
+
 QString UpstreamAdapter::unavailableReason() const
 {
     if (m_disabledByOperator)

@@ -88,6 +88,9 @@ public:
     // Why a call to `adapter.tool` found no tool, when the adapter can say (disabled, not
     // connected yet); empty otherwise.
     QString unavailableReason() const;
+    // The status of a call refused for unavailableReason(): breaker_open when the operator's open
+    // breaker is why, upstream_error otherwise.
+    CallStatus unavailableStatus() const;
 
     AdapterStatus status() const;
     BreakerState breakerState() const { return m_breaker.state(); }

@@ -434,10 +434,11 @@ void McpSession::handleToolsCall(
         for (const QString& match : resolution.closestMatches)
             closest.push_back(match.toStdString());
         // A name whose adapter offers no tools now (disabled, still connecting, its upstream out of
-        // reach) is routed, to an adapter that cannot take calls: an upstream error, as a call to it
-        // would be; any other name reaches no tool at all.
+        // reach, its breaker opened by the operator) is routed, to an adapter that cannot take calls:
+        // the status a call to it would get (upstream_error, or breaker_open for the breaker's
+        // refusal); any other name reaches no tool at all.
         const CallStatus status
-            = resolution.unavailableReason.isEmpty() ? CallStatus::UnknownTool : CallStatus::UpstreamError;
+            = resolution.unavailableReason.isEmpty() ? CallStatus::UnknownTool : resolution.unavailableStatus;
         rejectCall(message, std::move(record), status, JsonRpc::InvalidParams, text, channel,
             json{{"reason", resolution.unavailableReason.isEmpty() ? "unknown_tool" : "tool_unavailable"},
                 {"closestMatches", std::move(closest)}});

@@ -83,11 +83,21 @@ public:
     std::size_t size() const { return m_tools.size(); }
     QStringList sources() const;
 
-    // Says why a namespaced name (`owner.tool`) names no tool when its owner can tell (an adapter
-    // that is disabled or not connected yet); returns an empty string when it cannot.
-    using UnavailableExplainer = std::function<QString(const QString& owner)>;
+    // Why a namespaced name (`owner.tool`) names no tool, when its owner can tell (an adapter that is
+    // disabled, not connected yet, or whose breaker the operator opened before it ever listed its
+    // tools), and the status a call to it ends with: breaker_open when the owner's circuit breaker
+    // refuses, upstream_error otherwise. An empty reason when the owner cannot tell.
+    struct Unavailability
+    {
+        QString reason;
+        CallStatus status = CallStatus::UpstreamError;
+    };
+    using UnavailableExplainer = std::function<Unavailability(const QString& owner)>;
     void setUnavailableExplainer(UnavailableExplainer explainer) { m_explainer = std::move(explainer); }
-    QString unavailableReason(const QString& owner) const { return m_explainer ? m_explainer(owner) : QString(); }
+    Unavailability unavailability(const QString& owner) const
+    {
+        return m_explainer ? m_explainer(owner) : Unavailability();
+    }
     // Whether `owner` owns namespaced tools (`owner.tool`: an adapter, a sink): it offers some now,
     // or the owner check knows it (a configured adapter that offers none at the moment).
     using OwnerCheck = std::function<bool(const QString& owner)>;

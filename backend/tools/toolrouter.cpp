@@ -118,9 +118,12 @@ ToolRouter::Resolution ToolRouter::resolve(const std::string& requestedName) con
         if (ownerPrefix.empty() || name.rfind(ownerPrefix, 0) != 0)
             consider(name, tool);
     }
-    if (!ownerPrefix.empty())
-        resolution.unavailableReason
-            = m_registry->unavailableReason(QString::fromStdString(ownerPrefix.substr(0, ownerPrefix.size() - 1)));
+    if (!ownerPrefix.empty()) {
+        const ToolRegistry::Unavailability unavailable
+            = m_registry->unavailability(QString::fromStdString(ownerPrefix.substr(0, ownerPrefix.size() - 1)));
+        resolution.unavailableReason = unavailable.reason;
+        resolution.unavailableStatus = unavailable.status;
+    }
     std::stable_sort(scored.begin(), scored.end(), [](const auto& l, const auto& r) { return l.first < r.first; });
     for (std::size_t i = 0; i < scored.size() && i < 3; ++i)
         resolution.closestMatches << scored[i].second;

@@ -24,6 +24,8 @@ public:
         bool nameTooLong = false;
         // Unknown, and its owner (`owner.tool`) says why: e.g. the adapter is disabled.
         QString unavailableReason;
+        // The status a call to it ends with (only when unavailableReason is set).
+        CallStatus unavailableStatus = CallStatus::UpstreamError;
         ToolRoute route() const { return tool ? tool->route : ToolRoute(); }
     };
 
