@@ -8,6 +8,8 @@
 #include "fakeoperator.h"
 
 #include "calllogview.h"
+#include "interactionpanel.h"
+#include "interactionwidget.h"
 #include "mainwindow.h"
 #include "shortcutsdialog.h"
 #include "themeicon.h"
@@ -34,6 +36,8 @@ private Q_SLOTS:
     void shortcutsWorkByKey();
     void windowShortcutsWorkFromAField();
     void menuMnemonicsAreTheMenusOwn();
+    void everyQuestionsLettersAreItsOwn_data();
+    void everyQuestionsLettersAreItsOwn();
     void keyboardShortcutsAreListed();
     void addedFileActionsGoAboveQuit();
     void iconsHaveFallbacks();
@@ -255,6 +259,100 @@ void TestMenuBar::menuMnemonicsAreTheMenusOwn()
         const QChar letter = mnemonic(label->text());
         QVERIFY2(letter.isNull() || !menuLetters.contains(letter), qPrintable(label->text()));
     }
+}
+
+void TestMenuBar::everyQuestionsLettersAreItsOwn_data()
+{
+    QTest::addColumn<QString>("render");
+    QTest::addColumn<QByteArray>("renderSpec");
+    QTest::newRow("approval") << QStringLiteral("approval")
+                              << QByteArray(R"({"render":"approval","rule":"ask","description":"Writes"})");
+    QTest::newRow("choice") << QStringLiteral("choice")
+                            << QByteArray(R"({"render":"choice","prompt":"Which?","choices":["a","b"]})");
+    QTest::newRow("confirm") << QStringLiteral("confirm") << QByteArray(R"({"render":"confirm","prompt":"Sure?"})");
+    QTest::newRow("connect: API key, sign-in offered")
+        << QStringLiteral("connect")
+        << QByteArray(R"({"render":"connect","provider":"github","kind":"api_key","scopes":[],"reason":"issues",)"
+                      R"("oauthAvailable":true})");
+    QTest::newRow("connect: API key")
+        << QStringLiteral("connect")
+        << QByteArray(R"({"render":"connect","provider":"github","kind":"api_key","scopes":[],"reason":"issues",)"
+                      R"("oauthAvailable":false})");
+    QTest::newRow("form") << QStringLiteral("form")
+                          << QByteArray(R"({"render":"form","prompt":"Details","schema":{"type":"object",)"
+                                        R"("properties":{"title":{"type":"string","title":"Title"}}}})");
+}
+
+// With a question of each kind waiting and every dock open, an Alt letter does one thing: none of
+// the question's buttons and labels shares one with a menu, with another of its own, or with
+// anything else in view (Alt+C was both "Connect" and the Call menu, Alt+S both "Allow for this
+// session" and the Health dock's "Show", Alt+P both "Copy" and Help).
+void TestMenuBar::everyQuestionsLettersAreItsOwn()
+{
+    QFETCH(QString, render);
+    QFETCH(QByteArray, renderSpec);
+    FakeOperator backend;
+    MainWindow window(&backend, 100, false);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    for (QDockWidget* dock : window.findChildren<QDockWidget*>(Qt::FindDirectChildrenOnly)) {
+        if (!dock->toggleViewAction()->isChecked())
+            dock->toggleViewAction()->trigger();
+    }
+    PendingInteraction question;
+    question.id = QStringLiteral("ia-1");
+    question.kind = render == QStringLiteral("approval") ? InteractionKind::Approval : InteractionKind::ClientTool;
+    question.render = *renderHintFromName(render);
+    question.tool = render == QStringLiteral("connect") ? QStringLiteral("request_connection") : QStringLiteral("ask");
+    question.route = render == QStringLiteral("approval") ? ToolRoute::builtin() : ToolRoute::client();
+    question.arguments = "{}";
+    question.renderSpec = renderSpec;
+    question.sessionId = QStringLiteral("s1");
+    question.clientName = QStringLiteral("claude-code");
+    question.callId = 7;
+    question.waiting = true;
+    question.key = question.id;
+    Q_EMIT backend.interactionPending(question);
+    QTRY_VERIFY(window.interactionPanel()->currentWidget());
+    QWidget* widget = window.interactionPanel()->currentWidget();
+
+    const auto mnemonic = [](QString text) -> QChar {
+        text.replace(QStringLiteral("&&"), QString());
+        const qsizetype amp = text.indexOf(QLatin1Char('&'));
+        return amp >= 0 && amp + 1 < text.size() ? text.at(amp + 1).toLower() : QChar();
+    };
+    // Every letter in view, with what has it.
+    QMultiHash<QChar, QString> owners;
+    for (QAction* title : window.menuBar()->actions())
+        owners.insert(mnemonic(title->text()), QStringLiteral("menu ") + title->text());
+    for (const QAbstractButton* button : window.findChildren<QAbstractButton*>()) {
+        const QChar letter = mnemonic(button->text());
+        if (!letter.isNull() && button->isVisibleTo(&window))
+            owners.insert(letter, button->objectName() + QStringLiteral(" ") + button->text());
+    }
+    for (const QLabel* label : window.findChildren<QLabel*>()) {
+        const QChar letter = mnemonic(label->text());
+        if (!letter.isNull() && label->buddy() && label->isVisibleTo(&window))
+            owners.insert(letter, QStringLiteral("label ") + label->text());
+    }
+    int checked = 0;
+    const auto ownLetters = [&](const QString& text) {
+        const QChar letter = mnemonic(text);
+        if (letter.isNull())
+            return;
+        ++checked;
+        const QStringList all = owners.values(letter);
+        QVERIFY2(all.size() == 1, qPrintable(QStringLiteral("Alt+%1: %2").arg(letter, all.join(QStringLiteral(", ")))));
+    };
+    for (const QAbstractButton* button : widget->findChildren<QAbstractButton*>()) {
+        if (button->isVisibleTo(&window))
+            ownLetters(button->text());
+    }
+    for (const QLabel* label : widget->findChildren<QLabel*>()) {
+        if (label->buddy() && label->isVisibleTo(&window))
+            ownLetters(label->text());
+    }
+    QVERIFY2(checked >= 2, "the question showed fewer than two letters: nothing was compared");
 }
 
 // Help ▸ Keyboard Shortcuts (Ctrl+/ or F1) lists every key of the menus with its action, and closes

@@ -47,7 +47,7 @@ ChoiceWidget::ChoiceWidget(const PendingInteraction& interaction, QWidget* paren
     scroll->setFrameShape(QFrame::NoFrame);
     bodyLayout()->addWidget(scroll, 1);
 
-    m_chooseButton = addAnswerButton(tr("&Choose"), QStringLiteral("chooseButton"), ButtonPlace::Leading);
+    m_chooseButton = addAnswerButton(tr("Ch&oose"), QStringLiteral("chooseButton"), ButtonPlace::Leading);
     m_chooseButton->setEnabled(false);
     auto* decline = addAnswerButton(tr("&Decline"), QStringLiteral("declineButton"), ButtonPlace::Trailing);
     decline->setToolTip(tr("Choose nothing; the client is told you declined"));

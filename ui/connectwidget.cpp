@@ -93,7 +93,7 @@ ConnectWidget::ConnectWidget(const PendingInteraction& interaction, QWidget* par
         m_urlEdit->setReadOnly(true);
         m_urlEdit->setPlaceholderText(tr("The sign-in page's address appears here"));
         m_urlEdit->setToolTip(tr("If no browser opened, open this address yourself"));
-        m_copyUrlButton = new CopyButton(tr("Co&py"));
+        m_copyUrlButton = new CopyButton(tr("Cop&y"));
         m_copyUrlButton->setObjectName(QStringLiteral("copyUrlButton"));
         m_copyUrlButton->setAutoDefault(true); // Return on it copies, never answers
         m_copyUrlButton->setEnabled(false);
@@ -124,7 +124,7 @@ ConnectWidget::ConnectWidget(const PendingInteraction& interaction, QWidget* par
         m_apiKeyEdit->setPlaceholderText(tr("Paste the key (never sent to the client)"));
         // A stored key has no business in an input method's history or suggestions.
         m_apiKeyEdit->setInputMethodHints(Qt::ImhHiddenText | Qt::ImhSensitiveData | Qt::ImhNoPredictiveText);
-        m_connectButton = addAnswerButton(m_offersOAuth ? tr("&Connect with the key") : tr("&Connect"),
+        m_connectButton = addAnswerButton(m_offersOAuth ? tr("Co&nnect with the key") : tr("Co&nnect"),
             QStringLiteral("connectButton"), ButtonPlace::Leading);
         m_connectButton->setToolTip(
             tr("Save the key and tell the client %1 is connected (Return in the key field)").arg(m_providerTitle));
@@ -133,7 +133,7 @@ ConnectWidget::ConnectWidget(const PendingInteraction& interaction, QWidget* par
         m_storageLabel->setWordWrap(true);
         m_storageLabel->hide();
         form->addRow(tr("Acc&ount"), m_accountEdit);
-        form->addRow(tr("API &key"), m_apiKeyEdit);
+        form->addRow(tr("&API key"), m_apiKeyEdit); // Alt+K is the Permissions view's Revoke
         form->addRow(m_storageLabel);
         body->addWidget(box);
 

@@ -80,7 +80,7 @@ DashboardView::DashboardView(OperatorInterface* backend, QWidget* parent)
     m_scopeBox->setToolTip(tr("Whose traffic the charts and figures show"));
     m_scopeBox->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     m_scopeBox->setMinimumContentsLength(16);
-    auto* scopeLabel = new QLabel(tr("&Show:"));
+    auto* scopeLabel = new QLabel(tr("&Traffic of:"));
     scopeLabel->setBuddy(m_scopeBox);
     m_summary = new QLabel;
     m_summary->setObjectName(QStringLiteral("summaryLabel"));
