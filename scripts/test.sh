@@ -11,6 +11,7 @@
 #
 # Builds go through ccache (Debian's package, installed here) with precompiled headers; a sanitizer
 # stage builds only the tests it runs. ccache keeps its cache in ~/.cache/ccache (CCACHE_DIR moves it).
+# Tests run one per core (ctest --parallel), and so do the fuzzers.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
