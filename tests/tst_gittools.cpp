@@ -12,6 +12,7 @@
 #include "git/diffmemorybudget.h"
 #include "git/gittoolenvironment.h"
 #include "git/gittools.h"
+#include "processstatus.h"
 #include "tools/schemavalidator.h"
 #include "tools/toolcallcontext.h"
 #include "tools/toolregistry.h"
@@ -1290,36 +1291,17 @@ private Q_SLOTS:
         QVERIFY(QFileInfo(repository + QStringLiteral("/big.txt")).size() > 40'000'000);
 
         // The peak of this process's resident memory, from now on (Linux resets it on "5").
-        const auto peakKiB = [] {
-            QFile status(QStringLiteral("/proc/self/status"));
-            if (!status.open(QIODevice::ReadOnly))
-                return qint64(-1);
-            for (const QByteArray& line : status.readAll().split('\n')) {
-                if (line.startsWith("VmHWM:"))
-                    return line.mid(6).trimmed().split(' ').first().toLongLong();
-            }
-            return qint64(-1);
-        };
-        const auto residentKiB = [] {
-            QFile status(QStringLiteral("/proc/self/status"));
-            if (!status.open(QIODevice::ReadOnly))
-                return qint64(-1);
-            for (const QByteArray& line : status.readAll().split('\n')) {
-                if (line.startsWith("VmRSS:"))
-                    return line.mid(6).trimmed().split(' ').first().toLongLong();
-            }
-            return qint64(-1);
-        };
         QFile clearRefs(QStringLiteral("/proc/self/clear_refs"));
         QVERIFY(clearRefs.open(QIODevice::WriteOnly));
         QCOMPARE(clearRefs.write("5"), qint64(1));
         clearRefs.close();
-        const qint64 before = residentKiB();
+        const qint64 before = processStatusBytes("VmRSS");
 
         const ToolResult result = call(QStringLiteral("git_diff"), json{{"repo_path", repository.toStdString()}});
-        const qint64 grown = peakKiB() - before;
+        const qint64 grown = processStatusBytes("VmHWM") - before;
         VERIFY_SUCCESS(result);
-        QVERIFY2(grown < 64 * 1024, qPrintable(QStringLiteral("the diff took %1 MiB").arg(grown / 1024)));
+        QVERIFY2(
+            grown < 64 * 1024 * 1024, qPrintable(QStringLiteral("the diff took %1 MiB").arg(grown / (1024 * 1024))));
         const json& fields = result.structuredContent;
         QVERIFY(result.toJson().dump().size() < 3 * 1024 * 1024);
         COMPARE_JSON(fields["truncated"], json(true));

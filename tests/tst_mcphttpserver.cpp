@@ -3,6 +3,7 @@
 
 #include "jsontestsupport.h"
 #include "mcphttptestsupport.h"
+#include "processstatus.h"
 #include "rawhttpclient.h"
 #include "sanitizers.h"
 #include "serverfixture.h"
@@ -21,14 +22,7 @@ namespace {
 // Peak resident memory of this process (the server runs in it, on its own thread), in bytes.
 qint64 peakResidentBytes()
 {
-    QFile status(QStringLiteral("/proc/self/status"));
-    if (!status.open(QIODevice::ReadOnly))
-        return -1;
-    for (const QByteArray& line : status.readAll().split('\n')) {
-        if (line.startsWith("VmHWM:"))
-            return line.mid(6).trimmed().split(' ').first().toLongLong() * 1024;
-    }
-    return -1;
+    return processStatusBytes("VmHWM");
 }
 
 // How much the peak resident size grew over `before` stays under `bound`. AddressSanitizer keeps

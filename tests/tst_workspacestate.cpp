@@ -10,6 +10,7 @@
 #include "clientanswer.h"
 #include "interaction/clienttool.h"
 #include "interaction/interactionbroker.h"
+#include "processstatus.h"
 #include "store/statefilelock.h"
 #include "store/workspacestatefile.h"
 #include "store/workspacestaterecords.h"
@@ -189,20 +190,6 @@ int runHoldLock(const QString& path)
         ::pause(); // until the test kills it
 }
 
-// The process's peak address space (VmPeak in /proc/self/status), in bytes; -1 when unknown.
-qint64 peakAddressSpace()
-{
-    QFile status(QStringLiteral("/proc/self/status"));
-    if (!status.open(QIODevice::ReadOnly))
-        return -1;
-    // /proc files have no size: read lines until the end.
-    for (QByteArray line = status.readLine(); !line.isEmpty(); line = status.readLine()) {
-        if (line.startsWith("VmPeak:"))
-            return line.mid(7).trimmed().split(' ').value(0).toLongLong() * 1024;
-    }
-    return -1;
-}
-
 // Reads the state file once as the stores do and prints how much the peak address space grew
 // meanwhile ("grew N"): an allocation is counted even where its pages are never touched.
 int runReadPeak(const QString& path)
@@ -210,14 +197,14 @@ int runReadPeak(const QString& path)
     QByteArray warmUp;
     QString error;
     WorkspaceStateFile::read(path, 4096, &warmUp, &error); // Qt's and the allocator's first costs
-    const qint64 before = peakAddressSpace();
+    const qint64 before = processStatusBytes("VmPeak"); // the peak address space
     QByteArray contents;
     if (WorkspaceStateFile::read(path, WorkspaceStateStore::MaxFileBytes, &contents, &error)
         != WorkspaceStateFile::ReadStatus::Read) {
         qWarning("read-peak: %s", qPrintable(error));
         return 2;
     }
-    const qint64 after = peakAddressSpace();
+    const qint64 after = processStatusBytes("VmPeak");
     if (before < 0 || after < 0)
         return 3;
     printf("grew %lld read %lld\n", static_cast<long long>(after - before), static_cast<long long>(contents.size()));

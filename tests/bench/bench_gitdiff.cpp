@@ -8,12 +8,12 @@
 #include "git/gitlibrary.h"
 #include "git/gittoolenvironment.h"
 #include "git/gittools.h"
+#include "processstatus.h"
 #include "tools/toolcallcontext.h"
 #include "tools/toolregistry.h"
 
 #include <QCoreApplication>
 #include <QElapsedTimer>
-#include <QFile>
 
 #include <cstdio>
 #include <thread>
@@ -25,14 +25,8 @@ namespace {
 
 QByteArray peakResident()
 {
-    QFile status(QStringLiteral("/proc/self/status"));
-    if (!status.open(QIODevice::ReadOnly))
-        return "unknown";
-    for (const QByteArray& line : status.readAll().split('\n')) {
-        if (line.startsWith("VmHWM:"))
-            return line.mid(6).simplified();
-    }
-    return "unknown";
+    const qint64 bytes = processStatusBytes("VmHWM");
+    return bytes < 0 ? QByteArray("unknown") : QByteArray::number(bytes / 1024) + " kB";
 }
 
 } // namespace

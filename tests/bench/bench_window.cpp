@@ -9,6 +9,7 @@
 #include "callinspector.h"
 #include "calllogmodel.h"
 #include "mainwindow.h"
+#include "processstatus.h"
 
 #include <QApplication>
 #include <QElapsedTimer>
@@ -35,14 +36,8 @@ const QByteArray token = "sb_benchWindowToken_0123456789abcdefghijklmnopq";
 
 qint64 rssKiB()
 {
-    QFile status(QStringLiteral("/proc/self/status"));
-    if (!status.open(QIODevice::ReadOnly))
-        return -1;
-    for (const QByteArray& line : status.readAll().split('\n')) {
-        if (line.startsWith("VmRSS:"))
-            return line.mid(6).trimmed().split(' ').value(0).toLongLong();
-    }
-    return -1;
+    const qint64 bytes = processStatusBytes("VmRSS");
+    return bytes < 0 ? -1 : bytes / 1024;
 }
 
 class Client
