@@ -89,6 +89,31 @@ QString describe(QWidget* widget, QWidget* window)
         .arg(window->height());
 }
 
+// The window shown with every dock open (the Questions dock is always) and the risky approval
+// asked in front of them; its card once it shows, or null.
+ApprovalWidget* showRiskyApproval(FakeOperator& backend, MainWindow& window)
+{
+    window.show();
+    if (!QTest::qWaitForWindowExposed(&window))
+        return nullptr;
+    const QList<QDockWidget*> docks = window.findChildren<QDockWidget*>();
+    for (QDockWidget* dock : docks)
+        dock->show();
+    window.interactionPanel()->raise();
+    Q_EMIT backend.interactionPending(riskyApproval());
+    auto* card = qobject_cast<ApprovalWidget*>(window.interactionPanel()->currentWidget());
+    if (!card || !QTest::qWaitFor([card] { return card->isVisible(); }, TimeoutMs))
+        return nullptr;
+    return card;
+}
+
+// With SWITCHBOARD_HOLD_MS set, the window stays that long at the end, for a screenshot.
+void holdForScreenshot()
+{
+    if (const int hold = qEnvironmentVariableIntValue("SWITCHBOARD_HOLD_MS"); hold > 0)
+        QTest::qWait(hold);
+}
+
 } // namespace
 
 class TestApprovalCard : public QObject
@@ -113,19 +138,8 @@ private Q_SLOTS:
         const QSize screen = window.screen()->size();
         if (QGuiApplication::platformName() == QLatin1String("offscreen"))
             QCOMPARE(screen, scaled() ? QSize(1280, 720) : QSize(1366, 768));
-        window.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&window));
-        // Every dock open (the Questions dock is always).
-        const QList<QDockWidget*> docks = window.findChildren<QDockWidget*>();
-        for (QDockWidget* dock : docks)
-            dock->show();
-        window.interactionPanel()->raise();
-
-        Q_EMIT backend.interactionPending(riskyApproval());
-        InteractionPanel* panel = window.interactionPanel();
-        auto* card = qobject_cast<ApprovalWidget*>(panel->currentWidget());
+        ApprovalWidget* card = showRiskyApproval(backend, window);
         QVERIFY(card);
-        QTRY_VERIFY_WITH_TIMEOUT(card->isVisible(), TimeoutMs);
         QVERIFY2(window.height() <= screen.height() && window.width() <= screen.width(),
             qPrintable(QStringLiteral("window %1x%2 on %3x%4")
                            .arg(window.width())
@@ -168,8 +182,7 @@ private Q_SLOTS:
         auto* description = card->findChild<QLabel*>(QStringLiteral("descriptionLabel"));
         QVERIFY(description->text().size() <= ApprovalWidget::FoldedDescriptionChars + 1);
 
-        if (const int hold = qEnvironmentVariableIntValue("SWITCHBOARD_HOLD_MS"); hold > 0)
-            QTest::qWait(hold);
+        holdForScreenshot();
     }
 
     // Where the card is short, its header (the kind, the tool, who asks, Show call) is never cut by
@@ -179,16 +192,8 @@ private Q_SLOTS:
     {
         FakeOperator backend;
         MainWindow window(&backend, 100, false);
-        window.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&window));
-        const QList<QDockWidget*> docks = window.findChildren<QDockWidget*>();
-        for (QDockWidget* dock : docks)
-            dock->show();
-        window.interactionPanel()->raise();
-        Q_EMIT backend.interactionPending(riskyApproval());
-        auto* card = qobject_cast<ApprovalWidget*>(window.interactionPanel()->currentWidget());
+        ApprovalWidget* card = showRiskyApproval(backend, window);
         QVERIFY(card);
-        QTRY_VERIFY_WITH_TIMEOUT(card->isVisible(), TimeoutMs);
         auto* arguments = card->findChild<QPlainTextEdit*>(QStringLiteral("argumentsText"));
         QTRY_VERIFY2_WITH_TIMEOUT(wholeInView(arguments, &window), qPrintable(describe(arguments, &window)), TimeoutMs);
         QTest::qWait(50); // what the last resize posted
@@ -212,8 +217,7 @@ private Q_SLOTS:
         if (shown == 0)
             QVERIFY(area->isHidden());
 
-        if (const int hold = qEnvironmentVariableIntValue("SWITCHBOARD_HOLD_MS"); hold > 0)
-            QTest::qWait(hold);
+        holdForScreenshot();
     }
 };
 
