@@ -72,6 +72,14 @@ QList<QAction*> allMenuActions(const MainWindow& window)
     return found;
 }
 
+// The Alt letter of a text ("&Call": c; "R&&D": none), lower case, or a null QChar.
+QChar mnemonic(QString text)
+{
+    text.replace(QStringLiteral("&&"), QString());
+    const qsizetype amp = text.indexOf(QLatin1Char('&'));
+    return amp >= 0 && amp + 1 < text.size() ? text.at(amp + 1).toLower() : QChar();
+}
+
 } // namespace
 
 void TestMenuBar::everyMenuActionHasAShortcutOrSaysWhyNot()
@@ -235,11 +243,6 @@ void TestMenuBar::menuMnemonicsAreTheMenusOwn()
 {
     FakeOperator backend;
     MainWindow window(&backend, 100, false);
-    const auto mnemonic = [](QString text) -> QChar {
-        text.replace(QStringLiteral("&&"), QString());
-        const qsizetype amp = text.indexOf(QLatin1Char('&'));
-        return amp >= 0 && amp + 1 < text.size() ? text.at(amp + 1).toLower() : QChar();
-    };
     QString menuLetters;
     const QList<QAction*> titles = window.menuBar()->actions();
     for (QAction* title : titles)
@@ -316,11 +319,6 @@ void TestMenuBar::everyQuestionsLettersAreItsOwn()
     QTRY_VERIFY(window.interactionPanel()->currentWidget());
     QWidget* widget = window.interactionPanel()->currentWidget();
 
-    const auto mnemonic = [](QString text) -> QChar {
-        text.replace(QStringLiteral("&&"), QString());
-        const qsizetype amp = text.indexOf(QLatin1Char('&'));
-        return amp >= 0 && amp + 1 < text.size() ? text.at(amp + 1).toLower() : QChar();
-    };
     // Every letter in view, with what has it.
     QMultiHash<QChar, QString> owners;
     for (QAction* title : window.menuBar()->actions())
