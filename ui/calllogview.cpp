@@ -754,6 +754,16 @@ int CallLogView::essentialColumnsWidth() const
         + margins.right();
 }
 
+void CallLogView::bringToolColumnWithin(int logWidth)
+{
+    QHeaderView* columns = m_table->horizontalHeader();
+    const int toolAt = essentialColumnsWidth() - columns->sectionSize(CallColumns::ToolColumn);
+    const int client = columns->visualIndex(CallColumns::ClientColumn);
+    const int tool = columns->visualIndex(CallColumns::ToolColumn);
+    if (toolAt + 6 * fontMetrics().averageCharWidth() > logWidth && tool > client)
+        columns->moveSection(tool, client);
+}
+
 void CallLogView::resetColumns()
 {
     setInitialColumns(m_table);

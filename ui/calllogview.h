@@ -83,6 +83,10 @@ public:
     // How wide the log must be to show the columns that say what happened (time, status, client
     // and tool) without scrolling sideways, at their present widths and font.
     int essentialColumnsWidth() const;
+    // Where the log is narrower than the start of its Tool column (a short screen's log beside the
+    // questions, at a large font), the Tool column moves before the Client column: what was called
+    // shows without scrolling sideways, who called it after.
+    void bringToolColumnWithin(int logWidth);
     // The columns as a table of calls starts (the log, History): their order and widths from sample
     // text, the time column as wide as `timeSample`.
     static void setInitialColumns(QTableView* table, QLatin1String timeSample = QLatin1String("00:00:00.000"));

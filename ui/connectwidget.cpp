@@ -107,11 +107,15 @@ ConnectWidget::ConnectWidget(const PendingInteraction& interaction, QWidget* par
         browser->addWidget(m_cancelSignInButton, 1, 2);
         browser->setColumnStretch(0, 1);
         m_browserRow->hide();
-        body->addWidget(m_browserRow);
+        addAboveAnswers(m_browserRow); // the address to copy never scrolls out of sight
     }
 
     if (m_offersApiKey) {
-        auto* box = new QGroupBox(m_offersOAuth ? tr("Or connect with an API key") : tr("Connect with an API key"));
+        // Named with the provider: when the card is short, what is above it scrolls and this box,
+        // by the answers, says what the key is for.
+        auto* box
+            = new QGroupBox(m_offersOAuth ? tr("Or connect %1 with an API key").arg(withoutMnemonic(m_providerTitle))
+                                          : tr("Connect %1 with an API key").arg(withoutMnemonic(m_providerTitle)));
         m_apiKeyBox = box;
         m_apiKeyBox->setObjectName(QStringLiteral("apiKeyBox"));
         auto* form = new QFormLayout(box);
@@ -135,7 +139,9 @@ ConnectWidget::ConnectWidget(const PendingInteraction& interaction, QWidget* par
         form->addRow(tr("Acc&ount"), m_accountEdit);
         form->addRow(tr("&API key"), m_apiKeyEdit); // Alt+K is the Permissions view's Revoke
         form->addRow(m_storageLabel);
-        body->addWidget(box);
+        // Out of the scrolling part, right above the answers: a key is never typed into a field out
+        // of sight, however short the card.
+        addAboveAnswers(box);
 
         connect(m_apiKeyEdit, &QLineEdit::textChanged, this, [this](const QString& text) {
             m_connectButton->setEnabled(m_state == State::Idle && !text.trimmed().isEmpty());
@@ -149,7 +155,7 @@ ConnectWidget::ConnectWidget(const PendingInteraction& interaction, QWidget* par
     m_progressLabel->setObjectName(QStringLiteral("connectProgressLabel"));
     m_progressLabel->setForegroundRole(QPalette::PlaceholderText);
     m_progressLabel->hide();
-    body->addWidget(m_progressLabel);
+    addAboveAnswers(m_progressLabel);
     setBodyExpands(false);
 
     auto* decline = addAnswerButton(tr("&Decline"), QStringLiteral("declineButton"), ButtonPlace::Trailing);

@@ -343,6 +343,27 @@ void MainWindow::setCompact(bool compact)
     m_interactionPanel->raise();
 }
 
+void MainWindow::setShort(bool isShort)
+{
+    m_short = isShort;
+    setCorner(Qt::BottomRightCorner, isShort ? Qt::RightDockWidgetArea : Qt::BottomDockWidgetArea);
+    const bool inMenuBar = menuBar()->cornerWidget(Qt::TopRightCorner) == m_toolBar;
+    if (isShort == inMenuBar)
+        return;
+    if (isShort) {
+        removeToolBar(m_toolBar);
+        // Icons only: beside the menus the names would not fit; each button's tooltip names it.
+        m_toolBar->setToolButtonStyle(Qt::ToolButtonIconOnly);
+        menuBar()->setCornerWidget(m_toolBar, Qt::TopRightCorner);
+    } else {
+        menuBar()->setCornerWidget(nullptr, Qt::TopRightCorner);
+        m_toolBar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+        addToolBar(Qt::TopToolBarArea, m_toolBar);
+    }
+    m_toolBar->show();
+    menuBar()->updateGeometry();
+}
+
 QSize MainWindow::questionsDockNeed() const
 {
     PendingInteraction sample;
@@ -457,19 +478,40 @@ void MainWindow::applyDefaultSizes()
     // screen, the questions (and the Tools dock, their tab) go to the tabs along the bottom, with the
     // window's width for their answer buttons.
     setCompact(false); // measured as the docks start
+    setShort(false);
     relayout();
     const int aroundCentralAtFirst = minimumSizeHint().height() - centralWidget()->minimumSizeHint().height();
     const bool besideFits = reach + handle + inspectorLeast + central + questionsNeed.width() <= width;
     const bool belowFits
         = std::max(m_callLog->essentialColumnsWidth(), inspectorLeast) + central + questionsNeed.width() <= width
         && room.height() - aroundCentralAtFirst - m_inspector->minimumSizeHint().height() - handle >= logRows;
-    const bool compact = !besideFits && !belowFits;
+    bool compact = !besideFits && !belowFits;
     setCompact(compact);
     // The docks' contents scroll when the window, a question in it, would be taller than the room.
     relayout();
-    const int questionGrowth = std::max(0, questionsNeed.height() - m_interactionPanel->minimumSizeHint().height());
+    int questionGrowth = std::max(0, questionsNeed.height() - m_interactionPanel->minimumSizeHint().height());
     if (compact || minimumSizeHint().height() + questionGrowth > room.height())
         letDocksScroll();
+    if (compact) {
+        // The log, the docks along the bottom and a question above each other, each at its least:
+        // on a screen lower than that (a 1280x720 one at 1.5x and 12 pt) the questions go back to
+        // the right, down to the status bar, and the log scrolls sideways beside them.
+        for (ShortDockArea* area : m_bottomDockAreas + m_rightDockAreas)
+            area->setMostHeight(0);
+        m_inspectorArea->setMostHeight(0);
+        // The inspector below the log only where it cannot be beside it (as further down).
+        setInspectorBelow(reach + inspectorLeast + handle + central > width);
+        relayout();
+        const int stacked = minimumSizeHint().height()
+            + std::max(0, questionsNeed.height() - m_interactionPanel->minimumSizeHint().height());
+        if (stacked > room.height()) {
+            compact = false;
+            setCompact(false);
+            setShort(true);
+            relayout();
+            questionGrowth = std::max(0, questionsNeed.height() - m_interactionPanel->minimumSizeHint().height());
+        }
+    }
     int questions = compact ? 0 : std::max(small ? width / 4 : 440, questionsNeed.width());
     // With a large font the columns that say what happened (time, status, client, tool) and a
     // readable inspector do not fit side by side; the window may then take more of a tall screen's
@@ -531,6 +573,7 @@ void MainWindow::applyDefaultSizes()
         // The log its rows at least (the inspector scrolls, or the splitter keeps its least height).
         const int logShare = std::max(logRows + rowHeight, tall * 3 / 5);
         m_splitter->setSizes({logShare, tall - logShare});
+        m_callLog->bringToolColumnWithin(sides - central);
         return;
     }
     // The whole Tool column too, where the inspector keeps its width (and a little slack: the
@@ -567,6 +610,7 @@ void MainWindow::saveLayout(QSettings& settings) const
     settings.setValue(QStringLiteral("geometry"), saveGeometry());
     settings.setValue(QStringLiteral("state"), saveState(LayoutVersion));
     settings.setValue(QStringLiteral("splitter"), m_splitter->saveState());
+    settings.setValue(QStringLiteral("short"), m_short);
     settings.setValue(QStringLiteral("callLogColumns"), m_callLog->saveHeaderState());
     settings.endGroup();
 }
@@ -577,9 +621,12 @@ bool MainWindow::restoreLayout(QSettings& settings)
     const bool current = settings.value(QStringLiteral("layoutVersion")).toInt() == LayoutVersion;
     bool restored = false;
     if (current) {
-        // Each part on its own: a part that does not fit this build keeps its default.
+        // Each part on its own: a part that does not fit this build keeps its default. The toolbar
+        // in its own row first: restoreState places every toolbar it finds, even one in the menu bar.
+        setShort(false);
         restored = restoreGeometry(settings.value(QStringLiteral("geometry")).toByteArray());
         restored = restoreState(settings.value(QStringLiteral("state")).toByteArray(), LayoutVersion) && restored;
+        setShort(settings.value(QStringLiteral("short")).toBool());
         restored = m_splitter->restoreState(settings.value(QStringLiteral("splitter")).toByteArray()) && restored;
         setInspectorBelow(m_splitter->orientation() == Qt::Vertical); // the splitter's state holds it
         restored
@@ -609,6 +656,7 @@ bool MainWindow::restoreLayout(QSettings& settings)
 
 void MainWindow::resetLayout()
 {
+    setShort(false); // as the default state was saved
     restoreState(m_defaultState, LayoutVersion);
     m_callLog->resetColumns();
     applyDefaultSizes();
@@ -775,7 +823,7 @@ void MainWindow::showKeyboardShortcuts()
 
 void MainWindow::createToolBar()
 {
-    QToolBar* toolBar = addToolBar(tr("Main"));
+    QToolBar* toolBar = m_toolBar = addToolBar(tr("Main"));
     toolBar->setObjectName(QStringLiteral("mainToolBar"));
     toolBar->setMovable(false);
     toolBar->setFloatable(false);

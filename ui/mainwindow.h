@@ -35,6 +35,7 @@ class QMenu;
 class QSettings;
 class QSplitter;
 class QTimer;
+class QToolBar;
 class RepositoryView;
 class ShortDockArea;
 class StatusWarning;
@@ -74,6 +75,7 @@ public:
     // Narrow (a small screen, a large font, high scaling): the docks on the right share the tabs
     // along the bottom, where the questions have the window's width for their answer buttons.
     bool isCompact() const { return m_compact; }
+    bool isShort() const { return m_short; }
     // The inspector goes below the log by itself only when the log keeps at least this many rows.
     static constexpr int MinLogRowsAboveInspector = 10;
     void saveLayout(QSettings& settings) const;
@@ -166,6 +168,10 @@ private:
     void letDocksScroll();
     // Moves the Questions and Tools docks between the right (false) and the bottom tabs (true).
     void setCompact(bool compact);
+    // Short (a screen too low for the log, the docks along the bottom and a question above each
+    // other): the docks on the right reach down to the status bar, and the toolbar's buttons go, as
+    // icons, to the menu bar's row.
+    void setShort(bool isShort);
     // The width and height the Questions dock needs for an approval, whose four answer buttons make
     // the widest question, measured on a sample at the present font.
     QSize questionsDockNeed() const;
@@ -214,6 +220,8 @@ private:
     QList<ShortDockArea*> m_rightDockAreas;
     ShortDockArea* m_inspectorArea = nullptr;
     bool m_compact = false;
+    bool m_short = false;
+    QToolBar* m_toolBar = nullptr;
     QByteArray m_defaultState; // the docks as the window starts, for resetLayout
     // The whole call behind the inspector's preview: which call, the request for it, the answer.
     qint64 m_fullCallId = 0;
