@@ -1,6 +1,6 @@
 #include "callsearch.h"
 
-#include <QRegularExpression>
+#include <algorithm>
 
 namespace {
 
@@ -29,10 +29,99 @@ bool containsFolded(const View& text, const View& word)
 
 } // namespace
 
+namespace {
+
+const QLatin1String ToolQualifier("tool:");
+const QLatin1String ClientQualifier("client:");
+
+// The terms of a filter field, whitespace-separated. A qualifier's name may be quoted to hold
+// spaces (client:"Claude Desktop", with \" and \\ inside for a quote and a backslash; an unclosed
+// quote runs to the end); anywhere else a quote is a character like any other, so that a search for
+// "path":"/etc" finds those arguments.
+QStringList termsOf(const QString& text)
+{
+    QStringList terms;
+    qsizetype i = 0;
+    const qsizetype n = text.size();
+    while (i < n) {
+        if (text.at(i).isSpace()) {
+            ++i;
+            continue;
+        }
+        QString term;
+        for (const QLatin1String qualifier : {ToolQualifier, ClientQualifier}) {
+            const qsizetype quote = i + qualifier.size();
+            if (quote < n && text.at(quote) == QLatin1Char('"')
+                && QStringView(text).mid(i, qualifier.size()).compare(qualifier, Qt::CaseInsensitive) == 0) {
+                term = text.mid(i, qualifier.size());
+                for (i = quote + 1; i < n && text.at(i) != QLatin1Char('"'); ++i) {
+                    if (text.at(i) == QLatin1Char('\\') && i + 1 < n
+                        && (text.at(i + 1) == QLatin1Char('"') || text.at(i + 1) == QLatin1Char('\\')))
+                        ++i;
+                    term += text.at(i);
+                }
+                ++i; // past the closing quote
+                break;
+            }
+        }
+        // Whatever follows a closing quote up to the next space belongs to the same term.
+        while (i < n && !text.at(i).isSpace())
+            term += text.at(i++);
+        terms << term;
+    }
+    return terms;
+}
+
+QString quotedIfNeeded(const QString& name)
+{
+    const bool plain = !name.isEmpty() && std::none_of(name.begin(), name.end(), [](QChar c) {
+        return c.isSpace() || c == QLatin1Char('"') || c == QLatin1Char('\\');
+    });
+    if (plain)
+        return name;
+    QString quoted = name;
+    quoted.replace(QLatin1Char('\\'), QStringLiteral("\\\\"));
+    quoted.replace(QLatin1Char('"'), QStringLiteral("\\\""));
+    return QLatin1Char('"') + quoted + QLatin1Char('"');
+}
+
+} // namespace
+
 QStringList CallSearch::wordsOf(const QString& text)
 {
-    static const QRegularExpression whitespace(QStringLiteral("\\s+"));
-    return text.split(whitespace, Qt::SkipEmptyParts);
+    return termsOf(text);
+}
+
+CallSearch CallSearch::fromText(const QString& text)
+{
+    CallSearch search;
+    for (const QString& term : termsOf(text)) {
+        if (term.startsWith(ToolQualifier, Qt::CaseInsensitive)) {
+            if (term.size() > ToolQualifier.size()) // "tool:" alone, still being typed, asks nothing
+                search.tools << term.mid(ToolQualifier.size());
+        } else if (term.startsWith(ClientQualifier, Qt::CaseInsensitive)) {
+            if (term.size() > ClientQualifier.size())
+                search.clients << term.mid(ClientQualifier.size());
+        } else {
+            search.words << term;
+        }
+    }
+    return search;
+}
+
+QString CallSearch::toolTerm(const QString& tool)
+{
+    return ToolQualifier + quotedIfNeeded(tool);
+}
+
+QString CallSearch::clientTerm(const QString& client)
+{
+    return ClientQualifier + quotedIfNeeded(client);
+}
+
+bool CallSearch::sameName(QStringView a, QStringView b)
+{
+    return a.size() == b.size() && containsWord(a, b);
 }
 
 QList<CallStatus> CallSearch::statusesMatching(const QString& word)
@@ -70,6 +159,14 @@ bool CallSearch::matches(const ToolCall& call) const
         return false;
     if (!adapter.isEmpty() && (call.route.kind != RouteKind::Adapter || call.route.owner != adapter))
         return false;
+    for (const QString& tool : tools) {
+        if (!sameName(call.tool, tool))
+            return false;
+    }
+    for (const QString& client : clients) {
+        if (!sameName(call.clientName, client))
+            return false;
+    }
     if (words.isEmpty())
         return true;
     const QString route = call.route.toString();

@@ -13,10 +13,12 @@ void CallLogFilterProxy::setFilterText(const QString& text)
     if (text == m_text)
         return;
     m_text = text;
-    const QStringList words = CallSearch::wordsOf(text);
-    if (words == m_search.words)
+    const CallSearch typed = CallSearch::fromText(text);
+    if (typed.words == m_search.words && typed.tools == m_search.tools && typed.clients == m_search.clients)
         return;
-    m_search.words = words;
+    m_search.words = typed.words;
+    m_search.tools = typed.tools;
+    m_search.clients = typed.clients;
     invalidateFilter();
 }
 

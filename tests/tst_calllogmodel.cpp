@@ -366,8 +366,9 @@ private Q_SLOTS:
                         .toString()
                         .startsWith(callStatusName(status)));
             // Searchable by its name and its words.
-            CallSearch byName{{callStatusName(status)}, {}, {}};
-            CallSearch byLabel{CallSearch::wordsOf(callStatusLabel(status).toUpper()), {}, {}};
+            CallSearch byName;
+            byName.words = {callStatusName(status)};
+            const CallSearch byLabel = CallSearch::fromText(callStatusLabel(status).toUpper());
             QVERIFY(byName.matches(model.callAt(row)));
             QVERIFY(byLabel.matches(model.callAt(row)));
         }

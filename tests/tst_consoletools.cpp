@@ -432,7 +432,15 @@ void TestConsoleTools::callLogRowMenuFiltersReplaysAndShowsInHistory()
     other.tool = QStringLiteral("git_status");
     other.request.replace("\"echo\"", "\"git_status\""); // its request names its own tool
     other.clientName = QStringLiteral("inspector");
-    Q_EMIT m_backend->callsUpdated({echoCall(10, {{"message", "a"}}), other});
+    // Calls that only resemble them: a tool and a client whose names hold the others', arguments
+    // that say echo, a client name with a space.
+    ToolCall louder = echoCall(8, {{"message", "c"}});
+    louder.tool = QStringLiteral("echo_loud");
+    louder.clientName = QStringLiteral("inspector-dev");
+    ToolCall mentions = echoCall(9, {{"message", "echo"}});
+    mentions.tool = QStringLiteral("git_status");
+    mentions.clientName = QStringLiteral("Claude \"Desktop\" 2");
+    Q_EMIT m_backend->callsUpdated({louder, mentions, echoCall(10, {{"message", "a"}}), other});
     QTRY_VERIFY(m_window->callLogModel()->indexOfCall(11).isValid());
     CallLogView* log = m_window->callLogView();
     QTableView* table = log->tableView();
@@ -452,13 +460,32 @@ void TestConsoleTools::callLogRowMenuFiltersReplaysAndShowsInHistory()
         found->trigger();
     };
 
+    // Each shows that client's or that tool's calls and nothing that merely contains its name.
+    const auto shownIds = [&] {
+        QList<qint64> ids;
+        for (int row = 0; row < table->model()->rowCount(); ++row)
+            ids << table->model()->index(row, 0).data(CallIdRole).toLongLong();
+        std::sort(ids.begin(), ids.end());
+        return ids;
+    };
     trigger(11, "filterByClientAction");
-    QCOMPARE(log->filterEdit()->text(), QStringLiteral("inspector"));
-    QCOMPARE(table->model()->rowCount(), 1);
+    QCOMPARE(log->filterEdit()->text(), QStringLiteral("client:inspector"));
+    QCOMPARE(shownIds(), QList<qint64>{11});
     log->filterEdit()->clear();
     trigger(10, "filterByToolAction");
-    QCOMPARE(log->filterEdit()->text(), QStringLiteral("echo"));
-    QCOMPARE(table->model()->rowCount(), 1);
+    QCOMPARE(log->filterEdit()->text(), QStringLiteral("tool:echo"));
+    QCOMPARE(shownIds(), QList<qint64>{10});
+    log->filterEdit()->clear();
+    trigger(9, "filterByClientAction");
+    QCOMPARE(log->filterEdit()->text(), QStringLiteral("client:\"Claude \\\"Desktop\\\" 2\""));
+    QCOMPARE(shownIds(), QList<qint64>{9});
+    // With a word beside it, both hold; and the qualifier typed by hand, in any case, is the same.
+    log->filterEdit()->setText(QStringLiteral("TOOL:git_status echo"));
+    QCOMPARE(shownIds(), QList<qint64>{9});
+    log->filterEdit()->setText(QStringLiteral("tool:git_status client:inspector"));
+    QCOMPARE(shownIds(), QList<qint64>{11});
+    log->filterEdit()->setText(QStringLiteral("tool:")); // still being typed: asks nothing yet
+    QCOMPARE(shownIds(), (QList<qint64>{8, 9, 10, 11}));
     log->filterEdit()->clear();
 
     trigger(10, "replayCallAction");

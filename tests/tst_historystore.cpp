@@ -618,6 +618,10 @@ void TestHistoryStore::searchFindsWhatTheLogsFilterShows()
             call.error = QStringLiteral("Upstream said NO to %1").arg(i);
         if (call.status == CallStatus::Paused && i % 2 == 0)
             call.durationUs = -1; // still waiting; the odd ones read back as parked
+        if (i % 6 == 0)
+            call.clientName = QStringLiteral("Claude Desktop");
+        if (i % 11 == 0)
+            call.clientName = QStringLiteral("inspector-dev");
         calls << call;
     }
     write(store, calls);
@@ -627,22 +631,40 @@ void TestHistoryStore::searchFindsWhatTheLogsFilterShows()
     const ToolCallList stored = answer(store, 1, [&] { store.query(1, all); });
     QCOMPARE(stored.size(), calls.size());
 
-    const QList<CallSearch> searches = {
-        {{QStringLiteral("debug.progress")}, {}, {}},
-        {{QStringLiteral("DEBUG.Progress"), QStringLiteral("claude")}, {}, {}},
-        {{QStringLiteral("inspector"), QStringLiteral("1.0")}, {}, {}},
-        {{QStringLiteral("timed")}, {}, {}}, // a status's label
-        {{QStringLiteral("timed_out")}, {}, {}}, // its name
-        {{QStringLiteral("parked")}, {}, {}},
-        {{QStringLiteral("waiting")}, {}, {}},
-        {{QStringLiteral("adapter:git")}, {}, {}},
-        {{}, {}, QStringLiteral("git")}, // the route, not a text match: not github
-        {{QStringLiteral("no")}, {CallStatus::Ok, CallStatus::UpstreamError, CallStatus::Parked}, {}},
-        {{QStringLiteral("\"n\":13}")}, {}, {}}, // arguments
-        {{QStringLiteral("s-2"), QStringLiteral("echo")}, {CallStatus::Paused}, {}},
-        {{}, {CallStatus::Paused}, {}},
-        {{}, {CallStatus::Parked}, {}},
+    // A search as the filter field and the status and adapter choices make it.
+    const auto searchOf = [](const QString& text, const QList<CallStatus>& chosen = {}, const QString& adapter = {}) {
+        CallSearch search = CallSearch::fromText(text);
+        search.statuses = chosen;
+        search.adapter = adapter;
+        return search;
     };
+    const QList<CallSearch> searches = {
+        searchOf(QStringLiteral("debug.progress")),
+        searchOf(QStringLiteral("DEBUG.Progress claude")),
+        searchOf(QStringLiteral("inspector 1.0")),
+        searchOf(QStringLiteral("timed")), // a status's label
+        searchOf(QStringLiteral("timed_out")), // its name
+        searchOf(QStringLiteral("parked")),
+        searchOf(QStringLiteral("waiting")),
+        searchOf(QStringLiteral("adapter:git")),
+        searchOf({}, {}, QStringLiteral("git")), // the route, not a text match: not github
+        searchOf(QStringLiteral("no"), {CallStatus::Ok, CallStatus::UpstreamError, CallStatus::Parked}),
+        searchOf(QStringLiteral("\"n\":13}")), // arguments, quotes and all
+        searchOf(QStringLiteral("s-2 echo"), {CallStatus::Paused}),
+        searchOf({}, {CallStatus::Paused}),
+        searchOf({}, {CallStatus::Parked}),
+        // A tool or client whole: not git_log for "git", not the inspector for "inspect".
+        searchOf(QStringLiteral("tool:echo")),
+        searchOf(QStringLiteral("tool:GIT_LOG")),
+        searchOf(QStringLiteral("tool:git")),
+        searchOf(QStringLiteral("tool:debug_progress")), // _ is no wildcard
+        searchOf(QStringLiteral("client:inspect")),
+        searchOf(QStringLiteral("client:\"Claude Desktop\" echo")),
+        searchOf(QStringLiteral("client:%")), // nor is %
+        searchOf(QStringLiteral("tool:echo client:inspector"), {CallStatus::Ok}),
+    };
+    // These find some calls and leave out others (the comparison below would hold for nothing too).
+    const QList<int> telling = {0, 14, 15, 19, 21};
     quint64 request = 2;
     for (const CallSearch& search : searches) {
         QList<qint64> expected;
@@ -650,6 +672,8 @@ void TestHistoryStore::searchFindsWhatTheLogsFilterShows()
             if (search.matches(call))
                 expected << call.id;
         }
+        if (telling.contains(int(request - 2)))
+            QVERIFY2(!expected.isEmpty() && expected.size() < stored.size(), qPrintable(QString::number(request - 2)));
         HistoryQuery query;
         query.search = search;
         query.limit = 1000;
@@ -659,6 +683,8 @@ void TestHistoryStore::searchFindsWhatTheLogsFilterShows()
             found << call.id;
         QVERIFY2(found == expected,
             qPrintable(search.words.join(QLatin1Char(' ')) + QStringLiteral(" / ") + search.adapter
+                + QStringLiteral(" / tools ") + search.tools.join(QLatin1Char(',')) + QStringLiteral(" / clients ")
+                + search.clients.join(QLatin1Char(','))
                 + QStringLiteral(": found %1, the filter shows %2").arg(found.size()).arg(expected.size())));
     }
 }

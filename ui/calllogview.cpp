@@ -2,6 +2,7 @@
 
 #include "calllogfilterproxy.h"
 #include "calllogmodel.h"
+#include "callsearch.h"
 #include "historyquery.h"
 #include "modelroles.h"
 #include "statusfilterbox.h"
@@ -81,7 +82,9 @@ CallLogView::CallLogView(CallLogModel* model, QWidget* parent)
     m_filterEdit->setObjectName(QStringLiteral("callLogFilter"));
     m_filterEdit->setPlaceholderText(tr("Filter: tool, client, route, status, session, error, arguments…"));
     m_filterEdit->setClearButtonEnabled(true);
-    m_filterEdit->setToolTip(tr("Shows calls that contain every word (case-insensitive)"));
+    m_filterEdit->setToolTip(tr("Shows calls that contain every word (case-insensitive); tool:NAME and "
+                                "client:NAME ask for that tool or client exactly (quote a name with spaces: "
+                                "client:\"Claude Desktop\")"));
     connect(m_filterEdit, &QLineEdit::textChanged, m_proxy, &CallLogFilterProxy::setFilterText);
     connect(m_filterEdit, &QLineEdit::textChanged, this, &CallLogView::onFilterChanged);
     m_filterEdit->installEventFilter(this);
@@ -280,11 +283,12 @@ QMenu* CallLogView::contextMenuFor(const QModelIndex& index)
     if (!call.clientName.isEmpty()) {
         QAction* byClient = menu->addAction(tr("Filter by Client \u201c%1\u201d").arg(call.clientName.left(60)));
         byClient->setObjectName(QStringLiteral("filterByClientAction"));
-        connect(byClient, &QAction::triggered, this, [filterBy, client = call.clientName] { filterBy(client); });
+        connect(byClient, &QAction::triggered, this,
+            [filterBy, client = call.clientName] { filterBy(CallSearch::clientTerm(client)); });
     }
     QAction* byTool = menu->addAction(tr("Filter by Tool \u201c%1\u201d").arg(call.tool.left(60)));
     byTool->setObjectName(QStringLiteral("filterByToolAction"));
-    connect(byTool, &QAction::triggered, this, [filterBy, tool = call.tool] { filterBy(tool); });
+    connect(byTool, &QAction::triggered, this, [filterBy, tool = call.tool] { filterBy(CallSearch::toolTerm(tool)); });
     menu->addSeparator();
     QAction* replay = menu->addAction(tr("Replay"));
     replay->setObjectName(QStringLiteral("replayCallAction"));

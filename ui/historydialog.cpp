@@ -44,6 +44,9 @@ HistoryDialog::HistoryDialog(OperatorInterface* backend, QWidget* parent)
     m_searchEdit->setObjectName(QStringLiteral("historySearch"));
     m_searchEdit->setPlaceholderText(tr("Search: tool, client, route, status, session, error, arguments…"));
     m_searchEdit->setClearButtonEnabled(true);
+    m_searchEdit->setToolTip(tr("Finds calls that contain every word (case-insensitive); tool:NAME and "
+                                "client:NAME ask for that tool or client exactly (quote a name with spaces: "
+                                "client:\"Claude Desktop\")"));
     m_statusFilter->setObjectName(QStringLiteral("historyStatusFilter"));
     m_searchButton->setObjectName(QStringLiteral("historySearchButton"));
     m_searchButton->setDefault(true);
@@ -133,7 +136,10 @@ void HistoryDialog::search()
 {
     m_selectCallId = 0;
     // The words and statuses as the log's filter takes them (CallSearch).
-    m_query.search.words = CallSearch::wordsOf(m_searchEdit->text());
+    const CallSearch typed = CallSearch::fromText(m_searchEdit->text());
+    m_query.search.words = typed.words;
+    m_query.search.tools = typed.tools;
+    m_query.search.clients = typed.clients;
     m_query.search.statuses = m_statusFilter->statuses();
     m_page = 0;
     runQuery(0);

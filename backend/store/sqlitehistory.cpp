@@ -93,12 +93,19 @@ ToolCall readCall(const QSqlQuery& q, qsizetype previewBytes)
     return call;
 }
 
-QString escapeLike(QString text)
+// `text` as a LIKE pattern that matches it whole (ESCAPE '\\'): LIKE without wildcards is equality
+// with ASCII letters compared without case, as CallSearch::sameName.
+QString escapeLikeExact(QString text)
 {
     text.replace(QLatin1Char('\\'), QStringLiteral("\\\\"));
     text.replace(QLatin1Char('%'), QStringLiteral("\\%"));
     text.replace(QLatin1Char('_'), QStringLiteral("\\_"));
-    return QLatin1Char('%') + text + QLatin1Char('%');
+    return text;
+}
+
+QString escapeLike(const QString& text)
+{
+    return QLatin1Char('%') + escapeLikeExact(text) + QLatin1Char('%');
 }
 
 // The SQL for "the status read back (readCall) is one of `statuses`": rows that older versions wrote
@@ -592,6 +599,15 @@ HistoryDatabase::Page SqliteHistory::query(const HistoryQuery& query)
     if (!search.adapter.isEmpty()) {
         where << QStringLiteral("route = ?");
         bindings << ToolRoute{RouteKind::Adapter, search.adapter}.toString();
+    }
+    // The whole tool or client name (tool:NAME, client:NAME).
+    for (const QString& tool : search.tools) {
+        where << QStringLiteral("tool LIKE ? ESCAPE '\\'");
+        bindings << escapeLikeExact(tool);
+    }
+    for (const QString& client : search.clients) {
+        where << QStringLiteral("client_name LIKE ? ESCAPE '\\'");
+        bindings << escapeLikeExact(client);
     }
     // CallSearch::matches, field for field: each word in any of the call's fields, or in its
     // status's name or label (which are not stored, so the statuses whose words match are listed).
