@@ -122,6 +122,7 @@ bool Backend::start(QString* error)
     connect(m_historyWriter, &HistoryWriter::writeFailed, this, &Backend::historyWriteFailed);
     connect(m_historyWriter, &HistoryWriter::writeRecovered, this, &Backend::historyWriteRecovered);
     connect(m_historyWriter, &HistoryWriter::callsLeftOutChanged, this, &Backend::historyCallsLeftOut);
+    connect(m_historyWriter, &HistoryWriter::callsPruned, this, &Backend::historyPruned);
     if (const qint64 leftOut = m_historyWriter->callsLeftOut(); leftOut > 0) {
         // Said once the event loop runs, when the window and the headless log listen.
         QMetaObject::invokeMethod(
@@ -148,6 +149,7 @@ bool Backend::start(QString* error)
             return false;
         }
         connect(m_history, &HistoryStore::queryFinished, this, &Backend::historyLoaded);
+        connect(m_history, &HistoryStore::countFinished, this, &Backend::historyCounted);
     }
 
     bool listening = false;
@@ -350,6 +352,19 @@ quint64 Backend::queryHistory(const HistoryQuery& query)
     const quint64 id = m_nextRequestId++;
     if (m_history)
         QMetaObject::invokeMethod(m_history, [history = m_history, id, query] { history->query(id, query); });
+    return id;
+}
+
+quint64 Backend::countHistory(const HistoryQuery& query)
+{
+    const quint64 id = m_nextRequestId++;
+    if (m_history) {
+        QMetaObject::invokeMethod(m_history, [history = m_history, id, query] { history->count(id, query); });
+    } else {
+        // Answered later, as with history: the caller has the id before the answer comes.
+        QMetaObject::invokeMethod(
+            this, [this, id] { Q_EMIT historyCounted(id, -1); }, Qt::QueuedConnection);
+    }
     return id;
 }
 

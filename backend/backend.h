@@ -114,6 +114,7 @@ public:
     // `bodyPreviewBytes` as in HistoryQuery: > 0 reads only that much of each request and response.
     quint64 loadRecentCalls(int limit, qsizetype bodyPreviewBytes = 0) override;
     quint64 queryHistory(const HistoryQuery& query) override;
+    quint64 countHistory(const HistoryQuery& query) override;
 
     // The person's side of calls that wait (approvals, client tools). All asynchronous: the pending
     // list arrives as interactionsListed; a refused answer as interactionAnswerFailed.

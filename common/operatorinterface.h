@@ -40,6 +40,9 @@ public:
     // > 0 reads only that much of each request and response.
     virtual quint64 loadRecentCalls(int limit, qsizetype bodyPreviewBytes = 0) = 0;
     virtual quint64 queryHistory(const HistoryQuery& query) = 0;
+    // How many stored calls match (its limit aside): the answer comes as historyCounted, -1 when
+    // there is no history to read.
+    virtual quint64 countHistory(const HistoryQuery& query) = 0;
 
     // Questions: the pending list arrives as interactionsListed; a refused answer as
     // interactionAnswerFailed.
@@ -103,6 +106,9 @@ Q_SIGNALS:
     void sessionsChanged(int count);
 
     void historyLoaded(quint64 requestId, const ToolCallList& calls, bool hasMore);
+    void historyCounted(quint64 requestId, qint64 count);
+    // The oldest stored calls went (beyond the history's bounds): `total` over the writer's life.
+    void historyPruned(qint64 total);
     // History could not be written (the disk failed); unwritten calls are kept and retried.
     void historyWriteFailed(const QString& error);
     void historyWriteRecovered();

@@ -46,6 +46,11 @@ public:
         queries << query;
         return ++lastRequestId;
     }
+    quint64 countHistory(const HistoryQuery& query) override
+    {
+        counts << qMakePair(++lastRequestId, query);
+        return lastRequestId;
+    }
     void listInteractions() override { ++interactionLists; }
     void answerInteraction(const QString& interactionId, const InteractionAnswer& answer) override
     {
@@ -88,6 +93,7 @@ public:
     quint64 lastRequestId = 0;
     QList<QPair<int, qsizetype>> recentLoads;
     QList<HistoryQuery> queries;
+    QList<QPair<quint64, HistoryQuery>> counts; // each count asked, with its request id
     int interactionLists = 0;
     QList<Answer> answers;
     QList<ApiKey> apiKeys;

@@ -443,9 +443,11 @@ void TestHistoryStore::historyIsBoundedInBytes()
     QTemporaryDir dir;
     const QString path = dir.filePath(QStringLiteral("h.sqlite"));
     constexpr qint64 MaxBytes = qint64(16) << 20;
+    qint64 prunedTold = 0;
     {
         HistoryWriter writer(path, 1'000'000);
         writer.setMaxBytes(MaxBytes);
+        QSignalSpy pruned(&writer, &HistoryWriter::callsPruned);
         QString error;
         QVERIFY2(writer.start(&error), qPrintable(error));
         for (int i = 1; i <= 120; ++i) {
@@ -454,8 +456,12 @@ void TestHistoryStore::historyIsBoundedInBytes()
             writer.record(call);
         }
         writer.stop();
+        QTRY_VERIFY(!pruned.isEmpty()); // queued from the writer's thread
+        prunedTold = pruned.last().at(0).toLongLong();
     }
     const ToolCallList calls = storedCalls(path);
+    // The writer told how many went: every call not kept.
+    QCOMPARE(prunedTold, 120 - calls.size());
     QVERIFY(!calls.isEmpty());
     qint64 held = 0;
     for (const ToolCall& call : calls)
@@ -867,6 +873,16 @@ void TestHistoryStore::prunesBeyondMaxCalls()
     QVERIFY(!hasMore);
     QCOMPARE(all.size(), 1000);
     QCOMPARE(all.first().id, qint64(11'001));
+    // What went is counted, and a count asks the database what it holds now.
+    QCOMPARE(store.database().callsPruned(), qint64(11'000));
+    HistoryQuery older;
+    older.beforeId = 11'501;
+    QCOMPARE(store.database().count(older), qint64(500));
+    QCOMPARE(store.database().count(HistoryQuery()), qint64(1000));
+    older.search = CallSearch::fromText(QStringLiteral("tool:echo"));
+    QCOMPARE(store.database().count(older), qint64(500));
+    older.search = CallSearch::fromText(QStringLiteral("tool:nothing"));
+    QCOMPARE(store.database().count(older), qint64(0));
 }
 
 void TestHistoryStore::unopenableDatabaseIsAClearError()

@@ -35,6 +35,7 @@ private Q_SLOTS:
     void resolvedQuestionLeavesThePanel();
     void historySearchGoesThroughTheInterface();
     void statusBarShowsWhatTheBackendReports();
+    void olderCallsAreCountedInHistory();
     void laterCapabilitiesAnswerWhenMissing();
     void selectingAGitCallSelectsItsRepository();
     void aRepositorysCallsLinkFiltersTheLog();
@@ -218,6 +219,59 @@ void TestOperatorConsole::statusBarShowsWhatTheBackendReports()
     Q_EMIT backend.workspaceStateProblem(QStringLiteral("cannot write state.json"));
     QCOMPARE(window.workspaceStateStatus()->state(), StatusWarning::State::Problem);
     QVERIFY(window.workspaceStateStatus()->events().last().contains(QStringLiteral("cannot write state.json")));
+}
+
+// "N older calls are in History" is what History holds, asked of it: after rows leave the log, and
+// again after history prunes its oldest (before, the figure was the rows the log had let go, even
+// when history had pruned them or never had them).
+void TestOperatorConsole::olderCallsAreCountedInHistory()
+{
+    FakeOperator backend;
+    MainWindow window(&backend, 10, false);
+    auto* label = window.findChild<QLabel*>(QStringLiteral("droppedLabel"));
+    QVERIFY(label);
+    ToolCallList calls;
+    for (qint64 id = 1; id <= 15; ++id)
+        calls << call(id, QStringLiteral("echo"), CallStatus::Ok);
+    Q_EMIT backend.callsUpdated(calls);
+    QTRY_COMPARE(window.callLogModel()->droppedCount(), qint64(5));
+    // Asked once, for the calls older than the log's oldest live row.
+    QTRY_COMPARE(backend.counts.size(), 1);
+    QCOMPARE(backend.counts.last().second.beforeId, window.callLogModel()->oldestLiveId());
+    QCOMPARE(backend.counts.last().second.beforeId, qint64(6));
+    QVERIFY(backend.counts.last().second.search.isEmpty());
+    QVERIFY(label->isHidden()); // nothing said before history answers
+    // An answer to another request changes nothing.
+    Q_EMIT backend.historyCounted(backend.counts.last().first + 100, 99);
+    QVERIFY(label->isHidden());
+    Q_EMIT backend.historyCounted(backend.counts.last().first, 5);
+    QVERIFY(!label->isHidden());
+    QCOMPARE(label->text(), QStringLiteral("<a href=\"history\">5 older calls are in History</a>"));
+
+    // History pruned its oldest: counted again.
+    Q_EMIT backend.historyPruned(3);
+    QTRY_COMPARE(backend.counts.size(), 2);
+    Q_EMIT backend.historyCounted(backend.counts.last().first, 2);
+    QCOMPARE(label->text(), QStringLiteral("<a href=\"history\">2 older calls are in History</a>"));
+    Q_EMIT backend.historyPruned(5);
+    QTRY_COMPARE(backend.counts.size(), 3);
+    Q_EMIT backend.historyCounted(backend.counts.last().first, 1);
+    QCOMPARE(label->text(), QStringLiteral("<a href=\"history\">1 older call is in History</a>"));
+    // None left (or no history at all): the log says what it let go, and History still opens.
+    Q_EMIT backend.historyPruned(6);
+    QTRY_COMPARE(backend.counts.size(), 4);
+    Q_EMIT backend.historyCounted(backend.counts.last().first, -1);
+    QCOMPARE(label->text(), QStringLiteral("<a href=\"history\">5 older calls left the log</a>"));
+    QVERIFY(label->toolTip().contains(QStringLiteral("History holds 0 calls older")));
+
+    // A burst of rows leaving asks once per interval, not once per batch.
+    for (qint64 id = 16; id <= 40; ++id)
+        Q_EMIT backend.callsUpdated({call(id, QStringLiteral("echo"), CallStatus::Ok)});
+    QTRY_COMPARE(window.callLogModel()->droppedCount(), qint64(30));
+    QTRY_COMPARE(backend.counts.size(), 5);
+    QTest::qWait(2 * MainWindow::OlderCallsCountIntervalMs);
+    QVERIFY2(backend.counts.size() <= 6, qPrintable(QString::number(backend.counts.size())));
+    QCOMPARE(backend.counts.last().second.beforeId, qint64(31));
 }
 
 void TestOperatorConsole::laterCapabilitiesAnswerWhenMissing()

@@ -247,6 +247,11 @@ MainWindow::MainWindow(OperatorInterface* backend, int callLogRows, bool noAuth,
     connect(m_backend, &OperatorInterface::workspaceStateNotice, this, &MainWindow::onWorkspaceStateNotice);
     connect(m_backend, &OperatorInterface::workspaceStateRecovered, this, &MainWindow::onWorkspaceStateRecovered);
     connect(m_backend, &OperatorInterface::historyCallsLeftOut, this, &MainWindow::onHistoryCallsLeftOut);
+    connect(m_backend, &OperatorInterface::historyCounted, this, &MainWindow::onHistoryCounted);
+    connect(m_backend, &OperatorInterface::historyPruned, this, [this] {
+        if (m_model->droppedCount() > 0 && !m_olderCountTimer->isActive())
+            m_olderCountTimer->start();
+    });
     // Calls from before a restart, so the log does not start empty.
     // Previews only: the rows keep no more, and ten thousand whole calls could be gigabytes.
     m_recentRequest = m_backend->loadRecentCalls(callLogRows, CallLogModel::PreviewBytes);
@@ -902,6 +907,12 @@ void MainWindow::createStatusBar()
     connect(m_droppedLabel, &QLabel::linkActivated, this, &MainWindow::showHistoryDialog);
     m_droppedLabel->hide();
     bar->addPermanentWidget(m_droppedLabel);
+    // Not restarted while running: under a steady stream rows leave the log all the time, and the
+    // count still comes every interval.
+    m_olderCountTimer = new QTimer(this);
+    m_olderCountTimer->setSingleShot(true);
+    m_olderCountTimer->setInterval(OlderCallsCountIntervalMs);
+    connect(m_olderCountTimer, &QTimer::timeout, this, &MainWindow::countOlderCalls);
 
     // The token itself never appears here: only whether one is needed, and a way to copy it.
     bar->addPermanentWidget(separator());
@@ -1161,12 +1172,42 @@ void MainWindow::onSessionsChanged(int count)
 
 void MainWindow::onRowsDropped(qint64 totalDropped)
 {
-    m_droppedLabel->setText(tr("<a href=\"history\">%1 older calls are in History</a>").arg(totalDropped));
+    Q_UNUSED(totalDropped);
+    if (!m_olderCountTimer->isActive())
+        m_olderCountTimer->start();
+}
+
+void MainWindow::countOlderCalls()
+{
+    HistoryQuery older;
+    older.beforeId = m_model->oldestLiveId();
+    if (older.beforeId <= 0)
+        return;
+    m_olderCountRequest = m_backend->countHistory(older);
+}
+
+void MainWindow::onHistoryCounted(quint64 requestId, qint64 count)
+{
+    if (requestId != m_olderCountRequest)
+        return;
+    m_olderCountRequest = 0;
+    const qint64 dropped = m_model->droppedCount();
+    if (count > 0) {
+        m_droppedLabel->setText(count == 1 ? tr("<a href=\"history\">1 older call is in History</a>")
+                                           : tr("<a href=\"history\">%1 older calls are in History</a>").arg(count));
+    } else {
+        // Pruned away, never written (no history, a failed disk) or not yet: the log says what it let
+        // go, and History still opens.
+        m_droppedLabel->setText(tr("<a href=\"history\">%1 older calls left the log</a>").arg(dropped));
+    }
     // Here rather than at construction: the byte budget is set after the window is made.
     m_droppedLabel->setToolTip(
-        tr("The live log keeps the newest %1 calls within %2; open History to see the rest")
+        tr("The live log keeps the newest %1 calls within %2 and has let %3 go; History holds %4 calls older "
+           "than the log's oldest (it keeps the newest within its own bounds). Open History to see them")
             .arg(m_model->capacity())
-            .arg(QLocale().formattedDataSize(m_model->byteBudget(), 0, QLocale::DataSizeTraditionalFormat)));
+            .arg(QLocale().formattedDataSize(m_model->byteBudget(), 0, QLocale::DataSizeTraditionalFormat))
+            .arg(dropped)
+            .arg(std::max<qint64>(count, 0)));
     m_droppedLabel->show();
 }
 

@@ -78,6 +78,8 @@ public:
     bool isShort() const { return m_short; }
     // The inspector goes below the log by itself only when the log keeps at least this many rows.
     static constexpr int MinLogRowsAboveInspector = 10;
+    // How often, at most, the status bar counts the calls older than the log in History.
+    static constexpr int OlderCallsCountIntervalMs = 500;
     void saveLayout(QSettings& settings) const;
     // Restores the layout, then fits it to the screen: a window larger than the screen's room
     // shrinks into it; a layout whose minimum does not fit (another screen, a larger font) gives way
@@ -187,6 +189,11 @@ private:
     void onCallFromHistoryLoaded(const ToolCallList& calls);
     void onSessionsChanged(int count);
     void onRowsDropped(qint64 totalDropped);
+    // The status bar's "N older calls are in History": counted in history (the stored calls older
+    // than the log's oldest live row), a moment after rows leave the log or history prunes its
+    // oldest, so that the figure is what History holds, not what the log let go.
+    void countOlderCalls();
+    void onHistoryCounted(quint64 requestId, qint64 count);
     void onCurrentCallChanged(const ToolCall& call);
     void requestFullCall();
     void onFullCallLoaded(const ToolCallList& calls);
@@ -235,6 +242,8 @@ private:
     QLabel* m_authLabel = nullptr;
     CopyButton* m_copyTokenButton = nullptr;
     QLabel* m_droppedLabel = nullptr;
+    QTimer* m_olderCountTimer = nullptr; // at most one count of older calls in flight per interval
+    quint64 m_olderCountRequest = 0;
     StatusWarning* m_historyStatus = nullptr;
     StatusWarning* m_stateStatus = nullptr;
     QAction* m_questionsAction = nullptr;

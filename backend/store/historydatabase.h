@@ -41,6 +41,9 @@ public:
     virtual Page loadRecent(int limit, qsizetype bodyPreviewBytes) = 0;
     // One page of matches, newest first.
     virtual Page query(const HistoryQuery& query) = 0;
+    // How many calls match `query` (its beforeId, callId and search; not its limit): -1 when the
+    // history cannot be read.
+    virtual qint64 count(const HistoryQuery& query) = 0;
     // Breaker transitions, kept beside the calls (each names the call that caused it, if one did);
     // the newest MaxTransitions are kept.
     static constexpr qint64 MaxTransitions = 10'000;
@@ -49,6 +52,8 @@ public:
     virtual BreakerTransitionList loadTransitions(const QString& adapter, int limit) = 0;
     // Calls left out of history because the disk failed, over the database's whole life.
     virtual qint64 callsLeftOut() const = 0;
+    // The oldest calls this connection's writes removed (beyond maxCalls or maxBytes), over its life.
+    virtual qint64 callsPruned() const = 0;
     virtual void setMaxCalls(qint64 maxCalls) = 0;
     // The most bytes the stored calls may hold together (their bodies and fields, as
     // HistoryWriter::keptPart left them); the oldest calls go beyond it, as beyond maxCalls.

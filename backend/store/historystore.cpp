@@ -27,3 +27,8 @@ void HistoryStore::query(quint64 requestId, const HistoryQuery& query)
     HistoryDatabase::Page page = m_database->query(query);
     Q_EMIT queryFinished(requestId, page.calls, page.hasMore);
 }
+
+void HistoryStore::count(quint64 requestId, const HistoryQuery& query)
+{
+    Q_EMIT countFinished(requestId, m_database->count(query));
+}

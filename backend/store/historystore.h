@@ -38,9 +38,12 @@ public Q_SLOTS:
     void loadRecent(quint64 requestId, int limit, qsizetype bodyPreviewBytes = 0);
     // Emits queryFinished(requestId, …) with one page of matches, newest first.
     void query(quint64 requestId, const HistoryQuery& query);
+    // Emits countFinished(requestId, …) with how many calls match (-1 when it cannot be read).
+    void count(quint64 requestId, const HistoryQuery& query);
 
 Q_SIGNALS:
     void queryFinished(quint64 requestId, const ToolCallList& calls, bool hasMore);
+    void countFinished(quint64 requestId, qint64 count);
 
 private:
     std::unique_ptr<HistoryDatabase> m_database;

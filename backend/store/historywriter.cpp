@@ -318,6 +318,10 @@ void HistoryWriter::run(HistoryDatabase& store)
         } else {
             writeTaken(store, std::move(taken));
         }
+        if (const qint64 pruned = store.callsPruned(); pruned != m_prunedSeen) {
+            m_prunedSeen = pruned;
+            Q_EMIT callsPruned(pruned);
+        }
 
         if (stopping) {
             if (m_failing) {

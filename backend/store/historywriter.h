@@ -108,6 +108,8 @@ Q_SIGNALS:
     void writeFailed(const QString& error);
     void writeRecovered();
     void callsLeftOutChanged(qint64 total);
+    // The oldest calls went beyond the bounds (maxCalls, maxBytes): `total` over the writer's life.
+    void callsPruned(qint64 total);
     void roomAvailable();
 
 private:
@@ -124,6 +126,7 @@ private:
 
     HistoryDatabaseFactory m_factory;
     qint64 m_maxCalls;
+    qint64 m_prunedSeen = 0; // the database's callsPruned() last told (writer thread)
     qint64 m_maxBytes = 0; // 0: the database's default
     HistoryWriterLimits m_limits;
     std::thread m_thread;

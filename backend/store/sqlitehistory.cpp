@@ -516,7 +516,8 @@ void SqliteHistory::prune()
     QSqlQuery q(m_db);
     q.prepare(QStringLiteral("DELETE FROM calls WHERE id < (SELECT id FROM calls ORDER BY id DESC LIMIT 1 OFFSET ?)"));
     q.bindValue(0, m_maxCalls - 1);
-    q.exec();
+    if (q.exec())
+        m_callsPruned += std::max(0, q.numRowsAffected());
 }
 
 void SqliteHistory::pruneBytes()
@@ -548,7 +549,8 @@ void SqliteHistory::pruneBytes()
     QSqlQuery prune(m_db);
     prune.prepare(QStringLiteral("DELETE FROM calls WHERE id <= ?"));
     prune.bindValue(0, lastGone);
-    prune.exec();
+    if (prune.exec())
+        m_callsPruned += std::max(0, prune.numRowsAffected());
 }
 
 ToolCallList SqliteHistory::runSelect(const QString& sql, const QVariantList& bindings, qsizetype previewBytes)
@@ -581,33 +583,32 @@ HistoryDatabase::Page SqliteHistory::loadRecent(int limit, qsizetype bodyPreview
     return page;
 }
 
-HistoryDatabase::Page SqliteHistory::query(const HistoryQuery& query)
+QString SqliteHistory::whereFor(const HistoryQuery& query, QVariantList* bindings)
 {
     QStringList where;
-    QVariantList bindings;
     if (query.beforeId > 0) {
         where << QStringLiteral("id < ?");
-        bindings << query.beforeId;
+        *bindings << query.beforeId;
     }
     if (query.callId > 0) {
         where << QStringLiteral("id = ?");
-        bindings << query.callId;
+        *bindings << query.callId;
     }
     const CallSearch& search = query.search;
     if (!search.statuses.isEmpty())
-        where << statusCondition(search.statuses, &bindings);
+        where << statusCondition(search.statuses, bindings);
     if (!search.adapter.isEmpty()) {
         where << QStringLiteral("route = ?");
-        bindings << ToolRoute{RouteKind::Adapter, search.adapter}.toString();
+        *bindings << ToolRoute{RouteKind::Adapter, search.adapter}.toString();
     }
     // The whole tool or client name (tool:NAME, client:NAME).
     for (const QString& tool : search.tools) {
         where << QStringLiteral("tool LIKE ? ESCAPE '\\'");
-        bindings << escapeLikeExact(tool);
+        *bindings << escapeLikeExact(tool);
     }
     for (const QString& client : search.clients) {
         where << QStringLiteral("client_name LIKE ? ESCAPE '\\'");
-        bindings << escapeLikeExact(client);
+        *bindings << escapeLikeExact(client);
     }
     // CallSearch::matches, field for field: each word in any of the call's fields, or in its
     // status's name or label (which are not stored, so the statuses whose words match are listed).
@@ -615,27 +616,47 @@ HistoryDatabase::Page SqliteHistory::query(const HistoryQuery& query)
         QStringList fields;
         for (const char* field : {"tool", "client_name", "client_version", "route", "session", "error"}) {
             fields << QLatin1String(field) + QStringLiteral(" LIKE ? ESCAPE '\\'");
-            bindings << escapeLike(word);
+            *bindings << escapeLike(word);
         }
         fields << QStringLiteral("CAST(request AS TEXT) LIKE ? ESCAPE '\\'");
-        bindings << escapeLike(word);
+        *bindings << escapeLike(word);
         const QList<CallStatus> statuses = CallSearch::statusesMatching(word);
         if (!statuses.isEmpty())
-            fields << statusCondition(statuses, &bindings);
+            fields << statusCondition(statuses, bindings);
         where << QLatin1Char('(') + fields.join(QStringLiteral(" OR ")) + QLatin1Char(')');
     }
+    return where.isEmpty() ? QString() : QStringLiteral("WHERE ") + where.join(QStringLiteral(" AND "));
+}
+
+HistoryDatabase::Page SqliteHistory::query(const HistoryQuery& query)
+{
+    QVariantList bindings;
+    const QString where = whereFor(query, &bindings);
     const int limit = qBound(1, query.limit, 5000);
     bindings << limit + 1;
-    const QString sql
-        = QStringLiteral("SELECT %1 FROM calls %2 ORDER BY id DESC LIMIT ?")
-              .arg(columnsFor(query.bodyPreviewBytes),
-                  where.isEmpty() ? QString() : QStringLiteral("WHERE ") + where.join(QStringLiteral(" AND ")));
+    const QString sql = QStringLiteral("SELECT %1 FROM calls %2 ORDER BY id DESC LIMIT ?")
+                            .arg(columnsFor(query.bodyPreviewBytes), where);
     Page page;
     page.calls = runSelect(sql, bindings, query.bodyPreviewBytes);
     page.hasMore = page.calls.size() > limit;
     if (page.hasMore)
         page.calls.removeLast();
     return page;
+}
+
+qint64 SqliteHistory::count(const HistoryQuery& query)
+{
+    if (!m_db.isOpen())
+        return -1;
+    QVariantList bindings;
+    QSqlQuery q(m_db);
+    q.setForwardOnly(true);
+    q.prepare(QStringLiteral("SELECT COUNT(*) FROM calls ") + whereFor(query, &bindings));
+    for (int i = 0; i < bindings.size(); ++i)
+        q.bindValue(i, bindings.at(i));
+    if (!q.exec() || !q.next())
+        return -1;
+    return q.value(0).toLongLong();
 }
 
 bool SqliteHistory::reserveCallIds(qint64 count, qint64* first, QString* error)

@@ -27,9 +27,11 @@ public:
     bool reserveCallIds(qint64 count, qint64* first, QString* error) override;
     Page loadRecent(int limit, qsizetype bodyPreviewBytes) override;
     Page query(const HistoryQuery& query) override;
+    qint64 count(const HistoryQuery& query) override;
     bool writeTransitions(const BreakerTransitionList& transitions, QString* error) override;
     BreakerTransitionList loadTransitions(const QString& adapter, int limit) override;
     qint64 callsLeftOut() const override { return m_callsLeftOut; }
+    qint64 callsPruned() const override { return m_callsPruned; }
     void setMaxCalls(qint64 maxCalls) override { m_maxCalls = maxCalls; }
     void setMaxBytes(qint64 maxBytes) override { m_maxBytes = maxBytes; }
     QString location() const override { return m_path; }
@@ -57,6 +59,9 @@ private:
     // Where the writers' locks are (WriterLock): `<database>-writers`.
     QString writersDirectory() const;
     bool markInterruptedCalls(QString* error);
+    // The WHERE clause (empty, or starting with WHERE) of the calls `query` asks for, with its
+    // bindings added to `bindings`.
+    static QString whereFor(const HistoryQuery& query, QVariantList* bindings);
     ToolCallList runSelect(const QString& sql, const QVariantList& bindings, qsizetype previewBytes);
 
     QString m_path;
@@ -65,6 +70,7 @@ private:
     std::optional<QSqlQuery> m_insert; // prepared once, bound per call
     std::optional<WriterLock> m_writerLock; // a writer's, for as long as it is open
     qint64 m_callsLeftOut = 0;
+    qint64 m_callsPruned = 0;
     qint64 m_maxCalls = 500'000;
     qint64 m_maxBytes = DefaultMaxBytes;
 };
