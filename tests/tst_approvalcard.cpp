@@ -17,6 +17,7 @@
 
 #include <QApplication>
 #include <QDockWidget>
+#include <QFontDatabase>
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QPushButton>
@@ -154,6 +155,16 @@ private Q_SLOTS:
         const int lines = QFontMetrics(arguments->font()).lineSpacing();
         QVERIFY2(arguments->viewport()->height() >= lines * ApprovalWidget::MinArgumentLines,
             qPrintable(describe(arguments, &window)));
+        // In a monospace as large as the rest of the text, not the platform's default size beside
+        // 14 pt labels.
+        const qreal general = QFontDatabase::systemFont(QFontDatabase::GeneralFont).pointSizeF();
+        const qreal fixed = QFontDatabase::systemFont(QFontDatabase::FixedFont).pointSizeF();
+        const qreal wanted = fixed * QApplication::font().pointSizeF() / general;
+        QVERIFY2(qAbs(arguments->font().pointSizeF() - wanted) < 0.01,
+            qPrintable(QStringLiteral("arguments at %1 pt, the application's font %2 pt, the platform's %3 pt")
+                           .arg(arguments->font().pointSizeF())
+                           .arg(QApplication::font().pointSizeF())
+                           .arg(general)));
         // Every answer button, whole (once the rows they wrap onto are laid out: the arguments can
         // be in view a moment before).
         for (const char* name : {"allowOnceButton", "allowSessionButton", "alwaysAllowButton", "denyButton"}) {

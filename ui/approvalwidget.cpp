@@ -2,13 +2,13 @@
 
 #include "boundedjson.h"
 #include "callinspector.h"
+#include "fixedfont.h"
 #include "interactionmodel.h"
 #include "jsonhighlighter.h"
 
 #include <QApplication>
 #include <QDir>
 #include <QEvent>
-#include <QFontDatabase>
 #include <QFontMetrics>
 #include <QFrame>
 #include <QGridLayout>
@@ -205,7 +205,7 @@ ApprovalWidget::ApprovalWidget(const PendingInteraction& interaction, QWidget* p
     m_arguments->setReadOnly(true);
     m_arguments->setTabChangesFocus(true); // Tab moves on to the answers, never stays in the text
     m_arguments->setTextInteractionFlags(Qt::TextSelectableByMouse | Qt::TextSelectableByKeyboard);
-    m_arguments->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_arguments->setFont(fixedFont());
     m_arguments->setLineWrapMode(QPlainTextEdit::WidgetWidth);
     m_arguments->setWordWrapMode(QTextOption::WrapAtWordBoundaryOrAnywhere);
     m_arguments->setPlaceholderText(tr("No arguments."));

@@ -4,6 +4,7 @@
 #include "callcolumns.h"
 #include "curlcommand.h"
 #include "decisiontext.h"
+#include "fixedfont.h"
 #include "jsonhighlighter.h"
 #include "replaybar.h"
 #include "statuscolours.h"
@@ -12,7 +13,6 @@
 #include <QClipboard>
 #include <QDateTime>
 #include <QEvent>
-#include <QFontDatabase>
 #include <QFutureWatcher>
 #include <QGridLayout>
 #include <QGuiApplication>
@@ -240,7 +240,7 @@ CallInspector::Pane CallInspector::createPane(const QString& objectName)
     pane.edit->setObjectName(objectName);
     pane.edit->setReadOnly(true);
     pane.edit->setTextInteractionFlags(Qt::TextSelectableByMouse | Qt::TextSelectableByKeyboard);
-    pane.edit->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    pane.edit->setFont(fixedFont());
     pane.edit->setLineWrapMode(QPlainTextEdit::WidgetWidth);
     pane.edit->setWordWrapMode(QTextOption::WrapAtWordBoundaryOrAnywhere);
     // Read-only text added page by page: an undo history would hold a second copy.

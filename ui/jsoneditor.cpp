@@ -1,10 +1,10 @@
 #include "jsoneditor.h"
 
 #include "boundedjson.h"
+#include "fixedfont.h"
 #include "jsonhighlighter.h"
 
 #include <QEvent>
-#include <QFontDatabase>
 
 using nlohmann::json;
 
@@ -12,7 +12,7 @@ JsonEditor::JsonEditor(QWidget* parent)
     : QPlainTextEdit(parent)
     , m_highlighter(new JsonHighlighter(document()))
 {
-    setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    setFont(fixedFont());
     setTabChangesFocus(true);
     setLineWrapMode(QPlainTextEdit::NoWrap);
     m_highlighter->setDarkBackground(palette().color(QPalette::Base).lightness() < 128);

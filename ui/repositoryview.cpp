@@ -3,6 +3,7 @@
 
 #include "commitlistmodel.h"
 #include "diffhighlighter.h"
+#include "fixedfont.h"
 #include "modelroles.h"
 #include "operatorinterface.h"
 #include "repositoryfilesmodel.h"
@@ -11,7 +12,6 @@
 #include <QEvent>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QFontDatabase>
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -312,7 +312,7 @@ QWidget* RepositoryView::createDiffPane()
         edit->setObjectName(objectName);
         edit->setReadOnly(true);
         edit->setTextInteractionFlags(Qt::TextSelectableByMouse | Qt::TextSelectableByKeyboard);
-        edit->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+        edit->setFont(fixedFont());
         // Columns matter in a diff: long lines scroll instead of wrapping.
         edit->setLineWrapMode(QPlainTextEdit::NoWrap);
         // Read-only text replaced as a whole: an undo history would hold a second copy.

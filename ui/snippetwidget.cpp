@@ -1,8 +1,8 @@
 #include "snippetwidget.h"
 
 #include "copybutton.h"
+#include "fixedfont.h"
 
-#include <QFontDatabase>
 #include <QHBoxLayout>
 #include <QLabel>
 
@@ -17,7 +17,7 @@ SnippetWidget::SnippetWidget(QWidget* parent)
     m_text->setTextFormat(Qt::PlainText);
     m_text->setWordWrap(true);
     m_text->setTextInteractionFlags(Qt::TextSelectableByMouse | Qt::TextSelectableByKeyboard);
-    m_text->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_text->setFont(fixedFont());
     m_text->setFrameShape(QFrame::StyledPanel);
     m_text->setBackgroundRole(QPalette::Base);
     m_text->setAutoFillBackground(true);

@@ -1,6 +1,7 @@
 #include "toolsview.h"
 
 #include "boundedjson.h"
+#include "fixedfont.h"
 #include "jsoneditor.h"
 #include "modelroles.h"
 #include "operatorinterface.h"
@@ -12,7 +13,6 @@
 #include <QAction>
 #include <QApplication>
 #include <QCheckBox>
-#include <QFontDatabase>
 #include <QHBoxLayout>
 #include <QKeyEvent>
 #include <QLabel>
@@ -39,7 +39,7 @@ QPlainTextEdit* jsonPane(const QString& objectName)
     auto* pane = new QPlainTextEdit;
     pane->setObjectName(objectName);
     pane->setReadOnly(true);
-    pane->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    pane->setFont(fixedFont());
     pane->setLineWrapMode(QPlainTextEdit::NoWrap);
     return pane;
 }
