@@ -239,6 +239,52 @@ private Q_SLOTS:
         QVERIFY(widget.errorText().isEmpty());
     }
 
+    // A card measured before it ever shows (as the window lays itself out for the questions to
+    // come) is given that height at that width: its arguments and every answer are whole in it.
+    // Before, the measure was the unshown card's minimum, with its answers on one row however
+    // narrow: at 1.5x the window grew 26 pixels past a 720-pixel screen when a risky approval came.
+    void aCardMeasuredBeforeItShowsFitsWhenShown_data()
+    {
+        QTest::addColumn<int>("width");
+        for (const int width : {0, 260, 320, 480, 900})
+            QTest::newRow(qPrintable(width ? QString::number(width) : QStringLiteral("least"))) << width;
+    }
+    void aCardMeasuredBeforeItShowsFitsWhenShown()
+    {
+        QFETCH(int, width);
+        PendingInteraction question = approval();
+        question.deadlineMs = QDateTime::currentMSecsSinceEpoch() + 600'000; // a countdown among the answers
+        ApprovalWidget measured(question);
+        measured.ensurePolished();
+        const int cardWidth = std::max(width, measured.minimumSizeHint().width());
+        const int height = measured.leastHeightAt(cardWidth);
+
+        ApprovalWidget shown(question);
+        shown.resize(cardWidth, height);
+        shown.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&shown));
+        QTRY_COMPARE_WITH_TIMEOUT(shown.size(), QSize(cardWidth, height), 2000);
+        QTest::qWait(20); // what the resize posted (the answers' rows)
+        QList<QWidget*> asked = {child<QWidget>(&shown, "argumentsText")};
+        for (QPushButton* button : child<QWidget>(&shown, "answerButtons")->findChildren<QPushButton*>()) {
+            if (button->isVisible())
+                asked << button;
+        }
+        QVERIFY(asked.size() >= 5);
+        for (QWidget* widget : std::as_const(asked)) {
+            const QRect inCard(widget->mapTo(&shown, QPoint(0, 0)), widget->size());
+            QVERIFY2(shown.rect().contains(inCard) && widget->visibleRegion().boundingRect() == widget->rect(),
+                qPrintable(QStringLiteral("%1 at %2,%3 %4x%5 in a card %6x%7")
+                               .arg(widget->objectName())
+                               .arg(inCard.x())
+                               .arg(inCard.y())
+                               .arg(inCard.width())
+                               .arg(inCard.height())
+                               .arg(cardWidth)
+                               .arg(height)));
+        }
+    }
+
     void showCallLinksToTheCallAndEarlierOnes()
     {
         ApprovalWidget widget(approval());

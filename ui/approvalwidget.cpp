@@ -176,7 +176,9 @@ ApprovalWidget::ApprovalWidget(const PendingInteraction& interaction, QWidget* p
     const QString hints = hintsText(annotations);
     if (!hints.isEmpty()) {
         grid->addWidget(captionLabel(tr("Hints")), row, 0);
-        grid->addWidget(valueLabel(hints, QStringLiteral("hintsLabel")), row++, 1);
+        QLabel* hintsLabel = valueLabel(hints, QStringLiteral("hintsLabel"));
+        hintsLabel->setWordWrap(true); // unwrapped, a narrow card's header scrolled sideways
+        grid->addWidget(hintsLabel, row++, 1);
     }
     grid->setColumnStretch(1, 1);
     body->addLayout(grid);

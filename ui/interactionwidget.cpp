@@ -456,12 +456,34 @@ QSize InteractionWidget::minimumSizeHint() const
     QSize least = QWidget::minimumSizeHint();
     int widest = 0;
     for (const auto& item : m_answerWidgets) {
-        if (!item.first->isHidden())
+        if (item.first->isVisibleTo(this)) // not isHidden(): before the card first shows, all its children are
             widest = qMax(widest, item.first->sizeHint().width());
     }
     const QMargins margins = m_layout->contentsMargins();
     least.setWidth(qMax(least.width(), widest + margins.left() + margins.right()));
     return least;
+}
+
+int InteractionWidget::leastHeightAt(int width)
+{
+    resize(width, qMax(1, height()));
+    arrangeAnswers();
+    // Measured now: the layouts would learn of the new rows only from events posted for later.
+    m_buttonRows->invalidate();
+    m_buttonRows->activate();
+    m_layout->invalidate();
+    m_layout->activate();
+    const QMargins margins = m_layout->contentsMargins();
+    const int spacing = qMax(0, m_layout->spacing());
+    const int area = m_scroll->isVisibleTo(this) ? m_scroll->minimumHeight() + spacing : 0;
+    // The question area above at its least, whatever it shows at the card's present height (fitHeader):
+    // where what is asked is by the answers, its least pixel and the spacing (which the layout keeps
+    // until the card has its height), else its header as one compact line.
+    const int least = m_questionAreaOptional
+        ? 1 + spacing
+        : heightAt(m_compactHeader, qMax(0, width - margins.left() - margins.right())) + 2 * m_scroll->frameWidth()
+            + spacing;
+    return minimumSizeHint().height() - area + least;
 }
 
 bool InteractionWidget::focusIsWithin() const
@@ -551,7 +573,8 @@ void InteractionWidget::arrangeAnswers()
     int rowWidth = 0;
     for (const auto& item : std::as_const(m_answerWidgets)) {
         // A hidden one rides along in the current row: it takes no room until it shows.
-        const int wanted = item.first->isHidden() ? 0 : item.first->sizeHint().width();
+        // Would it show with the card (before the card first shows, isHidden() says so of every child)?
+        const int wanted = item.first->isVisibleTo(this) ? item.first->sizeHint().width() : 0;
         if (wanted > 0 && rowWidth > 0 && rowWidth + spacing + wanted > available) {
             rows.append(QList<QPair<QWidget*, ButtonPlace>>());
             rowWidth = 0;

@@ -56,6 +56,9 @@ public:
     bool focusIsWithin() const;
     // At least as wide as its widest answer (they wrap onto rows, but one is never cut).
     QSize minimumSizeHint() const override;
+    // The least height the card needs at `width`, its answers on as many rows as that width makes
+    // them take (for laying out a window before any question shows; the card is resized to it).
+    int leastHeightAt(int width);
 
     // How long after the question appears (or the window is activated again) keys answer nothing.
     static constexpr int KeyDelayMs = 500;

@@ -369,23 +369,39 @@ void MainWindow::setShort(bool isShort)
     menuBar()->updateGeometry();
 }
 
-QSize MainWindow::questionsDockNeed() const
+QSize MainWindow::questionsDockNeed(int dockWidth) const
 {
+    // The tallest approval: the hints' banner, a path flagged, a description to fold, arguments
+    // (a plain one needs less, and a window laid out for it grew past the screen when a risky one
+    // came: 746 logical pixels on a 720-pixel screen at 1.5x).
     PendingInteraction sample;
     sample.id = QStringLiteral("layout-sample");
     sample.kind = InteractionKind::Approval;
     sample.render = RenderHint::Approval;
     sample.tool = QStringLiteral("write_file");
     sample.clientName = QStringLiteral("claude-code");
+    sample.sessionId = QStringLiteral("session");
+    sample.callId = 1;
     sample.waiting = true;
+    sample.createdAtMs = QDateTime::currentMSecsSinceEpoch();
+    sample.deadlineMs = sample.createdAtMs + 600'000; // its countdown shares a row with the answers
+    sample.arguments = R"({"path":"/srv/work/../etc/job","content":"sample","mode":"overwrite"})";
+    sample.renderSpec = R"({"render":"approval","rule":"permissions.default: ask",)"
+                        R"("description":"Writes a file in the workspace, creating parent directories as )"
+                        R"(needed; the content replaces what was there, whatever it held before. A description )"
+                        R"(longer than the card folds to its first line, with More beside it to open it.",)"
+                        R"("annotations":{"destructiveHint":true,"openWorldHint":true},"roots":["/srv/work"]})";
     ApprovalWidget approval(sample);
     approval.ensurePolished();
-    const QSize card = approval.minimumSizeHint();
     // The dock's title and frame and the panel's margins around its contents, and the list above.
     const QWidget* contents = m_interactionPanel->widget();
     const QMargins margins = contents->layout() ? contents->layout()->contentsMargins() : QMargins();
     const int frame
         = m_interactionPanel->style()->pixelMetric(QStyle::PM_DockWidgetFrameWidth, nullptr, m_interactionPanel);
+    // As tall as at the dock's width (at its least, where the answers wrap onto the most rows).
+    QSize card = approval.minimumSizeHint();
+    const int cardWidth = std::max(card.width(), dockWidth - margins.left() - margins.right() - 2 * frame);
+    card.setHeight(approval.leastHeightAt(cardWidth));
     const int title = m_interactionPanel->minimumSizeHint().height() - contents->minimumSizeHint().height();
     const QTableView* list = m_interactionPanel->listView();
     const int width = std::max(
@@ -494,7 +510,11 @@ void MainWindow::applyDefaultSizes()
     setCompact(compact);
     // The docks' contents scroll when the window, a question in it, would be taller than the room.
     relayout();
-    int questionGrowth = std::max(0, questionsNeed.height() - m_interactionPanel->minimumSizeHint().height());
+    // Along the bottom a question has the window's width (its answers on one row); on the right, the
+    // dock's.
+    const QSize compactNeed = questionsDockNeed(width);
+    int questionGrowth = std::max(
+        0, (compact ? compactNeed : questionsNeed).height() - m_interactionPanel->minimumSizeHint().height());
     if (compact || minimumSizeHint().height() + questionGrowth > room.height())
         letDocksScroll();
     if (compact) {
@@ -507,8 +527,9 @@ void MainWindow::applyDefaultSizes()
         // The inspector below the log only where it cannot be beside it (as further down).
         setInspectorBelow(reach + inspectorLeast + handle + central > width);
         relayout();
+        // Along the bottom the question has the window's width: its answers on one row.
         const int stacked = minimumSizeHint().height()
-            + std::max(0, questionsNeed.height() - m_interactionPanel->minimumSizeHint().height());
+            + std::max(0, compactNeed.height() - m_interactionPanel->minimumSizeHint().height());
         if (stacked > room.height()) {
             compact = false;
             setCompact(false);
@@ -528,8 +549,11 @@ void MainWindow::applyDefaultSizes()
     const int height = qMin(crowded || compact ? 1200 : 860, room.height());
     bool below = false;
     int bottom = small ? height / 4 : 300;
+    // Along the bottom the questions start at most a third of the window's height, the log keeps
+    // the rest: a risky approval's banner, arguments and answers take the log's room when one comes
+    // (the window's least height has room for it, measured above).
     if (compact)
-        bottom = std::max(bottom, questionsNeed.height());
+        bottom = std::max(bottom, std::min(compactNeed.height(), height / 3));
     // At an ordinary font none of this is needed, and asking the window for its minimum before it
     // has its size would give the docks along the bottom their share of a smaller window.
     if (crowded || scrolling) {

@@ -175,8 +175,9 @@ private:
     // icons, to the menu bar's row.
     void setShort(bool isShort);
     // The width and height the Questions dock needs for an approval, whose four answer buttons make
-    // the widest question, measured on a sample at the present font.
-    QSize questionsDockNeed() const;
+    // the widest question, measured on a sample at the present font: the least width, and the height
+    // at `dockWidth` (at the least width when 0).
+    QSize questionsDockNeed(int dockWidth = 0) const;
     // Shrinks and moves the window so that its frame is inside the screen's available area.
     void fitFrameToScreen();
     void createStatusBar();
