@@ -20,10 +20,13 @@
 
 #include <QApplication>
 #include <QDockWidget>
+#include <QHeaderView>
 #include <QLineEdit>
 #include <QMenu>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QTableView>
 #include <QTest>
@@ -311,6 +314,22 @@ private Q_SLOTS:
         QCOMPARE(panel->windowTitle(), QStringLiteral("Questions (1)"));
         QCOMPARE(window.windowTitle(), QStringLiteral("Switchboard — 1 question"));
 
+        // The table the keys went to keeps its header in view: where the window is short and the
+        // docks scroll, the Permissions dock scrolls only what does not fit (before, its area sized
+        // its contents by their wrapped text's preferred height and scrolled the header away).
+        if (auto* area = window.findChild<QScrollArea*>(QStringLiteral("permissionsDockScroll"));
+            area && area->isVisible() && area->viewport()->height() >= area->widget()->minimumSizeHint().height()) {
+            QCOMPARE(area->verticalScrollBar()->maximum(), 0);
+            if (auto* table = qobject_cast<QTableView*>(target); table && area->isAncestorOf(table)) {
+                const QHeaderView* header = table->horizontalHeader();
+                const int top = header->mapTo(area->viewport(), QPoint(0, 0)).y();
+                QVERIFY2(top >= 0 && top + header->height() <= area->viewport()->height(),
+                    qPrintable(QStringLiteral("header at %1, %2 px tall, in a view %3 px tall")
+                                   .arg(top)
+                                   .arg(header->height())
+                                   .arg(area->viewport()->height())));
+            }
+        }
         // Under a real display, SWITCHBOARD_HOLD_MS keeps the window up for a screenshot.
         if (const int hold = qEnvironmentVariableIntValue("SWITCHBOARD_HOLD_MS"); hold > 0)
             QTest::qWait(hold);

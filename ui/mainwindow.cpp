@@ -74,10 +74,13 @@
 class ShortDockArea : public QScrollArea
 {
 public:
-    ShortDockArea()
+    ShortDockArea() { setFrameShape(QFrame::NoFrame); }
+    // Takes `contents` to show, scrolling only where its least height does not fit.
+    void setContents(QWidget* contents)
     {
-        setFrameShape(QFrame::NoFrame);
-        setWidgetResizable(true);
+        setWidget(contents);
+        contents->installEventFilter(this);
+        fitContents();
     }
     void setMostHeight(int height)
     {
@@ -92,7 +95,34 @@ public:
         return size;
     }
 
+protected:
+    void resizeEvent(QResizeEvent* event) override
+    {
+        QScrollArea::resizeEvent(event);
+        fitContents();
+    }
+    bool eventFilter(QObject* watched, QEvent* event) override
+    {
+        if (watched == widget() && event->type() == QEvent::LayoutRequest)
+            fitContents();
+        return QScrollArea::eventFilter(watched, event);
+    }
+
 private:
+    // The contents as large as the view wherever their least size fits it. Not widgetResizable:
+    // that sizes contents with wrapped text by their preferred height (heightForWidth), so a dock
+    // that had room for its table scrolled it, the table's header out of sight above.
+    void fitContents()
+    {
+        QWidget* contents = widget();
+        if (!contents)
+            return;
+        const QSize least = contents->minimumSizeHint();
+        const QSize size(std::max(viewport()->width(), least.width()), std::max(viewport()->height(), least.height()));
+        if (contents->size() != size)
+            contents->resize(size);
+    }
+
     int m_mostHeight = 0;
 };
 
@@ -300,8 +330,8 @@ MainWindow::MainWindow(OperatorInterface* backend, int callLogRows, bool noAuth,
 
 void MainWindow::letDocksScroll()
 {
-    // A scroll area sizes contents with wrapped text by their preferred height, so at an ordinary
-    // size it would scroll what fits: only for a window that would be taller than the screen.
+    // Only for a window that would be taller than the screen: elsewhere the docks keep their
+    // contents' least heights, as a window does.
     if (m_inspectorArea)
         return;
     for (QDockWidget* dock : findChildren<QDockWidget*>(Qt::FindDirectChildrenOnly)) {
@@ -309,7 +339,7 @@ void MainWindow::letDocksScroll()
             continue; // a question scrolls inside; its answer buttons stay in view
         auto* area = new ShortDockArea;
         area->setObjectName(dock->objectName() + QStringLiteral("Scroll"));
-        area->setWidget(dock->widget()); // the dock lets go of it
+        area->setContents(dock->widget()); // the dock lets go of it
         dock->setWidget(area);
         (dockWidgetArea(dock) == Qt::RightDockWidgetArea ? m_rightDockAreas : m_bottomDockAreas).append(area);
     }
@@ -317,7 +347,7 @@ void MainWindow::letDocksScroll()
     m_inspectorArea = new ShortDockArea;
     m_inspectorArea->setObjectName(QStringLiteral("inspectorScroll"));
     const int at = m_splitter->indexOf(m_inspector);
-    m_inspectorArea->setWidget(m_inspector);
+    m_inspectorArea->setContents(m_inspector);
     m_splitter->insertWidget(at, m_inspectorArea);
     // The central layout keeps the splitter's minimum from before (a hidden window's splitter does
     // not say that its minimum changed).
