@@ -27,11 +27,13 @@
 #include "interactionwidget.h"
 #include "mainwindow.h"
 #include "modelroles.h"
+#include "repositoryview.h"
 
 #include <QAction>
 #include <QApplication>
 #include <QDockWidget>
 #include <QHeaderView>
+#include <QLabel>
 #include <QLineEdit>
 #include <QMenuBar>
 #include <QPlainTextEdit>
@@ -358,6 +360,22 @@ void TestWindowFit::aLayoutComesBackAsItWasSaved()
         QVERIFY(QTest::qWaitForWindowExposed(&window));
         wasShort = window.isShort();
         QTRY_VERIFY(toolBarInView(window));
+        // The bottom tabs show the Repositories, as they start (not the tab a move between layouts
+        // left in front), and with no call selected the inspector says how to fill it, in view
+        // where the inspector scrolls too.
+        if (!window.isCompact()) // narrow, the Questions tab is in front there
+            QTRY_VERIFY(!window.repositoryView()->visibleRegion().isEmpty());
+        auto* placeholder = window.findChild<QLabel*>(QStringLiteral("inspectorPlaceholder"));
+        QVERIFY(placeholder && placeholder->isVisible());
+        const QRect text(
+            0, 0, placeholder->width(), placeholder->contentsMargins().top() + placeholder->fontMetrics().height());
+        const auto textShows = [&] {
+            const QRect shown = placeholder->visibleRegion().boundingRect();
+            return shown.top() <= text.top() && shown.bottom() >= text.bottom() && shown.width() > text.width() / 2;
+        };
+        QTRY_VERIFY2(textShows(),
+            qPrintable(QStringLiteral("the placeholder shows %1 of %2")
+                           .arg(describe(placeholder->visibleRegion().boundingRect()), describe(placeholder->rect()))));
         window.close();
         QSettings settings(path, QSettings::IniFormat);
         window.saveLayout(settings);

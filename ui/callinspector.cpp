@@ -382,6 +382,13 @@ bool CallInspector::isRendering() const
     return false;
 }
 
+void CallInspector::setPlaceholderAtTop(bool atTop)
+{
+    auto* placeholder = findChild<QLabel*>(QStringLiteral("inspectorPlaceholder"));
+    placeholder->setAlignment(atTop ? Qt::AlignHCenter | Qt::AlignTop : Qt::AlignCenter);
+    placeholder->setContentsMargins(0, atTop ? fontMetrics().height() : 0, 0, 0);
+}
+
 void CallInspector::showCall(const ToolCall& call, bool preview)
 {
     m_call = call;

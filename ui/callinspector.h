@@ -91,6 +91,10 @@ public Q_SLOTS:
     // Changes the note over a preview (empty hides it).
     void setPreviewNote(const QString& note);
     void clear();
+    // In an area shorter than the inspector (a short window, where it scrolls), the placeholder
+    // shown with no call selected sits at the top, where the area shows it, not in the middle of
+    // the inspector's least height, out of sight.
+    void setPlaceholderAtTop(bool atTop);
 
 Q_SIGNALS:
     void fullCallRequested(qint64 callId);

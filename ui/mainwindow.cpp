@@ -348,6 +348,7 @@ void MainWindow::letDocksScroll()
     m_inspectorArea->setObjectName(QStringLiteral("inspectorScroll"));
     const int at = m_splitter->indexOf(m_inspector);
     m_inspectorArea->setContents(m_inspector);
+    m_inspector->setPlaceholderAtTop(true);
     m_splitter->insertWidget(at, m_inspectorArea);
     // The central layout keeps the splitter's minimum from before (a hidden window's splitter does
     // not say that its minimum changed).
@@ -374,6 +375,8 @@ void MainWindow::setCompact(bool compact)
     } else {
         addDockWidget(Qt::RightDockWidgetArea, m_interactionPanel);
         tabifyDockWidget(m_interactionPanel, tools);
+        // The bottom tabs show the Repositories again, as they start, not the tab that came last.
+        m_repositoryView->raise();
     }
     m_interactionPanel->raise();
 }
