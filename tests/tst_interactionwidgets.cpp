@@ -11,6 +11,7 @@
 #include "formwidget.h"
 #include "jsonhighlighter.h"
 
+#include <QAbstractScrollArea>
 #include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
@@ -23,6 +24,7 @@
 #include <QPushButton>
 #include <QRadioButton>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSet>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -283,6 +285,35 @@ private Q_SLOTS:
                                .arg(cardWidth)
                                .arg(height)));
         }
+    }
+
+    // A card narrower than its header's row (a short window's dock at its least width) shows the
+    // header as one line, whole; the question area never scrolls sideways. Before, a horizontal
+    // scroll bar covered the header's only line but a sliver, seen at 1.5x on a 1366x768 screen.
+    void aNarrowCardShowsItsHeaderAsOneLine()
+    {
+        ApprovalWidget card(approval());
+        card.resize(800, 600);
+        card.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&card));
+        auto* header = child<QWidget>(&card, "questionHeader");
+        QTRY_VERIFY(header->isVisible());
+        const int least = card.minimumSizeHint().width();
+        QVERIFY2(least < header->minimumSizeHint().width(),
+            qPrintable(QStringLiteral("the card's least width %1, its header's row %2")
+                           .arg(least)
+                           .arg(header->minimumSizeHint().width())));
+        card.resize(least, 600);
+        auto* area = child<QAbstractScrollArea>(&card, "questionArea");
+        auto* compact = child<QWidget>(&card, "compactToolLabel");
+        QTRY_VERIFY(compact->isVisible());
+        QVERIFY(header->isHidden());
+        QVERIFY(!area->horizontalScrollBar()->isVisible());
+        QCOMPARE(compact->visibleRegion().boundingRect(), compact->rect());
+        // Wide enough, the whole header again.
+        card.resize(header->minimumSizeHint().width() + 60, 600);
+        QTRY_VERIFY(header->isVisible());
+        QVERIFY(!compact->isVisible());
     }
 
     void showCallLinksToTheCallAndEarlierOnes()

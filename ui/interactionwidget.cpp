@@ -165,6 +165,8 @@ InteractionWidget::InteractionWidget(const PendingInteraction& interaction, QWid
     m_scroll->setWidgetResizable(true);
     m_scroll->setFrameShape(QFrame::NoFrame);
     m_scroll->setFocusPolicy(Qt::NoFocus); // not a Tab stop of its own
+    // Never sideways: in a short card a horizontal scroll bar took the height of the one line shown.
+    m_scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     // Where height is short, what is asked above the answers keeps it: this part gives way first,
     // down to nothing (it scrolls; the list row above names the tool and the client).
     m_scroll->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Preferred);
@@ -645,8 +647,11 @@ void InteractionWidget::fitHeader()
     const int room = height() - rest - spacing; // for the question area
     const int whole = heightAt(m_header, width) + frames;
     const int compact = heightAt(m_compactHeader, width) + frames;
+    // Narrower than the whole header's row (a short window's dock at its least width), it would
+    // scroll sideways, its scroll bar over the little of it that shows: compact instead.
+    const bool narrow = width < m_header->minimumSizeHint().width();
     HeaderShape shape = HeaderShape::Whole;
-    if (room < whole)
+    if (room < whole || narrow)
         shape = room >= compact || !m_questionAreaOptional ? HeaderShape::Compact : HeaderShape::None;
     if (shape == HeaderShape::Compact) {
         const int textWidth = qMax(0, width - m_compactKindLabel->sizeHint().width() - spacing * 2);
