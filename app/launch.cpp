@@ -167,7 +167,9 @@ std::optional<int> Launch::start(QCoreApplication& app, bool noDisplay)
         return 1;
     }
     // SIGINT and SIGTERM end the event loop normally, so history is written and sessions are closed.
-    onTerminationSignal(app, [] { QCoreApplication::quit(); });
+    // exit(), not quit(): a QGuiApplication's quit() closes the windows first, and the window asks
+    // before closing with questions pending, so a signal left the process running behind a dialog.
+    onTerminationSignal(app, [] { QCoreApplication::exit(0); });
     QObject::connect(&app, &QCoreApplication::aboutToQuit, backend.get(), &Backend::stop);
 
     std::printf("listening on %s\n", backend->serverUrl().toString().toUtf8().constData());

@@ -148,6 +148,7 @@ private Q_SLOTS:
     void noDisplayFallsBackToHeadless();
     void headlessLoadsNoGuiLibrary();
     void windowIsTheConsoleInTheSameProcess();
+    void aSignalEndsTheWindowWithAQuestionPending();
     void badInvocations_data();
     void badInvocations();
     void busyPortIsAClearError();
@@ -537,6 +538,47 @@ void TestSwitchboardProcess::windowIsTheConsoleInTheSameProcess()
     int exitCode = -2;
     QVERIFY(stopWithSigterm(*running.process, &exitCode));
     QCOMPARE(exitCode, 0);
+}
+
+// SIGTERM (a logout, systemd, kill) ends the windowed console with a question pending, as it ends a
+// headless one: the window's Quit asks first, a signal does not wait for anyone. Before, the signal
+// went through the window's close, which asked, and the process lived on with the dialog open.
+void TestSwitchboardProcess::aSignalEndsTheWindowWithAQuestionPending()
+{
+    const QString state = m_dir.filePath(QStringLiteral("signal"));
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    environment.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+    environment.insert(QStringLiteral("SWITCHBOARD_TOKEN"), QStringLiteral("sb_process-test-token-0123456789abcdef"));
+    Running running
+        = start({QStringLiteral("--port"), QStringLiteral("0"), QStringLiteral("--state-dir"), state}, environment);
+    QVERIFY(running.url.isValid());
+    QNetworkAccessManager network;
+    const QByteArray session = openSession(network, running.url, "sb_process-test-token-0123456789abcdef");
+    QNetworkRequest request(running.url);
+    request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
+    request.setRawHeader("Accept", "application/json, text/event-stream");
+    request.setRawHeader("Authorization", "Bearer sb_process-test-token-0123456789abcdef");
+    request.setRawHeader("Mcp-Session-Id", session);
+    QNetworkReply* waiting = network.post(request,
+        R"({"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"request_connection",)"
+        R"("arguments":{"provider":"github","kind":"api_key","reason":"read issues"}}})");
+    // Pending once the workspace state holds the question.
+    const QString stateFile = QDir(state).filePath(QStringLiteral("workspace.json"));
+    const auto pending = [&] {
+        QFile file(stateFile);
+        return file.open(QIODevice::ReadOnly) && file.readAll().contains("\"ia-");
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(pending(), 15'000);
+    QVERIFY(!waiting->isFinished());
+    int exitCode = -2;
+    QVERIFY2(stopWithSigterm(*running.process, &exitCode), "still running 15 s after SIGTERM");
+    QCOMPARE(exitCode, 0);
+    // The held client heard why: a tool error, not a dropped connection.
+    QSignalSpy finished(waiting, &QNetworkReply::finished);
+    QVERIFY(waiting->isFinished() || finished.wait(15'000));
+    const QByteArray body = waiting->readAll();
+    QVERIFY2(body.contains("\"isError\":true"), body.constData());
+    waiting->deleteLater();
 }
 
 void TestSwitchboardProcess::badInvocations_data()
