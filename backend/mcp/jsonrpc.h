@@ -22,6 +22,10 @@ enum ErrorCode : int {
     MethodNotFound = -32601,
     InvalidParams = -32602,
     InternalError = -32603,
+    // 2026-07-28 (the range -32000 to -32019 is the legacy revisions' and never used in their answers).
+    HeaderMismatch = -32020,
+    MissingRequiredClientCapability = -32021,
+    UnsupportedProtocolVersion = -32022,
 };
 
 // Limits and results are BoundedJson's (the one parser); a message's by default.

@@ -1,6 +1,7 @@
 #pragma once
 
-// The MCP protocol versions this server speaks, oldest first.
+// The MCP protocol versions this server speaks, oldest first: the three 2025 revisions with an
+// initialize handshake and sessions, and the stateless 2026 one.
 
 #include <QByteArray>
 
@@ -26,6 +27,19 @@ inline bool isSupported(const std::string& version)
 inline bool isSupported(const QByteArray& version)
 {
     return isSupported(version.toStdString());
+}
+
+// The stateless revisions (2026-07-28 on): every request says its version and who asks in `_meta`,
+// with no initialize and no session. Served beside the three above, chosen per request.
+inline constexpr std::array<const char*, 1> modern = {"2026-07-28"};
+
+inline bool isModern(const std::string& version)
+{
+    for (const char* v : modern) {
+        if (version == v)
+            return true;
+    }
+    return false;
 }
 
 } // namespace ProtocolVersion

@@ -1,0 +1,218 @@
+// The 2026-07-28 rules for a request before it runs (ModernRequest): which POSTs are of that era,
+// the Base64 sentinel of header values, and each refusal with the HTTP status, code and data the
+// official SDK v2 server gives for it (docs/protocol/reference-v2-observed.md).
+
+#include "mcp/jsonrpc.h"
+#include "mcp/modernrequest.h"
+
+#include <QTest>
+
+#include <nlohmann/json.hpp>
+
+using nlohmann::json;
+
+Q_DECLARE_METATYPE(json)
+
+class TestModernRequest : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void tellsTheEras_data();
+    void tellsTheEras();
+    void decodesHeaderValues_data();
+    void decodesHeaderValues();
+    void refusesAsTheReferenceServerDoes_data();
+    void refusesAsTheReferenceServerDoes();
+    void acceptsAWholeRequest();
+};
+
+namespace {
+
+json envelope(const char* version = "2026-07-28")
+{
+    return json{{"io.modelcontextprotocol/protocolVersion", version},
+        {"io.modelcontextprotocol/clientInfo", {{"name", "c"}, {"version", "1"}}},
+        {"io.modelcontextprotocol/clientCapabilities", json::object()}};
+}
+
+json callBody(json meta = envelope())
+{
+    json params{{"name", "echo"}, {"arguments", json::object()}};
+    if (!meta.is_null())
+        params["_meta"] = std::move(meta);
+    return json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "tools/call"}, {"params", std::move(params)}};
+}
+
+} // namespace
+
+void TestModernRequest::tellsTheEras_data()
+{
+    QTest::addColumn<QByteArray>("versionHeader");
+    QTest::addColumn<bool>("sessionId");
+    QTest::addColumn<json>("body");
+    QTest::addColumn<bool>("modern");
+    QTest::newRow("2026 header") << QByteArray("2026-07-28") << false << callBody() << true;
+    QTest::newRow("a future version is answered by 2026 rules")
+        << QByteArray("2027-01-01") << false << callBody() << true;
+    QTest::newRow("2025 header with a 2026 body is legacy") << QByteArray("2025-11-25") << false << callBody() << false;
+    QTest::newRow("no header, an envelope, no session") << QByteArray() << false << callBody() << true;
+    QTest::newRow("no header, an envelope, a session") << QByteArray() << true << callBody() << false;
+    QTest::newRow("no header, no envelope: legacy") << QByteArray() << false << callBody(json()) << false;
+    QTest::newRow("2025 initialize") << QByteArray() << false
+                                     << json{{"jsonrpc", "2.0"}, {"id", 0}, {"method", "initialize"},
+                                            {"params", {{"protocolVersion", "2025-11-25"}}}}
+                                     << false;
+    QTest::newRow("a batch without header") << QByteArray() << false << json::array({callBody()}) << false;
+}
+
+void TestModernRequest::tellsTheEras()
+{
+    QFETCH(QByteArray, versionHeader);
+    QFETCH(bool, sessionId);
+    QFETCH(json, body);
+    QFETCH(bool, modern);
+    QCOMPARE(ModernRequest::isModern(versionHeader, sessionId, body), modern);
+}
+
+void TestModernRequest::decodesHeaderValues_data()
+{
+    QTest::addColumn<QByteArray>("header");
+    QTest::addColumn<bool>("decodes");
+    QTest::addColumn<QByteArray>("value");
+    // The specification's examples.
+    QTest::newRow("plain") << QByteArray("get_weather") << true << QByteArray("get_weather");
+    QTest::newRow("unicode") << QByteArray("=?base64?SGVsbG8sIOS4lueVjA==?=") << true << QByteArray("Hello, 世界");
+    QTest::newRow("padded") << QByteArray("=?base64?IHBhZGRlZCA=?=") << true << QByteArray(" padded ");
+    QTest::newRow("newline") << QByteArray("=?base64?bGluZTEKbGluZTI=?=") << true << QByteArray("line1\nline2");
+    QTest::newRow("a literal sentinel") << QByteArray("=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?=") << true
+                                        << QByteArray("=?base64?literal?=");
+    QTest::newRow("not Base64") << QByteArray("=?base64?not base64!?=") << false << QByteArray();
+    QTest::newRow("prefix alone") << QByteArray("=?base64?") << true << QByteArray("=?base64?");
+    QTest::newRow("empty sentinel") << QByteArray("=?base64?"
+                                                  "?=")
+                                    << true << QByteArray();
+}
+
+void TestModernRequest::decodesHeaderValues()
+{
+    QFETCH(QByteArray, header);
+    QFETCH(bool, decodes);
+    QFETCH(QByteArray, value);
+    const std::optional<std::string> decoded = ModernRequest::decodeHeaderValue(header);
+    QCOMPARE(decoded.has_value(), decodes);
+    if (decodes)
+        QCOMPARE(QByteArray::fromStdString(*decoded), value);
+}
+
+void TestModernRequest::refusesAsTheReferenceServerDoes_data()
+{
+    QTest::addColumn<json>("body");
+    QTest::addColumn<QByteArray>("versionHeader");
+    QTest::addColumn<QByteArray>("methodHeader"); // "-": absent
+    QTest::addColumn<QByteArray>("nameHeader"); // "-": absent
+    QTest::addColumn<int>("status");
+    QTest::addColumn<int>("code");
+    QTest::addColumn<json>("data"); // compared where not null
+    const json mismatchOf = json::object();
+    QTest::newRow("Mcp-Method absent") << callBody() << QByteArray("2026-07-28") << QByteArray("-")
+                                       << QByteArray("echo") << 400 << -32020 << json();
+    QTest::newRow("Mcp-Method another") << callBody() << QByteArray("2026-07-28") << QByteArray("tools/list")
+                                        << QByteArray("echo") << 400 << -32020
+                                        << json{{"mismatch", {{"header", "tools/list"}}}};
+    QTest::newRow("Mcp-Name absent") << callBody() << QByteArray("2026-07-28") << QByteArray("tools/call")
+                                     << QByteArray("-") << 400 << -32020
+                                     << json{{"mismatch", {{"header", "(missing)"}}}};
+    QTest::newRow("Mcp-Name another") << callBody() << QByteArray("2026-07-28") << QByteArray("tools/call")
+                                      << QByteArray("other") << 400 << -32020
+                                      << json{{"mismatch", {{"header", "other"}}}};
+    QTest::newRow("Mcp-Name Base64 of another")
+        << callBody() << QByteArray("2026-07-28") << QByteArray("tools/call") << QByteArray("=?base64?ZWNobzI=?=")
+        << 400 << -32020 << json{{"mismatch", {{"header", "echo2"}}}};
+    QTest::newRow("Mcp-Name broken Base64") << callBody() << QByteArray("2026-07-28") << QByteArray("tools/call")
+                                            << QByteArray("=?base64?%%%?=") << 400 << -32020 << json();
+    QTest::newRow("version header and envelope differ")
+        << callBody() << QByteArray("2027-01-01") << QByteArray("tools/call") << QByteArray("echo") << 400 << -32020
+        << json{{"mismatch", {{"header", "2027-01-01"}}}};
+    QTest::newRow("version header absent")
+        << callBody() << QByteArray() << QByteArray("tools/call") << QByteArray("echo") << 400 << -32020
+        << json{{"mismatch", {{"header", "(missing)"}}}};
+    QTest::newRow("initialize under a 2026 header")
+        << json{{"jsonrpc", "2.0"}, {"id", 0}, {"method", "initialize"}, {"params", json::object()}}
+        << QByteArray("2026-07-28") << QByteArray("initialize") << QByteArray("-") << 400 << -32020 << json();
+    QTest::newRow("no envelope") << callBody(json()) << QByteArray("2026-07-28") << QByteArray("tools/call")
+                                 << QByteArray("echo") << 400 << -32602 << json{{"envelope", {{"missing", {"_meta"}}}}};
+    json noCapabilities = envelope();
+    noCapabilities.erase("io.modelcontextprotocol/clientCapabilities");
+    QTest::newRow("no client capabilities")
+        << callBody(noCapabilities) << QByteArray("2026-07-28") << QByteArray("tools/call") << QByteArray("echo") << 400
+        << -32602
+        << json{{"envelope", {{"key", "io.modelcontextprotocol/clientCapabilities"}, {"problem", "missing"}}}};
+    json badInfo = envelope();
+    badInfo["io.modelcontextprotocol/clientInfo"] = "me";
+    QTest::newRow("client info not an object")
+        << callBody(badInfo) << QByteArray("2026-07-28") << QByteArray("tools/call") << QByteArray("echo") << 400
+        << -32602 << json{{"envelope", {{"key", "io.modelcontextprotocol/clientInfo"}}}};
+    json noVersion = envelope();
+    noVersion.erase("io.modelcontextprotocol/protocolVersion");
+    QTest::newRow("no version in the envelope")
+        << callBody(noVersion) << QByteArray("2026-07-28") << QByteArray("tools/call") << QByteArray("echo") << 400
+        << -32602 << json{{"envelope", {{"key", "io.modelcontextprotocol/protocolVersion"}}}};
+    QTest::newRow("unsupported version") << callBody(envelope("2027-01-01")) << QByteArray("2027-01-01")
+                                         << QByteArray("tools/call") << QByteArray("echo") << 400 << -32022
+                                         << json{{"supported", {"2026-07-28"}}, {"requested", "2027-01-01"}};
+    QTest::newRow("a 2025 version in the envelope")
+        << callBody(envelope("2025-11-25")) << QByteArray("2025-11-25") << QByteArray("tools/call")
+        << QByteArray("echo") << 400 << -32022 << json{{"requested", "2025-11-25"}};
+}
+
+void TestModernRequest::refusesAsTheReferenceServerDoes()
+{
+    QFETCH(json, body);
+    QFETCH(QByteArray, versionHeader);
+    QFETCH(QByteArray, methodHeader);
+    QFETCH(QByteArray, nameHeader);
+    QFETCH(int, status);
+    QFETCH(int, code);
+    QFETCH(json, data);
+    const JsonRpc::Message message = JsonRpc::classify(body);
+    ModernRequest::Headers headers;
+    headers.protocolVersion = versionHeader;
+    if (methodHeader != "-")
+        headers.method = methodHeader;
+    if (nameHeader != "-")
+        headers.name = nameHeader;
+    const auto checked = ModernRequest::check(message, headers);
+    QVERIFY(std::holds_alternative<ModernRequest::Refusal>(checked));
+    const auto& refusal = std::get<ModernRequest::Refusal>(checked);
+    QCOMPARE(refusal.httpStatus, status);
+    QCOMPARE(refusal.code, code);
+    QVERIFY(!refusal.message.empty());
+    // Every key the row names has its value (the refusal may say more).
+    if (!data.is_null()) {
+        const json flatWanted = data.flatten();
+        const json flatGot = refusal.data.flatten();
+        for (const auto& [key, value] : flatWanted.items())
+            QVERIFY2(flatGot.contains(key) && flatGot[key] == value, (key + " in " + refusal.data.dump()).c_str());
+    }
+}
+
+void TestModernRequest::acceptsAWholeRequest()
+{
+    const json body = callBody();
+    ModernRequest::Headers headers{"2026-07-28", QByteArray("tools/call"), QByteArray("=?base64?ZWNobw==?=")};
+    const auto checked = ModernRequest::check(JsonRpc::classify(body), headers);
+    QVERIFY(std::holds_alternative<ModernRequest::Envelope>(checked));
+    const auto& request = std::get<ModernRequest::Envelope>(checked);
+    QCOMPARE(request.version, std::string("2026-07-28"));
+    QCOMPARE(request.clientInfo.value("name", ""), std::string("c"));
+    QVERIFY(request.clientCapabilities.is_object());
+    // tools/list has no Mcp-Name; server/discover neither.
+    for (const char* method : {"tools/list", "server/discover"}) {
+        const json list{{"jsonrpc", "2.0"}, {"id", 2}, {"method", method}, {"params", {{"_meta", envelope()}}}};
+        const auto listed = ModernRequest::check(JsonRpc::classify(list), {"2026-07-28", QByteArray(method), {}});
+        QVERIFY2(std::holds_alternative<ModernRequest::Envelope>(listed), method);
+    }
+}
+
+QTEST_GUILESS_MAIN(TestModernRequest)
+#include "tst_modernrequest.moc"
