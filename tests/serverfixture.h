@@ -205,6 +205,12 @@ public:
         run([&] { count = m_server->sessionCount(); });
         return count;
     }
+    int requestSessionCount()
+    {
+        int count = 0;
+        run([&] { count = m_server->requestSessionCount(); });
+        return count;
+    }
 
     PendingInteractionList pendingInteractions()
     {

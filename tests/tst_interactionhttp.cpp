@@ -59,6 +59,7 @@ private Q_SLOTS:
     void holdStreamsProgressUntilTheAnswer();
     void approvalAllowRunsAndDenyRefuses();
     void parkClosesUnansweredAndTheRetryGetsTheAnswer();
+    void aStatelessCallHoldsWhereASessionWouldPark();
     void droppedConnectionKeepsTheQuestion();
     void cancelledWithdrawsTheQuestion();
     void deletedSessionWithdrawsTheQuestion();
@@ -191,6 +192,40 @@ void TestInteractionHttp::parkClosesUnansweredAndTheRetryGetsTheAnswer()
     again.send(RawHttpClient::post(body, sessionHeaders(server.port, session)));
     QVERIFY(again.waitForClose());
     QCOMPARE(server.pendingInteractions().size(), 1);
+}
+
+// A 2026-07-28 request has no session and nothing to come back to but its open response: a client
+// configured to park (the runner) holds instead, and its answer comes on that response. Before,
+// the connection was closed unanswered, which a stateless client can only take for a failure.
+void TestInteractionHttp::aStatelessCallHoldsWhereASessionWouldPark()
+{
+    ServerFixture server(ServerFixture::defaultOptions(), interactionSettings());
+    const json meta{{"io.modelcontextprotocol/protocolVersion", "2026-07-28"},
+        {"io.modelcontextprotocol/clientInfo", {{"name", "runner"}, {"version", "1"}}},
+        {"io.modelcontextprotocol/clientCapabilities", json::object()}, {"progressToken", "p-1"}};
+    const QByteArray body = QByteArray::fromStdString(json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "tools/call"},
+        {"params", {{"name", "request_connection"}, {"arguments", connectArguments}, {"_meta", meta}}}}
+                                                          .dump());
+    Headers headers = withHeader(standardHeaders(server.port), "MCP-Protocol-Version", "2026-07-28");
+    headers = withHeader(withHeader(headers, "Mcp-Method", "tools/call"), "Mcp-Name", "request_connection");
+    RawHttpClient client(server.port);
+    client.send(RawHttpClient::post(body, headers));
+    QTRY_COMPARE_WITH_TIMEOUT(server.pendingInteractions().size(), 1, 10'000);
+    const PendingInteraction held = server.pendingInteractions().front();
+    QCOMPARE(held.mode, PauseMode::Hold);
+    QVERIFY(held.waiting);
+    QCOMPARE(held.clientName, QStringLiteral("runner"));
+    QTest::qWait(300); // progress while it waits, and the connection stays open
+    QCOMPARE(client.socket().state(), QAbstractSocket::ConnectedState);
+    QCOMPARE(
+        server.answer(held.id,
+            InteractionAnswer::respond(ClientAnswer::connected(QStringLiteral("github"), QStringLiteral("octocat")))),
+        QString());
+    const RawHttpResponse response = client.read();
+    QCOMPARE(response.status, 200);
+    const json answer = responseIn(response);
+    QVERIFY2(answer.at("result").at("structuredContent").at("account") == "octocat", answer.dump().c_str());
+    QVERIFY(answer.at("result").at("resultType") == "complete");
 }
 
 void TestInteractionHttp::droppedConnectionKeepsTheQuestion()

@@ -100,6 +100,8 @@ private Q_SLOTS:
     void closedConnectionCancelsTheCall();
     void sessionsAreEvictedLeastRecentlyUsedFirst();
     void corsPreflight();
+    void modernRequestsAreServedWithoutASession();
+    void closingAModernCallsStreamCancelsIt();
     void randomBodiesNeverBreakTheServer();
 
     void hugeChunkIsRefusedBeforeItIsBuffered();
@@ -710,6 +712,157 @@ void TestMcpHttpServer::sessionsAreEvictedLeastRecentlyUsedFirst()
     QCOMPARE(client.read().status, 404);
     client.send(RawHttpClient::post(R"({"jsonrpc":"2.0","id":3,"method":"ping"})", sessionHeaders(small.port, first)));
     QCOMPARE(client.read().status, 200);
+}
+
+// MCP 2026-07-28 beside the 2025 sessions (issue 25, item 1): a request that carries its version,
+// its client and its capabilities in `_meta` is answered with no initialize and no session, with
+// the answers the SDK v2 reference server gives (docs/protocol/reference-v2-observed.md); a 2025
+// request is answered as before.
+void TestMcpHttpServer::modernRequestsAreServedWithoutASession()
+{
+    const int sessionsBefore = m_server->sessionCount();
+    const quint16 port = m_server->port;
+    const auto headersFor
+        = [port](const QByteArray& method, const QByteArray& name = {}, const QByteArray& version = "2026-07-28") {
+              Headers headers = withHeader(standardHeaders(port), "MCP-Protocol-Version", version);
+              if (!method.isEmpty())
+                  headers = withHeader(headers, "Mcp-Method", method);
+              if (!name.isEmpty())
+                  headers = withHeader(headers, "Mcp-Name", name);
+              return headers;
+          };
+    const QByteArray meta = R"("_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",)"
+                            R"("io.modelcontextprotocol/clientInfo":{"name":"v2-client","version":"2.4.0"},)"
+                            R"("io.modelcontextprotocol/clientCapabilities":{}})";
+    RawHttpClient client(port);
+    const auto ask = [&client](const QByteArray& body, const Headers& headers) {
+        client.send(RawHttpClient::post(body, headers));
+        return client.read();
+    };
+    const auto resultOf = [](const RawHttpResponse& response) {
+        return json::parse(response.body.toStdString()).value("result", json());
+    };
+    const auto errorOf = [](const RawHttpResponse& response) {
+        return json::parse(response.body.toStdString()).value("error", json());
+    };
+
+    // server/discover: the versions, capabilities and who answers.
+    RawHttpResponse response = ask(R"({"jsonrpc":"2.0","id":1,"method":"server/discover","params":{)" + meta + "}}",
+        headersFor("server/discover"));
+    QCOMPARE(response.status, 200);
+    QVERIFY(response.header("mcp-session-id").isEmpty());
+    json result = resultOf(response);
+    QCOMPARE_JSON(result["supportedVersions"], json::array({"2026-07-28"}));
+    QCOMPARE_JSON(result["resultType"], json("complete"));
+    QCOMPARE_JSON(result["ttlMs"], json(0));
+    QCOMPARE_JSON(result["cacheScope"], json("private"));
+    QVERIFY(result["capabilities"]["tools"].is_object());
+    QVERIFY(result["capabilities"]["extensions"].is_object());
+    QCOMPARE_JSON(result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"], json("switchboard"));
+    QVERIFY(!result.contains("serverInfo"));
+
+    // tools/list: the tools in name order, cacheable for no time.
+    response
+        = ask(R"({"jsonrpc":"2.0","id":2,"method":"tools/list","params":{)" + meta + "}}", headersFor("tools/list"));
+    QCOMPARE(response.status, 200);
+    result = resultOf(response);
+    QVERIFY(result["tools"].size() > 2);
+    std::vector<std::string> names;
+    for (const json& tool : result["tools"])
+        names.push_back(tool["name"].get<std::string>());
+    QVERIFY(std::is_sorted(names.begin(), names.end()));
+    QCOMPARE_JSON(result["resultType"], json("complete"));
+    QCOMPARE_JSON(result["ttlMs"], json(0));
+    QCOMPARE_JSON(result["cacheScope"], json("private"));
+    QVERIFY(result["_meta"]["io.modelcontextprotocol/serverInfo"].is_object());
+
+    // tools/call: echo, recorded under the client the envelope names.
+    response = ask(R"({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":)"
+                   R"({"message":"stateless"},)"
+            + meta + "}}",
+        headersFor("tools/call", "echo"));
+    QCOMPARE(response.status, 200);
+    result = resultOf(response);
+    QCOMPARE_JSON(result["resultType"], json("complete"));
+    QVERIFY2(result.dump().find("stateless") != std::string::npos, result.dump().c_str());
+    QVERIFY(result["_meta"]["io.modelcontextprotocol/serverInfo"].is_object());
+    QTRY_VERIFY(!m_server->finishedCalls().isEmpty()
+        && m_server->finishedCalls().last().clientName == QStringLiteral("v2-client"));
+    QCOMPARE(m_server->finishedCalls().last().status, CallStatus::Ok);
+
+    // The refusals, as the reference server gives them.
+    response = ask(R"({"jsonrpc":"2.0","id":4,"method":"tools/list","params":{)" + meta + "}}", headersFor({}));
+    QCOMPARE(response.status, 400);
+    QCOMPARE_JSON(errorOf(response)["code"], json(-32020));
+    QCOMPARE_JSON(errorOf(response)["data"]["mismatch"]["header"], json("(missing)"));
+    response = ask(R"({"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"echo",)" + meta + "}}",
+        headersFor("tools/call", "=?base64?b3RoZXI=?="));
+    QCOMPARE(response.status, 400);
+    QCOMPARE_JSON(errorOf(response)["data"]["mismatch"]["header"], json("other"));
+    response = ask(
+        R"({"jsonrpc":"2.0","id":6,"method":"resources/list","params":{)" + meta + "}}", headersFor("resources/list"));
+    QCOMPARE(response.status, 404);
+    QCOMPARE_JSON(errorOf(response)["code"], json(-32601));
+    response = ask(R"({"jsonrpc":"2.0","id":7,"method":"tools/list","params":{}})", headersFor("tools/list"));
+    QCOMPARE(response.status, 400);
+    QCOMPARE_JSON(errorOf(response)["code"], json(-32602));
+    QCOMPARE_JSON(errorOf(response)["data"]["envelope"]["missing"], json::array({"_meta"}));
+    QByteArray later = meta;
+    later.replace("2026-07-28", "2027-01-01");
+    response = ask(R"({"jsonrpc":"2.0","id":8,"method":"tools/list","params":{)" + later + "}}",
+        headersFor("tools/list", {}, "2027-01-01"));
+    QCOMPARE(response.status, 400);
+    QCOMPARE_JSON(errorOf(response)["code"], json(-32022));
+    QCOMPARE_JSON(errorOf(response)["data"]["requested"], json("2027-01-01"));
+    QCOMPARE_JSON(errorOf(response)["data"]["supported"], json::array({"2026-07-28"}));
+    response
+        = ask(R"([{"jsonrpc":"2.0","id":9,"method":"tools/list","params":{)" + meta + "}}]", headersFor("tools/list"));
+    QCOMPARE(response.status, 400);
+    QCOMPARE_JSON(errorOf(response)["code"], json(-32600));
+    response = ask(R"({"jsonrpc":"2.0","id":10,"method":"initialize","params":{"protocolVersion":"2026-07-28"}})",
+        headersFor("initialize"));
+    QCOMPARE(response.status, 400);
+    QCOMPARE_JSON(errorOf(response)["code"], json(-32020));
+    response = ask(R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3,)" + meta + "}}",
+        headersFor("notifications/cancelled"));
+    QCOMPARE(response.status, 202);
+    // A refused token is not -32002 in a 2026 answer.
+    response = ask(R"({"jsonrpc":"2.0","id":11,"method":"tools/list","params":{)" + meta + "}}",
+        withHeader(headersFor("tools/list"), "Authorization", "Bearer wrong-token-0123456789abcdef0123456789"));
+    QCOMPARE(response.status, 401);
+    QCOMPARE_JSON(errorOf(response)["code"], json(-32600));
+
+    // A 2025 client sees what it saw: without a session, the session is asked for.
+    response = ask(R"({"jsonrpc":"2.0","id":12,"method":"tools/list"})", standardHeaders(port));
+    QCOMPARE(response.status, 400);
+    QCOMPARE_JSON(errorOf(response)["code"], json(-32000));
+    // And none of this opened a session; the requests' own are gone with their answers.
+    QCOMPARE(m_server->sessionCount(), sessionsBefore);
+    QTRY_COMPARE(m_server->requestSessionCount(), 0);
+}
+
+// A 2026 call has no session to cancel it by: closing its response stream does (and the request's
+// own session goes with it, as it goes after every answer).
+void TestMcpHttpServer::closingAModernCallsStreamCancelsIt()
+{
+    const int abortedBefore = m_server->abortedWork;
+    const QByteArray meta = R"("_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",)"
+                            R"("io.modelcontextprotocol/clientCapabilities":{}})";
+    {
+        RawHttpClient caller(m_server->port);
+        caller.send(RawHttpClient::post(
+            R"({"jsonrpc":"2.0","id":"m","method":"tools/call","params":{"name":"slow",)" + meta + "}}",
+            withHeader(withHeader(withHeader(standardHeaders(m_server->port), "MCP-Protocol-Version", "2026-07-28"),
+                           "Mcp-Method", "tools/call"),
+                "Mcp-Name", "slow")));
+        QTRY_COMPARE_WITH_TIMEOUT(m_server->pendingSlow(), 1, 10'000);
+        QCOMPARE(m_server->requestSessionCount(), 1);
+        caller.socket().abort();
+    }
+    QTRY_COMPARE_WITH_TIMEOUT(int(m_server->abortedWork), abortedBefore + 1, 10'000);
+    QCOMPARE(m_server->finishedCalls().last().status, CallStatus::Cancelled);
+    QCOMPARE(m_server->finishedCalls().last().clientName, QStringLiteral("unknown client"));
+    QTRY_COMPARE(m_server->requestSessionCount(), 0);
 }
 
 void TestMcpHttpServer::corsPreflight()

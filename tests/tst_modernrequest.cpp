@@ -57,6 +57,8 @@ void TestModernRequest::tellsTheEras_data()
     QTest::newRow("2025 header with a 2026 body is legacy") << QByteArray("2025-11-25") << false << callBody() << false;
     QTest::newRow("no header, an envelope, no session") << QByteArray() << false << callBody() << true;
     QTest::newRow("no header, an envelope, a session") << QByteArray() << true << callBody() << false;
+    QTest::newRow("an unknown version on a session is the session's")
+        << QByteArray("1999-01-01") << true << callBody() << false;
     QTest::newRow("no header, no envelope: legacy") << QByteArray() << false << callBody(json()) << false;
     QTest::newRow("2025 initialize") << QByteArray() << false
                                      << json{{"jsonrpc", "2.0"}, {"id", 0}, {"method", "initialize"},

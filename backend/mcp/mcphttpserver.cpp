@@ -3,6 +3,7 @@
 #include "backendevents.h"
 #include "mcp/guardedtcpserver.h"
 #include "mcp/httpconnectionguard.h"
+#include "mcp/modernrequest.h"
 #include "mcp/protocolversion.h"
 #include "printabletext.h"
 #include "tools/toolexecutor.h"
@@ -244,9 +245,18 @@ public:
         m_keepSelf = self.lock();
     }
 
+    // Runs once when the exchange ends: answered, or its connection lost.
+    void whenDone(std::function<void()> done) { m_done = std::move(done); }
+
     std::weak_ptr<PostExchange> self;
 
 private:
+    void runDone()
+    {
+        if (auto done = std::exchange(m_done, nullptr))
+            done();
+    }
+
     void startStream()
     {
         if (m_streaming)
@@ -289,6 +299,7 @@ private:
             if (m_closeAfter)
                 socket->disconnectFromHost();
         }
+        runDone();
         m_keepSelf.reset();
     }
 
@@ -301,6 +312,7 @@ private:
         auto keep = std::move(m_keepSelf);
         if (m_session)
             m_session->channelClosed(this);
+        runDone();
     }
 
     QHttpServerResponder m_responder;
@@ -316,6 +328,7 @@ private:
     QPointer<McpSession> m_session;
     QMetaObject::Connection m_disconnected;
     std::shared_ptr<PostExchange> m_keepSelf; // alive while the response is outstanding
+    std::function<void()> m_done;
 };
 
 // The standalone GET stream of a session: server-initiated notifications, with a comment line now
@@ -447,6 +460,9 @@ void McpHttpServer::shutdown()
     for (auto& [id, session] : m_sessions)
         session->shutDown();
     m_sessions.clear();
+    for (auto& [id, session] : m_requestSessions)
+        session->shutDown();
+    m_requestSessions.clear();
     const QList<QByteArray> ids = m_sessionStates.keys();
     for (const QByteArray& id : ids)
         publishSessionState(id);
@@ -473,10 +489,10 @@ void McpHttpServer::writeReply(QHttpServerResponder& responder, StatusCode statu
 }
 
 void McpHttpServer::writeError(QHttpServerResponder& responder, StatusCode status, int code, const std::string& message,
-    const Headers& headers, const json& id)
+    const Headers& headers, const json& id, json data)
 {
-    writeReply(
-        responder, status, "application/json", JsonRpc::serialize(JsonRpc::makeError(id, code, message)), headers);
+    writeReply(responder, status, "application/json",
+        JsonRpc::serialize(JsonRpc::makeError(id, code, message, std::move(data))), headers);
 }
 
 bool McpHttpServer::isAllowedHost(const QByteArray& hostHeader) const
@@ -644,7 +660,8 @@ void McpHttpServer::handleRequestOf(const QHttpServerRequest& request, QTcpSocke
         // CORS preflight from a browser-based client (e.g. MCP Inspector in direct mode).
         headers.emplace_back("Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS");
         headers.emplace_back("Access-Control-Allow-Headers",
-            "Content-Type, Accept, Authorization, Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID");
+            "Content-Type, Accept, Authorization, Mcp-Session-Id, MCP-Protocol-Version, Mcp-Method, Mcp-Name, "
+            "Last-Event-ID");
         headers.emplace_back("Access-Control-Max-Age", "600");
         writeReply(responder, StatusCode::NoContent, {}, {}, headers);
         return;
@@ -656,7 +673,10 @@ void McpHttpServer::handleRequestOf(const QHttpServerRequest& request, QTcpSocke
             presented ? QStringLiteral("the bearer token is wrong") : QStringLiteral("no bearer token"));
         headers.emplace_back("WWW-Authenticate",
             presented ? R"(Bearer realm="switchboard", error="invalid_token")" : R"(Bearer realm="switchboard")");
-        writeError(responder, StatusCode::Unauthorized, UnauthorizedCode,
+        // The legacy range (-32000 to -32019) means nothing in 2026-07-28 answers: the status says it.
+        const QByteArray version = request.value("mcp-protocol-version");
+        const bool modern = !version.isEmpty() && !ProtocolVersion::isSupported(version);
+        writeError(responder, StatusCode::Unauthorized, modern ? int(JsonRpc::InvalidRequest) : UnauthorizedCode,
             presented ? "Unauthorized: the bearer token is wrong"
                       : "Unauthorized: send the Switchboard token as 'Authorization: Bearer <token>'",
             headers);
@@ -825,6 +845,11 @@ void McpHttpServer::handlePost(
         return;
     }
 
+    if (ModernRequest::isModern(
+            request.value("mcp-protocol-version"), !request.value("mcp-session-id").isEmpty(), parsed.value)) {
+        handleModernPost(request, socket, responder, headers, messages, body, batch);
+        return;
+    }
     if (request.value("mcp-session-id").isEmpty() && isInitialize) {
         QByteArray evictionError;
         QString clientName = QStringLiteral("unknown client"); // as McpSession names a client without one
@@ -915,6 +940,100 @@ void McpHttpServer::handlePost(
         return;
     for (const auto& message : messages)
         session->handleMessage(message, batch ? QByteArray() : body, exchange);
+    if (!exchange->isFinished() && exchange->isOpen())
+        exchange->watch(this, session);
+}
+
+json McpHttpServer::discoverResult() const
+{
+    json versions = json::array();
+    for (const char* version : ProtocolVersion::modern)
+        versions.push_back(version);
+    const ServerIdentity& identity = m_environment.identity;
+    json serverInfo{{"name", identity.name.toStdString()}, {"version", identity.version.toStdString()}};
+    if (!identity.title.isEmpty())
+        serverInfo["title"] = identity.title.toStdString();
+    json result{{"supportedVersions", std::move(versions)},
+        {"capabilities", {{"tools", {{"listChanged", true}}}, {"extensions", json::object()}}},
+        {"resultType", "complete"}, {"ttlMs", 0}, {"cacheScope", "private"},
+        {"_meta", {{ModernRequest::ServerInfoKey, std::move(serverInfo)}}}};
+    if (!identity.instructions.isEmpty())
+        result["instructions"] = identity.instructions.toStdString();
+    return result;
+}
+
+void McpHttpServer::handleModernPost(const QHttpServerRequest& request, QTcpSocket* socket,
+    QHttpServerResponder& responder, Headers& headers, const std::vector<JsonRpc::Message>& messages,
+    const QByteArray& body, bool batch)
+{
+    if (batch) {
+        writeError(responder, StatusCode::BadRequest, JsonRpc::InvalidRequest,
+            "Invalid Request: JSON-RPC batches are not part of protocol revision 2026-07-28", headers);
+        return;
+    }
+    const JsonRpc::Message& message = messages.front();
+    if (message.kind == JsonRpc::Kind::Notification) {
+        // Nothing to act on: a request is cancelled by closing its response stream.
+        writeReply(responder, StatusCode::Accepted, {}, {}, headers);
+        return;
+    }
+    if (message.kind != JsonRpc::Kind::Request) {
+        writeError(responder, StatusCode::BadRequest, JsonRpc::InvalidRequest,
+            "Invalid Request: in protocol revision 2026-07-28 a client sends requests and notifications only", headers,
+            message.id);
+        return;
+    }
+    const auto header = [&request](const char* name) -> std::optional<QByteArray> {
+        const QByteArray value = request.value(name);
+        return value.isEmpty() ? std::nullopt : std::optional<QByteArray>(value);
+    };
+    const auto checked = ModernRequest::check(
+        message, {request.value("mcp-protocol-version"), header("mcp-method"), header("mcp-name")});
+    if (const auto* refusal = std::get_if<ModernRequest::Refusal>(&checked)) {
+        writeError(responder, StatusCode(refusal->httpStatus), refusal->code, refusal->message, headers, message.id,
+            refusal->data);
+        return;
+    }
+    const auto& envelope = std::get<ModernRequest::Envelope>(checked);
+    if (message.method == "server/discover") {
+        writeReply(responder, StatusCode::Ok, "application/json",
+            JsonRpc::serialize(JsonRpc::makeResult(message.id, discoverResult())), headers);
+        return;
+    }
+    if (message.method != "tools/list" && message.method != "tools/call") {
+        writeError(responder, StatusCode::NotFound, JsonRpc::MethodNotFound, "Method not found: " + message.method,
+            headers, message.id);
+        return;
+    }
+
+    // A session for this request alone: the calls' machinery (approvals, hold, progress,
+    // cancellation by a closed stream) is the sessions' own.
+    auto owned = std::make_unique<McpSession>(newSessionId(), &m_environment);
+    McpSession* session = owned.get();
+    session->adoptEnvelope(envelope.version, envelope.clientInfo);
+    if (message.method == "tools/call" && !roomToWait(*session, responder, headers, message.id))
+        return;
+    const QByteArray id = session->id();
+    m_requestSessions.emplace(id, std::move(owned));
+    const bool closeAfter = request.value("connection").toLower() == "close";
+    auto exchange = std::make_shared<PostExchange>(std::move(responder), socket, std::move(headers), 1, false,
+        closeAfter, m_options.limits.maxUnsentNotificationBytes);
+    exchange->self = exchange;
+    // Gone after the answer (or the closed stream), once the session's own code has returned.
+    exchange->whenDone([this, id] {
+        QMetaObject::invokeMethod(
+            this,
+            [this, id] {
+                const auto it = m_requestSessions.find(id);
+                if (it == m_requestSessions.end())
+                    return;
+                std::unique_ptr<McpSession> done = std::move(it->second);
+                m_requestSessions.erase(it);
+                done->terminate(QStringLiteral("the request was answered"));
+            },
+            Qt::QueuedConnection);
+    });
+    session->handleMessage(message, body, exchange);
     if (!exchange->isFinished() && exchange->isOpen())
         exchange->watch(this, session);
 }

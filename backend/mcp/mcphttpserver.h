@@ -43,6 +43,8 @@ public:
     quint16 port() const { return m_port; }
     QUrl url() const;
     int sessionCount() const { return int(m_sessions.size()); }
+    // Stateless (2026-07-28) requests in flight, each with a session of its own until answered.
+    int requestSessionCount() const { return int(m_requestSessions.size()); }
     // Calls that wait for a person go through `broker` (approvals, client tools); without one every
     // tool runs at once. Set before listening.
     void setInteractionBroker(InteractionBroker* broker) { m_host.setInteractionBroker(broker); }
@@ -85,6 +87,11 @@ private:
     void handleGet(
         const QHttpServerRequest& request, QTcpSocket* socket, QHttpServerResponder& responder, Headers& headers);
     void handleDelete(const QHttpServerRequest& request, QHttpServerResponder& responder, Headers& headers);
+    // A stateless 2026-07-28 POST (ModernRequest::isModern): checked, then answered by
+    // server/discover or by a session of its own that lasts as long as the request.
+    void handleModernPost(const QHttpServerRequest& request, QTcpSocket* socket, QHttpServerResponder& responder,
+        Headers& headers, const std::vector<JsonRpc::Message>& messages, const QByteArray& body, bool batch);
+    nlohmann::json discoverResult() const;
 
     // Looks up the request's session; answers 400/404 itself and returns null when there is none.
     // The refusal carries `requestId`, the id of the request the body holds when it could be read.
@@ -110,7 +117,8 @@ private:
     static void writeReply(QHttpServerResponder& responder, QHttpServerResponder::StatusCode status,
         const QByteArray& contentType, const QByteArray& body, const Headers& headers);
     static void writeError(QHttpServerResponder& responder, QHttpServerResponder::StatusCode status, int code,
-        const std::string& message, const Headers& headers, const nlohmann::json& id = nullptr);
+        const std::string& message, const Headers& headers, const nlohmann::json& id = nullptr,
+        nlohmann::json data = nullptr);
 
     McpServerOptions m_options;
     ToolRegistry* m_registry;
@@ -124,4 +132,6 @@ private:
     };
     std::unordered_map<QByteArray, std::unique_ptr<McpSession>, ByteArrayHash> m_sessions;
     QHash<QByteArray, SessionState> m_sessionStates; // of m_sessions, as the operator sees them
+    // The sessions of stateless requests in flight, each gone once its request is answered.
+    std::unordered_map<QByteArray, std::unique_ptr<McpSession>, ByteArrayHash> m_requestSessions;
 };

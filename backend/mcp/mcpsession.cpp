@@ -160,6 +160,37 @@ void McpSession::setLocalCaller(const QString& clientName, const QString& client
     m_initialized = true;
 }
 
+void McpSession::adoptEnvelope(const std::string& version, const json& clientInfo)
+{
+    m_version = version;
+    const json info = clientInfo.is_object() ? clientInfo : json::object();
+    m_clientName = m_environment->redactor.text(stringOr(info, "name", QStringLiteral("unknown client")));
+    m_clientVersion = m_environment->redactor.text(stringOr(info, "version", QString()));
+    m_initialized = true;
+}
+
+bool McpSession::isModern() const
+{
+    return ProtocolVersion::isModern(m_version);
+}
+
+json McpSession::resultOfThisEra(json result) const
+{
+    if (!isModern() || !result.is_object())
+        return result;
+    if (!result.contains("resultType"))
+        result["resultType"] = "complete";
+    const ServerIdentity& identity = m_environment->identity;
+    json serverInfo{{"name", identity.name.toStdString()}, {"version", identity.version.toStdString()}};
+    if (!identity.title.isEmpty())
+        serverInfo["title"] = identity.title.toStdString();
+    json& meta = result["_meta"];
+    if (!meta.is_object())
+        meta = json::object();
+    meta["io.modelcontextprotocol/serverInfo"] = std::move(serverInfo);
+    return result;
+}
+
 void McpSession::setLocalCallHooks(qint64 replayOf, std::function<void(qint64 callId)> started)
 {
     m_replayOf = replayOf;
@@ -256,7 +287,13 @@ json McpSession::handleToolsList(const JsonRpc::Message& message)
     json result{{"tools", std::move(tools)}};
     if (more)
         result["nextCursor"] = encodeCursor(lastName);
-    return JsonRpc::makeResult(message.id, std::move(result));
+    if (isModern()) {
+        // Cacheable, for no time: the list follows the configuration, the adapters and their
+        // breakers, and a client learns of a change from tools/list_changed only on a 2025 session.
+        result["ttlMs"] = 0;
+        result["cacheScope"] = "private";
+    }
+    return JsonRpc::makeResult(message.id, resultOfThisEra(std::move(result)));
 }
 
 // History's queue is full: the call waits, unread and unrun, until the writer has caught up, so
@@ -594,6 +631,10 @@ void McpSession::admitCall(const std::string& key)
         break;
     }
 
+    // A stateless (2026-07-28) request has nothing to come back to but its open response: until
+    // it can be given a task, its call holds where a session's would park.
+    if (isModern())
+        admission.mode = PauseMode::Hold;
     if (admission.mode == PauseMode::Park) {
         bool duplicate = false;
         const QString interactionId = broker->park(*tool, context->arguments(), admission, origin, &duplicate);
@@ -815,7 +856,8 @@ void McpSession::completeCall(const std::string& key, ToolResult result)
     record.status = result.callStatus();
     if (result.isError)
         record.error = m_environment->redactor.text(result.firstText()); // BackendEvents cuts it to MaxErrorChars
-    const QByteArray bytes = JsonRpc::serialize(JsonRpc::makeResult(entry.requestId, std::move(result).toJson()));
+    const QByteArray bytes
+        = JsonRpc::serialize(JsonRpc::makeResult(entry.requestId, resultOfThisEra(std::move(result).toJson())));
     if (entry.channel)
         entry.channel->sendCallResponse(bytes, record.status);
     recordTimes(entry);

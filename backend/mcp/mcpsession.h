@@ -84,6 +84,11 @@ public:
     // its client info, and the invocation metadata that caller verified, which every call of the
     // session carries (CallMetadata::invocation). Clients over HTTP can never set it.
     void setLocalCaller(const QString& clientName, const QString& clientVersion, nlohmann::json invocation);
+    // A stateless (2026-07-28) request's session, for that request alone: its version and the client
+    // as its envelope names it (`clientInfo` may be null), with no initialize. Its results carry
+    // `resultType` and the server's identity in `_meta`, as that revision's results do.
+    void adoptEnvelope(const std::string& version, const nlohmann::json& clientInfo);
+    bool isModern() const;
     // For a local caller making the console's own calls: every call of the session records
     // `replayOf` (ToolCall::replayOf), and `started` hears each call's id as soon as it has one.
     void setLocalCallHooks(qint64 replayOf, std::function<void(qint64 callId)> started);
@@ -162,6 +167,8 @@ private:
     QByteArray detailsOf(const ToolCallContext& context) const;
     QByteArray timelineOf(const InFlight& entry) const;
     // `status` says why the call was refused (UnknownTool, InvalidArguments, or Error for a malformed request).
+    // A result as this session's revision shapes it (2026-07-28: resultType, the server in _meta).
+    nlohmann::json resultOfThisEra(nlohmann::json result) const;
     void rejectCall(const JsonRpc::Message& message, ToolCall record, CallStatus status, int code, const QString& text,
         const std::shared_ptr<ResponseChannel>& channel, nlohmann::json data = nullptr);
     void completeCall(const std::string& key, ToolResult result);

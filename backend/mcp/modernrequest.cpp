@@ -33,9 +33,12 @@ json supportedVersions()
 
 bool isModern(const QByteArray& versionHeader, bool hasSessionId, const json& body)
 {
+    // A session is a 2025 client's, whatever it says (it hears the 2025 answers it always did).
+    if (hasSessionId)
+        return false;
     if (!versionHeader.isEmpty())
         return !ProtocolVersion::isSupported(versionHeader);
-    if (hasSessionId || !body.is_object())
+    if (!body.is_object())
         return false;
     const auto params = body.find("params");
     if (params == body.end() || !params->is_object())

@@ -52,9 +52,10 @@ struct Envelope
     json clientInfo; // an object, or null when the client sent none
 };
 
-// Whether a POST is of the stateless era: its MCP-Protocol-Version header names no 2025 revision
-// (any other value, a future one included, is answered by this era's rules), or, without the
-// header and without a session, its body's `params._meta` names a protocol version.
+// Whether a POST is of the stateless era: without a session (a session is a 2025 client's), its
+// MCP-Protocol-Version header names no 2025 revision (any other value, a future one included, is
+// answered by this era's rules), or, without the header, its body's `params._meta` names a
+// protocol version.
 bool isModern(const QByteArray& versionHeader, bool hasSessionId, const json& body);
 
 // A header value as its sender meant it: `=?base64?…?=` decoded (standard alphabet, UTF-8), any

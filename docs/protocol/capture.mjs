@@ -22,5 +22,7 @@ try {
   console.log('connected; protocol', client.getNegotiatedProtocolVersion?.() ?? '?');
   const tools = await client.listTools();
   console.log('tools', tools.tools.length);
+  const called = await client.callTool({ name: 'echo', arguments: { message: 'hello 2026' } });
+  console.log('called', JSON.stringify(called).slice(0, 200));
 } catch (e) { console.log('FAILED', e?.name, e?.code, e?.message); }
 await client.close().catch(() => {});
