@@ -69,6 +69,15 @@ public:
                 context->finish(ToolResult::text(QStringLiteral("flooded")));
             };
             m_registry->add(flood);
+            // Logs a warning, then answers: log messages at a level above the default's.
+            RegisteredTool warn;
+            warn.spec.name = QStringLiteral("warn");
+            warn.route = ToolRoute::builtin();
+            warn.handler = [](const std::shared_ptr<ToolCallContext>& context) {
+                context->log(LogLevel::Warning, nlohmann::json{{"careful", true}}, QStringLiteral("warn"));
+                context->finish(ToolResult::text(QStringLiteral("warned")));
+            };
+            m_registry->add(warn);
             m_registry->replaceSource(QStringLiteral("debug"), debugTools());
             if (interactions) {
                 m_registry->add(ClientTool::requestConnection({QStringLiteral("github")}));

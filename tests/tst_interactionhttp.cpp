@@ -60,6 +60,7 @@ private Q_SLOTS:
     void approvalAllowRunsAndDenyRefuses();
     void parkClosesUnansweredAndTheRetryGetsTheAnswer();
     void aStatelessCallHoldsWhereASessionWouldPark();
+    void aStatelessCallHasNoSessionToAllow();
     void droppedConnectionKeepsTheQuestion();
     void cancelledWithdrawsTheQuestion();
     void deletedSessionWithdrawsTheQuestion();
@@ -226,6 +227,32 @@ void TestInteractionHttp::aStatelessCallHoldsWhereASessionWouldPark()
     const json answer = responseIn(response);
     QVERIFY2(answer.at("result").at("structuredContent").at("account") == "octocat", answer.dump().c_str());
     QVERIFY(answer.at("result").at("resultType") == "complete");
+}
+
+// "Allow for this session" for a 2026-07-28 request, whose session ends with its answer, would look
+// given and grant nothing: it is refused with the reason, the question stays, and Allow once works.
+void TestInteractionHttp::aStatelessCallHasNoSessionToAllow()
+{
+    ServerFixture server(ServerFixture::defaultOptions(), interactionSettings());
+    const json meta{{"io.modelcontextprotocol/protocolVersion", "2026-07-28"},
+        {"io.modelcontextprotocol/clientCapabilities", json::object()}};
+    const QByteArray body = QByteArray::fromStdString(json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "tools/call"},
+        {"params", {{"name", "write"}, {"arguments", {{"path", "a"}}}, {"_meta", meta}}}}
+                                                          .dump());
+    Headers headers = withHeader(standardHeaders(server.port), "MCP-Protocol-Version", "2026-07-28");
+    headers = withHeader(withHeader(headers, "Mcp-Method", "tools/call"), "Mcp-Name", "write");
+    RawHttpClient client(server.port);
+    client.send(RawHttpClient::post(body, headers));
+    QTRY_COMPARE_WITH_TIMEOUT(server.pendingInteractions().size(), 1, 10'000);
+    const PendingInteraction asked = server.pendingInteractions().front();
+    QVERIFY2(asked.sessionId.startsWith(QStringLiteral("request-")), qPrintable(asked.sessionId));
+    const QString refused = server.answer(asked.id, InteractionAnswer::decide(Decision::AllowForSession));
+    QVERIFY2(refused.contains(QStringLiteral("2026-07-28")), qPrintable(refused));
+    QCOMPARE(server.pendingInteractions().size(), 1);
+    QCOMPARE(server.answer(asked.id, InteractionAnswer::decide(Decision::AllowOnce)), QString());
+    const RawHttpResponse response = client.read();
+    QCOMPARE(response.status, 200);
+    QVERIFY2(responseIn(response).dump().find("written") != std::string::npos, response.body.constData());
 }
 
 void TestInteractionHttp::droppedConnectionKeepsTheQuestion()

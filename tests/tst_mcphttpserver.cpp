@@ -102,6 +102,7 @@ private Q_SLOTS:
     void corsPreflight();
     void modernRequestsAreServedWithoutASession();
     void closingAModernCallsStreamCancelsIt();
+    void aModernRequestGetsLogMessagesOnlyAtItsOwnLevel();
     void randomBodiesNeverBreakTheServer();
 
     void hugeChunkIsRefusedBeforeItIsBuffered();
@@ -863,6 +864,43 @@ void TestMcpHttpServer::closingAModernCallsStreamCancelsIt()
     QCOMPARE(m_server->finishedCalls().last().status, CallStatus::Cancelled);
     QCOMPARE(m_server->finishedCalls().last().clientName, QStringLiteral("unknown client"));
     QTRY_COMPARE(m_server->requestSessionCount(), 0);
+}
+
+// In 2026-07-28 the log level is the request's own (`_meta` io.modelcontextprotocol/logLevel), and
+// a request without one gets no log messages (a 2025 session gets info and above until it sets its
+// level). echo logs its arguments at debug level, warn a warning.
+void TestMcpHttpServer::aModernRequestGetsLogMessagesOnlyAtItsOwnLevel()
+{
+    const auto call = [this](const char* level, const char* tool = "echo") {
+        json meta{{"io.modelcontextprotocol/protocolVersion", "2026-07-28"},
+            {"io.modelcontextprotocol/clientCapabilities", json::object()}};
+        if (level)
+            meta["io.modelcontextprotocol/logLevel"] = level;
+        const json body{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "tools/call"},
+            {"params", {{"name", tool}, {"arguments", {{"message", "logged?"}}}, {"_meta", meta}}}};
+        RawHttpClient client(m_server->port);
+        client.send(RawHttpClient::post(QByteArray::fromStdString(body.dump()),
+            withHeader(withHeader(withHeader(standardHeaders(m_server->port), "MCP-Protocol-Version", "2026-07-28"),
+                           "Mcp-Method", "tools/call"),
+                "Mcp-Name", tool)));
+        return client.read();
+    };
+    RawHttpResponse response = call("debug");
+    QCOMPARE(response.status, 200);
+    QVERIFY2(response.body.contains("notifications/message"), response.body.constData());
+    response = call("warning");
+    QCOMPARE(response.status, 200);
+    QVERIFY2(!response.body.contains("notifications/message"), response.body.constData());
+    response = call(nullptr);
+    QCOMPARE(response.status, 200);
+    QVERIFY2(!response.body.contains("notifications/message"), response.body.constData());
+    QVERIFY(response.body.contains("logged?"));
+    response = call("warning", "warn");
+    QVERIFY2(response.body.contains("notifications/message"), response.body.constData());
+    response = call(nullptr, "warn");
+    QCOMPARE(response.status, 200);
+    QVERIFY2(!response.body.contains("notifications/message"), response.body.constData());
+    QVERIFY(response.body.contains("warned"));
 }
 
 void TestMcpHttpServer::corsPreflight()

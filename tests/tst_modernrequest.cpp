@@ -141,6 +141,10 @@ void TestModernRequest::refusesAsTheReferenceServerDoes_data()
     QTest::newRow("initialize under a 2026 header")
         << json{{"jsonrpc", "2.0"}, {"id", 0}, {"method", "initialize"}, {"params", json::object()}}
         << QByteArray("2026-07-28") << QByteArray("initialize") << QByteArray("-") << 400 << -32020 << json();
+    QTest::newRow("initialize with an envelope is no mismatch (a removed method: 404 elsewhere)")
+        << json{{"jsonrpc", "2.0"}, {"id", 0}, {"method", "initialize"},
+               {"params", {{"_meta", envelope("2027-01-01")}}}}
+        << QByteArray("2027-01-01") << QByteArray("initialize") << QByteArray("-") << 400 << -32022 << json();
     QTest::newRow("no envelope") << callBody(json()) << QByteArray("2026-07-28") << QByteArray("tools/call")
                                  << QByteArray("echo") << 400 << -32602 << json{{"envelope", {{"missing", {"_meta"}}}}};
     json noCapabilities = envelope();
@@ -154,6 +158,11 @@ void TestModernRequest::refusesAsTheReferenceServerDoes_data()
     QTest::newRow("client info not an object")
         << callBody(badInfo) << QByteArray("2026-07-28") << QByteArray("tools/call") << QByteArray("echo") << 400
         << -32602 << json{{"envelope", {{"key", "io.modelcontextprotocol/clientInfo"}}}};
+    json badLevel = envelope();
+    badLevel["io.modelcontextprotocol/logLevel"] = "verbose";
+    QTest::newRow("an unknown log level")
+        << callBody(badLevel) << QByteArray("2026-07-28") << QByteArray("tools/call") << QByteArray("echo") << 400
+        << -32602 << json{{"envelope", {{"key", "io.modelcontextprotocol/logLevel"}}}};
     json noVersion = envelope();
     noVersion.erase("io.modelcontextprotocol/protocolVersion");
     QTest::newRow("no version in the envelope")
@@ -207,6 +216,12 @@ void TestModernRequest::acceptsAWholeRequest()
     const auto& request = std::get<ModernRequest::Envelope>(checked);
     QCOMPARE(request.version, std::string("2026-07-28"));
     QCOMPARE(request.clientInfo.value("name", ""), std::string("c"));
+    QVERIFY(request.logLevel.empty());
+    json withLevel = callBody();
+    withLevel["params"]["_meta"]["io.modelcontextprotocol/logLevel"] = "debug";
+    const auto leveled = ModernRequest::check(JsonRpc::classify(withLevel), headers);
+    QVERIFY(std::holds_alternative<ModernRequest::Envelope>(leveled));
+    QCOMPARE(std::get<ModernRequest::Envelope>(leveled).logLevel, std::string("debug"));
     QVERIFY(request.clientCapabilities.is_object());
     // tools/list has no Mcp-Name; server/discover neither.
     for (const char* method : {"tools/list", "server/discover"}) {

@@ -533,6 +533,11 @@ bool InteractionBroker::answer(const QString& id, const InteractionAnswer& answe
         *error = QStringLiteral("a one-shot runner's session ends with its process, so there is no session to "
                                 "allow; allow once or always allow instead");
         return false;
+    } else if (answer.decision == Decision::AllowForSession && SessionHost::isRequestSessionId(interaction.sessionId)) {
+        // A grant for a session that ends with this answer would look given and grant nothing.
+        *error = QStringLiteral("the client speaks MCP 2026-07-28, which has no sessions: there is no session to "
+                                "allow; allow once or always allow instead");
+        return false;
     }
 
     const qint64 now = QDateTime::currentMSecsSinceEpoch();

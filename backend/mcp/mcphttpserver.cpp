@@ -954,9 +954,10 @@ json McpHttpServer::discoverResult() const
     if (!identity.title.isEmpty())
         serverInfo["title"] = identity.title.toStdString();
     json result{{"supportedVersions", std::move(versions)},
-        {"capabilities", {{"tools", {{"listChanged", true}}}, {"extensions", json::object()}}},
-        {"resultType", "complete"}, {"ttlMs", 0}, {"cacheScope", "private"},
-        {"_meta", {{ModernRequest::ServerInfoKey, std::move(serverInfo)}}}};
+        // No listChanged: in 2026-07-28 changes reach a client through subscriptions/listen, which
+        // is not served yet (a 2025 session hears tools/list_changed on its GET stream).
+        {"capabilities", {{"tools", json::object()}, {"extensions", json::object()}}}, {"resultType", "complete"},
+        {"ttlMs", 0}, {"cacheScope", "private"}, {"_meta", {{ModernRequest::ServerInfoKey, std::move(serverInfo)}}}};
     if (!identity.instructions.isEmpty())
         result["instructions"] = identity.instructions.toStdString();
     return result;
@@ -1008,9 +1009,9 @@ void McpHttpServer::handleModernPost(const QHttpServerRequest& request, QTcpSock
 
     // A session for this request alone: the calls' machinery (approvals, hold, progress,
     // cancellation by a closed stream) is the sessions' own.
-    auto owned = std::make_unique<McpSession>(newSessionId(), &m_environment);
+    auto owned = std::make_unique<McpSession>(SessionHost::requestSessionId(newSessionId()), &m_environment);
     McpSession* session = owned.get();
-    session->adoptEnvelope(envelope.version, envelope.clientInfo);
+    session->adoptEnvelope(envelope.version, envelope.clientInfo, envelope.logLevel);
     if (message.method == "tools/call" && !roomToWait(*session, responder, headers, message.id))
         return;
     const QByteArray id = session->id();

@@ -160,9 +160,13 @@ void McpSession::setLocalCaller(const QString& clientName, const QString& client
     m_initialized = true;
 }
 
-void McpSession::adoptEnvelope(const std::string& version, const json& clientInfo)
+void McpSession::adoptEnvelope(const std::string& version, const json& clientInfo, const std::string& logLevel)
 {
     m_version = version;
+    const std::optional<LogLevel> level = logLevel.empty() ? std::nullopt : logLevelFromName(logLevel);
+    m_logsWanted = level.has_value();
+    if (level)
+        m_logLevel = *level;
     const json info = clientInfo.is_object() ? clientInfo : json::object();
     m_clientName = m_environment->redactor.text(stringOr(info, "name", QStringLiteral("unknown client")));
     m_clientVersion = m_environment->redactor.text(stringOr(info, "version", QString()));
@@ -501,7 +505,7 @@ void McpSession::handleToolsCall(
             }
         }
     };
-    hooks.wantsLog = [self](LogLevel level) { return self && level >= self->m_logLevel; };
+    hooks.wantsLog = [self](LogLevel level) { return self && self->m_logsWanted && level >= self->m_logLevel; };
     hooks.complete = [self, key](ToolResult result) {
         if (self)
             self->completeCall(key, std::move(result));

@@ -87,7 +87,8 @@ public:
     // A stateless (2026-07-28) request's session, for that request alone: its version and the client
     // as its envelope names it (`clientInfo` may be null), with no initialize. Its results carry
     // `resultType` and the server's identity in `_meta`, as that revision's results do.
-    void adoptEnvelope(const std::string& version, const nlohmann::json& clientInfo);
+    // `logLevel`: the request's own (a level's name); empty, it gets no log messages.
+    void adoptEnvelope(const std::string& version, const nlohmann::json& clientInfo, const std::string& logLevel);
     bool isModern() const;
     // For a local caller making the console's own calls: every call of the session records
     // `replayOf` (ToolCall::replayOf), and `started` hears each call's id as soon as it has one.
@@ -205,6 +206,7 @@ private:
     std::function<void(qint64)> m_callStarted;
     bool m_initialized = false;
     LogLevel m_logLevel = LogLevel::Info;
+    bool m_logsWanted = true; // a 2026-07-28 request without a log level wants none
     qint64 m_lastActivityMs = 0;
     std::unordered_map<std::string, InFlight> m_inFlight; // key: the request id as JSON text
     struct HeldCall

@@ -27,6 +27,7 @@ inline constexpr const char* ProtocolVersionKey = "io.modelcontextprotocol/proto
 inline constexpr const char* ClientInfoKey = "io.modelcontextprotocol/clientInfo";
 inline constexpr const char* ClientCapabilitiesKey = "io.modelcontextprotocol/clientCapabilities";
 inline constexpr const char* ServerInfoKey = "io.modelcontextprotocol/serverInfo";
+inline constexpr const char* LogLevelKey = "io.modelcontextprotocol/logLevel";
 
 // The request's headers that the revision checks against its body (raw, as received).
 struct Headers
@@ -50,6 +51,7 @@ struct Envelope
     std::string version;
     json clientCapabilities; // an object
     json clientInfo; // an object, or null when the client sent none
+    std::string logLevel; // the request's log level (a level's name), or empty: no log messages
 };
 
 // Whether a POST is of the stateless era: without a session (a session is a 2025 client's), its
@@ -67,7 +69,8 @@ std::optional<std::string> decodeHeaderValue(const QByteArray& value);
 std::optional<std::string> nameOf(const JsonRpc::Message& request);
 
 // Checks a request (not a notification) in this order: Mcp-Method present and equal to the body's
-// method; an initialize is refused (the legacy handshake under a modern header); the version header
+// method; an initialize without an envelope is refused (the legacy handshake under a modern header;
+// with one, it is a request for a removed method, left to the caller's 404); the version header
 // present and equal to the envelope's; Mcp-Name present and equal where the method has one; the envelope
 // present with its required keys; the version one this server speaks.
 std::variant<Refusal, Envelope> check(const JsonRpc::Message& request, const Headers& headers);

@@ -10,6 +10,8 @@ namespace {
 // HTTP sessions are named by 256 random bits (McpHttpServer): one of them starting with this prefix
 // is a one in 2^36 chance, and would only lose the "allow for this session" button.
 constexpr QLatin1String LocalSessionPrefix("local-");
+// The same for a stateless request's session (McpHttpServer::handleModernPost).
+constexpr QLatin1String RequestSessionPrefix("request-");
 
 QByteArray localSessionId()
 {
@@ -23,6 +25,16 @@ QByteArray localSessionId()
 bool SessionHost::isLocalSessionId(const QString& sessionId)
 {
     return sessionId.startsWith(LocalSessionPrefix);
+}
+
+QByteArray SessionHost::requestSessionId(const QByteArray& random)
+{
+    return QByteArray(RequestSessionPrefix.data(), RequestSessionPrefix.size()) + random;
+}
+
+bool SessionHost::isRequestSessionId(const QString& sessionId)
+{
+    return sessionId.startsWith(RequestSessionPrefix);
 }
 
 SessionHost::SessionHost(

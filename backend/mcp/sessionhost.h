@@ -33,6 +33,10 @@ public:
     // Whether a session id names one of openLocalSession()'s sessions (the one-shot runner's): such
     // a session ends with its process, so nothing can be granted to it for later calls.
     static bool isLocalSessionId(const QString& sessionId);
+    // The session of one stateless (2026-07-28) request: it ends with the request's answer, so
+    // nothing can be granted to it either. `random` is McpHttpServer's random part.
+    static QByteArray requestSessionId(const QByteArray& random);
+    static bool isRequestSessionId(const QString& sessionId);
 
     SessionEnvironment& environment() { return m_environment; }
     ToolExecutor& executor() { return *m_executor; }

@@ -4,6 +4,7 @@
 # check fails this script too.
 #
 #   run-conformance.sh <stable|next> <scenario>...
+# With SPEC_VERSION set (2026-07-28), the scenarios run for that revision (--spec-version).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 node_dir=$here/../node
@@ -24,7 +25,8 @@ trap 'rm -rf "$out"' EXIT
 failed=0
 for scenario in "$@"; do
     echo "=== $scenario ($("$node" -e "console.log(require('$(dirname "$suite")/../package.json').version)"))"
-    if ! "$node" "$suite" server --url "$SWITCHBOARD_URL" --scenario "$scenario" -o "$out/$scenario"; then
+    if ! "$node" "$suite" server --url "$SWITCHBOARD_URL" --scenario "$scenario" ${SPEC_VERSION:+--spec-version "$SPEC_VERSION"} \
+        -o "$out/$scenario"; then
         failed=1
     fi
 done
