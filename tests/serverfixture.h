@@ -214,6 +214,12 @@ public:
         run([&] { count = m_server->sessionCount(); });
         return count;
     }
+    int listenStreamCount()
+    {
+        int count = 0;
+        run([&] { count = m_server->listenStreamCount(); });
+        return count;
+    }
     int requestSessionCount()
     {
         int count = 0;

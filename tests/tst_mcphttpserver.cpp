@@ -103,6 +103,7 @@ private Q_SLOTS:
     void modernRequestsAreServedWithoutASession();
     void closingAModernCallsStreamCancelsIt();
     void aModernRequestGetsLogMessagesOnlyAtItsOwnLevel();
+    void aListenStreamHearsWhatItAskedFor();
     void randomBodiesNeverBreakTheServer();
 
     void hugeChunkIsRefusedBeforeItIsBuffered();
@@ -901,6 +902,75 @@ void TestMcpHttpServer::aModernRequestGetsLogMessagesOnlyAtItsOwnLevel()
     QCOMPARE(response.status, 200);
     QVERIFY2(!response.body.contains("notifications/message"), response.body.constData());
     QVERIFY(response.body.contains("warned"));
+}
+
+// subscriptions/listen (2026-07-28): the stream's first message acknowledges what the server will
+// tell (the tool list's changes; prompts it cannot, so they are left out), every notification on it
+// names the subscription, a stream that did not ask hears nothing, and a closed stream is gone.
+void TestMcpHttpServer::aListenStreamHearsWhatItAskedFor()
+{
+    const auto open = [this](RawHttpClient& client, const json& id, const json& filter) {
+        const json body{{"jsonrpc", "2.0"}, {"id", id}, {"method", "subscriptions/listen"},
+            {"params",
+                {{"notifications", filter},
+                    {"_meta",
+                        {{"io.modelcontextprotocol/protocolVersion", "2026-07-28"},
+                            {"io.modelcontextprotocol/clientCapabilities", json::object()}}}}}};
+        client.send(RawHttpClient::post(QByteArray::fromStdString(body.dump()),
+            withHeader(withHeader(standardHeaders(m_server->port), "MCP-Protocol-Version", "2026-07-28"), "Mcp-Method",
+                "subscriptions/listen")));
+        const RawHttpResponse head = client.read(15'000, 1);
+        QCOMPARE(head.status, 200);
+        QCOMPARE(head.header("content-type"), QByteArray("text/event-stream"));
+    };
+    const auto nextEvent = [](RawHttpClient& client) {
+        for (int i = 0; i < 10; ++i) {
+            const QByteArray chunk = client.readChunk();
+            for (const QByteArray& line : chunk.split('\n')) {
+                if (line.startsWith("data: "))
+                    return json::parse(line.mid(6).toStdString());
+            }
+            if (chunk.isEmpty())
+                break;
+        }
+        return json();
+    };
+    const int before = m_server->listenStreamCount();
+    RawHttpClient tools(m_server->port);
+    open(tools, "listen-1", json{{"toolsListChanged", true}, {"promptsListChanged", true}});
+    json event = nextEvent(tools);
+    QCOMPARE_JSON(event["method"], json("notifications/subscriptions/acknowledged"));
+    QCOMPARE_JSON(event["params"]["notifications"], (json{{"toolsListChanged", true}}));
+    QCOMPARE_JSON(event["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], json("listen-1"));
+    RawHttpClient nothing(m_server->port);
+    open(nothing, 7, json::object());
+    event = nextEvent(nothing);
+    QCOMPARE_JSON(event["params"]["notifications"], json::object());
+    QCOMPARE_JSON(event["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], json(7));
+    QTRY_COMPARE(m_server->listenStreamCount(), before + 2);
+
+    m_server->addTool(QStringLiteral("added_for_listeners"));
+    event = nextEvent(tools);
+    QCOMPARE_JSON(event["method"], json("notifications/tools/list_changed"));
+    QCOMPARE_JSON(event["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], json("listen-1"));
+    // The other stream asked for nothing: keep-alive comments at most, no event.
+    QVERIFY(!nothing.socket().waitForReadyRead(300) || !nothing.socket().peek(4096).contains("data: "));
+
+    // A filter that is not an object is refused.
+    RawHttpClient bad(m_server->port);
+    const json badBody{{"jsonrpc", "2.0"}, {"id", 9}, {"method", "subscriptions/listen"},
+        {"params",
+            {{"_meta",
+                {{"io.modelcontextprotocol/protocolVersion", "2026-07-28"},
+                    {"io.modelcontextprotocol/clientCapabilities", json::object()}}}}}};
+    bad.send(RawHttpClient::post(QByteArray::fromStdString(badBody.dump()),
+        withHeader(withHeader(standardHeaders(m_server->port), "MCP-Protocol-Version", "2026-07-28"), "Mcp-Method",
+            "subscriptions/listen")));
+    QCOMPARE(bad.read().status, 400);
+
+    tools.socket().abort();
+    nothing.socket().abort();
+    QTRY_COMPARE(m_server->listenStreamCount(), before);
 }
 
 void TestMcpHttpServer::corsPreflight()

@@ -452,6 +452,24 @@ void McpHttpServer::broadcast(const json& notification)
 {
     for (auto& [id, session] : m_sessions)
         session->sendNotification(notification);
+    if (notification.value("method", "") != "notifications/tools/list_changed")
+        return;
+    // A write can close its connection, whose handler erases its stream: keys first, then each
+    // looked up again.
+    std::vector<quint64> listening;
+    for (const auto& [key, listen] : m_listenStreams) {
+        if (listen.toolsListChanged)
+            listening.push_back(key);
+    }
+    for (const quint64 key : listening) {
+        const auto it = m_listenStreams.find(key);
+        if (it == m_listenStreams.end())
+            continue;
+        json tagged = notification;
+        tagged["params"] = json{{"_meta", {{ModernRequest::SubscriptionIdKey, it->second.subscriptionId}}}};
+        const std::shared_ptr<EventStream> stream = it->second.stream;
+        stream->sendNotification(JsonRpc::serialize(tagged));
+    }
 }
 
 void McpHttpServer::shutdown()
@@ -463,6 +481,12 @@ void McpHttpServer::shutdown()
     for (auto& [id, session] : m_requestSessions)
         session->shutDown();
     m_requestSessions.clear();
+    // Each subscription ends with its result (a graceful teardown), then the stream closes.
+    const auto listens = std::exchange(m_listenStreams, {});
+    for (const auto& [key, listen] : listens) {
+        listen.stream->sendResponse(JsonRpc::serialize(JsonRpc::makeResult(listen.subscriptionId,
+            json{{"resultType", "complete"}, {"_meta", {{ModernRequest::SubscriptionIdKey, listen.subscriptionId}}}})));
+    }
     const QList<QByteArray> ids = m_sessionStates.keys();
     for (const QByteArray& id : ids)
         publishSessionState(id);
@@ -954,10 +978,10 @@ json McpHttpServer::discoverResult() const
     if (!identity.title.isEmpty())
         serverInfo["title"] = identity.title.toStdString();
     json result{{"supportedVersions", std::move(versions)},
-        // No listChanged: in 2026-07-28 changes reach a client through subscriptions/listen, which
-        // is not served yet (a 2025 session hears tools/list_changed on its GET stream).
-        {"capabilities", {{"tools", json::object()}, {"extensions", json::object()}}}, {"resultType", "complete"},
-        {"ttlMs", 0}, {"cacheScope", "private"}, {"_meta", {{ModernRequest::ServerInfoKey, std::move(serverInfo)}}}};
+        // listChanged: heard on a subscriptions/listen stream.
+        {"capabilities", {{"tools", {{"listChanged", true}}}, {"extensions", json::object()}}},
+        {"resultType", "complete"}, {"ttlMs", 0}, {"cacheScope", "private"},
+        {"_meta", {{ModernRequest::ServerInfoKey, std::move(serverInfo)}}}};
     if (!identity.instructions.isEmpty())
         result["instructions"] = identity.instructions.toStdString();
     return result;
@@ -999,6 +1023,11 @@ void McpHttpServer::handleModernPost(const QHttpServerRequest& request, QTcpSock
     if (message.method == "server/discover") {
         writeReply(responder, StatusCode::Ok, "application/json",
             JsonRpc::serialize(JsonRpc::makeResult(message.id, discoverResult())), headers);
+        return;
+    }
+    if (message.method == "subscriptions/listen") {
+        const json info = envelope.clientInfo.is_object() ? envelope.clientInfo : json::object();
+        listen(socket, responder, headers, message, QString::fromStdString(info.value("name", "unknown client")));
         return;
     }
     if (message.method != "tools/list" && message.method != "tools/call") {
@@ -1069,22 +1098,57 @@ void McpHttpServer::handleGet(
     });
 }
 
+void McpHttpServer::listen(QTcpSocket* socket, QHttpServerResponder& responder, Headers& headers,
+    const JsonRpc::Message& request, const QString& clientName)
+{
+    const json& params = request.params();
+    const auto filter = params.is_object() ? params.find("notifications") : params.end();
+    if (!params.is_object() || filter == params.end() || !filter->is_object()) {
+        writeError(responder, StatusCode::BadRequest, JsonRpc::InvalidParams,
+            "Invalid params: subscriptions/listen needs params.notifications, an object naming the "
+            "notifications to receive",
+            headers, request.id);
+        return;
+    }
+    if (!roomToWait(clientName, responder, headers, request.id))
+        return;
+    // What this server can tell: its tool list's changes. Anything else asked for is left out of
+    // the acknowledgement and never sent.
+    json honored = json::object();
+    const auto tools = filter->find("toolsListChanged");
+    if (tools != filter->end() && tools->is_boolean() && tools->get<bool>())
+        honored["toolsListChanged"] = true;
+    auto stream = std::make_shared<EventStream>(std::move(responder), socket, headers, m_options.keepAliveIntervalMs,
+        m_options.limits.maxUnsentNotificationBytes, clientName);
+    const quint64 key = ++m_nextListenKey;
+    m_listenStreams.emplace(key, ListenStream{stream, request.id, honored.contains("toolsListChanged")});
+    connect(socket, &QTcpSocket::disconnected, this, [this, key] { m_listenStreams.erase(key); });
+    // The subscription's first message.
+    stream->sendNotification(JsonRpc::serialize(JsonRpc::makeNotification("notifications/subscriptions/acknowledged",
+        json{{"notifications", std::move(honored)}, {"_meta", {{ModernRequest::SubscriptionIdKey, request.id}}}})));
+}
+
 bool McpHttpServer::roomToWait(
     const McpSession& session, QHttpServerResponder& responder, const Headers& headers, const json& id)
+{
+    return roomToWait(session.clientName(), responder, headers, id);
+}
+
+bool McpHttpServer::roomToWait(
+    const QString& clientName, QHttpServerResponder& responder, const Headers& headers, const json& id)
 {
     // All local clients share 127.0.0.1: what one client keeps waiting counts against its own
     // allowance, never against a cap the others share.
     if (!m_tcpServer)
         return true;
     const int limit = m_tcpServer->waitingLimitPerClient();
-    if (m_tcpServer->connectionsWaitingFor(session.clientName()) < limit)
+    if (m_tcpServer->connectionsWaitingFor(clientName) < limit)
         return true;
     Headers refusal = headers;
     refusal.emplace_back("Retry-After", "1");
     writeError(responder, StatusCode::ServiceUnavailable, SessionErrorCode,
-        "Service Unavailable: client \""
-            + PrintableText::escaped(QStringView(session.clientName()).left(100)).toStdString() + "\" already holds "
-            + std::to_string(limit)
+        "Service Unavailable: client \"" + PrintableText::escaped(QStringView(clientName).left(100)).toStdString()
+            + "\" already holds " + std::to_string(limit)
             + " connections waiting for answers (the limit per client); retry once some are answered",
         refusal, id);
     return false;

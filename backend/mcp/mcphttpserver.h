@@ -45,6 +45,8 @@ public:
     int sessionCount() const { return int(m_sessions.size()); }
     // Stateless (2026-07-28) requests in flight, each with a session of its own until answered.
     int requestSessionCount() const { return int(m_requestSessions.size()); }
+    // Open subscriptions/listen streams.
+    int listenStreamCount() const { return int(m_listenStreams.size()); }
     // Calls that wait for a person go through `broker` (approvals, client tools); without one every
     // tool runs at once. Set before listening.
     void setInteractionBroker(InteractionBroker* broker) { m_host.setInteractionBroker(broker); }
@@ -111,6 +113,11 @@ private:
     // answers 503 itself.
     bool roomToWait(
         const McpSession& session, QHttpServerResponder& responder, const Headers& headers, const nlohmann::json& id);
+    bool roomToWait(
+        const QString& clientName, QHttpServerResponder& responder, const Headers& headers, const nlohmann::json& id);
+    // subscriptions/listen (2026-07-28): an event stream that hears the changes its filter asks for.
+    void listen(QTcpSocket* socket, QHttpServerResponder& responder, Headers& headers, const JsonRpc::Message& request,
+        const QString& clientName);
     // The session's state for the operator changed (opened, used, ended).
     void publishSessionState(const QByteArray& id);
 
@@ -134,4 +141,13 @@ private:
     QHash<QByteArray, SessionState> m_sessionStates; // of m_sessions, as the operator sees them
     // The sessions of stateless requests in flight, each gone once its request is answered.
     std::unordered_map<QByteArray, std::unique_ptr<McpSession>, ByteArrayHash> m_requestSessions;
+    // The open subscriptions/listen streams, by a key of their own.
+    struct ListenStream
+    {
+        std::shared_ptr<EventStream> stream;
+        nlohmann::json subscriptionId; // the listen request's id
+        bool toolsListChanged = false;
+    };
+    std::unordered_map<quint64, ListenStream> m_listenStreams;
+    quint64 m_nextListenKey = 0;
 };

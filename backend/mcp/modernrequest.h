@@ -28,6 +28,7 @@ inline constexpr const char* ClientInfoKey = "io.modelcontextprotocol/clientInfo
 inline constexpr const char* ClientCapabilitiesKey = "io.modelcontextprotocol/clientCapabilities";
 inline constexpr const char* ServerInfoKey = "io.modelcontextprotocol/serverInfo";
 inline constexpr const char* LogLevelKey = "io.modelcontextprotocol/logLevel";
+inline constexpr const char* SubscriptionIdKey = "io.modelcontextprotocol/subscriptionId";
 
 // The request's headers that the revision checks against its body (raw, as received).
 struct Headers
