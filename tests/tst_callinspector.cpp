@@ -124,6 +124,31 @@ private Q_SLOTS:
         QCOMPARE(child<QLabel>(inspector, "sessionLabel")->toolTip(), call.sessionId);
     }
 
+    // A 2026-07-28 call has no session: the inspector says so, with the revision and the trace id
+    // the request named in its _meta (W3C traceparent).
+    void aStatelessCallShowsItsRevisionAndTrace()
+    {
+        CallInspector inspector;
+        ToolCall call = runningCall();
+        call.sessionId = QStringLiteral("request-abc");
+        call.request = R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{},)"
+                       R"("_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",)"
+                       R"("io.modelcontextprotocol/clientCapabilities":{},)"
+                       R"("traceparent":"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}}})";
+        inspector.setCall(call);
+        auto* session = child<QLabel>(inspector, "sessionLabel");
+        QCOMPARE(session->text(),
+            QStringLiteral("none (MCP 2026-07-28, stateless) · trace 4bf92f3577b34da6a3ce929d0e0e4736"));
+        QVERIFY(session->toolTip().contains(QStringLiteral("request-abc")));
+        QVERIFY(session->toolTip().contains(QStringLiteral("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")));
+        // Without a trace, the revision alone; a 2025 call keeps its session id.
+        call.request.replace(R"(,"traceparent":"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")", "");
+        inspector.setCall(call);
+        QCOMPARE(session->text(), QStringLiteral("none (MCP 2026-07-28, stateless)"));
+        inspector.setCall(runningCall());
+        QCOMPARE(session->text(), QStringLiteral("session-abc"));
+    }
+
     void showsARunningCallThenItsResult()
     {
         CallInspector inspector;

@@ -567,6 +567,42 @@ void CallInspector::addPage(Pane* first)
     }
 }
 
+namespace {
+
+// What a 2026-07-28 request said of itself in `_meta`: its revision and its W3C trace context (both
+// empty for a 2025 call, or for a request whose preview was cut before them).
+struct RequestEnvelope
+{
+    QString version;
+    QString traceparent;
+};
+
+RequestEnvelope envelopeOf(const QByteArray& request)
+{
+    RequestEnvelope envelope;
+    if (!request.contains("io.modelcontextprotocol/protocolVersion"))
+        return envelope; // not one, without parsing
+    const auto parsed = BoundedJson::parse(request, BoundedJson::Limits::record());
+    if (!parsed.ok || !parsed.value.is_object())
+        return envelope;
+    const auto params = parsed.value.find("params");
+    if (params == parsed.value.end() || !params->is_object())
+        return envelope;
+    const auto meta = params->find("_meta");
+    if (meta == params->end() || !meta->is_object())
+        return envelope;
+    const auto text = [&meta](const char* key) {
+        const auto value = meta->find(key);
+        return value != meta->end() && value->is_string() ? QString::fromStdString(value->get<std::string>())
+                                                          : QString();
+    };
+    envelope.version = text("io.modelcontextprotocol/protocolVersion");
+    envelope.traceparent = text("traceparent");
+    return envelope;
+}
+
+} // namespace
+
 void CallInspector::updateHeader()
 {
     m_toolLabel->setText(m_call.tool.isEmpty() ? tr("(no tool name)") : m_call.tool);
@@ -588,8 +624,21 @@ void CallInspector::updateHeader()
     m_routeLabel->setText(m_call.route.toString());
     m_clientLabel->setText(
         CallColumns::clientLabel(m_call).isEmpty() ? tr("(unnamed client)") : CallColumns::clientLabel(m_call));
-    m_sessionLabel->setText(m_call.sessionId);
-    m_sessionLabel->setToolTip(m_call.sessionId);
+    // A 2026-07-28 request has no session (only one of its own, for its answer): the label says
+    // so, with the trace it named (W3C traceparent: version-traceid-spanid-flags).
+    const RequestEnvelope envelope = envelopeOf(m_call.request);
+    if (envelope.version.isEmpty()) {
+        m_sessionLabel->setText(m_call.sessionId);
+        m_sessionLabel->setToolTip(m_call.sessionId);
+    } else {
+        const QString traceId = envelope.traceparent.section(QLatin1Char('-'), 1, 1);
+        m_sessionLabel->setText(traceId.isEmpty()
+                ? tr("none (MCP %1, stateless)").arg(envelope.version)
+                : tr("none (MCP %1, stateless) · trace %2").arg(envelope.version, traceId));
+        m_sessionLabel->setToolTip(
+            tr("MCP %1: no session; this request's own was %2").arg(envelope.version, m_call.sessionId)
+            + (envelope.traceparent.isEmpty() ? QString() : tr("\ntraceparent %1").arg(envelope.traceparent)));
+    }
     m_startedLabel->setText(
         QDateTime::fromMSecsSinceEpoch(m_call.startedAtMs).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss.zzz")));
     m_startedLabel->setToolTip(
