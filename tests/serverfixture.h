@@ -78,6 +78,17 @@ public:
                 context->finish(ToolResult::text(QStringLiteral("warned")));
             };
             m_registry->add(warn);
+            // An argument a 2026-07-28 client mirrors in a header (x-mcp-header: Mcp-Param-Region).
+            RegisteredTool tagged;
+            tagged.spec.name = QStringLiteral("tagged");
+            tagged.spec.inputSchema = nlohmann::json{
+                {"type", "object"}, {"properties", {{"region", {{"type", "string"}, {"x-mcp-header", "Region"}}}}}};
+            tagged.route = ToolRoute::builtin();
+            tagged.handler = [](const std::shared_ptr<ToolCallContext>& context) {
+                context->finish(ToolResult::text(QStringLiteral("tagged")));
+            };
+            if (!m_registry->add(tagged))
+                qFatal("the tagged tool was refused");
             m_registry->replaceSource(QStringLiteral("debug"), debugTools());
             if (interactions) {
                 m_registry->add(ClientTool::requestConnection({QStringLiteral("github")}));

@@ -104,6 +104,7 @@ private Q_SLOTS:
     void closingAModernCallsStreamCancelsIt();
     void aModernRequestGetsLogMessagesOnlyAtItsOwnLevel();
     void aListenStreamHearsWhatItAskedFor();
+    void paramHeadersAreCheckedAgainstTheArguments();
     void randomBodiesNeverBreakTheServer();
 
     void hugeChunkIsRefusedBeforeItIsBuffered();
@@ -971,6 +972,38 @@ void TestMcpHttpServer::aListenStreamHearsWhatItAskedFor()
     tools.socket().abort();
     nothing.socket().abort();
     QTRY_COMPARE(m_server->listenStreamCount(), before);
+}
+
+// A tool whose schema marks an argument with x-mcp-header: a 2026-07-28 call must carry it in its
+// Mcp-Param-* header too, equal (Base64 decoded), or it is refused with -32020 before it runs.
+void TestMcpHttpServer::paramHeadersAreCheckedAgainstTheArguments()
+{
+    const auto call = [this](const json& arguments, const QByteArray& region) {
+        const json body{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "tools/call"},
+            {"params",
+                {{"name", "tagged"}, {"arguments", arguments},
+                    {"_meta",
+                        {{"io.modelcontextprotocol/protocolVersion", "2026-07-28"},
+                            {"io.modelcontextprotocol/clientCapabilities", json::object()}}}}}};
+        Headers headers
+            = withHeader(withHeader(withHeader(standardHeaders(m_server->port), "MCP-Protocol-Version", "2026-07-28"),
+                             "Mcp-Method", "tools/call"),
+                "Mcp-Name", "tagged");
+        if (!region.isEmpty())
+            headers = withHeader(headers, "Mcp-Param-Region", region);
+        RawHttpClient client(m_server->port);
+        client.send(RawHttpClient::post(QByteArray::fromStdString(body.dump()), headers));
+        return client.read();
+    };
+    QCOMPARE(call(json{{"region", "eu-west"}}, "eu-west").status, 200);
+    QCOMPARE(call(json{{"region", "Zürich"}}, "=?base64?WsO8cmljaA==?=").status, 200);
+    QCOMPARE(call(json::object(), {}).status, 200); // absent: no header expected
+    RawHttpResponse refused = call(json{{"region", "eu-west"}}, {});
+    QCOMPARE(refused.status, 400);
+    QCOMPARE_JSON(bodyJson(refused)["error"]["code"], json(-32020));
+    refused = call(json{{"region", "eu-west"}}, "us-east");
+    QCOMPARE(refused.status, 400);
+    QCOMPARE_JSON(bodyJson(refused)["error"]["data"]["mismatch"]["header"], json("us-east"));
 }
 
 void TestMcpHttpServer::corsPreflight()

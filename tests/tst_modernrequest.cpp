@@ -24,6 +24,8 @@ private Q_SLOTS:
     void refusesAsTheReferenceServerDoes_data();
     void refusesAsTheReferenceServerDoes();
     void acceptsAWholeRequest();
+    void paramHeadersMirrorTheArguments_data();
+    void paramHeadersMirrorTheArguments();
 };
 
 namespace {
@@ -228,6 +230,63 @@ void TestModernRequest::acceptsAWholeRequest()
         const json list{{"jsonrpc", "2.0"}, {"id", 2}, {"method", method}, {"params", {{"_meta", envelope()}}}};
         const auto listed = ModernRequest::check(JsonRpc::classify(list), {"2026-07-28", QByteArray(method), {}});
         QVERIFY2(std::holds_alternative<ModernRequest::Envelope>(listed), method);
+    }
+}
+
+void TestModernRequest::paramHeadersMirrorTheArguments_data()
+{
+    QTest::addColumn<json>("arguments");
+    QTest::addColumn<QStringList>("headers"); // "Name: value"
+    QTest::addColumn<bool>("agree");
+    QTest::newRow("all there") << json{{"region", "eu-west"}, {"count", 42}, {"options", {{"dry", true}}}}
+                               << QStringList{QStringLiteral("Mcp-Param-Region: eu-west"),
+                                      QStringLiteral("Mcp-Param-Count: 42"), QStringLiteral("Mcp-Param-Dry: true")}
+                               << true;
+    QTest::newRow("an integer compared as a number")
+        << json{{"count", 42}} << QStringList{QStringLiteral("Mcp-Param-Count: 42.0")} << true;
+    QTest::newRow("absent and null arguments want no header") << json{{"region", nullptr}} << QStringList{} << true;
+    QTest::newRow("Base64") << json{{"region", "Zürich"}}
+                            << QStringList{QStringLiteral("Mcp-Param-Region: =?base64?WsO8cmljaA==?=")} << true;
+    QTest::newRow("header missing") << json{{"region", "eu-west"}} << QStringList{} << false;
+    QTest::newRow("header another") << json{{"region", "eu-west"}}
+                                    << QStringList{QStringLiteral("Mcp-Param-Region: us-east")} << false;
+    QTest::newRow("nested boolean another")
+        << json{{"options", {{"dry", false}}}} << QStringList{QStringLiteral("Mcp-Param-Dry: true")} << false;
+    QTest::newRow("through items: not an annotation a client follows")
+        << json{{"list", json::array({{{"tag", "x"}}})}} << QStringList{} << true;
+    QTest::newRow("a number property asks for nothing") << json{{"ratio", 0.5}} << QStringList{} << true;
+}
+
+void TestModernRequest::paramHeadersMirrorTheArguments()
+{
+    QFETCH(json, arguments);
+    QFETCH(QStringList, headers);
+    QFETCH(bool, agree);
+    const json schema{{"type", "object"},
+        {"properties",
+            {{"region", {{"type", "string"}, {"x-mcp-header", "Region"}}},
+                {"count", {{"type", "integer"}, {"x-mcp-header", "Count"}}},
+                {"ratio", {{"type", "number"}, {"x-mcp-header", "Ratio"}}},
+                {"options",
+                    {{"type", "object"}, {"properties", {{"dry", {{"type", "boolean"}, {"x-mcp-header", "Dry"}}}}}}},
+                {"list",
+                    {{"type", "array"},
+                        {"items",
+                            {{"type", "object"},
+                                {"properties", {{"tag", {{"type", "string"}, {"x-mcp-header", "Tag"}}}}}}}}}}}};
+    const auto header = [&headers](const QByteArray& name) -> std::optional<QByteArray> {
+        for (const QString& line : headers) {
+            if (line.section(QLatin1String(": "), 0, 0).toUtf8().compare(name, Qt::CaseInsensitive) == 0)
+                return line.section(QLatin1String(": "), 1).toUtf8();
+        }
+        return std::nullopt;
+    };
+    const std::optional<ModernRequest::Refusal> refusal = ModernRequest::checkParamHeaders(schema, arguments, header);
+    QCOMPARE(!refusal.has_value(), agree);
+    if (refusal) {
+        QCOMPARE(refusal->httpStatus, 400);
+        QCOMPARE(refusal->code, -32020);
+        QVERIFY(refusal->data.contains("mismatch"));
     }
 }
 

@@ -1030,6 +1030,27 @@ void McpHttpServer::handleModernPost(const QHttpServerRequest& request, QTcpSock
         listen(socket, responder, headers, message, QString::fromStdString(info.value("name", "unknown client")));
         return;
     }
+    if (message.method == "tools/call") {
+        // The arguments a tool's schema asks to see in Mcp-Param-* headers, checked against them.
+        const json& params = message.params();
+        const auto nameValue = params.is_object() ? params.find("name") : params.end();
+        const std::string name = params.is_object() && nameValue != params.end() && nameValue->is_string()
+            ? nameValue->get<std::string>()
+            : std::string();
+        if (const ToolRegistry::ToolPtr tool = name.empty() ? nullptr : m_registry->find(name)) {
+            const json arguments = params.is_object() ? params.value("arguments", json::object()) : json::object();
+            const auto refusal = ModernRequest::checkParamHeaders(tool->spec.inputSchema, arguments,
+                [&request](const QByteArray& headerName) -> std::optional<QByteArray> {
+                    const QByteArray value = request.value(headerName);
+                    return value.isEmpty() ? std::nullopt : std::optional<QByteArray>(value);
+                });
+            if (refusal) {
+                writeError(responder, StatusCode(refusal->httpStatus), refusal->code, refusal->message, headers,
+                    message.id, refusal->data);
+                return;
+            }
+        }
+    }
     if (message.method != "tools/list" && message.method != "tools/call") {
         writeError(responder, StatusCode::NotFound, JsonRpc::MethodNotFound, "Method not found: " + message.method,
             headers, message.id);

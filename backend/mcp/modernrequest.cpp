@@ -175,4 +175,70 @@ std::variant<Refusal, Envelope> check(const JsonRpc::Message& request, const Hea
         logLevel != meta->end() ? logLevel->get<std::string>() : std::string()};
 }
 
+std::optional<Refusal> checkParamHeaders(const json& inputSchema, const json& arguments,
+    const std::function<std::optional<QByteArray>(const QByteArray& name)>& header)
+{
+    // Walked iteratively through `properties` alone (a path through items, composition or $ref is
+    // not one a client follows); bounded by the schema, which the registry bounded.
+    struct Step
+    {
+        const json* schema;
+        const json* value; // the argument at this path, or null when absent
+    };
+    std::vector<Step> pending{{&inputSchema, &arguments}};
+    while (!pending.empty()) {
+        const Step step = pending.back();
+        pending.pop_back();
+        const auto properties = step.schema->is_object() ? step.schema->find("properties") : step.schema->end();
+        if (!step.schema->is_object() || properties == step.schema->end() || !properties->is_object())
+            continue;
+        for (const auto& [key, property] : properties->items()) {
+            if (!property.is_object())
+                continue;
+            const json* value = nullptr;
+            if (step.value && step.value->is_object()) {
+                const auto found = step.value->find(key);
+                if (found != step.value->end())
+                    value = &*found;
+            }
+            const auto annotation = property.find("x-mcp-header");
+            if (annotation != property.end() && annotation->is_string() && !annotation->get<std::string>().empty()) {
+                if (!value || value->is_null())
+                    continue; // absent: no header is expected
+                const QByteArray name = "Mcp-Param-" + QByteArray::fromStdString(annotation->get<std::string>());
+                const std::optional<QByteArray> raw = header(name);
+                std::string wanted;
+                if (value->is_string())
+                    wanted = value->get<std::string>();
+                else if (value->is_number_integer())
+                    wanted = value->dump();
+                else if (value->is_boolean())
+                    wanted = value->get<bool>() ? "true" : "false";
+                else
+                    continue; // not a type the annotation may stand on: nothing to compare
+                if (!raw) {
+                    return mismatch("(missing)",
+                        "the argument " + key + " is in the body but the required " + name.toStdString()
+                            + " header is absent");
+                }
+                const std::optional<std::string> sent = decodeHeaderValue(*raw);
+                bool same = sent && *sent == wanted;
+                if (!same && sent && value->is_number_integer()) {
+                    // Compared as numbers: 42 and 42.0 are the same.
+                    bool ok = false;
+                    const double number = QByteArray::fromStdString(*sent).toDouble(&ok);
+                    same = ok && number == value->get<double>();
+                }
+                if (!same) {
+                    return mismatch(sent ? *sent : raw->toStdString(),
+                        "the argument " + key + " is " + wanted + " but the " + name.toStdString() + " header says "
+                            + (sent ? *sent : std::string("an undecodable value")));
+                }
+            }
+            pending.push_back({&property, value});
+        }
+    }
+    return std::nullopt;
+}
+
 } // namespace ModernRequest

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <variant>
@@ -75,5 +76,13 @@ std::optional<std::string> nameOf(const JsonRpc::Message& request);
 // present and equal to the envelope's; Mcp-Name present and equal where the method has one; the envelope
 // present with its required keys; the version one this server speaks.
 std::variant<Refusal, Envelope> check(const JsonRpc::Message& request, const Headers& headers);
+
+// The Mcp-Param-{Name} headers a tools/call must carry, from the `x-mcp-header` annotations of the
+// tool's inputSchema (on string, integer and boolean properties reached through `properties`
+// only; an annotation anywhere else asks for nothing): each argument present and not null needs its
+// header, equal to it (Base64 sentinels decoded, integers compared as numbers). `header` gives a
+// request header's raw value by name, or nullopt when it is absent. Nullopt when all agree.
+std::optional<Refusal> checkParamHeaders(const json& inputSchema, const json& arguments,
+    const std::function<std::optional<QByteArray>(const QByteArray& name)>& header);
 
 } // namespace ModernRequest
