@@ -970,18 +970,12 @@ void McpHttpServer::handlePost(
 
 json McpHttpServer::discoverResult() const
 {
-    json versions = json::array();
-    for (const char* version : ProtocolVersion::modern)
-        versions.push_back(version);
     const ServerIdentity& identity = m_environment.identity;
-    json serverInfo{{"name", identity.name.toStdString()}, {"version", identity.version.toStdString()}};
-    if (!identity.title.isEmpty())
-        serverInfo["title"] = identity.title.toStdString();
-    json result{{"supportedVersions", std::move(versions)},
+    json result{{"supportedVersions", ModernRequest::supportedVersions()},
         // listChanged: heard on a subscriptions/listen stream.
         {"capabilities", {{"tools", {{"listChanged", true}}}, {"extensions", json::object()}}},
         {"resultType", "complete"}, {"ttlMs", 0}, {"cacheScope", "private"},
-        {"_meta", {{ModernRequest::ServerInfoKey, std::move(serverInfo)}}}};
+        {"_meta", {{ModernRequest::ServerInfoKey, identity.toJson()}}}};
     if (!identity.instructions.isEmpty())
         result["instructions"] = identity.instructions.toStdString();
     return result;
@@ -1008,7 +1002,8 @@ void McpHttpServer::handleModernPost(const QHttpServerRequest& request, QTcpSock
             message.id);
         return;
     }
-    const auto header = [&request](const char* name) -> std::optional<QByteArray> {
+    // A header's value, or nullopt when it is absent (or empty, which no check accepts either).
+    const auto header = [&request](const QByteArray& name) -> std::optional<QByteArray> {
         const QByteArray value = request.value(name);
         return value.isEmpty() ? std::nullopt : std::optional<QByteArray>(value);
     };
@@ -1039,11 +1034,7 @@ void McpHttpServer::handleModernPost(const QHttpServerRequest& request, QTcpSock
             : std::string();
         if (const ToolRegistry::ToolPtr tool = name.empty() ? nullptr : m_registry->find(name)) {
             const json arguments = params.is_object() ? params.value("arguments", json::object()) : json::object();
-            const auto refusal = ModernRequest::checkParamHeaders(tool->spec.inputSchema, arguments,
-                [&request](const QByteArray& headerName) -> std::optional<QByteArray> {
-                    const QByteArray value = request.value(headerName);
-                    return value.isEmpty() ? std::nullopt : std::optional<QByteArray>(value);
-                });
+            const auto refusal = ModernRequest::checkParamHeaders(tool->spec.inputSchema, arguments, header);
             if (refusal) {
                 writeError(responder, StatusCode(refusal->httpStatus), refusal->code, refusal->message, headers,
                     message.id, refusal->data);

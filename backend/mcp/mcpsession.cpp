@@ -5,6 +5,7 @@
 #include "interaction/clienttool.h"
 #include "interaction/interactionbroker.h"
 #include "mcp/calltimeline.h"
+#include "mcp/modernrequest.h"
 #include "mcp/protocolversion.h"
 #include "store/historyfeed.h"
 #include "tools/thrownexception.h"
@@ -99,6 +100,14 @@ void McpSession::touch()
     m_lastActivityMs = m_environment->clock();
 }
 
+json ServerIdentity::toJson() const
+{
+    json info{{"name", name.toStdString()}, {"version", version.toStdString()}};
+    if (!title.isEmpty())
+        info["title"] = title.toStdString();
+    return info;
+}
+
 bool McpSession::initialize(const JsonRpc::Message& request, QByteArray* response)
 {
     const json& params = request.params();
@@ -123,12 +132,9 @@ bool McpSession::initialize(const JsonRpc::Message& request, QByteArray* respons
     m_clientVersion = m_environment->redactor.text(stringOr(clientInfo, "version", QString()));
 
     const ServerIdentity& identity = m_environment->identity;
-    json serverInfo{{"name", identity.name.toStdString()}, {"version", identity.version.toStdString()}};
-    if (!identity.title.isEmpty())
-        serverInfo["title"] = identity.title.toStdString();
     json result{{"protocolVersion", m_version},
         {"capabilities", {{"tools", {{"listChanged", true}}}, {"logging", json::object()}}},
-        {"serverInfo", std::move(serverInfo)}};
+        {"serverInfo", identity.toJson()}};
     if (!identity.instructions.isEmpty())
         result["instructions"] = identity.instructions.toStdString();
     *response = JsonRpc::serialize(JsonRpc::makeResult(request.id, std::move(result)));
@@ -184,14 +190,10 @@ json McpSession::resultOfThisEra(json result) const
         return result;
     if (!result.contains("resultType"))
         result["resultType"] = "complete";
-    const ServerIdentity& identity = m_environment->identity;
-    json serverInfo{{"name", identity.name.toStdString()}, {"version", identity.version.toStdString()}};
-    if (!identity.title.isEmpty())
-        serverInfo["title"] = identity.title.toStdString();
     json& meta = result["_meta"];
     if (!meta.is_object())
         meta = json::object();
-    meta["io.modelcontextprotocol/serverInfo"] = std::move(serverInfo);
+    meta[ModernRequest::ServerInfoKey] = m_environment->identity.toJson();
     return result;
 }
 

@@ -40,6 +40,10 @@ struct ServerIdentity
     QString title = QStringLiteral("Switchboard");
     QString version;
     QString instructions;
+
+    // The MCP Implementation object: initialize's serverInfo, and a 2026-07-28 result's
+    // _meta["io.modelcontextprotocol/serverInfo"].
+    nlohmann::json toJson() const;
 };
 
 // What every session of one server shares.

@@ -22,6 +22,8 @@ std::string shown(const std::optional<QByteArray>& header)
     return header ? header->toStdString() : std::string("(missing)");
 }
 
+} // namespace
+
 json supportedVersions()
 {
     json versions = json::array();
@@ -29,8 +31,6 @@ json supportedVersions()
         versions.push_back(version);
     return versions;
 }
-
-} // namespace
 
 bool isModern(const QByteArray& versionHeader, bool hasSessionId, const json& body)
 {
@@ -95,8 +95,8 @@ std::variant<Refusal, Envelope> check(const JsonRpc::Message& request, const Hea
     }
     // The legacy handshake under a modern header (no envelope) contradicts itself; an initialize with
     // an envelope is a 2026 request for a method that revision removed (404, as the suite expects).
-    const json& initializeParams = request.params();
-    const bool enveloped = initializeParams.is_object() && initializeParams.contains("_meta");
+    const json& params = request.params();
+    const bool enveloped = params.is_object() && params.contains("_meta");
     if (request.method == "initialize" && !enveloped) {
         return mismatch(headers.protocolVersion.toStdString(),
             "an initialize request (legacy handshake) was sent with a modern MCP-Protocol-Version header");
@@ -105,11 +105,9 @@ std::variant<Refusal, Envelope> check(const JsonRpc::Message& request, const Hea
         return mismatch("(missing)",
             "the body carries a 2026-07-28 envelope but the required MCP-Protocol-Version header is absent");
     }
-    const json& params = request.params();
-    const auto meta = params.is_object() ? params.find("_meta") : params.end();
-    const bool hasMeta = params.is_object() && meta != params.end();
+    const auto meta = enveloped ? params.find("_meta") : params.end();
     // The version header: the envelope's.
-    if (hasMeta && meta->is_object()) {
+    if (enveloped && meta->is_object()) {
         const auto version = meta->find(ProtocolVersionKey);
         if (version != meta->end() && version->is_string()
             && headers.protocolVersion.toStdString() != version->get<std::string>()) {
@@ -135,7 +133,7 @@ std::variant<Refusal, Envelope> check(const JsonRpc::Message& request, const Hea
         }
     }
     // The envelope.
-    if (!hasMeta) {
+    if (!enveloped) {
         return Refusal{400, JsonRpc::InvalidParams,
             "Invalid params: the request is missing the per-request envelope params._meta that protocol "
             "revision 2026-07-28 requires",

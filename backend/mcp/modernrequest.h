@@ -62,6 +62,9 @@ struct Envelope
 // protocol version.
 bool isModern(const QByteArray& versionHeader, bool hasSessionId, const json& body);
 
+// The versions this era serves, as server/discover and UnsupportedProtocolVersion name them.
+json supportedVersions();
+
 // A header value as its sender meant it: `=?base64?…?=` decoded (standard alphabet, UTF-8), any
 // other value as it is; nullopt for a sentinel whose Base64 does not decode.
 std::optional<std::string> decodeHeaderValue(const QByteArray& value);
