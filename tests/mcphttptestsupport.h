@@ -65,6 +65,19 @@ inline Headers sessionHeaders(quint16 port, const QByteArray& session, const cha
     return withHeader(withHeader(standardHeaders(port), "Mcp-Session-Id", session), "MCP-Protocol-Version", version);
 }
 
+// A 2026-07-28 POST's headers: the version, and the method and its name where given (empty: the
+// header is left out, for the tests of its absence).
+inline Headers modernHeaders(
+    quint16 port, const QByteArray& method, const QByteArray& name = {}, const QByteArray& version = "2026-07-28")
+{
+    Headers headers = withHeader(standardHeaders(port), "MCP-Protocol-Version", version);
+    if (!method.isEmpty())
+        headers = withHeader(headers, "Mcp-Method", method);
+    if (!name.isEmpty())
+        headers = withHeader(headers, "Mcp-Name", name);
+    return headers;
+}
+
 } // namespace McpHttpTest
 
 using namespace McpHttpTest;

@@ -207,10 +207,8 @@ void TestInteractionHttp::aStatelessCallHoldsWhereASessionWouldPark()
     const QByteArray body = QByteArray::fromStdString(json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "tools/call"},
         {"params", {{"name", "request_connection"}, {"arguments", connectArguments}, {"_meta", meta}}}}
                                                           .dump());
-    Headers headers = withHeader(standardHeaders(server.port), "MCP-Protocol-Version", "2026-07-28");
-    headers = withHeader(withHeader(headers, "Mcp-Method", "tools/call"), "Mcp-Name", "request_connection");
     RawHttpClient client(server.port);
-    client.send(RawHttpClient::post(body, headers));
+    client.send(RawHttpClient::post(body, modernHeaders(server.port, "tools/call", "request_connection")));
     QTRY_COMPARE_WITH_TIMEOUT(server.pendingInteractions().size(), 1, 10'000);
     const PendingInteraction held = server.pendingInteractions().front();
     QCOMPARE(held.mode, PauseMode::Hold);
@@ -239,10 +237,8 @@ void TestInteractionHttp::aStatelessCallHasNoSessionToAllow()
     const QByteArray body = QByteArray::fromStdString(json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "tools/call"},
         {"params", {{"name", "write"}, {"arguments", {{"path", "a"}}}, {"_meta", meta}}}}
                                                           .dump());
-    Headers headers = withHeader(standardHeaders(server.port), "MCP-Protocol-Version", "2026-07-28");
-    headers = withHeader(withHeader(headers, "Mcp-Method", "tools/call"), "Mcp-Name", "write");
     RawHttpClient client(server.port);
-    client.send(RawHttpClient::post(body, headers));
+    client.send(RawHttpClient::post(body, modernHeaders(server.port, "tools/call", "write")));
     QTRY_COMPARE_WITH_TIMEOUT(server.pendingInteractions().size(), 1, 10'000);
     const PendingInteraction asked = server.pendingInteractions().front();
     QVERIFY2(asked.sessionId.startsWith(QStringLiteral("request-")), qPrintable(asked.sessionId));

@@ -725,15 +725,6 @@ void TestMcpHttpServer::modernRequestsAreServedWithoutASession()
 {
     const int sessionsBefore = m_server->sessionCount();
     const quint16 port = m_server->port;
-    const auto headersFor
-        = [port](const QByteArray& method, const QByteArray& name = {}, const QByteArray& version = "2026-07-28") {
-              Headers headers = withHeader(standardHeaders(port), "MCP-Protocol-Version", version);
-              if (!method.isEmpty())
-                  headers = withHeader(headers, "Mcp-Method", method);
-              if (!name.isEmpty())
-                  headers = withHeader(headers, "Mcp-Name", name);
-              return headers;
-          };
     const QByteArray meta = R"("_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",)"
                             R"("io.modelcontextprotocol/clientInfo":{"name":"v2-client","version":"2.4.0"},)"
                             R"("io.modelcontextprotocol/clientCapabilities":{}})";
@@ -751,7 +742,7 @@ void TestMcpHttpServer::modernRequestsAreServedWithoutASession()
 
     // server/discover: the versions, capabilities and who answers.
     RawHttpResponse response = ask(R"({"jsonrpc":"2.0","id":1,"method":"server/discover","params":{)" + meta + "}}",
-        headersFor("server/discover"));
+        modernHeaders(port, "server/discover"));
     QCOMPARE(response.status, 200);
     QVERIFY(response.header("mcp-session-id").isEmpty());
     json result = resultOf(response);
@@ -765,8 +756,8 @@ void TestMcpHttpServer::modernRequestsAreServedWithoutASession()
     QVERIFY(!result.contains("serverInfo"));
 
     // tools/list: the tools in name order, cacheable for no time.
-    response
-        = ask(R"({"jsonrpc":"2.0","id":2,"method":"tools/list","params":{)" + meta + "}}", headersFor("tools/list"));
+    response = ask(
+        R"({"jsonrpc":"2.0","id":2,"method":"tools/list","params":{)" + meta + "}}", modernHeaders(port, "tools/list"));
     QCOMPARE(response.status, 200);
     result = resultOf(response);
     QVERIFY(result["tools"].size() > 2);
@@ -783,7 +774,7 @@ void TestMcpHttpServer::modernRequestsAreServedWithoutASession()
     response = ask(R"({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":)"
                    R"({"message":"stateless"},)"
             + meta + "}}",
-        headersFor("tools/call", "echo"));
+        modernHeaders(port, "tools/call", "echo"));
     QCOMPARE(response.status, 200);
     result = resultOf(response);
     QCOMPARE_JSON(result["resultType"], json("complete"));
@@ -794,44 +785,46 @@ void TestMcpHttpServer::modernRequestsAreServedWithoutASession()
     QCOMPARE(m_server->finishedCalls().last().status, CallStatus::Ok);
 
     // The refusals, as the reference server gives them.
-    response = ask(R"({"jsonrpc":"2.0","id":4,"method":"tools/list","params":{)" + meta + "}}", headersFor({}));
+    response
+        = ask(R"({"jsonrpc":"2.0","id":4,"method":"tools/list","params":{)" + meta + "}}", modernHeaders(port, {}));
     QCOMPARE(response.status, 400);
     QCOMPARE_JSON(errorOf(response)["code"], json(-32020));
     QCOMPARE_JSON(errorOf(response)["data"]["mismatch"]["header"], json("(missing)"));
     response = ask(R"({"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"echo",)" + meta + "}}",
-        headersFor("tools/call", "=?base64?b3RoZXI=?="));
+        modernHeaders(port, "tools/call", "=?base64?b3RoZXI=?="));
     QCOMPARE(response.status, 400);
     QCOMPARE_JSON(errorOf(response)["data"]["mismatch"]["header"], json("other"));
-    response = ask(
-        R"({"jsonrpc":"2.0","id":6,"method":"resources/list","params":{)" + meta + "}}", headersFor("resources/list"));
+    response = ask(R"({"jsonrpc":"2.0","id":6,"method":"resources/list","params":{)" + meta + "}}",
+        modernHeaders(port, "resources/list"));
     QCOMPARE(response.status, 404);
     QCOMPARE_JSON(errorOf(response)["code"], json(-32601));
-    response = ask(R"({"jsonrpc":"2.0","id":7,"method":"tools/list","params":{}})", headersFor("tools/list"));
+    response = ask(R"({"jsonrpc":"2.0","id":7,"method":"tools/list","params":{}})", modernHeaders(port, "tools/list"));
     QCOMPARE(response.status, 400);
     QCOMPARE_JSON(errorOf(response)["code"], json(-32602));
     QCOMPARE_JSON(errorOf(response)["data"]["envelope"]["missing"], json::array({"_meta"}));
     QByteArray later = meta;
     later.replace("2026-07-28", "2027-01-01");
     response = ask(R"({"jsonrpc":"2.0","id":8,"method":"tools/list","params":{)" + later + "}}",
-        headersFor("tools/list", {}, "2027-01-01"));
+        modernHeaders(port, "tools/list", {}, "2027-01-01"));
     QCOMPARE(response.status, 400);
     QCOMPARE_JSON(errorOf(response)["code"], json(-32022));
     QCOMPARE_JSON(errorOf(response)["data"]["requested"], json("2027-01-01"));
     QCOMPARE_JSON(errorOf(response)["data"]["supported"], json::array({"2026-07-28"}));
-    response
-        = ask(R"([{"jsonrpc":"2.0","id":9,"method":"tools/list","params":{)" + meta + "}}]", headersFor("tools/list"));
+    response = ask(R"([{"jsonrpc":"2.0","id":9,"method":"tools/list","params":{)" + meta + "}}]",
+        modernHeaders(port, "tools/list"));
     QCOMPARE(response.status, 400);
     QCOMPARE_JSON(errorOf(response)["code"], json(-32600));
     response = ask(R"({"jsonrpc":"2.0","id":10,"method":"initialize","params":{"protocolVersion":"2026-07-28"}})",
-        headersFor("initialize"));
+        modernHeaders(port, "initialize"));
     QCOMPARE(response.status, 400);
     QCOMPARE_JSON(errorOf(response)["code"], json(-32020));
     response = ask(R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3,)" + meta + "}}",
-        headersFor("notifications/cancelled"));
+        modernHeaders(port, "notifications/cancelled"));
     QCOMPARE(response.status, 202);
     // A refused token is not -32002 in a 2026 answer.
     response = ask(R"({"jsonrpc":"2.0","id":11,"method":"tools/list","params":{)" + meta + "}}",
-        withHeader(headersFor("tools/list"), "Authorization", "Bearer wrong-token-0123456789abcdef0123456789"));
+        withHeader(
+            modernHeaders(port, "tools/list"), "Authorization", "Bearer wrong-token-0123456789abcdef0123456789"));
     QCOMPARE(response.status, 401);
     QCOMPARE_JSON(errorOf(response)["code"], json(-32600));
 
@@ -855,9 +848,7 @@ void TestMcpHttpServer::closingAModernCallsStreamCancelsIt()
         RawHttpClient caller(m_server->port);
         caller.send(RawHttpClient::post(
             R"({"jsonrpc":"2.0","id":"m","method":"tools/call","params":{"name":"slow",)" + meta + "}}",
-            withHeader(withHeader(withHeader(standardHeaders(m_server->port), "MCP-Protocol-Version", "2026-07-28"),
-                           "Mcp-Method", "tools/call"),
-                "Mcp-Name", "slow")));
+            modernHeaders(m_server->port, "tools/call", "slow")));
         QTRY_COMPARE_WITH_TIMEOUT(m_server->pendingSlow(), 1, 10'000);
         QCOMPARE(m_server->requestSessionCount(), 1);
         caller.socket().abort();
@@ -881,10 +872,8 @@ void TestMcpHttpServer::aModernRequestGetsLogMessagesOnlyAtItsOwnLevel()
         const json body{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "tools/call"},
             {"params", {{"name", tool}, {"arguments", {{"message", "logged?"}}}, {"_meta", meta}}}};
         RawHttpClient client(m_server->port);
-        client.send(RawHttpClient::post(QByteArray::fromStdString(body.dump()),
-            withHeader(withHeader(withHeader(standardHeaders(m_server->port), "MCP-Protocol-Version", "2026-07-28"),
-                           "Mcp-Method", "tools/call"),
-                "Mcp-Name", tool)));
+        client.send(RawHttpClient::post(
+            QByteArray::fromStdString(body.dump()), modernHeaders(m_server->port, "tools/call", tool)));
         return client.read();
     };
     RawHttpResponse response = call("debug");
@@ -917,9 +906,8 @@ void TestMcpHttpServer::aListenStreamHearsWhatItAskedFor()
                     {"_meta",
                         {{"io.modelcontextprotocol/protocolVersion", "2026-07-28"},
                             {"io.modelcontextprotocol/clientCapabilities", json::object()}}}}}};
-        client.send(RawHttpClient::post(QByteArray::fromStdString(body.dump()),
-            withHeader(withHeader(standardHeaders(m_server->port), "MCP-Protocol-Version", "2026-07-28"), "Mcp-Method",
-                "subscriptions/listen")));
+        client.send(RawHttpClient::post(
+            QByteArray::fromStdString(body.dump()), modernHeaders(m_server->port, "subscriptions/listen")));
         const RawHttpResponse head = client.read(15'000, 1);
         QCOMPARE(head.status, 200);
         QCOMPARE(head.header("content-type"), QByteArray("text/event-stream"));
@@ -964,9 +952,8 @@ void TestMcpHttpServer::aListenStreamHearsWhatItAskedFor()
             {{"_meta",
                 {{"io.modelcontextprotocol/protocolVersion", "2026-07-28"},
                     {"io.modelcontextprotocol/clientCapabilities", json::object()}}}}}};
-    bad.send(RawHttpClient::post(QByteArray::fromStdString(badBody.dump()),
-        withHeader(withHeader(standardHeaders(m_server->port), "MCP-Protocol-Version", "2026-07-28"), "Mcp-Method",
-            "subscriptions/listen")));
+    bad.send(RawHttpClient::post(
+        QByteArray::fromStdString(badBody.dump()), modernHeaders(m_server->port, "subscriptions/listen")));
     QCOMPARE(bad.read().status, 400);
 
     tools.socket().abort();
@@ -985,10 +972,7 @@ void TestMcpHttpServer::paramHeadersAreCheckedAgainstTheArguments()
                     {"_meta",
                         {{"io.modelcontextprotocol/protocolVersion", "2026-07-28"},
                             {"io.modelcontextprotocol/clientCapabilities", json::object()}}}}}};
-        Headers headers
-            = withHeader(withHeader(withHeader(standardHeaders(m_server->port), "MCP-Protocol-Version", "2026-07-28"),
-                             "Mcp-Method", "tools/call"),
-                "Mcp-Name", "tagged");
+        Headers headers = modernHeaders(m_server->port, "tools/call", "tagged");
         if (!region.isEmpty())
             headers = withHeader(headers, "Mcp-Param-Region", region);
         RawHttpClient client(m_server->port);

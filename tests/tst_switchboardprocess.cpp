@@ -72,8 +72,8 @@ struct Reply
     QByteArray sessionId;
 };
 
-Reply post(QNetworkAccessManager& network, const QUrl& url, const QByteArray& body, const QByteArray& token,
-    const QByteArray& session = {})
+// A POST to the MCP endpoint: JSON, the token and the session when given.
+QNetworkRequest mcpRequest(const QUrl& url, const QByteArray& token, const QByteArray& session = {})
 {
     QNetworkRequest request(url);
     request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
@@ -82,7 +82,13 @@ Reply post(QNetworkAccessManager& network, const QUrl& url, const QByteArray& bo
         request.setRawHeader("Authorization", "Bearer " + token);
     if (!session.isEmpty())
         request.setRawHeader("Mcp-Session-Id", session);
-    QNetworkReply* reply = network.post(request, body);
+    return request;
+}
+
+Reply post(QNetworkAccessManager& network, const QUrl& url, const QByteArray& body, const QByteArray& token,
+    const QByteArray& session = {})
+{
+    QNetworkReply* reply = network.post(mcpRequest(url, token, session), body);
     QSignalSpy finished(reply, &QNetworkReply::finished);
     finished.wait(15'000);
     Reply result;
@@ -321,11 +327,7 @@ void TestSwitchboardProcess::pendingQuestionSurvivesARestart()
         QVERIFY(running.url.isValid());
         QNetworkAccessManager network;
         const QByteArray session = openSession(network, running.url, "sb_process-test-token-0123456789abcdef");
-        QNetworkRequest request(running.url);
-        request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
-        request.setRawHeader("Accept", "application/json, text/event-stream");
-        request.setRawHeader("Authorization", "Bearer sb_process-test-token-0123456789abcdef");
-        request.setRawHeader("Mcp-Session-Id", session);
+        const QNetworkRequest request = mcpRequest(running.url, "sb_process-test-token-0123456789abcdef", session);
         QNetworkReply* waiting = network.post(request, call); // held open until someone answers
         QString seen;
         const QString line = waitForLine(
@@ -356,11 +358,7 @@ void TestSwitchboardProcess::pendingQuestionSurvivesARestart()
     // The retried call waits on the same question instead of getting an answer no one gave.
     QNetworkAccessManager network;
     const QByteArray session = openSession(network, running.url, "sb_process-test-token-0123456789abcdef");
-    QNetworkRequest request(running.url);
-    request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
-    request.setRawHeader("Accept", "application/json, text/event-stream");
-    request.setRawHeader("Authorization", "Bearer sb_process-test-token-0123456789abcdef");
-    request.setRawHeader("Mcp-Session-Id", session);
+    const QNetworkRequest request = mcpRequest(running.url, "sb_process-test-token-0123456789abcdef", session);
     QByteArray withProgress = call;
     withProgress.replace(R"("arguments":)", R"("_meta":{"progressToken":"retry"},"arguments":)");
     QNetworkReply* retried = network.post(request, withProgress);
@@ -554,11 +552,7 @@ void TestSwitchboardProcess::aSignalEndsTheWindowWithAQuestionPending()
     QVERIFY(running.url.isValid());
     QNetworkAccessManager network;
     const QByteArray session = openSession(network, running.url, "sb_process-test-token-0123456789abcdef");
-    QNetworkRequest request(running.url);
-    request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
-    request.setRawHeader("Accept", "application/json, text/event-stream");
-    request.setRawHeader("Authorization", "Bearer sb_process-test-token-0123456789abcdef");
-    request.setRawHeader("Mcp-Session-Id", session);
+    const QNetworkRequest request = mcpRequest(running.url, "sb_process-test-token-0123456789abcdef", session);
     QNetworkReply* waiting = network.post(request,
         R"({"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"request_connection",)"
         R"("arguments":{"provider":"github","kind":"api_key","reason":"read issues"}}})");
