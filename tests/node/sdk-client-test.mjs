@@ -4,14 +4,10 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { check, finish } from './checks.mjs';
 
 const url = new URL(process.env.SWITCHBOARD_URL);
 const token = process.env.SWITCHBOARD_TOKEN;
-let failures = 0;
-function check(condition, what, detail) {
-  console.log(`${condition ? 'ok  ' : 'FAIL'} ${what}${!condition && detail !== undefined ? ': ' + JSON.stringify(detail) : ''}`);
-  if (!condition) failures++;
-}
 
 function connect(withToken) {
   const transport = new StreamableHTTPClientTransport(url, {
@@ -98,5 +94,4 @@ try {
   check(/401|Unauthorized/i.test(String(error)), 'a missing token is refused with 401', String(error));
 }
 
-console.log(failures === 0 ? 'all SDK client checks passed' : `${failures} SDK client checks failed`);
-process.exit(failures === 0 ? 0 : 1);
+finish('all SDK client checks passed', 'SDK client: ');

@@ -3,14 +3,10 @@
 // mode and pinned, it discovers the server, lists the tools and calls them statelessly (no session),
 // with progress, a tool error and an unknown tool; a wrong token is refused.
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { check, finish } from './checks.mjs';
 
 const url = new URL(process.env.SWITCHBOARD_URL);
 const token = process.env.SWITCHBOARD_TOKEN;
-let failures = 0;
-function check(condition, what, detail) {
-  console.log(`${condition ? 'ok  ' : 'FAIL'} ${what}${!condition && detail !== undefined ? ': ' + JSON.stringify(detail) : ''}`);
-  if (!condition) failures++;
-}
 
 // Every request the client sends, to check what it says on the wire.
 const sent = [];
@@ -73,5 +69,4 @@ for (const mode of ['auto', { pin: '2026-07-28' }]) {
   await client.close().catch(() => {});
 }
 
-console.log(failures === 0 ? 'sdk v2 client: all checks passed' : `sdk v2 client: ${failures} check(s) failed`);
-process.exit(failures === 0 ? 0 : 1);
+finish('sdk v2 client: all checks passed', 'sdk v2 client: ');
