@@ -20,6 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <utility>
 #include <vector>
 
@@ -34,6 +35,8 @@ public:
         std::vector<nlohmann::json> questions;
         nlohmann::json clientOutputs = nlohmann::json::array();
         nlohmann::json approvals = nlohmann::json::object();
+        // Each task's record (TaskRecord::toJson), in the order the tasks were created.
+        std::vector<nlohmann::json> tasks;
     };
     // The whole state after another process changed it, this process's own changes included: each
     // question's record (id and compact JSON, in order) and the two stores' records, as put.
@@ -42,6 +45,7 @@ public:
         std::vector<std::pair<QString, QByteArray>> questions;
         QByteArray clientOutputs;
         QByteArray approvals;
+        std::vector<std::pair<QString, QByteArray>> tasks; // id and compact JSON, in creation order
     };
     enum class LoadResult {
         Empty, // nothing kept yet: a first start
@@ -62,6 +66,14 @@ public:
     virtual void removeQuestion(const QString& id) = 0;
     virtual void putClientOutputs(const QByteArray& record) = 0;
     virtual void putApprovals(const QByteArray& record) = 0;
+    // A task (TaskRecord, the Tasks extension) was created or changed; `record` is its compact JSON.
+    virtual void putTask(const QString& id, const QByteArray& record) = 0;
+    virtual void removeTask(const QString& id) = 0;
+    // `done` runs on this state's thread once everything put before this call is stored (true), or
+    // when it cannot be (false: the state is not saved at all this run). Never blocks: a task's
+    // handle is given out only once the task is durable, without waiting on the event loop. A state
+    // that keeps nothing (memory only) calls it at once.
+    virtual void whenStored(std::function<void(bool stored)> done) = 0;
     // Returns once everything put is stored (true), or an attempt failed (false, with `error`).
     virtual bool flush(QString* error) = 0;
     // From now on, notices changes other processes make without waiting for a write of this one's
