@@ -97,10 +97,26 @@ public:
     }
     void putClientOutputs(const QByteArray& record) override { outputs = json::parse(record.toStdString()); }
     void putApprovals(const QByteArray& record) override { approvals = json::parse(record.toStdString()); }
+    void putTask(const QString& id, const QByteArray& record) override
+    {
+        log << QStringLiteral("put task ") + id;
+        tasks[id] = json::parse(record.toStdString());
+    }
+    void removeTask(const QString& id) override
+    {
+        log << QStringLiteral("remove task ") + id;
+        tasks.erase(id);
+    }
+    void whenStored(std::function<void(bool stored)> done) override
+    {
+        QMetaObject::invokeMethod(
+            this, [done = std::move(done)] { done(true); }, Qt::QueuedConnection);
+    }
     bool flush(QString*) override { return true; }
 
     std::optional<Records> initial;
     std::map<QString, json> questions;
+    std::map<QString, json> tasks;
     json outputs;
     json approvals;
     QStringList log;

@@ -2,7 +2,8 @@
 // write merges under the file's lock, so interleaved stores lose no update and bring back nothing
 // another removed; stored answers taken stay taken; many writer processes at once all get in; writers
 // killed at any moment leave a whole file and no lock behind; a console's broker sees a question
-// another process parked, and a runner takes the answer given in the console.
+// another process parked, and a runner takes the answer given in the console. Tasks (the Tasks
+// extension) are kept like questions, strictly read, and whenStored answers once they are on disk.
 //
 // The test executable is also its own child process: with --writer, --loop, --hold-lock or
 // --read-peak as its first argument it does that instead of running the tests.
@@ -15,10 +16,12 @@
 #include "store/workspacestatefile.h"
 #include "store/workspacestaterecords.h"
 #include "store/workspacestatestore.h"
+#include "taskrecord.h"
 #include "tools/toolregistry.h"
 
 #include <QCoreApplication>
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
 #include <QProcess>
@@ -99,6 +102,36 @@ json grantItem(const std::string& id, const std::string& client, const std::stri
 QByteArray grantsRecord(const std::vector<json>& grants)
 {
     return QByteArray::fromStdString(json{{"grants", grants}, {"decisions", json::array()}}.dump());
+}
+
+// A task as the server keeps one: a call still working, or one that ended with its result.
+TaskRecord taskOf(const QString& id, TaskRecord::Status status = TaskRecord::Status::Working)
+{
+    TaskRecord task;
+    task.id = id;
+    task.owner = QStringLiteral("client:claude-code");
+    task.clientName = QStringLiteral("claude-code");
+    task.clientVersion = QStringLiteral("1.0");
+    task.status = status;
+    task.createdAtMs = 1'700'000'000'000;
+    task.lastUpdatedAtMs = task.createdAtMs + 5;
+    task.ttlMs = 3'600'000;
+    task.tool = QStringLiteral("write_file");
+    task.callId = 7;
+    task.request = R"({"arguments":{"path":"a.txt"},"name":"write_file"})";
+    if (status == TaskRecord::Status::Completed)
+        task.result = R"({"content":[],"isError":false})";
+    return task;
+}
+
+QByteArray taskRecord(const TaskRecord& task)
+{
+    return QByteArray::fromStdString(task.toJson().dump());
+}
+
+QByteArray taskRecord(const QString& id)
+{
+    return taskRecord(taskOf(id));
 }
 
 QByteArray readFile(const QString& path)
@@ -236,6 +269,16 @@ private Q_SLOTS:
     void consoleBrokerFollowsRunners();
     void scopedGrantsMergeByIdAcrossProcesses();
     void readingTakesMemoryForWhatTheFileHolds();
+    void tasksAreWrittenAndLoadBackInOrder();
+    void stateWithoutTasksIsWrittenAsBefore();
+    void malformedTaskRecordsAreRefused_data();
+    void malformedTaskRecordsAreRefused();
+    void tasksOfTwoStoresMergeAndRemovedOnesStayGone();
+    void whenStoredAnswersOnceTheTasksAreOnDisk();
+    void whenStoredWaitsForARetryRatherThanFailing();
+    void whenStoredWaitersAreAnsweredWhenTheStoreGoes_data();
+    void whenStoredWaitersAreAnsweredWhenTheStoreGoes();
+    void tenThousandTasksLoad();
 
 private:
     QString statePath() const { return m_dir->filePath(QStringLiteral("workspace.json")); }
@@ -767,6 +810,371 @@ void TestWorkspaceState::readingTakesMemoryForWhatTheFileHolds()
     const qint64 grew = words.value(1).toLongLong();
     QVERIFY2(grew < 16 * 1024 * 1024,
         qPrintable(QStringLiteral("reading %1 bytes grew the address space by %2 bytes").arg(size).arg(grew)));
+}
+
+void TestWorkspaceState::tasksAreWrittenAndLoadBackInOrder()
+{
+    const QByteArray working = taskRecord(QStringLiteral("task-b"));
+    const QByteArray completed = taskRecord(taskOf(QStringLiteral("task-a"), TaskRecord::Status::Completed));
+    TaskRecord unlimited = taskOf(QStringLiteral("task-c"));
+    unlimited.ttlMs.reset();
+    {
+        WorkspaceStateStore store(statePath());
+        InteractionState::Records records;
+        QString problem;
+        QCOMPARE(store.load(&records, &problem), InteractionState::LoadResult::Empty);
+        store.putTask(QStringLiteral("task-b"), working);
+        store.putTask(QStringLiteral("task-a"), completed);
+        store.putTask(QStringLiteral("task-c"), taskRecord(unlimited));
+        store.putQuestion(QStringLiteral("ia-1"), questionRecord(QStringLiteral("ia-1")));
+        QString error;
+        QVERIFY2(store.flush(&error), qPrintable(error));
+    }
+    const WorkspaceStateRecords disk = onDisk(statePath());
+    // Creation order, not the order of the ids.
+    QCOMPARE(
+        disk.taskIds(), (QStringList{QStringLiteral("task-b"), QStringLiteral("task-a"), QStringLiteral("task-c")}));
+    QCOMPARE(disk.task(QStringLiteral("task-a")), completed);
+    QVERIFY(disk.hasQuestion(QStringLiteral("ia-1")));
+
+    WorkspaceStateStore restarted(statePath());
+    InteractionState::Records records;
+    QString problem;
+    QCOMPARE(restarted.load(&records, &problem), InteractionState::LoadResult::Loaded);
+    QCOMPARE(records.tasks.size(), std::size_t(3));
+    QVERIFY(records.tasks.at(0) == json::parse(working.toStdString()));
+    QVERIFY(records.tasks.at(1) == json::parse(completed.toStdString()));
+    TaskRecord read;
+    QVERIFY2(
+        TaskRecord::fromJson(records.tasks.at(2), QStringLiteral("tasks[2]"), &read, &problem), qPrintable(problem));
+    QCOMPARE(read.id, QStringLiteral("task-c"));
+    QVERIFY(!read.ttlMs); // unlimited stays unlimited
+    QCOMPARE(records.questions.size(), std::size_t(1));
+
+    // A changed task keeps its place; a removed one is gone; a put of the same record changes nothing.
+    const QByteArray cancelled = taskRecord(taskOf(QStringLiteral("task-b"), TaskRecord::Status::Cancelled));
+    restarted.putTask(QStringLiteral("task-b"), cancelled);
+    restarted.removeTask(QStringLiteral("task-a"));
+    QVERIFY(restarted.flush(nullptr));
+    const int writes = restarted.writer()->writeCount();
+    restarted.putTask(QStringLiteral("task-b"), cancelled);
+    restarted.removeTask(QStringLiteral("task-a"));
+    QVERIFY(restarted.flush(nullptr));
+    QCOMPARE(restarted.writer()->writeCount(), writes);
+    const WorkspaceStateRecords after = onDisk(statePath());
+    QCOMPARE(after.taskIds(), (QStringList{QStringLiteral("task-b"), QStringLiteral("task-c")}));
+    QCOMPARE(after.task(QStringLiteral("task-b")), cancelled);
+}
+
+// A file written before tasks existed reads as it is, and a state without tasks is written byte for
+// byte as it was then: no "tasks" key, not even an empty one.
+void TestWorkspaceState::stateWithoutTasksIsWrittenAsBefore()
+{
+    const QByteArray question = questionRecord(QStringLiteral("ia-1"));
+    const QByteArray expected = QByteArrayLiteral(R"({"version":2,"pending":[)") + question
+        + QByteArrayLiteral(R"(],"clientOutputs":[{"key":"k","outputs":[)")
+        + QByteArray::fromStdString(outputItem("ia-x").dump())
+        + QByteArrayLiteral(R"(]}],"approvals":{"decisions":[],"grants":[]}})") + '\n';
+    WorkspaceStateRecords parsed;
+    QString problem;
+    QVERIFY2(WorkspaceStateRecords::parse(expected, &parsed, &problem), qPrintable(problem));
+    QVERIFY(parsed.taskIds().isEmpty());
+    QCOMPARE(parsed.toBytes(), expected);
+
+    WorkspaceStateStore store(statePath());
+    store.putQuestion(QStringLiteral("ia-1"), question);
+    store.putClientOutputs(outputsRecord({{"k", {"ia-x"}}}));
+    QVERIFY(store.flush(nullptr));
+    QCOMPARE(readFile(statePath()), expected);
+    // A task that comes and goes leaves the file as it was.
+    store.putTask(QStringLiteral("task-1"), taskRecord(QStringLiteral("task-1")));
+    QVERIFY(store.flush(nullptr));
+    QVERIFY(readFile(statePath()).contains(R"(]},"tasks":[{)"));
+    store.removeTask(QStringLiteral("task-1"));
+    QVERIFY(store.flush(nullptr));
+    QCOMPARE(readFile(statePath()), expected);
+}
+
+void TestWorkspaceState::malformedTaskRecordsAreRefused_data()
+{
+    QTest::addColumn<QByteArray>("tasks"); // the file's "tasks" value
+    QTest::addColumn<QString>("problem"); // what the refusal says, in part
+
+    const json good = taskOf(QStringLiteral("task-1")).toJson();
+    const auto text = [](const json& value) { return QByteArray::fromStdString(value.dump()); };
+    json unknownField = good;
+    unknownField["priority"] = 1;
+    json unknownStatus = good;
+    unknownStatus["status"] = "paused";
+    json completedWithoutResult = good;
+    completedWithoutResult["status"] = "completed";
+    json negativeTtl = good;
+    negativeTtl["ttlMs"] = -5;
+    json resultNotAnObject = taskOf(QStringLiteral("task-1"), TaskRecord::Status::Completed).toJson();
+    resultNotAnObject["result"] = "[1,2]";
+    json second = taskOf(QStringLiteral("task-2")).toJson();
+    second["status"] = "paused";
+
+    QTest::newRow("unknown field") << text(json::array({unknownField}))
+                                   << QStringLiteral("tasks[0] has an unknown field \"priority\"");
+    QTest::newRow("unknown status") << text(json::array({unknownStatus}))
+                                    << QStringLiteral("tasks[0] has an unknown status \"paused\"");
+    QTest::newRow("completed without result")
+        << text(json::array({completedWithoutResult})) << QStringLiteral("tasks[0] is completed without its result");
+    QTest::newRow("duplicate id") << text(json::array({good, good}))
+                                  << QStringLiteral("tasks[1] repeats the id task-1");
+    QTest::newRow("negative ttlMs") << text(json::array({negativeTtl}))
+                                    << QStringLiteral("tasks[0] has a negative \"ttlMs\"");
+    QTest::newRow("result not an object") << text(json::array({resultNotAnObject}))
+                                          << QStringLiteral("tasks[0] has a \"result\" that is not a JSON object");
+    QTest::newRow("second record") << text(json::array({good, second}))
+                                   << QStringLiteral("tasks[1] has an unknown status \"paused\"");
+    QTest::newRow("not a record") << text(json::array({"task-1"})) << QStringLiteral("tasks[0] is not an object");
+    QTest::newRow("not an array") << text(json::object({{"task-1", good}}))
+                                  << QStringLiteral("\"tasks\" is missing or not an array");
+}
+
+void TestWorkspaceState::malformedTaskRecordsAreRefused()
+{
+    QFETCH(QByteArray, tasks);
+    QFETCH(QString, problem);
+    const QByteArray contents
+        = QByteArrayLiteral(R"({"version":2,"pending":[],"clientOutputs":[],"approvals":{"decisions":[],"grants":[]},)")
+        + QByteArrayLiteral(R"("tasks":)") + tasks + QByteArrayLiteral("}\n");
+    WorkspaceStateRecords records;
+    QString said;
+    QVERIFY(!WorkspaceStateRecords::parse(contents, &records, &said));
+    QVERIFY2(said.contains(problem), qPrintable(said));
+
+    // The store refuses it the same way, so the broker sets the file aside instead of half reading it.
+    {
+        QFile file(statePath());
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(contents);
+    }
+    WorkspaceStateStore store(statePath());
+    InteractionState::Records loaded;
+    said.clear();
+    QCOMPARE(store.load(&loaded, &said), InteractionState::LoadResult::Unreadable);
+    QVERIFY2(said.contains(problem), qPrintable(said));
+}
+
+// Two processes (two stores on one file, each learning of the other only through the file) create
+// tasks of their own: both survive every merge, and a task one removes is not brought back by a
+// write of the other, which still holds it in memory.
+void TestWorkspaceState::tasksOfTwoStoresMergeAndRemovedOnesStayGone()
+{
+    WorkspaceStateStore first(statePath());
+    WorkspaceStateStore second(statePath());
+    InteractionState::Records records;
+    QString problem;
+    QCOMPARE(first.load(&records, &problem), InteractionState::LoadResult::Empty);
+    QCOMPARE(second.load(&records, &problem), InteractionState::LoadResult::Empty);
+    std::vector<InteractionState::CompactRecords> seen;
+    connect(&second, &InteractionState::changedElsewhere, this,
+        [&](const InteractionState::CompactRecords& now) { seen.push_back(now); });
+
+    first.putTask(QStringLiteral("task-1"), taskRecord(QStringLiteral("task-1")));
+    QVERIFY(first.flush(nullptr));
+    second.putTask(QStringLiteral("task-2"), taskRecord(QStringLiteral("task-2")));
+    QVERIFY(second.flush(nullptr));
+    QCOMPARE(onDisk(statePath()).taskIds(), (QStringList{QStringLiteral("task-1"), QStringLiteral("task-2")}));
+    // The second's write found the first's task: it comes out as a change made elsewhere.
+    QTRY_VERIFY_WITH_TIMEOUT(second.records().hasTask(QStringLiteral("task-1")), 10'000);
+    QVERIFY(!seen.empty());
+    std::vector<QString> told;
+    for (const auto& [id, record] : seen.back().tasks) {
+        told.push_back(id);
+        QCOMPARE(record, taskRecord(id));
+    }
+    QCOMPARE(told, (std::vector<QString>{QStringLiteral("task-1"), QStringLiteral("task-2")}));
+
+    const std::size_t toldBeforeRemoval = seen.size();
+    first.removeTask(QStringLiteral("task-1"));
+    QVERIFY(first.flush(nullptr));
+    QVERIFY(second.records().hasTask(QStringLiteral("task-1"))); // no event processed: still held here
+    second.putTask(QStringLiteral("task-3"), taskRecord(QStringLiteral("task-3")));
+    QVERIFY(second.flush(nullptr));
+    QCOMPARE(onDisk(statePath()).taskIds(), (QStringList{QStringLiteral("task-2"), QStringLiteral("task-3")}));
+
+    // A change to the other's task is merged like any other, and both end with what the file holds.
+    const QByteArray completed = taskRecord(taskOf(QStringLiteral("task-2"), TaskRecord::Status::Completed));
+    first.putTask(QStringLiteral("task-2"), completed);
+    QVERIFY(first.flush(nullptr));
+    const WorkspaceStateRecords disk = onDisk(statePath());
+    QCOMPARE(disk.taskIds(), (QStringList{QStringLiteral("task-2"), QStringLiteral("task-3")}));
+    QCOMPARE(disk.task(QStringLiteral("task-2")), completed);
+    QTRY_VERIFY_WITH_TIMEOUT(first.records().sameContent(disk), 10'000);
+    second.watch();
+    QTRY_VERIFY_WITH_TIMEOUT(second.records().sameContent(disk), 10'000);
+    QVERIFY(!second.records().hasTask(QStringLiteral("task-1")));
+    QVERIFY(seen.size() > toldBeforeRemoval);
+    for (std::size_t index = toldBeforeRemoval; index < seen.size(); ++index) {
+        for (const auto& [id, record] : seen[index].tasks)
+            QVERIFY(id != QStringLiteral("task-1")); // never told of as there after its removal
+    }
+}
+
+// The server hands out a task's handle only once the task is durable: whenStored answers true only
+// when the file holds what was put before it, in the order it was asked, and never from inside the
+// call itself.
+void TestWorkspaceState::whenStoredAnswersOnceTheTasksAreOnDisk()
+{
+    // Writes at most every 1.5 s: after the flush below, what is put waits that long for the file.
+    WorkspaceStateStore store(statePath(), WorkspaceStateWriteTiming{1'500, 1'000, 30'000, 5'000});
+    InteractionState::Records records;
+    QString problem;
+    store.load(&records, &problem);
+    store.putQuestion(QStringLiteral("ia-1"), questionRecord(QStringLiteral("ia-1")));
+    QVERIFY(store.flush(nullptr));
+    QStringList answers; // "<n> <stored> <what the file held at that moment>"
+    const auto waiter = [&](int n, QStringList wanted) {
+        return [&answers, this, n, wanted](bool stored) {
+            const WorkspaceStateRecords disk = onDisk(statePath());
+            bool there = true;
+            for (const QString& id : wanted)
+                there = there && disk.hasTask(id);
+            answers << QStringLiteral("%1 %2 %3")
+                           .arg(n)
+                           .arg(stored ? 1 : 0)
+                           .arg(there ? QStringLiteral("there") : QStringLiteral("missing"));
+        };
+    };
+
+    store.putTask(QStringLiteral("task-1"), taskRecord(QStringLiteral("task-1")));
+    store.whenStored(waiter(1, {QStringLiteral("task-1")}));
+    QVERIFY(answers.isEmpty()); // not from inside the call
+    store.putTask(QStringLiteral("task-2"), taskRecord(QStringLiteral("task-2")));
+    store.whenStored(waiter(2, {QStringLiteral("task-1"), QStringLiteral("task-2")}));
+    store.whenStored(waiter(3, {QStringLiteral("task-1"), QStringLiteral("task-2")})); // nothing new since 2
+    store.putTask(QStringLiteral("task-3"), taskRecord(QStringLiteral("task-3")));
+    store.whenStored(waiter(4, {QStringLiteral("task-3")}));
+    QVERIFY(answers.isEmpty());
+    // The events run (the flush's sync among them) while the write waits: nobody is told yet.
+    QTest::qWait(300);
+    QVERIFY(!onDisk(statePath()).hasTask(QStringLiteral("task-1")));
+    QVERIFY(answers.isEmpty());
+    QTRY_COMPARE_WITH_TIMEOUT(answers.size(), 4, 10'000);
+    QCOMPARE(answers,
+        (QStringList{QStringLiteral("1 1 there"), QStringLiteral("2 1 there"), QStringLiteral("3 1 there"),
+            QStringLiteral("4 1 there")}));
+
+    // With everything on disk already the answer still comes from the event loop, not the call.
+    store.whenStored(waiter(5, {QStringLiteral("task-3")}));
+    QCOMPARE(answers.size(), 4);
+    QTRY_COMPARE_WITH_TIMEOUT(answers.size(), 5, 10'000);
+    QCOMPARE(answers.back(), QStringLiteral("5 1 there"));
+
+    // A removal is stored like a put: the answer comes once the task is gone from the file.
+    store.removeTask(QStringLiteral("task-1"));
+    bool removed = false;
+    store.whenStored([&](bool stored) { removed = stored && !onDisk(statePath()).hasTask(QStringLiteral("task-1")); });
+    QVERIFY(!removed);
+    QTRY_VERIFY_WITH_TIMEOUT(removed, 10'000);
+
+    // A store that never had a change answers too.
+    WorkspaceStateStore idle(m_dir->filePath(QStringLiteral("idle.json")));
+    int idleAnswers = 0;
+    idle.whenStored([&](bool stored) { idleAnswers += stored ? 1 : 100; });
+    QCOMPARE(idleAnswers, 0);
+    QTRY_COMPARE_WITH_TIMEOUT(idleAnswers, 1, 10'000);
+}
+
+// A write that fails (here: another process holds the lock) is retried; whoever waits is answered
+// once the retry gets through, never told false meanwhile.
+void TestWorkspaceState::whenStoredWaitsForARetryRatherThanFailing()
+{
+    QString error;
+    auto held = StateFileLock::acquire(StateFileLock::lockPathFor(statePath()), std::chrono::milliseconds(0), &error);
+    QVERIFY2(held, qPrintable(error));
+    WorkspaceStateStore store(statePath(), WorkspaceStateWriteTiming{0, 20, 200, 100});
+    int failures = 0;
+    connect(&store, &InteractionState::writeFailed, this, [&] { ++failures; });
+    std::vector<bool> answers;
+    bool onDiskWhenAnswered = false;
+    store.putTask(QStringLiteral("task-1"), taskRecord(QStringLiteral("task-1")));
+    store.whenStored([&](bool stored) {
+        answers.push_back(stored);
+        onDiskWhenAnswered = onDisk(statePath()).hasTask(QStringLiteral("task-1"));
+    });
+    QTRY_VERIFY_WITH_TIMEOUT(failures >= 1, 10'000);
+    QTest::qWait(300); // a few retries fail meanwhile
+    QVERIFY(answers.empty());
+    QVERIFY(!QFile::exists(statePath()));
+    held.reset();
+    QTRY_COMPARE_WITH_TIMEOUT(answers.size(), std::size_t(1), 20'000);
+    QVERIFY(answers.front());
+    QVERIFY(onDiskWhenAnswered);
+}
+
+void TestWorkspaceState::whenStoredWaitersAreAnsweredWhenTheStoreGoes_data()
+{
+    QTest::addColumn<bool>("locked"); // another process holds the file's lock throughout
+    QTest::newRow("written") << false;
+    QTest::newRow("cannot be written") << true;
+}
+
+// Destroyed before its event loop ran again: each waiter still gets its answer, from the last write
+// (true when it got there, false when it could not).
+void TestWorkspaceState::whenStoredWaitersAreAnsweredWhenTheStoreGoes()
+{
+    QFETCH(bool, locked);
+    QString error;
+    std::optional<StateFileLock> held;
+    if (locked) {
+        held = StateFileLock::acquire(StateFileLock::lockPathFor(statePath()), std::chrono::milliseconds(0), &error);
+        QVERIFY2(held, qPrintable(error));
+    }
+    std::vector<bool> answers;
+    {
+        WorkspaceStateStore store(statePath(), WorkspaceStateWriteTiming{10'000, 20, 200, 200});
+        store.putTask(QStringLiteral("task-1"), taskRecord(QStringLiteral("task-1")));
+        store.whenStored([&](bool stored) { answers.push_back(stored); });
+        store.putTask(QStringLiteral("task-2"), taskRecord(QStringLiteral("task-2")));
+        store.whenStored([&](bool stored) { answers.push_back(stored); });
+        QVERIFY(answers.empty());
+    }
+    QCOMPARE(answers, (std::vector<bool>{!locked, !locked}));
+    if (locked)
+        QVERIFY(!QFile::exists(statePath()));
+    else
+        QCOMPARE(onDisk(statePath()).taskIds(), (QStringList{QStringLiteral("task-1"), QStringLiteral("task-2")}));
+}
+
+// Many tasks: all are written in one flush and read back in order (how long it took is printed,
+// not asserted: machines differ).
+void TestWorkspaceState::tenThousandTasksLoad()
+{
+    constexpr int Tasks = 10'000;
+    QElapsedTimer clock;
+    {
+        WorkspaceStateStore store(statePath());
+        clock.start();
+        for (int n = 0; n < Tasks; ++n) {
+            TaskRecord task = taskOf(QStringLiteral("task-%1").arg(n),
+                n % 2 == 0 ? TaskRecord::Status::Completed : TaskRecord::Status::Working);
+            task.callId = n;
+            store.putTask(task.id, taskRecord(task));
+        }
+        const qint64 putMs = clock.restart();
+        QString error;
+        QVERIFY2(store.flush(&error), qPrintable(error));
+        qInfo("%d tasks: put in %lld ms, flushed in %lld ms (%lld bytes)", Tasks, static_cast<long long>(putMs),
+            static_cast<long long>(clock.elapsed()), static_cast<long long>(QFileInfo(statePath()).size()));
+    }
+    WorkspaceStateStore restarted(statePath());
+    InteractionState::Records records;
+    QString problem;
+    clock.restart();
+    QCOMPARE(restarted.load(&records, &problem), InteractionState::LoadResult::Loaded);
+    qInfo("%d tasks: loaded in %lld ms", Tasks, static_cast<long long>(clock.elapsed()));
+    QCOMPARE(records.tasks.size(), std::size_t(Tasks));
+    for (int n : {0, 1, Tasks / 2, Tasks - 1}) {
+        const json& task = records.tasks.at(std::size_t(n));
+        QCOMPARE(task.at("id").get<std::string>(), QStringLiteral("task-%1").arg(n).toStdString());
+        QCOMPARE(task.at("callId").get<qint64>(), qint64(n));
+    }
+    QCOMPARE(restarted.records().taskIds().size(), Tasks);
 }
 
 #include "tst_workspacestate.moc"

@@ -29,7 +29,7 @@ public:
     quint64 lastSequence() const { return m_bySequence.empty() ? 0 : m_bySequence.rbegin()->first.first; }
 
 private:
-    // Questions and rules are one record per key; stored answers and decisions one per item.
+    // Questions, grants and tasks are one record per key; stored answers and decisions one per item.
     using Target = std::tuple<WorkspaceStateRecords::Kind, QString, QByteArray>;
     static Target targetOf(const Change& change);
 

@@ -5,8 +5,27 @@
 #include "interaction/clientoutputstore.h"
 #include "pendinginteraction.h"
 #include "statejsonreader.h"
+#include "taskrecord.h"
 
 using nlohmann::json;
+
+namespace {
+
+// A record kept by id in the order the records came (questions, tasks): a new id goes last, a
+// changed one keeps its place.
+void applyOrdered(QStringList& order, QHash<QString, QByteArray>& records, const WorkspaceStateRecords::Change& change)
+{
+    if (!change.present) {
+        if (records.remove(change.key) > 0)
+            order.removeOne(change.key);
+        return;
+    }
+    if (!records.contains(change.key))
+        order.append(change.key);
+    records.insert(change.key, change.record);
+}
+
+} // namespace
 
 bool WorkspaceStateRecords::parse(const QByteArray& contents, WorkspaceStateRecords* records, QString* problem)
 {
@@ -26,10 +45,11 @@ bool WorkspaceStateRecords::fromJson(const json& state, WorkspaceStateRecords* r
         return false;
     }
     StateJsonReader reader(state, QStringLiteral("the state"), problem);
-    reader.keys({"version", "pending", "clientOutputs", "approvals"});
+    reader.keys({"version", "pending", "clientOutputs", "approvals"}, {"tasks"});
     const json* pending = reader.array("pending");
     const json* outputs = reader.array("clientOutputs");
     const json* approvals = reader.object("approvals");
+    const json* tasks = reader.optionalArray("tasks"); // absent in files written before tasks existed
     if (!reader.ok())
         return false;
     WorkspaceStateRecords read;
@@ -44,6 +64,17 @@ bool WorkspaceStateRecords::fromJson(const json& state, WorkspaceStateRecords* r
         }
         read.m_order.append(interaction.id);
         read.m_questions.insert(interaction.id, QByteArray::fromStdString(pending->at(index).dump()));
+    }
+    for (std::size_t index = 0; tasks && index < tasks->size(); ++index) {
+        TaskRecord task;
+        if (!TaskRecord::fromJson(tasks->at(index), QStringLiteral("tasks[%1]").arg(index), &task, problem))
+            return false;
+        if (read.m_tasks.contains(task.id)) {
+            *problem = QStringLiteral("tasks[%1] repeats the id %2").arg(index).arg(task.id);
+            return false;
+        }
+        read.m_taskOrder.append(task.id);
+        read.m_tasks.insert(task.id, QByteArray::fromStdString(tasks->at(index).dump()));
     }
     // The stores check every item as the broker will; the records keep the items as they are.
     if (!ClientOutputStore().fromJson(*outputs, problem) || !ApprovalStore().fromJson(*approvals, problem))
@@ -134,8 +165,17 @@ QByteArray WorkspaceStateRecords::toBytes() const
         bytes += m_questions.value(m_order.at(index));
     }
     bytes += QByteArrayLiteral("],\"clientOutputs\":") + clientOutputsRecord() + QByteArrayLiteral(",\"approvals\":")
-        + approvalsRecord() + QByteArrayLiteral("}\n");
-    return bytes;
+        + approvalsRecord();
+    if (!m_taskOrder.isEmpty()) {
+        bytes += QByteArrayLiteral(",\"tasks\":[");
+        for (qsizetype index = 0; index < m_taskOrder.size(); ++index) {
+            if (index > 0)
+                bytes += ',';
+            bytes += m_tasks.value(m_taskOrder.at(index));
+        }
+        bytes += ']';
+    }
+    return bytes + QByteArrayLiteral("}\n");
 }
 
 void WorkspaceStateRecords::applyItem(Items& items, const Change& change)
@@ -158,14 +198,7 @@ void WorkspaceStateRecords::apply(const Change& change)
 {
     switch (change.kind) {
     case Kind::Question:
-        if (!change.present) {
-            if (m_questions.remove(change.key) > 0)
-                m_order.removeOne(change.key);
-        } else {
-            if (!m_questions.contains(change.key))
-                m_order.append(change.key);
-            m_questions.insert(change.key, change.record);
-        }
+        applyOrdered(m_order, m_questions, change);
         return;
     case Kind::Output:
         applyItem(m_outputs, change);
@@ -178,6 +211,9 @@ void WorkspaceStateRecords::apply(const Change& change)
             m_grants[change.key] = change.record;
         else
             m_grants.erase(change.key);
+        return;
+    case Kind::Task:
+        applyOrdered(m_taskOrder, m_tasks, change);
         return;
     }
 }
@@ -249,5 +285,5 @@ bool WorkspaceStateRecords::approvalChanges(const QByteArray& record, QList<Chan
 bool WorkspaceStateRecords::sameContent(const WorkspaceStateRecords& other) const
 {
     return m_questions == other.m_questions && m_outputs == other.m_outputs && m_grants == other.m_grants
-        && m_decisions == other.m_decisions;
+        && m_decisions == other.m_decisions && m_tasks == other.m_tasks;
 }

@@ -3,9 +3,10 @@
 // WorkspaceStateRecords: the workspace state as the records that processes sharing the file (the
 // console and one-shot runners) merge: pending questions by id, in the order they came; stored
 // answers (client outputs) and one-shot approval decisions as items per key, oldest first; the
-// standing grants ("always allow", with their scope) one record per grant id. A file written before
-// grants had scopes ("alwaysAllow": [tool, …]) reads as the grants ApprovalStore::Grant::legacy
-// makes of it, and is written in the new shape. Records stay the compact JSON they were put as: a
+// standing grants ("always allow", with their scope) one record per grant id; the tasks (TaskRecord,
+// the Tasks extension) by id, in the order they were created. A file written before grants had
+// scopes ("alwaysAllow": [tool, …]) reads as the grants ApprovalStore::Grant::legacy makes of it,
+// and is written in the new shape. Records stay the compact JSON they were put as: a
 // merge moves bytes, it never re-serialises a record.
 //
 // A Change says how one record ends up (there, with this value, or gone), never "one more": applying
@@ -40,6 +41,7 @@ public:
         Output, // key: the stored answer's key; record: the item
         Decision, // key: the decision's key; record: the item
         Grant, // key: the grant's id; record: the grant
+        Task, // key: the task's id; record: the task (TaskRecord::toJson)
     };
     struct Change
     {
@@ -53,7 +55,9 @@ public:
     // as the InteractionBroker reads it, so a file accepted here never fails to restore.
     static bool parse(const QByteArray& contents, WorkspaceStateRecords* records, QString* problem);
     static bool fromJson(const nlohmann::json& state, WorkspaceStateRecords* records, QString* problem);
-    // {"version": 2, "pending": [...], "clientOutputs": [...], "approvals": {...}}, compact, one line.
+    // {"version": 2, "pending": [...], "clientOutputs": [...], "approvals": {...}, "tasks": [...]},
+    // compact, one line. "tasks" only when there is one: files written before tasks existed stay
+    // readable, and a state without tasks is written as it always was. Hence still version 2.
     QByteArray toBytes() const;
 
     void apply(const Change& change);
@@ -66,11 +70,15 @@ public:
     const QStringList& questionIds() const { return m_order; }
     QByteArray question(const QString& id) const { return m_questions.value(id); }
     bool hasQuestion(const QString& id) const { return m_questions.contains(id); }
+    const QStringList& taskIds() const { return m_taskOrder; }
+    QByteArray task(const QString& id) const { return m_tasks.value(id); }
+    bool hasTask(const QString& id) const { return m_tasks.contains(id); }
     // The stores' records as ClientOutputStore::fromJson and ApprovalStore::fromJson read them.
     QByteArray clientOutputsRecord() const;
     QByteArray approvalsRecord() const;
 
-    // The same records, whatever order the questions came in (processes may see them in another).
+    // The same records, whatever order the questions and tasks came in (processes may see them in
+    // another).
     bool sameContent(const WorkspaceStateRecords& other) const;
 
 private:
@@ -88,4 +96,6 @@ private:
     static bool readGrantRecords(
         const nlohmann::json& approvals, std::map<QString, QByteArray>* grants, QString* problem);
     Items m_decisions;
+    QStringList m_taskOrder; // task ids, in the order the tasks were created
+    QHash<QString, QByteArray> m_tasks;
 };

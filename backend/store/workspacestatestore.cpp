@@ -6,6 +6,7 @@
 
 #include <QtDebug>
 
+#include <algorithm>
 #include <utility>
 
 using nlohmann::json;
@@ -29,8 +30,16 @@ WorkspaceStateStore::WorkspaceStateStore(QString path, WorkspaceStateWriteTiming
 WorkspaceStateStore::~WorkspaceStateStore()
 {
     submitBatch();
+    // Whoever still waits in whenStored() learns whether the last write got the changes there: a
+    // flush is that write and says how it went, where the writer's own attempt when deleted does not
+    // (after a failed flush the writer tries once more; its success then goes unreported).
+    const bool stored = !m_storedWaiters.empty() && m_writer->flush(nullptr);
     delete m_writer; // writes the newest changes and ends its thread while this store is still whole
     m_writer = nullptr;
+    // Taken out first: the store is going, and `done` must not find it half there.
+    std::deque<StoredWaiter> waiters = std::exchange(m_storedWaiters, {});
+    for (StoredWaiter& waiter : waiters)
+        waiter.done(stored || waiter.sequence <= m_stored);
 }
 
 InteractionState::LoadResult WorkspaceStateStore::load(Records* records, QString* problem)
@@ -55,6 +64,8 @@ InteractionState::LoadResult WorkspaceStateStore::load(Records* records, QString
     loaded.questions.assign(state.at("pending").begin(), state.at("pending").end());
     loaded.clientOutputs = state.at("clientOutputs");
     loaded.approvals = state.at("approvals");
+    if (state.contains("tasks")) // files written before tasks existed have none
+        loaded.tasks.assign(state.at("tasks").begin(), state.at("tasks").end());
     *records = std::move(loaded);
     // The base of this process's changes, and what the writer compares the file with before it
     // parses it again.
@@ -128,6 +139,32 @@ void WorkspaceStateStore::putApprovals(const QByteArray& record)
         submit(changes);
 }
 
+void WorkspaceStateStore::putTask(const QString& id, const QByteArray& record)
+{
+    if (m_current.hasTask(id) && m_current.task(id) == record)
+        return;
+    submit({Change{WorkspaceStateRecords::Kind::Task, id, record, true}});
+}
+
+void WorkspaceStateStore::removeTask(const QString& id)
+{
+    if (!m_current.hasTask(id))
+        return;
+    submit({Change{WorkspaceStateRecords::Kind::Task, id, QByteArray(), false}});
+}
+
+void WorkspaceStateStore::whenStored(std::function<void(bool stored)> done)
+{
+    // The writer gets the batch now: the wait is for its next write, not for the batch's turn too.
+    submitBatch();
+    // Nothing made here waits for the file (every change a sync confirmed): stored already.
+    const quint64 sequence = m_unconfirmed.isEmpty() ? m_stored : m_sequence;
+    m_storedWaiters.push_back({sequence, std::move(done)});
+    // Queued even then: the caller is not re-entered from inside its own call.
+    if (sequence <= m_stored)
+        QMetaObject::invokeMethod(this, &WorkspaceStateStore::answerStored, Qt::QueuedConnection);
+}
+
 bool WorkspaceStateStore::flush(QString* error)
 {
     submitBatch();
@@ -169,16 +206,29 @@ void WorkspaceStateStore::takeSynced()
     if (!synced)
         return;
     m_unconfirmed.confirm(synced->sequence);
-    if (!synced->external)
-        return; // the file holds what this process wrote: nothing new
-    // Theirs with ours on top: the changes made here since are not in the file yet, and they win for
-    // the records they change, as they will when they are written.
-    WorkspaceStateRecords merged = std::move(synced->records);
-    m_unconfirmed.applyTo(&merged);
-    if (merged.sameContent(m_current))
-        return;
-    m_current = std::move(merged);
-    Q_EMIT changedElsewhere(compact());
+    m_stored = std::max(m_stored, synced->sequence);
+    // Without `external` the file holds what this process wrote: nothing new.
+    if (synced->external) {
+        // Theirs with ours on top: the changes made here since are not in the file yet, and they win
+        // for the records they change, as they will when they are written.
+        WorkspaceStateRecords merged = std::move(synced->records);
+        m_unconfirmed.applyTo(&merged);
+        if (!merged.sameContent(m_current)) {
+            m_current = std::move(merged);
+            Q_EMIT changedElsewhere(compact());
+        }
+    }
+    answerStored(); // last: `done` may change the state the merge above works on
+}
+
+void WorkspaceStateStore::answerStored()
+{
+    // One at a time, the front looked up again after each: `done` may put more, or wait again.
+    while (!m_storedWaiters.empty() && m_storedWaiters.front().sequence <= m_stored) {
+        std::function<void(bool stored)> done = std::move(m_storedWaiters.front().done);
+        m_storedWaiters.pop_front();
+        done(true);
+    }
 }
 
 InteractionState::CompactRecords WorkspaceStateStore::compact() const
@@ -189,5 +239,8 @@ InteractionState::CompactRecords WorkspaceStateStore::compact() const
         records.questions.emplace_back(id, m_current.question(id));
     records.clientOutputs = m_current.clientOutputsRecord();
     records.approvals = m_current.approvalsRecord();
+    records.tasks.reserve(std::size_t(m_current.taskIds().size()));
+    for (const QString& id : m_current.taskIds())
+        records.tasks.emplace_back(id, m_current.task(id));
     return records;
 }

@@ -3,8 +3,8 @@
 // WorkspaceStateStore: the InteractionState in the workspace state file (workspace.json, owner-only,
 // written atomically by WorkspaceStateWriter on a thread of its own). The file is compact JSON
 // assembled from the records as they are: {"version": 2, "pending": [question records in order],
-// "clientOutputs": […], "approvals": {…}}; a change costs the backend thread the record that
-// changed.
+// "clientOutputs": […], "approvals": {…}, "tasks": [task records in order, when there are any]}; a
+// change costs the backend thread the record that changed.
 //
 // Several processes share the file: the console and any number of one-shot runners. Each put
 // becomes changes (WorkspaceStateRecords::Change) that the writer merges, under the file's lock,
@@ -20,6 +20,9 @@
 #include "store/workspacestaterecords.h"
 
 #include <QList>
+
+#include <deque>
+#include <functional>
 
 class WorkspaceStateWatcher;
 
@@ -40,6 +43,12 @@ public:
     void removeQuestion(const QString& id) override;
     void putClientOutputs(const QByteArray& record) override;
     void putApprovals(const QByteArray& record) override;
+    void putTask(const QString& id, const QByteArray& record) override;
+    void removeTask(const QString& id) override;
+    // Answered from takeSynced() once the writer has written the sequence of the newest change (a
+    // failed write is retried, and `done` waits for the retry), always from the event loop, never
+    // from inside this call. Still waiting when the store is destroyed: answered by its last write.
+    void whenStored(std::function<void(bool stored)> done) override;
     // Merged into the file under its lock, on disk when this returns true.
     bool flush(QString* error) override;
     void watch() override;
@@ -60,6 +69,14 @@ private:
     // The writer synced: drop the changes the file now has, and take in what other processes wrote.
     void takeSynced();
     CompactRecords compact() const;
+    // Answers, in the order they asked, the whenStored() callers whose changes are on disk.
+    void answerStored();
+
+    struct StoredWaiter
+    {
+        quint64 sequence = 0; // on disk once a sync reaches it
+        std::function<void(bool stored)> done;
+    };
 
     const QString m_path;
     const WorkspaceStateWriteTiming m_timing;
@@ -69,4 +86,6 @@ private:
     WorkspaceStateChanges m_unconfirmed; // made here, not yet known to be in the file
     quint64 m_sequence = 0; // of the newest batch
     QList<Change> m_batch; // made under m_sequence, not yet handed to the writer
+    quint64 m_stored = 0; // the newest sequence a sync showed to be on disk
+    std::deque<StoredWaiter> m_storedWaiters; // in the order whenStored() was called
 };
