@@ -40,6 +40,8 @@ public:
             RegisteredTool slow;
             slow.spec.name = QStringLiteral("slow");
             slow.spec.description = QStringLiteral("Finishes when the test releases it");
+            // Read-only: where approvals are on, it runs without asking (a long call, not a question).
+            slow.spec.annotations = nlohmann::json{{"readOnlyHint", true}};
             slow.route = ToolRoute::builtin();
             slow.handler = [this](const std::shared_ptr<ToolCallContext>& context) {
                 m_slow.push_back(context);
@@ -93,6 +95,12 @@ public:
             if (interactions) {
                 m_registry->add(ClientTool::requestConnection({QStringLiteral("github")}));
                 m_broker = new InteractionBroker(*interactions, m_registry);
+                if (!interactions->statePath.isEmpty()) {
+                    // As the application does before it serves: what an earlier run left is restored.
+                    QString warning;
+                    if (m_broker->load(&warning) != InteractionBroker::LoadResult::Loaded)
+                        qWarning("ServerFixture: the state was not loaded: %s", qPrintable(warning));
+                }
             }
             QObject::connect(m_events, &BackendEvents::callFinished, m_events, [this](const ToolCall& call) {
                 QMutexLocker lock(&m_mutex);
@@ -250,6 +258,19 @@ public:
         QString error;
         run([&] { m_broker->answer(interactionId, answer, &error); });
         return error;
+    }
+
+    // The tasks the broker's store holds (the Tasks extension), as they are now.
+    TaskRecordList tasks()
+    {
+        TaskRecordList list;
+        run([&] { list = m_broker->tasks().all(); });
+        return list;
+    }
+    // Works on the task store on the server's thread (a sweep, a count).
+    void withTasks(const std::function<void(TaskStore&)>& work)
+    {
+        run([&] { work(m_broker->tasks()); });
     }
 
     quint16 port = 0;

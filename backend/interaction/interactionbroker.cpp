@@ -82,6 +82,7 @@ InteractionBroker::InteractionBroker(
     , m_settings(std::move(settings))
     , m_registry(registry)
     , m_state(std::move(state))
+    , m_tasks(std::make_unique<TaskStore>(m_settings.tasks, m_state.get()))
 {
     if (m_settings.operatorName.isEmpty())
         m_settings.operatorName = consoleUser();
@@ -105,6 +106,7 @@ InteractionBroker::InteractionBroker(
 InteractionBroker::~InteractionBroker()
 {
     flush();
+    m_tasks.reset();
     m_state.reset(); // ends its writer while this broker, which relays its signals, is still whole
 }
 
@@ -126,6 +128,7 @@ InteractionBroker::LoadResult InteractionBroker::load(QString* warning)
     const QString aside = m_state->setAside(&moveError);
     if (aside.isEmpty()) {
         // Never overwrite what could not be read: this run keeps its state in memory only.
+        m_tasks->keepInMemoryOnly();
         m_state.reset();
         *warning = QStringLiteral("the workspace state %1 could not be read (%2), and it could not be moved aside "
                                   "(%3); it is left as it is, and pending questions and stored answers are not "
@@ -157,7 +160,8 @@ bool InteractionBroker::restore(const InteractionState::Records& records, QStrin
         m_entries.emplace(id, std::move(entry));
         m_order.append(id);
     }
-    return m_outputs.fromJson(records.clientOutputs, problem) && m_approvals.fromJson(records.approvals, problem);
+    return m_outputs.fromJson(records.clientOutputs, problem) && m_approvals.fromJson(records.approvals, problem)
+        && m_tasks->restore(records.tasks, problem);
 }
 
 void InteractionBroker::clearState()
@@ -692,6 +696,7 @@ void InteractionBroker::applyExternalState(const InteractionState::CompactRecord
     // was resolved and is what a call waiting for it here receives.
     QSet<QString> answeredIds;
     const bool storesAdopted = adoptStores(records, &answeredIds);
+    m_tasks->adoptExternal(records.tasks);
     QSet<QString> present;
     QStringList raised;
     QStringList changed;

@@ -24,6 +24,7 @@
 #include "interaction/clientoutputstore.h"
 #include "interaction/interactionstate.h"
 #include "interaction/permissionpolicy.h"
+#include "interaction/taskstore.h"
 #include "pendinginteraction.h"
 #include "permissionentry.h"
 #include "store/workspacestatefile.h"
@@ -66,6 +67,8 @@ public:
         // The directories the tools may work in (the git roots): an approval flags path arguments
         // that leave them.
         QStringList roots;
+        // The tasks of 2026-07-28 clients (the Tasks extension), kept with the same state.
+        TaskStore::Settings tasks;
     };
 
     struct CallOrigin
@@ -182,6 +185,9 @@ public:
     void applyExternalState(const InteractionState::CompactRecords& records);
     // Where the state is kept; null when it is kept in memory only.
     const InteractionState* state() const { return m_state.get(); }
+    // The tasks, kept with the same state (restored by load(), merged by applyExternalState).
+    TaskStore& tasks() { return *m_tasks; }
+    const TaskStore& tasks() const { return *m_tasks; }
 
 Q_SIGNALS:
     void interactionPending(const PendingInteraction& interaction);
@@ -242,4 +248,5 @@ private:
     ClientOutputStore m_outputs;
     ApprovalStore m_approvals;
     std::unique_ptr<InteractionState> m_state; // null when state is kept in memory only
+    std::unique_ptr<TaskStore> m_tasks; // keeps its records in m_state
 };

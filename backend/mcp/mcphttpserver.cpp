@@ -1,10 +1,13 @@
 #include "mcp/mcphttpserver.h"
 
 #include "backendevents.h"
+#include "interaction/interactionbroker.h"
+#include "interaction/taskstore.h"
 #include "mcp/guardedtcpserver.h"
 #include "mcp/httpconnectionguard.h"
 #include "mcp/modernrequest.h"
 #include "mcp/protocolversion.h"
+#include "mcp/taskhost.h"
 #include "printabletext.h"
 #include "tools/toolexecutor.h"
 #include "tools/toolregistry.h"
@@ -430,7 +433,55 @@ bool McpHttpServer::listen(QString* error)
     m_tcpServer = server;
     m_port = server->serverPort();
     bind(server);
+    if (InteractionBroker* broker = m_environment.interactions; broker && !m_tasks) {
+        m_tasks = new TaskHost(
+            TaskHost::Settings{m_options.taskPromoteAfterMs}, &broker->tasks(),
+            [this] {
+                return std::make_unique<McpSession>(SessionHost::requestSessionId(newSessionId()), &m_environment);
+            },
+            m_environment.identity.toJson(), this);
+        connect(&broker->tasks(), &TaskStore::taskChanged, this, &McpHttpServer::tellListeners);
+        m_tasks->resumeStoredTasks();
+    }
     return true;
+}
+
+int McpHttpServer::requestSessionCount() const
+{
+    return int(m_requestSessions.size()) + (m_tasks ? m_tasks->runningCount() : 0);
+}
+
+QString McpHttpServer::identityOf(const json& clientInfo)
+{
+    std::string name = "unknown client";
+    if (clientInfo.is_object()) {
+        const auto value = clientInfo.find("name");
+        if (value != clientInfo.end() && value->is_string() && !value->get_ref<const std::string&>().empty())
+            name = value->get<std::string>();
+    }
+    return QStringLiteral("declared:") + QString::fromStdString(name);
+}
+
+void McpHttpServer::tellListeners(const TaskRecord& task)
+{
+    // A write can close its connection, whose handler erases its stream: keys first, then each
+    // looked up again.
+    std::vector<quint64> listening;
+    for (const auto& [key, listen] : m_listenStreams) {
+        if (listen.taskIds.contains(task.id))
+            listening.push_back(key);
+    }
+    if (listening.empty())
+        return;
+    json params = task.toWire(true);
+    for (const quint64 key : listening) {
+        const auto it = m_listenStreams.find(key);
+        if (it == m_listenStreams.end())
+            continue;
+        params["_meta"] = {{ModernRequest::SubscriptionIdKey, it->second.subscriptionId}};
+        const std::shared_ptr<EventStream> stream = it->second.stream;
+        stream->sendNotification(JsonRpc::serialize(JsonRpc::makeNotification("notifications/tasks", params)));
+    }
 }
 
 QUrl McpHttpServer::url() const
@@ -474,7 +525,10 @@ void McpHttpServer::broadcast(const json& notification)
 
 void McpHttpServer::shutdown()
 {
-    // Questions that calls wait on stay pending across the restart; only the calls end.
+    // Questions that calls wait on stay pending across the restart; only the calls end. Tasks stay
+    // as they are, for the restart to take up.
+    if (m_tasks)
+        m_tasks->shutDown();
     for (auto& [id, session] : m_sessions)
         session->shutDown();
     m_sessions.clear();
@@ -973,7 +1027,9 @@ json McpHttpServer::discoverResult() const
     const ServerIdentity& identity = m_environment.identity;
     json result{{"supportedVersions", ModernRequest::supportedVersions()},
         // listChanged: heard on a subscriptions/listen stream.
-        {"capabilities", {{"tools", {{"listChanged", true}}}, {"extensions", json::object()}}},
+        {"capabilities",
+            {{"tools", {{"listChanged", true}}},
+                {"extensions", m_tasks ? json{{TaskHost::ExtensionId, json::object()}} : json::object()}}},
         {"resultType", "complete"}, {"ttlMs", 0}, {"cacheScope", "private"},
         {"_meta", {{ModernRequest::ServerInfoKey, identity.toJson()}}}};
     if (!identity.instructions.isEmpty())
@@ -1020,9 +1076,15 @@ void McpHttpServer::handleModernPost(const QHttpServerRequest& request, QTcpSock
             JsonRpc::serialize(JsonRpc::makeResult(message.id, discoverResult())), headers);
         return;
     }
+    const QString identity = identityOf(envelope.clientInfo);
     if (message.method == "subscriptions/listen") {
         const json info = envelope.clientInfo.is_object() ? envelope.clientInfo : json::object();
-        listen(socket, responder, headers, message, QString::fromStdString(info.value("name", "unknown client")));
+        listen(socket, responder, headers, message, QString::fromStdString(info.value("name", "unknown client")),
+            envelope.clientCapabilities, identity);
+        return;
+    }
+    if (message.method == "tasks/get" || message.method == "tasks/update" || message.method == "tasks/cancel") {
+        handleTaskRequest(responder, headers, message, envelope.clientCapabilities, identity);
         return;
     }
     if (message.method == "tools/call") {
@@ -1061,6 +1123,25 @@ void McpHttpServer::handleModernPost(const QHttpServerRequest& request, QTcpSock
     auto exchange = std::make_shared<PostExchange>(std::move(responder), socket, std::move(headers), 1, false,
         closeAfter, m_options.limits.maxUnsentNotificationBytes);
     exchange->self = exchange;
+    if (m_tasks && message.method == "tools/call" && TaskHost::declaresExtension(envelope.clientCapabilities)) {
+        // A call that may become a task: the task host owns its session from now on.
+        std::unique_ptr<McpSession> taskSession = std::move(m_requestSessions.at(id));
+        m_requestSessions.erase(id);
+        exchange->whenDone([this, id] {
+            QMetaObject::invokeMethod(
+                this,
+                [this, id] {
+                    if (m_tasks)
+                        m_tasks->exchangeEnded(id);
+                },
+                Qt::QueuedConnection);
+        });
+        m_tasks->startCall(std::move(taskSession), message, body, exchange,
+            TaskHost::Caller{identity, envelope.clientInfo, envelope.version});
+        if (!exchange->isFinished() && exchange->isOpen())
+            exchange->watch(this, session);
+        return;
+    }
     // Gone after the answer (or the closed stream), once the session's own code has returned.
     exchange->whenDone([this, id] {
         QMetaObject::invokeMethod(
@@ -1110,8 +1191,34 @@ void McpHttpServer::handleGet(
     });
 }
 
+void McpHttpServer::handleTaskRequest(QHttpServerResponder& responder, const Headers& headers,
+    const JsonRpc::Message& message, const json& clientCapabilities, const QString& identity)
+{
+    if (!m_tasks) {
+        writeError(responder, StatusCode::NotFound, JsonRpc::MethodNotFound,
+            "Method not found: " + message.method + " (this server offers no tasks)", headers, message.id);
+        return;
+    }
+    if (!TaskHost::declaresExtension(clientCapabilities)) {
+        writeError(responder, StatusCode::BadRequest, JsonRpc::MissingRequiredClientCapability,
+            "Missing required client capability: " + message.method
+                + " needs the request to declare the io.modelcontextprotocol/tasks extension in its client "
+                  "capabilities",
+            headers, message.id, TaskHost::requiredCapabilities());
+        return;
+    }
+    TaskHost::Caller caller{identity, nullptr, {}};
+    auto answer = m_tasks->handle(message.method, message.params(), caller);
+    if (const auto* error = std::get_if<TaskHost::Error>(&answer)) {
+        writeError(responder, StatusCode::Ok, error->code, error->message, headers, message.id);
+        return;
+    }
+    writeReply(responder, StatusCode::Ok, "application/json",
+        JsonRpc::serialize(JsonRpc::makeResult(message.id, std::get<json>(std::move(answer)))), headers);
+}
+
 void McpHttpServer::listen(QTcpSocket* socket, QHttpServerResponder& responder, Headers& headers,
-    const JsonRpc::Message& request, const QString& clientName)
+    const JsonRpc::Message& request, const QString& clientName, const json& clientCapabilities, const QString& identity)
 {
     const json& params = request.params();
     const auto filter = params.is_object() ? params.find("notifications") : params.end();
@@ -1130,10 +1237,27 @@ void McpHttpServer::listen(QTcpSocket* socket, QHttpServerResponder& responder, 
     const auto tools = filter->find("toolsListChanged");
     if (tools != filter->end() && tools->is_boolean() && tools->get<bool>())
         honored["toolsListChanged"] = true;
+    QStringList taskIds;
+    if (const auto tasks = filter->find("taskIds"); tasks != filter->end()) {
+        if (!TaskHost::declaresExtension(clientCapabilities)) {
+            writeError(responder, StatusCode::BadRequest, JsonRpc::MissingRequiredClientCapability,
+                "Missing required client capability: a subscription to taskIds needs the request to declare the "
+                "io.modelcontextprotocol/tasks extension in its client capabilities",
+                headers, request.id, TaskHost::requiredCapabilities());
+            return;
+        }
+        // Only the client's own tasks: another's are as unknown as tasks that never were.
+        if (m_tasks)
+            taskIds = m_tasks->ownedAmong(*tasks, identity);
+        json agreed = json::array();
+        for (const QString& id : std::as_const(taskIds))
+            agreed.push_back(id.toStdString());
+        honored["taskIds"] = std::move(agreed);
+    }
     auto stream = std::make_shared<EventStream>(std::move(responder), socket, headers, m_options.keepAliveIntervalMs,
         m_options.limits.maxUnsentNotificationBytes, clientName);
     const quint64 key = ++m_nextListenKey;
-    m_listenStreams.emplace(key, ListenStream{stream, request.id, honored.contains("toolsListChanged")});
+    m_listenStreams.emplace(key, ListenStream{stream, request.id, honored.contains("toolsListChanged"), taskIds});
     connect(socket, &QTcpSocket::disconnected, this, [this, key] { m_listenStreams.erase(key); });
     // The subscription's first message.
     stream->sendNotification(JsonRpc::serialize(JsonRpc::makeNotification("notifications/subscriptions/acknowledged",

@@ -29,6 +29,8 @@ class ToolRegistry;
 class ToolRouter;
 
 class InteractionBroker;
+class TaskHost;
+struct TaskRecord;
 
 class McpHttpServer : public QAbstractHttpServer
 {
@@ -44,7 +46,10 @@ public:
     QUrl url() const;
     int sessionCount() const { return int(m_sessions.size()); }
     // Stateless (2026-07-28) requests in flight, each with a session of its own until answered.
-    int requestSessionCount() const { return int(m_requestSessions.size()); }
+    int requestSessionCount() const;
+    // The calls of 2026-07-28 clients that declared the Tasks extension (null without a broker,
+    // until listen()).
+    const TaskHost* tasks() const { return m_tasks; }
     // Open subscriptions/listen streams.
     int listenStreamCount() const { return int(m_listenStreams.size()); }
     // Calls that wait for a person go through `broker` (approvals, client tools); without one every
@@ -94,6 +99,14 @@ private:
     void handleModernPost(const QHttpServerRequest& request, QTcpSocket* socket, QHttpServerResponder& responder,
         Headers& headers, const std::vector<JsonRpc::Message>& messages, const QByteArray& body, bool batch);
     nlohmann::json discoverResult() const;
+    // tasks/get, tasks/update, tasks/cancel.
+    void handleTaskRequest(QHttpServerResponder& responder, const Headers& headers, const JsonRpc::Message& message,
+        const nlohmann::json& clientCapabilities, const QString& identity);
+    // A task changed: the listen streams that asked for it hear its state.
+    void tellListeners(const TaskRecord& task);
+    // The identity a request's tasks belong to: under the shared token, the client's declared name
+    // (it keeps clients apart; it is no proof of who they are).
+    static QString identityOf(const nlohmann::json& clientInfo);
 
     // Looks up the request's session; answers 400/404 itself and returns null when there is none.
     // The refusal carries `requestId`, the id of the request the body holds when it could be read.
@@ -117,7 +130,7 @@ private:
         const QString& clientName, QHttpServerResponder& responder, const Headers& headers, const nlohmann::json& id);
     // subscriptions/listen (2026-07-28): an event stream that hears the changes its filter asks for.
     void listen(QTcpSocket* socket, QHttpServerResponder& responder, Headers& headers, const JsonRpc::Message& request,
-        const QString& clientName);
+        const QString& clientName, const nlohmann::json& clientCapabilities, const QString& identity);
     // The session's state for the operator changed (opened, used, ended).
     void publishSessionState(const QByteArray& id);
 
@@ -147,7 +160,9 @@ private:
         std::shared_ptr<EventStream> stream;
         nlohmann::json subscriptionId; // the listen request's id
         bool toolsListChanged = false;
+        QStringList taskIds; // the tasks it hears about (its client's own)
     };
     std::unordered_map<quint64, ListenStream> m_listenStreams;
     quint64 m_nextListenKey = 0;
+    TaskHost* m_tasks = nullptr; // a child; from listen() when there is a broker
 };

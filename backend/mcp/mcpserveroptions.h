@@ -33,6 +33,9 @@ struct McpServerOptions
     ToolExecutor::Settings executor;
     ServerIdentity identity;
     std::function<qint64()> clock; // milliseconds, for session activity; empty: the system clock
+    // A 2026-07-28 call of a client that declared the Tasks extension becomes a task when it waits
+    // for a person, or when it is still running after this long.
+    int taskPromoteAfterMs = 1'000;
     // Gives each call its id (the Backend's CallIdSource); empty: counting up from firstCallId.
     std::function<qint64()> nextCallId;
 };

@@ -677,6 +677,8 @@ void McpSession::admitCall(const std::string& key)
     m_environment->events->publishCallChanged(it->second.record);
     if (m_waitingCount++ == 0)
         m_waitTicker.start();
+    if (m_waitHook)
+        m_waitHook(it->second.record.id, interactionId); // last: it may give the call a new channel
 }
 
 void McpSession::resumeCall(const std::string& key, const InteractionAnswer& answer, const QByteArray& decision)
@@ -689,6 +691,11 @@ void McpSession::resumeCall(const std::string& key, const InteractionAnswer& ans
     entry.record.status = CallStatus::Running;
     entry.record.decision = m_environment->redactor.jsonText(decision);
     m_environment->events->publishCallChanged(entry.record);
+    if (m_waitHook) {
+        m_waitHook(entry.record.id, QString());
+        if (m_inFlight.find(key) == m_inFlight.end())
+            return;
+    }
     const std::shared_ptr<ToolCallContext> context = entry.context;
     const std::shared_ptr<const RegisteredTool> tool = entry.tool;
     if (tool->clientTool) {
@@ -958,6 +965,20 @@ void McpSession::handleNotification(const JsonRpc::Message& message)
     // unknown notifications are ignored, as JSON-RPC requires.
 }
 
+void McpSession::replaceChannel(const ResponseChannel* from, const std::shared_ptr<ResponseChannel>& to)
+{
+    for (auto& [key, entry] : m_inFlight) {
+        if (entry.channel.get() == from)
+            entry.channel = to;
+    }
+}
+
+qint64 McpSession::callIdOf(const json& requestId) const
+{
+    const auto it = m_inFlight.find(JsonRpc::dump(requestId));
+    return it == m_inFlight.end() ? 0 : it->second.record.id;
+}
+
 void McpSession::channelClosed(const ResponseChannel* channel)
 {
     std::vector<std::string> keys;
@@ -972,7 +993,9 @@ void McpSession::channelClosed(const ResponseChannel* channel)
         if (it == m_inFlight.end() || it->second.channel.get() != channel)
             continue;
         const QString interactionId = it->second.interactionId;
-        if (interactionId.isEmpty()) {
+        // In 2026-07-28 closing a request's response stream cancels it, question and all: a
+        // stateless client has no retry that the question could wait for.
+        if (interactionId.isEmpty() || isModern()) {
             cancelCall(key, QStringLiteral("the client closed the connection"));
             continue;
         }

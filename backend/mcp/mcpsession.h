@@ -98,6 +98,18 @@ public:
     // `replayOf` (ToolCall::replayOf), and `started` hears each call's id as soon as it has one.
     void setLocalCallHooks(qint64 replayOf, std::function<void(qint64 callId)> started);
 
+    // Told when a call of this session starts waiting for a person (the question's id) and when it
+    // stops (an empty id): how a 2026-07-28 call becomes a task whose status says what it waits on.
+    void setWaitHook(std::function<void(qint64 callId, const QString& interactionId)> hook)
+    {
+        m_waitHook = std::move(hook);
+    }
+    // The calls answering on `from` answer on `to` from now on (a call given a task handle: its
+    // result goes to the task, not to the exchange that carried the handle).
+    void replaceChannel(const ResponseChannel* from, const std::shared_ptr<ResponseChannel>& to);
+    // The call with this JSON-RPC id, while it is in flight; 0 otherwise.
+    qint64 callIdOf(const nlohmann::json& requestId) const;
+
     // Handles one message of a POST. `rawText` is the message's own text when the body was a single
     // message (it saves serialising it again); otherwise empty.
     void handleMessage(
@@ -208,6 +220,7 @@ private:
     std::vector<TokenRedactor> m_invocationValues;
     qint64 m_replayOf = 0; // setLocalCallHooks's
     std::function<void(qint64)> m_callStarted;
+    std::function<void(qint64, const QString&)> m_waitHook;
     bool m_initialized = false;
     LogLevel m_logLevel = LogLevel::Info;
     bool m_logsWanted = true; // a 2026-07-28 request without a log level wants none

@@ -1,0 +1,373 @@
+// Tasks (the Tasks extension of MCP 2026-07-28) over real HTTP: a call that waits for a person, or
+// runs longer than promoteAfterMs, is answered with a task handle once the task is stored; the
+// client polls tasks/get (its own tasks only), cancels with tasks/cancel, hears notifications/tasks
+// on subscriptions/listen; a client that did not declare the extension is refused -32021; a restart
+// keeps a waiting task and fails a running one; the lifetime and the store's bound hold.
+
+#include "clientanswer.h"
+#include "mcphttptestsupport.h"
+
+#include <QTemporaryDir>
+#include <QTest>
+
+using nlohmann::json;
+using Decision = InteractionAnswer::Decision;
+
+namespace {
+
+constexpr const char* TasksExtension = "io.modelcontextprotocol/tasks";
+
+InteractionBroker::Settings interactionSettings(const QString& statePath = {})
+{
+    InteractionBroker::Settings settings;
+    settings.progressIntervalMs = 100;
+    settings.statePath = statePath;
+    settings.tasks.sweepIntervalMs = 50;
+    return settings;
+}
+
+McpServerOptions options(int promoteAfterMs = 10'000)
+{
+    McpServerOptions options = ServerFixture::defaultOptions();
+    options.taskPromoteAfterMs = promoteAfterMs;
+    return options;
+}
+
+json meta(const std::string& client, bool tasks = true)
+{
+    json capabilities = json::object();
+    if (tasks)
+        capabilities["extensions"] = {{TasksExtension, json::object()}};
+    return json{{"io.modelcontextprotocol/protocolVersion", "2026-07-28"},
+        {"io.modelcontextprotocol/clientInfo", {{"name", client}, {"version", "1"}}},
+        {"io.modelcontextprotocol/clientCapabilities", std::move(capabilities)}};
+}
+
+QByteArray request(
+    const json& id, const std::string& method, json params, const std::string& client = "agent", bool tasks = true)
+{
+    params["_meta"] = meta(client, tasks);
+    return QByteArray::fromStdString(
+        json{{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", std::move(params)}}.dump());
+}
+
+// The JSON-RPC response among an event stream's events (or a plain JSON body).
+json responseIn(const RawHttpResponse& response)
+{
+    if (!response.header("content-type").startsWith("text/event-stream"))
+        return bodyJson(response);
+    for (const QByteArray& event : response.events()) {
+        const json message = json::parse(event.toStdString(), nullptr, false);
+        if (message.contains("result") || message.contains("error"))
+            return message;
+    }
+    return nullptr;
+}
+
+// Sends a tools/call on its own connection, which the test keeps.
+std::unique_ptr<RawHttpClient> call(quint16 port, int id, const char* tool, const json& arguments,
+    const std::string& client = "agent", bool tasks = true)
+{
+    auto connection = std::make_unique<RawHttpClient>(port);
+    connection->send(
+        RawHttpClient::post(request(id, "tools/call", {{"name", tool}, {"arguments", arguments}}, client, tasks),
+            modernHeaders(port, "tools/call", tool)));
+    return connection;
+}
+
+// A tasks/* request on a connection of its own; the whole HTTP response.
+RawHttpResponse taskRequest(quint16 port, const std::string& method, const std::string& taskId,
+    const std::string& client = "agent", bool tasks = true, json extra = json::object())
+{
+    RawHttpClient connection(port);
+    extra["taskId"] = taskId;
+    connection.send(RawHttpClient::post(request(77, method, std::move(extra), client, tasks),
+        modernHeaders(port, QByteArray::fromStdString(method), QByteArray::fromStdString(taskId))));
+    return connection.read();
+}
+
+json taskGet(quint16 port, const std::string& taskId, const std::string& client = "agent")
+{
+    return responseIn(taskRequest(port, "tasks/get", taskId, client));
+}
+
+} // namespace
+
+class TestTaskHttp : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void discoverOffersTheExtension();
+    void anApprovalBecomesATaskAnsweredAtTheConsole();
+    void aQuickCallIsAnsweredWithoutATask();
+    void aLongCallBecomesATaskAfterPromoteAfterMs();
+    void aClientWithoutTheExtensionIsHeldAsBefore();
+    void tasksBelongToTheirClient();
+    void tasksNeedTheExtension();
+    void cancelWithdrawsTheQuestion();
+    void listenHearsOnlyItsOwnTasks();
+    void aRestartKeepsAWaitingTaskAndFailsARunningOne();
+    void aTaskPastItsLifetimeFailsThenGoes();
+    void aFullStoreKeepsTheCallOnItsResponse();
+};
+
+void TestTaskHttp::discoverOffersTheExtension()
+{
+    ServerFixture server(options(), interactionSettings());
+    RawHttpClient client(server.port);
+    client.send(RawHttpClient::post(
+        request(1, "server/discover", json::object()), modernHeaders(server.port, "server/discover")));
+    const json result = bodyJson(client.read()).at("result");
+    QVERIFY2(result.at("capabilities").at("extensions").contains(TasksExtension), result.dump().c_str());
+}
+
+void TestTaskHttp::anApprovalBecomesATaskAnsweredAtTheConsole()
+{
+    ServerFixture server(options(), interactionSettings());
+    auto caller = call(server.port, 1, "write", {{"path", "notes.txt"}});
+    const json handle = responseIn(caller->read());
+    const json& task = handle.at("result");
+    QVERIFY2(task.at("resultType") == "task", handle.dump().c_str());
+    const std::string taskId = task.at("taskId");
+    QVERIFY(taskId.size() >= 32); // 128 random bits
+    QVERIFY(task.at("status") == "working");
+    QVERIFY(task.at("statusMessage").get<std::string>().find("Waiting for a person") != std::string::npos);
+    QVERIFY(task.at("ttlMs").is_number_integer());
+    QVERIFY(task.at("pollIntervalMs").get<int>() > 0);
+    QVERIFY(task.contains("createdAt") && task.contains("lastUpdatedAt"));
+    QVERIFY(!task.contains("task")); // flat, as the extension defines CreateTaskResult
+
+    // Durable before the handle went out: the store has it, and tasks/get finds it.
+    QCOMPARE(server.tasks().size(), 1);
+    QCOMPARE(server.writeRuns.load(), 0);
+    const json working = taskGet(server.port, taskId).at("result");
+    QVERIFY(working.at("status") == "working");
+    QVERIFY(working.at("resultType") == "complete");
+
+    QTRY_COMPARE_WITH_TIMEOUT(server.pendingInteractions().size(), 1, 10'000);
+    QCOMPARE(server.answer(server.pendingInteractions().front().id, InteractionAnswer::decide(Decision::AllowOnce)),
+        QString());
+    json done;
+    QTRY_VERIFY_WITH_TIMEOUT((done = taskGet(server.port, taskId).at("result")).at("status") == "completed", 10'000);
+    QVERIFY2(done.at("result").at("content").at(0).at("text") == "written", done.dump().c_str());
+    QVERIFY(done.at("resultType") == "complete");
+    QCOMPARE(server.writeRuns.load(), 1);
+    QCOMPARE(server.tasks().front().callId, server.finishedCalls().last().id);
+    QTRY_COMPARE(server.requestSessionCount(), 0);
+}
+
+void TestTaskHttp::aQuickCallIsAnsweredWithoutATask()
+{
+    ServerFixture server(options(0), interactionSettings());
+    auto caller = call(server.port, 1, "echo", {{"message", "hi"}});
+    const json answer = responseIn(caller->read());
+    QVERIFY2(answer.at("result").at("resultType") == "complete", answer.dump().c_str());
+    QVERIFY(answer.at("result").at("structuredContent").at("message") == "hi");
+    QTest::qWait(50); // a promotion timer that fires now finds nothing to promote
+    QCOMPARE(server.tasks().size(), 0);
+    QTRY_COMPARE(server.requestSessionCount(), 0);
+}
+
+void TestTaskHttp::aLongCallBecomesATaskAfterPromoteAfterMs()
+{
+    ServerFixture server(options(200), interactionSettings());
+    auto caller = call(server.port, 1, "slow", json::object());
+    const json handle = responseIn(caller->read());
+    QVERIFY2(handle.at("result").at("resultType") == "task", handle.dump().c_str());
+    const std::string taskId = handle.at("result").at("taskId");
+    QVERIFY2(handle.at("result").at("statusMessage").get<std::string>().find("running") != std::string::npos,
+        handle.dump().c_str());
+    QCOMPARE(server.pendingSlow(), 1); // the handle went out; the call goes on
+    server.releaseSlow(QStringLiteral("slow done"));
+    json done;
+    QTRY_VERIFY_WITH_TIMEOUT((done = taskGet(server.port, taskId).at("result")).at("status") == "completed", 10'000);
+    QVERIFY(done.at("result").at("content").at(0).at("text") == "slow done");
+    QCOMPARE(server.finishedCalls().last().status, CallStatus::Ok);
+}
+
+void TestTaskHttp::aClientWithoutTheExtensionIsHeldAsBefore()
+{
+    ServerFixture server(options(0), interactionSettings());
+    auto caller = call(server.port, 1, "write", {{"path", "a"}}, "agent", false);
+    QTRY_COMPARE_WITH_TIMEOUT(server.pendingInteractions().size(), 1, 10'000);
+    QCOMPARE(server.pendingInteractions().front().mode, PauseMode::Hold);
+    QCOMPARE(server.tasks().size(), 0);
+    QCOMPARE(server.answer(server.pendingInteractions().front().id, InteractionAnswer::decide(Decision::AllowOnce)),
+        QString());
+    const json answer = responseIn(caller->read());
+    QVERIFY2(answer.at("result").at("content").at(0).at("text") == "written", answer.dump().c_str());
+}
+
+void TestTaskHttp::tasksBelongToTheirClient()
+{
+    ServerFixture server(options(), interactionSettings());
+    auto caller = call(server.port, 1, "write", {{"path", "b"}});
+    const std::string taskId = responseIn(caller->read()).at("result").at("taskId");
+    // Another client's tasks/get reads exactly as a task that does not exist.
+    const RawHttpResponse other = taskRequest(server.port, "tasks/get", taskId, "someone-else");
+    const json otherError = responseIn(other).at("error");
+    const json unknownError = taskGet(server.port, "task-0000", "agent").at("error");
+    QCOMPARE(int(otherError.at("code")), -32602);
+    QCOMPARE(int(unknownError.at("code")), -32602);
+    QVERIFY(otherError.at("message").get<std::string>().find("no task") != std::string::npos);
+    // Nor can it cancel it.
+    QVERIFY(responseIn(taskRequest(server.port, "tasks/cancel", taskId, "someone-else")).contains("error"));
+    QVERIFY(taskGet(server.port, taskId).at("result").at("status") == "working");
+}
+
+void TestTaskHttp::tasksNeedTheExtension()
+{
+    ServerFixture server(options(), interactionSettings());
+    for (const char* method : {"tasks/get", "tasks/cancel", "tasks/update"}) {
+        const RawHttpResponse refused = taskRequest(server.port, method, "task-1", "agent", false);
+        QCOMPARE(refused.status, 400);
+        const json error = bodyJson(refused).at("error");
+        QCOMPARE(int(error.at("code")), -32021);
+        QVERIFY(error.at("data").at("requiredCapabilities").at("extensions").contains(TasksExtension));
+    }
+    // A listen for task ids likewise.
+    RawHttpClient listener(server.port);
+    listener.send(RawHttpClient::post(
+        request(5, "subscriptions/listen", {{"notifications", {{"taskIds", {"task-1"}}}}}, "agent", false),
+        modernHeaders(server.port, "subscriptions/listen")));
+    const RawHttpResponse refused = listener.read();
+    QCOMPARE(refused.status, 400);
+    QCOMPARE(int(bodyJson(refused).at("error").at("code")), -32021);
+    // Mcp-Name must carry the task id.
+    RawHttpClient mismatched(server.port);
+    mismatched.send(RawHttpClient::post(
+        request(6, "tasks/get", {{"taskId", "task-1"}}), modernHeaders(server.port, "tasks/get", "task-2")));
+    const RawHttpResponse mismatch = mismatched.read();
+    QCOMPARE(mismatch.status, 400);
+    QCOMPARE(int(bodyJson(mismatch).at("error").at("code")), -32020);
+}
+
+void TestTaskHttp::cancelWithdrawsTheQuestion()
+{
+    ServerFixture server(options(), interactionSettings());
+    auto caller = call(server.port, 1, "write", {{"path", "c"}});
+    const std::string taskId = responseIn(caller->read()).at("result").at("taskId");
+    QTRY_COMPARE_WITH_TIMEOUT(server.pendingInteractions().size(), 1, 10'000);
+    const json ack = responseIn(taskRequest(server.port, "tasks/cancel", taskId));
+    QVERIFY2(ack.at("result").at("resultType") == "complete", ack.dump().c_str());
+    QTRY_COMPARE_WITH_TIMEOUT(server.pendingInteractions().size(), 0, 10'000);
+    QVERIFY(taskGet(server.port, taskId).at("result").at("status") == "cancelled");
+    QCOMPARE(server.writeRuns.load(), 0);
+    QTRY_COMPARE(server.finishedCalls().size(), 1);
+    QCOMPARE(server.finishedCalls().last().status, CallStatus::Cancelled);
+    // Cancelling again, or an ended task, is acknowledged and changes nothing.
+    QVERIFY(responseIn(taskRequest(server.port, "tasks/cancel", taskId)).contains("result"));
+    QVERIFY(taskGet(server.port, taskId).at("result").at("status") == "cancelled");
+}
+
+void TestTaskHttp::listenHearsOnlyItsOwnTasks()
+{
+    ServerFixture server(options(), interactionSettings());
+    auto mine = call(server.port, 1, "write", {{"path", "mine"}});
+    const std::string mineId = responseIn(mine->read()).at("result").at("taskId");
+    auto theirs = call(server.port, 2, "write", {{"path", "theirs"}}, "other");
+    const std::string theirsId = responseIn(theirs->read()).at("result").at("taskId");
+
+    RawHttpClient listener(server.port);
+    listener.send(RawHttpClient::post(
+        request("sub", "subscriptions/listen", {{"notifications", {{"taskIds", {mineId, theirsId, "task-nope"}}}}}),
+        modernHeaders(server.port, "subscriptions/listen")));
+    const RawHttpResponse head = listener.read(10'000, 1);
+    QCOMPARE(head.status, 200);
+    QByteArray acknowledged = head.body;
+    QTRY_VERIFY_WITH_TIMEOUT(
+        (acknowledged += listener.readChunk(200)).contains("notifications/subscriptions/acknowledged"), 10'000);
+    QVERIFY2(acknowledged.contains(QByteArray::fromStdString(mineId)), acknowledged.constData());
+    QVERIFY(!acknowledged.contains(QByteArray::fromStdString(theirsId)));
+    QVERIFY(!acknowledged.contains("task-nope"));
+
+    QTRY_COMPARE_WITH_TIMEOUT(server.pendingInteractions().size(), 2, 10'000);
+    for (const PendingInteraction& question : server.pendingInteractions())
+        QCOMPARE(server.answer(question.id, InteractionAnswer::decide(Decision::AllowOnce)), QString());
+    QByteArray heard;
+    QTRY_VERIFY_WITH_TIMEOUT((heard += listener.readChunk(200)).contains("\"completed\""), 10'000);
+    QVERIFY2(heard.contains("notifications/tasks"), heard.constData());
+    QVERIFY(heard.contains(QByteArray::fromStdString(mineId)));
+    QVERIFY(heard.contains("io.modelcontextprotocol/subscriptionId"));
+    QVERIFY(heard.contains("written")); // the detailed task: its result inlined
+    QTest::qWait(200);
+    heard += listener.readChunk(200);
+    QVERIFY(!heard.contains(QByteArray::fromStdString(theirsId)));
+}
+
+void TestTaskHttp::aRestartKeepsAWaitingTaskAndFailsARunningOne()
+{
+    QTemporaryDir directory;
+    QVERIFY(directory.isValid());
+    const QString statePath = directory.filePath(QStringLiteral("workspace.json"));
+    std::string waitingId;
+    std::string runningId;
+    {
+        ServerFixture server(options(200), interactionSettings(statePath));
+        auto waiting = call(server.port, 1, "write", {{"path", "kept"}});
+        waitingId = responseIn(waiting->read()).at("result").at("taskId");
+        auto running = call(server.port, 2, "slow", json::object());
+        runningId = responseIn(running->read()).at("result").at("taskId");
+        QTRY_COMPARE_WITH_TIMEOUT(server.pendingInteractions().size(), 1, 10'000);
+    } // Switchboard stops
+
+    ServerFixture server(options(200), interactionSettings(statePath));
+    const json failed = taskGet(server.port, runningId).at("result");
+    QVERIFY2(failed.at("status") == "failed", failed.dump().c_str());
+    QVERIFY(failed.at("error").at("message").get<std::string>().find("not run again") != std::string::npos);
+    QVERIFY(taskGet(server.port, waitingId).at("result").at("status") == "working");
+    // The same question waits again, and answering it completes the task.
+    QTRY_COMPARE_WITH_TIMEOUT(server.pendingInteractions().size(), 1, 10'000);
+    const PendingInteraction question = server.pendingInteractions().front();
+    QVERIFY(question.waiting);
+    QCOMPARE(server.answer(question.id, InteractionAnswer::decide(Decision::AllowOnce)), QString());
+    json done;
+    QTRY_VERIFY_WITH_TIMEOUT((done = taskGet(server.port, waitingId).at("result")).at("status") == "completed", 10'000);
+    QVERIFY2(done.at("result").at("content").at(0).at("text") == "written", done.dump().c_str());
+    QCOMPARE(server.writeRuns.load(), 1);
+}
+
+void TestTaskHttp::aTaskPastItsLifetimeFailsThenGoes()
+{
+    InteractionBroker::Settings settings = interactionSettings();
+    settings.tasks.ttlMs = 400;
+    settings.tasks.keepAfterExpiryMs = 400;
+    ServerFixture server(options(), settings);
+    auto caller = call(server.port, 1, "write", {{"path", "late"}});
+    const std::string taskId = responseIn(caller->read()).at("result").at("taskId");
+    json expired;
+    QTRY_VERIFY_WITH_TIMEOUT(
+        (expired = taskGet(server.port, taskId)).contains("result") && expired.at("result").at("status") == "failed",
+        10'000);
+    QVERIFY(expired.at("result").at("error").at("message").get<std::string>().find("lifetime") != std::string::npos);
+    // Its call was stopped, and its question withdrawn.
+    QTRY_COMPARE_WITH_TIMEOUT(server.pendingInteractions().size(), 0, 10'000);
+    QCOMPARE(server.writeRuns.load(), 0);
+    // Then it is gone: -32602, as for any unknown task.
+    QTRY_VERIFY_WITH_TIMEOUT(taskGet(server.port, taskId).contains("error"), 10'000);
+    QCOMPARE(server.tasks().size(), 0);
+}
+
+void TestTaskHttp::aFullStoreKeepsTheCallOnItsResponse()
+{
+    InteractionBroker::Settings settings = interactionSettings();
+    settings.tasks.maxTasks = 1;
+    ServerFixture server(options(), settings);
+    auto first = call(server.port, 1, "write", {{"path", "one"}});
+    QVERIFY(responseIn(first->read()).at("result").at("resultType") == "task");
+    auto second = call(server.port, 2, "write", {{"path", "two"}});
+    QTRY_COMPARE_WITH_TIMEOUT(server.pendingInteractions().size(), 2, 10'000);
+    QCOMPARE(server.tasks().size(), 1);
+    for (const PendingInteraction& question : server.pendingInteractions()) {
+        if (question.arguments.contains("two"))
+            QCOMPARE(server.answer(question.id, InteractionAnswer::decide(Decision::AllowOnce)), QString());
+    }
+    // The second call was held on its open response and answered there.
+    const json answer = responseIn(second->read());
+    QVERIFY2(answer.at("result").at("resultType") == "complete", answer.dump().c_str());
+    QVERIFY(answer.at("result").at("content").at(0).at("text") == "written");
+}
+
+QTEST_GUILESS_MAIN(TestTaskHttp)
+#include "tst_taskhttp.moc"
