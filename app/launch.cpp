@@ -112,6 +112,7 @@ std::optional<BackendOptions> Launch::backendOptions(
     server.toolsPageSize = config.toolsPageSize;
     server.maxSessions = config.maxSessions;
     server.heartbeatIntervalMs = config.heartbeatSeconds * 1000;
+    server.taskPromoteAfterMs = config.taskPromoteAfterMs;
     server.executor.workerThreads = config.executionWorkers;
     server.executor.maxQueuedCalls = config.executionMaxQueuedCalls;
     server.executor.defaultDeadlineMs = qint64(config.defaultDeadlineSeconds) * 1000;

@@ -48,11 +48,21 @@ InteractionBroker::Settings interactionSettings(const BackendOptions& options, c
 {
     const SwitchboardConfig& config = options.config;
     InteractionBroker::Settings settings;
+    // "task" is for 2026-07-28 clients; a 2025 client under it is held (tasksRequired says the rest).
     const auto mode
         = [](const QString& name) { return name == QStringLiteral("park") ? PauseMode::Park : PauseMode::Hold; };
+    const QString task = QStringLiteral("task");
     settings.defaultMode = mode(config.interactionMode);
-    for (auto it = config.clientModes.cbegin(); it != config.clientModes.cend(); ++it)
+    settings.tasksRequired = config.interactionMode == task;
+    for (auto it = config.clientModes.cbegin(); it != config.clientModes.cend(); ++it) {
         settings.clientModes.insert(it.key(), mode(it.value()));
+        if (it.value() == task)
+            settings.taskClients.insert(it.key());
+    }
+    settings.tasks.ttlMs = qint64(config.taskTtlSeconds) * 1000;
+    settings.tasks.pollIntervalMs = config.taskPollIntervalMs;
+    settings.tasks.maxTasks = config.maxTasks;
+    settings.tasks.maxBytes = config.maxTaskBytes;
     // The console's own calls wait for the person at the console, who made them, unless the
     // configuration names the console: parked, the call would end at once for no one to retry.
     if (!settings.clientModes.contains(OperatorInterface::consoleClientName()))

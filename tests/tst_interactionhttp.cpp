@@ -61,6 +61,7 @@ private Q_SLOTS:
     void parkClosesUnansweredAndTheRetryGetsTheAnswer();
     void aStatelessCallHoldsWhereASessionWouldPark();
     void aStatelessCallHasNoSessionToAllow();
+    void closingAStatelessCallsStreamWithdrawsItsQuestion();
     void droppedConnectionKeepsTheQuestion();
     void cancelledWithdrawsTheQuestion();
     void deletedSessionWithdrawsTheQuestion();
@@ -249,6 +250,29 @@ void TestInteractionHttp::aStatelessCallHasNoSessionToAllow()
     const RawHttpResponse response = client.read();
     QCOMPARE(response.status, 200);
     QVERIFY2(responseIn(response).dump().find("written") != std::string::npos, response.body.constData());
+}
+
+void TestInteractionHttp::closingAStatelessCallsStreamWithdrawsItsQuestion()
+{
+    // In 2026-07-28 a closed response stream cancels its request; no retry waits for the question.
+    ServerFixture server(ServerFixture::defaultOptions(), interactionSettings());
+    const json meta{{"io.modelcontextprotocol/protocolVersion", "2026-07-28"},
+        {"io.modelcontextprotocol/clientInfo", {{"name", "agent"}, {"version", "1"}}},
+        {"io.modelcontextprotocol/clientCapabilities", json::object()}};
+    {
+        RawHttpClient client(server.port);
+        client.send(
+            RawHttpClient::post(QByteArray::fromStdString(json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "tools/call"},
+                                    {"params", {{"name", "write"}, {"arguments", {{"path", "p"}}}, {"_meta", meta}}}}
+                                                              .dump()),
+                modernHeaders(server.port, "tools/call", "write")));
+        QTRY_COMPARE_WITH_TIMEOUT(server.pendingInteractions().size(), 1, 10'000);
+        client.socket().abort();
+    }
+    QTRY_COMPARE_WITH_TIMEOUT(server.pendingInteractions().size(), 0, 10'000);
+    QTRY_COMPARE_WITH_TIMEOUT(server.finishedCalls().size(), 1, 10'000);
+    QCOMPARE(server.finishedCalls().front().status, CallStatus::Cancelled);
+    QCOMPARE(server.writeRuns.load(), 0);
 }
 
 void TestInteractionHttp::droppedConnectionKeepsTheQuestion()

@@ -104,9 +104,15 @@ void TestSwitchboardConfig::readsInteractionPermissionsAndClientTools()
     QVERIFY2(SwitchboardConfig::load(
                  write("interaction:\n"
                        "  mode: park\n"
-                       "  clients: {claude-code: hold, runner: park}\n"
+                       "  clients: {claude-code: hold, runner: park, agent: task}\n"
                        "  maxWaitSeconds: 30\n"
                        "  progressIntervalSeconds: 2\n"
+                       "tasks:\n"
+                       "  promoteAfterMs: 250\n"
+                       "  ttlSeconds: 120\n"
+                       "  pollIntervalMs: 500\n"
+                       "  maxTasks: 50\n"
+                       "  maxBytes: 2097152\n"
                        "permissions:\n"
                        "  default: deny\n"
                        "  tools: {echo: allow, push: ask}\n"
@@ -129,6 +135,12 @@ void TestSwitchboardConfig::readsInteractionPermissionsAndClientTools()
     QCOMPARE(config.interactionMode, QStringLiteral("park"));
     QCOMPARE(config.clientModes.value(QStringLiteral("claude-code")), QStringLiteral("hold"));
     QCOMPARE(config.clientModes.value(QStringLiteral("runner")), QStringLiteral("park"));
+    QCOMPARE(config.clientModes.value(QStringLiteral("agent")), QStringLiteral("task"));
+    QCOMPARE(config.taskPromoteAfterMs, 250);
+    QCOMPARE(config.taskTtlSeconds, 120);
+    QCOMPARE(config.taskPollIntervalMs, 500);
+    QCOMPARE(config.maxTasks, 50);
+    QCOMPARE(config.maxTaskBytes, qint64(2097152));
     QCOMPARE(config.maxWaitSeconds, 30);
     QCOMPARE(config.progressIntervalSeconds, 2);
     QCOMPARE(config.defaultPermission, QStringLiteral("deny"));
@@ -260,9 +272,11 @@ void TestSwitchboardConfig::errors_data()
     QTest::newRow("origins type") << QByteArray("server:\n  allowedOrigins: yes\n")
                                   << QStringLiteral("server.allowedOrigins must be a list");
     QTest::newRow("mode") << QByteArray("interaction:\n  mode: wait\n")
-                          << QStringLiteral("interaction.mode must be one of hold, park");
+                          << QStringLiteral("interaction.mode must be one of hold, park, task");
     QTest::newRow("client mode") << QByteArray("interaction:\n  clients: {a: sometimes}\n")
-                                 << QStringLiteral("interaction.clients a must be one of hold, park");
+                                 << QStringLiteral("interaction.clients a must be one of hold, park, task");
+    QTest::newRow("task lifetime") << QByteArray("tasks:\n  ttlSeconds: 1\n")
+                                   << QStringLiteral("tasks.ttlSeconds must be between 10 and 2592000");
     QTest::newRow("permission") << QByteArray("permissions:\n  tools: {rm: maybe}\n")
                                 << QStringLiteral(":2: permissions.tools rm must be one of allow, ask, deny");
     QTest::newRow("client tool without name")

@@ -103,6 +103,8 @@ private Q_SLOTS:
     void aQuickCallIsAnsweredWithoutATask();
     void aLongCallBecomesATaskAfterPromoteAfterMs();
     void aClientWithoutTheExtensionIsHeldAsBefore();
+    void aClientConfiguredHoldGetsNoTask();
+    void whereATaskIsRequiredAClientWithoutTheExtensionIsRefused();
     void tasksBelongToTheirClient();
     void tasksNeedTheExtension();
     void cancelWithdrawsTheQuestion();
@@ -197,6 +199,42 @@ void TestTaskHttp::aClientWithoutTheExtensionIsHeldAsBefore()
         QString());
     const json answer = responseIn(caller->read());
     QVERIFY2(answer.at("result").at("content").at(0).at("text") == "written", answer.dump().c_str());
+}
+
+void TestTaskHttp::aClientConfiguredHoldGetsNoTask()
+{
+    InteractionBroker::Settings settings = interactionSettings();
+    settings.clientModes.insert(QStringLiteral("agent"), PauseMode::Hold);
+    ServerFixture server(options(0), settings);
+    auto caller = call(server.port, 1, "write", {{"path", "held"}});
+    QTRY_COMPARE_WITH_TIMEOUT(server.pendingInteractions().size(), 1, 10'000);
+    QTest::qWait(100);
+    QCOMPARE(server.tasks().size(), 0);
+    QCOMPARE(server.answer(server.pendingInteractions().front().id, InteractionAnswer::decide(Decision::AllowOnce)),
+        QString());
+    const json answer = responseIn(caller->read());
+    QVERIFY2(answer.at("result").at("resultType") == "complete", answer.dump().c_str());
+}
+
+void TestTaskHttp::whereATaskIsRequiredAClientWithoutTheExtensionIsRefused()
+{
+    InteractionBroker::Settings settings = interactionSettings();
+    settings.tasksRequired = true;
+    ServerFixture server(options(), settings);
+    auto refused = call(server.port, 1, "write", {{"path", "x"}}, "agent", false);
+    const RawHttpResponse response = refused->read();
+    QCOMPARE(response.status, 400);
+    const json error = bodyJson(response).at("error");
+    QCOMPARE(int(error.at("code")), -32021);
+    QVERIFY(error.at("data").at("requiredCapabilities").at("extensions").contains(TasksExtension));
+    QCOMPARE(server.pendingInteractions().size(), 0); // refused before anything was asked
+    QCOMPARE(server.writeRuns.load(), 0);
+    // A call that waits for no one runs as ever.
+    auto echo = call(server.port, 2, "echo", {{"message", "fine"}}, "agent", false);
+    QVERIFY(responseIn(echo->read()).at("result").at("structuredContent").at("message") == "fine");
+    // With the extension, the same call is a task.
+    auto task = call(server.port, 3, "write", {{"path", "x"}});
+    QVERIFY(responseIn(task->read()).at("result").at("resultType") == "task");
 }
 
 void TestTaskHttp::tasksBelongToTheirClient()

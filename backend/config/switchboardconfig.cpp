@@ -946,8 +946,8 @@ bool SwitchboardConfig::load(const QString& path, SwitchboardConfig* config, QSt
         return false;
     }
     reader.checkKeys(root, nullptr,
-        {"server", "console", "history", "interaction", "execution", "permissions", "clientTools", "oauthProviders",
-            "secrets", "git", "mcp_endpoints", "sinks", "command_tools"});
+        {"server", "console", "history", "interaction", "tasks", "execution", "permissions", "clientTools",
+            "oauthProviders", "secrets", "git", "mcp_endpoints", "sinks", "command_tools"});
     const YAML::Node server = root["server"];
     if (reader.isSection(server, "server")) {
         reader.checkKeys(server, "server",
@@ -980,12 +980,21 @@ bool SwitchboardConfig::load(const QString& path, SwitchboardConfig* config, QSt
     if (reader.isSection(interaction, "interaction")) {
         reader.checkKeys(interaction, "interaction",
             {"mode", "clients", "maxWaitSeconds", "progressIntervalSeconds", "maxPendingQuestions"});
-        const QStringList modes = {QStringLiteral("hold"), QStringLiteral("park")};
+        const QStringList modes = {QStringLiteral("hold"), QStringLiteral("park"), QStringLiteral("task")};
         reader.readChoice(interaction, "interaction", "mode", modes, &config->interactionMode);
         reader.readChoiceMap(interaction, "interaction", "clients", modes, &config->clientModes);
         reader.read(interaction, "interaction", "maxWaitSeconds", &config->maxWaitSeconds, 1, 7 * 24 * 3600);
         reader.read(interaction, "interaction", "progressIntervalSeconds", &config->progressIntervalSeconds, 1, 3600);
         reader.read(interaction, "interaction", "maxPendingQuestions", &config->maxPendingQuestions, 1, 100'000);
+    }
+    const YAML::Node tasks = root["tasks"];
+    if (reader.isSection(tasks, "tasks")) {
+        reader.checkKeys(tasks, "tasks", {"promoteAfterMs", "ttlSeconds", "pollIntervalMs", "maxTasks", "maxBytes"});
+        reader.read(tasks, "tasks", "promoteAfterMs", &config->taskPromoteAfterMs, 0, 3'600'000);
+        reader.read(tasks, "tasks", "ttlSeconds", &config->taskTtlSeconds, 10, 30 * 24 * 3600);
+        reader.read(tasks, "tasks", "pollIntervalMs", &config->taskPollIntervalMs, 100, 600'000);
+        reader.read(tasks, "tasks", "maxTasks", &config->maxTasks, 1, 1'000'000);
+        reader.read<qint64>(tasks, "tasks", "maxBytes", &config->maxTaskBytes, qint64(1) << 20, qint64(16) << 30);
     }
     const YAML::Node execution = root["execution"];
     if (reader.isSection(execution, "execution")) {

@@ -19,8 +19,15 @@
 //     maxCalls: 500000
 //     maxBytes: 1073741824       # what the stored calls may hold together (16 MiB-1 TiB)
 //   interaction:                 # calls that wait for a person (client tools, approvals)
-//     mode: hold                 # hold (keep the call open) or park (close it; answer the retry)
+//     mode: hold                 # hold (keep the call open), park (close it; answer the retry) or
+//                                # task (2026-07-28 clients must declare the Tasks extension)
 //     clients: {agent-runner: park}   # per client, by the name in its clientInfo
+//   tasks:                       # 2026-07-28 calls carried by the Tasks extension
+//     promoteAfterMs: 1000       # a call still running this long becomes a task
+//     ttlSeconds: 3600           # a task's lifetime from its creation; then failed, then removed
+//     pollIntervalMs: 1000       # suggested to clients polling tasks/get
+//     maxTasks: 10000            # kept at once, every client together
+//     maxBytes: 268435456        # their records in the workspace state, together
 //     maxWaitSeconds: 600
 //     progressIntervalSeconds: 10
 //     maxPendingQuestions: 1000  # more are refused with a tool error
@@ -119,7 +126,13 @@ struct SwitchboardConfig
 
     // interaction
     QString interactionMode = QStringLiteral("hold");
-    QMap<QString, QString> clientModes; // client name → hold | park
+    QMap<QString, QString> clientModes; // client name → hold | park | task
+    // tasks
+    int taskPromoteAfterMs = 1'000;
+    int taskTtlSeconds = 3'600;
+    int taskPollIntervalMs = 1'000;
+    int maxTasks = 10'000;
+    qint64 maxTaskBytes = qint64(256) * 1024 * 1024;
     int maxWaitSeconds = 600;
     int progressIntervalSeconds = 10;
     int maxPendingQuestions = 1'000;

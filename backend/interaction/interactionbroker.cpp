@@ -180,6 +180,20 @@ PauseMode InteractionBroker::modeFor(const QString& clientName) const
     return m_settings.clientModes.value(clientName, m_settings.defaultMode);
 }
 
+bool InteractionBroker::offersTaskTo(const QString& clientName) const
+{
+    const auto configured = m_settings.clientModes.constFind(clientName);
+    return configured == m_settings.clientModes.cend() || *configured != PauseMode::Hold
+        || m_settings.taskClients.contains(clientName);
+}
+
+bool InteractionBroker::requiresTaskOf(const QString& clientName) const
+{
+    if (m_settings.taskClients.contains(clientName))
+        return true;
+    return m_settings.tasksRequired && !m_settings.clientModes.contains(clientName);
+}
+
 QString InteractionBroker::keyFor(const QString& clientName, const QString& tool, const json& arguments)
 {
     QCryptographicHash hash(QCryptographicHash::Sha256);

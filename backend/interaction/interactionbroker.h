@@ -52,6 +52,10 @@ public:
     {
         PauseMode defaultMode = PauseMode::Hold;
         QMap<QString, PauseMode> clientModes; // by clientInfo.name
+        // interaction.mode "task": a 2026-07-28 call that would wait for a person needs the Tasks
+        // extension (-32021 without it); taskClients: the clients configured "task" themselves.
+        bool tasksRequired = false;
+        QSet<QString> taskClients;
         int maxWaitMs = 600'000;
         int progressIntervalMs = 10'000;
         PermissionPolicy policy;
@@ -130,6 +134,11 @@ public:
 
     const Settings& settings() const { return m_settings; }
     PauseMode modeFor(const QString& clientName) const;
+    // How a 2026-07-28 client's call that waits for a person is carried. A client that declares
+    // the Tasks extension gets a task, unless the configuration names it "hold" (its calls stay on
+    // their open responses); one that does not is held, or refused where a task is required.
+    bool offersTaskTo(const QString& clientName) const;
+    bool requiresTaskOf(const QString& clientName) const;
     static QString keyFor(const QString& clientName, const QString& tool, const nlohmann::json& arguments);
     // The operating system's name for the user running this process ($USER, $USERNAME, $LOGNAME).
     static QString consoleUser();

@@ -453,13 +453,7 @@ int McpHttpServer::requestSessionCount() const
 
 QString McpHttpServer::identityOf(const json& clientInfo)
 {
-    std::string name = "unknown client";
-    if (clientInfo.is_object()) {
-        const auto value = clientInfo.find("name");
-        if (value != clientInfo.end() && value->is_string() && !value->get_ref<const std::string&>().empty())
-            name = value->get<std::string>();
-    }
-    return QStringLiteral("declared:") + QString::fromStdString(name);
+    return QStringLiteral("declared:") + TaskHost::clientNameOf(clientInfo);
 }
 
 void McpHttpServer::tellListeners(const TaskRecord& task)
@@ -1077,10 +1071,9 @@ void McpHttpServer::handleModernPost(const QHttpServerRequest& request, QTcpSock
         return;
     }
     const QString identity = identityOf(envelope.clientInfo);
+    const QString clientName = TaskHost::clientNameOf(envelope.clientInfo);
     if (message.method == "subscriptions/listen") {
-        const json info = envelope.clientInfo.is_object() ? envelope.clientInfo : json::object();
-        listen(socket, responder, headers, message, QString::fromStdString(info.value("name", "unknown client")),
-            envelope.clientCapabilities, identity);
+        listen(socket, responder, headers, message, clientName, envelope.clientCapabilities, identity);
         return;
     }
     if (message.method == "tasks/get" || message.method == "tasks/update" || message.method == "tasks/cancel") {
@@ -1100,6 +1093,19 @@ void McpHttpServer::handleModernPost(const QHttpServerRequest& request, QTcpSock
             if (refusal) {
                 writeError(responder, StatusCode(refusal->httpStatus), refusal->code, refusal->message, headers,
                     message.id, refusal->data);
+                return;
+            }
+            // Where the configuration wants a call that waits for a person carried as a task, a client
+            // that cannot take one is told so before anything runs.
+            const InteractionBroker* broker = m_environment.interactions;
+            if (m_tasks && broker && !TaskHost::declaresExtension(envelope.clientCapabilities)
+                && broker->requiresTaskOf(clientName) && broker->wouldPause(*tool, QString(), clientName)) {
+                writeError(responder, StatusCode::BadRequest, JsonRpc::MissingRequiredClientCapability,
+                    "Missing required client capability: a call of " + name
+                        + " waits for a person at the Switchboard console, and this server carries such calls "
+                          "as tasks: declare the io.modelcontextprotocol/tasks extension in the request's client "
+                          "capabilities",
+                    headers, message.id, TaskHost::requiredCapabilities());
                 return;
             }
         }
@@ -1123,7 +1129,8 @@ void McpHttpServer::handleModernPost(const QHttpServerRequest& request, QTcpSock
     auto exchange = std::make_shared<PostExchange>(std::move(responder), socket, std::move(headers), 1, false,
         closeAfter, m_options.limits.maxUnsentNotificationBytes);
     exchange->self = exchange;
-    if (m_tasks && message.method == "tools/call" && TaskHost::declaresExtension(envelope.clientCapabilities)) {
+    if (m_tasks && message.method == "tools/call" && TaskHost::declaresExtension(envelope.clientCapabilities)
+        && m_environment.interactions->offersTaskTo(clientName)) {
         // A call that may become a task: the task host owns its session from now on.
         std::unique_ptr<McpSession> taskSession = std::move(m_requestSessions.at(id));
         m_requestSessions.erase(id);

@@ -40,9 +40,9 @@ private:
     bool m_ended = false;
 };
 
-namespace {
+namespace {} // namespace
 
-QString clientNameOf(const json& clientInfo)
+QString TaskHost::clientNameOf(const json& clientInfo)
 {
     if (!clientInfo.is_object())
         return QStringLiteral("unknown client");
@@ -51,6 +51,8 @@ QString clientNameOf(const json& clientInfo)
         ? QString::fromStdString(name->get<std::string>())
         : QStringLiteral("unknown client");
 }
+
+namespace {
 
 QString clientVersionOf(const json& clientInfo)
 {

@@ -62,6 +62,8 @@ public:
     static constexpr const char* ExtensionId = "io.modelcontextprotocol/tasks";
     // Whether a request's client capabilities declare the extension.
     static bool declaresExtension(const nlohmann::json& clientCapabilities);
+    // The client's name as a request's clientInfo declares it ("unknown client" without one).
+    static QString clientNameOf(const nlohmann::json& clientInfo);
     // The `data` of a -32021 refusal for a request that needs the extension.
     static nlohmann::json requiredCapabilities();
 
