@@ -156,6 +156,12 @@ void TestTaskHttp::anApprovalBecomesATaskAnsweredAtTheConsole()
     QVERIFY(done.at("resultType") == "complete");
     QCOMPARE(server.writeRuns.load(), 1);
     QCOMPARE(server.tasks().front().callId, server.finishedCalls().last().id);
+    // One call, with its task's life on its timeline: created (waiting), handed out, polled, running.
+    const QByteArray timeline = server.finishedCalls().last().timeline;
+    for (const char* event : {"\"created\"", "\"handed-out\"", "\"polled\"", "\"running\""})
+        QVERIFY2(timeline.contains(event), timeline.constData());
+    QVERIFY(timeline.contains(QByteArray::fromStdString(taskId)));
+    QCOMPARE(server.finishedCalls().size(), 1);
     QTRY_COMPARE(server.requestSessionCount(), 0);
 }
 

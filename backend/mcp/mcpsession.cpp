@@ -973,6 +973,18 @@ void McpSession::replaceChannel(const ResponseChannel* from, const std::shared_p
     }
 }
 
+void McpSession::noteOnTimeline(const json& requestId, const json& entry)
+{
+    const std::string key = JsonRpc::dump(requestId);
+    const auto it = m_inFlight.find(key);
+    if (it == m_inFlight.end() || !it->second.timeline)
+        return;
+    it->second.timeline->record(it->second.timer.elapsed(), entry);
+    m_timelineChanged.insert(key);
+    if (!m_timelinePublisher.isActive())
+        m_timelinePublisher.start();
+}
+
 qint64 McpSession::callIdOf(const json& requestId) const
 {
     const auto it = m_inFlight.find(JsonRpc::dump(requestId));

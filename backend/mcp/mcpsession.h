@@ -107,6 +107,10 @@ public:
     // The calls answering on `from` answer on `to` from now on (a call given a task handle: its
     // result goes to the task, not to the exchange that carried the handle).
     void replaceChannel(const ResponseChannel* from, const std::shared_ptr<ResponseChannel>& to);
+    // Adds `entry` (a JSON-RPC notification's shape: method and params) to the timeline of the call
+    // with this JSON-RPC id, while it is in flight: what happened to the call besides what was sent
+    // on its stream (its task's life: created, handed out, polled, ended).
+    void noteOnTimeline(const nlohmann::json& requestId, const nlohmann::json& entry);
     // The call with this JSON-RPC id, while it is in flight; 0 otherwise.
     qint64 callIdOf(const nlohmann::json& requestId) const;
 

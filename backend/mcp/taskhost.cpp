@@ -95,6 +95,23 @@ TaskHost::~TaskHost()
     shutDown();
 }
 
+void TaskHost::noteOnTimeline(const QString& taskId, const char* event, const TaskRecord* task)
+{
+    const auto run = m_runOfTask.constFind(taskId);
+    if (run == m_runOfTask.cend())
+        return;
+    const auto it = m_runs.find(*run);
+    if (it == m_runs.end())
+        return;
+    json params{{"event", event}, {"taskId", taskId.toStdString()}};
+    if (task) {
+        params["status"] = TaskRecord::statusName(task->status).toStdString();
+        if (!task->statusMessage.isEmpty())
+            params["statusMessage"] = task->statusMessage.toStdString();
+    }
+    it->second.session->noteOnTimeline(it->second.requestId, json{{"method", "switchboard/task"}, {"params", params}});
+}
+
 QString TaskHost::waitingMessage(const QString& tool)
 {
     return QStringLiteral("Waiting for a person at the Switchboard console to answer the question of %1").arg(tool);
@@ -144,7 +161,6 @@ void TaskHost::waitChanged(const QByteArray& sessionId, const QString& interacti
             promote(sessionId); // a call that waits for a person is a task at once
         return;
     }
-    const QString tool = m_store->find(it->second.taskId) ? m_store->find(it->second.taskId)->tool : QString();
     m_store->update(it->second.taskId, [&](TaskRecord& task) {
         if (task.isTerminal())
             return;
@@ -154,6 +170,8 @@ void TaskHost::waitChanged(const QByteArray& sessionId, const QString& interacti
         if (callId)
             task.callId = callId;
     });
+    noteOnTimeline(
+        it->second.taskId, interactionId.isEmpty() ? "running" : "waiting", m_store->find(it->second.taskId));
 }
 
 void TaskHost::promote(const QByteArray& sessionId)
@@ -184,6 +202,7 @@ void TaskHost::promote(const QByteArray& sessionId)
     }
     entry.taskId = task->id;
     m_runOfTask.insert(task->id, sessionId);
+    noteOnTimeline(task->id, "created", &*task);
     // From now on the call's result goes to the task; the exchange waits for the handle.
     entry.session->replaceChannel(entry.exchange.get(), entry.sink);
     QPointer<TaskHost> self(this);
@@ -220,6 +239,7 @@ void TaskHost::announce(const QByteArray& sessionId, const QString& taskId, bool
     result["_meta"] = {{ModernRequest::ServerInfoKey, m_serverInfo}};
     entry.announced = true;
     entry.exchange.reset();
+    noteOnTimeline(taskId, "handed-out", task);
     exchange->sendResponse(JsonRpc::serialize(JsonRpc::makeResult(entry.requestId, std::move(result))));
 }
 
@@ -339,6 +359,7 @@ std::variant<json, TaskHost::Error> TaskHost::handle(
     }
     json ack{{"resultType", "complete"}, {"_meta", {{ModernRequest::ServerInfoKey, m_serverInfo}}}};
     if (method == "tasks/get") {
+        noteOnTimeline(taskId, "polled", task);
         json result = task->toWire(true);
         result["resultType"] = "complete";
         result["_meta"] = ack["_meta"];
@@ -346,6 +367,7 @@ std::variant<json, TaskHost::Error> TaskHost::handle(
     }
     if (method == "tasks/cancel") {
         if (!task->isTerminal()) {
+            noteOnTimeline(taskId, "cancel-requested", task);
             stopTask(taskId, QStringLiteral("cancelled by the client (tasks/cancel)"));
             // A task with no call running here (another process's, or one restored without its call)
             // is cancelled all the same.
@@ -421,6 +443,7 @@ void TaskHost::resumeStoredTasks()
             {"params", BoundedJson::parse(task.request, BoundedJson::Limits::message()).value}};
         const std::shared_ptr<ResponseChannel> sink = entry.sink;
         run(sessionId, JsonRpc::classify(document), QByteArray(), sink);
+        noteOnTimeline(task.id, "resumed", &task);
         // The call may have been answered at once (an answer stored while Switchboard was down).
         if (const auto it = m_runs.find(sessionId); it != m_runs.end() && m_store->find(task.id)) {
             const qint64 callId = it->second.session->callIdOf(it->second.requestId);

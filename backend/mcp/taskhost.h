@@ -121,6 +121,8 @@ private:
     // Ends a run: its session terminated once the current event is handled.
     void finishRun(const QByteArray& sessionId, const QString& reason);
     void stopTask(const QString& taskId, const QString& reason);
+    // Puts a step of the task's life on its call's timeline (method switchboard/task).
+    void noteOnTimeline(const QString& taskId, const char* event, const TaskRecord* task = nullptr);
     static QString waitingMessage(const QString& tool);
     static QString runningMessage(const QString& tool);
 
