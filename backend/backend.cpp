@@ -223,6 +223,9 @@ bool Backend::start(QString* error)
                 m_interactions->watchState();
             McpServerOptions serverOptions = m_options.server;
             serverOptions.nextCallId = [ids = m_callIds.get()] { return ids->next(); };
+            if (!m_options.stateDirectory.isEmpty())
+                serverOptions.requestStateKeyPath
+                    = QDir(m_options.stateDirectory).filePath(QStringLiteral("request-state.key"));
             if (m_options.listen) {
                 m_server = new McpHttpServer(serverOptions, m_registry, m_events, 0);
                 m_sessionHost = &m_server->host();

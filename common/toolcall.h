@@ -73,8 +73,9 @@ struct ToolCall
     //   "what": "allow_once" | "allow_session" | "allow_always" | "deny" | "answered" (a client
     //           tool's question) | "declined" (a client tool's question answered "no");
     //   "via": "answer" (a person answered this call's question), "stored" (answered while an
-    //          earlier identical call waited; this call took the answer) or "grant" (a standing or
-    //          session grant let it run without asking; "by" and "atMs" are then the grant's);
+    //          earlier identical call waited; this call took the answer), "grant" (a standing or
+    //          session grant let it run without asking; "by" and "atMs" are then the grant's) or
+    //          "client" (the client's own user answered through input_required; "round" says which);
     //   "by": the console user who decided (absent when not known, e.g. a grant from an older file);
     //   "atMs": when, ms since the Unix epoch (absent when not known);
     //   "scope" (allow_session, allow_always): {"everyClient", "client" (when not every client),

@@ -246,13 +246,15 @@ public:
             }
             checkKeys(item, "clientTools[]",
                 {"name", "title", "description", "inputSchema", "input_schema", "render", "prompt", "choices",
-                    "responseSchema"});
+                    "responseSchema", "answeredBy"});
             ClientToolConfig tool;
             tool.spec = yamlToJson<nlohmann::json>(item);
-            for (const char* own : {"render", "prompt", "choices", "responseSchema"})
+            for (const char* own : {"render", "prompt", "choices", "responseSchema", "answeredBy"})
                 tool.spec.erase(own);
             tool.render = QStringLiteral("confirm");
             readChoice(item, "clientTools[]", "render", renders, &tool.render);
+            readChoice(item, "clientTools[]", "answeredBy", {QStringLiteral("console"), QStringLiteral("client")},
+                &tool.answeredBy);
             readString(item, "clientTools[]", "prompt", &tool.prompt);
             readList(item, "clientTools[]", "choices", &tool.choices);
             if (const YAML::Node schema = item["responseSchema"]) {

@@ -48,6 +48,7 @@
 //       inputSchema: {type: object, properties: {question: {type: string}}}
 //       render: choice           # connect, confirm, choice or form
 //       choices: [main, develop]
+//       answeredBy: console      # or client: the client's own user, through input_required
 //   oauthProviders:              # what the connect widget offers for OAuth (see OAuthProvider)
 //     - name: github
 //       title: GitHub
@@ -108,6 +109,9 @@ struct ClientToolConfig
     QString prompt; // optional text shown above the widget
     QStringList choices; // choice: fixed options (otherwise the call's "options" argument)
     nlohmann::ordered_json responseSchema; // form: the JSON schema of what the person fills in, in its own order
+    // Who answers: the person at the console, or the client's own user (a 2026-07-28 client that
+    // declares elicitation gets input_required; any other client gets the console question).
+    QString answeredBy = QStringLiteral("console");
 };
 
 struct SwitchboardConfig

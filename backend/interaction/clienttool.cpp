@@ -6,6 +6,8 @@
 #include "tools/schemavalidator.h"
 #include "tools/toolresult.h"
 
+#include <algorithm>
+
 using nlohmann::json;
 
 namespace {
@@ -73,6 +75,118 @@ nlohmann::ordered_json ClientTool::renderSpec(const json& arguments) const
         }
     }
     return spec;
+}
+
+namespace {
+
+// Whether a form's schema is what elicitation may ask: an object of primitive properties (string,
+// number, integer, boolean, or an array of enum strings), nothing nested.
+bool isFlatPrimitiveSchema(const json& schema)
+{
+    if (!schema.is_object() || schema.value("type", std::string()) != "object")
+        return false;
+    const auto properties = schema.find("properties");
+    if (properties == schema.end() || !properties->is_object())
+        return false;
+    for (const auto& [name, property] : properties->items()) {
+        if (!property.is_object())
+            return false;
+        const std::string type = property.value("type", std::string());
+        if (type == "string" || type == "number" || type == "integer" || type == "boolean")
+            continue;
+        if (type == "array") {
+            const auto items = property.find("items");
+            if (items != property.end() && items->is_object() && (items->contains("enum") || items->contains("anyOf")))
+                continue;
+        }
+        return false;
+    }
+    return true;
+}
+
+} // namespace
+
+std::optional<json> ClientTool::elicitation(const json& arguments) const
+{
+    const nlohmann::ordered_json spec = renderSpec(arguments);
+    std::string message = prompt.toStdString();
+    if (const auto question = spec.find("question"); question != spec.end() && question->is_string())
+        message = message.empty() ? question->get<std::string>() : message + "\n\n" + question->get<std::string>();
+    json schema;
+    switch (render) {
+    case RenderHint::Confirm:
+        schema = json{{"type", "object"}, {"properties", {{"confirmed", {{"type", "boolean"}, {"title", "Confirm"}}}}},
+            {"required", {"confirmed"}}};
+        break;
+    case RenderHint::Choice: {
+        const json options = json(spec.value("choices", nlohmann::ordered_json::array()));
+        if (!options.is_array() || options.empty())
+            return std::nullopt;
+        schema = json{{"type", "object"}, {"properties", {{"choice", {{"type", "string"}, {"enum", options}}}}},
+            {"required", {"choice"}}};
+        break;
+    }
+    case RenderHint::Form:
+        schema = json(responseSchema);
+        if (!isFlatPrimitiveSchema(schema))
+            return std::nullopt;
+        break;
+    case RenderHint::Connect: // an API key is a secret: never through a form
+    case RenderHint::Approval:
+        return std::nullopt;
+    }
+    if (message.empty())
+        message = "Switchboard asks for your answer";
+    return json{{"mode", "form"}, {"message", message}, {"requestedSchema", std::move(schema)}};
+}
+
+std::optional<json> ClientTool::outputFromElicitation(
+    const json& elicitResult, const json& arguments, QString* problem) const
+{
+    if (!elicitResult.is_object() || !elicitResult.contains("action") || !elicitResult.at("action").is_string()) {
+        *problem = QStringLiteral("an elicitation answer needs \"action\": accept, decline or cancel");
+        return std::nullopt;
+    }
+    const std::string action = elicitResult.at("action").get<std::string>();
+    if (action == "decline" || action == "cancel") {
+        // As the console's own "decline" reads for each kind of question.
+        if (render == RenderHint::Confirm)
+            return json{{"confirmed", false}};
+        return json{{"reason", "declined"}};
+    }
+    if (action != "accept") {
+        *problem = QStringLiteral("an elicitation answer's action must be accept, decline or cancel");
+        return std::nullopt;
+    }
+    const json content = elicitResult.value("content", json::object());
+    json output;
+    switch (render) {
+    case RenderHint::Confirm:
+        output = json{{"confirmed", content.value("confirmed", false)}};
+        break;
+    case RenderHint::Choice: {
+        output = json{{"choice", content.value("choice", json(nullptr))}};
+        // One of the options asked, as the console's widget allows no other.
+        const json options = json(renderSpec(arguments).value("choices", nlohmann::ordered_json::array()));
+        if (std::find(options.begin(), options.end(), output.at("choice")) == options.end()) {
+            *problem = QStringLiteral("the choice is not one of the options asked");
+            return std::nullopt;
+        }
+        break;
+    }
+    case RenderHint::Form:
+        output = json{{"values", content}};
+        break;
+    case RenderHint::Connect:
+    case RenderHint::Approval:
+        *problem = QStringLiteral("this question is not answered by the client");
+        return std::nullopt;
+    }
+    if (const QString invalid = checkOutput(output); !invalid.isEmpty()) {
+        *problem = invalid;
+        return std::nullopt;
+    }
+    return output;
 }
 
 QString ClientTool::checkArguments(const json& arguments) const
@@ -229,6 +343,7 @@ bool ClientTool::fromConfig(const ClientToolConfig& config, RegisteredTool* tool
     clientTool->prompt = config.prompt;
     clientTool->choices = config.choices;
     clientTool->responseSchema = config.responseSchema;
+    clientTool->answeredByClient = config.answeredBy == QStringLiteral("client");
     if (spec.description.isEmpty())
         spec.description = QStringLiteral("Asks the person at the Switchboard console and waits for their answer.");
     *tool = clientToolEntry(std::move(spec), std::move(clientTool));

@@ -13,6 +13,8 @@
 #include <QHash>
 #include <QStringList>
 
+#include <optional>
+
 #include <nlohmann/json.hpp>
 
 struct ClientToolConfig;
@@ -27,6 +29,9 @@ public:
     nlohmann::ordered_json responseSchema; // form: what the person fills in; ordered: fields show in schema order
     QStringList oauthProviders; // connect: providers the console can run OAuth for
     QHash<QString, QString> providerTitles; // connect: a provider's configured title, by its name
+    // answeredBy: client: a 2026-07-28 client that declares elicitation asks its own user
+    // (input_required); any other client's call is a console question as usual.
+    bool answeredByClient = false;
 
     // What the widget needs, from the call's arguments (JSON for PendingInteraction::renderSpec).
     nlohmann::ordered_json renderSpec(const nlohmann::json& arguments) const;
@@ -37,6 +42,16 @@ public:
     QString checkOutput(const nlohmann::json& output) const;
     // The result a waiting client gets when no one answered within `seconds`.
     ToolResult timeoutResult(const QString& toolName, int seconds) const;
+
+    // The question as an elicitation/create request's params for the client's own user (form mode:
+    // message and a flat requestedSchema), or nullopt when this tool's question cannot be asked so
+    // (a connect question: a secret never goes through a form; a form whose schema is not the flat,
+    // primitive kind elicitation allows).
+    std::optional<nlohmann::json> elicitation(const nlohmann::json& arguments) const;
+    // The answer an ElicitResult ({action, content}) gives, as checkOutput() accepts it; nullopt with
+    // `problem` when it is not one.
+    std::optional<nlohmann::json> outputFromElicitation(
+        const nlohmann::json& elicitResult, const nlohmann::json& arguments, QString* problem) const;
 
     // The result that carries an answer to the client: the output as text and structured content.
     static ToolResult resultFor(const nlohmann::json& output);

@@ -2,6 +2,7 @@
 
 #include "backendevents.h"
 #include "interaction/interactionbroker.h"
+#include "interaction/requeststate.h"
 #include "interaction/taskstore.h"
 #include "mcp/guardedtcpserver.h"
 #include "mcp/httpconnectionguard.h"
@@ -442,6 +443,17 @@ bool McpHttpServer::listen(QString* error)
             m_environment.identity.toJson(), this);
         connect(&broker->tasks(), &TaskStore::taskChanged, this, &McpHttpServer::tellListeners);
         m_tasks->resumeStoredTasks();
+        QString keyError;
+        std::optional<RequestStates> states
+            = RequestStates::open(m_options.requestStateKeyPath, RequestStates::Settings{}, &keyError);
+        if (states) {
+            m_requestStates = std::make_unique<RequestStates>(std::move(*states));
+            m_environment.requestStates = m_requestStates.get();
+        } else {
+            qWarning("switchboard: questions that clients' own users would answer (input_required) are asked at the "
+                     "console instead: %s",
+                qPrintable(keyError));
+        }
     }
     return true;
 }
@@ -1121,6 +1133,7 @@ void McpHttpServer::handleModernPost(const QHttpServerRequest& request, QTcpSock
     auto owned = std::make_unique<McpSession>(SessionHost::requestSessionId(newSessionId()), &m_environment);
     McpSession* session = owned.get();
     session->adoptEnvelope(envelope.version, envelope.clientInfo, envelope.logLevel);
+    session->setCaller(identity, envelope.clientCapabilities);
     if (message.method == "tools/call" && !roomToWait(*session, responder, headers, message.id))
         return;
     const QByteArray id = session->id();

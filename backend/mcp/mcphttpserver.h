@@ -29,6 +29,7 @@ class ToolRegistry;
 class ToolRouter;
 
 class InteractionBroker;
+class RequestStates;
 class TaskHost;
 struct TaskRecord;
 
@@ -165,4 +166,5 @@ private:
     std::unordered_map<quint64, ListenStream> m_listenStreams;
     quint64 m_nextListenKey = 0;
     TaskHost* m_tasks = nullptr; // a child; from listen() when there is a broker
+    std::unique_ptr<RequestStates> m_requestStates; // from listen() when there is a broker
 };

@@ -36,6 +36,9 @@ struct McpServerOptions
     // A 2026-07-28 call of a client that declared the Tasks extension becomes a task when it waits
     // for a person, or when it is still running after this long.
     int taskPromoteAfterMs = 1'000;
+    // The key that signs input_required rounds' requestState (created owner-only when missing);
+    // empty: a random key in memory, so a restart ends the rounds in progress.
+    QString requestStateKeyPath;
     // Gives each call its id (the Backend's CallIdSource); empty: counting up from firstCallId.
     std::function<qint64()> nextCallId;
 };

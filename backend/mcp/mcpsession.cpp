@@ -4,6 +4,7 @@
 #include "boundedjson.h"
 #include "interaction/clienttool.h"
 #include "interaction/interactionbroker.h"
+#include "interaction/requeststate.h"
 #include "mcp/calltimeline.h"
 #include "mcp/modernrequest.h"
 #include "mcp/protocolversion.h"
@@ -177,6 +178,12 @@ void McpSession::adoptEnvelope(const std::string& version, const json& clientInf
     m_clientName = m_environment->redactor.text(stringOr(info, "name", QStringLiteral("unknown client")));
     m_clientVersion = m_environment->redactor.text(stringOr(info, "version", QString()));
     m_initialized = true;
+}
+
+void McpSession::setCaller(const QString& identity, const json& clientCapabilities)
+{
+    m_identity = identity;
+    m_clientCapabilities = clientCapabilities.is_object() ? clientCapabilities : json::object();
 }
 
 bool McpSession::isModern() const
@@ -525,6 +532,12 @@ void McpSession::handleToolsCall(
         std::move(arguments), std::move(metadata), std::move(hooks), m_environment->executor->home());
 
     InFlight& entry = m_inFlight[key];
+    if (isModern()) {
+        if (const auto responses = params.find("inputResponses"); responses != params.end())
+            entry.inputResponses = *responses;
+        if (const auto state = params.find("requestState"); state != params.end() && state->is_string())
+            entry.requestState = QByteArray::fromStdString(state->get<std::string>());
+    }
     entry.context = context;
     entry.channel = channel;
     entry.requestId = message.id;
@@ -637,8 +650,10 @@ void McpSession::admitCall(const std::string& key)
         break;
     }
 
-    // A stateless (2026-07-28) request has nothing to come back to but its open response: until
-    // it can be given a task, its call holds where a session's would park.
+    if (isModern() && tool->clientTool && tool->clientTool->answeredByClient && runInputRound(key))
+        return;
+    // A stateless (2026-07-28) request has nothing to come back to but its open response (or its
+    // task): its call holds where a session's would park.
     if (isModern())
         admission.mode = PauseMode::Hold;
     if (admission.mode == PauseMode::Park) {
@@ -879,6 +894,115 @@ void McpSession::completeCall(const std::string& key, ToolResult result)
     record.details = detailsOf(*entry.context);
     withholdInvocation(record);
     m_environment->events->publishCallFinished(record);
+}
+
+void McpSession::endCall(const std::string& key, const json& response, CallStatus status, const QString& note)
+{
+    const auto it = m_inFlight.find(key);
+    if (it == m_inFlight.end())
+        return;
+    InFlight entry = std::move(it->second);
+    m_inFlight.erase(it);
+    if (const QString interactionId = stopWaiting(entry); !interactionId.isEmpty())
+        m_environment->interactions->withdraw(interactionId, QStringLiteral("the call finished"));
+    entry.context->cancel(); // nothing of the call may go on running
+    ToolCall& record = entry.record;
+    record.status = status;
+    record.error = m_environment->redactor.text(note);
+    const QByteArray bytes = JsonRpc::serialize(response);
+    if (entry.channel)
+        entry.channel->sendCallResponse(bytes, record.status);
+    recordTimes(entry);
+    record.response = m_environment->redactor.jsonText(bytes);
+    record.timeline = timelineOf(entry);
+    record.details = detailsOf(*entry.context);
+    withholdInvocation(record);
+    m_environment->events->publishCallFinished(record);
+}
+
+bool McpSession::runInputRound(const std::string& key)
+{
+    RequestStates* states = m_environment->requestStates;
+    const auto elicitation = m_clientCapabilities.find("elicitation");
+    // Form mode: `{}` or one that lists form (a client that offers only URL mode cannot show a form).
+    const bool canAsk = elicitation != m_clientCapabilities.end() && elicitation->is_object()
+        && (elicitation->empty() || elicitation->contains("form"));
+    InFlight& entry = m_inFlight.at(key);
+    if (!states || !canAsk || m_identity.isEmpty())
+        return false;
+    const ClientTool& clientTool = *entry.tool->clientTool;
+    const json& arguments = entry.context->arguments();
+    const QString tool = entry.tool->spec.name;
+    const QByteArray digest = RequestStates::digestOf(arguments);
+    constexpr const char* AnswerKey = "answer";
+    int round = 1;
+    if (!entry.requestState.isEmpty()) {
+        auto verified = states->verify(entry.requestState, m_identity, tool, digest);
+        if (const QString* refusal = std::get_if<QString>(&verified)) {
+            entry.timeline->record(entry.timer.elapsed(),
+                json{{"method", "switchboard/input"},
+                    {"params", {{"event", "refused"}, {"reason", refusal->toStdString()}}}});
+            endCall(key,
+                JsonRpc::makeError(
+                    entry.requestId, JsonRpc::InvalidParams, "Invalid params: " + refusal->toStdString()),
+                CallStatus::Error, *refusal);
+            return true;
+        }
+        const RequestStates::Claims claims = std::get<RequestStates::Claims>(std::move(verified));
+        const json responses = entry.inputResponses.is_object() ? entry.inputResponses : json::object();
+        const auto answer = responses.find(AnswerKey);
+        if (answer != responses.end()) {
+            QString problem;
+            const std::optional<json> output = clientTool.outputFromElicitation(*answer, arguments, &problem);
+            if (!output) {
+                endCall(key,
+                    JsonRpc::makeError(entry.requestId, JsonRpc::InvalidParams,
+                        std::string("Invalid params: inputResponses.") + AnswerKey + ": " + problem.toStdString()),
+                    CallStatus::Error, problem);
+                return true;
+            }
+            states->consume(claims);
+            entry.timeline->record(entry.timer.elapsed(),
+                json{{"method", "switchboard/input"},
+                    {"params",
+                        {{"event", "answered"}, {"round", claims.round}, {"keys", {AnswerKey}},
+                            {"previousCallId", claims.callId}}}});
+            const bool declined = answer->is_object() && answer->value("action", std::string()) != "accept";
+            entry.record.decision
+                = QByteArray::fromStdString(json{{"what", declined ? "declined" : "answered"}, {"via", "client"},
+                    {"by", "the user of " + m_clientName.toStdString()}, {"atMs", m_environment->clock()},
+                    {"round", claims.round}}.dump());
+            const std::shared_ptr<ToolCallContext> context = entry.context;
+            context->finish(ClientTool::resultFor(*output));
+            return true;
+        }
+        round = claims.round + 1; // the answer is missing: ask again
+    }
+    const std::optional<json> request = clientTool.elicitation(arguments);
+    if (!request)
+        return false;
+    RequestStates::Claims claims;
+    claims.identity = m_identity;
+    claims.tool = tool;
+    claims.argumentsDigest = digest;
+    claims.round = round;
+    claims.callId = entry.record.id;
+    claims.keys = {QString::fromLatin1(AnswerKey)};
+    const QByteArray state = states->issue(claims);
+    if (state.isEmpty())
+        return false; // too many rounds in flight to remember another: the console asks
+    entry.timeline->record(entry.timer.elapsed(),
+        json{{"method", "switchboard/input"},
+            {"params",
+                {{"event", "asked"}, {"round", round}, {"keys", {AnswerKey}},
+                    {"requestKinds", {"elicitation/create"}}}}});
+    json result{{"resultType", "input_required"},
+        {"inputRequests", {{AnswerKey, {{"method", "elicitation/create"}, {"params", *request}}}}},
+        {"requestState", state.toStdString()}};
+    endCall(key, JsonRpc::makeResult(entry.requestId, resultOfThisEra(std::move(result))), CallStatus::Parked,
+        QStringLiteral("input required: asked the client's own user (round %1); the client's retry answers it")
+            .arg(round));
+    return true;
 }
 
 QByteArray McpSession::withoutInvocation(QByteArray jsonText) const

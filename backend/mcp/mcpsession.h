@@ -26,6 +26,7 @@ class BackendEvents;
 class CallTimeline;
 class HistoryFeed;
 class InteractionBroker;
+class RequestStates;
 struct InteractionAnswer;
 struct RegisteredTool;
 class ToolCallContext;
@@ -54,6 +55,8 @@ struct SessionEnvironment
     ToolExecutor* executor = nullptr; // runs every admitted call (required)
     BackendEvents* events = nullptr;
     InteractionBroker* interactions = nullptr; // null: every tool runs at once (no approvals)
+    // The requestState of input_required rounds (2026-07-28); null: questions are asked at the console.
+    RequestStates* requestStates = nullptr;
     HistoryFeed* history = nullptr; // null: calls never wait for history to catch up
     std::function<qint64()> nextCallId;
     TokenRedactor redactor; // keeps the bearer token out of call records (and so out of every sink)
@@ -94,6 +97,9 @@ public:
     // `logLevel`: the request's own (a level's name); empty, it gets no log messages.
     void adoptEnvelope(const std::string& version, const nlohmann::json& clientInfo, const std::string& logLevel);
     bool isModern() const;
+    // Who sent a stateless request (the identity tasks and requestState are bound to) and what its
+    // client can do (its clientCapabilities, e.g. elicitation for input_required).
+    void setCaller(const QString& identity, const nlohmann::json& clientCapabilities);
     // For a local caller making the console's own calls: every call of the session records
     // `replayOf` (ToolCall::replayOf), and `started` hears each call's id as soon as it has one.
     void setLocalCallHooks(qint64 replayOf, std::function<void(qint64 callId)> started);
@@ -156,6 +162,9 @@ private:
         QElapsedTimer waitTimer;
         std::shared_ptr<const RegisteredTool> tool;
         std::shared_ptr<CallTimeline> timeline; // what was sent about the call (shared with its notify hook)
+        // A 2026-07-28 retry of an input_required call: the answers and the state, as sent.
+        nlohmann::json inputResponses;
+        QByteArray requestState;
     };
 
     enum class QuestionFate {
@@ -193,6 +202,12 @@ private:
     void rejectCall(const JsonRpc::Message& message, ToolCall record, CallStatus status, int code, const QString& text,
         const std::shared_ptr<ResponseChannel>& channel, nlohmann::json data = nullptr);
     void completeCall(const std::string& key, ToolResult result);
+    // Ends a call with this response (a result that is not a CallToolResult, or a JSON-RPC error).
+    void endCall(const std::string& key, const nlohmann::json& response, CallStatus status, const QString& note);
+    // A client tool answered by the client's own user, for a client that can be asked (elicitation):
+    // asks (input_required), answers from a retry's inputResponses, or refuses a bad requestState.
+    // False when the question goes to the console instead.
+    bool runInputRound(const std::string& key);
     void cancelCall(const std::string& key, const QString& reason, QuestionFate fate = QuestionFate::Withdraw);
     void admitCall(const std::string& key);
     void resumeCall(const std::string& key, const InteractionAnswer& answer, const QByteArray& decision);
@@ -228,6 +243,8 @@ private:
     bool m_initialized = false;
     LogLevel m_logLevel = LogLevel::Info;
     bool m_logsWanted = true; // a 2026-07-28 request without a log level wants none
+    QString m_identity; // setCaller's
+    nlohmann::json m_clientCapabilities = nlohmann::json::object();
     qint64 m_lastActivityMs = 0;
     std::unordered_map<std::string, InFlight> m_inFlight; // key: the request id as JSON text
     struct HeldCall

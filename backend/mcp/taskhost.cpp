@@ -428,6 +428,7 @@ void TaskHost::resumeStoredTasks()
         json clientInfo{{"name", task.clientName.toStdString()}, {"version", task.clientVersion.toStdString()}};
         session->adoptEnvelope(
             ModernRequest::supportedVersions().front().get<std::string>(), clientInfo, std::string());
+        session->setCaller(task.owner, json{{"extensions", {{ExtensionId, json::object()}}}});
         const QByteArray sessionId = session->id();
         Run& entry = m_runs[sessionId];
         entry.session = std::move(session);
