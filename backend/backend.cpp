@@ -1076,3 +1076,84 @@ void Backend::cancelOAuth(const QString& interactionId)
             flow->cancel();
     });
 }
+
+namespace {
+
+ClientTokenInfoList listedTokens(const ClientTokens& tokens, QString* problem)
+{
+    ClientTokenInfoList listed;
+    for (const ClientTokens::Entry& entry : tokens.list(problem))
+        listed.append(ClientTokenInfo{entry.name, entry.createdAtMs});
+    return listed;
+}
+
+} // namespace
+
+Backend::ClientTokenWork::~ClientTokenWork()
+{
+    const std::lock_guard lock(outbox->mutex);
+    outbox->backend = nullptr;
+}
+
+void Backend::clientTokenWork(std::function<ClientTokenTell(ClientTokens&)> work)
+{
+    m_clientTokenWork.pool.start([outbox = m_clientTokenWork.outbox, tokens = m_clientTokens, work = std::move(work)] {
+        {
+            const std::lock_guard lock(outbox->mutex);
+            if (!outbox->backend)
+                return;
+        }
+        const ClientTokenTell tell = work(*tokens);
+        // Held while telling: the Backend cannot go between the check and the queued call.
+        const std::lock_guard lock(outbox->mutex);
+        if (outbox->backend)
+            tell(*outbox->backend);
+    });
+}
+
+void Backend::listClientTokens()
+{
+    clientTokenWork([](ClientTokens& tokens) -> ClientTokenTell {
+        QString problem;
+        const ClientTokenInfoList listed = listedTokens(tokens, &problem);
+        return [listed, problem](
+                   Backend& backend) { backend.announce(&OperatorInterface::clientTokensListed, listed, problem); };
+    });
+}
+
+void Backend::issueClientToken(const QString& name)
+{
+    clientTokenWork([name](ClientTokens& tokens) -> ClientTokenTell {
+        QString error;
+        const QByteArray token = tokens.issue(name, &error);
+        if (token.isEmpty()) {
+            return [error](Backend& backend) {
+                backend.announce(&OperatorInterface::commandFailed, QStringLiteral("issueClientToken"), error);
+            };
+        }
+        QString problem;
+        const ClientTokenInfoList listed = listedTokens(tokens, &problem);
+        return [name, token, listed, problem](Backend& backend) {
+            backend.announce(&OperatorInterface::clientTokenIssued, name, token);
+            backend.announce(&OperatorInterface::clientTokensListed, listed, problem);
+        };
+    });
+}
+
+void Backend::revokeClientToken(const QString& name)
+{
+    clientTokenWork([name](ClientTokens& tokens) -> ClientTokenTell {
+        QString error;
+        if (!tokens.revoke(name, &error)) {
+            return [error](Backend& backend) {
+                backend.announce(&OperatorInterface::commandFailed, QStringLiteral("revokeClientToken"), error);
+            };
+        }
+        QString problem;
+        const ClientTokenInfoList listed = listedTokens(tokens, &problem);
+        return [name, listed, problem](Backend& backend) {
+            backend.announce(&OperatorInterface::clientTokenRevoked, name);
+            backend.announce(&OperatorInterface::clientTokensListed, listed, problem);
+        };
+    });
+}

@@ -6,12 +6,14 @@
 // written on a thread of its own and searched on another. Nothing here blocks the caller's event
 // loop after start().
 
+#include "auth/clienttokens.h"
 #include "config/switchboardconfig.h"
 #include "historyquery.h"
 #include "mcp/mcphttpserver.h"
 #include "operatorinterface.h"
 #include "pendinginteraction.h"
 #include "toolcall.h"
+#include "tools/workerpool.h"
 
 #include <QDateTime>
 #include <QHash>
@@ -24,6 +26,7 @@
 
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 
 class AdapterRegistry;
@@ -179,6 +182,15 @@ public:
     // The tools clients see in tools/list now (a read-only adapter's write tools are not offered).
     void listTools() override;
 
+    // Named client tokens (ClientTokens, client-tokens.json in the state directory), read and changed
+    // on a thread of their own: a change waits for the file's lock and an fsync, which neither the
+    // window's thread nor the server's may. Work before start() too (they need only the directory).
+    void listClientTokens() override;
+    void issueClientToken(const QString& name) override;
+    void revokeClientToken(const QString& name) override;
+    // The named tokens, for whatever checks a client's token to share (one cache of the file).
+    std::shared_ptr<ClientTokens> clientTokens() const { return m_clientTokens; }
+
 private:
     // Emits `signal` (one of the interface's) with `arguments` on this object's thread, queued behind
     // everything told before it. From any thread: the window hears every signal on its own thread,
@@ -195,6 +207,11 @@ private:
     void runLocally(const QByteArray& request, const LocalCaller& caller, qint64 replayOf,
         std::function<void(qint64 callId)> started, std::function<void(const QByteArray& notification)> notified,
         std::function<void(const LocalCallOutcome&)> done);
+    // What a client-token command tells once done: announce()s, called with this object.
+    using ClientTokenTell = std::function<void(Backend&)>;
+    // Runs `work` on m_clientTokenWork's thread after every client-token command asked before it,
+    // then what it returns, unless this object has gone meanwhile.
+    void clientTokenWork(std::function<ClientTokenTell(ClientTokens&)> work);
     void registerAdapters();
     void registerSinks(const std::vector<SinkConfig>& configs);
     void registerCommandTools(const std::vector<CommandToolConfig>& configs);
@@ -235,4 +252,26 @@ private:
     QHash<McpSession*, std::shared_ptr<ResponseChannel>> m_localSessions;
     quint64 m_nextRequestId = 1;
     bool m_running = false;
+    const std::shared_ptr<ClientTokens> m_clientTokens
+        = std::make_shared<ClientTokens>(ClientTokens::defaultPath(m_options.stateDirectory));
+    // Client-token commands run one at a time on a thread of their own (a WorkerPool, which
+    // ThreadSanitizer can follow). They tell through the outbox, which names this object until it
+    // goes: a command still running then tells no one, and one not yet started does nothing. Neither
+    // waits for the other: a command may wait seconds for the file's lock.
+    struct ClientTokenOutbox
+    {
+        explicit ClientTokenOutbox(Backend* owner)
+            : backend(owner)
+        {}
+        std::mutex mutex;
+        Backend* backend; // null once it is going
+    };
+    struct ClientTokenWork
+    {
+        std::shared_ptr<ClientTokenOutbox> outbox;
+        WorkerPool pool{1, QByteArrayLiteral("client-tokens")};
+        ~ClientTokenWork(); // empties the outbox, then lets the pool go
+    };
+    // Last, so destroyed first, while everything else is still there.
+    ClientTokenWork m_clientTokenWork{std::make_shared<ClientTokenOutbox>(this)};
 };

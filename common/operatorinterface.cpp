@@ -21,6 +21,7 @@ OperatorInterface::OperatorInterface(QObject* parent)
     qRegisterMetaType<SecurityEventList>();
     qRegisterMetaType<PermissionEntryList>();
     qRegisterMetaType<ToolInfoList>();
+    qRegisterMetaType<ClientTokenInfoList>();
 }
 
 OperatorInterface::~OperatorInterface() = default;
@@ -114,4 +115,21 @@ void OperatorInterface::listTools()
 QString OperatorInterface::consoleClientName()
 {
     return QStringLiteral("Switchboard console");
+}
+
+void OperatorInterface::listClientTokens()
+{
+    Q_EMIT clientTokensListed({}, QString());
+}
+
+void OperatorInterface::issueClientToken(const QString& name)
+{
+    Q_EMIT commandFailed(QStringLiteral("issueClientToken"),
+        QStringLiteral("This backend keeps no client tokens, so none was issued for %1.").arg(name));
+}
+
+void OperatorInterface::revokeClientToken(const QString& name)
+{
+    Q_EMIT commandFailed(QStringLiteral("revokeClientToken"),
+        QStringLiteral("This backend keeps no client tokens, so there is no token %1 to revoke.").arg(name));
 }

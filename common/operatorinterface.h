@@ -10,6 +10,7 @@
 // signals on the caller's thread.
 
 #include "backendstates.h"
+#include "clienttokeninfo.h"
 #include "historyquery.h"
 #include "pendinginteraction.h"
 #include "permissionentry.h"
@@ -99,6 +100,16 @@ public:
     virtual void listTools();
     static QString consoleClientName();
 
+    // Named client tokens, each its client's identity (the shared token() keeps working beside them):
+    // the live ones arrive as clientTokensListed, and again after every issue and revoke. A new
+    // token arrives once as clientTokenIssued, its only showing; a revoked one as clientTokenRevoked
+    // (its client's next request is refused). Refusals (a name taken or not allowed, no such token,
+    // a token file that cannot be used) come as commandFailed "issueClientToken" or
+    // "revokeClientToken". A backend without them answers with commandFailed.
+    virtual void listClientTokens();
+    virtual void issueClientToken(const QString& name);
+    virtual void revokeClientToken(const QString& name);
+
 Q_SIGNALS:
     // Calls: the newest state of every call that started or changed since the previous batch, a few
     // dozen batches a second at most.
@@ -160,6 +171,12 @@ Q_SIGNALS:
     void toolsListed(const ToolInfoList& tools);
     // The tools offered changed (configuration reloaded, an adapter connected or went away).
     void toolsChanged();
+
+    // The named client tokens, oldest first; `problem` says why none of them is accepted now (their
+    // file cannot be used), empty when they are.
+    void clientTokensListed(const ClientTokenInfoList& tokens, const QString& problem);
+    void clientTokenIssued(const QString& name, const QByteArray& token);
+    void clientTokenRevoked(const QString& name);
 
     // A command this backend could not carry out (`command` is its name, e.g. "resetBreaker").
     void commandFailed(const QString& command, const QString& message);
