@@ -25,9 +25,11 @@ QString CommandLine::defaultConfigFile()
 CommandLine CommandLine::parse(const QCoreApplication& app)
 {
     QCommandLineParser parser;
-    parser.setApplicationDescription(
-        QStringLiteral("Switchboard: an operator console for MCP tool traffic. Runs an MCP server on loopback "
-                       "(Streamable HTTP at /mcp) and shows every tool call live."));
+    parser.setApplicationDescription(QStringLiteral(
+        "Switchboard: an operator console for MCP tool traffic. Runs an MCP server on loopback "
+        "(Streamable HTTP at /mcp) and shows every tool call live.\n\nAlso: `switchboard tool NAME` runs "
+        "one tool call; `switchboard client-token issue|revoke|list` manages named client tokens. "
+        "Each has --help."));
     parser.addHelpOption();
     parser.addVersionOption();
     const QCommandLineOption headless(QStringLiteral("headless"),
@@ -63,10 +65,13 @@ CommandLine CommandLine::parse(const QCoreApplication& app)
     if (parser.isSet(QStringLiteral("version")))
         parser.showVersion();
     if (const QStringList words = parser.positionalArguments(); !words.isEmpty()) {
-        refuse(words.first() == QLatin1String("tool")
-                ? QStringLiteral("unexpected argument \"tool\": the one-shot runner is `switchboard tool NAME "
-                                 "[options]`, with `tool` first")
-                : QStringLiteral("unexpected argument \"%1\": switchboard takes options only").arg(words.first()));
+        if (words.first() == QLatin1String("tool"))
+            refuse(QStringLiteral("unexpected argument \"tool\": the one-shot runner is `switchboard tool NAME "
+                                  "[options]`, with `tool` first"));
+        if (words.first() == QLatin1String("client-token"))
+            refuse(QStringLiteral("unexpected argument \"client-token\": the client tokens command is `switchboard "
+                                  "client-token issue|revoke|list [NAME] [options]`, with `client-token` first"));
+        refuse(QStringLiteral("unexpected argument \"%1\": switchboard takes options only").arg(words.first()));
     }
 
     CommandLine line;

@@ -1,9 +1,11 @@
 // switchboard: the command. Links no GUI library, so that what runs without a window starts fast:
 // headless (`--headless`, or when there is no display) it serves and logs one line per call;
-// `switchboard tool NAME` runs one tool call from stdin and exits; when
+// `switchboard tool NAME` runs one tool call from stdin and exits; `switchboard client-token`
+// issues, revokes and lists named client tokens; when
 // a window is wanted it becomes `switchboard-console` (exec, the same process id), installed next
 // to it.
 
+#include "clienttokencommand.h"
 #include "launch.h"
 #include "toolcommand.h"
 
@@ -35,6 +37,8 @@ int main(int argc, char** argv)
 {
     if (argc >= 2 && qstrcmp(argv[1], "tool") == 0)
         return runToolCommand(argc, argv);
+    if (argc >= 2 && qstrcmp(argv[1], "client-token") == 0)
+        return runClientTokenCommand(argc, argv);
     const bool headless = Launch::hasArgument(argc, argv, {"--headless"});
     // --help and --version answer without a window
     const bool informational = Launch::hasArgument(argc, argv, {"--help", "-h", "--version", "-v"});
