@@ -88,6 +88,9 @@ public:
         return lastRequestId;
     }
     void listTools() override { ++toolLists; }
+    void listClientTokens() override { ++clientTokenLists; }
+    void issueClientToken(const QString& name) override { clientTokenIssues << name; }
+    void revokeClientToken(const QString& name) override { clientTokenRevokes << name; }
 
     QByteArray tokenValue = QByteArrayLiteral("sb_fake-token");
     quint64 lastRequestId = 0;
@@ -111,4 +114,7 @@ public:
     QStringList sessionEnds;
     QList<ToolCallRequest> toolCalls;
     int toolLists = 0;
+    int clientTokenLists = 0;
+    QStringList clientTokenIssues;
+    QStringList clientTokenRevokes;
 };

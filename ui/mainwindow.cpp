@@ -9,6 +9,7 @@
 #include "calllogfilterproxy.h"
 #include "calllogmodel.h"
 #include "calllogview.h"
+#include "clienttokensdialog.h"
 #include "connectclientdialog.h"
 #include "copybutton.h"
 #include "dashboardview.h"
@@ -770,6 +771,11 @@ ConnectClientDialog* MainWindow::connectClientDialog() const
     return m_connectDialog;
 }
 
+ClientTokensDialog* MainWindow::clientTokensDialog() const
+{
+    return m_clientTokensDialog;
+}
+
 HistoryDialog* MainWindow::historyDialog() const
 {
     return m_historyDialog;
@@ -898,6 +904,14 @@ void MainWindow::createToolBar()
     connectAction->setProperty(WithoutShortcutProperty, true); // set up once per client
     connect(connectAction, &QAction::triggered, this, &MainWindow::showConnectClientDialog);
     addMenuAction(Menu::File, connectAction);
+
+    // Beside the shared token's snippets, in the menu only: issued once per client, rarely.
+    auto* clientTokensAction = new QAction(tr("Client tokens…"), this);
+    clientTokensAction->setObjectName(QStringLiteral("clientTokensAction"));
+    clientTokensAction->setToolTip(tr("Issue and revoke named tokens, each the identity of one client"));
+    clientTokensAction->setProperty(WithoutShortcutProperty, true);
+    connect(clientTokensAction, &QAction::triggered, this, &MainWindow::showClientTokensDialog);
+    addMenuAction(Menu::File, clientTokensAction);
 
     QAction* historyAction
         = toolBar->addAction(ThemeIcon::icon(QStringLiteral("document-open-recent")), tr("History…"));
@@ -1181,6 +1195,15 @@ void MainWindow::showConnectClientDialog()
     m_connectDialog->show();
     m_connectDialog->raise();
     m_connectDialog->activateWindow();
+}
+
+void MainWindow::showClientTokensDialog()
+{
+    if (!m_clientTokensDialog)
+        m_clientTokensDialog = new ClientTokensDialog(m_backend, this);
+    m_clientTokensDialog->show();
+    m_clientTokensDialog->raise();
+    m_clientTokensDialog->activateWindow();
 }
 
 void MainWindow::showHistoryDialog()

@@ -24,6 +24,7 @@ class OperatorInterface;
 class CallInspector;
 class CallLogModel;
 class CallLogView;
+class ClientTokensDialog;
 class ConnectClientDialog;
 class CopyButton;
 class HistoryDialog;
@@ -100,6 +101,7 @@ public:
     AdapterHealthView* adapterHealthView() const { return m_adapterHealthView; }
     // Created on first use.
     ConnectClientDialog* connectClientDialog() const;
+    ClientTokensDialog* clientTokensDialog() const;
     HistoryDialog* historyDialog() const;
     StatusWarning* historyStatus() const { return m_historyStatus; }
     StatusWarning* workspaceStateStatus() const { return m_stateStatus; }
@@ -117,6 +119,8 @@ public Q_SLOTS:
     void replayCall(const ToolCall& call);
     void editAndResendCall(const ToolCall& call);
     void showConnectClientDialog();
+    // File ▸ Client tokens…: issue and revoke the tokens that name their clients.
+    void showClientTokensDialog();
     void showHistoryDialog();
     // Help ▸ Keyboard Shortcuts: every key the window and its views offer.
     void showKeyboardShortcuts();
@@ -259,6 +263,7 @@ private:
     QAction* m_quitSeparator = nullptr;
 
     QPointer<ConnectClientDialog> m_connectDialog;
+    QPointer<ClientTokensDialog> m_clientTokensDialog;
     QPointer<HistoryDialog> m_historyDialog;
     ToolsView* m_toolsView = nullptr;
     quint64 m_consoleCallRequest = 0; // the latest replay sent, until its call starts
