@@ -5,7 +5,10 @@
 // answered at the console, sampling refused, a reloaded configuration, tools/list_changed from the
 // upstream's GET stream. The operator's overrides in the state directory (adapters.json): obeyed
 // from the start by a console and by a one-shot runner (a disabled adapter is never contacted),
-// followed by another console, and a forced-open breaker kept across a restart until reset.
+// followed by another console, and a forced-open breaker kept across a restart until reset. The
+// official SDK v2 server as an upstream in both eras: 2026-07-28 only (stateless, Mcp-Param-* headers,
+// a task polled and cancelled, input_required asked at the console, the breaker counting its
+// failures) and 2025 only (the handshake after the probe).
 
 #include <QDir>
 #include <QElapsedTimer>
@@ -123,6 +126,11 @@ private Q_SLOTS:
     void reloadLetsCallsInFlightFinish();
     void listChangedFloodIsCoalesced();
     void toolNamesWithInvisibleCharactersAreLeftOut();
+    void modernUpstreamBehindAnAdapter();
+    void modernUpstreamsQuestionIsAskedAtTheConsole();
+    void cancellingACallCancelsTheUpstreamTask();
+    void legacySdkV2UpstreamBehindAnAdapter();
+    void stoppedModernUpstreamOpensTheBreakerAndItsRestartClosesIt();
 
 private:
     // `adjust` changes the options before the backend starts (interaction settings, deadlines).
@@ -144,6 +152,8 @@ private:
     // The statuses the call log got for the finished calls of `tool`, oldest first, once there are
     // `count` of them.
     QList<CallStatus> finishedStatuses(const QString& tool, int count);
+    // Waits until the adapters offer `count` tools; their names then in the result.
+    json waitForTools(std::size_t count);
 
     std::unique_ptr<QTemporaryDir> m_dir;
     std::unique_ptr<UpstreamProcess> m_upstream;
@@ -1234,6 +1244,139 @@ void TestAdapters::toolNamesWithInvisibleCharactersAreLeftOut()
     }
     for (const char* offerable : {"get-sum", "fs.read_file", "Ünïcode", "user/profile"})
         QVERIFY2(UpstreamAdapter::isOfferableToolName(QString::fromUtf8(offerable)), offerable);
+}
+
+json TestAdapters::waitForTools(std::size_t count)
+{
+    json names;
+    if (!QTest::qWaitFor(
+            [&] {
+                names = listTools();
+                return names.is_array() && names.size() >= count;
+            },
+            30'000))
+        qWarning("the adapters offer %s", names.dump().c_str());
+    return names;
+}
+
+// The issue's done-when: an adapter talks to a 2026-only upstream. The SDK v2 server with legacy
+// 'reject' answers no initialize at all; its tools are offered, an x-mcp-header tool gets its
+// Mcp-Param-* headers, and a call the upstream makes a task is polled to its result.
+void TestAdapters::modernUpstreamBehindAnAdapter()
+{
+    UpstreamProcess v2(UpstreamProcess::Kind::SdkV2, {QStringLiteral("--era"), QStringLiteral("modern")});
+    QVERIFY2(v2.start(), qPrintable(v2.errorString()));
+    QVERIFY(startBackend({adapter(QStringLiteral("v2"), v2.url())}));
+    const json names = waitForTools(4);
+    // Switchboard lists tools by name.
+    QVERIFY2(names == json({"v2.confirm", "v2.echo", "v2.regional", "v2.slow_task"}), names.dump().c_str());
+    QCOMPARE(firstText(call(QStringLiteral("v2.echo"), {{"text", "über 2026"}})), QStringLiteral("über 2026"));
+    const json regional = call(QStringLiteral("v2.regional"), {{"region", "eu-west"}, {"priority", 3}});
+    QVERIFY2(regional.value("structuredContent", json())
+            == json({{"mcp-param-region", "eu-west"}, {"mcp-param-priority", "3"}}),
+        regional.dump().c_str());
+    QCOMPARE(firstText(call(QStringLiteral("v2.slow_task"), {{"ms", 300}})), QStringLiteral("task done after 300 ms"));
+    const json stats = v2.stats();
+    const json methods = stats.value("methods", json::object());
+    QCOMPARE(methods.value("initialize", 0), 0);
+    QVERIFY2(methods.value("server/discover", 0) >= 1, stats.dump().c_str());
+    QCOMPARE(stats["polls"].size(), std::size_t(1));
+    QVERIFY(stats["cancelled"].empty());
+    QCOMPARE(m_breakers.value(QStringLiteral("v2")).phase, BreakerPhase::Closed);
+    QCOMPARE(m_statuses.value(QStringLiteral("v2")).connection, AdapterConnection::Ready);
+}
+
+// input_required from a 2026 upstream is raised at the console as its elicitation/create would be;
+// the person's answer goes back with the call's retry.
+void TestAdapters::modernUpstreamsQuestionIsAskedAtTheConsole()
+{
+    UpstreamProcess v2(UpstreamProcess::Kind::SdkV2, {QStringLiteral("--era"), QStringLiteral("modern")});
+    QVERIFY2(v2.start(), qPrintable(v2.errorString()));
+    QVERIFY(startBackend({adapter(QStringLiteral("v2"), v2.url())}));
+    waitForTools(4);
+    QSignalSpy pending(m_backend.get(), &Backend::interactionPending);
+    std::optional<McpClient::Outcome> outcome;
+    m_client->callTool(
+        QStringLiteral("v2.confirm"), {{"action", "deploy"}}, {}, [&](McpClient::Outcome result) { outcome = result; });
+    QVERIFY(pending.wait(20'000));
+    const auto question = pending.at(0).at(0).value<PendingInteraction>();
+    QCOMPARE(question.render, RenderHint::Form);
+    QCOMPARE(question.route, ToolRoute::adapter(QStringLiteral("v2")));
+    const json spec = json::parse(question.renderSpec.toStdString(), nullptr, false);
+    QVERIFY2(spec.dump().find("Do you want to deploy?") != std::string::npos, spec.dump().c_str());
+    m_backend->answerInteraction(question.id, InteractionAnswer::respond({{"values", {{"confirmed", true}}}}));
+    QVERIFY(QTest::qWaitFor([&] { return outcome.has_value(); }, 20'000));
+    QVERIFY2(outcome->ok(), qPrintable(outcome->failure->message));
+    QCOMPARE(
+        firstText(outcome->result), QStringLiteral(R"(confirmed deploy: {"confirmed":true} (state state-for-deploy))"));
+    QCOMPARE(v2.stats()["methods"].value("tools/call", 0), 2);
+}
+
+// A client cancelling its call of a tool the upstream made a task: tasks/cancel reaches the upstream
+// and polling stops.
+void TestAdapters::cancellingACallCancelsTheUpstreamTask()
+{
+    UpstreamProcess v2(UpstreamProcess::Kind::SdkV2, {QStringLiteral("--era"), QStringLiteral("modern")});
+    QVERIFY2(v2.start(), qPrintable(v2.errorString()));
+    QVERIFY(startBackend({adapter(QStringLiteral("v2"), v2.url())}));
+    waitForTools(4);
+    std::optional<McpClient::Outcome> outcome;
+    auto pending = m_client->callTool(
+        QStringLiteral("v2.slow_task"), {{"ms", 60'000}}, {}, [&](McpClient::Outcome result) { outcome = result; });
+    QTRY_VERIFY_WITH_TIMEOUT(!v2.stats()["polls"].empty(), 20'000);
+    pending->cancel(QStringLiteral("the test cancels"));
+    QTRY_VERIFY_WITH_TIMEOUT(outcome.has_value(), 20'000);
+    QCOMPARE(outcome->failure->kind, McpClient::FailureKind::Cancelled);
+    json stats;
+    QTRY_VERIFY_WITH_TIMEOUT((stats = v2.stats())["cancelled"].size() == 1, 20'000);
+    QVERIFY2(stats["cancelled"][0] == json(stats["polls"].begin().key()), stats.dump().c_str());
+    QCOMPARE(finishedStatuses(QStringLiteral("v2.slow_task"), 1), QList<CallStatus>{CallStatus::Cancelled});
+    // A cancelled call is no failure of the upstream.
+    QCOMPARE(m_breakers.value(QStringLiteral("v2")).phase, BreakerPhase::Closed);
+}
+
+// The same SDK serving 2025 only: the probe is refused and the handshake follows; a tool that
+// would be a task for a 2026 client simply answers.
+void TestAdapters::legacySdkV2UpstreamBehindAnAdapter()
+{
+    UpstreamProcess v2(UpstreamProcess::Kind::SdkV2, {QStringLiteral("--era"), QStringLiteral("legacy")});
+    QVERIFY2(v2.start(), qPrintable(v2.errorString()));
+    QVERIFY(startBackend({adapter(QStringLiteral("v2"), v2.url())}));
+    QCOMPARE(waitForTools(4).size(), std::size_t(4));
+    QCOMPARE(firstText(call(QStringLiteral("v2.echo"), {{"text", "2025"}})), QStringLiteral("2025"));
+    QCOMPARE(firstText(call(QStringLiteral("v2.slow_task"), {{"ms", 100}})), QStringLiteral("slept without a task"));
+    const json methods = v2.stats().value("methods", json::object());
+    QVERIFY2(methods.value("server/discover", 0) >= 1, methods.dump().c_str());
+    QVERIFY2(methods.value("initialize", 0) >= 1, methods.dump().c_str());
+}
+
+// The breaker counts a 2026 upstream's failures as a 2025 one's; back on its port, the upstream is
+// probed again and the half-open trial closes the breaker.
+void TestAdapters::stoppedModernUpstreamOpensTheBreakerAndItsRestartClosesIt()
+{
+    auto v2 = std::make_unique<UpstreamProcess>(
+        UpstreamProcess::Kind::SdkV2, QStringList{QStringLiteral("--era"), QStringLiteral("modern")});
+    QVERIFY2(v2->start(), qPrintable(v2->errorString()));
+    QVERIFY(startBackend({adapter(QStringLiteral("v2"), v2->url())}));
+    waitForTools(4);
+    QCOMPARE(firstText(call(QStringLiteral("v2.echo"), {{"text", "up"}})), QStringLiteral("up"));
+    const int port = v2->port();
+
+    v2.reset(); // killed: connections are refused
+    for (int i = 0; i < 2; ++i) {
+        const json failed = call(QStringLiteral("v2.echo"), {{"text", "down"}});
+        QVERIFY2(firstText(failed).contains(QStringLiteral("connection")), failed.dump().c_str());
+    }
+    QVERIFY(waitForBreaker(QStringLiteral("v2"), BreakerPhase::Open));
+
+    v2 = std::make_unique<UpstreamProcess>(
+        UpstreamProcess::Kind::SdkV2, QStringList{QStringLiteral("--era"), QStringLiteral("modern")});
+    v2->setPort(port);
+    QVERIFY2(v2->start(), qPrintable(v2->errorString()));
+    QVERIFY(waitForBreaker(QStringLiteral("v2"), BreakerPhase::HalfOpen));
+    QCOMPARE(firstText(call(QStringLiteral("v2.echo"), {{"text", "back"}})), QStringLiteral("back"));
+    QVERIFY(waitForBreaker(QStringLiteral("v2"), BreakerPhase::Closed));
+    QVERIFY2(v2->stats()["methods"].value("server/discover", 0) >= 1, v2->stats().dump().c_str());
 }
 
 QTEST_GUILESS_MAIN(TestAdapters)

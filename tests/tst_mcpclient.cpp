@@ -1,8 +1,12 @@
 // McpClient against tests/node/fault-upstream.mjs (faults switched per test through its control
-// endpoint, what reached it read back from its stats) and once against the reference
-// server-everything. Needs tests/node installed; fails with a clear message otherwise.
+// endpoint, what reached it read back from its stats), once against the reference
+// server-everything, and against the official SDK v2 server (tests/node/sdk-v2-upstream.mjs) serving
+// 2026-07-28 only, 2025 only, or both: the era negotiated, stateless requests with their headers,
+// x-mcp-header arguments mirrored, input_required answered, tasks polled and cancelled. Needs
+// tests/node installed; fails with a clear message otherwise.
 
 #include "mcp/mcpclient.h"
+#include "mcp/modernrequest.h"
 
 #include "upstreamprocess.h"
 
@@ -81,6 +85,50 @@ private:
         });
         return result;
     }
+
+    // An SDK v2 upstream of one era (`modern`, `legacy`, `both`), started once and kept for the
+    // tests that follow; `arguments` make another one (kept under their own key).
+    UpstreamProcess& sdkV2(const QString& era, const QStringList& arguments = {})
+    {
+        const QString key = era + arguments.join(u' ');
+        auto& upstream = m_sdkV2[key];
+        if (!upstream) {
+            upstream = std::make_unique<UpstreamProcess>(
+                UpstreamProcess::Kind::SdkV2, QStringList{QStringLiteral("--era"), era} + arguments);
+            if (!upstream->start())
+                qWarning("%s", qPrintable(upstream->errorString()));
+        }
+        upstream->control(QStringLiteral("reset"));
+        return *upstream;
+    }
+
+    std::unique_ptr<McpClient> negotiatingClient(const QUrl& endpoint, qint64 timeoutMs = 30'000)
+    {
+        McpClient::Settings settings;
+        settings.endpoint = endpoint;
+        settings.clientVersion = QStringLiteral("0.1-test");
+        settings.negotiateModern = true;
+        settings.requestTimeoutMs = timeoutMs;
+        return std::make_unique<McpClient>(settings);
+    }
+
+    std::optional<McpClient::ToolList> listed(McpClient& client)
+    {
+        std::optional<McpClient::ToolList> list;
+        bool done = false;
+        client.listTools([&](const McpClient::ToolList& l, const std::optional<McpClient::Failure>& failure) {
+            done = true;
+            if (!failure)
+                list = l;
+            else
+                qWarning("tools/list failed: %s", qPrintable(failure->message));
+        });
+        if (!QTest::qWaitFor([&] { return done; }, waitMs))
+            return std::nullopt;
+        return list;
+    }
+
+    std::map<QString, std::unique_ptr<UpstreamProcess>> m_sdkV2;
 
     bool initialize(McpClient& client)
     {
@@ -980,6 +1028,410 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(!client, waitMs);
         QTest::qWait(100); // time passing is the point: the rest of the stream, were it still read, would be
         QCOMPARE(result->completions, 0);
+    }
+
+    // --- 2026-07-28 -------------------------------------------------------------------------
+
+    void headerValuesUseTheBase64SentinelWhenNeeded_data()
+    {
+        QTest::addColumn<QByteArray>("value");
+        QTest::addColumn<QByteArray>("header");
+        // The specification's own examples, and what stays as it is.
+        QTest::newRow("plain") << QByteArray("us-west1") << QByteArray("us-west1");
+        QTest::newRow("inner spaces") << QByteArray("us west 1") << QByteArray("us west 1");
+        QTest::newRow("empty") << QByteArray() << QByteArray();
+        QTest::newRow("non-ASCII") << QByteArray("Hello, 世界") << QByteArray("=?base64?SGVsbG8sIOS4lueVjA==?=");
+        QTest::newRow("padded") << QByteArray(" padded ") << QByteArray("=?base64?IHBhZGRlZCA=?=");
+        QTest::newRow("newline") << QByteArray("line1\nline2") << QByteArray("=?base64?bGluZTEKbGluZTI=?=");
+        QTest::newRow("looks like a sentinel")
+            << QByteArray("=?base64?literal?=") << QByteArray("=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?=");
+        QTest::newRow("tab") << QByteArray("a\tb") << QByteArray("=?base64?YQli?=");
+        QTest::newRow("trailing space") << QByteArray("us-west1 ") << QByteArray("=?base64?dXMtd2VzdDEg?=");
+    }
+
+    void headerValuesUseTheBase64SentinelWhenNeeded()
+    {
+        QFETCH(QByteArray, value);
+        QFETCH(QByteArray, header);
+        QCOMPARE(McpClient::headerValue(value.toStdString()), header);
+        // What a server decodes (Switchboard's own, ModernRequest) is the value again.
+        QVERIFY(ModernRequest::decodeHeaderValue(header) == std::optional<std::string>(value.toStdString()));
+    }
+
+    void invalidParamHeaderAnnotationsAreFound_data()
+    {
+        QTest::addColumn<QByteArray>("schema");
+        QTest::addColumn<bool>("valid");
+        const auto row = [](const char* name, const char* schema, bool valid) {
+            QTest::newRow(name) << QByteArray(schema) << valid;
+        };
+        row("none", R"({"type":"object","properties":{"a":{"type":"string"}}})", true);
+        row("string, integer, boolean",
+            R"({"type":"object","properties":{"a":{"type":"string","x-mcp-header":"A"},"b":{"type":"integer","x-mcp-header":"B"},"c":{"type":"boolean","x-mcp-header":"C"}}})",
+            true);
+        row("nested through properties",
+            R"({"type":"object","properties":{"o":{"type":"object","properties":{"r":{"type":"string","x-mcp-header":"Region"}}}}})",
+            true);
+        row("empty", R"({"type":"object","properties":{"v":{"type":"string","x-mcp-header":""}}})", false);
+        row("object", R"({"type":"object","properties":{"v":{"type":"object","x-mcp-header":"Data"}}})", false);
+        row("array",
+            R"({"type":"object","properties":{"v":{"type":"array","items":{"type":"string"},"x-mcp-header":"Items"}}})",
+            false);
+        row("null", R"({"type":"object","properties":{"v":{"type":"null","x-mcp-header":"Nil"}}})", false);
+        row("number", R"({"type":"object","properties":{"v":{"type":"number","x-mcp-header":"Score"}}})", false);
+        row("no type", R"({"type":"object","properties":{"v":{"x-mcp-header":"V"}}})", false);
+        row("twice",
+            R"({"type":"object","properties":{"a":{"type":"string","x-mcp-header":"Region"},"b":{"type":"string","x-mcp-header":"Region"}}})",
+            false);
+        row("twice ignoring case",
+            R"({"type":"object","properties":{"a":{"type":"string","x-mcp-header":"MyField"},"b":{"type":"string","x-mcp-header":"myfield"}}})",
+            false);
+        row("space", R"({"type":"object","properties":{"v":{"type":"string","x-mcp-header":"My Region"}}})", false);
+        row("colon", R"({"type":"object","properties":{"v":{"type":"string","x-mcp-header":"Region:Primary"}}})",
+            false);
+        row("non-ASCII", R"({"type":"object","properties":{"v":{"type":"string","x-mcp-header":"Région"}}})", false);
+        row("control", R"({"type":"object","properties":{"v":{"type":"string","x-mcp-header":"Region\t1"}}})", false);
+        row("on the root", R"({"type":"object","x-mcp-header":"Root"})", false);
+        row("under items",
+            R"({"type":"object","properties":{"l":{"type":"array","items":{"type":"string","x-mcp-header":"L"}}}})",
+            false);
+        row("under anyOf", R"({"type":"object","anyOf":[{"properties":{"v":{"type":"string","x-mcp-header":"V"}}}]})",
+            false);
+        row("under $defs", R"({"type":"object","$defs":{"d":{"type":"string","x-mcp-header":"D"}}})", false);
+    }
+
+    void invalidParamHeaderAnnotationsAreFound()
+    {
+        QFETCH(QByteArray, schema);
+        QFETCH(bool, valid);
+        const std::optional<QString> why = McpClient::invalidParamHeaders(json::parse(schema.toStdString()));
+        QVERIFY2(why.has_value() != valid, why ? qPrintable(*why) : "valid");
+    }
+
+    void paramHeadersFollowTheArguments()
+    {
+        const json schema = json::parse(R"({"type":"object","properties":{
+            "region":{"type":"string","x-mcp-header":"Region"},
+            "priority":{"type":"integer","x-mcp-header":"Priority"},
+            "verbose":{"type":"boolean","x-mcp-header":"Verbose"},
+            "where":{"type":"object","properties":{"city":{"type":"string","x-mcp-header":"City"}}},
+            "query":{"type":"string"}}})");
+        const json arguments = {{"region", "us-west1"}, {"priority", 42}, {"verbose", nullptr},
+            {"where", {{"city", "Zürich"}}}, {"query", "SELECT 1"}};
+        auto headers = McpClient::paramHeaders(schema, arguments);
+        std::sort(headers.begin(), headers.end());
+        const std::vector<std::pair<QByteArray, QByteArray>> expected{{"Mcp-Param-City", "=?base64?WsO8cmljaA==?="},
+            {"Mcp-Param-Priority", "42"}, {"Mcp-Param-Region", "us-west1"}};
+        QVERIFY(headers == expected);
+        // What Switchboard's own server requires of a call with these arguments, they satisfy.
+        const auto refusal = ModernRequest::checkParamHeaders(schema, arguments, [&](const QByteArray& name) {
+            for (const auto& [header, value] : headers) {
+                if (header.compare(name, Qt::CaseInsensitive) == 0)
+                    return std::optional<QByteArray>(value);
+            }
+            return std::optional<QByteArray>();
+        });
+        QVERIFY2(!refusal, refusal ? refusal->message.c_str() : "");
+    }
+
+    // The issue's done-when: an adapter's client talks to a 2026-only upstream (the SDK v2 server
+    // with legacy: 'reject'), with no initialize and no session, every request with its headers.
+    void modernOnlyUpstreamIsSpokenToStatelessly()
+    {
+        UpstreamProcess& upstream = sdkV2(QStringLiteral("modern"));
+        auto client = negotiatingClient(upstream.url());
+        std::optional<McpClient::InitializeResult> init;
+        client->initialize([&](const McpClient::InitializeResult& r, const std::optional<McpClient::Failure>& failure) {
+            QVERIFY2(!failure, failure ? qPrintable(failure->message) : "");
+            init = r;
+        });
+        QTRY_VERIFY_WITH_TIMEOUT(init.has_value(), waitMs);
+        QCOMPARE(client->era(), McpClient::Era::Modern);
+        QCOMPARE(client->protocolVersion(), QStringLiteral("2026-07-28"));
+        QCOMPARE(init->protocolVersion, QStringLiteral("2026-07-28"));
+        QCOMPARE(init->serverInfo.value("name", std::string()), std::string("sdk-v2-upstream"));
+        QCOMPARE(init->instructions, QStringLiteral("SDK v2 upstream (modern)"));
+        QVERIFY(client->sessionId().isEmpty());
+
+        const auto list = listed(*client);
+        QVERIFY(list);
+        std::vector<std::string> names;
+        for (const json& tool : list->tools)
+            names.push_back(tool.value("name", std::string()));
+        QVERIFY(names == (std::vector<std::string>{"echo", "regional", "confirm", "slow_task"}));
+        auto echoed = call(*client, QStringLiteral("echo"), {{"text", "über 2026"}});
+        QTRY_COMPARE_WITH_TIMEOUT(echoed->completions, 1, waitMs);
+        QVERIFY2(echoed->outcome.ok(), qPrintable(echoed->outcome.failure->message));
+        QCOMPARE(firstText(echoed->outcome.result), QStringLiteral("über 2026"));
+        QCOMPARE(echoed->outcome.result.value("resultType", std::string()), std::string("complete"));
+
+        const json stats = upstream.stats();
+        QCOMPARE(methodCount(stats, "server/discover"), 1);
+        QCOMPARE(methodCount(stats, "initialize"), 0);
+        const json headers = stats["headers"]["tools/call"];
+        QCOMPARE(headers.value("mcp-protocol-version", std::string()), std::string("2026-07-28"));
+        QCOMPARE(headers.value("mcp-method", std::string()), std::string("tools/call"));
+        QCOMPARE(headers.value("mcp-name", std::string()), std::string("echo"));
+        QVERIFY(!headers.contains("mcp-session-id"));
+        QCOMPARE(stats["headers"]["tools/list"].value("mcp-method", std::string()), std::string("tools/list"));
+        client->close();
+    }
+
+    // x-mcp-header arguments go as Mcp-Param-* headers (the SDK refuses a call without them); a
+    // call made before any listing is refused (-32020), lists the tools and goes again, as the
+    // revision advises.
+    void paramHeadersAreMirroredForTheUpstream()
+    {
+        UpstreamProcess& upstream = sdkV2(QStringLiteral("modern"));
+        auto client = negotiatingClient(upstream.url());
+        auto unlisted = call(*client, QStringLiteral("regional"), {{"region", "Zürich"}, {"priority", 7}});
+        QTRY_COMPARE_WITH_TIMEOUT(unlisted->completions, 1, waitMs);
+        QVERIFY2(unlisted->outcome.ok(), qPrintable(unlisted->outcome.failure->message));
+        json stats = upstream.stats();
+        QCOMPARE(methodCount(stats, "tools/call"), 2);
+        QCOMPARE(methodCount(stats, "tools/list"), 1);
+
+        auto mirrored = call(*client, QStringLiteral("regional"),
+            {{"region", "eu-west"}, {"priority", 3}, {"verbose", true}, {"note", "not a header"}});
+        QTRY_COMPARE_WITH_TIMEOUT(mirrored->completions, 1, waitMs);
+        QVERIFY2(mirrored->outcome.ok(), qPrintable(mirrored->outcome.failure->message));
+        const json seen = mirrored->outcome.result.value("structuredContent", json());
+        QVERIFY2(
+            seen == json({{"mcp-param-region", "eu-west"}, {"mcp-param-priority", "3"}, {"mcp-param-verbose", "true"}}),
+            seen.dump().c_str());
+        auto encoded = call(*client, QStringLiteral("regional"), {{"region", " Zürich "}, {"priority", 1}});
+        QTRY_COMPARE_WITH_TIMEOUT(encoded->completions, 1, waitMs);
+        QVERIFY2(encoded->outcome.ok(), qPrintable(encoded->outcome.failure->message));
+        QCOMPARE(encoded->outcome.result["structuredContent"].value("mcp-param-region", std::string()),
+            McpClient::headerValue(" Zürich ").toStdString());
+        stats = upstream.stats();
+        QCOMPARE(methodCount(stats, "tools/call"), 4);
+        QCOMPARE(methodCount(stats, "tools/list"), 1);
+        client->close();
+    }
+
+    void inputRequiredIsAnsweredByTheCallsHandler()
+    {
+        UpstreamProcess& upstream = sdkV2(QStringLiteral("modern"));
+        auto client = negotiatingClient(upstream.url());
+        McpClient::CallOptions options;
+        json asked;
+        options.serverRequest = [&](const QString& method, const json& params, McpClient::Reply reply) {
+            asked = {{"method", method.toStdString()}, {"params", params}};
+            reply(json{{"action", "accept"}, {"content", {{"confirmed", true}}}}, json());
+        };
+        auto confirmed = call(*client, QStringLiteral("confirm"), {{"action", "deploy"}}, options);
+        QTRY_COMPARE_WITH_TIMEOUT(confirmed->completions, 1, waitMs);
+        QVERIFY2(confirmed->outcome.ok(), qPrintable(confirmed->outcome.failure->message));
+        QCOMPARE(asked.value("method", std::string()), std::string("elicitation/create"));
+        QCOMPARE(asked["params"].value("message", std::string()), std::string("Do you want to deploy?"));
+        // The answer and the requestState, exactly as the upstream sent it, came back.
+        QCOMPARE(firstText(confirmed->outcome.result),
+            QStringLiteral(R"(confirmed deploy: {"confirmed":true} (state state-for-deploy))"));
+        QCOMPARE(methodCount(upstream.stats(), "tools/call"), 2);
+
+        // Without anyone to ask, the call ends saying what was asked.
+        auto unanswered = call(*client, QStringLiteral("confirm"), {{"action", "deploy"}});
+        QTRY_COMPARE_WITH_TIMEOUT(unanswered->completions, 1, waitMs);
+        QVERIFY(!unanswered->outcome.ok());
+        QCOMPARE(unanswered->outcome.failure->kind, FailureKind::Protocol);
+        QVERIFY2(unanswered->outcome.failure->message.contains(QStringLiteral("elicitation/create")),
+            qPrintable(unanswered->outcome.failure->message));
+        client->close();
+    }
+
+    void taskIsPolledToCompletion()
+    {
+        UpstreamProcess& upstream = sdkV2(QStringLiteral("modern"));
+        auto client = negotiatingClient(upstream.url());
+        auto task = call(*client, QStringLiteral("slow_task"), {{"ms", 400}});
+        QTRY_COMPARE_WITH_TIMEOUT(task->completions, 1, waitMs);
+        QVERIFY2(task->outcome.ok(), qPrintable(task->outcome.failure->message));
+        QCOMPARE(firstText(task->outcome.result), QStringLiteral("task done after 400 ms"));
+        const json stats = upstream.stats();
+        QCOMPARE(stats["polls"].size(), std::size_t(1));
+        const std::string taskId = stats["polls"].begin().key();
+        QVERIFY(stats["polls"][taskId].get<int>() >= 1);
+        // Each poll named its task in Mcp-Name and declared the extension it belongs to.
+        QCOMPARE(stats["headers"]["tasks/get"].value("mcp-name", std::string()), taskId);
+        QVERIFY(stats["cancelled"].empty());
+        client->close();
+    }
+
+    void cancellingATaskCancelsItUpstream_data()
+    {
+        QTest::addColumn<bool>("byDeadline");
+        QTest::newRow("cancelled") << false;
+        QTest::newRow("deadline") << true;
+    }
+
+    void cancellingATaskCancelsItUpstream()
+    {
+        QFETCH(bool, byDeadline);
+        UpstreamProcess& upstream = sdkV2(QStringLiteral("modern"));
+        auto client = negotiatingClient(upstream.url());
+        McpClient::CallOptions options;
+        if (byDeadline)
+            options.timeoutMs = 2'000;
+        auto result = std::make_shared<CallResult>();
+        auto pending = client->callTool(
+            QStringLiteral("slow_task"), {{"ms", 60'000}}, options, [result](McpClient::Outcome outcome) {
+                ++result->completions;
+                result->outcome = std::move(outcome);
+            });
+        // Polled at least once: the call is a task upstream.
+        QTRY_VERIFY_WITH_TIMEOUT(!upstream.stats()["polls"].empty(), waitMs);
+        if (!byDeadline)
+            pending->cancel(QStringLiteral("the test cancels"));
+        QTRY_COMPARE_WITH_TIMEOUT(result->completions, 1, waitMs);
+        QCOMPARE(result->outcome.failure->kind, byDeadline ? FailureKind::Timeout : FailureKind::Cancelled);
+        json stats;
+        QTRY_VERIFY_WITH_TIMEOUT((stats = upstream.stats())["cancelled"].size() == 1, waitMs);
+        QVERIFY2(stats["cancelled"][0] == json(stats["polls"].begin().key()), stats.dump().c_str());
+        // No poll follows the cancellation.
+        const int polls = stats["polls"].begin().value().get<int>();
+        QTest::qWait(300);
+        QCOMPARE(upstream.stats()["polls"].begin().value().get<int>(), polls);
+        client->close();
+    }
+
+    // A 2025-only upstream (the SDK v2 server's stateless 2025 serving alone) refuses the probe and
+    // gets the handshake. (That serving cannot send requests of its own, so its input requests are
+    // not tried here: fault-upstream's elicitation tests cover a 2025 upstream's questions.)
+    void legacyUpstreamGetsTheHandshake()
+    {
+        UpstreamProcess& upstream = sdkV2(QStringLiteral("legacy"));
+        auto client = negotiatingClient(upstream.url());
+        const auto list = listed(*client);
+        QVERIFY(list);
+        QCOMPARE(client->era(), McpClient::Era::Legacy);
+        QCOMPARE(client->protocolVersion(), QStringLiteral("2025-11-25"));
+        QCOMPARE(list->tools.size(), std::size_t(4));
+        auto echoed = call(*client, QStringLiteral("echo"), {{"text", "2025"}});
+        QTRY_COMPARE_WITH_TIMEOUT(echoed->completions, 1, waitMs);
+        QVERIFY2(echoed->outcome.ok(), qPrintable(echoed->outcome.failure->message));
+        QCOMPARE(firstText(echoed->outcome.result), QStringLiteral("2025"));
+        // Without the extension's 2026 requests a task is not made: the call waits for its answer.
+        auto slept = call(*client, QStringLiteral("slow_task"), {{"ms", 100}});
+        QTRY_COMPARE_WITH_TIMEOUT(slept->completions, 1, waitMs);
+        QCOMPARE(firstText(slept->outcome.result), QStringLiteral("slept without a task"));
+        const json stats = upstream.stats();
+        QCOMPARE(methodCount(stats, "server/discover"), 1);
+        QCOMPARE(methodCount(stats, "initialize"), 1);
+        QCOMPARE(
+            stats["headers"]["tools/list"].value("mcp-protocol-version", std::string()), std::string("2025-11-25"));
+        QVERIFY(!stats["headers"]["tools/list"].contains("mcp-method"));
+        client->close();
+    }
+
+    // A server of both eras is spoken to in 2026-07-28; a fault-upstream (2025 sessions) refuses the
+    // probe with a 2025 error and gets the handshake as before.
+    void eraIsChosenByTheProbe_data()
+    {
+        QTest::addColumn<bool>("sdk");
+        QTest::addColumn<bool>("modern");
+        QTest::newRow("SDK v2, both eras") << true << true;
+        QTest::newRow("fault-upstream, 2025") << false << false;
+    }
+
+    void eraIsChosenByTheProbe()
+    {
+        QFETCH(bool, sdk);
+        QFETCH(bool, modern);
+        UpstreamProcess& upstream = sdk ? sdkV2(QStringLiteral("both")) : m_upstream;
+        auto client = negotiatingClient(upstream.url());
+        auto echoed = call(*client, QStringLiteral("echo"), {{"text", "era"}});
+        QTRY_COMPARE_WITH_TIMEOUT(echoed->completions, 1, waitMs);
+        QVERIFY2(echoed->outcome.ok(), qPrintable(echoed->outcome.failure->message));
+        QCOMPARE(client->era(), modern ? McpClient::Era::Modern : McpClient::Era::Legacy);
+        const json stats = upstream.stats();
+        QCOMPARE(methodCount(stats, "server/discover"), 1);
+        QCOMPARE(methodCount(stats, "initialize"), modern ? 0 : 1);
+        QCOMPARE(client->sessionId().isEmpty(), modern);
+        client->close();
+    }
+
+    // The program behind the endpoint changes era (a restart as a newer or an older server): the
+    // next requests find it out (a 2026-only server refuses initialize with -32022 naming
+    // 2026-07-28; a 2025 one answers in the legacy range or the connection went) and carry on.
+    void eraIsLearntAgainWhenTheUpstreamChanges_data()
+    {
+        QTest::addColumn<QString>("before");
+        QTest::addColumn<QString>("after");
+        QTest::newRow("2025 to 2026-only") << QStringLiteral("legacy") << QStringLiteral("modern");
+        QTest::newRow("2026-only to 2025") << QStringLiteral("modern") << QStringLiteral("legacy");
+    }
+
+    void eraIsLearntAgainWhenTheUpstreamChanges()
+    {
+        QFETCH(QString, before);
+        QFETCH(QString, after);
+        const auto eraOf = [](const QString& name) {
+            return name == QLatin1String("modern") ? McpClient::Era::Modern : McpClient::Era::Legacy;
+        };
+        auto upstream = std::make_unique<UpstreamProcess>(
+            UpstreamProcess::Kind::SdkV2, QStringList{QStringLiteral("--era"), before});
+        QVERIFY2(upstream->start(), qPrintable(upstream->errorString()));
+        const int port = upstream->port();
+        auto client = negotiatingClient(upstream->url());
+        auto first = call(*client, QStringLiteral("echo"), {{"text", "before"}});
+        QTRY_COMPARE_WITH_TIMEOUT(first->completions, 1, waitMs);
+        QVERIFY2(first->outcome.ok(), qPrintable(first->outcome.failure->message));
+        QCOMPARE(client->era(), eraOf(before));
+
+        upstream = std::make_unique<UpstreamProcess>(
+            UpstreamProcess::Kind::SdkV2, QStringList{QStringLiteral("--era"), after});
+        upstream->setPort(port);
+        QVERIFY2(upstream->start(), qPrintable(upstream->errorString()));
+        // A request on a connection to the old program may fail with it; the next ones get through.
+        std::shared_ptr<CallResult> again;
+        for (int attempt = 0; attempt < 3; ++attempt) {
+            again = call(*client, QStringLiteral("echo"), {{"text", "after"}});
+            QTRY_COMPARE_WITH_TIMEOUT(again->completions, 1, waitMs);
+            if (again->outcome.ok())
+                break;
+            QCOMPARE(again->outcome.failure->kind, FailureKind::Connection);
+        }
+        QVERIFY2(again->outcome.ok(), qPrintable(again->outcome.failure->message));
+        QCOMPARE(firstText(again->outcome.result), QStringLiteral("after"));
+        QCOMPARE(client->era(), eraOf(after));
+        QVERIFY(methodCount(upstream->stats(), "server/discover") >= 1);
+        client->close();
+    }
+
+    // A 2025-only client (the default) never probes: a 2025 upstream sees what it always saw.
+    void withoutNegotiationNoProbeIsSent()
+    {
+        auto client = makeClient();
+        QVERIFY(initialize(*client));
+        QCOMPARE(client->era(), McpClient::Era::Unknown);
+        QCOMPARE(methodCount(m_upstream.stats(), "server/discover"), 0);
+        QCOMPARE(methodCount(m_upstream.stats(), "initialize"), 1);
+    }
+
+    // A 2026 upstream's tools/list is reused for its ttlMs and fetched again after a list_changed
+    // heard on subscriptions/listen.
+    void listIsCachedAndRefreshedOnListChanged()
+    {
+        UpstreamProcess& upstream
+            = sdkV2(QStringLiteral("modern"), {QStringLiteral("--tools-ttl"), QStringLiteral("60000")});
+        auto client = negotiatingClient(upstream.url());
+        QSignalSpy changed(client.get(), &McpClient::toolsListChanged);
+        QVERIFY(listed(*client));
+        QVERIFY(listed(*client));
+        QCOMPARE(methodCount(upstream.stats(), "tools/list"), 1);
+        // The subscription is open (the SDK acknowledged it) before the tools change.
+        QTRY_VERIFY_WITH_TIMEOUT(methodCount(upstream.stats(), "subscriptions/listen") >= 1, waitMs);
+        QTest::qWait(200);
+        QVERIFY(upstream.control(QStringLiteral("add-tool")));
+        QVERIFY(changed.wait(waitMs));
+        const auto list = listed(*client);
+        QVERIFY(list);
+        QCOMPARE(methodCount(upstream.stats(), "tools/list"), 2);
+        QCOMPARE(list->tools.back().value("name", std::string()), std::string("added_1"));
+        QCOMPARE(upstream.stats()["headers"]["subscriptions/listen"].value("mcp-method", std::string()),
+            std::string("subscriptions/listen"));
+        client->close();
     }
 
     void everythingServer()

@@ -1,9 +1,10 @@
 #pragma once
 
 // UpstreamProcess: an upstream MCP server for tests, run with Node 22 from tests/node as a child
-// process: tests/node/fault-upstream.mjs (faults switched by control()) or the reference
-// @modelcontextprotocol/server-everything in streamableHttp mode. Test-only: control() and stats()
-// wait for their answer with a local event loop.
+// process: tests/node/fault-upstream.mjs (faults switched by control()), the reference
+// @modelcontextprotocol/server-everything in streamableHttp mode, or the official SDK v2 server
+// (tests/node/sdk-v2-upstream.mjs; its era chosen by the arguments, `--era modern|legacy|both`).
+// Test-only: control() and stats() wait for their answer with a local event loop.
 //
 //     UpstreamProcess upstream; // or UpstreamProcess(UpstreamProcess::Kind::Everything)
 //     QVERIFY2(upstream.start(), qPrintable(upstream.errorString()));
@@ -36,9 +37,10 @@
 class UpstreamProcess
 {
 public:
-    enum class Kind { Fault, Everything };
+    enum class Kind { Fault, Everything, SdkV2 };
 
-    // `arguments` go to the script after its own (fault-upstream: --page-size N).
+    // `arguments` go to the script after its own (fault-upstream: --page-size N; sdk-v2-upstream:
+    // --era modern, --tools-ttl MS).
     explicit UpstreamProcess(Kind kind = Kind::Fault, QStringList arguments = {})
         : m_kind(kind)
         , m_arguments(std::move(arguments))
@@ -65,9 +67,12 @@ public:
     bool start()
     {
         const QString node = nodeProgram();
-        const QString script = m_kind == Kind::Fault
-            ? nodeDirectory() + QStringLiteral("/fault-upstream.mjs")
-            : nodeDirectory() + QStringLiteral("/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+        QString script = nodeDirectory() + QStringLiteral("/fault-upstream.mjs");
+        if (m_kind == Kind::Everything)
+            script = nodeDirectory()
+                + QStringLiteral("/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+        else if (m_kind == Kind::SdkV2)
+            script = nodeDirectory() + QStringLiteral("/sdk-v2-upstream.mjs");
         if (!QFileInfo(node).isExecutable() || !QFileInfo::exists(script)) {
             m_error = QStringLiteral("tests/node is not installed (%1 or %2 is missing): run npm ci in tests/node; "
                                      "scripts/test.sh does")
@@ -138,7 +143,7 @@ public:
         return m_output;
     }
 
-    // fault-upstream: POST /control {"mode": mode, ...extra}. True when it answered 200.
+    // fault-upstream and sdk-v2-upstream: POST /control {"mode": mode, ...extra}. True when it answered 200.
     bool control(const QString& mode, nlohmann::json extra = nlohmann::json::object())
     {
         extra["mode"] = mode.toStdString();
@@ -147,7 +152,7 @@ public:
         return status == 200;
     }
 
-    // fault-upstream: GET /stats (null when it did not answer).
+    // fault-upstream and sdk-v2-upstream: GET /stats (null when it did not answer).
     nlohmann::json stats()
     {
         const auto [status, body] = blockingRequest(QByteArrayLiteral("GET"), QStringLiteral("/stats"), {});

@@ -131,8 +131,12 @@ void UpstreamAdapter::newClient()
     settings.bearerToken = m_config.authToken.toUtf8();
     settings.requestTimeoutMs = m_config.timeout.count();
     settings.clientVersion = QCoreApplication::applicationVersion();
+    // server/discover first: 2026-07-28 where the upstream offers it, else the 2025 handshake.
+    settings.negotiateModern = true;
     m_client = std::make_unique<McpClient>(settings);
     connect(m_client.get(), &McpClient::toolsListChanged, this, &UpstreamAdapter::relistTools);
+    // A 2026 upstream's listing is good for the ttlMs it gave; then it is fetched again.
+    connect(m_client.get(), &McpClient::toolsListExpired, this, &UpstreamAdapter::relistTools);
     // A new session (the upstream restarted, or expired the old one) may offer other tools.
     connect(m_client.get(), &McpClient::sessionChanged, this, [this] {
         if (m_listed)

@@ -7,7 +7,10 @@
 // CircuitBreaker, hands progress back to the calling client, forwards cancellation, and turns the
 // upstream's questions for a person (elicitation/create) into form questions at the console: held
 // for a client that holds (the upstream's timeout stopped meanwhile), parked for one that parks.
-// Lists the tools again when the upstream says they changed, at most once per RelistIntervalMs.
+// Lists the tools again when the upstream says they changed (or, from a 2026-07-28 upstream, when the
+// ttlMs of its listing ran out), at most once per RelistIntervalMs. The upstream's era is McpClient's
+// business: a 2026 upstream's tasks are polled and its input_required raised at the console as its
+// elicitation/create requests are, through the same handler.
 // Keeps the traffic figures and the breaker's transitions the health view shows.
 //
 // Lives on the backend thread. Calls in flight hold it alive through their handlers: an adapter
