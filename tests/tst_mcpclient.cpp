@@ -1288,9 +1288,11 @@ private Q_SLOTS:
         json stats;
         QTRY_VERIFY_WITH_TIMEOUT((stats = upstream.stats())["cancelled"].size() == 1, waitMs);
         QVERIFY2(stats["cancelled"][0] == json(stats["polls"].begin().key()), stats.dump().c_str());
-        // No poll follows the cancellation.
-        const int polls = stats["polls"].begin().value().get<int>();
+        // No poll follows the cancellation (one sent just before it may still arrive: counted after
+        // a moment).
         QTest::qWait(300);
+        const int polls = upstream.stats()["polls"].begin().value().get<int>();
+        QTest::qWait(500);
         QCOMPARE(upstream.stats()["polls"].begin().value().get<int>(), polls);
         client->close();
     }
@@ -1420,15 +1422,20 @@ private Q_SLOTS:
         QVERIFY(listed(*client));
         QVERIFY(listed(*client));
         QCOMPARE(methodCount(upstream.stats(), "tools/list"), 1);
-        // The subscription is open (the SDK acknowledged it) before the tools change.
+        // The subscription is open before the tools change; a change told before the SDK has taken
+        // the subscription in reaches no one, so the tools change again until one is heard.
         QTRY_VERIFY_WITH_TIMEOUT(methodCount(upstream.stats(), "subscriptions/listen") >= 1, waitMs);
-        QTest::qWait(200);
-        QVERIFY(upstream.control(QStringLiteral("add-tool")));
-        QVERIFY(changed.wait(waitMs));
+        int added = 0;
+        while (changed.isEmpty() && added < 10) {
+            QVERIFY(upstream.control(QStringLiteral("add-tool")));
+            ++added;
+            changed.wait(3'000);
+        }
+        QVERIFY(!changed.isEmpty());
         const auto list = listed(*client);
         QVERIFY(list);
         QCOMPARE(methodCount(upstream.stats(), "tools/list"), 2);
-        QCOMPARE(list->tools.back().value("name", std::string()), std::string("added_1"));
+        QCOMPARE(list->tools.back().value("name", std::string()), "added_" + std::to_string(added));
         QCOMPARE(upstream.stats()["headers"]["subscriptions/listen"].value("mcp-method", std::string()),
             std::string("subscriptions/listen"));
         client->close();
