@@ -1401,6 +1401,31 @@ private Q_SLOTS:
         client->close();
     }
 
+    // Once the ttlMs a listing came with has run out, toolsListExpired says so (at the soonest
+    // minToolListRefreshMs after it) and the next listing fetches the tools anew.
+    void expiredListIsAnnouncedAndFetchedAgain()
+    {
+        UpstreamProcess& upstream
+            = sdkV2(QStringLiteral("modern"), {QStringLiteral("--tools-ttl"), QStringLiteral("300")});
+        McpClient::Settings settings;
+        settings.endpoint = upstream.url();
+        settings.negotiateModern = true;
+        settings.listenForNotifications = false;
+        settings.minToolListRefreshMs = 200;
+        McpClient client(settings);
+        QSignalSpy expired(&client, &McpClient::toolsListExpired);
+        QElapsedTimer clock;
+        clock.start();
+        QVERIFY(listed(client));
+        QVERIFY(listed(client));
+        QCOMPARE(methodCount(upstream.stats(), "tools/list"), 1);
+        QVERIFY(expired.wait(waitMs));
+        QVERIFY2(clock.elapsed() >= 300, qPrintable(QString::number(clock.elapsed())));
+        QVERIFY(listed(client));
+        QCOMPARE(methodCount(upstream.stats(), "tools/list"), 2);
+        client.close();
+    }
+
     // A 2025-only client (the default) never probes: a 2025 upstream sees what it always saw.
     void withoutNegotiationNoProbeIsSent()
     {
