@@ -223,9 +223,12 @@ bool Backend::start(QString* error)
                 m_interactions->watchState();
             McpServerOptions serverOptions = m_options.server;
             serverOptions.nextCallId = [ids = m_callIds.get()] { return ids->next(); };
-            if (!m_options.stateDirectory.isEmpty())
+            if (!m_options.stateDirectory.isEmpty()) {
                 serverOptions.requestStateKeyPath
                     = QDir(m_options.stateDirectory).filePath(QStringLiteral("request-state.key"));
+                // /mcp also opens to the named client tokens, and a client's identity is its token's name.
+                serverOptions.clientTokens = m_clientTokens;
+            }
             if (m_options.listen) {
                 m_server = new McpHttpServer(serverOptions, m_registry, m_events, 0);
                 m_sessionHost = &m_server->host();

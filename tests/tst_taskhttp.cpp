@@ -4,6 +4,7 @@
 // on subscriptions/listen; a client that did not declare the extension is refused -32021; a restart
 // keeps a waiting task and fails a running one; the lifetime and the store's bound hold.
 
+#include "auth/clienttokens.h"
 #include "clientanswer.h"
 #include "tasktestsupport.h"
 
@@ -26,6 +27,7 @@ private Q_SLOTS:
     void aClientConfiguredHoldGetsNoTask();
     void whereATaskIsRequiredAClientWithoutTheExtensionIsRefused();
     void tasksBelongToTheirClient();
+    void aNamedTokensTasksAreItsOwn();
     void tasksNeedTheExtension();
     void cancelWithdrawsTheQuestion();
     void listenHearsOnlyItsOwnTasks();
@@ -178,6 +180,39 @@ void TestTaskHttp::tasksBelongToTheirClient()
     // Nor can it cancel it.
     QVERIFY(responseIn(taskRequest(server.port, "tasks/cancel", taskId, "someone-else")).contains("error"));
     QVERIFY(taskGet(server.port, taskId).at("result").at("status") == "working");
+}
+
+void TestTaskHttp::aNamedTokensTasksAreItsOwn()
+{
+    QTemporaryDir directory;
+    auto tokens = std::make_shared<ClientTokens>(ClientTokens::defaultPath(directory.path()));
+    QString error;
+    const QByteArray ciToken = tokens->issue(QStringLiteral("ci"), &error);
+    QVERIFY2(!ciToken.isEmpty(), qPrintable(error));
+    McpServerOptions withTokens = options();
+    withTokens.clientTokens = tokens;
+    ServerFixture server(withTokens, interactionSettings());
+    const auto as = [&](const QByteArray& token, const std::string& method, const QByteArray& name, json params) {
+        RawHttpClient connection(server.port);
+        connection.send(RawHttpClient::post(request(1, method, std::move(params), "agent"),
+            withHeader(modernHeaders(server.port, QByteArray::fromStdString(method), name), "Authorization",
+                "Bearer " + token)));
+        return connection.read();
+    };
+    // A call made with the named token: its task is the token's, whatever the client calls itself.
+    const json handle
+        = responseIn(as(ciToken, "tools/call", "write", {{"name", "write"}, {"arguments", {{"path", "t"}}}}));
+    const std::string taskId = handle.at("result").at("taskId");
+    QCOMPARE(server.tasks().front().owner, QStringLiteral("token:ci"));
+    const QByteArray id = QByteArray::fromStdString(taskId);
+    QVERIFY(responseIn(as(ciToken, "tasks/get", id, {{"taskId", taskId}})).contains("result"));
+    // The same declared name under the shared token is someone else.
+    QCOMPARE(int(responseIn(as(ServerFixture::token(), "tasks/get", id, {{"taskId", taskId}})).at("error").at("code")),
+        -32602);
+    // Revoked (by another process, say), the token opens nothing at all.
+    ClientTokens elsewhere(tokens->path());
+    QVERIFY2(elsewhere.revoke(QStringLiteral("ci"), &error), qPrintable(error));
+    QCOMPARE(as(ciToken, "tasks/get", id, {{"taskId", taskId}}).status, 401);
 }
 
 void TestTaskHttp::tasksNeedTheExtension()

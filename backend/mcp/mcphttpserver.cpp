@@ -1,5 +1,6 @@
 #include "mcp/mcphttpserver.h"
 
+#include "auth/clienttokens.h"
 #include "backendevents.h"
 #include "interaction/interactionbroker.h"
 #include "interaction/requeststate.h"
@@ -463,8 +464,17 @@ int McpHttpServer::requestSessionCount() const
     return int(m_requestSessions.size()) + (m_tasks ? m_tasks->runningCount() : 0);
 }
 
-QString McpHttpServer::identityOf(const json& clientInfo)
+QString McpHttpServer::identityOf(const QHttpServerRequest& request, const json& clientInfo) const
 {
+    // A named token is an identity; under the shared token the declared name only keeps clients
+    // apart. Token names cannot hold ':', so the prefixes keep the two kinds from colliding.
+    const QByteArray authorization = request.value("authorization");
+    if (m_options.clientTokens && authorization.size() > 7
+        && qstrnicmp(authorization.constData(), 7, "bearer ", 7) == 0) {
+        if (const std::optional<QString> name
+            = m_options.clientTokens->nameFor(QByteArrayView(authorization).sliced(7).trimmed()))
+            return QStringLiteral("token:") + *name;
+    }
     return QStringLiteral("declared:") + TaskHost::clientNameOf(clientInfo);
 }
 
@@ -629,6 +639,8 @@ bool McpHttpServer::isAuthorized(QByteArrayView authorization) const
     if (authorization.size() < 7 || qstrnicmp(authorization.data(), 7, "bearer ", 7) != 0)
         return false;
     const QByteArrayView presented = authorization.sliced(7).trimmed();
+    if (m_options.clientTokens && m_options.clientTokens->nameFor(presented))
+        return true;
     const QByteArray& expected = m_options.bearerToken;
     // Constant time in the token's length, so timing reveals nothing about how much matched.
     unsigned difference = unsigned(presented.size() ^ expected.size());
@@ -1082,7 +1094,7 @@ void McpHttpServer::handleModernPost(const QHttpServerRequest& request, QTcpSock
             JsonRpc::serialize(JsonRpc::makeResult(message.id, discoverResult())), headers);
         return;
     }
-    const QString identity = identityOf(envelope.clientInfo);
+    const QString identity = identityOf(request, envelope.clientInfo);
     const QString clientName = TaskHost::clientNameOf(envelope.clientInfo);
     if (message.method == "subscriptions/listen") {
         listen(socket, responder, headers, message, clientName, envelope.clientCapabilities, identity);

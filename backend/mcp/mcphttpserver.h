@@ -105,9 +105,10 @@ private:
         const nlohmann::json& clientCapabilities, const QString& identity);
     // A task changed: the listen streams that asked for it hear its state.
     void tellListeners(const TaskRecord& task);
-    // The identity a request's tasks belong to: under the shared token, the client's declared name
-    // (it keeps clients apart; it is no proof of who they are).
-    static QString identityOf(const nlohmann::json& clientInfo);
+    // The identity a request's tasks and input_required rounds belong to: "token:<name>" for a named
+    // client token; under the shared token "declared:<clientInfo.name>" (it keeps clients apart; it
+    // is no proof of who they are).
+    QString identityOf(const QHttpServerRequest& request, const nlohmann::json& clientInfo) const;
 
     // Looks up the request's session; answers 400/404 itself and returns null when there is none.
     // The refusal carries `requestId`, the id of the request the body holds when it could be read.

@@ -11,6 +11,9 @@
 #include <QStringList>
 
 #include <functional>
+#include <memory>
+
+class ClientTokens;
 
 struct McpServerOptions
 {
@@ -39,6 +42,9 @@ struct McpServerOptions
     // The key that signs input_required rounds' requestState (created owner-only when missing);
     // empty: a random key in memory, so a restart ends the rounds in progress.
     QString requestStateKeyPath;
+    // Named client tokens (beside bearerToken, which stays the shared one); null: none. A request
+    // with one is its client's: tasks and input_required rounds belong to the token's name.
+    std::shared_ptr<ClientTokens> clientTokens;
     // Gives each call its id (the Backend's CallIdSource); empty: counting up from firstCallId.
     std::function<qint64()> nextCallId;
 };
