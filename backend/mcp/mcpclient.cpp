@@ -1605,7 +1605,13 @@ public:
         if (lasts > 0) {
             toolCacheTimer = std::make_unique<QTimer>();
             toolCacheTimer->setSingleShot(true);
-            QObject::connect(toolCacheTimer.get(), &QTimer::timeout, q, [this] { Q_EMIT q->toolsListExpired(); });
+            QObject::connect(toolCacheTimer.get(), &QTimer::timeout, q, [this] {
+                // Stale from now on, whatever the deadline says: a coarse timer may fire a little early,
+                // and the listing it announces must then be fetched, not answered from the cache.
+                if (toolCache)
+                    toolCache->freshUntil = QDeadlineTimer(0);
+                Q_EMIT q->toolsListExpired();
+            });
             toolCacheTimer->start(std::chrono::milliseconds(std::max(lasts, settings().minToolListRefreshMs)));
         }
     }
