@@ -91,6 +91,28 @@ public:
             };
             if (!m_registry->add(tagged))
                 qFatal("the tagged tool was refused");
+            // Asks the client's own user for a name while it runs (as an upstream's elicitation is
+            // relayed), answering with what it hears, or says that it could not ask.
+            RegisteredTool askUser;
+            askUser.spec.name = QStringLiteral("ask_user");
+            askUser.spec.annotations = nlohmann::json{{"readOnlyHint", true}};
+            askUser.route = ToolRoute::builtin();
+            askUser.handler = [](const std::shared_ptr<ToolCallContext>& context) {
+                std::weak_ptr<ToolCallContext> weak = context;
+                const bool asked = context->askClient(QStringLiteral("elicitation/create"),
+                    nlohmann::json{{"mode", "form"}, {"message", "Your name?"},
+                        {"requestedSchema", {{"type", "object"}, {"properties", {{"name", {{"type", "string"}}}}}}}},
+                    [weak](const nlohmann::json& result, const nlohmann::json&) {
+                        if (const auto owner = weak.lock())
+                            owner->finish(ToolResult::text(QString::fromStdString(result.value("action", std::string()))
+                                + QLatin1Char(' ')
+                                + QString::fromStdString(
+                                    result.value("content", nlohmann::json::object()).value("name", std::string()))));
+                    });
+                if (!asked)
+                    context->finish(ToolResult::text(QStringLiteral("could not ask the client")));
+            };
+            m_registry->add(askUser);
             m_registry->replaceSource(QStringLiteral("debug"), debugTools());
             if (interactions) {
                 m_registry->add(ClientTool::requestConnection({QStringLiteral("github")}));

@@ -28,6 +28,7 @@ private Q_SLOTS:
     void whereATaskIsRequiredAClientWithoutTheExtensionIsRefused();
     void tasksBelongToTheirClient();
     void aNamedTokensTasksAreItsOwn();
+    void aRunningTaskAsksItsClientsUser();
     void tasksNeedTheExtension();
     void cancelWithdrawsTheQuestion();
     void listenHearsOnlyItsOwnTasks();
@@ -213,6 +214,51 @@ void TestTaskHttp::aNamedTokensTasksAreItsOwn()
     ClientTokens elsewhere(tokens->path());
     QVERIFY2(elsewhere.revoke(QStringLiteral("ci"), &error), qPrintable(error));
     QCOMPARE(as(ciToken, "tasks/get", id, {{"taskId", taskId}}).status, 401);
+}
+
+void TestTaskHttp::aRunningTaskAsksItsClientsUser()
+{
+    ServerFixture server(options(), interactionSettings());
+    // A client that declared both the Tasks extension and elicitation.
+    const auto withElicitation = [](std::string method, json params, const json& id) {
+        params["_meta"] = meta("agent");
+        params["_meta"]["io.modelcontextprotocol/clientCapabilities"]["elicitation"] = json::object();
+        return QByteArray::fromStdString(
+            json{{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", std::move(params)}}.dump());
+    };
+    RawHttpClient caller(server.port);
+    caller.send(RawHttpClient::post(withElicitation("tools/call", {{"name", "ask_user"}}, 1),
+        modernHeaders(server.port, "tools/call", "ask_user")));
+    const json handle = responseIn(caller.read());
+    QVERIFY2(handle.at("result").at("resultType") == "task", handle.dump().c_str());
+    const std::string taskId = handle.at("result").at("taskId");
+    const json asking = taskGet(server.port, taskId).at("result");
+    QVERIFY2(asking.at("status") == "input_required", asking.dump().c_str());
+    const json& request = asking.at("inputRequests").at("input-1");
+    QVERIFY(request.at("method") == "elicitation/create");
+    QVERIFY(request.at("params").at("message") == "Your name?");
+    QVERIFY(server.pendingInteractions().isEmpty()); // nothing at the console
+
+    // An answer for a key never asked is ignored; the outstanding one completes the call.
+    RawHttpClient updater(server.port);
+    updater.send(
+        RawHttpClient::post(withElicitation("tasks/update",
+                                {{"taskId", taskId},
+                                    {"inputResponses",
+                                        {{"input-9", {{"action", "accept"}}},
+                                            {"input-1", {{"action", "accept"}, {"content", {{"name", "Ada"}}}}}}}},
+                                2),
+            modernHeaders(server.port, "tasks/update", QByteArray::fromStdString(taskId))));
+    QVERIFY(responseIn(updater.read()).at("result").at("resultType") == "complete");
+    json done;
+    QTRY_VERIFY_WITH_TIMEOUT((done = taskGet(server.port, taskId).at("result")).at("status") == "completed", 10'000);
+    QVERIFY2(done.at("result").at("content").at(0).at("text") == "accept Ada", done.dump().c_str());
+    QVERIFY(!done.contains("inputRequests"));
+
+    // Without elicitation the call cannot ask its client: it says so (as an adapter would then ask
+    // at the console).
+    auto plain = call(server.port, 3, "ask_user", json::object());
+    QVERIFY(responseIn(plain->read()).at("result").at("content").at(0).at("text") == "could not ask the client");
 }
 
 void TestTaskHttp::tasksNeedTheExtension()

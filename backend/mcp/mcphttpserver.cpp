@@ -1169,7 +1169,7 @@ void McpHttpServer::handleModernPost(const QHttpServerRequest& request, QTcpSock
                 Qt::QueuedConnection);
         });
         m_tasks->startCall(std::move(taskSession), message, body, exchange,
-            TaskHost::Caller{identity, envelope.clientInfo, envelope.version});
+            TaskHost::Caller{identity, envelope.clientInfo, envelope.version, envelope.clientCapabilities});
         if (!exchange->isFinished() && exchange->isOpen())
             exchange->watch(this, session);
         return;

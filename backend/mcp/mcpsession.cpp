@@ -515,6 +515,9 @@ void McpSession::handleToolsCall(
         }
     };
     hooks.wantsLog = [self](LogLevel level) { return self && self->m_logsWanted && level >= self->m_logLevel; };
+    hooks.askClient = [self](const QString& method, const json& request, ToolCallContext::ClientReply reply) {
+        return self && self->m_clientQuestionHook && self->m_clientQuestionHook(method, request, std::move(reply));
+    };
     hooks.complete = [self, key](ToolResult result) {
         if (self)
             self->completeCall(key, std::move(result));

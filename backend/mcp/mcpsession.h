@@ -110,6 +110,11 @@ public:
     {
         m_waitHook = std::move(hook);
     }
+    // Where this session's calls ask their client's own user (ToolCallContext::askClient); unset,
+    // they cannot.
+    using ClientQuestionHook = std::function<bool(const QString& method, const nlohmann::json& params,
+        std::function<void(const nlohmann::json&, const nlohmann::json&)> reply)>;
+    void setClientQuestionHook(ClientQuestionHook hook) { m_clientQuestionHook = std::move(hook); }
     // The calls answering on `from` answer on `to` from now on (a call given a task handle: its
     // result goes to the task, not to the exchange that carried the handle).
     void replaceChannel(const ResponseChannel* from, const std::shared_ptr<ResponseChannel>& to);
@@ -240,6 +245,7 @@ private:
     qint64 m_replayOf = 0; // setLocalCallHooks's
     std::function<void(qint64)> m_callStarted;
     std::function<void(qint64, const QString&)> m_waitHook;
+    ClientQuestionHook m_clientQuestionHook;
     bool m_initialized = false;
     LogLevel m_logLevel = LogLevel::Info;
     bool m_logsWanted = true; // a 2026-07-28 request without a log level wants none

@@ -143,6 +143,10 @@ void TaskHost::run(const QByteArray& sessionId, const JsonRpc::Message& message,
 {
     McpSession* session = m_runs.at(sessionId).session.get();
     QPointer<TaskHost> self(this);
+    session->setClientQuestionHook([self, sessionId](const QString& method, const json& params,
+                                       std::function<void(const json&, const json&)> reply) {
+        return self && self->askClient(sessionId, method, params, std::move(reply));
+    });
     session->setWaitHook([self, sessionId](qint64 /*callId*/, const QString& interactionId) {
         if (self)
             self->waitChanged(sessionId, interactionId);
@@ -172,6 +176,91 @@ void TaskHost::waitChanged(const QByteArray& sessionId, const QString& interacti
     });
     noteOnTimeline(
         it->second.taskId, interactionId.isEmpty() ? "running" : "waiting", m_store->find(it->second.taskId));
+}
+
+bool TaskHost::askClient(const QByteArray& sessionId, const QString& method, const json& params,
+    std::function<void(const json&, const json&)> reply)
+{
+    if (m_stopping || method != QStringLiteral("elicitation/create") || !params.is_object())
+        return false;
+    const auto it = m_runs.find(sessionId);
+    if (it == m_runs.end())
+        return false;
+    // Only what the client declared: a form needs elicitation (form), a URL needs elicitation.url.
+    const json& capabilities = it->second.caller.capabilities;
+    const auto elicitation = capabilities.is_object() ? capabilities.find("elicitation") : capabilities.end();
+    if (!capabilities.is_object() || elicitation == capabilities.end() || !elicitation->is_object())
+        return false;
+    const bool url = params.value("mode", std::string()) == "url";
+    if (url ? !elicitation->contains("url") : !(elicitation->empty() || elicitation->contains("form")))
+        return false;
+    if (it->second.taskId.isEmpty())
+        promote(sessionId); // a call that waits on its client's user is a task at once
+    const auto run = m_runs.find(sessionId);
+    if (run == m_runs.end() || run->second.taskId.isEmpty())
+        return false; // no room for a task: the console asks instead
+    Run& entry = run->second;
+    const QString key = QStringLiteral("input-%1").arg(++entry.inputsAsked);
+    entry.pendingInputs.emplace(key, std::move(reply));
+    const json request{{"method", method.toStdString()}, {"params", params}};
+    m_store->update(entry.taskId, [&](TaskRecord& task) {
+        json requests = task.inputRequests.isEmpty()
+            ? json::object()
+            : BoundedJson::parse(task.inputRequests, BoundedJson::Limits::record()).value;
+        if (!requests.is_object())
+            requests = json::object();
+        requests[key.toStdString()] = request;
+        task.inputRequests = QByteArray::fromStdString(requests.dump());
+        task.status = TaskRecord::Status::InputRequired;
+        task.statusMessage = QStringLiteral("Waiting for the client's user to answer: %1")
+                                 .arg(QString::fromStdString(params.value("message", std::string())).left(200));
+    });
+    noteOnTimeline(entry.taskId, "input-requested", m_store->find(entry.taskId));
+    return true;
+}
+
+void TaskHost::takeInputResponses(const QString& taskId, const json& responses)
+{
+    const auto run = m_runOfTask.constFind(taskId);
+    if (run == m_runOfTask.cend())
+        return;
+    const QByteArray sessionId = *run;
+    // Each reply goes to the running call, which may end it: keys first, each looked up again.
+    std::vector<std::string> keys;
+    for (const auto& [key, value] : responses.items())
+        keys.push_back(key);
+    for (const std::string& key : keys) {
+        const auto it = m_runs.find(sessionId);
+        if (it == m_runs.end())
+            return;
+        Run& entry = it->second;
+        const auto pending = entry.pendingInputs.find(QString::fromStdString(key));
+        if (pending == entry.pendingInputs.end())
+            continue; // never asked, answered already, or superseded: ignored, as the extension says
+        auto reply = std::move(pending->second);
+        entry.pendingInputs.erase(pending);
+        const bool more = !entry.pendingInputs.empty();
+        m_store->update(taskId, [&](TaskRecord& task) {
+            json requests = BoundedJson::parse(task.inputRequests, BoundedJson::Limits::record()).value;
+            if (requests.is_object())
+                requests.erase(key);
+            task.inputRequests
+                = more && requests.is_object() ? QByteArray::fromStdString(requests.dump()) : QByteArray();
+            if (!more && task.status == TaskRecord::Status::InputRequired) {
+                task.status = TaskRecord::Status::Working;
+                task.statusMessage = runningMessage(task.tool);
+            }
+        });
+        noteOnTimeline(taskId, "input-answered", m_store->find(taskId));
+        reply(responses.at(key), json());
+    }
+}
+
+void TaskHost::cancelPendingInputs(Run& run)
+{
+    auto pending = std::exchange(run.pendingInputs, {});
+    for (auto& [key, reply] : pending)
+        reply(json{{"action", "cancel"}}, json());
 }
 
 void TaskHost::promote(const QByteArray& sessionId)
@@ -271,6 +360,7 @@ void TaskHost::callEnded(const QByteArray& sessionId, const QByteArray& response
         if (task.isTerminal())
             return; // failed at the end of its lifetime, or cancelled meanwhile
         task.waitsOn.clear();
+        task.inputRequests.clear();
         if (response.isEmpty() || !parsed.ok || !parsed.value.is_object()) {
             task.status = TaskRecord::Status::Cancelled;
             task.statusMessage = QStringLiteral("The call was cancelled");
@@ -325,6 +415,7 @@ void TaskHost::finishRun(const QByteArray& sessionId, const QString& reason)
             m_runs.erase(it);
             if (!done.taskId.isEmpty())
                 m_runOfTask.remove(done.taskId);
+            cancelPendingInputs(done);
             done.session->terminate(reason);
         },
         Qt::QueuedConnection);
@@ -340,7 +431,11 @@ void TaskHost::stopTask(const QString& taskId, const QString& reason)
     if (it == m_runs.end())
         return;
     // Cancels the call and withdraws its question; the sink hears the call end.
-    it->second.session->terminate(reason);
+    cancelPendingInputs(it->second);
+    const auto again = m_runs.find(sessionId);
+    if (again == m_runs.end())
+        return;
+    again->second.session->terminate(reason);
     finishRun(sessionId, reason);
 }
 
@@ -385,8 +480,8 @@ std::variant<json, TaskHost::Error> TaskHost::handle(
         const auto responses = params.find("inputResponses");
         if (responses == params.end() || !responses->is_object())
             return Error{JsonRpc::InvalidParams, "Invalid params: tasks/update needs params.inputResponses, an object"};
-        // Responses for requests that are not outstanding are ignored, as the extension asks; a task
-        // asks its client nothing yet, so none is outstanding.
+        // Responses for requests that are not outstanding are ignored, as the extension asks.
+        takeInputResponses(taskId, *responses);
         return ack;
     }
     return Error{JsonRpc::MethodNotFound, "Method not found: " + method};
@@ -463,6 +558,8 @@ void TaskHost::shutDown()
     // Each session's shutdown ends its calls (their sinks ignore it now) and keeps their questions.
     std::map<QByteArray, Run> runs = std::exchange(m_runs, {});
     m_runOfTask.clear();
-    for (auto& [sessionId, entry] : runs)
+    for (auto& [sessionId, entry] : runs) {
+        cancelPendingInputs(entry);
         entry.session->shutDown();
+    }
 }

@@ -50,6 +50,7 @@ public:
         QString identity;
         nlohmann::json clientInfo; // an object, or null
         std::string version; // the request's protocol revision
+        nlohmann::json capabilities = nlohmann::json::object(); // the request's clientCapabilities
     };
 
     // A JSON-RPC error for a tasks/* request.
@@ -109,6 +110,10 @@ private:
         QString taskId; // once the call became a task
         bool announced = false; // the handle went out (or the task was restored after a restart)
         QString waitsOn; // the question the call waits on, when the wait hook said so
+        // Requests to the client's own user that wait for tasks/update, by their inputRequests key
+        // (unique over the task's life: input-1, input-2, …), and how each is answered.
+        std::map<QString, std::function<void(const nlohmann::json&, const nlohmann::json&)>> pendingInputs;
+        int inputsAsked = 0;
     };
 
     void run(const QByteArray& sessionId, const JsonRpc::Message& message, const QByteArray& body,
@@ -116,6 +121,14 @@ private:
     void promote(const QByteArray& sessionId);
     void announce(const QByteArray& sessionId, const QString& taskId, bool stored);
     void waitChanged(const QByteArray& sessionId, const QString& interactionId);
+    // The running call asks its client's user (ToolCallContext::askClient): the task becomes
+    // input_required with the request among its inputRequests. False when it cannot be.
+    bool askClient(const QByteArray& sessionId, const QString& method, const nlohmann::json& params,
+        std::function<void(const nlohmann::json&, const nlohmann::json&)> reply);
+    // tasks/update: answers the outstanding requests named in `responses`; others are ignored.
+    void takeInputResponses(const QString& taskId, const nlohmann::json& responses);
+    // The requests still waiting on a run when it ends hear "cancel".
+    static void cancelPendingInputs(Run& run);
     // The call's response (or its absence, `response` empty: cancelled) reached the task's sink.
     void callEnded(const QByteArray& sessionId, const QByteArray& response);
     // Ends a run: its session terminated once the current event is handled.

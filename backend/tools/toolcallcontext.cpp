@@ -255,3 +255,10 @@ void ToolCallContext::settle()
     if (m_settledHandler)
         std::exchange(m_settledHandler, nullptr)();
 }
+
+bool ToolCallContext::askClient(const QString& method, const nlohmann::json& params, ClientReply reply)
+{
+    if (isFinished() || isCancelled() || !m_hooks.askClient)
+        return false;
+    return m_hooks.askClient(method, params, std::move(reply));
+}

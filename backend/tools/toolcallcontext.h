@@ -45,11 +45,16 @@ struct CallMetadata
 class ToolCallContext : public std::enable_shared_from_this<ToolCallContext>
 {
 public:
+    // How the client's user answered a request askClient() sent: a result (an ElicitResult), or an
+    // error object ({"code", "message"}). Exactly once.
+    using ClientReply = std::function<void(const nlohmann::json& result, const nlohmann::json& error)>;
     struct Hooks
     {
         std::function<void(const nlohmann::json& notification)> notify; // to the client, before the result
         std::function<bool(LogLevel level)> wantsLog; // the session's logging/setLevel
         std::function<void(ToolResult result)> complete; // exactly once
+        // Asks the client's own user (askClient); null when the call's client cannot be asked.
+        std::function<bool(const QString& method, const nlohmann::json& params, ClientReply reply)> askClient;
     };
     using Clock = std::chrono::steady_clock;
 
@@ -95,6 +100,12 @@ public:
     void reportProgress(double progress, std::optional<double> total = std::nullopt, const QString& message = {});
     // Sends notifications/message when the session's level lets `level` through.
     void log(LogLevel level, const nlohmann::json& data, const QString& logger = {});
+    // Asks the client's own user (a 2026-07-28 client carried by a task, which declared
+    // elicitation): the request (`elicitation/create` and its params) goes to the client as the
+    // task's input_required, and `reply` hears the answer the client sends with tasks/update (or
+    // {"action": "cancel"} when the call ends first). False when this call's client cannot be asked
+    // (then the caller asks at the console, as before). Home thread.
+    bool askClient(const QString& method, const nlohmann::json& params, ClientReply reply);
     // Finishes the call; later calls (and calls after cancellation) are ignored.
     void finish(ToolResult result);
 
