@@ -21,6 +21,7 @@
 #include "backend.h"
 #include "interaction/interactionbroker.h"
 #include "mcp/mcpclient.h"
+#include "rawhttpclient.h"
 #include "store/adapteroverridesfile.h"
 #include "upstreamprocess.h"
 
@@ -128,6 +129,7 @@ private Q_SLOTS:
     void toolNamesWithInvisibleCharactersAreLeftOut();
     void modernUpstreamBehindAnAdapter();
     void modernUpstreamsQuestionIsAskedAtTheConsole();
+    void modernUpstreamsQuestionGoesToATaskClientsUser();
     void cancellingACallCancelsTheUpstreamTask();
     void legacySdkV2UpstreamBehindAnAdapter();
     void stoppedModernUpstreamOpensTheBreakerAndItsRestartClosesIt();
@@ -1310,6 +1312,70 @@ void TestAdapters::modernUpstreamsQuestionIsAskedAtTheConsole()
     QCOMPARE(
         firstText(outcome->result), QStringLiteral(R"(confirmed deploy: {"confirmed":true} (state state-for-deploy))"));
     QCOMPARE(v2.stats()["methods"].value("tools/call", 0), 2);
+}
+
+// With elicitation: client, what the upstream asks goes to the calling client's own user when that
+// client is a 2026-07-28 task client that declared elicitation: its task turns input_required with
+// the upstream's request, and the answer it sends with tasks/update goes upstream. Nothing reaches
+// the console.
+void TestAdapters::modernUpstreamsQuestionGoesToATaskClientsUser()
+{
+    UpstreamProcess v2(UpstreamProcess::Kind::SdkV2, {QStringLiteral("--era"), QStringLiteral("modern")});
+    QVERIFY2(v2.start(), qPrintable(v2.errorString()));
+    AdapterConfig passing = adapter(QStringLiteral("v2"), v2.url());
+    passing.elicitationByClient = true;
+    QVERIFY(startBackend({passing}));
+    waitForTools(4);
+    QSignalSpy pending(m_backend.get(), &Backend::interactionPending);
+    const quint16 port = quint16(m_backend->serverUrl().port());
+    const json meta{{"io.modelcontextprotocol/protocolVersion", "2026-07-28"},
+        {"io.modelcontextprotocol/clientInfo", {{"name", "agent"}, {"version", "1"}}},
+        {"io.modelcontextprotocol/clientCapabilities",
+            {{"elicitation", json::object()}, {"extensions", {{"io.modelcontextprotocol/tasks", json::object()}}}}}};
+    // One 2026-07-28 request on a connection of its own; the JSON-RPC message that answers it.
+    const auto send = [&](const std::string& method, json params, const QByteArray& name) {
+        params["_meta"] = meta;
+        RawHttpClient connection(port);
+        connection.send(RawHttpClient::post(
+            QByteArray::fromStdString(
+                json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", method}, {"params", std::move(params)}}.dump()),
+            {{"Host", "127.0.0.1:" + QByteArray::number(port)}, {"Content-Type", "application/json"},
+                {"Accept", "application/json, text/event-stream"}, {"Authorization", QByteArray("Bearer ") + Token},
+                {"MCP-Protocol-Version", "2026-07-28"}, {"Mcp-Method", QByteArray::fromStdString(method)},
+                {"Mcp-Name", name}}));
+        const RawHttpResponse response = connection.read(30'000);
+        for (const QByteArray& event : response.events()) {
+            const json message = json::parse(event.toStdString(), nullptr, false);
+            if (message.contains("result") || message.contains("error"))
+                return message;
+        }
+        return json::parse(response.body.toStdString(), nullptr, false);
+    };
+    const json handle
+        = send("tools/call", {{"name", "v2.confirm"}, {"arguments", {{"action", "deploy"}}}}, "v2.confirm");
+    QVERIFY2(handle.at("result").at("resultType") == "task", handle.dump().c_str());
+    const std::string taskId = handle.at("result").at("taskId");
+    const QByteArray id = QByteArray::fromStdString(taskId);
+    json asking;
+    QTRY_VERIFY_WITH_TIMEOUT(
+        (asking = send("tasks/get", {{"taskId", taskId}}, id).at("result")).at("status") == "input_required", 20'000);
+    const json request = asking.at("inputRequests").begin().value();
+    QVERIFY2(request.at("method") == "elicitation/create", asking.dump().c_str());
+    QVERIFY(request.at("params").dump().find("Do you want to deploy?") != std::string::npos);
+    const std::string key = asking.at("inputRequests").begin().key();
+    QVERIFY(send("tasks/update",
+                {{"taskId", taskId},
+                    {"inputResponses", {{key, {{"action", "accept"}, {"content", {{"confirmed", true}}}}}}}},
+                id)
+                .at("result")
+                .at("resultType")
+        == "complete");
+    json done;
+    QTRY_VERIFY_WITH_TIMEOUT(
+        (done = send("tasks/get", {{"taskId", taskId}}, id).at("result")).at("status") == "completed", 20'000);
+    QCOMPARE(QString::fromStdString(done.at("result").at("content").at(0).at("text")),
+        QStringLiteral(R"(confirmed deploy: {"confirmed":true} (state state-for-deploy))"));
+    QCOMPARE(pending.count(), 0); // nothing was asked at the console
 }
 
 // A client cancelling its call of a tool the upstream made a task: tasks/cancel reaches the upstream

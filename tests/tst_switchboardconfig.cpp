@@ -484,6 +484,7 @@ void TestSwitchboardConfig::readsTheMcpEndpointsExampleAsWritten()
                                            "    auth_token: ${MCP_DB_TOKEN}\n"
                                            "    read_only: false  # Allow writes\n"
                                            "    enabled: true\n"
+                                           "    elicitation: client\n"
                                            "  - name: slow-one_2\n"
                                            "    endpoint: https://127.0.0.1:9/mcp\n"
                                            "    auth_token: pre-${MCP_FS_TOKEN}-$${LITERAL}\n"
@@ -511,6 +512,8 @@ void TestSwitchboardConfig::readsTheMcpEndpointsExampleAsWritten()
     const AdapterConfig& database = config.adapters[1];
     QCOMPARE(database.authToken, QStringLiteral("db-secret"));
     QVERIFY(!database.readOnly);
+    QVERIFY(database.elicitationByClient);
+    QVERIFY(!filesystem.elicitationByClient); // console, the default
     const AdapterConfig& slow = config.adapters[2];
     QCOMPARE(slow.authToken, QStringLiteral("pre-fs-secret-${LITERAL}"));
     QVERIFY(!slow.enabled);

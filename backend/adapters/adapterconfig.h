@@ -30,6 +30,10 @@ struct AdapterConfig
     QString authToken; // sent as "Authorization: Bearer"; never shown
     bool readOnly = false;
     bool enabled = true;
+    // elicitation: client: what the upstream asks (an elicitation, an input_required) goes to the
+    // calling client's own user when it can be asked (a 2026-07-28 client carried by a task that
+    // declared elicitation); otherwise, and with console (the default), to the Questions queue.
+    bool elicitationByClient = false;
     std::chrono::milliseconds timeout{DefaultTimeoutSeconds * 1000};
     CircuitBreaker::Settings breaker;
 

@@ -742,6 +742,10 @@ void UpstreamAdapter::askPerson(const std::shared_ptr<ToolCallContext>& context,
         reply(json(), json{{"code", -32601}, {"message", "Method not found: " + method.toStdString()}});
         return;
     }
+    // Passed through to the client's own user, where the configuration says so and the client can
+    // be asked; the answer goes back upstream as the user gave it.
+    if (m_config.elicitationByClient && context->askClient(method, params, reply))
+        return;
     const json schema = params.is_object() ? params.value("requestedSchema", json()) : json();
     if (!m_broker || !schema.is_object()) {
         reply(json(),

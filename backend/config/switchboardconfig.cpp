@@ -462,8 +462,9 @@ public:
             if (section.empty())
                 return;
             const char* where = section.c_str();
-            checkKeys(
-                item, where, {"name", "endpoint", "auth_token", "read_only", "enabled", "timeout", "circuit_breaker"});
+            checkKeys(item, where,
+                {"name", "endpoint", "auth_token", "read_only", "enabled", "timeout", "circuit_breaker",
+                    "elicitation"});
             if (!readHttpUrl(item, where, "endpoint", &adapter.endpoint))
                 return;
             readString(item, where, "auth_token", &adapter.authToken);
@@ -471,6 +472,9 @@ public:
                 return;
             readBool(item, where, "read_only", &adapter.readOnly);
             readBool(item, where, "enabled", &adapter.enabled);
+            QString elicitation = QStringLiteral("console");
+            readChoice(item, where, "elicitation", {QStringLiteral("console"), QStringLiteral("client")}, &elicitation);
+            adapter.elicitationByClient = elicitation == QStringLiteral("client");
             readSeconds(item, where, "timeout", 0.001, 24 * 3600, &adapter.timeout);
             if (const YAML::Node breaker = item["circuit_breaker"]; breaker && !breaker.IsNull()) {
                 const std::string breakerSection = section + ".circuit_breaker";

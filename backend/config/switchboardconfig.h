@@ -72,6 +72,7 @@
 //       endpoint: http://mcp-filesystem:8080
 //       auth_token: ${MCP_FS_TOKEN}
 //       read_only: true
+//       elicitation: console     # or client: what it asks goes to a 2026-07-28 task client's user
 //   sinks:                       # where tools send output, as `name.op` (see SinkConfig)
 //     - name: notes
 //       type: file                 # file, jsonl or webhook; each type has keys of its own
