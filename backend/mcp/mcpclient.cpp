@@ -1410,10 +1410,12 @@ public:
         op->inputsAwaited = int(asking.size());
         op->inputsAnswered = std::move(then);
         QPointer<McpClient> client(q);
-        for (const auto& [key, request] : asking) {
+        for (const auto& [requestKey, request] : asking) {
             Operation* current = find(opId);
             if (!client || !current || current->inputRound != round)
                 return;
+            // A copy: clang 14 cannot capture a structured binding.
+            const std::string key = requestKey;
             const std::string method = request["method"].get<std::string>();
             pauseDeadline(*current);
             auto answered = std::make_shared<bool>(false);
