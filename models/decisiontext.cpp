@@ -96,6 +96,13 @@ QString DecisionText::describe(const QByteArray& bytes)
     const QString reason = stringOf(decision, "reason");
     if (!reason.isEmpty())
         text += tr(": \"%1\"").arg(reason);
+    if (via == QLatin1String("client")) {
+        // The client's own user, through input_required: the retry that carried the answer is this call.
+        const auto round = decision.find("round");
+        text += round != decision.end() && round->is_number_integer()
+            ? tr(", through input_required (round %1)").arg(round->get<qint64>())
+            : tr(", through input_required");
+    }
     if (via == QLatin1String("stored"))
         text += tr(", while an earlier identical call waited (question %1)").arg(stringOf(decision, "interaction"));
     return text + QLatin1Char('.');

@@ -35,6 +35,44 @@ ToolCall runningCall()
     return call;
 }
 
+// The call as a 2026-07-28 client sends it: no session (one of its own), the revision and trace in _meta.
+ToolCall statelessCall(ToolCall call)
+{
+    call.sessionId = QStringLiteral("request-abc");
+    call.request
+        = R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi"},)"
+          R"("_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",)"
+          R"("io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}},)"
+          R"("traceparent":"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01","tracestate":"vendor=1"}}})";
+    return call;
+}
+
+const QString TaskId = QStringLiteral("task-0123456789abcdef0123456789abcdef");
+
+// A task's life as TaskHost notes it on its call's timeline (created waiting, handed out, polled three
+// times, then running, polled again), with a progress notification sent on the wire in between.
+QByteArray taskTimeline(const QByteArray& more = {})
+{
+    QByteArray entries;
+    const auto add = [&entries](int atMs, const char* event, const char* message = nullptr) {
+        entries += (entries.isEmpty() ? "" : ",") + QByteArray(R"({"atMs":)") + QByteArray::number(atMs)
+            + R"(,"method":"switchboard/task","params":{"event":")" + event
+            + R"(","taskId":"task-0123456789abcdef0123456789abcdef","status":"working")"
+            + (message ? QByteArray(",\"statusMessage\":\"") + message + '"' : QByteArray()) + "}}";
+    };
+    const char* waiting = "Waiting for a person at the Switchboard console to answer the question of echo";
+    add(1001, "created", waiting);
+    add(1003, "handed-out", waiting);
+    entries
+        += R"(,{"atMs":1200,"method":"notifications/progress","params":{"progressToken":1,"progress":1,"total":2,"message":"asked"}})";
+    add(2010, "polled", waiting);
+    add(3010, "polled", waiting);
+    add(4010, "polled", waiting);
+    add(5500, "running", "echo is running");
+    add(5600, "polled", "echo is running");
+    return '[' + entries + more + ']';
+}
+
 // A finished call whose response is about `bytes` of JSON in many short lines once pretty-printed.
 ToolCall largeCall(qint64 id, qsizetype bytes, char fill = 'x')
 {
@@ -124,29 +162,223 @@ private Q_SLOTS:
         QCOMPARE(child<QLabel>(inspector, "sessionLabel")->toolTip(), call.sessionId);
     }
 
-    // A 2026-07-28 call has no session: the inspector says so, with the revision and the trace id
-    // the request named in its _meta (W3C traceparent).
+    // A 2026-07-28 call has no session: the revision the request named takes the session's line,
+    // saying so, and the trace id (W3C traceparent in _meta) has a line of its own, whole.
     void aStatelessCallShowsItsRevisionAndTrace()
     {
         CallInspector inspector;
-        ToolCall call = runningCall();
-        call.sessionId = QStringLiteral("request-abc");
-        call.request = R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{},)"
-                       R"("_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",)"
-                       R"("io.modelcontextprotocol/clientCapabilities":{},)"
-                       R"("traceparent":"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}}})";
+        ToolCall call = statelessCall(runningCall());
         inspector.setCall(call);
         auto* session = child<QLabel>(inspector, "sessionLabel");
-        QCOMPARE(session->text(),
-            QStringLiteral("none (MCP 2026-07-28, stateless) · trace 4bf92f3577b34da6a3ce929d0e0e4736"));
-        QVERIFY(session->toolTip().contains(QStringLiteral("request-abc")));
-        QVERIFY(session->toolTip().contains(QStringLiteral("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")));
-        // Without a trace, the revision alone; a 2025 call keeps its session id.
-        call.request.replace(R"(,"traceparent":"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")", "");
+        auto* protocol = child<QLabel>(inspector, "protocolLabel");
+        auto* trace = child<QLabel>(inspector, "traceLabel");
+        QVERIFY(session->isHidden());
+        QVERIFY(!protocol->isHidden());
+        QCOMPARE(protocol->text(), QStringLiteral("MCP 2026-07-28 · stateless (no session)"));
+        QVERIFY(protocol->toolTip().contains(QStringLiteral("request-abc")));
+        QVERIFY(!trace->isHidden());
+        QCOMPARE(trace->text(), QStringLiteral("4bf92f3577b34da6a3ce929d0e0e4736"));
+        QVERIFY(trace->toolTip().contains(QStringLiteral("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")));
+        QVERIFY(trace->toolTip().contains(QStringLiteral("tracestate vendor=1")));
+        // Without a trace, the revision alone; a 2025 call keeps its session id and shows neither.
+        call.request.replace(R"("traceparent":"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",)", "");
         inspector.setCall(call);
-        QCOMPARE(session->text(), QStringLiteral("none (MCP 2026-07-28, stateless)"));
+        QCOMPARE(protocol->text(), QStringLiteral("MCP 2026-07-28 · stateless (no session)"));
+        QVERIFY(trace->isHidden());
         inspector.setCall(runningCall());
+        QVERIFY(!session->isHidden());
         QCOMPARE(session->text(), QStringLiteral("session-abc"));
+        QVERIFY(protocol->isHidden());
+        QVERIFY(trace->isHidden());
+        QVERIFY(child<QLabel>(inspector, "taskLabel")->isHidden());
+        QVERIFY(child<QLabel>(inspector, "inputLabel")->isHidden());
+    }
+
+    // A call carried by a task stays one call: the task's life (created, handed out, polled, waiting,
+    // running, and how it ended) is on its timeline as Switchboard's own steps, apart from the
+    // notifications sent on the wire, and a Task line says which task it is and how it stands.
+    void aTaskCallShowsTheTasksLifeOnItsTimeline()
+    {
+        CallInspector inspector;
+        inspector.resize(700, 600);
+        inspector.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&inspector));
+        ToolCall call = statelessCall(runningCall());
+        call.status = CallStatus::Paused;
+        inspector.setCall(call);
+        settle();
+        const int width = inspector.minimumSizeHint().width();
+
+        call.timeline = taskTimeline();
+        inspector.setCall(call);
+        QTRY_VERIFY(!inspector.isRendering());
+        auto* tabs = child<QTabWidget>(inspector, "inspectorTabs");
+        auto* timeline = child<QPlainTextEdit>(inspector, "timelineText");
+        QVERIFY(tabs->isTabVisible(tabs->indexOf(timeline)));
+        const QString waiting = QStringLiteral("Waiting for a person at the Switchboard console to answer the "
+                                               "question of echo");
+        QStringList lines = timeline->toPlainText().split(QLatin1Char('\n'));
+        // Each step says what changed: the status and what it waits on when they do, not on every poll.
+        QCOMPARE(lines,
+            (QStringList{
+                QStringLiteral("  +1.001 s  [task]  Created task-0123…cdef — working: ") + waiting,
+                QStringLiteral("  +1.003 s  [task]  Handed out to the client"),
+                QStringLiteral("  +1.200 s  progress 1/2  asked"),
+                QStringLiteral("  +2.010 s  [task]  Polled by the client ×3, the last at +4.010 s"),
+                QStringLiteral("  +5.500 s  [task]  echo is running"),
+                QStringLiteral("  +5.600 s  [task]  Polled by the client"),
+            }));
+        auto* task = child<QLabel>(inspector, "taskLabel");
+        QVERIFY(!task->isHidden());
+        QCOMPARE(task->text(), QStringLiteral("working · polled 4 times\n") + TaskId);
+        QVERIFY(task->toolTip().startsWith(QStringLiteral("echo is running")));
+        // A task id is one long word: it wraps or is cut, it never widens the inspector.
+        settle();
+        QCOMPARE(inspector.minimumSizeHint().width(), width);
+
+        // Finished: the call's end is the task's, the last step on the timeline and in the Task line.
+        call.status = CallStatus::Ok;
+        call.durationUs = 6'000'000;
+        call.waitedUs = 5'432'100;
+        call.response = R"({"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"hi"}]}})";
+        inspector.setCall(call);
+        QTRY_VERIFY(!inspector.isRendering());
+        // "waited 5.43 s, ran 568 ms" wraps too, rather than widening the inspector.
+        settle();
+        QVERIFY(inspector.minimumSizeHint().width() <= width);
+        lines = timeline->toPlainText().split(QLatin1Char('\n'));
+        QCOMPARE(lines.size(), 7);
+        QCOMPARE(lines.last(), QStringLiteral("  +6.000 s  [task]  Ended — completed: The call completed"));
+        QCOMPARE(task->text(), QStringLiteral("completed · polled 4 times\n") + TaskId);
+
+        // Cancelled by the client: asked, then the call ended with nothing to answer.
+        call.status = CallStatus::Cancelled;
+        call.response.clear();
+        call.error = QStringLiteral("cancelled by the client (tasks/cancel)");
+        call.timeline
+            = taskTimeline(R"(,{"atMs":5700,"method":"switchboard/task","params":{"event":"cancel-requested",)"
+                           R"("taskId":"task-0123456789abcdef0123456789abcdef","status":"working"}})");
+        inspector.setCall(call);
+        QTRY_VERIFY(!inspector.isRendering());
+        lines = timeline->toPlainText().split(QLatin1Char('\n'));
+        QCOMPARE(lines.at(lines.size() - 2), QStringLiteral("  +5.700 s  [task]  Cancel requested by the client"));
+        QCOMPARE(lines.last(),
+            QStringLiteral("  +6.000 s  [task]  Ended — cancelled: cancelled by the client (tasks/cancel)"));
+        QVERIFY(task->text().startsWith(QStringLiteral("cancelled · polled 4 times\n")));
+
+        // Stopped otherwise (Switchboard stopped; the task waits again after the restart, in a call of
+        // its own): the call says it stopped, and claims no end for the task.
+        call.timeline = taskTimeline();
+        call.error = QStringLiteral("Switchboard stopped before anyone answered its question.");
+        inspector.setCall(call);
+        QTRY_VERIFY(!inspector.isRendering());
+        lines = timeline->toPlainText().split(QLatin1Char('\n'));
+        QCOMPARE(lines.last(),
+            QStringLiteral(
+                "  +6.000 s  [task]  The call stopped: Switchboard stopped before anyone answered its question."));
+        QCOMPARE(task->text(), QStringLiteral("working when its call stopped · polled 4 times\n") + TaskId);
+
+        // A JSON-RPC error fails the task; a task resumed after a restart says so.
+        call.status = CallStatus::Error;
+        call.response = R"({"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"boom"}})";
+        call.timeline = R"([{"atMs":0,"method":"switchboard/task","params":{"event":"resumed",)"
+                        R"("taskId":"task-0123456789abcdef0123456789abcdef","status":"working",)"
+                        R"("statusMessage":"Waiting for a person"}}])";
+        inspector.setCall(call);
+        QTRY_VERIFY(!inspector.isRendering());
+        QCOMPARE(timeline->toPlainText(),
+            QStringLiteral(
+                "  +0.000 s  [task]  Resumed after a restart (task-0123…cdef) — working: Waiting for a person\n"
+                "  +6.000 s  [task]  Ended — failed: The call failed: boom"));
+    }
+
+    // input_required: a call that asked the client's user says for what, in which round; its retry,
+    // a call of its own, says which round it is and links to the call it answers.
+    void inputRoundsShowAsOneCall()
+    {
+        // As McpSession notes them: the call that asked ends parked, its retry (a call of its own)
+        // carries inputResponses, and the backend notes the round it answers and the call that asked.
+        CallInspector inspector;
+        QSignalSpy shown(&inspector, &CallInspector::showCallRequested);
+        ToolCall asked = statelessCall(runningCall());
+        asked.id = 41;
+        asked.status = CallStatus::Parked;
+        asked.durationUs = 3000;
+        asked.timeline = R"([{"atMs":2,"method":"switchboard/input","params":{"event":"asked","round":1,)"
+                         R"("keys":["github_login"],"requestKinds":["elicitation/create"]}}])";
+        inspector.setCall(asked);
+        QTRY_VERIFY(!inspector.isRendering());
+        auto* timeline = child<QPlainTextEdit>(inspector, "timelineText");
+        QCOMPARE(timeline->toPlainText(),
+            QStringLiteral("  +0.002 s  [input] Asked the client's user (round 1): github_login — elicitation/create"));
+        auto* input = child<QLabel>(inspector, "inputLabel");
+        QVERIFY(!input->isHidden());
+        QCOMPARE(input->text(), QStringLiteral("round 1: asked the client's user for github_login"));
+        QVERIFY(child<QLabel>(inspector, "taskLabel")->isHidden());
+
+        ToolCall retry = statelessCall(runningCall());
+        retry.id = 42;
+        retry.request.replace(R"("arguments":{"message":"hi"})",
+            R"("arguments":{"message":"hi"},"inputResponses":{"github_login":{"action":"accept"}},"requestState":"x")");
+        inspector.setCall(retry);
+        // Before the backend has noted the round, the request alone says it answers an earlier call.
+        QVERIFY(!input->isHidden());
+        QVERIFY2(input->text().contains(QStringLiteral("answers an earlier input_required call")),
+            qPrintable(input->text()));
+        retry.status = CallStatus::Ok;
+        retry.durationUs = 2000;
+        retry.response = R"({"jsonrpc":"2.0","id":1,"result":{"content":[]}})";
+        retry.decision = R"({"what":"answered","via":"client","by":"the user of agent","round":1})";
+        retry.timeline = R"([{"atMs":1,"method":"switchboard/input","params":{"event":"answered","round":1,)"
+                         R"("keys":["github_login"],"previousCallId":41}}])";
+        inspector.setCall(retry);
+        QTRY_VERIFY(!inspector.isRendering());
+        QCOMPARE(timeline->toPlainText(),
+            QStringLiteral("  +0.001 s  [input] Answered by the client's user (round 1), asked in call #41"));
+        QCOMPARE(input->text(), QStringLiteral("answers round 1, asked in <a href=\"call:41\">call #41</a>"));
+        QCOMPARE(child<QLabel>(inspector, "decisionLabel")->text(),
+            QStringLiteral("Answered by the user of agent, through input_required (round 1)."));
+        Q_EMIT input->linkActivated(QStringLiteral("call:41"));
+        QCOMPARE(shown.size(), 1);
+        QCOMPARE(shown.first().first().toLongLong(), qint64(41));
+
+        // A refused requestState says why (it names no round: it could not be read).
+        retry.status = CallStatus::Error;
+        retry.decision.clear();
+        retry.timeline = R"([{"atMs":1,"method":"switchboard/input","params":{"event":"refused",)"
+                         R"("reason":"the requestState has expired"}}])";
+        inspector.setCall(retry);
+        QTRY_VERIFY(!inspector.isRendering());
+        QCOMPARE(timeline->toPlainText(),
+            QStringLiteral("  +0.001 s  [input] The client's answer was refused: the requestState has expired"));
+        QVERIFY2(input->text().contains(QStringLiteral("the answer was refused: the requestState has expired")),
+            qPrintable(input->text()));
+    }
+
+    // A task that is already running asks its client's user through the task (input_required status,
+    // answered by tasks/update): both steps, and the status they changed, are on its timeline.
+    void aRunningTasksQuestionIsOnItsTimeline()
+    {
+        const QByteArray timeline
+            = R"([{"atMs":1000,"method":"switchboard/task","params":{"event":"created",)"
+              R"("taskId":"task-0123456789abcdef0123456789abcdef","status":"working","statusMessage":"sync is running"}},)"
+              R"({"atMs":1500,"method":"switchboard/task","params":{"event":"input-requested",)"
+              R"("taskId":"task-0123456789abcdef0123456789abcdef","status":"input_required",)"
+              R"("statusMessage":"Waiting for the client's user to answer: Overwrite?"}},)"
+              R"({"atMs":2500,"method":"switchboard/task","params":{"event":"polled",)"
+              R"("taskId":"task-0123456789abcdef0123456789abcdef","status":"input_required",)"
+              R"("statusMessage":"Waiting for the client's user to answer: Overwrite?"}},)"
+              R"({"atMs":3000,"method":"switchboard/task","params":{"event":"input-answered",)"
+              R"("taskId":"task-0123456789abcdef0123456789abcdef","status":"working","statusMessage":"sync is running"}}])";
+        QCOMPARE(CallInspector::timelineText(timeline).split(QLatin1Char('\n')),
+            (QStringList{
+                QStringLiteral("  +1.000 s  [task]  Created task-0123…cdef — working: sync is running"),
+                QStringLiteral("  +1.500 s  [task]  Asked the client's user (tasks/update answers) — input required: "
+                               "Waiting for the client's user to answer: Overwrite?"),
+                QStringLiteral("  +2.500 s  [task]  Polled by the client"),
+                QStringLiteral(
+                    "  +3.000 s  [task]  The client's user answered (tasks/update) — working: sync is running"),
+            }));
     }
 
     void showsARunningCallThenItsResult()
@@ -165,7 +397,14 @@ private Q_SLOTS:
         QCOMPARE(child<QLabel>(inspector, "sessionLabel")->text(), QStringLiteral("session-abc"));
         QCOMPARE(child<QLabel>(inspector, "routeLabel")->text(), QStringLiteral("builtin"));
         QCOMPARE(child<QLabel>(inspector, "durationLabel")->text(), QStringLiteral("running…"));
-        QVERIFY(child<QLabel>(inspector, "startedLabel")->text().endsWith(QStringLiteral(".123")));
+        // A day before today's shows its date; today's, the time alone (the tooltip has both).
+        QCOMPARE(child<QLabel>(inspector, "startedLabel")->text(),
+            QDateTime::fromMSecsSinceEpoch(call.startedAtMs).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss.zzz")));
+        ToolCall today = call;
+        today.startedAtMs = QDateTime(QDate::currentDate(), QTime(9, 15, 1, 123)).toMSecsSinceEpoch();
+        inspector.setCall(today);
+        QCOMPARE(child<QLabel>(inspector, "startedLabel")->text(), QStringLiteral("09:15:01.123"));
+        inspector.setCall(call);
         QVERIFY(!child<QLabel>(inspector, "errorLabel")->isVisible());
         auto* response = child<QPlainTextEdit>(inspector, "responseText");
         QVERIFY(response->toPlainText().isEmpty());

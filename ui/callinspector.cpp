@@ -2,6 +2,8 @@
 
 #include "boundedjson.h"
 #include "callcolumns.h"
+#include "callenvelope.h"
+#include "callsteps.h"
 #include "curlcommand.h"
 #include "decisiontext.h"
 #include "fixedfont.h"
@@ -42,6 +44,8 @@ QLabel* selectableLabel(const QString& objectName)
     label->setObjectName(objectName);
     label->setTextInteractionFlags(Qt::TextSelectableByMouse | Qt::TextSelectableByKeyboard);
     label->setTextFormat(Qt::PlainText);
+    // Level with its caption when a neighbour in the row wraps to more lines.
+    label->setAlignment(Qt::AlignLeft | Qt::AlignTop);
     return label;
 }
 
@@ -121,6 +125,9 @@ CallInspector::CallInspector(QWidget* parent)
     m_sessionLabel->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     m_startedLabel = selectableLabel(QStringLiteral("startedLabel"));
     m_durationLabel = selectableLabel(QStringLiteral("durationLabel"));
+    // "waited 10.53 s, ran 30.0 ms" (a call that waited for a person) wraps rather than widening the
+    // inspector past its area.
+    m_durationLabel->setWordWrap(true);
     grid->addWidget(captionLabel(tr("Client")), 0, 0);
     grid->addWidget(m_clientLabel, 0, 1);
     grid->addWidget(captionLabel(tr("Route")), 0, 2);
@@ -129,20 +136,61 @@ CallInspector::CallInspector(QWidget* parent)
     grid->addWidget(m_startedLabel, 1, 1);
     grid->addWidget(captionLabel(tr("Duration")), 1, 2);
     grid->addWidget(m_durationLabel, 1, 3);
-    grid->addWidget(captionLabel(tr("Session")), 2, 0);
+    m_sessionCaption = captionLabel(tr("Session"));
+    grid->addWidget(m_sessionCaption, 2, 0);
     grid->addWidget(m_sessionLabel, 2, 1, 1, 3);
+    // A 2026-07-28 call has no session: the revision it named takes the session's line, and the trace
+    // it named (W3C traceparent) has a line of its own.
+    m_protocolCaption = captionLabel(tr("Protocol"));
+    m_protocolLabel = selectableLabel(QStringLiteral("protocolLabel"));
+    m_protocolLabel->setWordWrap(true);
+    grid->addWidget(m_protocolCaption, 3, 0);
+    grid->addWidget(m_protocolLabel, 3, 1, 1, 3);
+    m_traceCaption = captionLabel(tr("Trace"));
+    m_traceLabel = selectableLabel(QStringLiteral("traceLabel"));
+    m_traceLabel->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    grid->addWidget(m_traceCaption, 4, 0);
+    grid->addWidget(m_traceLabel, 4, 1, 1, 3);
+    // The task that carries the call (the Tasks extension): its id and how it stands.
+    m_taskCaption = captionLabel(tr("Task"));
+    m_taskLabel = selectableLabel(QStringLiteral("taskLabel"));
+    m_taskLabel->setWordWrap(true);
+    grid->addWidget(m_taskCaption, 5, 0);
+    grid->addWidget(m_taskLabel, 5, 1, 1, 3);
+    // Its input_required rounds: what it asked the client's user, and which call a retry answers
+    // (a link that selects that call).
+    m_inputCaption = captionLabel(tr("Input"));
+    m_inputLabel = new QLabel;
+    m_inputLabel->setObjectName(QStringLiteral("inputLabel"));
+    m_inputLabel->setTextFormat(Qt::RichText);
+    m_inputLabel->setWordWrap(true);
+    m_inputLabel->setTextInteractionFlags(
+        Qt::TextSelectableByMouse | Qt::LinksAccessibleByMouse | Qt::LinksAccessibleByKeyboard);
+    connect(m_inputLabel, &QLabel::linkActivated, this, [this](const QString& link) {
+        bool ok = false;
+        const qint64 id = link.section(QLatin1Char(':'), 1).toLongLong(&ok);
+        if (ok && id > 0)
+            Q_EMIT showCallRequested(id);
+    });
+    // Neither widens the inspector: a task id is one long word, and so can a client's input key be.
+    for (QLabel* label : {m_taskLabel, m_inputLabel}) {
+        QSizePolicy policy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+        policy.setHeightForWidth(true);
+        label->setSizePolicy(policy);
+    }
+    grid->addWidget(m_inputCaption, 6, 0);
+    grid->addWidget(m_inputLabel, 6, 1, 1, 3);
     m_errorCaption = captionLabel(tr("Error"));
     m_errorLabel = selectableLabel(QStringLiteral("errorLabel"));
     m_errorLabel->setWordWrap(true);
-    grid->addWidget(m_errorCaption, 3, 0);
-    grid->addWidget(m_errorLabel, 3, 1, 1, 3);
+    grid->addWidget(m_errorCaption, 7, 0);
+    grid->addWidget(m_errorLabel, 7, 1, 1, 3);
     // Who decided about the call (a question's answer, or the grant that let it run unasked).
     m_decisionCaption = captionLabel(tr("Decision"));
     m_decisionLabel = selectableLabel(QStringLiteral("decisionLabel"));
     m_decisionLabel->setWordWrap(true);
-    grid->addWidget(m_decisionCaption, 4, 0);
-    grid->addWidget(m_decisionLabel, 4, 1, 1, 3);
-    // Who decided about the call (a question's answer, or the grant that let it run unasked).
+    grid->addWidget(m_decisionCaption, 8, 0);
+    grid->addWidget(m_decisionLabel, 8, 1, 1, 3);
     grid->setColumnMinimumWidth(1, 120);
     grid->setColumnStretch(3, 1);
     detailsLayout->addLayout(grid);
@@ -432,7 +480,7 @@ void CallInspector::showCall(const ToolCall& call, bool preview)
     m_tabs->setTabVisible(m_tabs->indexOf(m_details.edit), !call.details.isEmpty());
     showInPane(m_details, call.details, Format::Details, tr("No details."));
     m_tabs->setTabVisible(m_tabs->indexOf(m_timeline.edit), !call.timeline.isEmpty());
-    showInPane(m_timeline, call.timeline, Format::Timeline, tr("No notifications."));
+    showInPane(m_timeline, CallSteps::withEnding(call), Format::Timeline, tr("No notifications."));
     updateCopyActions();
     if (!isRendering())
         Q_EMIT renderingFinished();
@@ -567,42 +615,6 @@ void CallInspector::addPage(Pane* first)
     }
 }
 
-namespace {
-
-// What a 2026-07-28 request said of itself in `_meta`: its revision and its W3C trace context (both
-// empty for a 2025 call, or for a request whose preview was cut before them).
-struct RequestEnvelope
-{
-    QString version;
-    QString traceparent;
-};
-
-RequestEnvelope envelopeOf(const QByteArray& request)
-{
-    RequestEnvelope envelope;
-    if (!request.contains("io.modelcontextprotocol/protocolVersion"))
-        return envelope; // not one, without parsing
-    const auto parsed = BoundedJson::parse(request, BoundedJson::Limits::record());
-    if (!parsed.ok || !parsed.value.is_object())
-        return envelope;
-    const auto params = parsed.value.find("params");
-    if (params == parsed.value.end() || !params->is_object())
-        return envelope;
-    const auto meta = params->find("_meta");
-    if (meta == params->end() || !meta->is_object())
-        return envelope;
-    const auto text = [&meta](const char* key) {
-        const auto value = meta->find(key);
-        return value != meta->end() && value->is_string() ? QString::fromStdString(value->get<std::string>())
-                                                          : QString();
-    };
-    envelope.version = text("io.modelcontextprotocol/protocolVersion");
-    envelope.traceparent = text("traceparent");
-    return envelope;
-}
-
-} // namespace
-
 void CallInspector::updateHeader()
 {
     m_toolLabel->setText(m_call.tool.isEmpty() ? tr("(no tool name)") : m_call.tool);
@@ -624,23 +636,37 @@ void CallInspector::updateHeader()
     m_routeLabel->setText(m_call.route.toString());
     m_clientLabel->setText(
         CallColumns::clientLabel(m_call).isEmpty() ? tr("(unnamed client)") : CallColumns::clientLabel(m_call));
-    // A 2026-07-28 request has no session (only one of its own, for its answer): the label says
-    // so, with the trace it named (W3C traceparent: version-traceid-spanid-flags).
-    const RequestEnvelope envelope = envelopeOf(m_call.request);
-    if (envelope.version.isEmpty()) {
-        m_sessionLabel->setText(m_call.sessionId);
-        m_sessionLabel->setToolTip(m_call.sessionId);
-    } else {
-        const QString traceId = envelope.traceparent.section(QLatin1Char('-'), 1, 1);
-        m_sessionLabel->setText(traceId.isEmpty()
-                ? tr("none (MCP %1, stateless)").arg(envelope.version)
-                : tr("none (MCP %1, stateless) · trace %2").arg(envelope.version, traceId));
-        m_sessionLabel->setToolTip(
-            tr("MCP %1: no session; this request's own was %2").arg(envelope.version, m_call.sessionId)
-            + (envelope.traceparent.isEmpty() ? QString() : tr("\ntraceparent %1").arg(envelope.traceparent)));
-    }
+    // A 2026-07-28 request has no session (only one of its own, for its answer): the revision it
+    // named stands in the session's place, and the trace it named (W3C traceparent) below it.
+    const CallEnvelope envelope = CallEnvelope::of(m_call.request);
+    m_sessionCaption->setVisible(!envelope.isStateless());
+    m_sessionLabel->setVisible(!envelope.isStateless());
+    m_protocolCaption->setVisible(envelope.isStateless());
+    m_protocolLabel->setVisible(envelope.isStateless());
+    m_sessionLabel->setText(m_call.sessionId);
+    m_sessionLabel->setToolTip(m_call.sessionId);
+    m_protocolLabel->setText(
+        envelope.isStateless() ? tr("MCP %1 · stateless (no session)").arg(envelope.version) : QString());
+    m_protocolLabel->setToolTip(envelope.isStateless()
+            ? tr("The revision the request named (io.modelcontextprotocol/protocolVersion). It has no sessions: each "
+                 "request stands alone; this one's own was %1")
+                  .arg(m_call.sessionId)
+            : QString());
+    const QString traceId = envelope.traceId();
+    m_traceCaption->setVisible(!traceId.isEmpty());
+    m_traceLabel->setVisible(!traceId.isEmpty());
+    m_traceLabel->setText(traceId);
+    m_traceLabel->setToolTip(traceId.isEmpty()
+            ? QString()
+            : tr("W3C trace context from the request's _meta\ntraceparent %1%2")
+                  .arg(envelope.traceparent,
+                      envelope.tracestate.isEmpty() ? QString() : tr("\ntracestate %1").arg(envelope.tracestate)));
+    updateSteps();
+    // Today's calls by the time alone: the date would take the room the duration needs beside it.
+    const QDateTime started = QDateTime::fromMSecsSinceEpoch(m_call.startedAtMs);
     m_startedLabel->setText(
-        QDateTime::fromMSecsSinceEpoch(m_call.startedAtMs).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss.zzz")));
+        started.toString(started.date() == QDate::currentDate() ? QStringLiteral("HH:mm:ss.zzz")
+                                                                : QStringLiteral("yyyy-MM-dd HH:mm:ss.zzz")));
     m_startedLabel->setToolTip(
         tr("Local time; UTC %1")
             .arg(QDateTime::fromMSecsSinceEpoch(m_call.startedAtMs, QTimeZone::utc()).toString(Qt::ISODateWithMs)));
@@ -671,6 +697,65 @@ void CallInspector::updateHeader()
         = StatusColours::contrast(colour, palette().color(QPalette::Window)) >= StatusColours::MinimumContrast;
     m_errorLabel->setStyleSheet(
         hasError && readable ? QStringLiteral("QLabel { color: %1; }").arg(colour.name()) : QString());
+}
+
+void CallInspector::updateSteps()
+{
+    // From the timeline with the task's ending: a finished call's task ended with it.
+    const CallSteps steps = CallSteps::of(CallSteps::withEnding(m_call));
+    const bool hasTask = steps.task.has_value();
+    m_taskCaption->setVisible(hasTask);
+    m_taskLabel->setVisible(hasTask);
+    if (hasTask) {
+        const CallSteps::Task& task = *steps.task;
+        // How it stands, then the id (one long word) on a line of its own; what it said in the tooltip
+        // and, step by step, on the Timeline tab.
+        QString text = task.status.isEmpty() ? tr("(no status)")
+                                             : QString(task.status).replace(QLatin1Char('_'), QLatin1Char(' '));
+        if (task.lastEvent == QLatin1String("stopped"))
+            text = tr("%1 when its call stopped").arg(text);
+        if (task.polls > 0)
+            text += QStringLiteral(" · ")
+                + (task.polls == 1 ? tr("polled once") : tr("polled %1 times").arg(task.polls));
+        text += QLatin1Char('\n') + (task.id.isEmpty() ? tr("(no id)") : task.id);
+        m_taskLabel->setText(text);
+        m_taskLabel->setToolTip((task.statusMessage.isEmpty() ? QString() : task.statusMessage + QStringLiteral("\n\n"))
+            + tr("The call is carried by a task (the MCP Tasks extension): the client was given the task's id at "
+                 "once and polls tasks/get for its result. The Timeline tab shows the task's life."));
+    }
+
+    // Each retry of an input_required call is a call of its own: this one says which it answers.
+    const bool answersInput = CallEnvelope::of(m_call.request).answersInput;
+    const bool hasInput = steps.input.has_value() || answersInput;
+    m_inputCaption->setVisible(hasInput);
+    m_inputLabel->setVisible(hasInput);
+    if (!hasInput)
+        return;
+    QStringList parts;
+    if (steps.input && steps.input->answeredRound > 0) {
+        const CallSteps::Input& input = *steps.input;
+        parts << (input.previousCallId > 0 ? tr("answers round %1, asked in <a href=\"call:%2\">call #%2</a>")
+                                                 .arg(input.answeredRound)
+                                                 .arg(input.previousCallId)
+                                           : tr("answers round %1 of an earlier call").arg(input.answeredRound));
+    } else if (answersInput) {
+        parts << tr("answers an earlier input_required call (its request carries inputResponses)");
+    }
+    if (steps.input && steps.input->lastEvent == QLatin1String("refused")) {
+        parts << (steps.input->reason.isEmpty()
+                ? tr("the answer was refused")
+                : tr("the answer was refused: %1").arg(steps.input->reason.toHtmlEscaped()));
+    }
+    if (steps.input && steps.input->askedRound > 0) {
+        parts << tr("round %1: asked the client's user for %2")
+                     .arg(steps.input->askedRound)
+                     .arg(steps.input->keys.isEmpty() ? tr("input")
+                                                      : steps.input->keys.join(QStringLiteral(", ")).toHtmlEscaped());
+    }
+    m_inputLabel->setText(parts.join(QStringLiteral("; ")));
+    m_inputLabel->setToolTip(tr("input_required (multi round-trip requests): the client's own user answers, and "
+                                "the client calls the tool again with inputResponses; each round is a call of "
+                                "its own"));
 }
 
 void CallInspector::changeEvent(QEvent* event)
@@ -765,51 +850,198 @@ void CallInspector::copyText(const QString& text, const QString& what)
     Q_EMIT copied(what);
 }
 
+namespace {
+
+using OrderedJson = nlohmann::ordered_json;
+
+QString textOf(const OrderedJson& object, const char* key)
+{
+    const auto value = object.find(key);
+    return value != object.end() && value->is_string() ? QString::fromStdString(value->get<std::string>()) : QString();
+}
+
+// "working", or "input required" for the extension's input_required.
+QString statusWords(const OrderedJson& params)
+{
+    return textOf(params, "status").replace(QLatin1Char('_'), QLatin1Char(' '));
+}
+
+// What the task's last step said, so that the next says only what changed: a client polls every
+// second or so, and "(working)" on every line would bury what happened.
+struct TaskSaid
+{
+    QString status;
+    QString message;
+};
+
+// "task-0123…cdef": the Task line over the tabs has the whole id.
+QString shortTaskId(const QString& id)
+{
+    return id.size() <= 16 ? id : id.left(9) + QChar(0x2026) + id.right(4);
+}
+
+// A switchboard/task entry in words; `polls` is how many polls this line stands for.
+QString taskStep(const OrderedJson& params, int polls, const QString& lastPollAt, TaskSaid* said)
+{
+    const QString event = textOf(params, "event");
+    const QString status = statusWords(params);
+    const QString message = textOf(params, "statusMessage");
+    const bool newStatus = !status.isEmpty() && status != said->status;
+    const bool newMessage = !message.isEmpty() && message != said->message;
+    if (!status.isEmpty())
+        said->status = status;
+    if (!message.isEmpty())
+        said->message = message;
+    const QString news = !newStatus && !newMessage ? QString()
+                                                   : QStringLiteral(" — ") + (newStatus ? status : QString())
+            + (newStatus && newMessage ? QStringLiteral(": ") : QString()) + (newMessage ? message : QString());
+    const QString id = shortTaskId(textOf(params, "taskId"));
+    if (event == QLatin1String("created"))
+        return CallInspector::tr("Created %1").arg(id) + news;
+    if (event == QLatin1String("handed-out"))
+        return CallInspector::tr("Handed out to the client") + news;
+    if (event == QLatin1String("polled")) {
+        return (polls > 1 ? CallInspector::tr("Polled by the client ×%1, the last at %2").arg(polls).arg(lastPollAt)
+                          : CallInspector::tr("Polled by the client"))
+            + news;
+    }
+    // What it waits on, or that it runs, is what the task's status message says ("Waiting for a person
+    // at the Switchboard console to answer the question of echo", "echo is running").
+    if (event == QLatin1String("waiting") || event == QLatin1String("running")) {
+        const QString what = !message.isEmpty() ? message
+            : event == QLatin1String("waiting") ? CallInspector::tr("Waiting on the person at the console")
+                                                : CallInspector::tr("Running");
+        return what + (newStatus ? QStringLiteral(" (") + status + QLatin1Char(')') : QString());
+    }
+    // A running task's question for its client's user (input_required, answered through tasks/update).
+    if (event == QLatin1String("input-requested"))
+        return CallInspector::tr("Asked the client's user (tasks/update answers)") + news;
+    if (event == QLatin1String("input-answered"))
+        return CallInspector::tr("The client's user answered (tasks/update)") + news;
+    if (event == QLatin1String("cancel-requested"))
+        return CallInspector::tr("Cancel requested by the client") + news;
+    if (event == QLatin1String("resumed"))
+        return CallInspector::tr("Resumed after a restart (%1)").arg(id) + news;
+    if (event == QLatin1String("stopped")) // not how the task ended: it may wait again after a restart
+        return CallInspector::tr("The call stopped") + (message.isEmpty() ? QString() : QStringLiteral(": ") + message);
+    if (event == QLatin1String("ended")) // how it ended, whatever was said before
+        return CallInspector::tr("Ended — %1").arg(status)
+            + (message.isEmpty() ? QString() : QStringLiteral(": ") + message);
+    return event + news;
+}
+
+// A switchboard/input entry in words.
+QString inputStep(const OrderedJson& params)
+{
+    const QString event = textOf(params, "event");
+    const auto roundValue = params.find("round");
+    // " (round 2)", or nothing where the entry names none (a refused requestState names no round).
+    const QString round = roundValue != params.end() && roundValue->is_number_integer()
+        ? CallInspector::tr(" (round %1)").arg(roundValue->get<qint64>())
+        : QString();
+    QStringList keys;
+    QStringList kinds;
+    for (const char* member : {"keys", "requestKinds"}) {
+        const auto list = params.find(member);
+        if (list == params.end() || !list->is_array())
+            continue;
+        for (const auto& item : *list) {
+            if (item.is_string())
+                (member[0] == 'k' ? keys : kinds) << QString::fromStdString(item.get<std::string>());
+        }
+    }
+    if (event == QLatin1String("asked")) {
+        return CallInspector::tr("Asked the client's user%1: %2").arg(round, keys.join(QStringLiteral(", ")))
+            + (kinds.isEmpty() ? QString() : QStringLiteral(" — ") + kinds.join(QStringLiteral(", ")));
+    }
+    if (event == QLatin1String("answered")) {
+        const auto previous = params.find("previousCallId");
+        return previous != params.end() && previous->is_number_integer()
+            ? CallInspector::tr("Answered by the client's user%1, asked in call #%2")
+                  .arg(round)
+                  .arg(previous->get<qint64>())
+            : CallInspector::tr("Answered by the client's user%1").arg(round);
+    }
+    if (event == QLatin1String("refused")) {
+        const QString reason = textOf(params, "reason");
+        return CallInspector::tr("The client's answer was refused%1").arg(round)
+            + (reason.isEmpty() ? QString() : QStringLiteral(": ") + reason);
+    }
+    return CallInspector::tr("Input: %1%2").arg(event, round);
+}
+
+} // namespace
+
 QString CallInspector::timelineText(const QByteArray& timeline)
 {
     const auto entries = BoundedJson::parseOrdered(timeline, BoundedJson::Limits::record()).value;
     if (!entries.is_array())
         return prettyJson(timeline);
-    const auto compact = [](const nlohmann::ordered_json& value) {
+    const auto compact = [](const OrderedJson& value) {
         if (value.is_string())
             return QString::fromStdString(value.get<std::string>());
-        return QString::fromStdString(value.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
+        return QString::fromStdString(value.dump(-1, ' ', false, OrderedJson::error_handler_t::replace));
     };
-    const auto number = [](const nlohmann::ordered_json& value) {
+    const auto number = [](const OrderedJson& value) {
         return value.is_number() ? QLocale::c().toString(value.get<double>(), 'g', 12) : QStringLiteral("?");
     };
+    // Right-aligned, so the seconds line up: "  +0.150 s", "+120.402 s".
+    const auto at = [](const OrderedJson& entry) {
+        return QStringLiteral("%1 s").arg(QStringLiteral("+%1").arg(entry.value("atMs", 0.0) / 1000.0, 0, 'f', 3), 8);
+    };
+    // Switchboard's own steps are tagged, so they are not read as messages the client was sent.
+    const auto step = [](const char* tag, const QString& text) -> QString {
+        return QStringLiteral("%1 ").arg(QLatin1String(tag), -7) + text;
+    };
+    const auto isPoll = [](const OrderedJson& entry) {
+        return entry.is_object() && entry.value("method", std::string()) == CallSteps::TaskMethod
+            && entry.contains("params") && entry["params"].is_object()
+            && entry["params"].value("event", std::string()) == "polled";
+    };
     QStringList lines;
-    for (const auto& entry : entries) {
+    TaskSaid said;
+    for (std::size_t index = 0; index < entries.size(); ++index) {
+        const OrderedJson& entry = entries[index];
         if (!entry.is_object())
             continue;
         if (const auto omitted = entry.find("omitted"); omitted != entry.end()) {
             lines << tr("        … %1 more notifications not kept …").arg(number(*omitted));
             continue;
         }
-        const double atMs = entry.value("atMs", 0.0);
-        // Right-aligned, so the seconds line up: "  +0.150 s", "+120.402 s".
-        const QString at = QStringLiteral("%1 s").arg(QStringLiteral("+%1").arg(atMs / 1000.0, 0, 'f', 3), 8);
         const std::string method = entry.value("method", std::string());
-        const nlohmann::ordered_json params = entry.value("params", nlohmann::ordered_json::object());
+        const OrderedJson params = entry.value("params", OrderedJson::object());
         QString text;
         if (params.contains("omittedBytes")) {
             text = QString::fromStdString(method) + QLatin1String("  ")
                 + tr("(%1 bytes, not kept)").arg(number(params["omittedBytes"]));
+        } else if (method == CallSteps::TaskMethod) {
+            // A client polls every second or so: a run of polls that found the task as it was is one line.
+            int polls = 1;
+            if (isPoll(entry)) {
+                while (index + polls < entries.size() && isPoll(entries[index + polls])
+                    && entries[index + polls]["params"].value("status", std::string())
+                        == params.value("status", std::string()))
+                    ++polls;
+            }
+            text = step("[task]", taskStep(params, polls, at(entries[index + polls - 1]).trimmed(), &said));
+            index += polls - 1;
+        } else if (method == CallSteps::InputMethod) {
+            text = step("[input]", inputStep(params));
         } else if (method == "notifications/progress") {
-            text = tr("progress %1").arg(number(params.value("progress", nlohmann::ordered_json())));
+            text = tr("progress %1").arg(number(params.value("progress", OrderedJson())));
             if (params.contains("total"))
                 text += QLatin1Char('/') + number(params["total"]);
             if (params.contains("message"))
                 text += QLatin1String("  ") + compact(params["message"]);
         } else if (method == "notifications/message") {
-            text = compact(params.value("level", nlohmann::ordered_json("log")));
+            text = compact(params.value("level", OrderedJson("log")));
             if (params.contains("logger"))
                 text += QLatin1String("  [") + compact(params["logger"]) + QLatin1Char(']');
-            text += QLatin1String("  ") + compact(params.value("data", nlohmann::ordered_json()));
+            text += QLatin1String("  ") + compact(params.value("data", OrderedJson()));
         } else {
             text = QString::fromStdString(method) + QLatin1String("  ") + compact(params);
         }
-        lines << at + QLatin1String("  ") + text;
+        lines << at(entry) + QLatin1String("  ") + text;
     }
     return lines.join(QLatin1Char('\n'));
 }

@@ -7,7 +7,10 @@
 // The developer's actions (buttons, and actions for menus and shortcuts) copy the arguments, the
 // response or the request as pretty JSON, or the call as a curl script (CurlCommand), to the
 // clipboard; they wait for the whole call while only a preview is shown. A Timeline tab, shown only
-// for calls that have one, lists the notifications the server sent about the call while it ran.
+// for calls that have one, lists the notifications the server sent about the call while it ran and,
+// apart from them, the steps Switchboard noted (CallSteps): the life of the task that carries the
+// call and its input_required rounds. A 2026-07-28 call shows its revision and trace id, a task's
+// call its task and how it stands, and the retry of an input_required call the call it answers.
 // Stays responsive for bodies of any size: large bodies are formatted on a worker thread (stale work
 // is cancelled when the selection changes), their text is added a page per event-loop iteration,
 // and only the first MaxHighlightedChars are coloured.
@@ -59,8 +62,9 @@ public:
     QList<QAction*> copyActions() const;
     // Where "Copy as curl" sends the call, and whether it must carry the token (as $SWITCHBOARD_TOKEN).
     void setServer(const QUrl& url, bool tokenRequired);
-    // What the Timeline tab shows for ToolCall::timeline: a line per notification, its time since the
-    // call started, then what it said.
+    // What the Timeline tab shows for ToolCall::timeline: a line per entry, its time since the call
+    // started, then what it said: a notification sent on the wire as it was sent, a step of
+    // Switchboard's own ([task], [input]) in words. A client's run of polls is one line.
     static QString timelineText(const QByteArray& timeline);
 
     // Pretty-printed JSON when `bytes` parse, otherwise the raw text.
@@ -98,6 +102,8 @@ public Q_SLOTS:
 
 Q_SIGNALS:
     void fullCallRequested(qint64 callId);
+    // The person followed a link to another call (the one an input_required retry answers).
+    void showCallRequested(qint64 callId);
     // A copy action put `what` ("the arguments", "a curl command") on the clipboard.
     void copied(const QString& what);
     // Every pane shows its whole text.
@@ -135,6 +141,7 @@ private:
     void startText(Pane& pane, QString text);
     void addPage(Pane* first = nullptr);
     void updateHeader();
+    void updateSteps();
     void createCopyActions();
     void updateCopyActions();
     void copyText(const QString& text, const QString& what);
@@ -154,7 +161,16 @@ private:
     QLabel* m_statusMeaningLabel = nullptr;
     QLabel* m_routeLabel = nullptr;
     QLabel* m_clientLabel = nullptr;
+    QLabel* m_sessionCaption = nullptr;
     QLabel* m_sessionLabel = nullptr;
+    QLabel* m_protocolCaption = nullptr;
+    QLabel* m_protocolLabel = nullptr;
+    QLabel* m_traceCaption = nullptr;
+    QLabel* m_traceLabel = nullptr;
+    QLabel* m_taskCaption = nullptr;
+    QLabel* m_taskLabel = nullptr;
+    QLabel* m_inputCaption = nullptr;
+    QLabel* m_inputLabel = nullptr;
     QLabel* m_startedLabel = nullptr;
     QLabel* m_durationLabel = nullptr;
     QLabel* m_errorCaption = nullptr;

@@ -1592,6 +1592,7 @@ void MainWindow::createConsoleCalls()
     connect(bar, &ReplayBar::replayRequested, this, &MainWindow::replayCall);
     connect(bar, &ReplayBar::editAndResendRequested, this, &MainWindow::editAndResendCall);
     connect(bar, &ReplayBar::showCallRequested, this, &MainWindow::showCall);
+    connect(m_inspector, &CallInspector::showCallRequested, this, &MainWindow::showCall);
     auto* replay = new QAction(tr("&Replay"), this);
     replay->setObjectName(QStringLiteral("replayAction"));
     replay->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R));
