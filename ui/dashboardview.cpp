@@ -105,6 +105,8 @@ DashboardView::DashboardView(OperatorInterface* backend, QWidget* parent)
     layout->addWidget(m_tabs, 1);
 
     connect(m_backend, &OperatorInterface::callsUpdated, m_traffic, &TrafficStatsModel::addCalls);
+    // Stateless clients have no session state: the sessions tab groups their calls by client.
+    connect(m_backend, &OperatorInterface::callsUpdated, m_sessions, &SessionListModel::addCalls);
     connect(m_backend, &OperatorInterface::sessionsListed, m_sessions, &SessionListModel::setSessions);
     connect(m_backend, &OperatorInterface::sessionStatesChanged, m_sessions, &SessionListModel::applySessionStates);
     connect(m_backend, &OperatorInterface::securityEventsRecorded, m_security, &SecurityEventModel::addEvents);
@@ -230,8 +232,6 @@ QWidget* DashboardView::createSessionsTab()
     // No mnemonic: Alt+E opens the Edit menu; Delete on the table ends the session.
     m_endButton = new QPushButton(tr("End session"));
     m_endButton->setObjectName(QStringLiteral("endSessionButton"));
-    m_endButton->setToolTip(tr("End the selected session (Delete): the server deletes it and cancels its calls; "
-                               "the client's next request is refused with 404 and it may start a new session"));
     connect(m_endButton, &QPushButton::clicked, this, &DashboardView::endCurrentSession);
     m_status = new StatusNote(QStringLiteral("sessionStatus"));
 
@@ -370,19 +370,30 @@ bool DashboardView::isShowingSecurityEvents() const
 
 void DashboardView::updateTabTitles()
 {
-    m_tabs->setTabText(1, tr("Sessions (%1)").arg(m_sessions->rowCount()));
+    const int stateless = m_sessions->statelessClientCount();
+    m_tabs->setTabText(1,
+        stateless == 0 ? tr("Sessions (%1)").arg(m_sessions->sessionCount())
+                       : tr("Sessions (%1) and stateless clients (%2)").arg(m_sessions->sessionCount()).arg(stateless));
     m_tabs->setTabText(2, tr("Security events (%1)").arg(m_security->total()));
 }
 
 void DashboardView::updateButtons()
 {
-    m_endButton->setEnabled(m_sessionTable->selectionModel()->currentIndex().isValid());
+    const QModelIndex current = m_sessionTable->selectionModel()->currentIndex();
+    // A stateless client has no session to end: each of its requests ended with its answer.
+    const bool stateless = current.isValid() && m_sessions->isStateless(current.row());
+    m_endButton->setEnabled(current.isValid() && !stateless);
+    m_endButton->setToolTip(stateless
+            ? tr("A stateless client (MCP %1) has no session to end: each of its requests ends with its answer")
+                  .arg(m_sessions->session(current.row()).protocolVersion)
+            : tr("End the selected session (Delete): the server deletes it and cancels its calls; the client's next "
+                 "request is refused with 404 and it may start a new session"));
 }
 
 void DashboardView::endCurrentSession()
 {
     const QModelIndex current = m_sessionTable->selectionModel()->currentIndex();
-    if (!current.isValid())
+    if (!current.isValid() || m_sessions->isStateless(current.row()))
         return;
     const SessionState session = m_sessions->session(current.row());
     m_backend->endSession(session.id);

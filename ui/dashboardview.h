@@ -2,11 +2,11 @@
 
 // DashboardView: health at a glance. Traffic over the last minutes as charts (calls and errors per
 // second, p50 and p99 latency), overall or for one tool or client, with the last ten seconds' figures
-// in words; the client sessions open on the server, any of which the operator can end; and the
-// requests refused at the door (token, Origin, Host), newest first. Fed only by the
-// OperatorInterface's events (calls, session states, security events); ending a session is a command
-// sent without waiting, a refusal shows in its status line. A plain widget: the window puts it in a
-// dock.
+// in words; the client sessions open on the server, any of which the operator can end, and the
+// stateless (2026-07-28) clients, grouped by the client they name; and the requests refused at the door (token, Origin,
+// Host), newest first. Fed only by the OperatorInterface's events (calls, session states, security events); ending a
+// session is a command sent without waiting, a refusal shows in its status line. A plain widget: the window puts it in
+// a dock.
 
 #include "statusnote.h"
 
