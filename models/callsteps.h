@@ -13,33 +13,40 @@
 
 #include <optional>
 
+// The task's life, as the timeline tells it.
+struct CallTaskSteps
+{
+    QString id;
+    QString status; // the extension's: working, input_required, completed, cancelled, failed
+    QString statusMessage;
+    // created, handed-out, polled, waiting, running, cancel-requested, resumed; ended or stopped
+    // (withEnding's)
+    QString lastEvent;
+    int polls = 0; // tasks/get requests the client sent (those kept on the timeline)
+    bool cancelRequested = false; // the client sent tasks/cancel
+};
+// The input_required rounds, as the timeline tells them.
+struct CallInputSteps
+{
+    int round = 0; // of the latest entry
+    QString lastEvent; // asked, answered, refused
+    QStringList keys; // what the latest "asked" asked for (its inputRequests' keys)
+    QStringList requestKinds; // and how (elicitation/create, …)
+    QString reason; // why an answer was refused
+    qint64 previousCallId = 0; // the call this one answers ("answered"); 0 when not known
+    int answeredRound = 0;
+    int askedRound = 0;
+};
+
 struct CallSteps
 {
     static constexpr const char* TaskMethod = "switchboard/task";
     static constexpr const char* InputMethod = "switchboard/input";
 
-    struct Task
-    {
-        QString id;
-        QString status; // the extension's: working, input_required, completed, cancelled, failed
-        QString statusMessage;
-        // created, handed-out, polled, waiting, running, cancel-requested, resumed; ended or stopped
-        // (withEnding's)
-        QString lastEvent;
-        int polls = 0; // tasks/get requests the client sent (those kept on the timeline)
-        bool cancelRequested = false; // the client sent tasks/cancel
-    };
-    struct Input
-    {
-        int round = 0; // of the latest entry
-        QString lastEvent; // asked, answered, refused
-        QStringList keys; // what the latest "asked" asked for (its inputRequests' keys)
-        QStringList requestKinds; // and how (elicitation/create, …)
-        QString reason; // why an answer was refused
-        qint64 previousCallId = 0; // the call this one answers ("answered"); 0 when not known
-        int answeredRound = 0;
-        int askedRound = 0;
-    };
+    // At namespace scope, not nested: clang 14 cannot use a nested struct's default member
+    // initializers (std::optional<Task>::emplace) inside the enclosing class's own definition.
+    using Task = CallTaskSteps;
+    using Input = CallInputSteps;
 
     std::optional<Task> task;
     std::optional<Input> input;
