@@ -4,6 +4,7 @@
 
 #include "adapters/adapterregistry.h"
 #include "auth/oauthconnector.h"
+#include "auth/oauthconnects.h"
 #include "auth/secretstore.h"
 #include "backendevents.h"
 #include "commands/commandtoolregistry.h"
@@ -237,6 +238,10 @@ bool Backend::start(QString* error)
                 m_sessionHost = m_ownSessionHost.get();
             }
             m_sessionHost->setInteractionBroker(m_interactions);
+            // request_connection answered by the client's own user signs in through URL mode: the
+            // console's flow, kept with the secret store (which outlives every session).
+            m_sessionHost->environment().oauthConnects
+                = new OAuthConnects(m_options.config.oauthProviders, m_secrets, OAuthConnects::Settings{}, m_secrets);
             auto* feed = new HistoryFeed(m_historyWriter, m_events, m_events);
             connect(feed, &HistoryFeed::callsHeld, this, [this] {
                 Q_EMIT historyNotice(QStringLiteral("History is behind the server: new calls wait until it has "
@@ -875,6 +880,14 @@ bool Backend::registerClientTools(QString* error)
     std::vector<RegisteredTool> tools;
     tools.push_back(ClientTool::requestConnection(oauthProviders, providerTitles));
     for (const ClientToolConfig& config : m_options.config.clientTools) {
+        // `- {name: request_connection, answeredBy: client}` is not a tool of its own: it says who
+        // answers the built-in one (an OAuth sign-in in URL mode for a client that can open one).
+        if (config.spec.value("name", std::string()) == "request_connection") {
+            auto connect = std::make_shared<ClientTool>(*tools.front().clientTool);
+            connect->answeredByClient = config.answeredBy == QStringLiteral("client");
+            tools.front().clientTool = std::move(connect);
+            continue;
+        }
         RegisteredTool tool;
         QString problem;
         if (!ClientTool::fromConfig(config, &tool, &problem)) {

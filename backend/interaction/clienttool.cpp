@@ -312,7 +312,8 @@ RegisteredTool ClientTool::requestConnection(
         {"properties",
             {{"connected", {{"type", "boolean"}}}, {"provider", {{"type", "string"}}},
                 {"account", {{"type", "string"}}},
-                {"reason", {{"type", "string"}, {"enum", {"declined", "cancelled", "timeout"}}}}}},
+                {"reason", {{"type", "string"}, {"enum", {"declined", "cancelled", "timeout", "error"}}}},
+                {"message", {{"type", "string"}}}}},
         {"required", {"connected"}}};
     spec.annotations = json{{"title", "Request a connection"}, {"readOnlyHint", false}, {"destructiveHint", false},
         {"idempotentHint", false}, {"openWorldHint", true}};

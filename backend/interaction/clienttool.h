@@ -30,7 +30,9 @@ public:
     QStringList oauthProviders; // connect: providers the console can run OAuth for
     QHash<QString, QString> providerTitles; // connect: a provider's configured title, by its name
     // answeredBy: client: a 2026-07-28 client that declares elicitation asks its own user
-    // (input_required); any other client's call is a console question as usual.
+    // (input_required); any other client's call is a console question as usual. For a connect
+    // question (request_connection), only an OAuth sign-in is so asked, in URL mode, of a client
+    // that declares elicitation.url; an API key is always asked at the console.
     bool answeredByClient = false;
 
     // What the widget needs, from the call's arguments (JSON for PendingInteraction::renderSpec).

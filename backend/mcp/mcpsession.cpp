@@ -1,7 +1,9 @@
 #include "mcp/mcpsession.h"
 
+#include "auth/oauthconnects.h"
 #include "backendevents.h"
 #include "boundedjson.h"
+#include "clientanswer.h"
 #include "interaction/clienttool.h"
 #include "interaction/interactionbroker.h"
 #include "interaction/requeststate.h"
@@ -925,6 +927,8 @@ void McpSession::endCall(const std::string& key, const json& response, CallStatu
 
 bool McpSession::runInputRound(const std::string& key)
 {
+    if (m_inFlight.at(key).tool->clientTool->render == RenderHint::Connect)
+        return runConnectRound(key); // a secret never goes through a form: a sign-in, or the console
     RequestStates* states = m_environment->requestStates;
     const auto elicitation = m_clientCapabilities.find("elicitation");
     // Form mode: `{}` or one that lists form (a client that offers only URL mode cannot show a form).
@@ -1006,6 +1010,207 @@ bool McpSession::runInputRound(const std::string& key)
         QStringLiteral("input required: asked the client's own user (round %1); the client's retry answers it")
             .arg(round));
     return true;
+}
+
+namespace {
+
+constexpr const char* ConnectKey = "connect";
+
+// How a sign-in that ended reaches the client: who is connected, never the token.
+json connectOutput(const OAuthConnects::Outcome& outcome)
+{
+    if (outcome.state == OAuthConnects::Outcome::State::Connected)
+        return ClientAnswer::connected(outcome.provider, outcome.account);
+    json output = ClientAnswer::notConnected(outcome.reason);
+    output["provider"] = outcome.provider.toStdString();
+    if (!outcome.message.isEmpty())
+        output["message"] = outcome.message.toStdString();
+    return output;
+}
+
+} // namespace
+
+bool McpSession::runConnectRound(const std::string& key)
+{
+    RequestStates* states = m_environment->requestStates;
+    OAuthConnects* connects = m_environment->oauthConnects;
+    const auto elicitation = m_clientCapabilities.find("elicitation");
+    // URL mode only for a client that lists it; `{}` means form only.
+    const bool canOpenUrl
+        = elicitation != m_clientCapabilities.end() && elicitation->is_object() && elicitation->contains("url");
+    if (!states || !connects || !canOpenUrl || m_identity.isEmpty())
+        return false;
+    InFlight& entry = m_inFlight.at(key);
+    const json& arguments = entry.context->arguments();
+    const std::string kind = arguments.value("kind", std::string());
+    const OAuthProvider* provider
+        = connects->provider(QString::fromStdString(arguments.value("provider", std::string())));
+    if (kind == "api_key" || !provider)
+        return false; // an API key is a secret: the console asks for it
+    const QString tool = entry.tool->spec.name;
+    const QByteArray digest = RequestStates::digestOf(arguments);
+    int round = 1;
+    if (!entry.requestState.isEmpty()) {
+        auto verified = states->verify(entry.requestState, m_identity, tool, digest);
+        if (const QString* refusal = std::get_if<QString>(&verified)) {
+            entry.timeline->record(entry.timer.elapsed(),
+                json{{"method", "switchboard/input"},
+                    {"params", {{"event", "refused"}, {"reason", refusal->toStdString()}}}});
+            endCall(key,
+                JsonRpc::makeError(
+                    entry.requestId, JsonRpc::InvalidParams, "Invalid params: " + refusal->toStdString()),
+                CallStatus::Error, *refusal);
+            return true;
+        }
+        const RequestStates::Claims claims = std::get<RequestStates::Claims>(std::move(verified));
+        const qint64 flowCall = claims.callId;
+        const int claimsRound = claims.round;
+        const std::function<void()> consume = [states, claims] { states->consume(claims); };
+        const json responses = entry.inputResponses.is_object() ? entry.inputResponses : json::object();
+        const auto answer = responses.find(ConnectKey);
+        if (answer != responses.end() && answer->is_object() && answer->value("action", std::string()) != "accept") {
+            // Declined or cancelled, before or during the sign-in: it ends here.
+            connects->forget(flowCall);
+            consume();
+            entry.timeline->record(entry.timer.elapsed(),
+                json{{"method", "switchboard/input"},
+                    {"params",
+                        {{"event", "answered"}, {"round", claimsRound}, {"keys", {ConnectKey}},
+                            {"previousCallId", flowCall}}}});
+            entry.record.decision = QByteArray::fromStdString(json{{"what", "declined"}, {"via", "client"},
+                {"by", "the user of " + m_clientName.toStdString()}, {"atMs", m_environment->clock()},
+                {"round", claimsRound}}.dump());
+            const std::shared_ptr<ToolCallContext> context = entry.context;
+            context->finish(ClientTool::resultFor(ClientAnswer::notConnected(QStringLiteral("declined"))));
+            return true;
+        }
+        if (connects->outcome(flowCall, m_identity)) {
+            // Accepted (or no answer yet): the sign-in's outcome, waited for a bounded while.
+            entry.timeline->record(entry.timer.elapsed(),
+                json{{"method", "switchboard/input"},
+                    {"params",
+                        {{"event", "waiting"}, {"round", claimsRound}, {"keys", {ConnectKey}},
+                            {"previousCallId", flowCall}}}});
+            auto done = std::make_shared<bool>(false);
+            QPointer<McpSession> self(this);
+            const auto settle = [self, key, flowCall, claimsRound, consume, done] {
+                if (!self || std::exchange(*done, true))
+                    return;
+                self->settleConnectRound(key, flowCall, claimsRound, consume);
+            };
+            QTimer::singleShot(connects->settings().settleWaitMs, this, settle);
+            connects->whenSettled(flowCall, settle);
+            return true;
+        }
+        // The sign-in is gone (it expired, or the server restarted): a new one, in a new round.
+        consume();
+        round = claimsRound + 1;
+    }
+    QStringList scopes;
+    if (const auto listed = arguments.find("scopes"); listed != arguments.end() && listed->is_array()) {
+        for (const json& scope : *listed) {
+            if (scope.is_string())
+                scopes << QString::fromStdString(scope.get<std::string>());
+        }
+    }
+    QString problem;
+    const QUrl url = connects->start(entry.record.id, m_identity, *provider, scopes, &problem);
+    if (url.isEmpty()) {
+        qWarning("switchboard: a client's sign-in with %s could not start (%s); the console asks instead",
+            qPrintable(provider->name), qPrintable(problem));
+        return false;
+    }
+    RequestStates::Claims claims;
+    claims.identity = m_identity;
+    claims.tool = tool;
+    claims.argumentsDigest = digest;
+    claims.round = round;
+    claims.callId = entry.record.id;
+    claims.keys = {QString::fromLatin1(ConnectKey)};
+    const QByteArray state = states->issue(claims);
+    if (state.isEmpty()) {
+        connects->forget(entry.record.id);
+        return false; // too many rounds in flight to remember another: the console asks
+    }
+    entry.timeline->record(entry.timer.elapsed(),
+        json{{"method", "switchboard/input"},
+            {"params",
+                {{"event", "asked"}, {"round", round}, {"keys", {ConnectKey}}, {"requestKinds", {"elicitation/create"}},
+                    {"mode", "url"}}}});
+    const json params{{"mode", "url"},
+        {"message",
+            QStringLiteral("Sign in to %1 to connect it to Switchboard").arg(provider->displayTitle()).toStdString()},
+        {"url", url.toString(QUrl::FullyEncoded).toStdString()}};
+    json result{{"resultType", "input_required"},
+        {"inputRequests", {{ConnectKey, {{"method", "elicitation/create"}, {"params", params}}}}},
+        {"requestState", state.toStdString()}};
+    endCall(key, JsonRpc::makeResult(entry.requestId, resultOfThisEra(std::move(result))), CallStatus::Parked,
+        QStringLiteral("input required: the client's own user signs in to %1 (round %2); the client's retry "
+                       "learns the outcome")
+            .arg(provider->displayTitle())
+            .arg(round));
+    return true;
+}
+
+void McpSession::settleConnectRound(
+    const std::string& key, qint64 flowCall, int round, const std::function<void()>& consume)
+{
+    const auto it = m_inFlight.find(key);
+    if (it == m_inFlight.end())
+        return; // the retry was cancelled while it waited: its state answers the next one
+    InFlight& entry = it->second;
+    OAuthConnects* connects = m_environment->oauthConnects;
+    RequestStates* states = m_environment->requestStates;
+    const std::optional<OAuthConnects::Outcome> outcome = connects->outcome(flowCall, m_identity);
+    if (outcome && outcome->state == OAuthConnects::Outcome::State::Pending) {
+        // Still signing in: another round with the same URL, filed under this call.
+        RequestStates::Claims claims;
+        claims.identity = m_identity;
+        claims.tool = entry.tool->spec.name;
+        claims.argumentsDigest = RequestStates::digestOf(entry.context->arguments());
+        claims.round = round + 1;
+        claims.callId = entry.record.id;
+        claims.keys = {QString::fromLatin1(ConnectKey)};
+        const QByteArray state = states->issue(claims);
+        if (!state.isEmpty()) {
+            consume();
+            connects->refile(flowCall, entry.record.id);
+            entry.timeline->record(entry.timer.elapsed(),
+                json{{"method", "switchboard/input"},
+                    {"params",
+                        {{"event", "asked"}, {"round", round + 1}, {"keys", {ConnectKey}},
+                            {"requestKinds", {"elicitation/create"}}, {"mode", "url"}}}});
+            const json params{{"mode", "url"},
+                {"message",
+                    QStringLiteral("Sign in to %1 to connect it to Switchboard")
+                        .arg(connects->provider(outcome->provider)
+                                ? connects->provider(outcome->provider)->displayTitle()
+                                : outcome->provider)
+                        .toStdString()},
+                {"url", connects->authorizationUrl(entry.record.id).toString(QUrl::FullyEncoded).toStdString()}};
+            json result{{"resultType", "input_required"},
+                {"inputRequests", {{ConnectKey, {{"method", "elicitation/create"}, {"params", params}}}}},
+                {"requestState", state.toStdString()}};
+            endCall(key, JsonRpc::makeResult(entry.requestId, resultOfThisEra(std::move(result))), CallStatus::Parked,
+                QStringLiteral("input required: the sign-in is still running (round %1)").arg(round + 1));
+            return;
+        }
+    }
+    consume();
+    connects->forget(flowCall);
+    const json output = outcome && outcome->state != OAuthConnects::Outcome::State::Pending
+        ? connectOutput(*outcome)
+        : ClientAnswer::notConnected(QStringLiteral("timeout"));
+    const bool connected = output.value("connected", false);
+    entry.timeline->record(entry.timer.elapsed(),
+        json{{"method", "switchboard/input"},
+            {"params",
+                {{"event", "answered"}, {"round", round}, {"keys", {ConnectKey}}, {"previousCallId", flowCall}}}});
+    entry.record.decision = QByteArray::fromStdString(json{{"what", connected ? "answered" : "declined"},
+        {"via", "client"}, {"by", "the user of " + m_clientName.toStdString()}, {"atMs", m_environment->clock()},
+        {"round", round}}.dump());
+    const std::shared_ptr<ToolCallContext> context = entry.context;
+    context->finish(ClientTool::resultFor(output));
 }
 
 QByteArray McpSession::withoutInvocation(QByteArray jsonText) const

@@ -26,6 +26,7 @@ class BackendEvents;
 class CallTimeline;
 class HistoryFeed;
 class InteractionBroker;
+class OAuthConnects;
 class RequestStates;
 struct InteractionAnswer;
 struct RegisteredTool;
@@ -57,6 +58,9 @@ struct SessionEnvironment
     InteractionBroker* interactions = nullptr; // null: every tool runs at once (no approvals)
     // The requestState of input_required rounds (2026-07-28); null: questions are asked at the console.
     RequestStates* requestStates = nullptr;
+    // The OAuth sign-ins of request_connection answered by the client's own user (input_required in
+    // URL mode); null: such a connect question is asked at the console.
+    OAuthConnects* oauthConnects = nullptr;
     HistoryFeed* history = nullptr; // null: calls never wait for history to catch up
     std::function<qint64()> nextCallId;
     TokenRedactor redactor; // keeps the bearer token out of call records (and so out of every sink)
@@ -213,6 +217,11 @@ private:
     // asks (input_required), answers from a retry's inputResponses, or refuses a bad requestState.
     // False when the question goes to the console instead.
     bool runInputRound(const std::string& key);
+    // runInputRound for a connect question: an OAuth sign-in the client's user runs (URL mode).
+    bool runConnectRound(const std::string& key);
+    // A retry's sign-in (filed under `flowCall`) ended or was waited for long enough: the call ends
+    // with the connect result, or with another round of the same URL. `consume` spends the state.
+    void settleConnectRound(const std::string& key, qint64 flowCall, int round, const std::function<void()>& consume);
     void cancelCall(const std::string& key, const QString& reason, QuestionFate fate = QuestionFate::Withdraw);
     void admitCall(const std::string& key);
     void resumeCall(const std::string& key, const InteractionAnswer& answer, const QByteArray& decision);
