@@ -2,15 +2,21 @@
 # Starts the real switchboard binary headless on a free loopback port, runs a command against it,
 # then stops it and checks it shut down cleanly.
 #
-#   with-switchboard.sh <switchboard-binary> [--no-auth] -- <command> [args...]
+#   with-switchboard.sh <switchboard-binary> [--no-auth] [--config FILE] -- <command> [args...]
 #
 # The command sees SWITCHBOARD_URL (http://127.0.0.1:PORT/mcp) and, unless --no-auth,
 # SWITCHBOARD_TOKEN. Its exit status is the script's, unless the server misbehaved.
+# With --config, Switchboard reads a copy of FILE (config.yaml in its temporary folder, which is
+# also where command tools run unless they name a cwd), and ${CONFIG_SOURCE_DIR} in it names FILE's
+# own folder; without it, no configuration at all.
 set -euo pipefail
 
 binary=$1; shift
 auth=yes
-if [[ ${1:-} == --no-auth ]]; then auth=no; shift; fi
+config=
+while [[ ${1:-} == --no-auth || ${1:-} == --config ]]; do
+    if [[ $1 == --no-auth ]]; then auth=no; shift; else config=$2; shift 2; fi
+done
 [[ ${1:-} == -- ]] && shift
 
 state=$(mktemp -d)
@@ -19,6 +25,12 @@ cleanup() { [[ -n ${server_pid:-} ]] && kill "$server_pid" 2>/dev/null || true; 
 trap cleanup EXIT
 
 args=(--headless --port 0 --state-dir "$state/state" --config "$state/none.yaml")
+if [[ -n $config ]]; then
+    CONFIG_SOURCE_DIR=$(cd "$(dirname "$config")" && pwd)
+    export CONFIG_SOURCE_DIR
+    cp "$config" "$state/config.yaml"
+    args=(--headless --port 0 --state-dir "$state/state" --config "$state/config.yaml")
+fi
 if [[ $auth == no ]]; then
     args+=(--no-auth)
     unset SWITCHBOARD_TOKEN
