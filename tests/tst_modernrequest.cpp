@@ -91,6 +91,11 @@ void TestModernRequest::decodesHeaderValues_data()
     QTest::newRow("a literal sentinel") << QByteArray("=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?=") << true
                                         << QByteArray("=?base64?literal?=");
     QTest::newRow("not Base64") << QByteArray("=?base64?not base64!?=") << false << QByteArray();
+    // SEP-2243: the padding is required (the conformance suite's ServerRejectsInvalidBase64Padding).
+    QTest::newRow("padding missing") << QByteArray("=?base64?SGVsbG8?=") << false << QByteArray();
+    QTest::newRow("a name without its padding") << QByteArray("=?base64?aGVhZGVyX2VjaG8?=") << false << QByteArray();
+    QTest::newRow("the same name padded")
+        << QByteArray("=?base64?aGVhZGVyX2VjaG8=?=") << true << QByteArray("header_echo");
     QTest::newRow("prefix alone") << QByteArray("=?base64?") << true << QByteArray("=?base64?");
     QTest::newRow("empty sentinel") << QByteArray("=?base64?"
                                                   "?=")

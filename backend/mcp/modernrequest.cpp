@@ -56,6 +56,10 @@ std::optional<std::string> decodeHeaderValue(const QByteArray& value)
         return value.toStdString();
     const QByteArray encoded
         = view.sliced(SentinelPrefix.size(), view.size() - SentinelPrefix.size() - SentinelSuffix.size()).toByteArray();
+    // Standard Base64 with its padding, as the revision writes it: Qt accepts a missing trailing '=',
+    // which the SDK and the conformance suite refuse (SEP-2243), so the length is checked first.
+    if (encoded.size() % 4 != 0)
+        return std::nullopt;
     const auto decoded = QByteArray::fromBase64Encoding(encoded, QByteArray::AbortOnBase64DecodingErrors);
     if (!decoded)
         return std::nullopt;
