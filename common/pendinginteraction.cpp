@@ -26,13 +26,16 @@ json PendingInteraction::toJson() const
     json earlier = json::array();
     for (qint64 callIdBefore : earlierCallIds)
         earlier.push_back(callIdBefore);
-    return json{{"id", id.toStdString()}, {"kind", kindName(kind)}, {"render", renderHintName(render).toStdString()},
+    json record{{"id", id.toStdString()}, {"kind", kindName(kind)}, {"render", renderHintName(render).toStdString()},
         {"tool", tool.toStdString()}, {"toolTitle", toolTitle.toStdString()}, {"route", route.toString().toStdString()},
         {"arguments", arguments.toStdString()}, {"renderSpec", renderSpec.toStdString()},
         {"sessionId", sessionId.toStdString()}, {"clientName", clientName.toStdString()},
         {"clientVersion", clientVersion.toStdString()}, {"callId", callId}, {"earlierCallIds", std::move(earlier)},
         {"mode", pauseModeName(mode).toStdString()}, {"createdAtMs", createdAtMs}, {"key", key.toStdString()},
         {"fromRunner", fromRunner}};
+    if (!identity.isEmpty())
+        record["identity"] = identity.toStdString();
+    return record;
 }
 
 bool PendingInteraction::fromJson(
@@ -47,7 +50,7 @@ bool PendingInteraction::fromJson(
     reader
         .keys({"id", "kind", "render", "tool", "toolTitle", "route", "arguments", "renderSpec", "sessionId",
                   "clientName", "clientVersion", "callId", "earlierCallIds", "mode", "createdAtMs", "key"},
-            {"fromRunner"}) // came later: older files lack it
+            {"fromRunner", "identity"}) // came later: older files lack them
         .string("id", &result.id)
         .string("kind", &kind)
         .string("render", &render)
@@ -63,7 +66,8 @@ bool PendingInteraction::fromJson(
         .string("mode", &mode)
         .integer("createdAtMs", &result.createdAtMs)
         .string("key", &result.key)
-        .optionalBoolean("fromRunner", &result.fromRunner);
+        .optionalBoolean("fromRunner", &result.fromRunner)
+        .optionalString("identity", &result.identity);
     result.route = ToolRoute::fromString(route);
     const json* earlier = reader.array("earlierCallIds");
     if (!reader.ok())

@@ -54,6 +54,12 @@ struct PendingInteraction
     // Asked by a one-shot runner (`switchboard tool`): its session ends with its process, so "allow
     // for this session" would grant nothing. Optional in the state file (older files lack it).
     bool fromRunner = false;
+    // The identity of a client with a named token ("token:<name>"), which its stored answers and
+    // "this client" grants belong to; empty for a client known by its declared name. Optional in the
+    // state file.
+    QString identity;
+    // Whom stored answers and grants of this question belong to: the identity, else the name.
+    QString clientKey() const { return identity.isEmpty() ? clientName : identity; }
 
     // The record in the workspace state file.
     nlohmann::json toJson() const;

@@ -48,7 +48,7 @@ RegisteredTool plainTool(const QString& name, bool readOnly, const QString& rout
 InteractionBroker::CallOrigin origin(
     qint64 callId, const QString& session = QStringLiteral("s1"), const QString& client = QStringLiteral("client"))
 {
-    return {callId, session, client, QStringLiteral("1.0"), QByteArray()};
+    return {callId, session, client, QStringLiteral("1.0"), QByteArray(), QString()};
 }
 
 void writeFile(const QString& path, const QByteArray& contents)

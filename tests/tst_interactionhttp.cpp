@@ -3,10 +3,12 @@
 // cancellation, session deletion, the maximum wait, arguments checked before any pause, batches
 // refused whole, stored answers kept per client, and the limit on pending questions.
 
+#include "auth/clienttokens.h"
 #include "clientanswer.h"
 #include "mcphttptestsupport.h"
 
 #include <QSemaphore>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <sys/socket.h>
@@ -73,6 +75,7 @@ private Q_SLOTS:
     void readOnlyToolsRunWithoutAsking();
     void heldCallsWhoseClientsResetKeepTheirQuestions();
     void storedAnswersBelongToTheClientThatWasAsked();
+    void storedAnswersBelongToANamedTokenNotItsDeclaredName();
     void questionsBeyondTheLimitAreAToolError();
 };
 
@@ -537,6 +540,60 @@ void TestInteractionHttp::storedAnswersBelongToTheClientThatWasAsked()
     const RawHttpResponse response = retry.read();
     QCOMPARE(response.status, 200);
     QVERIFY(bodyJson(response).at("result").at("structuredContent").at("account") == "mine");
+}
+
+void TestInteractionHttp::storedAnswersBelongToANamedTokenNotItsDeclaredName()
+{
+    // Two clients with tokens of their own that both call themselves "runner": the answer stored for
+    // one is not the other's, though their declared names (and calls) are the same.
+    QTemporaryDir directory;
+    auto tokens = std::make_shared<ClientTokens>(ClientTokens::defaultPath(directory.path()));
+    QString error;
+    const QByteArray alpha = tokens->issue(QStringLiteral("alpha"), &error);
+    const QByteArray beta = tokens->issue(QStringLiteral("beta"), &error);
+    QVERIFY2(!alpha.isEmpty() && !beta.isEmpty(), qPrintable(error));
+    McpServerOptions options = ServerFixture::defaultOptions();
+    options.clientTokens = tokens;
+    ServerFixture server(options, interactionSettings());
+    const auto withToken = [&](Headers headers, const QByteArray& token) {
+        return withHeader(std::move(headers), "Authorization", "Bearer " + token);
+    };
+    const auto open = [&](const QByteArray& token) {
+        RawHttpClient client(server.port);
+        client.send(RawHttpClient::post(
+            initializeBody("2025-06-18", "runner"), withToken(standardHeaders(server.port), token)));
+        const QByteArray id = client.read().header("mcp-session-id");
+        client.send(RawHttpClient::post(R"({"jsonrpc":"2.0","method":"notifications/initialized"})",
+            withToken(sessionHeaders(server.port, id), token)));
+        client.read();
+        return id;
+    };
+    const QByteArray first = open(alpha);
+    const QByteArray second = open(beta);
+    const QByteArray body = callBody(4, "request_connection", connectArguments);
+    {
+        RawHttpClient client(server.port);
+        client.send(RawHttpClient::post(body, withToken(sessionHeaders(server.port, first), alpha)));
+        QVERIFY(client.waitForClose()); // parked ("runner" parks)
+    }
+    QCOMPARE(server.pendingInteractions().size(), 1);
+    QCOMPARE(server.pendingInteractions().front().identity, QStringLiteral("token:alpha"));
+    QCOMPARE(
+        server.answer(server.pendingInteractions().front().id,
+            InteractionAnswer::respond(ClientAnswer::connected(QStringLiteral("github"), QStringLiteral("alphas")))),
+        QString());
+    {
+        RawHttpClient client(server.port);
+        client.send(RawHttpClient::post(body, withToken(sessionHeaders(server.port, second), beta)));
+        QVERIFY(client.waitForClose()); // beta is asked itself
+    }
+    QCOMPARE(server.pendingInteractions().size(), 1);
+    QCOMPARE(server.pendingInteractions().front().identity, QStringLiteral("token:beta"));
+    RawHttpClient retry(server.port);
+    retry.send(RawHttpClient::post(body, withToken(sessionHeaders(server.port, first), alpha)));
+    const RawHttpResponse response = retry.read();
+    QCOMPARE(response.status, 200);
+    QVERIFY(bodyJson(response).at("result").at("structuredContent").at("account") == "alphas");
 }
 
 void TestInteractionHttp::questionsBeyondTheLimitAreAToolError()

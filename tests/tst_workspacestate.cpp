@@ -658,8 +658,8 @@ void TestWorkspaceState::consoleBrokerFollowsRunners()
     QSignalSpy resolved(&console, &InteractionBroker::interactionResolved);
 
     const json arguments{{"provider", "github"}, {"kind", "api_key"}, {"reason", "to read issues"}};
-    const InteractionBroker::CallOrigin origin{
-        1, QStringLiteral("runner-session"), QStringLiteral("claude-code"), QStringLiteral("1.0"), QByteArray()};
+    const InteractionBroker::CallOrigin origin{1, QStringLiteral("runner-session"), QStringLiteral("claude-code"),
+        QStringLiteral("1.0"), QByteArray(), QString()};
     settings.defaultMode = PauseMode::Park;
     QString parked;
     {

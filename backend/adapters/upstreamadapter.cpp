@@ -771,7 +771,7 @@ void UpstreamAdapter::askPerson(const std::shared_ptr<ToolCallContext>& context,
         {"tool", metadata.tool.toStdString()}, {"arguments", context->arguments()}};
     const json request{{"jsonrpc", "2.0"}, {"method", "elicitation/create"}, {"params", params}};
     const InteractionBroker::CallOrigin origin{metadata.callId, metadata.sessionId, metadata.clientName,
-        metadata.clientVersion, QByteArray::fromStdString(request.dump())};
+        metadata.clientVersion, QByteArray::fromStdString(request.dump()), QString()};
     InteractionBroker::Admission admission = m_broker->admit(question, arguments, origin);
     if (admission.verdict == InteractionBroker::Admission::Verdict::Refuse) {
         reply(json(), json{{"code", -32603}, {"message", admission.result.firstText().toStdString()}});

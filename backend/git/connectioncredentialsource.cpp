@@ -238,7 +238,7 @@ void ConnectionCredentialSource::askPerson(const QString& provider, const Reques
     const json call{{"jsonrpc", "2.0"}, {"method", "tools/call"},
         {"params", {{"name", "request_connection"}, {"arguments", arguments}}}};
     const InteractionBroker::CallOrigin origin{metadata.callId, metadata.sessionId, metadata.clientName,
-        metadata.clientVersion, QByteArray::fromStdString(call.dump())};
+        metadata.clientVersion, QByteArray::fromStdString(call.dump()), QString()};
     InteractionBroker::Admission admission = m_broker->admit(*tool, arguments, origin);
     if (admission.verdict == InteractionBroker::Admission::Verdict::Answer) {
         // An earlier answer of this client's: connected already (the secret is stored) or declined.

@@ -266,7 +266,7 @@ InteractionBroker::Admission InteractionBroker::admit(
             return admission;
         }
         admission.kind = InteractionKind::ClientTool;
-        admission.key = keyFor(origin.clientName, tool.spec.name, arguments);
+        admission.key = keyFor(origin.clientKey(), tool.spec.name, arguments);
         if (auto stored = m_outputs.take(admission.key)) {
             admission.verdict = Admission::Verdict::Answer;
             admission.result
@@ -284,13 +284,13 @@ InteractionBroker::Admission InteractionBroker::admit(
             admission.decision = ruleDecision("allow");
             return admission; // Run
         }
-        if (const auto grant = m_approvals.find(tool.spec.name, origin.sessionId, origin.clientName,
+        if (const auto grant = m_approvals.find(tool.spec.name, origin.sessionId, origin.clientKey(),
                 [this, &arguments] { return grantArguments(arguments); })) {
             admission.decision = decisionFor(*grant);
             return admission; // Run: a standing grant, and the call says which
         }
         admission.kind = InteractionKind::Approval;
-        admission.key = keyFor(origin.clientName, tool.spec.name, arguments);
+        admission.key = keyFor(origin.clientKey(), tool.spec.name, arguments);
         if (auto decision = m_approvals.takeDecision(admission.key)) {
             save(nullptr, true);
             Q_EMIT storesChanged();
@@ -378,6 +378,7 @@ PendingInteraction InteractionBroker::describe(
     interaction.fromRunner = SessionHost::isLocalSessionId(origin.sessionId);
     interaction.clientName = redactor.text(origin.clientName);
     interaction.clientVersion = redactor.text(origin.clientVersion);
+    interaction.identity = origin.identity;
     interaction.callId = origin.callId;
     interaction.mode = admission.mode;
     interaction.createdAtMs = QDateTime::currentMSecsSinceEpoch();
@@ -405,6 +406,7 @@ void InteractionBroker::startWaiting(Entry& entry, const CallOrigin& origin, Wai
     interaction.fromRunner = SessionHost::isLocalSessionId(origin.sessionId);
     interaction.clientName = m_settings.redactor.text(origin.clientName);
     interaction.clientVersion = m_settings.redactor.text(origin.clientVersion);
+    interaction.identity = origin.identity;
     interaction.mode = PauseMode::Hold;
     interaction.waiting = true;
     interaction.deadlineMs = QDateTime::currentMSecsSinceEpoch() + m_settings.maxWaitMs;
@@ -569,10 +571,10 @@ bool InteractionBroker::answer(const QString& id, const InteractionAnswer& answe
         grant.grantedBy = by;
         grant.grantedAtMs = now;
         if (answer.decision == Decision::AllowForSession) {
-            grant.clientName = interaction.clientName;
+            grant.clientName = interaction.clientKey();
             grant.sessionId = interaction.sessionId;
         } else {
-            grant.clientName = answer.everyClient ? QString() : interaction.clientName;
+            grant.clientName = answer.everyClient ? QString() : interaction.clientKey();
             grant.arguments = answer.anyArguments ? QByteArray() : grantArguments(it->second.arguments);
         }
         // A grant the store has no room for is refused before anything else changes: the question
@@ -899,7 +901,7 @@ std::optional<InteractionAnswer> InteractionBroker::takeStoredAnswer(const Entry
         return stored->allow ? InteractionAnswer::decide(InteractionAnswer::Decision::AllowOnce)
                              : InteractionAnswer::decide(InteractionAnswer::Decision::Deny, stored->reason);
     }
-    if (const auto grant = m_approvals.find(interaction.tool, interaction.sessionId, interaction.clientName,
+    if (const auto grant = m_approvals.find(interaction.tool, interaction.sessionId, interaction.clientKey(),
             [this, &entry] { return grantArguments(entry.arguments); })) {
         *decision = decisionFor(*grant);
         return InteractionAnswer::decide(InteractionAnswer::Decision::AllowOnce);

@@ -84,6 +84,10 @@ public:
         // The tools/call request as the client sent it: a question shows the arguments in the
         // client's key order. Kept raw (implicitly shared) so calls that never pause pay nothing.
         QByteArray request;
+        // "token:<name>" for a client with a named token: its stored answers and "this client"
+        // grants are its own, whatever name it declares. Empty: the declared name is the client.
+        QString identity;
+        QString clientKey() const { return identity.isEmpty() ? clientName : identity; }
     };
 
     struct Admission

@@ -244,7 +244,7 @@ public:
         m_session = session;
         if (auto* guard = HttpConnectionGuard::of(m_socket)) {
             guard->setResponsePending(true);
-            guard->setWaitingFor(session->clientName());
+            guard->setWaitingFor(session->fairnessKey());
         }
         m_disconnected = QObject::connect(m_socket, &QTcpSocket::disconnected, context, [this] { connectionLost(); });
         m_keepSelf = self.lock();
@@ -842,15 +842,15 @@ McpSession* McpHttpServer::createSession(const QString& clientName, QByteArray* 
         // refused instead.
         std::unordered_map<QString, int> perClient;
         for (const auto& [id, session] : m_sessions)
-            ++perClient[session->clientName()];
+            ++perClient[session->fairnessKey()];
         ++perClient[clientName];
         McpSession* victim = nullptr;
         int victimClientSessions = 0;
         for (const auto& [id, session] : m_sessions) {
             if (session->inFlightCount() != 0 || session->hasNotificationStream())
                 continue;
-            const int held = perClient[session->clientName()];
-            const int heldBefore = held - (session->clientName() == clientName ? 1 : 0);
+            const int held = perClient[session->fairnessKey()];
+            const int heldBefore = held - (session->fairnessKey() == clientName ? 1 : 0);
             if (heldBefore < 2)
                 continue;
             if (!victim || held > victimClientSessions
@@ -955,13 +955,18 @@ void McpHttpServer::handlePost(
             if (const auto name = info->find("name"); name != info->end() && name->is_string())
                 clientName = QString::fromStdString(name->get<std::string>());
         }
-        McpSession* session = createSession(clientName, &evictionError);
+        // A named token's identity is the client, for fairness as for its tasks and answers.
+        const QString identity = identityOf(request, params.is_object() ? params.value("clientInfo", json()) : json());
+        McpSession* session
+            = createSession(identity.startsWith(QLatin1String("token:")) ? identity : clientName, &evictionError);
         if (!session) {
             headers.emplace_back("Retry-After", QByteArray::number(SessionsRetryAfterSeconds));
             writeError(responder, StatusCode::ServiceUnavailable, SessionErrorCode,
                 "Service Unavailable: " + evictionError.toStdString(), headers, messages.front().id);
             return;
         }
+        session->setCaller(
+            identity, params.is_object() ? params.value("capabilities", json::object()) : json::object());
         QByteArray response;
         if (!session->initialize(messages.front(), &response)) {
             removeSession(session->id(), QStringLiteral("initialize failed"));
@@ -1097,7 +1102,9 @@ void McpHttpServer::handleModernPost(const QHttpServerRequest& request, QTcpSock
     const QString identity = identityOf(request, envelope.clientInfo);
     const QString clientName = TaskHost::clientNameOf(envelope.clientInfo);
     if (message.method == "subscriptions/listen") {
-        listen(socket, responder, headers, message, clientName, envelope.clientCapabilities, identity);
+        listen(socket, responder, headers, message,
+            identity.startsWith(QLatin1String("token:")) ? identity : clientName, envelope.clientCapabilities,
+            identity);
         return;
     }
     if (message.method == "tasks/get" || message.method == "tasks/update" || message.method == "tasks/cancel") {
@@ -1212,7 +1219,7 @@ void McpHttpServer::handleGet(
     if (!roomToWait(*session, responder, headers, nullptr))
         return;
     auto stream = std::make_shared<EventStream>(std::move(responder), socket, headers, m_options.keepAliveIntervalMs,
-        m_options.limits.maxUnsentNotificationBytes, session->clientName());
+        m_options.limits.maxUnsentNotificationBytes, session->fairnessKey());
     session->setNotificationStream(stream);
     const QByteArray id = session->id();
     publishSessionState(id);
@@ -1299,7 +1306,7 @@ void McpHttpServer::listen(QTcpSocket* socket, QHttpServerResponder& responder, 
 bool McpHttpServer::roomToWait(
     const McpSession& session, QHttpServerResponder& responder, const Headers& headers, const json& id)
 {
-    return roomToWait(session.clientName(), responder, headers, id);
+    return roomToWait(session.fairnessKey(), responder, headers, id);
 }
 
 bool McpHttpServer::roomToWait(

@@ -639,8 +639,11 @@ void McpSession::admitCall(const std::string& key)
         execute(key);
         return;
     }
+    // A named token's identity keys the client's stored answers and grants; a declared name keys
+    // them as it always has (so answers stored before named tokens still match).
     const InteractionBroker::CallOrigin origin{entry.record.id, entry.record.sessionId, entry.record.clientName,
-        entry.record.clientVersion, entry.record.request};
+        entry.record.clientVersion, entry.record.request,
+        m_identity.startsWith(QLatin1String("token:")) ? m_identity : QString()};
     InteractionBroker::Admission admission = broker->admit(*tool, context->arguments(), origin);
     entry.record.decision = admission.decision; // a rule, a grant or a stored answer: why it ran (or not) unasked
     switch (admission.verdict) {

@@ -104,6 +104,10 @@ public:
     // Who sent a stateless request (the identity tasks and requestState are bound to) and what its
     // client can do (its clientCapabilities, e.g. elicitation for input_required).
     void setCaller(const QString& identity, const nlohmann::json& clientCapabilities);
+    const QString& identity() const { return m_identity; }
+    // Whom this session's waiting connections and sessions count against: a named token's identity,
+    // else the declared name.
+    QString fairnessKey() const { return m_identity.startsWith(QLatin1String("token:")) ? m_identity : m_clientName; }
     // For a local caller making the console's own calls: every call of the session records
     // `replayOf` (ToolCall::replayOf), and `started` hears each call's id as soon as it has one.
     void setLocalCallHooks(qint64 replayOf, std::function<void(qint64 callId)> started);
