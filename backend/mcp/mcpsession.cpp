@@ -928,6 +928,24 @@ void McpSession::endCall(const std::string& key, const json& response, CallStatu
     m_environment->events->publishCallFinished(record);
 }
 
+std::optional<RequestStates::Claims> McpSession::checkedRequestState(
+    const std::string& key, const QString& tool, const QByteArray& argumentsDigest)
+{
+    InFlight& entry = m_inFlight.at(key);
+    auto verified = m_environment->requestStates->verify(entry.requestState, m_identity, tool, argumentsDigest);
+    if (const QString* refusal = std::get_if<QString>(&verified)) {
+        entry.timeline->record(entry.timer.elapsed(),
+            json{{"method", "switchboard/input"},
+                {"params", {{"event", "refused"}, {"reason", refusal->toStdString()}}}});
+        const QString reason = *refusal;
+        endCall(key,
+            JsonRpc::makeError(entry.requestId, JsonRpc::InvalidParams, "Invalid params: " + reason.toStdString()),
+            CallStatus::Error, reason);
+        return std::nullopt;
+    }
+    return std::get<RequestStates::Claims>(std::move(verified));
+}
+
 bool McpSession::runInputRound(const std::string& key)
 {
     if (m_inFlight.at(key).tool->clientTool->render == RenderHint::Connect)
@@ -947,18 +965,10 @@ bool McpSession::runInputRound(const std::string& key)
     constexpr const char* AnswerKey = "answer";
     int round = 1;
     if (!entry.requestState.isEmpty()) {
-        auto verified = states->verify(entry.requestState, m_identity, tool, digest);
-        if (const QString* refusal = std::get_if<QString>(&verified)) {
-            entry.timeline->record(entry.timer.elapsed(),
-                json{{"method", "switchboard/input"},
-                    {"params", {{"event", "refused"}, {"reason", refusal->toStdString()}}}});
-            endCall(key,
-                JsonRpc::makeError(
-                    entry.requestId, JsonRpc::InvalidParams, "Invalid params: " + refusal->toStdString()),
-                CallStatus::Error, *refusal);
-            return true;
-        }
-        const RequestStates::Claims claims = std::get<RequestStates::Claims>(std::move(verified));
+        const std::optional<RequestStates::Claims> checked = checkedRequestState(key, tool, digest);
+        if (!checked)
+            return true; // refused: the call has ended
+        const RequestStates::Claims& claims = *checked;
         const json responses = entry.inputResponses.is_object() ? entry.inputResponses : json::object();
         const auto answer = responses.find(AnswerKey);
         if (answer != responses.end()) {
@@ -1054,18 +1064,10 @@ bool McpSession::runConnectRound(const std::string& key)
     const QByteArray digest = RequestStates::digestOf(arguments);
     int round = 1;
     if (!entry.requestState.isEmpty()) {
-        auto verified = states->verify(entry.requestState, m_identity, tool, digest);
-        if (const QString* refusal = std::get_if<QString>(&verified)) {
-            entry.timeline->record(entry.timer.elapsed(),
-                json{{"method", "switchboard/input"},
-                    {"params", {{"event", "refused"}, {"reason", refusal->toStdString()}}}});
-            endCall(key,
-                JsonRpc::makeError(
-                    entry.requestId, JsonRpc::InvalidParams, "Invalid params: " + refusal->toStdString()),
-                CallStatus::Error, *refusal);
-            return true;
-        }
-        const RequestStates::Claims claims = std::get<RequestStates::Claims>(std::move(verified));
+        const std::optional<RequestStates::Claims> checked = checkedRequestState(key, tool, digest);
+        if (!checked)
+            return true; // refused: the call has ended
+        const RequestStates::Claims& claims = *checked;
         const qint64 flowCall = claims.callId;
         const int claimsRound = claims.round;
         const std::function<void()> consume = [states, claims] { states->consume(claims); };

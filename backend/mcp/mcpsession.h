@@ -5,6 +5,7 @@
 // of its calls. Knows nothing of HTTP; replies go to a ResponseChannel.
 
 #include "auth/tokenredactor.h"
+#include "interaction/requeststate.h"
 #include "mcp/jsonrpc.h"
 #include "mcp/responsechannel.h"
 #include "toolcall.h"
@@ -27,7 +28,6 @@ class CallTimeline;
 class HistoryFeed;
 class InteractionBroker;
 class OAuthConnects;
-class RequestStates;
 struct InteractionAnswer;
 struct RegisteredTool;
 class ToolCallContext;
@@ -221,6 +221,10 @@ private:
     // asks (input_required), answers from a retry's inputResponses, or refuses a bad requestState.
     // False when the question goes to the console instead.
     bool runInputRound(const std::string& key);
+    // The retry's requestState, verified for this call: its claims; or, when it is refused, the call
+    // ends with -32602 and the reason (and its timeline says so), and nullopt.
+    std::optional<RequestStates::Claims> checkedRequestState(
+        const std::string& key, const QString& tool, const QByteArray& argumentsDigest);
     // runInputRound for a connect question: an OAuth sign-in the client's user runs (URL mode).
     bool runConnectRound(const std::string& key);
     // A retry's sign-in (filed under `flowCall`) ended or was waited for long enough: the call ends
