@@ -35,6 +35,8 @@ json PendingInteraction::toJson() const
         {"fromRunner", fromRunner}};
     if (!identity.isEmpty())
         record["identity"] = identity.toStdString();
+    if (stateless)
+        record["stateless"] = true;
     return record;
 }
 
@@ -50,7 +52,7 @@ bool PendingInteraction::fromJson(
     reader
         .keys({"id", "kind", "render", "tool", "toolTitle", "route", "arguments", "renderSpec", "sessionId",
                   "clientName", "clientVersion", "callId", "earlierCallIds", "mode", "createdAtMs", "key"},
-            {"fromRunner", "identity"}) // came later: older files lack them
+            {"fromRunner", "identity", "stateless"}) // came later: older files lack them
         .string("id", &result.id)
         .string("kind", &kind)
         .string("render", &render)
@@ -67,7 +69,8 @@ bool PendingInteraction::fromJson(
         .integer("createdAtMs", &result.createdAtMs)
         .string("key", &result.key)
         .optionalBoolean("fromRunner", &result.fromRunner)
-        .optionalString("identity", &result.identity);
+        .optionalString("identity", &result.identity)
+        .optionalBoolean("stateless", &result.stateless);
     result.route = ToolRoute::fromString(route);
     const json* earlier = reader.array("earlierCallIds");
     if (!reader.ok())

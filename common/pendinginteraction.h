@@ -54,6 +54,9 @@ struct PendingInteraction
     // Asked by a one-shot runner (`switchboard tool`): its session ends with its process, so "allow
     // for this session" would grant nothing. Optional in the state file (older files lack it).
     bool fromRunner = false;
+    // Asked for a stateless (MCP 2026-07-28) request: it has no session, so "allow for this session"
+    // would grant nothing either. Optional in the state file.
+    bool stateless = false;
     // The identity of a client with a named token ("token:<name>"), which its stored answers and
     // "this client" grants belong to; empty for a client known by its declared name. Optional in the
     // state file.

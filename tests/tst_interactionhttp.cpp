@@ -246,6 +246,7 @@ void TestInteractionHttp::aStatelessCallHasNoSessionToAllow()
     QTRY_COMPARE_WITH_TIMEOUT(server.pendingInteractions().size(), 1, 10'000);
     const PendingInteraction asked = server.pendingInteractions().front();
     QVERIFY2(asked.sessionId.startsWith(QStringLiteral("request-")), qPrintable(asked.sessionId));
+    QVERIFY(asked.stateless); // the console offers no session grant for it
     const QString refused = server.answer(asked.id, InteractionAnswer::decide(Decision::AllowForSession));
     QVERIFY2(refused.contains(QStringLiteral("2026-07-28")), qPrintable(refused));
     QCOMPARE(server.pendingInteractions().size(), 1);

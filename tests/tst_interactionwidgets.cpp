@@ -893,6 +893,14 @@ private Q_SLOTS:
         // The same question, now asked by a client over HTTP: its session can be allowed.
         widget.setInteraction(approval());
         QVERIFY(!session->isHidden());
+
+        // Asked for a stateless (2026-07-28) request: no session, nothing to allow for one.
+        PendingInteraction stateless = approval();
+        stateless.sessionId = QStringLiteral("request-9c0d5f3a");
+        stateless.stateless = true;
+        widget.setInteraction(stateless);
+        QVERIFY(session->isHidden());
+        QVERIFY(child<QLabel>(&widget, "sessionLabel")->text().contains(QLatin1String("stateless")));
     }
 
     void connectByKeys()

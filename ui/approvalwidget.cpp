@@ -345,8 +345,9 @@ ApprovalWidget::ApprovalWidget(const PendingInteraction& interaction, QWidget* p
 
 void ApprovalWidget::interactionUpdated()
 {
-    // A one-shot runner's session ends with its process: there is no later call to allow.
-    m_allowSessionButton->setVisible(!interaction().fromRunner);
+    // A one-shot runner's session ends with its process, and a stateless request has none: there is
+    // no later call of the session to allow.
+    m_allowSessionButton->setVisible(!interaction().fromRunner && !interaction().stateless);
 }
 
 void ApprovalWidget::decide(InteractionAnswer::Decision decision)

@@ -284,9 +284,10 @@ void InteractionWidget::updateHeader()
     m_toolLabel->setToolTip(tr("Tool %1, route %2").arg(interaction.tool, interaction.route.toString()));
 
     m_clientLabel->setText(InteractionModel::clientLabel(interaction));
-    m_sessionLabel->setText(interaction.fromRunner ? tr("%1 (one-shot runner; ends with its process)")
-                                                         .arg(InteractionModel::shortSession(interaction.sessionId))
-                                                   : InteractionModel::shortSession(interaction.sessionId));
+    m_sessionLabel->setText(interaction.stateless ? tr("none (MCP 2026-07-28, stateless)")
+            : interaction.fromRunner              ? tr("%1 (one-shot runner; ends with its process)")
+                                           .arg(InteractionModel::shortSession(interaction.sessionId))
+                                     : InteractionModel::shortSession(interaction.sessionId));
     m_sessionLabel->setToolTip(interaction.sessionId);
     m_waitingLabel->setText(InteractionModel::waitingLabel(interaction) + QStringLiteral(" — ")
         + InteractionModel::waitingDescription(interaction));

@@ -376,6 +376,7 @@ PendingInteraction InteractionBroker::describe(
     }
     interaction.sessionId = origin.sessionId;
     interaction.fromRunner = SessionHost::isLocalSessionId(origin.sessionId);
+    interaction.stateless = SessionHost::isRequestSessionId(origin.sessionId);
     interaction.clientName = redactor.text(origin.clientName);
     interaction.clientVersion = redactor.text(origin.clientVersion);
     interaction.identity = origin.identity;
@@ -404,6 +405,7 @@ void InteractionBroker::startWaiting(Entry& entry, const CallOrigin& origin, Wai
     interaction.callId = origin.callId;
     interaction.sessionId = origin.sessionId;
     interaction.fromRunner = SessionHost::isLocalSessionId(origin.sessionId);
+    interaction.stateless = SessionHost::isRequestSessionId(origin.sessionId);
     interaction.clientName = m_settings.redactor.text(origin.clientName);
     interaction.clientVersion = m_settings.redactor.text(origin.clientVersion);
     interaction.identity = origin.identity;
