@@ -946,6 +946,33 @@ std::optional<RequestStates::Claims> McpSession::checkedRequestState(
     return std::get<RequestStates::Claims>(std::move(verified));
 }
 
+bool McpSession::askThroughInputRequired(const std::string& key, const QString& tool, const QByteArray& argumentsDigest,
+    int round, const char* inputKey, const json& request, const QString& note, const std::function<void()>& onIssued)
+{
+    InFlight& entry = m_inFlight.at(key);
+    RequestStates::Claims claims;
+    claims.identity = m_identity;
+    claims.tool = tool;
+    claims.argumentsDigest = argumentsDigest;
+    claims.round = round;
+    claims.callId = entry.record.id;
+    claims.keys = {QString::fromLatin1(inputKey)};
+    const QByteArray state = m_environment->requestStates->issue(claims);
+    if (state.isEmpty())
+        return false;
+    if (onIssued)
+        onIssued();
+    json asked{{"event", "asked"}, {"round", round}, {"keys", {inputKey}}, {"requestKinds", {"elicitation/create"}}};
+    if (request.value("mode", std::string()) == "url")
+        asked["mode"] = "url";
+    entry.timeline->record(entry.timer.elapsed(), json{{"method", "switchboard/input"}, {"params", std::move(asked)}});
+    json result{{"resultType", "input_required"},
+        {"inputRequests", {{inputKey, {{"method", "elicitation/create"}, {"params", request}}}}},
+        {"requestState", state.toStdString()}};
+    endCall(key, JsonRpc::makeResult(entry.requestId, resultOfThisEra(std::move(result))), CallStatus::Parked, note);
+    return true;
+}
+
 bool McpSession::runInputRound(const std::string& key)
 {
     if (m_inFlight.at(key).tool->clientTool->render == RenderHint::Connect)
@@ -1001,33 +1028,22 @@ bool McpSession::runInputRound(const std::string& key)
     const std::optional<json> request = clientTool.elicitation(arguments);
     if (!request)
         return false;
-    RequestStates::Claims claims;
-    claims.identity = m_identity;
-    claims.tool = tool;
-    claims.argumentsDigest = digest;
-    claims.round = round;
-    claims.callId = entry.record.id;
-    claims.keys = {QString::fromLatin1(AnswerKey)};
-    const QByteArray state = states->issue(claims);
-    if (state.isEmpty())
-        return false; // too many rounds in flight to remember another: the console asks
-    entry.timeline->record(entry.timer.elapsed(),
-        json{{"method", "switchboard/input"},
-            {"params",
-                {{"event", "asked"}, {"round", round}, {"keys", {AnswerKey}},
-                    {"requestKinds", {"elicitation/create"}}}}});
-    json result{{"resultType", "input_required"},
-        {"inputRequests", {{AnswerKey, {{"method", "elicitation/create"}, {"params", *request}}}}},
-        {"requestState", state.toStdString()}};
-    endCall(key, JsonRpc::makeResult(entry.requestId, resultOfThisEra(std::move(result))), CallStatus::Parked,
+    return askThroughInputRequired(key, tool, digest, round, AnswerKey, *request,
         QStringLiteral("input required: asked the client's own user (round %1); the client's retry answers it")
             .arg(round));
-    return true;
 }
 
 namespace {
 
 constexpr const char* ConnectKey = "connect";
+
+// The URL-mode elicitation of a sign-in.
+json signInRequest(const QString& providerTitle, const QUrl& url)
+{
+    return json{{"mode", "url"},
+        {"message", QStringLiteral("Sign in to %1 to connect it to Switchboard").arg(providerTitle).toStdString()},
+        {"url", url.toString(QUrl::FullyEncoded).toStdString()}};
+}
 
 // How a sign-in that ended reaches the client: who is connected, never the token.
 json connectOutput(const OAuthConnects::Outcome& outcome)
@@ -1125,35 +1141,14 @@ bool McpSession::runConnectRound(const std::string& key)
             qPrintable(provider->name), qPrintable(problem));
         return false;
     }
-    RequestStates::Claims claims;
-    claims.identity = m_identity;
-    claims.tool = tool;
-    claims.argumentsDigest = digest;
-    claims.round = round;
-    claims.callId = entry.record.id;
-    claims.keys = {QString::fromLatin1(ConnectKey)};
-    const QByteArray state = states->issue(claims);
-    if (state.isEmpty()) {
+    if (!askThroughInputRequired(key, tool, digest, round, ConnectKey, signInRequest(provider->displayTitle(), url),
+            QStringLiteral("input required: the client's own user signs in to %1 (round %2); the client's retry "
+                           "learns the outcome")
+                .arg(provider->displayTitle())
+                .arg(round))) {
         connects->forget(entry.record.id);
         return false; // too many rounds in flight to remember another: the console asks
     }
-    entry.timeline->record(entry.timer.elapsed(),
-        json{{"method", "switchboard/input"},
-            {"params",
-                {{"event", "asked"}, {"round", round}, {"keys", {ConnectKey}}, {"requestKinds", {"elicitation/create"}},
-                    {"mode", "url"}}}});
-    const json params{{"mode", "url"},
-        {"message",
-            QStringLiteral("Sign in to %1 to connect it to Switchboard").arg(provider->displayTitle()).toStdString()},
-        {"url", url.toString(QUrl::FullyEncoded).toStdString()}};
-    json result{{"resultType", "input_required"},
-        {"inputRequests", {{ConnectKey, {{"method", "elicitation/create"}, {"params", params}}}}},
-        {"requestState", state.toStdString()}};
-    endCall(key, JsonRpc::makeResult(entry.requestId, resultOfThisEra(std::move(result))), CallStatus::Parked,
-        QStringLiteral("input required: the client's own user signs in to %1 (round %2); the client's retry "
-                       "learns the outcome")
-            .arg(provider->displayTitle())
-            .arg(round));
     return true;
 }
 
@@ -1165,41 +1160,20 @@ void McpSession::settleConnectRound(
         return; // the retry was cancelled while it waited: its state answers the next one
     InFlight& entry = it->second;
     OAuthConnects* connects = m_environment->oauthConnects;
-    RequestStates* states = m_environment->requestStates;
     const std::optional<OAuthConnects::Outcome> outcome = connects->outcome(flowCall, m_identity);
     if (outcome && outcome->state == OAuthConnects::Outcome::State::Pending) {
         // Still signing in: another round with the same URL, filed under this call.
-        RequestStates::Claims claims;
-        claims.identity = m_identity;
-        claims.tool = entry.tool->spec.name;
-        claims.argumentsDigest = RequestStates::digestOf(entry.context->arguments());
-        claims.round = round + 1;
-        claims.callId = entry.record.id;
-        claims.keys = {QString::fromLatin1(ConnectKey)};
-        const QByteArray state = states->issue(claims);
-        if (!state.isEmpty()) {
-            consume();
-            connects->refile(flowCall, entry.record.id);
-            entry.timeline->record(entry.timer.elapsed(),
-                json{{"method", "switchboard/input"},
-                    {"params",
-                        {{"event", "asked"}, {"round", round + 1}, {"keys", {ConnectKey}},
-                            {"requestKinds", {"elicitation/create"}}, {"mode", "url"}}}});
-            const json params{{"mode", "url"},
-                {"message",
-                    QStringLiteral("Sign in to %1 to connect it to Switchboard")
-                        .arg(connects->provider(outcome->provider)
-                                ? connects->provider(outcome->provider)->displayTitle()
-                                : outcome->provider)
-                        .toStdString()},
-                {"url", connects->authorizationUrl(entry.record.id).toString(QUrl::FullyEncoded).toStdString()}};
-            json result{{"resultType", "input_required"},
-                {"inputRequests", {{ConnectKey, {{"method", "elicitation/create"}, {"params", params}}}}},
-                {"requestState", state.toStdString()}};
-            endCall(key, JsonRpc::makeResult(entry.requestId, resultOfThisEra(std::move(result))), CallStatus::Parked,
-                QStringLiteral("input required: the sign-in is still running (round %1)").arg(round + 1));
+        const OAuthProvider* provider = connects->provider(outcome->provider);
+        const json request = signInRequest(
+            provider ? provider->displayTitle() : outcome->provider, connects->authorizationUrl(flowCall));
+        const qint64 callId = entry.record.id;
+        if (askThroughInputRequired(key, entry.tool->spec.name, RequestStates::digestOf(entry.context->arguments()),
+                round + 1, ConnectKey, request,
+                QStringLiteral("input required: the sign-in is still running (round %1)").arg(round + 1), [&] {
+                    consume();
+                    connects->refile(flowCall, callId);
+                }))
             return;
-        }
     }
     consume();
     connects->forget(flowCall);

@@ -221,6 +221,13 @@ private:
     // asks (input_required), answers from a retry's inputResponses, or refuses a bad requestState.
     // False when the question goes to the console instead.
     bool runInputRound(const std::string& key);
+    // Ends the call with input_required: `request` (an elicitation/create's params) under
+    // `inputKey`, and a requestState for the retry, noted on the timeline; false, with nothing sent,
+    // when no state can be given (too many answered states remembered). `onIssued` runs once the
+    // state is given, before the answer goes out.
+    bool askThroughInputRequired(const std::string& key, const QString& tool, const QByteArray& argumentsDigest,
+        int round, const char* inputKey, const nlohmann::json& request, const QString& note,
+        const std::function<void()>& onIssued = {});
     // The retry's requestState, verified for this call: its claims; or, when it is refused, the call
     // ends with -32602 and the reason (and its timeline says so), and nullopt.
     std::optional<RequestStates::Claims> checkedRequestState(
