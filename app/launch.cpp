@@ -161,6 +161,26 @@ std::optional<int> Launch::start(QCoreApplication& app, bool noDisplay)
         }
         server.bearerToken = token.value;
     }
+    // The operator's own credential, never the clients': an agent with the MCP token cannot answer
+    // its own questions.
+    ServerToken operatorToken;
+    if (!ServerToken::resolve(options.stateDirectory, qgetenv(ServerToken::Operator.variable), &operatorToken, &error,
+            ServerToken::Operator)) {
+        std::fprintf(stderr, "switchboard: %s\n", qPrintable(error));
+        return 2;
+    }
+    if (!server.bearerToken.isEmpty() && operatorToken.value == server.bearerToken) {
+        std::fprintf(stderr,
+            "switchboard: the operator token is the MCP clients' token: anyone who can call tools could answer "
+            "their questions. Give %s a value of its own.\n",
+            ServerToken::Operator.variable);
+        return 2;
+    }
+    QList<OperatorTokens::Named> namedOperators;
+    for (const OperatorTokenConfig& entry : std::as_const(config.operatorTokens))
+        namedOperators.append({entry.name, *operatorRoleFromName(entry.role), entry.sha256});
+    options.operatorTokens = OperatorTokens(operatorToken.value, namedOperators);
+    options.operatorMaxStreams = config.operatorMaxStreams;
 
     backend = std::make_unique<Backend>(options);
     if (!backend->start(&error)) {
@@ -185,10 +205,14 @@ std::optional<int> Launch::start(QCoreApplication& app, bool noDisplay)
     else
         std::fprintf(stderr, "switchboard: clients must send 'Authorization: Bearer <token>'; token %s\n",
             qPrintable(token.describeSource()));
+    std::fprintf(stderr, "switchboard: operators answer at %soperator/v1/ with the operator token %s\n",
+        backend->serverUrl().resolved(QUrl(QStringLiteral("/"))).toString().toUtf8().constData(),
+        qPrintable(operatorToken.describeSource()));
     if (!isLoopback(server.address))
         std::fprintf(stderr,
             "switchboard: WARNING: listening on %s, not loopback: other machines can reach this "
-            "server%s.\n",
+            "server%s, and its tokens and answers cross the network in clear text (no TLS): put it behind a "
+            "TLS-terminating proxy or an SSH tunnel.\n",
             qPrintable(server.address.toString()), commandLine.noAuth ? " without any token" : "");
 
     return std::nullopt;

@@ -21,6 +21,8 @@
 #include "mcp/jsonrpc.h"
 #include "mcp/responsechannel.h"
 #include "mcp/sessionhost.h"
+#include "operator/operatorapi.h"
+#include "operator/operatorfeed.h"
 #include "sinks/sinkregistry.h"
 #include "store/callidsource.h"
 #include "store/historyfeed.h"
@@ -32,6 +34,7 @@
 #include "tools/homethread.h"
 #include "tools/toolregistry.h"
 
+#include <QCoreApplication>
 #include <QDir>
 #include <QFileInfo>
 #include <QFileSystemWatcher>
@@ -171,6 +174,24 @@ bool Backend::start(QString* error)
         m_serverContext,
         [&] {
             m_events = new BackendEvents;
+            // Follows the hub from its first batch, so that the states published while starting
+            // (adapters, repositories) are in what an operator sees first.
+            m_feed = new OperatorFeed(m_events,
+                OperatorFeed::Sources{
+                    [this] { return m_interactions ? m_interactions->pending() : PendingInteractionList(); },
+                    [this] { return m_server ? m_server->sessionStates() : SessionStateList(); },
+                    [this] { return m_interactions ? m_interactions->permissionEntries() : PermissionEntryList(); },
+                    [this, startedAtMs = QDateTime::currentMSecsSinceEpoch()] {
+                        return json{{"name", m_options.server.identity.name.toStdString()},
+                            {"version", m_options.server.identity.version.toStdString()},
+                            {"mcpUrl", m_url.toString().toStdString()}, {"startedAtMs", startedAtMs},
+                            {"pid", QCoreApplication::applicationPid()},
+                            {"stateDirectory", m_options.stateDirectory.toStdString()}};
+                    }});
+            {
+                const std::lock_guard lock(m_serverOutbox->mutex);
+                m_serverOutbox->context = m_serverContext;
+            }
             m_registry = new ToolRegistry;
             registerBuiltinTools(*m_registry);
             if (m_options.debugTools)
@@ -197,6 +218,7 @@ bool Backend::start(QString* error)
                     if (entries == *sent)
                         return;
                     *sent = entries;
+                    m_feed->publishGrants(entries);
                     QMetaObject::invokeMethod(this, [this, entries] { Q_EMIT grantsChanged(entries); });
                 });
             registerGitTools();
@@ -250,6 +272,8 @@ bool Backend::start(QString* error)
             connect(feed, &HistoryFeed::callsResumed, this,
                 [this] { Q_EMIT historyNotice(QStringLiteral("History has caught up; waiting calls go on.")); });
             m_sessionHost->setHistoryFeed(feed);
+            if (m_server && !m_options.operatorTokens.isEmpty())
+                startOperatorApi();
             listening = !m_server || m_server->listen(error);
             if (listening && m_server)
                 m_url = m_server->url();
@@ -272,6 +296,21 @@ bool Backend::start(QString* error)
     connect(m_events, &BackendEvents::securityEventsRecorded, this, &Backend::securityEventsRecorded);
     // Every source that replaces its tools (configuration reloaded, an adapter connecting) says so.
     connect(m_registry, &ToolRegistry::toolsChanged, this, &Backend::toolsChanged);
+    // What the window hears as notices, operators hear on the feed (queued to the server thread).
+    OperatorFeed* operatorFeed = m_feed;
+    connect(m_registry, &ToolRegistry::toolsChanged, m_feed, [operatorFeed] { operatorFeed->publishToolsChanged(); });
+    const auto notice = [this, operatorFeed](const char* level, auto signal) {
+        connect(this, signal, operatorFeed, [operatorFeed, level](const QString& message) {
+            operatorFeed->publishNotice(QLatin1String(level), message);
+        });
+    };
+    notice("warning", &Backend::workspaceStateProblem);
+    notice("info", &Backend::workspaceStateNotice);
+    notice("warning", &Backend::historyWriteFailed);
+    notice("info", &Backend::historyNotice);
+    connect(this, &Backend::configurationReloaded, m_feed, [operatorFeed](bool ok, const QString& message) {
+        operatorFeed->publishNotice(ok ? QStringLiteral("info") : QStringLiteral("warning"), message);
+    });
     if (m_options.listen)
         watchConfiguration();
     m_running = true;
@@ -290,6 +329,13 @@ void Backend::stop()
                 const auto localCalls = std::exchange(m_localSessions, {});
                 for (const std::shared_ptr<ResponseChannel>& channel : localCalls)
                     channel->skipResponse();
+                {
+                    // Work on other threads finishing from now on tells no one.
+                    const std::lock_guard lock(m_serverOutbox->mutex);
+                    m_serverOutbox->context = nullptr;
+                }
+                if (m_operatorApi)
+                    m_operatorApi->closeStreams();
                 if (m_server)
                     m_server->shutdown();
                 if (m_ownSessionHost)
@@ -299,6 +345,8 @@ void Backend::stop()
                 if (m_events)
                     m_events->flush();
                 delete m_server;
+                delete m_operatorApi;
+                m_operatorApi = nullptr;
                 m_ownSessionHost.reset();
                 m_sessionHost = nullptr;
                 delete m_adapters;
@@ -326,6 +374,8 @@ void Backend::stop()
                 delete m_secrets;
                 m_secrets = nullptr;
                 delete m_registry;
+                delete m_feed;
+                m_feed = nullptr;
                 delete m_events;
                 m_server = nullptr;
                 m_registry = nullptr;
@@ -756,13 +806,23 @@ void Backend::reloadConfiguration()
         OperatorInterface::reloadConfiguration();
         return;
     }
+    QString message;
+    const bool ok = applyConfigurationFile(&message);
+    Q_EMIT configurationReloaded(ok, message);
+}
+
+bool Backend::applyConfigurationFile(QString* message)
+{
+    if (m_options.configPath.isEmpty()) {
+        *message = QStringLiteral("this Switchboard was started without a configuration file");
+        return false;
+    }
     SwitchboardConfig config;
     QString error;
     if (!SwitchboardConfig::load(m_options.configPath, &config, &error)) {
-        Q_EMIT configurationReloaded(false,
-            QStringLiteral("%1 was not applied; the previous configuration stays in force: %2")
-                .arg(m_options.configPath, error));
-        return;
+        *message = QStringLiteral("%1 was not applied; the previous configuration stays in force: %2")
+                       .arg(m_options.configPath, error);
+        return false;
     }
     const QList<AdapterConfig> adapters = config.adapters;
     const auto sinks = config.sinks;
@@ -779,12 +839,12 @@ void Backend::reloadConfiguration()
             m_adapters->apply(std::vector<AdapterConfig>(adapters.begin(), adapters.end()));
         });
     }
-    Q_EMIT configurationReloaded(true,
-        QStringLiteral("%1 reloaded: %2 adapters, %3 sinks, %4 command tools.")
-            .arg(m_options.configPath)
-            .arg(adapters.size())
-            .arg(qsizetype(sinks.size()))
-            .arg(qsizetype(commandTools.size())));
+    *message = QStringLiteral("%1 reloaded: %2 adapters, %3 sinks, %4 command tools.")
+                   .arg(m_options.configPath)
+                   .arg(adapters.size())
+                   .arg(qsizetype(sinks.size()))
+                   .arg(qsizetype(commandTools.size()));
+    return true;
 }
 
 // Server thread, after the secret store and the broker exist: the git tools, with their path and
@@ -991,27 +1051,33 @@ QString Backend::secretStorage() const
 }
 
 void Backend::saveSecretAndConnect(const QString& interactionId, const QString& provider, const QString& account,
-    const QString& secretKey, const QByteArray& secret)
+    const QString& secretKey, const QByteArray& secret, const QString& by,
+    std::function<void(bool ok, const QString& error)> done)
 {
-    m_secrets->save(
-        secretKey, secret, [this, interactionId, provider, account, secretKey](bool ok, const QString& error) {
+    m_secrets->save(secretKey, secret,
+        [this, interactionId, provider, account, secretKey, by, done](bool ok, const QString& error) {
             if (!ok) {
-                announce(&OperatorInterface::connectFailed, interactionId,
-                    QStringLiteral("Not connected: the secret could not be saved. %1").arg(error));
+                const QString why = QStringLiteral("Not connected: the secret could not be saved. %1").arg(error);
+                announce(&OperatorInterface::connectFailed, interactionId, why);
+                if (done)
+                    done(false, why);
                 return;
             }
             // The provider's newest connection, for tools that use it later (git push over HTTPS): the
             // key of the secret, not the secret.
             m_secrets->save(ConnectionCredentialSource::connectionPointerKey(provider), secretKey.toUtf8(),
-                [this, interactionId, provider, account](bool pointerSaved, const QString& pointerError) {
+                [this, interactionId, provider, account, by, done](bool pointerSaved, const QString& pointerError) {
                     if (!pointerSaved)
                         qWarning("The %s connection was saved, but not marked as the newest: %s", qPrintable(provider),
                             qPrintable(pointerError));
-                    QString problem;
-                    if (!m_interactions
-                        || !m_interactions->answer(interactionId,
-                            InteractionAnswer::respond(ClientAnswer::connected(provider, account)), &problem))
+                    QString problem = QStringLiteral("the backend is stopping");
+                    const bool answered = m_interactions
+                        && m_interactions->answer(interactionId,
+                            InteractionAnswer::respond(ClientAnswer::connected(provider, account)), &problem, by);
+                    if (!answered)
                         announce(&OperatorInterface::interactionAnswerFailed, interactionId, problem);
+                    if (done)
+                        done(answered, answered ? QString() : problem);
                 });
         });
 }
@@ -1021,17 +1087,91 @@ void Backend::connectWithApiKey(
 {
     if (!m_serverContext)
         return;
-    QMetaObject::invokeMethod(m_serverContext, [this, interactionId, provider, account, apiKey] {
-        if (!m_secrets)
-            return;
-        if (apiKey.trimmed().isEmpty()) {
-            announce(&OperatorInterface::connectFailed, interactionId, QStringLiteral("Enter the API key first."));
+    QMetaObject::invokeMethod(m_serverContext,
+        [this, interactionId, provider, account, apiKey] { connectApiKey(interactionId, provider, account, apiKey); });
+}
+
+void Backend::connectApiKey(const QString& interactionId, const QString& provider, const QString& account,
+    const QByteArray& apiKey, const QString& by, std::function<void(bool ok, const QString& error)> done)
+{
+    if (!m_secrets) {
+        if (done)
+            done(false, QStringLiteral("the backend is stopping"));
+        return;
+    }
+    if (apiKey.trimmed().isEmpty()) {
+        announce(&OperatorInterface::connectFailed, interactionId, QStringLiteral("Enter the API key first."));
+        if (done)
+            done(false, QStringLiteral("the API key is empty"));
+        return;
+    }
+    const QString name = account.trimmed().isEmpty() ? QStringLiteral("api key") : account.trimmed();
+    saveSecretAndConnect(interactionId, provider, name, QStringLiteral("apikey/%1/%2").arg(provider, name),
+        apiKey.trimmed(), by, std::move(done));
+}
+
+void Backend::startOperatorApi()
+{
+    OperatorApi::Hooks hooks;
+    hooks.questions = [this] { return m_interactions ? m_interactions->pending() : PendingInteractionList(); };
+    hooks.grants = [this] { return m_interactions ? m_interactions->permissionEntries() : PermissionEntryList(); };
+    hooks.sessions = [this] { return m_server ? m_server->sessionStates() : SessionStateList(); };
+    hooks.answer = [this](const QString& id, const InteractionAnswer& answer, const QString& by, QString* error,
+                       InteractionOutcome* outcome) {
+        if (!m_interactions) {
+            *error = QStringLiteral("the backend is stopping");
+            return false;
+        }
+        return m_interactions->answer(id, answer, error, by, outcome);
+    };
+    hooks.connect = [this](const QString& id, const QString& provider, const QString& account, const QByteArray& apiKey,
+                        const QString& by, std::function<void(bool, const QString&)> done) {
+        connectApiKey(id, provider, account, apiKey, by, std::move(done));
+    };
+    hooks.adapterExists = [this](const QString& adapter) { return m_adapters && m_adapters->contains(adapter); };
+    hooks.adapterCommand = [this](const QString& verb, const QString& adapter, const QString& by, QString* error) {
+        if (!m_adapters) {
+            *error = QStringLiteral("the backend is stopping");
+            return false;
+        }
+        if (verb == QLatin1String("reset"))
+            return m_adapters->resetBreaker(adapter, error);
+        if (verb == QLatin1String("force-open"))
+            return m_adapters->forceOpenBreaker(adapter, error, by);
+        return m_adapters->setEnabled(adapter, verb == QLatin1String("enable"), error);
+    };
+    hooks.revokeGrant
+        = [this](const QString& grantId) { return m_interactions && m_interactions->revokeGrant(grantId); };
+    hooks.endSession
+        = [this](const QString& sessionId) { return m_server && m_server->endSession(sessionId.toLatin1()); };
+    // Searched on the history thread, never here; the answer comes back through the outbox.
+    hooks.history = [this](const HistoryQuery& query, std::function<void(bool, const ToolCallList&, bool)> done) {
+        if (!m_history) {
+            done(false, {}, false);
             return;
         }
-        const QString name = account.trimmed().isEmpty() ? QStringLiteral("api key") : account.trimmed();
-        saveSecretAndConnect(
-            interactionId, provider, name, QStringLiteral("apikey/%1/%2").arg(provider, name), apiKey.trimmed());
-    });
+        QMetaObject::invokeMethod(m_history, [history = m_history, outbox = m_serverOutbox, query, done] {
+            const HistoryDatabase::Page page = history->database().query(query);
+            const std::lock_guard lock(outbox->mutex);
+            if (outbox->context)
+                QMetaObject::invokeMethod(outbox->context, [done, page] { done(true, page.calls, page.hasMore); });
+        });
+    };
+    // The file is read on the Backend's thread, where the window's reloads run too.
+    hooks.reloadConfiguration = [this](std::function<void(bool, const QString&)> done) {
+        QMetaObject::invokeMethod(this, [this, outbox = m_serverOutbox, done] {
+            QString message;
+            const bool ok = applyConfigurationFile(&message);
+            Q_EMIT configurationReloaded(ok, message);
+            const std::lock_guard lock(outbox->mutex);
+            if (outbox->context)
+                QMetaObject::invokeMethod(outbox->context, [done, ok, message] { done(ok, message); });
+        });
+    };
+    OperatorApi::Settings settings;
+    settings.maxStreams = m_options.operatorMaxStreams;
+    m_operatorApi = new OperatorApi(settings, m_options.operatorTokens, std::move(hooks), m_feed);
+    m_server->setOperatorEndpoint(m_operatorApi);
 }
 
 void Backend::startOAuth(const QString& interactionId, const QString& providerName, const QStringList& scopes)

@@ -12,6 +12,10 @@
 #include <QMetaType>
 #include <QString>
 
+#include <nlohmann/json.hpp>
+
+#include <optional>
+
 struct PermissionEntry
 {
     enum class Source {
@@ -36,6 +40,10 @@ struct PermissionEntry
     bool isRevocable() const { return source != Source::Configuration; }
     bool everyClient() const { return clientName.isEmpty(); }
     bool anyArguments() const { return arguments.isEmpty(); }
+    // {"id", "source": "configuration" | "always" | "session", "subject", "permission", "clientName",
+    // "sessionId", "arguments", "grantedBy", "grantedAtMs", "origin"}, and back, refusing anything else.
+    nlohmann::json toJson() const;
+    static std::optional<PermissionEntry> fromJson(const nlohmann::json& value, QString* problem);
     friend bool operator==(const PermissionEntry&, const PermissionEntry&) = default;
 };
 

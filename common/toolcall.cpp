@@ -174,6 +174,33 @@ QByteArray ToolCall::argumentsFromRequest(const QByteArray& request)
     return QByteArray::fromStdString(arguments->dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
 }
 
+QByteArray ToolCall::utf8Start(const QByteArray& text, qsizetype maxBytes)
+{
+    if (text.size() <= maxBytes)
+        return text;
+    qsizetype end = maxBytes;
+    while (end > 0 && (uchar(text.at(end)) & 0xC0) == 0x80)
+        --end;
+    return text.left(end);
+}
+
+ToolCall ToolCall::preview(qsizetype maxBodyBytes) const
+{
+    ToolCall cut = *this;
+    if (request.size() > maxBodyBytes || response.size() > maxBodyBytes) {
+        // As a preview read from history says it: both whole sizes, whichever was cut.
+        cut.wholeRequestBytes = hasBodyPreviews() ? wholeRequestBytes : request.size();
+        cut.wholeResponseBytes = hasBodyPreviews() ? wholeResponseBytes : response.size();
+        cut.request = utf8Start(request, maxBodyBytes);
+        cut.response = utf8Start(response, maxBodyBytes);
+    }
+    if (details.size() > maxBodyBytes)
+        cut.details.clear();
+    if (timeline.size() > maxBodyBytes)
+        cut.timeline.clear();
+    return cut;
+}
+
 nlohmann::json ToolCall::toJson() const
 {
     return nlohmann::json{{"id", id}, {"sessionId", sessionId.toStdString()}, {"clientName", clientName.toStdString()},

@@ -116,6 +116,12 @@ struct ToolCall
     ToolCall withBoundedText() const;
     // `text` cut to `maxChars` characters, followed by a marker when anything was cut.
     static QString boundedText(const QString& text, qsizetype maxChars);
+    // This record as a preview for a live feed: request and response cut to `maxBodyBytes` (the whole
+    // sizes in wholeRequestBytes and wholeResponseBytes), details and timeline kept only when no
+    // longer than that (the whole call is one history query by id away).
+    ToolCall preview(qsizetype maxBodyBytes) const;
+    // The first `maxBytes` of UTF-8 `text`, not ending inside a character.
+    static QByteArray utf8Start(const QByteArray& text, qsizetype maxBytes);
     // The "arguments" member of the request's params, pretty-printed; empty if there is none.
     QByteArray argumentsJson() const;
     // The same, from a tools/call request's text.

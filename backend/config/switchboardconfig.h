@@ -115,6 +115,15 @@ struct ClientToolConfig
     QString answeredBy = QStringLiteral("console");
 };
 
+// An operator credential of `operator.tokens`: who answers through the operator API, and what they
+// may do there. Only the token's digest is in the file.
+struct OperatorTokenConfig
+{
+    QString name; // recorded with every answer it gives, as "operator:<name>"
+    QString role; // viewer, answerer or admin
+    QByteArray sha256; // the 32 bytes of the token's SHA-256
+};
+
 struct SwitchboardConfig
 {
     quint16 port = 8765;
@@ -164,6 +173,11 @@ struct SwitchboardConfig
     QList<AdapterConfig> adapters; // mcp_endpoints, in the file's order
     std::vector<SinkConfig> sinks; // in the file's order
     std::vector<CommandToolConfig> commandTools; // command_tools, in the file's order
+
+    // operator: the operator API's credentials beyond the default one (SWITCHBOARD_OPERATOR_TOKEN or
+    // <state-dir>/operator-token, an admin) and its event streams open at most at once.
+    QList<OperatorTokenConfig> operatorTokens;
+    int operatorMaxStreams = 64;
 
     QStringList warnings; // unknown keys and the like, for the operator
 

@@ -7,7 +7,9 @@
 #include "interaction/taskstore.h"
 #include "mcp/guardedtcpserver.h"
 #include "mcp/httpconnectionguard.h"
+#include "mcp/httpresponses.h"
 #include "mcp/modernrequest.h"
+#include "mcp/operatorendpoint.h"
 #include "mcp/protocolversion.h"
 #include "mcp/taskhost.h"
 #include "printabletext.h"
@@ -26,6 +28,10 @@
 
 using nlohmann::json;
 using StatusCode = QHttpServerResponder::StatusCode;
+using HttpResponses::chunk;
+using HttpResponses::sendNow;
+using HttpResponses::writeEventStreamHead;
+using HttpResponses::writeReply;
 
 namespace {
 
@@ -139,36 +145,11 @@ QByteArray sseEvent(const QByteArray& message)
     return "event: message\ndata: " + message + "\n\n";
 }
 
-QByteArray chunk(const QByteArray& data)
-{
-    return QByteArray::number(data.size(), 16) + "\r\n" + data + "\r\n";
-}
-
-// Sends what the responder wrote now rather than when the event loop next sees the socket
-// writable: one poll less per response, and progress events leave as they happen.
 // Whether a notification may still go out on this connection: not while more than `limit` bytes
 // wait unsent (the client is not reading).
 bool roomForNotification(const QTcpSocket* socket, qint64 limit)
 {
     return socket && socket->bytesToWrite() <= limit;
-}
-
-void sendNow(QHttpServerResponder& responder)
-{
-    if (QTcpSocket* socket = responder.socket())
-        socket->flush();
-}
-
-// The head of a response whose body is an event stream of unknown length, sent in chunks.
-void writeEventStreamHead(
-    QHttpServerResponder& responder, const std::vector<std::pair<QByteArray, QByteArray>>& headers)
-{
-    responder.writeStatusLine(StatusCode::Ok);
-    responder.writeHeader("Content-Type", "text/event-stream");
-    responder.writeHeader("Cache-Control", "no-cache");
-    responder.writeHeader("Transfer-Encoding", "chunked");
-    for (const auto& [name, value] : headers)
-        responder.writeHeader(name, value);
 }
 
 } // namespace
@@ -415,7 +396,14 @@ McpHttpServer::~McpHttpServer()
 bool McpHttpServer::listen(QString* error)
 {
     auto* server = new GuardedTcpServer(
-        m_options.limits, [this](QByteArrayView authorization) { return isAuthorized(authorization); }, this);
+        m_options.limits,
+        [this](QByteArrayView target, QByteArrayView authorization) {
+            // The operator API opens only to operator tokens, /mcp only to client tokens.
+            if (OperatorEndpoint::isOperatorPath(target))
+                return m_operator && m_operator->isAuthorized(authorization);
+            return isAuthorized(authorization);
+        },
+        this);
     if (!server->listen(m_options.address, m_options.port)) {
         *error = QStringLiteral("cannot listen on %1 port %2: %3")
                      .arg(m_options.address.toString())
@@ -568,20 +556,6 @@ void McpHttpServer::shutdown()
         m_tcpServer->closeAll();
 }
 
-void McpHttpServer::writeReply(QHttpServerResponder& responder, StatusCode status, const QByteArray& contentType,
-    const QByteArray& body, const Headers& headers)
-{
-    responder.writeStatusLine(status);
-    if (!contentType.isEmpty())
-        responder.writeHeader("Content-Type", contentType);
-    for (const auto& [name, value] : headers)
-        responder.writeHeader(name, value);
-    if (status != StatusCode::NoContent)
-        responder.writeHeader("Content-Length", QByteArray::number(body.size()));
-    responder.writeBody(body);
-    sendNow(responder);
-}
-
 void McpHttpServer::writeError(QHttpServerResponder& responder, StatusCode status, int code, const std::string& message,
     const Headers& headers, const json& id, json data)
 {
@@ -708,6 +682,50 @@ void McpHttpServer::publishSessionState(const QByteArray& id)
         m_environment.events->publishSessionState(*state);
 }
 
+void McpHttpServer::handleOperatorRequest(
+    const QHttpServerRequest& request, QTcpSocket* socket, QHttpServerResponder& responder, Headers& headers)
+{
+    const auto refuse = [&](StatusCode status, const char* code, const QString& message) {
+        const json body{{"error", {{"code", code}, {"message", message.toStdString()}}}};
+        writeReply(responder, status, "application/json", QByteArray::fromStdString(body.dump()), headers);
+    };
+    if (!m_operator) {
+        refuse(StatusCode::NotFound, "not_found", QStringLiteral("this server has no operator API"));
+        return;
+    }
+    // A web page may never drive the operator's side: no Origin is served, not even loopback ones.
+    if (const QByteArray origin = request.value("origin"); !origin.isEmpty()) {
+        recordRefusal(SecurityEventKind::BadOrigin, request, socket,
+            QStringLiteral("Origin \"%1\" on the operator API").arg(QString::fromUtf8(origin)));
+        refuse(StatusCode::Forbidden, "forbidden",
+            QStringLiteral("the operator API serves no web pages (Origin refused)"));
+        return;
+    }
+    const QByteArray authorization = request.value("authorization");
+    if (!m_operator->isAuthorized(authorization)) {
+        const bool presented = !authorization.isEmpty();
+        // An agent's token is told apart, so that its owner knows to look for the operator's.
+        const bool clientToken = presented && !m_options.bearerToken.isEmpty() && isAuthorized(authorization);
+        recordRefusal(presented ? SecurityEventKind::WrongToken : SecurityEventKind::MissingToken, request, socket,
+            clientToken     ? QStringLiteral("an MCP client's token on the operator API")
+                : presented ? QStringLiteral("the operator token is wrong")
+                            : QStringLiteral("no operator token"));
+        headers.emplace_back("WWW-Authenticate",
+            presented ? R"(Bearer realm="switchboard-operator", error="invalid_token")"
+                      : R"(Bearer realm="switchboard-operator")");
+        refuse(StatusCode::Unauthorized, "unauthorized",
+            clientToken
+                ? QStringLiteral("this is an MCP client's token; the operator API takes only an operator token "
+                                 "(SWITCHBOARD_OPERATOR_TOKEN, or the operator-token file in the state directory)")
+                : presented ? QStringLiteral("the operator token is wrong")
+                            : QStringLiteral("send an operator token as 'Authorization: Bearer <token>' "
+                                             "(SWITCHBOARD_OPERATOR_TOKEN, or the operator-token file in the state "
+                                             "directory)"));
+        return;
+    }
+    m_operator->handle(request, socket, std::move(responder));
+}
+
 bool McpHttpServer::handleRequest(const QHttpServerRequest& request, QTcpSocket* socket)
 {
     const QPointer<HttpConnectionGuard> guard = HttpConnectionGuard::of(socket);
@@ -731,6 +749,10 @@ void McpHttpServer::handleRequestOf(const QHttpServerRequest& request, QTcpSocke
             QStringLiteral("Host \"%1\" does not name this server").arg(QString::fromUtf8(request.value("host"))));
         writeError(responder, StatusCode::Forbidden, SessionErrorCode,
             "Forbidden: the Host header does not name this server (DNS rebinding protection)", headers);
+        return;
+    }
+    if (OperatorEndpoint::isOperatorPath(request.url().path().toUtf8())) {
+        handleOperatorRequest(request, socket, responder, headers);
         return;
     }
     if (!origin.isEmpty()) {

@@ -29,6 +29,7 @@ class ToolRegistry;
 class ToolRouter;
 
 class InteractionBroker;
+class OperatorEndpoint;
 class RequestStates;
 class TaskHost;
 struct TaskRecord;
@@ -59,6 +60,10 @@ public:
     // While `feed` says history has no room, new tools/call requests wait (back-pressure). Set before
     // listening.
     void setHistoryFeed(HistoryFeed* feed) { m_host.setHistoryFeed(feed); }
+
+    // The operator API on this listener (null: /operator/ answers 404). Set before listening; it
+    // must outlive this server.
+    void setOperatorEndpoint(OperatorEndpoint* endpoint) { m_operator = endpoint; }
 
     // What the sessions share: also where callers inside the process open local sessions.
     SessionHost& host() { return m_host; }
@@ -120,6 +125,10 @@ private:
     bool isAllowedHost(const QByteArray& hostHeader) const;
     bool isAllowedOrigin(const QByteArray& origin) const;
     bool isAuthorized(QByteArrayView authorization) const;
+    // An operator API request that passed the Host check: refused at the door (Origin, token) or
+    // handed to the endpoint.
+    void handleOperatorRequest(
+        const QHttpServerRequest& request, QTcpSocket* socket, QHttpServerResponder& responder, Headers& headers);
     // A request refused at the door, told to the operator (never with the token it carried).
     void recordRefusal(SecurityEventKind kind, const QHttpServerRequest& request, const QTcpSocket* socket,
         const QString& detail) const;
@@ -136,8 +145,6 @@ private:
     // The session's state for the operator changed (opened, used, ended).
     void publishSessionState(const QByteArray& id);
 
-    static void writeReply(QHttpServerResponder& responder, QHttpServerResponder::StatusCode status,
-        const QByteArray& contentType, const QByteArray& body, const Headers& headers);
     static void writeError(QHttpServerResponder& responder, QHttpServerResponder::StatusCode status, int code,
         const std::string& message, const Headers& headers, const nlohmann::json& id = nullptr,
         nlohmann::json data = nullptr);
@@ -148,6 +155,7 @@ private:
     SessionEnvironment& m_environment; // m_host's
     quint16 m_port = 0;
     QPointer<GuardedTcpServer> m_tcpServer;
+    OperatorEndpoint* m_operator = nullptr;
     struct ByteArrayHash
     {
         std::size_t operator()(const QByteArray& bytes) const { return qHash(bytes); }
