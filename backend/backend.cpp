@@ -1170,6 +1170,7 @@ void Backend::startOperatorApi()
     };
     OperatorApi::Settings settings;
     settings.maxStreams = m_options.operatorMaxStreams;
+    settings.maxUnsentStreamBytes = m_options.operatorMaxUnsentStreamBytes;
     m_operatorApi = new OperatorApi(settings, m_options.operatorTokens, std::move(hooks), m_feed);
     m_server->setOperatorEndpoint(m_operatorApi);
 }

@@ -63,6 +63,7 @@ struct BackendOptions
     // Who may use the operator API (/operator/v1/ on the same listener); empty: it is not served.
     OperatorTokens operatorTokens;
     int operatorMaxStreams = 64;
+    qint64 operatorMaxUnsentStreamBytes = 8 * 1024 * 1024; // an event stream's reader this far behind is cut
     // false: no HTTP server listens, the configuration file is not watched and history is not
     // searched; calls come only through callLocally() (the one-shot runner).
     bool listen = true;

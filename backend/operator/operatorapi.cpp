@@ -556,5 +556,6 @@ json OperatorApi::status() const
     for (const QString& warning : m_feed->warnings())
         warnings.push_back(warning.toStdString());
     return json{{"server", state["server"]}, {"sessions", std::move(sessions)}, {"adapters", state["adapters"]},
-        {"breakers", state["breakers"]}, {"questions", state["questions"].size()}, {"warnings", std::move(warnings)}};
+        {"breakers", state["breakers"]}, {"questions", state["questions"].size()}, {"warnings", std::move(warnings)},
+        {"eventStreams", m_streams.size()}};
 }
