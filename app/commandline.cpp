@@ -1,6 +1,7 @@
 #include "commandline.h"
 
 #include "mcp/mcphttpserver.h"
+#include "operatorinvocation.h"
 #include "printabletext.h"
 
 #include <QCommandLineParser>
@@ -28,8 +29,9 @@ CommandLine CommandLine::parse(const QCoreApplication& app)
     parser.setApplicationDescription(QStringLiteral(
         "Switchboard: an operator console for MCP tool traffic. Runs an MCP server on loopback "
         "(Streamable HTTP at /mcp) and shows every tool call live.\n\nAlso: `switchboard tool NAME` runs "
-        "one tool call; `switchboard client-token issue|revoke|list` manages named client tokens. "
-        "Each has --help."));
+        "one tool call; `switchboard client-token issue|revoke|list` manages named client tokens; "
+        "`switchboard questions|answer|history|status|grants|grant|breaker|adapter` talk to a running "
+        "Switchboard's operator API, here or on another machine (--attach URL). Each has --help."));
     parser.addHelpOption();
     parser.addVersionOption();
     const QCommandLineOption headless(QStringLiteral("headless"),
@@ -71,6 +73,10 @@ CommandLine CommandLine::parse(const QCoreApplication& app)
         if (words.first() == QLatin1String("client-token"))
             refuse(QStringLiteral("unexpected argument \"client-token\": the client tokens command is `switchboard "
                                   "client-token issue|revoke|list [NAME] [options]`, with `client-token` first"));
+        if (OperatorInvocation::isCommand(words.first()))
+            refuse(QStringLiteral("unexpected argument \"%1\": the operator commands are `switchboard %1 …`, with "
+                                  "`%1` first")
+                       .arg(words.first()));
         refuse(QStringLiteral("unexpected argument \"%1\": switchboard takes options only").arg(words.first()));
     }
 
