@@ -53,7 +53,12 @@ CommandLine CommandLine::parse(const QCoreApplication& app)
     const QCommandLineOption debugTools(QStringLiteral("debug-tools"),
         QStringLiteral("Also offer the debug.* test tools (block, progress, ignore_cancel, throw), for trying how a "
                        "client handles long, progressing, stuck and failing calls."));
-    parser.addOptions({headless, port, bind, noAuth, stateDir, config, debugTools});
+    const QCommandLineOption attach(QStringLiteral("attach"),
+        QStringLiteral("Open the window on a Switchboard running elsewhere (often --headless), through its operator "
+                       "API: its base URL or its /mcp URL. The operator token comes from "
+                       "SWITCHBOARD_OPERATOR_TOKEN, else from the operator-token file of --state-dir."),
+        QStringLiteral("url"));
+    parser.addOptions({headless, port, bind, noAuth, stateDir, config, debugTools, attach});
     // Anything the command line does not know stops the start (exit status 2, naming it) rather
     // than being ignored: `switchboard --state-dir X tool echo` must not quietly start a server.
     const auto refuse = [](const QString& problem) {
@@ -84,6 +89,17 @@ CommandLine CommandLine::parse(const QCoreApplication& app)
     line.headless = parser.isSet(headless);
     line.noAuth = parser.isSet(noAuth);
     line.debugTools = parser.isSet(debugTools);
+    if (parser.isSet(attach)) {
+        line.attach = QUrl(parser.value(attach));
+        if (parser.isSet(headless))
+            refuse(
+                QStringLiteral("--attach opens a window on another Switchboard; --headless has none. From a "
+                               "terminal, answer with `switchboard questions --attach URL` and `switchboard answer`"));
+        for (const QCommandLineOption& serving : {port, bind, noAuth, config, debugTools}) {
+            if (parser.isSet(serving))
+                refuse(QStringLiteral("--%1 sets up a server, and --attach starts none").arg(serving.names().first()));
+        }
+    }
     if (parser.isSet(port)) {
         bool ok = false;
         const uint value = parser.value(port).toUInt(&ok);

@@ -3,6 +3,7 @@
 // CommandLine: what the switchboard command was asked to do.
 
 #include <QString>
+#include <QUrl>
 
 #include <optional>
 
@@ -17,6 +18,8 @@ struct CommandLine
     QString bindAddress; // empty: from configuration
     QString stateDirectory;
     QString configFile;
+    // --attach: the window on a Switchboard elsewhere; empty when not asked.
+    QUrl attach;
 
     // Parses the application's arguments; exits on --help and --version (status 0), and on an error
     // (an unknown option, a bad value, a word it does not expect) with status 2, naming it.

@@ -5,11 +5,60 @@
 #include "calllogmodel.h"
 #include "launch.h"
 #include "mainwindow.h"
+#include "remoteoperator.h"
 
 #include <QApplication>
+#include <QDir>
+#include <QFile>
 #include <QSettings>
 
+#include <cstdio>
 #include <memory>
+
+namespace {
+
+// The window on a Switchboard elsewhere (--attach URL), through its operator API.
+int runAttached(QApplication& app, const CommandLine& line)
+{
+    const QUrl base = RemoteOperator::baseUrl(line.attach);
+    if (!base.isValid()) {
+        std::fprintf(stderr,
+            "switchboard: --attach %s is not a Switchboard URL: give its base (http://host:8765) or its /mcp URL\n",
+            qPrintable(line.attach.toString()));
+        return 2;
+    }
+    // The operator's credential: from the environment, else the state directory's (a backend on this
+    // machine, or a copy of its file).
+    QByteArray token = qgetenv("SWITCHBOARD_OPERATOR_TOKEN").trimmed();
+    const QString tokenFile = QDir(line.stateDirectory).filePath(QStringLiteral("operator-token"));
+    if (token.isEmpty()) {
+        QFile file(tokenFile);
+        if (file.open(QIODevice::ReadOnly))
+            token = file.readAll().trimmed();
+    }
+    if (token.isEmpty()) {
+        std::fprintf(stderr,
+            "switchboard: --attach needs the operator token of the Switchboard at %s: set SWITCHBOARD_OPERATOR_TOKEN "
+            "(its value is in the operator-token file of that Switchboard's state directory), or put it in %s\n",
+            qPrintable(base.toString()), qPrintable(tokenFile));
+        return 2;
+    }
+    RemoteOperator remote(RemoteOperator::Settings{line.attach, token});
+    const SwitchboardConfig defaults;
+    QGuiApplication::setDesktopFileName(QStringLiteral("switchboard"));
+    MainWindow window(&remote, defaults.callLogRows, false);
+    window.callLogModel()->setByteBudget(defaults.callLogBytes);
+    QSettings settings(QStringLiteral("switchboard"), QStringLiteral("console"));
+    window.restoreLayout(settings);
+    window.show();
+    remote.start();
+    Launch::onTerminationSignal(app, [] { QCoreApplication::exit(0); });
+    const int code = app.exec();
+    window.saveLayout(settings);
+    return code;
+}
+
+} // namespace
 
 int main(int argc, char** argv)
 {
@@ -22,6 +71,15 @@ int main(int argc, char** argv)
     std::unique_ptr<QCoreApplication> app(headless ? new QCoreApplication(argc, argv) : new QApplication(argc, argv));
     QCoreApplication::setApplicationName(QStringLiteral("switchboard"));
     QCoreApplication::setApplicationVersion(QStringLiteral(SWITCHBOARD_VERSION));
+    if (const CommandLine line = CommandLine::parse(*app); !line.attach.isEmpty()) {
+        if (headless) {
+            std::fprintf(stderr,
+                "switchboard: --attach opens a window, and there is no display. From a terminal, answer with "
+                "`switchboard questions --attach URL` and `switchboard answer ID ANSWER --attach URL`\n");
+            return 2;
+        }
+        return runAttached(static_cast<QApplication&>(*app), line);
+    }
     Launch launch;
     if (const std::optional<int> failed = launch.start(*app, noDisplay))
         return *failed;

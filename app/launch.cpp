@@ -130,6 +130,13 @@ std::optional<BackendOptions> Launch::backendOptions(
 std::optional<int> Launch::start(QCoreApplication& app, bool noDisplay)
 {
     commandLine = CommandLine::parse(app);
+    if (!commandLine.attach.isEmpty()) {
+        // Only the window attaches; without a display there is none to open.
+        std::fprintf(stderr,
+            "switchboard: --attach opens a window, and there is no display. From a terminal, answer with "
+            "`switchboard questions --attach URL` and `switchboard answer ID ANSWER --attach URL`\n");
+        return 2;
+    }
 
     QString error;
     if (!SwitchboardConfig::load(commandLine.configFile, &config, &error)) {

@@ -186,6 +186,7 @@ bool Backend::start(QString* error)
                             {"version", m_options.server.identity.version.toStdString()},
                             {"mcpUrl", m_url.toString().toStdString()}, {"startedAtMs", startedAtMs},
                             {"pid", QCoreApplication::applicationPid()},
+                            {"secretStorage", m_secretStorage.toStdString()},
                             {"stateDirectory", m_options.stateDirectory.toStdString()}};
                     }});
             {
@@ -629,7 +630,15 @@ void Backend::listTools()
         return;
     }
     QMetaObject::invokeMethod(m_serverContext, [this] {
-        ToolInfoList tools;
+        const ToolInfoList tools = offeredTools();
+        QMetaObject::invokeMethod(this, [this, tools] { Q_EMIT toolsListed(tools); });
+    });
+}
+
+ToolInfoList Backend::offeredTools() const
+{
+    ToolInfoList tools;
+    {
         if (m_registry) {
             for (const ToolRegistry::ToolPtr& tool : m_registry->tools()) {
                 if (!tool->refusal.isEmpty())
@@ -648,8 +657,8 @@ void Backend::listTools()
                 tools.append(info);
             }
         }
-        QMetaObject::invokeMethod(this, [this, tools] { Q_EMIT toolsListed(tools); });
-    });
+    }
+    return tools;
 }
 
 // The hub's question batch, on this object's thread, told as the interface's three signals in the
@@ -1157,6 +1166,19 @@ void Backend::startOperatorApi()
                 QMetaObject::invokeMethod(outbox->context, [done, page] { done(true, page.calls, page.hasMore); });
         });
     };
+    hooks.countHistory = [this](const HistoryQuery& query, std::function<void(qint64)> done) {
+        if (!m_history) {
+            done(-1);
+            return;
+        }
+        QMetaObject::invokeMethod(m_history, [history = m_history, outbox = m_serverOutbox, query, done] {
+            const qint64 count = history->database().count(query);
+            const std::lock_guard lock(outbox->mutex);
+            if (outbox->context)
+                QMetaObject::invokeMethod(outbox->context, [done, count] { done(count); });
+        });
+    };
+    hooks.tools = [this] { return offeredTools(); };
     // The file is read on the Backend's thread, where the window's reloads run too.
     hooks.reloadConfiguration = [this](std::function<void(bool, const QString&)> done) {
         QMetaObject::invokeMethod(this, [this, outbox = m_serverOutbox, done] {

@@ -237,6 +237,8 @@ private:
     // Server thread: an API key answers a connect question (saved, then the question answered).
     void connectApiKey(const QString& interactionId, const QString& provider, const QString& account,
         const QByteArray& apiKey, const QString& by = {}, std::function<void(bool ok, const QString& error)> done = {});
+    // Server thread: the tools clients see in tools/list now.
+    ToolInfoList offeredTools() const;
     // Server thread: the state for operators and the operator API over it.
     void startOperatorApi();
     // Reads the configuration file again and applies it; false (saying why) keeps the previous one.

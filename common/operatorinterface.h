@@ -36,6 +36,12 @@ public:
     virtual QByteArray token() const = 0;
     // Where secrets entered at the console are kept (the desktop keychain, or the owner-only file).
     virtual QString secretStorage() const = 0;
+    // The backend's name for a person (host and port of an attached one); empty for the backend in
+    // this process.
+    virtual QString backendName() const { return {}; }
+    // Whether what the window shows is live: always for the backend in this process; an attached
+    // one says so with backendConnectionChanged.
+    virtual bool isBackendConnected() const { return true; }
 
     // History: the answer comes as historyLoaded with the returned request id. `bodyPreviewBytes`
     // > 0 reads only that much of each request and response.
@@ -177,6 +183,11 @@ Q_SIGNALS:
     void clientTokensListed(const ClientTokenInfoList& tokens, const QString& problem);
     void clientTokenIssued(const QString& name, const QByteArray& token);
     void clientTokenRevoked(const QString& name);
+
+    // An attached backend was reached (its whole state follows as the signals above: questions listed,
+    // sessions listed, the states of adapters, breakers, repositories and transfers, grants listed,
+    // the recent calls) or lost (`message` says why; what the window shows is as of then, not live).
+    void backendConnectionChanged(bool connected, const QString& message);
 
     // A command this backend could not carry out (`command` is its name, e.g. "resetBreaker").
     void commandFailed(const QString& command, const QString& message);

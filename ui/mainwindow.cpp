@@ -175,7 +175,7 @@ MainWindow::MainWindow(OperatorInterface* backend, int callLogRows, bool noAuth,
     , m_inspector(new CallInspector)
 {
     initSwitchboardResources();
-    setWindowTitle(tr("Switchboard"));
+    updateWindowTitle();
     setWindowIcon(applicationIcon());
 
     m_callLog->setObjectName(QStringLiteral("callLog"));
@@ -279,6 +279,7 @@ MainWindow::MainWindow(OperatorInterface* backend, int callLogRows, bool noAuth,
     connect(m_backend, &OperatorInterface::workspaceStateRecovered, this, &MainWindow::onWorkspaceStateRecovered);
     connect(m_backend, &OperatorInterface::historyCallsLeftOut, this, &MainWindow::onHistoryCallsLeftOut);
     connect(m_backend, &OperatorInterface::historyCounted, this, &MainWindow::onHistoryCounted);
+    connect(m_backend, &OperatorInterface::backendConnectionChanged, this, &MainWindow::onBackendConnectionChanged);
     connect(m_backend, &OperatorInterface::historyPruned, this, [this] {
         if (m_model->droppedCount() > 0 && !m_olderCountTimer->isActive())
             m_olderCountTimer->start();
@@ -946,7 +947,9 @@ void MainWindow::createStatusBar()
 {
     QStatusBar* bar = statusBar();
 
-    auto* caption = new QLabel(tr("Listening on"));
+    // An attached window shows where its backend listens, as the backend's own window would.
+    auto* caption = m_urlCaption = new QLabel(
+        m_backend->backendName().isEmpty() ? tr("Listening on") : tr("%1 listens on").arg(m_backend->backendName()));
     m_urlLabel = new QLabel(m_backend->serverUrl().toString());
     m_urlLabel->setObjectName(QStringLiteral("serverUrlLabel"));
     m_urlLabel->setTextFormat(Qt::PlainText);
@@ -972,6 +975,9 @@ void MainWindow::createStatusBar()
     m_stateStatus = new StatusWarning(tr("Workspace state"));
     m_stateStatus->setObjectName(QStringLiteral("workspaceStateWarningLabel"));
     bar->addPermanentWidget(m_stateStatus);
+    m_backendStatus = new StatusWarning(tr("Attached backend"));
+    m_backendStatus->setObjectName(QStringLiteral("backendWarningLabel"));
+    bar->addPermanentWidget(m_backendStatus);
 
     m_droppedLabel = new QLabel;
     m_droppedLabel->setObjectName(QStringLiteral("droppedLabel"));
@@ -994,6 +1000,14 @@ void MainWindow::createStatusBar()
                 ? tr("Started with --no-auth: any program on this machine can call tools "
                      "without a token")
                 : tr("The server has no token: any program on this machine can call tools"));
+        bar->addPermanentWidget(m_authLabel);
+    } else if (!m_backend->backendName().isEmpty()) {
+        // The clients' token stays on the backend's machine: only that it is needed is shown.
+        m_authLabel = new QLabel(tr("Token required"));
+        m_authLabel->setObjectName(QStringLiteral("authLabel"));
+        m_authLabel->setToolTip(tr("Clients must send the token kept on the machine %1 runs on (its state "
+                                   "directory's \"token\" file, or SWITCHBOARD_TOKEN there)")
+                                    .arg(m_backend->backendName()));
         bar->addPermanentWidget(m_authLabel);
     } else {
         m_authLabel = new QLabel(tr("Token required"));
@@ -1128,11 +1142,37 @@ void MainWindow::onAdapterSelected(const QString& name)
     m_callLog->setAdapterFilter(name);
 }
 
+void MainWindow::updateWindowTitle()
+{
+    QString title = tr("Switchboard");
+    if (const QString name = m_backend->backendName(); !name.isEmpty())
+        title = m_backend->isBackendConnected() ? tr("Switchboard — %1").arg(name)
+                                                : tr("Switchboard — %1 (disconnected)").arg(name);
+    if (m_questionCount > 0)
+        title += QStringLiteral(" — ") + InteractionPanel::countText(m_questionCount);
+    setWindowTitle(title);
+}
+
+void MainWindow::onBackendConnectionChanged(bool connected, const QString& message)
+{
+    if (connected) {
+        m_backendStatus->showRecovered(message);
+        m_urlLabel->setText(m_backend->serverUrl().toString());
+        m_interactionPanel->setSecretStorage(m_backend->secretStorage());
+    } else {
+        m_backendStatus->showProblem(tr("Disconnected: not live"), message);
+    }
+    // Answers to questions that may be gone wait until the backend says which are still open.
+    m_interactionPanel->setEnabled(connected);
+    updateWindowTitle();
+}
+
 void MainWindow::onInteractionCountChanged(int count)
 {
     m_questionsAction->setText(count == 0 ? tr("Questions") : tr("Questions (%1)").arg(count));
     // The taskbar and the window switcher show the count too.
-    setWindowTitle(count == 0 ? tr("Switchboard") : tr("Switchboard — %1").arg(InteractionPanel::countText(count)));
+    m_questionCount = count;
+    updateWindowTitle();
     // The amber of a paused call, as a link that brings the questions forward.
     const QString link = QStringLiteral("<a href=\"questions\" style=\"color: #b36b00; font-weight: bold;\">%1</a>");
     m_questionsLabel->setText(link.arg(count == 1 ? tr("1 question waiting") : tr("%1 questions waiting").arg(count)));

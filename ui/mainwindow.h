@@ -105,6 +105,8 @@ public:
     HistoryDialog* historyDialog() const;
     StatusWarning* historyStatus() const { return m_historyStatus; }
     StatusWarning* workspaceStateStatus() const { return m_stateStatus; }
+    // An attached backend's connection: a problem while it is lost (what shows is not live).
+    StatusWarning* backendStatus() const { return m_backendStatus; }
 
     // Attempts to get a call from history that history has not written yet, a second apart.
     static constexpr int FullCallAttempts = 5;
@@ -149,6 +151,11 @@ public Q_SLOTS:
     void onWorkspaceStateProblem(const QString& message);
     void onWorkspaceStateNotice(const QString& message);
     void onWorkspaceStateRecovered();
+    // An attached backend was reached or lost: the status bar says so, the title names the backend,
+    // and while it is lost questions cannot be answered (they may have been answered meanwhile).
+    void onBackendConnectionChanged(bool connected, const QString& message);
+    // "Switchboard", the backend attached to, whether it is lost, and how many questions wait.
+    void updateWindowTitle();
 
 protected:
     void showEvent(QShowEvent* event) override;
@@ -251,6 +258,9 @@ private:
     quint64 m_olderCountRequest = 0;
     StatusWarning* m_historyStatus = nullptr;
     StatusWarning* m_stateStatus = nullptr;
+    StatusWarning* m_backendStatus = nullptr;
+    QLabel* m_urlCaption = nullptr;
+    int m_questionCount = 0;
     QAction* m_questionsAction = nullptr;
     QLabel* m_questionsLabel = nullptr;
     bool m_quitConfirmed = false; // the person said Quit with questions pending

@@ -261,25 +261,37 @@ void OperatorApi::route(const Request& request, std::shared_ptr<Reply> reply)
             if (const QString tool = item("tool"); !tool.isEmpty())
                 query.search.tools << tool;
         }
+        searchHistory(query, one, reply);
+        return;
+    }
+    if (is(Method::Post, {"history", "search"}) || is(Method::Post, {"history", "count"})) {
+        const BoundedJson::Result<json> body = BoundedJson::parse(request.body, BoundedJson::Limits::message());
+        QString problem
+            = body.ok ? QString() : QStringLiteral("the body is not JSON: %1").arg(QString::fromStdString(body.error));
+        std::optional<HistoryQuery> query = body.ok ? HistoryQuery::fromJson(body.value, &problem) : std::nullopt;
+        if (!query) {
+            reply->fail(StatusCode::BadRequest, "bad_request", problem);
+            return;
+        }
+        if (path.at(1) == QLatin1String("search")) {
+            searchHistory(*query, false, reply);
+            return;
+        }
         reply->hold();
-        m_hooks.history(query, [reply, one, id = query.callId](bool ok, const ToolCallList& calls, bool hasMore) {
-            if (!ok) {
+        m_hooks.countHistory(*query, [reply](qint64 count) {
+            if (count < 0)
                 reply->fail(
                     StatusCode::ServiceUnavailable, "unavailable", QStringLiteral("there is no history to read"));
-                return;
-            }
-            if (one) {
-                if (calls.isEmpty())
-                    reply->fail(StatusCode::NotFound, "not_found", QStringLiteral("history has no call %1").arg(id));
-                else
-                    reply->send(StatusCode::Ok, json{{"call", calls.first().toJson()}});
-                return;
-            }
-            json list = json::array();
-            for (const ToolCall& call : calls)
-                list.push_back(call.toJson());
-            reply->send(StatusCode::Ok, json{{"calls", std::move(list)}, {"hasMore", hasMore}});
+            else
+                reply->send(StatusCode::Ok, json{{"count", count}});
         });
+        return;
+    }
+    if (is(Method::Get, {"tools"})) {
+        json list = json::array();
+        for (const ToolInfo& tool : m_hooks.tools())
+            list.push_back(tool.toJson());
+        reply->send(StatusCode::Ok, json{{"tools", std::move(list)}});
         return;
     }
     if (is(Method::Post, {"questions", "*", "answer"})) {
@@ -344,9 +356,10 @@ void OperatorApi::route(const Request& request, std::shared_ptr<Reply> reply)
     }
 
     // Known paths with another method get 405, the rest 404.
-    const QStringList known = {QStringLiteral("state"), QStringLiteral("events"), QStringLiteral("questions"),
-        QStringLiteral("grants"), QStringLiteral("status"), QStringLiteral("history"), QStringLiteral("calls"),
-        QStringLiteral("adapters"), QStringLiteral("sessions"), QStringLiteral("configuration")};
+    const QStringList known
+        = {QStringLiteral("state"), QStringLiteral("events"), QStringLiteral("questions"), QStringLiteral("tools"),
+            QStringLiteral("grants"), QStringLiteral("status"), QStringLiteral("history"), QStringLiteral("calls"),
+            QStringLiteral("adapters"), QStringLiteral("sessions"), QStringLiteral("configuration")};
     if (!path.isEmpty() && known.contains(path.first())) {
         reply->send(StatusCode::MethodNotAllowed,
             errorBody("method_not_allowed", QStringLiteral("not with this method (see docs/operator-api.md)")));
@@ -354,6 +367,28 @@ void OperatorApi::route(const Request& request, std::shared_ptr<Reply> reply)
     }
     reply->fail(StatusCode::NotFound, "not_found",
         QStringLiteral("no such operator API path: /operator/v1/%1").arg(path.join(QLatin1Char('/'))));
+}
+
+void OperatorApi::searchHistory(const HistoryQuery& query, bool one, std::shared_ptr<Reply> reply)
+{
+    reply->hold();
+    m_hooks.history(query, [reply, one, id = query.callId](bool ok, const ToolCallList& calls, bool hasMore) {
+        if (!ok) {
+            reply->fail(StatusCode::ServiceUnavailable, "unavailable", QStringLiteral("there is no history to read"));
+            return;
+        }
+        if (one) {
+            if (calls.isEmpty())
+                reply->fail(StatusCode::NotFound, "not_found", QStringLiteral("history has no call %1").arg(id));
+            else
+                reply->send(StatusCode::Ok, json{{"call", calls.first().toJson()}});
+            return;
+        }
+        json list = json::array();
+        for (const ToolCall& call : calls)
+            list.push_back(call.toJson());
+        reply->send(StatusCode::Ok, json{{"calls", std::move(list)}, {"hasMore", hasMore}});
+    });
 }
 
 void OperatorApi::answerQuestion(const Request& request, const QString& id, std::shared_ptr<Reply> reply)
@@ -431,6 +466,14 @@ void OperatorApi::answerQuestion(const Request& request, const QString& id, std:
             return;
         }
         decided = InteractionAnswer::respond(ClientAnswer::chosen(*choice));
+    } else if (*answer == QLatin1String("respond")) {
+        // A client tool's answer as the client will receive it (what the window's widgets build).
+        const auto output = body.find("output");
+        if (output == body.end() || !output->is_object()) {
+            bad(QStringLiteral("a respond answer needs \"output\" (an object)"));
+            return;
+        }
+        decided = InteractionAnswer::respond(*output);
     } else if (*answer == QLatin1String("submit")) {
         const auto values = body.find("values");
         if (values == body.end() || !values->is_object()) {
@@ -440,7 +483,7 @@ void OperatorApi::answerQuestion(const Request& request, const QString& id, std:
         decided = InteractionAnswer::respond(ClientAnswer::submitted(*values));
     } else {
         bad(QStringLiteral("\"answer\" is one of allow_once, allow_session, always_allow, deny, confirm, decline, "
-                           "choose, submit, connect; not \"%1\"")
+                           "choose, submit, respond, connect; not \"%1\"")
                 .arg(*answer));
         return;
     }

@@ -13,6 +13,7 @@
 #include "pendinginteraction.h"
 #include "permissionentry.h"
 #include "sessionstates.h"
+#include "toolinfo.h"
 
 #include <QObject>
 #include <QPointer>
@@ -64,7 +65,10 @@ public:
         std::function<void(
             const HistoryQuery& query, std::function<void(bool ok, const ToolCallList& calls, bool hasMore)> done)>
             history;
+        // How many stored calls match; -1 when there is no history to read.
+        std::function<void(const HistoryQuery& query, std::function<void(qint64 count)> done)> countHistory;
         std::function<void(std::function<void(bool ok, const QString& message)> done)> reloadConfiguration;
+        std::function<ToolInfoList()> tools;
     };
 
     OperatorApi(Settings settings, OperatorTokens tokens, Hooks hooks, OperatorFeed* feed, QObject* parent = nullptr);
@@ -83,6 +87,7 @@ private:
     struct Request;
 
     void route(const Request& request, std::shared_ptr<Reply> reply);
+    void searchHistory(const HistoryQuery& query, bool one, std::shared_ptr<Reply> reply);
     void answerQuestion(const Request& request, const QString& id, std::shared_ptr<Reply> reply);
     void openStream(const Request& request, QTcpSocket* socket, std::shared_ptr<Reply> reply);
     void broadcast(quint64 sequence, const QByteArray& event, const QByteArray& data);

@@ -1,0 +1,133 @@
+#pragma once
+
+// RemoteOperator: the OperatorInterface of a Switchboard elsewhere, over its operator API
+// (docs/operator-api.md): the window attached to a headless backend. It follows the backend's event
+// stream (the whole state, then its changes) and turns it into the interface's signals; commands
+// and queries are HTTP requests whose answers come back as the same signals an in-process backend
+// gives. When the stream is lost it says so (backendConnectionChanged), and reconnects with a
+// growing pause; the stream's first event after a reconnect is the whole state again, so nothing
+// missed meanwhile stays missed.
+//
+// Not over the API (yet): OAuth sign-ins (the redirect comes back to the backend's machine), the
+// console's own tool calls, the repository view's commands and client tokens; each answers
+// commandFailed saying so.
+
+#include "operatorinterface.h"
+
+#include <QByteArray>
+#include <QElapsedTimer>
+#include <QNetworkAccessManager>
+#include <QPointer>
+#include <QSet>
+#include <QTimer>
+#include <QUrl>
+
+#include <nlohmann/json.hpp>
+
+#include <functional>
+
+class QNetworkReply;
+
+class RemoteOperator : public OperatorInterface
+{
+    Q_OBJECT
+public:
+    struct Settings
+    {
+        QUrl url; // as the person gave it: the base, the /mcp URL or the /operator/v1 URL
+        QByteArray token; // the operator token
+        int requestTimeoutMs = 30'000;
+        int firstRetryMs = 500; // after a lost stream; doubled up to maxRetryMs
+        int maxRetryMs = 10'000;
+        // Silence (not even the keep-alive the server sends every 15 s) this long means the stream is dead.
+        int silenceMs = 45'000;
+        // An event larger than this ends the stream (reconnected): the server's are far smaller.
+        qint64 maxEventBytes = 64 * 1024 * 1024;
+    };
+
+    explicit RemoteOperator(Settings settings, QObject* parent = nullptr);
+    ~RemoteOperator() override;
+
+    // The API's base (scheme, host, port) from what a person may paste: http://host:port,
+    // http://host:port/mcp or http://host:port/operator/v1[/...]; invalid when it is none of them.
+    static QUrl baseUrl(const QUrl& given);
+
+    // Opens the event stream; the state follows as signals, then backendConnectionChanged(true).
+    void start();
+    // Closes the stream and stops reconnecting.
+    void stop();
+
+    QUrl serverUrl() const override { return m_mcpUrl; }
+    bool requiresToken() const override { return true; }
+    // The MCP clients' token stays on the backend's machine: the window cannot show it.
+    QByteArray token() const override { return {}; }
+    QString secretStorage() const override { return m_secretStorage; }
+    QString backendName() const override;
+    bool isBackendConnected() const override { return m_connected; }
+
+    quint64 loadRecentCalls(int limit, qsizetype bodyPreviewBytes = 0) override;
+    quint64 queryHistory(const HistoryQuery& query) override;
+    quint64 countHistory(const HistoryQuery& query) override;
+    void listInteractions() override;
+    void answerInteraction(const QString& interactionId, const InteractionAnswer& answer) override;
+    void connectWithApiKey(const QString& interactionId, const QString& provider, const QString& account,
+        const QByteArray& apiKey) override;
+    void startOAuth(const QString& interactionId, const QString& provider, const QStringList& scopes) override;
+    void cancelOAuth(const QString& interactionId) override;
+    void resetBreaker(const QString& adapter) override;
+    void forceOpenBreaker(const QString& adapter) override;
+    void setAdapterEnabled(const QString& adapter, bool enabled) override;
+    void reloadConfiguration() override;
+    void refreshRepository(const QString& path) override;
+    void addRepository(const QString& path) override;
+    void removeRepository(const QString& path) override;
+    void loadFileDiff(const QString& repositoryPath, const QString& file) override;
+    void listGrants() override;
+    void revokeGrant(const QString& grantId) override;
+    void listSessions() override;
+    void endSession(const QString& sessionId) override;
+    quint64 callTool(const QString& tool, const QByteArray& arguments, qint64 replayOf = 0) override;
+    void listTools() override;
+    void listClientTokens() override;
+    void issueClientToken(const QString& name) override;
+    void revokeClientToken(const QString& name) override;
+
+private:
+    // What a request came back with: the HTTP status (0 when none came) and the body as JSON (null
+    // when it was not), or why it failed.
+    struct Answer
+    {
+        int status = 0;
+        nlohmann::json body;
+        QString error; // set unless 2xx: the server's message, or the transport's
+        bool ok() const { return error.isEmpty(); }
+    };
+    using Done = std::function<void(const Answer&)>;
+    void send(const QByteArray& method, const QString& path, const QByteArray& body, Done done);
+    void answer(const QString& interactionId, const nlohmann::json& body);
+    void adapterCommand(const QString& command, const QString& adapter, const QString& verb);
+    void notOverTheApi(const QString& command, const QString& what);
+
+    void openStream();
+    void streamLost(const QString& why);
+    void readStream();
+    void dispatch(const QByteArray& event, const QByteArray& data);
+    void applyState(const nlohmann::json& state);
+    void countSessions(const SessionStateList& sessions, bool whole);
+
+    Settings m_settings;
+    QUrl m_base;
+    QNetworkAccessManager m_network;
+    QPointer<QNetworkReply> m_stream;
+    QByteArray m_buffer; // the stream's bytes not yet dispatched
+    QTimer m_retry;
+    QTimer m_silence;
+    int m_retryMs;
+    bool m_connected = false;
+    bool m_stopped = true;
+    quint64 m_lastSequence = 0;
+    quint64 m_nextRequestId = 1;
+    QUrl m_mcpUrl;
+    QString m_secretStorage;
+    QSet<QString> m_openSessions; // for sessionsChanged, as the in-process backend counts them
+};
