@@ -2,9 +2,10 @@
 // MCP client whose calls wait for a person, and `switchboard questions` and `switchboard answer`,
 // run as processes the way a person on another terminal runs them, see the questions and answer
 // them through the operator API. A held call gets its result once answered; a parked call's answer
-// is stored ("stored") and the client's retry takes it; deny gives the client the reason; a connect
-// question takes its API key from stdin and no output shows it; status, history and grants read
-// the same server; a wrong, missing or MCP client token and a server that is not there exit 3 and
+// is stored ("stored") and the client's retry takes it; deny gives the client the reason;
+// always_allow with a scope makes a grant that `switchboard grants` lists and `grant revoke` ends; a
+// connect question takes its API key from stdin and no output shows it; status, history and grants
+// read the same server; a wrong, missing or MCP client token and a server that is not there exit 3 and
 // say why.
 
 #include "boundedjson.h"
@@ -86,6 +87,7 @@ private Q_SLOTS:
     void aHeldCallIsAnsweredFromTheCommandLine();
     void aParkedCallsAnswerIsStoredForTheRetry();
     void denyGivesTheClientTheReason();
+    void alwaysAllowMakesAGrantThatIsRevoked();
     void aConnectQuestionTakesItsKeyFromStdin();
     void statusHistoryAndGrants();
     void aWrongTokenExits3AndSaysWhy();
@@ -372,6 +374,52 @@ void TestOperatorCommandE2e::denyGivesTheClientTheReason()
     held->deleteLater();
     QVERIFY2(response.dump().find("not on Fridays") != std::string::npos, response.dump().c_str());
     QVERIFY2(response.contains("error") || response.at("result").value("isError", false), response.dump().c_str());
+}
+
+void TestOperatorCommandE2e::alwaysAllowMakesAGrantThatIsRevoked()
+{
+    const QByteArray session = openSession(QStringLiteral("granted"));
+    QPointer<QNetworkReply> held = startCall(session, 12, "echo", json{{"message", "first"}});
+    const json question = waitForQuestion(QStringLiteral("granted"), QStringLiteral("echo"));
+    QVERIFY(question.is_object());
+    const Run allowed = command({QStringLiteral("answer"), str(question, "id"), QStringLiteral("always_allow"),
+        QStringLiteral("--scope"), QStringLiteral("client-any")});
+    QVERIFY2(allowed.exitCode == 0, allowed.err.constData());
+    QSignalSpy done(held.data(), &QNetworkReply::finished);
+    QVERIFY(held->isFinished() || done.wait(15'000));
+    QVERIFY(responseTo(held->readAll(), 12).contains("result"));
+    held->deleteLater();
+
+    // The grant: this client, any arguments; listed with its id.
+    const auto grantOf = [this]() -> json {
+        const Run listed = command({QStringLiteral("grants"), QStringLiteral("--json")});
+        if (listed.exitCode != 0)
+            qWarning() << listed.err;
+        for (const json& grant : jsonLines(listed.out)) {
+            if (str(grant, "subject") == QLatin1String("echo") && str(grant, "clientName") == QLatin1String("granted"))
+                return grant;
+        }
+        return {};
+    };
+    const json grant = grantOf();
+    QVERIFY2(grant.is_object(), "no grant for granted's echo");
+    QCOMPARE(str(grant, "source"), QStringLiteral("always"));
+    QCOMPARE(str(grant, "arguments"), QString());
+    QCOMPARE(str(grant, "grantedBy"), QStringLiteral("operator:default"));
+    const QString id = str(grant, "id");
+    QVERIFY(!id.isEmpty());
+
+    // Other arguments run without asking while it stands.
+    QNetworkReply* second = startCall(session, 13, "echo", json{{"message", "second"}});
+    QSignalSpy secondDone(second, &QNetworkReply::finished);
+    QVERIFY(second->isFinished() || secondDone.wait(15'000));
+    QVERIFY(responseTo(second->readAll(), 13).contains("result"));
+    second->deleteLater();
+
+    const Run revoked = command({QStringLiteral("grant"), QStringLiteral("revoke"), id});
+    QVERIFY2(revoked.exitCode == 0, revoked.err.constData());
+    QCOMPARE(revoked.out, QByteArray("revoked grant " + id.toUtf8() + ": the calls it let through ask again\n"));
+    QVERIFY(!grantOf().is_object());
 }
 
 void TestOperatorCommandE2e::aConnectQuestionTakesItsKeyFromStdin()
