@@ -585,15 +585,23 @@ void Backend::cancelLocalCalls(const QString& reason)
 quint64 Backend::callTool(const QString& tool, const QByteArray& arguments, qint64 replayOf)
 {
     const quint64 requestId = m_nextRequestId++;
-    const auto fail = [this, tool](const QString& why) {
-        // Queued, so that the caller knows the request id before it hears about it.
+    consoleCall(
+        tool, arguments, replayOf, m_options.server.identity.version,
+        [this, requestId](qint64 callId) { Q_EMIT toolCallStarted(requestId, callId); },
+        [this, tool](const QString& why) {
+            Q_EMIT commandFailed(QStringLiteral("callTool"), QStringLiteral("%1 was not called: %2").arg(tool, why));
+        });
+    return requestId;
+}
+
+void Backend::consoleCall(const QString& tool, const QByteArray& arguments, qint64 replayOf,
+    const QString& clientVersion, std::function<void(qint64 callId)> started,
+    std::function<void(const QString&)> failed)
+{
+    // Queued, so that the caller knows what it asked for before it hears about it.
+    const auto fail = [this, failed](const QString& why) {
         QMetaObject::invokeMethod(
-            this,
-            [this, tool, why] {
-                Q_EMIT commandFailed(
-                    QStringLiteral("callTool"), QStringLiteral("%1 was not called: %2").arg(tool, why));
-            },
-            Qt::QueuedConnection);
+            this, [failed, why] { failed(why); }, Qt::QueuedConnection);
     };
     // Arguments that are JSON but not an object go to the router, which records them as invalid
     // arguments like a client's; text that is not JSON cannot even make a request.
@@ -601,25 +609,28 @@ quint64 Backend::callTool(const QString& tool, const QByteArray& arguments, qint
         arguments.trimmed().isEmpty() ? QByteArrayLiteral("{}") : arguments, BoundedJson::Limits::message());
     if (!parsed.ok) {
         fail(QStringLiteral("the arguments are not valid JSON (%1)").arg(QString::fromStdString(parsed.error)));
-        return requestId;
+        return;
     }
-    const json request{{"jsonrpc", "2.0"}, {"id", "console-" + std::to_string(requestId)}, {"method", "tools/call"},
-        {"params", {{"name", tool.toStdString()}, {"arguments", std::move(parsed.value)}}}};
-    LocalCaller caller{consoleClientName(), m_options.server.identity.version, nullptr, {}};
+    const json request{{"jsonrpc", "2.0"}, {"id", "console-" + std::to_string(m_nextRequestId++)},
+        {"method", "tools/call"}, {"params", {{"name", tool.toStdString()}, {"arguments", std::move(parsed.value)}}}};
+    LocalCaller caller{consoleClientName(), clientVersion, nullptr, {}};
     auto startedCallId = std::make_shared<qint64>(0);
     runLocally(
         QByteArray::fromStdString(request.dump()), caller, replayOf,
-        [this, requestId, startedCallId](qint64 callId) {
+        [started, startedCallId](qint64 callId) {
             *startedCallId = callId;
-            Q_EMIT toolCallStarted(requestId, callId);
+            started(callId);
         },
         {},
         [fail, startedCallId](const LocalCallOutcome& outcome) {
             // A call that started is in the log with its outcome; only one that never did is told here.
-            if (*startedCallId == 0 && outcome.kind != LocalCallOutcome::Kind::Answered)
+            if (*startedCallId != 0)
+                return;
+            if (outcome.kind != LocalCallOutcome::Kind::Answered)
                 fail(outcome.reason);
+            else
+                fail(QStringLiteral("it was refused before it started: %1").arg(QString::fromUtf8(outcome.response)));
         });
-    return requestId;
 }
 
 void Backend::listTools()
@@ -871,6 +882,7 @@ void Backend::registerGitTools()
             ? QString()
             : QDir(m_options.stateDirectory).filePath(QStringLiteral("repositories.json")));
     connect(m_repositories, &RepositoryMonitor::repositoryRemoved, this, &Backend::repositoryRemoved);
+    connect(m_repositories, &RepositoryMonitor::repositoryRemoved, m_feed, &OperatorFeed::publishRepositoryRemoved);
     connect(m_repositories, &RepositoryMonitor::fileDiffLoaded, this, &Backend::fileDiffLoaded);
     m_gitCredentials = std::make_shared<ConnectionCredentialSource>(m_repositories->home(), m_secrets, m_interactions,
         m_registry, settings.credentialProviders, m_options.configPath);
@@ -1179,6 +1191,64 @@ void Backend::startOperatorApi()
         });
     };
     hooks.tools = [this] { return offeredTools(); };
+    // As the window's own calls, made on this object's thread, recorded with the operator's name as
+    // the client's version; told back on the server thread through the outbox.
+    hooks.callTool = [this](const QString& tool, const QByteArray& arguments, qint64 replayOf, const QString& by,
+                         std::function<void(qint64, const QString&)> started) {
+        const auto tell = [outbox = m_serverOutbox, started](qint64 callId, const QString& error) {
+            const std::lock_guard lock(outbox->mutex);
+            if (outbox->context)
+                QMetaObject::invokeMethod(outbox->context, [started, callId, error] { started(callId, error); });
+        };
+        QMetaObject::invokeMethod(this, [this, tool, arguments, replayOf, by, tell] {
+            consoleCall(
+                tool, arguments, replayOf, by, [tell](qint64 callId) { tell(callId, {}); },
+                [tell, tool](const QString& why) { tell(0, QStringLiteral("%1 was not called: %2").arg(tool, why)); });
+        });
+    };
+    hooks.addRepository
+        = [this](const QString& path, QString* error) { return m_repositories && m_repositories->add(path, error); };
+    hooks.removeRepository = [this](const QString& path) {
+        if (m_repositories)
+            m_repositories->remove(path);
+    };
+    hooks.refreshRepository = [this](const QString& path, QString* error) {
+        return m_repositories && m_repositories->refresh(path, error);
+    };
+    // The monitor tells every diff it loads; each asked-for one is answered by the first that fits.
+    hooks.loadFileDiff = [this](const QString& path, const QString& file, std::function<void(const FileDiff&)> done) {
+        if (!m_repositories) {
+            FileDiff none;
+            none.repository = path;
+            none.file = file;
+            none.error = QStringLiteral("the backend is stopping");
+            done(none);
+            return;
+        }
+        const QString canonical = QFileInfo(path).canonicalFilePath();
+        auto answered = std::make_shared<bool>(false);
+        auto connection = std::make_shared<QMetaObject::Connection>();
+        *connection = connect(m_repositories, &RepositoryMonitor::fileDiffLoaded, m_serverContext,
+            [path, canonical, file, done, answered, connection](const FileDiff& diff) {
+                if (*answered || diff.file != file || (diff.repository != path && diff.repository != canonical))
+                    return;
+                *answered = true;
+                QObject::disconnect(*connection);
+                done(diff);
+            });
+        // A diff that never comes (a repository no longer shown) is answered with why, not held.
+        QTimer::singleShot(30'000, m_serverContext, [path, file, done, answered, connection] {
+            if (std::exchange(*answered, true))
+                return;
+            QObject::disconnect(*connection);
+            FileDiff none;
+            none.repository = path;
+            none.file = file;
+            none.error = QStringLiteral("no diff came within 30 s: is the repository still shown?");
+            done(none);
+        });
+        m_repositories->loadFileDiff(path, file);
+    };
     // The file is read on the Backend's thread, where the window's reloads run too.
     hooks.reloadConfiguration = [this](std::function<void(bool, const QString&)> done) {
         QMetaObject::invokeMethod(this, [this, outbox = m_serverOutbox, done] {

@@ -237,6 +237,11 @@ private:
     // Server thread: an API key answers a connect question (saved, then the question answered).
     void connectApiKey(const QString& interactionId, const QString& provider, const QString& account,
         const QByteArray& apiKey, const QString& by = {}, std::function<void(bool ok, const QString& error)> done = {});
+    // A tool called from the console (the window's or an operator's), through callLocally as client
+    // "Switchboard console" with `clientVersion`: `started` hears its id, `failed` why it never started;
+    // both on this object's thread.
+    void consoleCall(const QString& tool, const QByteArray& arguments, qint64 replayOf, const QString& clientVersion,
+        std::function<void(qint64 callId)> started, std::function<void(const QString& why)> failed);
     // Server thread: the tools clients see in tools/list now.
     ToolInfoList offeredTools() const;
     // Server thread: the state for operators and the operator API over it.

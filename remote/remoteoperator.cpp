@@ -273,6 +273,8 @@ void RemoteOperator::dispatch(const QByteArray& event, const QByteArray& data)
         Q_EMIT breakerStatesChanged(listOf<BreakerState>(value["breakers"], "breaker"));
     } else if (event == "repositories") {
         Q_EMIT repositoryStatesChanged(listOf<RepositoryState>(value["repositories"], "repository"));
+    } else if (event == "repositoryRemoved") {
+        Q_EMIT repositoryRemoved(text(value, "path"));
     } else if (event == "transfers") {
         Q_EMIT transfersChanged(listOf<TransferProgress>(value["transfers"], "transfer"));
     } else if (event == "security") {
@@ -474,24 +476,51 @@ void RemoteOperator::notOverTheApi(const QString& command, const QString& what)
         this, [this, command, message] { Q_EMIT commandFailed(command, message); }, Qt::QueuedConnection);
 }
 
-void RemoteOperator::refreshRepository(const QString&)
+void RemoteOperator::refreshRepository(const QString& path)
 {
-    notOverTheApi(QStringLiteral("refreshRepository"), QStringLiteral("Refreshing a repository"));
+    send("POST", QStringLiteral("repositories/refresh"),
+        QByteArray::fromStdString(json{{"path", path.toStdString()}}.dump()), [this](const Answer& answer) {
+            if (!answer.ok())
+                Q_EMIT commandFailed(QStringLiteral("refreshRepository"), answer.error);
+        });
 }
 
-void RemoteOperator::addRepository(const QString&)
+void RemoteOperator::addRepository(const QString& path)
 {
-    notOverTheApi(QStringLiteral("addRepository"), QStringLiteral("Adding a repository to the view"));
+    send("POST", QStringLiteral("repositories"), QByteArray::fromStdString(json{{"path", path.toStdString()}}.dump()),
+        [this](const Answer& answer) {
+            if (!answer.ok())
+                Q_EMIT commandFailed(QStringLiteral("addRepository"), answer.error);
+        });
 }
 
-void RemoteOperator::removeRepository(const QString&)
+void RemoteOperator::removeRepository(const QString& path)
 {
-    notOverTheApi(QStringLiteral("removeRepository"), QStringLiteral("Removing a repository from the view"));
+    send("DELETE", QStringLiteral("repositories?path=") + QString::fromLatin1(QUrl::toPercentEncoding(path)), {},
+        [this](const Answer& answer) {
+            if (!answer.ok())
+                Q_EMIT commandFailed(QStringLiteral("removeRepository"), answer.error);
+        });
 }
 
-void RemoteOperator::loadFileDiff(const QString&, const QString&)
+void RemoteOperator::loadFileDiff(const QString& repositoryPath, const QString& file)
 {
-    notOverTheApi(QStringLiteral("loadFileDiff"), QStringLiteral("A file's diff"));
+    send("GET",
+        QStringLiteral("repositories/diff?path=%1&file=%2")
+            .arg(QString::fromLatin1(QUrl::toPercentEncoding(repositoryPath)),
+                QString::fromLatin1(QUrl::toPercentEncoding(file))),
+        {}, [this, repositoryPath, file](const Answer& answer) {
+            QString problem;
+            std::optional<FileDiff> diff
+                = answer.ok() ? FileDiff::fromJson(answer.body["diff"], &problem) : std::nullopt;
+            if (!diff) {
+                diff = FileDiff{};
+                diff->repository = repositoryPath;
+                diff->file = file;
+                diff->error = answer.ok() ? problem : answer.error;
+            }
+            Q_EMIT fileDiffLoaded(*diff);
+        });
 }
 
 void RemoteOperator::listGrants()
@@ -530,10 +559,27 @@ void RemoteOperator::endSession(const QString& sessionId)
         });
 }
 
-quint64 RemoteOperator::callTool(const QString& tool, const QByteArray&, qint64)
+quint64 RemoteOperator::callTool(const QString& tool, const QByteArray& arguments, qint64 replayOf)
 {
     const quint64 id = m_nextRequestId++;
-    notOverTheApi(QStringLiteral("callTool"), QStringLiteral("Calling %1 from the window").arg(tool));
+    // The arguments go as the person typed them; text that is not JSON is refused here, as the
+    // in-process backend refuses it.
+    const BoundedJson::Result<json> parsed = BoundedJson::parse(
+        arguments.trimmed().isEmpty() ? QByteArrayLiteral("{}") : arguments, BoundedJson::Limits::message());
+    if (!parsed.ok) {
+        const QString message = QStringLiteral("%1 was not called: the arguments are not valid JSON (%2)")
+                                    .arg(tool, QString::fromStdString(parsed.error));
+        QMetaObject::invokeMethod(
+            this, [this, message] { Q_EMIT commandFailed(QStringLiteral("callTool"), message); }, Qt::QueuedConnection);
+        return id;
+    }
+    const json body{{"tool", tool.toStdString()}, {"arguments", parsed.value}, {"replayOf", replayOf}};
+    send("POST", QStringLiteral("calls"), QByteArray::fromStdString(body.dump()), [this, id](const Answer& answer) {
+        if (answer.ok())
+            Q_EMIT toolCallStarted(id, answer.body.value("callId", qint64(0)));
+        else
+            Q_EMIT commandFailed(QStringLiteral("callTool"), answer.error);
+    });
     return id;
 }
 

@@ -8,9 +8,8 @@
 // growing pause; the stream's first event after a reconnect is the whole state again, so nothing
 // missed meanwhile stays missed.
 //
-// Not over the API (yet): OAuth sign-ins (the redirect comes back to the backend's machine), the
-// console's own tool calls, the repository view's commands and client tokens; each answers
-// commandFailed saying so.
+// Not over the API: OAuth sign-ins (the redirect comes back to the backend's machine) and client
+// tokens (kept in a file on that machine); each says so (connectFailed, commandFailed).
 
 #include "operatorinterface.h"
 

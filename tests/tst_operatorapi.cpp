@@ -8,7 +8,9 @@
 #include "boundedjson.h"
 #include "rawhttpclient.h"
 
+#include <QDir>
 #include <QElapsedTimer>
+#include <QProcess>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -53,6 +55,8 @@ private Q_SLOTS:
     void eventStreamStartsWithTheStateThenFollows();
     void historyAndWholeCalls();
     void adminCommands();
+    void callsAToolAsTheConsole();
+    void repositories();
     void eventStreamsAreBounded();
     void aThousandSubscribers();
     void aSubscriberThatNeverReadsIsCut();
@@ -64,6 +68,10 @@ private:
         int headTimeoutMs = 10'000);
     RawHttpResponse request(const QByteArray& method, const QByteArray& path, const QByteArray& token,
         const QByteArray& body = {}, const QList<QPair<QByteArray, QByteArray>>& extra = {});
+    // The same, for what the backend does on its own thread, which is this one (a reload, a tool
+    // call as the console's): the event loop runs while the answer is awaited.
+    RawHttpResponse requestServed(
+        const QByteArray& method, const QByteArray& path, const QByteArray& token, const QByteArray& body = {});
     // The console's own call of echo, which asks: the question's id.
     QString raiseQuestion(const QByteArray& arguments = R"({"text":"hi"})");
 
@@ -141,6 +149,18 @@ RawHttpResponse TestOperatorApi::request(const QByteArray& method, const QByteAr
     if (!body.isEmpty() || method == "POST")
         head += "Content-Type: application/json\r\nContent-Length: " + QByteArray::number(body.size()) + "\r\n";
     client.send(head + "\r\n" + body);
+    return client.read();
+}
+
+RawHttpResponse TestOperatorApi::requestServed(
+    const QByteArray& method, const QByteArray& path, const QByteArray& token, const QByteArray& body)
+{
+    RawHttpClient client(m_backend->serverUrl().port());
+    client.send(method + ' ' + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + token
+        + "\r\nContent-Type: application/json\r\nContent-Length: " + QByteArray::number(body.size()) + "\r\n\r\n"
+        + body);
+    if (!QTest::qWaitFor([&] { return client.socket().bytesAvailable() > 0; }, 15'000))
+        return {}; // the callers' checks fail on it
     return client.read();
 }
 
@@ -394,17 +414,74 @@ void TestOperatorApi::adminCommands()
     QCOMPARE(request("POST", "/operator/v1/adapters/none/reset", AdminToken).status, 404);
     QCOMPARE(request("POST", "/operator/v1/adapters/none/explode", AdminToken).status, 404);
     QCOMPARE(request("DELETE", "/operator/v1/sessions/no-such-session", AdminToken).status, 404);
-    // The file is read on the Backend's thread, this one: it must run while the answer is awaited.
-    RawHttpClient reload(m_backend->serverUrl().port());
-    reload.send("POST /operator/v1/configuration/reload HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer "
-        + AdminToken + "\r\nContent-Length: 0\r\n\r\n");
-    QTRY_VERIFY_WITH_TIMEOUT(reload.socket().bytesAvailable() > 0, 15'000);
-    const RawHttpResponse reloaded = reload.read();
+    const RawHttpResponse reloaded = requestServed("POST", "/operator/v1/configuration/reload", AdminToken);
     QCOMPARE(reloaded.status, 200);
     QVERIFY(parsed(reloaded.body).value("message", std::string()).find("reloaded") != std::string::npos);
     const json status = parsed(request("GET", "/operator/v1/status", ViewerToken).body);
     QCOMPARE(status.value("questions", -1), 0);
     QVERIFY(status.contains("adapters") && status.contains("sessions") && status.contains("warnings"));
+}
+
+void TestOperatorApi::callsAToolAsTheConsole()
+{
+    startBackend();
+    QCOMPARE(request("POST", "/operator/v1/calls", ViewerToken, R"({"tool":"echo"})").status, 403);
+    QCOMPARE(request("POST", "/operator/v1/calls", AnswererToken, R"({"arguments":{}})").status, 400);
+    QCOMPARE(request("POST", "/operator/v1/calls", AnswererToken, R"({"tool":"echo","replayOf":"x"})").status, 400);
+    // A call starts (and asks: echo asks here), and says its id; it shows on the stream like any other.
+    const RawHttpResponse started = requestServed(
+        "POST", "/operator/v1/calls", AnswererToken, R"({"tool":"echo","arguments":{"text":"by alice"}})");
+    QCOMPARE(started.status, 200);
+    const qint64 callId = parsed(started.body).value("callId", qint64(0));
+    QVERIFY(callId > 0);
+    QTRY_VERIFY_WITH_TIMEOUT(m_calls.contains(callId), 15'000);
+    QCOMPARE(m_calls.value(callId).clientName, OperatorInterface::consoleClientName());
+    QCOMPARE(m_calls.value(callId).clientVersion, QStringLiteral("operator:alice"));
+    const json questions = parsed(request("GET", "/operator/v1/questions", AdminToken).body)["questions"];
+    QCOMPARE(questions.size(), size_t(1));
+    QCOMPARE(questions[0].value("callId", qint64(0)), callId);
+}
+
+void TestOperatorApi::repositories()
+{
+    // A repository under the allowed root, with a change to show.
+    const QString root = m_dir->filePath(QStringLiteral("repos"));
+    const QString repository = root + QStringLiteral("/project");
+    QVERIFY(QDir().mkpath(repository));
+    QProcess git;
+    git.setWorkingDirectory(repository);
+    git.start(QStringLiteral("git"), {QStringLiteral("init"), QStringLiteral("-q")});
+    QVERIFY(git.waitForFinished(30'000) && git.exitCode() == 0);
+    QFile readme(repository + QStringLiteral("/README"));
+    QVERIFY(readme.open(QIODevice::WriteOnly));
+    readme.write("hello\n");
+    readme.close();
+    startBackend("git:\n  roots: [\"" + root.toUtf8() + "\"]\n");
+    const QByteArray body = QByteArray::fromStdString(json{{"path", repository.toStdString()}}.dump());
+    QCOMPARE(request("POST", "/operator/v1/repositories", AnswererToken, body).status, 403);
+    const RawHttpResponse outside = request("POST", "/operator/v1/repositories", AdminToken, R"({"path":"/etc"})");
+    QCOMPARE(outside.status, 409);
+    QCOMPARE(request("POST", "/operator/v1/repositories", AdminToken, body).status, 200);
+    // Shown, read: the state has it.
+    const auto shown = [&] {
+        const json state = parsed(request("GET", "/operator/v1/state", ViewerToken).body);
+        for (const json& entry : state["repositories"]) {
+            if (QString::fromStdString(entry.value("path", std::string())).endsWith(QLatin1String("/project")))
+                return QString::fromStdString(entry.value("path", std::string()));
+        }
+        return QString();
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(!shown().isEmpty(), 15'000);
+    const QByteArray path = QUrl::toPercentEncoding(shown());
+    QCOMPARE(request("POST", "/operator/v1/repositories/refresh", ViewerToken, body).status, 200);
+    QCOMPARE(request("GET", "/operator/v1/repositories/diff?path=" + path, ViewerToken).status, 400);
+    const RawHttpResponse diff
+        = request("GET", "/operator/v1/repositories/diff?path=" + path + "&file=README", ViewerToken);
+    QCOMPARE(diff.status, 200);
+    QVERIFY2(parsed(diff.body)["diff"].value("unstaged", std::string()).find("hello") != std::string::npos,
+        diff.body.constData());
+    QCOMPARE(request("DELETE", "/operator/v1/repositories?path=" + path, AdminToken).status, 200);
+    QTRY_VERIFY_WITH_TIMEOUT(shown().isEmpty(), 15'000);
 }
 
 void TestOperatorApi::eventStreamsAreBounded()

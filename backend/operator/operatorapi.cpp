@@ -287,6 +287,77 @@ void OperatorApi::route(const Request& request, std::shared_ptr<Reply> reply)
         });
         return;
     }
+    if (is(Method::Post, {"calls"})) {
+        if (!needs(OperatorRole::Answerer))
+            return;
+        const BoundedJson::Result<json> body = BoundedJson::parse(request.body, BoundedJson::Limits::message());
+        const std::optional<QString> tool = body.ok ? stringMember(body.value, "tool") : std::nullopt;
+        if (!tool || tool->isEmpty()) {
+            reply->fail(StatusCode::BadRequest, "bad_request",
+                QStringLiteral("the body is {\"tool\": NAME, \"arguments\": {...}, \"replayOf\": CALL-ID}"));
+            return;
+        }
+        const auto arguments = body.value.find("arguments");
+        const QByteArray argumentText
+            = arguments != body.value.end() ? QByteArray::fromStdString(arguments->dump()) : QByteArray("{}");
+        const auto replayOf = body.value.find("replayOf");
+        if (replayOf != body.value.end() && !replayOf->is_number_integer()) {
+            reply->fail(StatusCode::BadRequest, "bad_request", QStringLiteral("replayOf is a call id"));
+            return;
+        }
+        reply->hold();
+        m_hooks.callTool(*tool, argumentText, replayOf != body.value.end() ? replayOf->get<qint64>() : 0,
+            request.credential.recordedAs(), [reply](qint64 callId, const QString& error) {
+                if (callId > 0)
+                    reply->send(StatusCode::Ok, json{{"callId", callId}});
+                else
+                    reply->fail(StatusCode::Conflict, "conflict", error);
+            });
+        return;
+    }
+    if (is(Method::Post, {"repositories"}) || is(Method::Delete, {"repositories"})
+        || is(Method::Post, {"repositories", "refresh"}) || is(Method::Get, {"repositories", "diff"})) {
+        // Reading (a diff, a refresh) is a viewer's; changing what the view shows is an admin's.
+        const bool read = method == Method::Get || path.size() == 2;
+        if (!needs(read ? OperatorRole::Viewer : OperatorRole::Admin))
+            return;
+        QString repository;
+        QString file;
+        if (method == Method::Get || method == Method::Delete) {
+            repository = request.query.queryItemValue(QStringLiteral("path"), QUrl::FullyDecoded);
+            file = request.query.queryItemValue(QStringLiteral("file"), QUrl::FullyDecoded);
+        } else {
+            const BoundedJson::Result<json> body = BoundedJson::parse(request.body, BoundedJson::Limits::message());
+            repository = body.ok ? stringMember(body.value, "path").value_or(QString()) : QString();
+        }
+        if (repository.isEmpty() || (method == Method::Get && file.isEmpty())) {
+            reply->fail(StatusCode::BadRequest, "bad_request",
+                method == Method::Get          ? QStringLiteral("the diff needs ?path=REPOSITORY&file=FILE")
+                    : method == Method::Delete ? QStringLiteral("removing needs ?path=REPOSITORY")
+                                               : QStringLiteral("the body is {\"path\": REPOSITORY}"));
+            return;
+        }
+        if (method == Method::Get) {
+            reply->hold();
+            m_hooks.loadFileDiff(repository, file, [reply](const FileDiff& diff) {
+                reply->send(StatusCode::Ok, json{{"diff", diff.toJson()}});
+            });
+            return;
+        }
+        if (method == Method::Delete) {
+            m_hooks.removeRepository(repository);
+            reply->send(StatusCode::Ok, json{{"ok", true}});
+            return;
+        }
+        QString error;
+        const bool done = path.size() == 2 ? m_hooks.refreshRepository(repository, &error)
+                                           : m_hooks.addRepository(repository, &error);
+        if (done)
+            reply->send(StatusCode::Ok, json{{"ok", true}});
+        else
+            reply->fail(StatusCode::Conflict, "conflict", error);
+        return;
+    }
     if (is(Method::Get, {"tools"})) {
         json list = json::array();
         for (const ToolInfo& tool : m_hooks.tools())
@@ -356,10 +427,10 @@ void OperatorApi::route(const Request& request, std::shared_ptr<Reply> reply)
     }
 
     // Known paths with another method get 405, the rest 404.
-    const QStringList known
-        = {QStringLiteral("state"), QStringLiteral("events"), QStringLiteral("questions"), QStringLiteral("tools"),
-            QStringLiteral("grants"), QStringLiteral("status"), QStringLiteral("history"), QStringLiteral("calls"),
-            QStringLiteral("adapters"), QStringLiteral("sessions"), QStringLiteral("configuration")};
+    const QStringList known = {QStringLiteral("state"), QStringLiteral("events"), QStringLiteral("questions"),
+        QStringLiteral("tools"), QStringLiteral("repositories"), QStringLiteral("grants"), QStringLiteral("status"),
+        QStringLiteral("history"), QStringLiteral("calls"), QStringLiteral("adapters"), QStringLiteral("sessions"),
+        QStringLiteral("configuration")};
     if (!path.isEmpty() && known.contains(path.first())) {
         reply->send(StatusCode::MethodNotAllowed,
             errorBody("method_not_allowed", QStringLiteral("not with this method (see docs/operator-api.md)")));

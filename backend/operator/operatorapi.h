@@ -8,6 +8,7 @@
 // does to the backend goes through Hooks, each run there.
 
 #include "auth/operatortokens.h"
+#include "backendstates.h"
 #include "historyquery.h"
 #include "mcp/operatorendpoint.h"
 #include "pendinginteraction.h"
@@ -69,6 +70,17 @@ public:
         std::function<void(const HistoryQuery& query, std::function<void(qint64 count)> done)> countHistory;
         std::function<void(std::function<void(bool ok, const QString& message)> done)> reloadConfiguration;
         std::function<ToolInfoList()> tools;
+        // A tool called by the operator (as the console's own calls are): `started` with the call's
+        // id once it runs (it then shows on the event stream like any call), or why it could not start.
+        std::function<void(const QString& tool, const QByteArray& arguments, qint64 replayOf, const QString& by,
+            std::function<void(qint64 callId, const QString& error)> started)>
+            callTool;
+        // The repository view: add (refused saying why), remove, refresh, and one file's diff.
+        std::function<bool(const QString& path, QString* error)> addRepository;
+        std::function<void(const QString& path)> removeRepository;
+        std::function<bool(const QString& path, QString* error)> refreshRepository;
+        std::function<void(const QString& path, const QString& file, std::function<void(const FileDiff& diff)> done)>
+            loadFileDiff;
     };
 
     OperatorApi(Settings settings, OperatorTokens tokens, Hooks hooks, OperatorFeed* feed, QObject* parent = nullptr);

@@ -150,6 +150,12 @@ void OperatorFeed::publishToolsChanged()
     emitChange("tools", json::object());
 }
 
+void OperatorFeed::publishRepositoryRemoved(const QString& path)
+{
+    m_repositories.erase(path);
+    emitChange("repositoryRemoved", json{{"path", path.toStdString()}});
+}
+
 void OperatorFeed::emitChange(const char* event, const json& data)
 {
     ++m_sequence;

@@ -60,10 +60,12 @@ public:
     void publishGrants(const PermissionEntryList& grants);
     void publishNotice(const QString& level, const QString& message);
     void publishToolsChanged();
+    // The repository view stopped showing `path`.
+    void publishRepositoryRemoved(const QString& path);
 
 Q_SIGNALS:
     // One change: `event` names it (calls, questions, sessions, adapters, breakers, repositories,
-    // transfers, security, grants, tools, notice), `data` is its compact JSON object.
+    // repositoryRemoved, transfers, security, grants, tools, notice), `data` is its compact JSON object.
     void changed(quint64 sequence, const QByteArray& event, const QByteArray& data);
 
 private:
