@@ -20,11 +20,10 @@ namespace {
 // The window on a Switchboard elsewhere (--attach URL), through its operator API.
 int runAttached(QApplication& app, const CommandLine& line)
 {
-    const QUrl base = RemoteOperator::baseUrl(line.attach);
+    QString problem;
+    const QUrl base = RemoteOperator::baseUrl(line.attach.toString(), &problem);
     if (!base.isValid()) {
-        std::fprintf(stderr,
-            "switchboard: --attach %s is not a Switchboard URL: give its base (http://host:8765) or its /mcp URL\n",
-            qPrintable(line.attach.toString()));
+        std::fprintf(stderr, "switchboard: --attach: %s\n", qPrintable(problem));
         return 2;
     }
     // The operator's credential: from the environment, else the state directory's (a backend on this

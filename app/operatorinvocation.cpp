@@ -2,6 +2,7 @@
 
 #include "boundedjson.h"
 #include "commandline.h"
+#include "operatorurl.h"
 
 #include <QCommandLineParser>
 
@@ -11,7 +12,7 @@ using nlohmann::json;
 
 namespace {
 
-const QString ApiPrefix = QStringLiteral("/operator/v1");
+const QString& ApiPrefix = OperatorUrl::ApiPath;
 
 // The words of `answer` that are not a choice, as the API spells them.
 const QStringList AnswerWords{QStringLiteral("allow_once"), QStringLiteral("allow_session"),
@@ -146,45 +147,7 @@ bool OperatorInvocation::isCommand(const QString& word)
 
 std::optional<QUrl> OperatorInvocation::baseUrl(const QString& text, QString* error)
 {
-    const QString trimmed = text.trimmed();
-    if (trimmed.isEmpty()) {
-        *error = QStringLiteral("the server's URL is empty");
-        return std::nullopt;
-    }
-    QUrl url(trimmed.contains(QLatin1String("://")) ? trimmed : QStringLiteral("http://") + trimmed, QUrl::StrictMode);
-    const QString scheme = url.scheme().toLower();
-    if (!url.isValid() || url.host().isEmpty()) {
-        *error = QStringLiteral("\"%1\" is not a server's URL (say http://host:port)").arg(trimmed);
-        return std::nullopt;
-    }
-    if (scheme != QLatin1String("http") && scheme != QLatin1String("https")) {
-        *error = QStringLiteral("\"%1\" is not an http or https URL").arg(trimmed);
-        return std::nullopt;
-    }
-    if (!url.userInfo().isEmpty()) {
-        // A URL is printed in messages and kept in shell history: no credential belongs in it.
-        *error = QStringLiteral("the server's URL holds a user or password; give the operator token in "
-                                "SWITCHBOARD_OPERATOR_TOKEN instead");
-        return std::nullopt;
-    }
-    if (url.hasQuery() || url.hasFragment()) {
-        *error = QStringLiteral("\"%1\" has a query or fragment; say http://host:port").arg(trimmed);
-        return std::nullopt;
-    }
-    QString path = url.path(QUrl::FullyEncoded);
-    while (path.endsWith(QLatin1Char('/')))
-        path.chop(1);
-    for (const QString& suffix : {ApiPrefix, QStringLiteral("/mcp")}) {
-        if (path.endsWith(suffix)) {
-            path.chop(suffix.size());
-            break;
-        }
-    }
-    while (path.endsWith(QLatin1Char('/')))
-        path.chop(1);
-    url.setScheme(scheme);
-    url.setPath(path, QUrl::TolerantMode);
-    return url;
+    return OperatorUrl::base(text, error);
 }
 
 std::optional<OperatorInvocation> OperatorInvocation::parse(

@@ -1,6 +1,7 @@
 #include "remoteoperator.h"
 
 #include "boundedjson.h"
+#include "operatorurl.h"
 
 #include <QNetworkReply>
 #include <QNetworkRequest>
@@ -75,7 +76,7 @@ json answerBody(const InteractionAnswer& answer)
 RemoteOperator::RemoteOperator(Settings settings, QObject* parent)
     : OperatorInterface(parent)
     , m_settings(std::move(settings))
-    , m_base(baseUrl(m_settings.url))
+    , m_base(baseUrl(m_settings.url.toString(), &m_urlProblem))
     , m_retryMs(m_settings.firstRetryMs)
 {
     m_retry.setSingleShot(true);
@@ -92,21 +93,10 @@ RemoteOperator::~RemoteOperator()
     stop();
 }
 
-QUrl RemoteOperator::baseUrl(const QUrl& given)
+QUrl RemoteOperator::baseUrl(const QString& given, QString* error)
 {
-    if (!given.isValid() || (given.scheme() != QLatin1String("http") && given.scheme() != QLatin1String("https"))
-        || given.host().isEmpty())
-        return {};
-    const QString path = given.path();
-    if (!path.isEmpty() && path != QLatin1String("/") && path != QLatin1String("/mcp") && path != QLatin1String("/mcp/")
-        && path != QLatin1String("/operator") && !path.startsWith(QLatin1String("/operator/")))
-        return {};
-    QUrl base;
-    base.setScheme(given.scheme());
-    base.setHost(given.host());
-    base.setPort(given.port());
-    base.setPath(QStringLiteral("/"));
-    return base;
+    QString ignored;
+    return OperatorUrl::base(given, error ? error : &ignored).value_or(QUrl());
 }
 
 QString RemoteOperator::backendName() const
@@ -118,9 +108,7 @@ void RemoteOperator::start()
 {
     m_stopped = false;
     if (!m_base.isValid()) {
-        Q_EMIT backendConnectionChanged(false,
-            QStringLiteral("%1 is not a Switchboard URL (http://host:port, or its /mcp URL)")
-                .arg(m_settings.url.toString()));
+        Q_EMIT backendConnectionChanged(false, m_urlProblem);
         return;
     }
     openStream();
@@ -142,7 +130,7 @@ void RemoteOperator::openStream()
 {
     if (m_stopped || m_stream)
         return;
-    QNetworkRequest request(m_base.resolved(QUrl(QStringLiteral("operator/v1/events"))));
+    QNetworkRequest request(OperatorUrl::endpoint(m_base, QStringLiteral("events")));
     request.setRawHeader("Authorization", "Bearer " + m_settings.token);
     request.setRawHeader("Accept", "text/event-stream");
     request.setAttribute(QNetworkRequest::CacheLoadControlAttribute, QNetworkRequest::AlwaysNetwork);
@@ -327,7 +315,7 @@ void RemoteOperator::countSessions(const SessionStateList& sessions, bool whole)
 
 void RemoteOperator::send(const QByteArray& method, const QString& path, const QByteArray& body, Done done)
 {
-    QNetworkRequest request(m_base.resolved(QUrl(QStringLiteral("operator/v1/") + path)));
+    QNetworkRequest request(OperatorUrl::endpoint(m_base, path));
     request.setRawHeader("Authorization", "Bearer " + m_settings.token);
     request.setTransferTimeout(m_settings.requestTimeoutMs);
     if (!body.isEmpty())

@@ -47,9 +47,9 @@ public:
     explicit RemoteOperator(Settings settings, QObject* parent = nullptr);
     ~RemoteOperator() override;
 
-    // The API's base (scheme, host, port) from what a person may paste: http://host:port,
-    // http://host:port/mcp or http://host:port/operator/v1[/...]; invalid when it is none of them.
-    static QUrl baseUrl(const QUrl& given);
+    // The server's base URL from what a person may paste (OperatorUrl::base); invalid, saying why in
+    // `error`, when it cannot be one.
+    static QUrl baseUrl(const QString& given, QString* error = nullptr);
 
     // Opens the event stream; the state follows as signals, then backendConnectionChanged(true).
     void start();
@@ -115,6 +115,7 @@ private:
     void countSessions(const SessionStateList& sessions, bool whole);
 
     Settings m_settings;
+    QString m_urlProblem; // why m_settings.url is no server's URL
     QUrl m_base;
     QNetworkAccessManager m_network;
     QPointer<QNetworkReply> m_stream;
