@@ -58,7 +58,11 @@ CommandLine CommandLine::parse(const QCoreApplication& app)
                        "API: its base URL or its /mcp URL. The operator token comes from "
                        "SWITCHBOARD_OPERATOR_TOKEN, else from the operator-token file of --state-dir."),
         QStringLiteral("url"));
-    parser.addOptions({headless, port, bind, noAuth, stateDir, config, debugTools, attach});
+    const QCommandLineOption operatorPort(QStringLiteral("operator-port"),
+        QStringLiteral("Serve the operator API on a port of its own (0 picks a free one) instead of under "
+                       "/operator/ on --port."),
+        QStringLiteral("port"));
+    parser.addOptions({headless, port, bind, noAuth, stateDir, config, debugTools, attach, operatorPort});
     // Anything the command line does not know stops the start (exit status 2, naming it) rather
     // than being ignored: `switchboard --state-dir X tool echo` must not quietly start a server.
     const auto refuse = [](const QString& problem) {
@@ -95,10 +99,17 @@ CommandLine CommandLine::parse(const QCoreApplication& app)
             refuse(
                 QStringLiteral("--attach opens a window on another Switchboard; --headless has none. From a "
                                "terminal, answer with `switchboard questions --attach URL` and `switchboard answer`"));
-        for (const QCommandLineOption& serving : {port, bind, noAuth, config, debugTools}) {
+        for (const QCommandLineOption& serving : {port, bind, noAuth, config, debugTools, operatorPort}) {
             if (parser.isSet(serving))
                 refuse(QStringLiteral("--%1 sets up a server, and --attach starts none").arg(serving.names().first()));
         }
+    }
+    if (parser.isSet(operatorPort)) {
+        bool ok = false;
+        const uint value = parser.value(operatorPort).toUInt(&ok);
+        if (!ok || value > 65535)
+            refuse(QStringLiteral("--operator-port must be a number from 0 to 65535"));
+        line.operatorPort = quint16(value);
     }
     if (parser.isSet(port)) {
         bool ok = false;

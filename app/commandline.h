@@ -15,6 +15,7 @@ struct CommandLine
     bool noAuth = false;
     bool debugTools = false;
     std::optional<quint16> port;
+    std::optional<quint16> operatorPort; // --operator-port: the operator API on a port of its own
     QString bindAddress; // empty: from configuration
     QString stateDirectory;
     QString configFile;

@@ -101,6 +101,7 @@ std::optional<BackendOptions> Launch::backendOptions(
     options.configPath = line.configFile;
     McpServerOptions& server = options.server;
     server.port = line.port.value_or(config.port);
+    server.operatorPort = line.operatorPort ? line.operatorPort : config.operatorPort;
     const QString bind = line.bindAddress.isEmpty() ? config.bindAddress : line.bindAddress;
     if (!server.address.setAddress(bind)) {
         *error = QStringLiteral("%1 is not an IP address to listen on").arg(bind);
@@ -212,9 +213,8 @@ std::optional<int> Launch::start(QCoreApplication& app, bool noDisplay)
     else
         std::fprintf(stderr, "switchboard: clients must send 'Authorization: Bearer <token>'; token %s\n",
             qPrintable(token.describeSource()));
-    std::fprintf(stderr, "switchboard: operators answer at %soperator/v1/ with the operator token %s\n",
-        backend->serverUrl().resolved(QUrl(QStringLiteral("/"))).toString().toUtf8().constData(),
-        qPrintable(operatorToken.describeSource()));
+    std::fprintf(stderr, "switchboard: operators answer at %s with the operator token %s\n",
+        backend->operatorUrl().toString().toUtf8().constData(), qPrintable(operatorToken.describeSource()));
     if (!isLoopback(server.address))
         std::fprintf(stderr,
             "switchboard: WARNING: listening on %s, not loopback: other machines can reach this "

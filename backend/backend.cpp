@@ -276,8 +276,16 @@ bool Backend::start(QString* error)
             if (m_server && !m_options.operatorTokens.isEmpty())
                 startOperatorApi();
             listening = !m_server || m_server->listen(error);
-            if (listening && m_server)
+            if (listening && m_server) {
                 m_url = m_server->url();
+                if (m_operatorApi) {
+                    QUrl api = m_url;
+                    if (m_server->operatorPort() != 0)
+                        api.setPort(m_server->operatorPort());
+                    api.setPath(QStringLiteral("/operator/v1/"));
+                    m_operatorUrl = api;
+                }
+            }
         },
         Qt::BlockingQueuedConnection);
     if (!listening) {

@@ -112,6 +112,8 @@ public:
     void stop();
 
     QUrl serverUrl() const override { return m_url; }
+    // Where the operator API answers (…/operator/v1/); empty when it is not served.
+    QUrl operatorUrl() const { return m_operatorUrl; }
     bool requiresToken() const override { return !m_options.server.bearerToken.isEmpty(); }
     QByteArray token() const override { return m_options.server.bearerToken; }
     QString historyPath() const;
@@ -282,6 +284,7 @@ private:
     };
     std::shared_ptr<ServerOutbox> m_serverOutbox = std::make_shared<ServerOutbox>();
     QUrl m_url;
+    QUrl m_operatorUrl;
     // callLocally()'s sessions until their call ends, with where their answer goes; server thread
     QHash<McpSession*, std::shared_ptr<ResponseChannel>> m_localSessions;
     quint64 m_nextRequestId = 1;

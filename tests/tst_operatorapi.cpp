@@ -61,6 +61,7 @@ private Q_SLOTS:
     void aThousandSubscribers();
     void aSubscriberThatNeverReadsIsCut();
     void oversizedAndSlowRequests();
+    void aPortOfItsOwn();
 
 private:
     // A backend whose echo asks, with an admin (default), an answerer "alice" and a viewer "victor".
@@ -75,6 +76,7 @@ private:
     // The console's own call of echo, which asks: the question's id.
     QString raiseQuestion(const QByteArray& arguments = R"({"text":"hi"})");
 
+    std::optional<quint16> m_operatorPort; // for the next startBackend()
     std::unique_ptr<QTemporaryDir> m_dir;
     std::unique_ptr<Backend> m_backend;
     QMap<qint64, ToolCall> m_calls;
@@ -101,6 +103,7 @@ void TestOperatorApi::cleanup()
     m_backend.reset();
     m_dir.reset();
     m_calls.clear();
+    m_operatorPort.reset();
 }
 
 void TestOperatorApi::startBackend(const QByteArray& extraConfig, int maxStreams, qint64 maxUnsent, int headTimeoutMs)
@@ -123,6 +126,7 @@ void TestOperatorApi::startBackend(const QByteArray& extraConfig, int maxStreams
     options.server.port = 0;
     options.server.bearerToken = ClientToken;
     options.server.limits.headTimeoutMs = headTimeoutMs;
+    options.server.operatorPort = m_operatorPort;
     QList<OperatorTokens::Named> named;
     for (const OperatorTokenConfig& entry : std::as_const(options.config.operatorTokens))
         named.append({entry.name, *operatorRoleFromName(entry.role), entry.sha256});
@@ -622,6 +626,29 @@ void TestOperatorApi::oversizedAndSlowRequests()
     }
     // And the API still answers.
     QCOMPARE(request("GET", "/operator/v1/state", AdminToken).status, 200);
+}
+
+void TestOperatorApi::aPortOfItsOwn()
+{
+    m_operatorPort = 0;
+    startBackend();
+    const QUrl api = m_backend->operatorUrl();
+    const quint16 mcpPort = quint16(m_backend->serverUrl().port());
+    QVERIFY(api.port() > 0 && api.port() != mcpPort);
+    QCOMPARE(api.path(), QStringLiteral("/operator/v1/"));
+    const auto on = [&](quint16 port, const QByteArray& path, const QByteArray& token) {
+        RawHttpClient client(port);
+        client.send("GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1:" + QByteArray::number(port)
+            + "\r\nAuthorization: Bearer " + token + "\r\nAccept: application/json, text/event-stream\r\n\r\n");
+        return client.read();
+    };
+    // The API is on its port, with a Host naming that port; not on the MCP port, which says where it is.
+    QCOMPARE(on(quint16(api.port()), "/operator/v1/status", ViewerToken).status, 200);
+    const RawHttpResponse moved = on(mcpPort, "/operator/v1/status", ViewerToken);
+    QCOMPARE(moved.status, 404);
+    QVERIFY2(moved.body.contains(QByteArray("port " + QByteArray::number(api.port()))), moved.body.constData());
+    // And its port serves nothing else.
+    QCOMPARE(on(quint16(api.port()), "/mcp", ClientToken).status, 404);
 }
 
 QTEST_GUILESS_MAIN(TestOperatorApi)

@@ -276,12 +276,18 @@ public:
     // oauthProviders: each needs a name, a client id and both endpoints; URLs must be https (or
     // http to a loopback host), so a typo cannot send codes or tokens across a network in clear.
     // operator: {maxStreams, tokens: [{name, role, sha256}]}
-    void readOperator(const YAML::Node& node, QList<OperatorTokenConfig>* tokens, int* maxStreams)
+    void readOperator(
+        const YAML::Node& node, QList<OperatorTokenConfig>* tokens, int* maxStreams, std::optional<quint16>* port)
     {
         if (!isSection(node, "operator"))
             return;
-        checkKeys(node, "operator", {"maxStreams", "tokens"});
+        checkKeys(node, "operator", {"maxStreams", "tokens", "port"});
         read(node, "operator", "maxStreams", maxStreams, 1, 10'000);
+        if (node["port"]) {
+            int value = 0;
+            read(node, "operator", "port", &value, 0, 65535);
+            *port = quint16(value);
+        }
         const YAML::Node list = node["tokens"];
         if (!list || list.IsNull())
             return;
@@ -1109,7 +1115,7 @@ bool SwitchboardConfig::load(const QString& path, SwitchboardConfig* config, QSt
         for (auto it = credentials.cbegin(); it != credentials.cend(); ++it)
             config->git.credentialProviders.insert(it.key().toLower(), it.value());
     }
-    reader.readOperator(root["operator"], &config->operatorTokens, &config->operatorMaxStreams);
+    reader.readOperator(root["operator"], &config->operatorTokens, &config->operatorMaxStreams, &config->operatorPort);
     reader.readAdapters(root["mcp_endpoints"], &config->adapters);
     reader.readSinks(root["sinks"], &config->sinks);
     reader.readCommandTools(root["command_tools"], &config->commandTools);

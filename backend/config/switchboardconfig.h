@@ -100,6 +100,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <vector>
 
 // A client tool declared by the operator: a tool whose answer comes from a person at the console.
@@ -178,6 +179,7 @@ struct SwitchboardConfig
     // <state-dir>/operator-token, an admin) and its event streams open at most at once.
     QList<OperatorTokenConfig> operatorTokens;
     int operatorMaxStreams = 64;
+    std::optional<quint16> operatorPort; // operator.port: the API's own port; unset: /operator/ on the MCP port
 
     QStringList warnings; // unknown keys and the like, for the operator
 

@@ -393,7 +393,7 @@ McpHttpServer::~McpHttpServer()
     m_host.shutdown();
 }
 
-bool McpHttpServer::listen(QString* error)
+GuardedTcpServer* McpHttpServer::openListener(quint16 port, QString* error)
 {
     auto* server = new GuardedTcpServer(
         m_options.limits,
@@ -404,13 +404,13 @@ bool McpHttpServer::listen(QString* error)
             return isAuthorized(authorization);
         },
         this);
-    if (!server->listen(m_options.address, m_options.port)) {
+    if (!server->listen(m_options.address, port)) {
         *error = QStringLiteral("cannot listen on %1 port %2: %3")
                      .arg(m_options.address.toString())
-                     .arg(m_options.port)
+                     .arg(port)
                      .arg(server->errorString());
         delete server;
-        return false;
+        return nullptr;
     }
     connect(server, &GuardedTcpServer::refusedWithoutToken, this,
         [this](const QString& peer, const QByteArray& target, bool presented) {
@@ -420,9 +420,26 @@ bool McpHttpServer::listen(QString* error)
                 presented ? QStringLiteral("the bearer token is wrong (refused before its body)")
                           : QStringLiteral("no bearer token (refused before its body)"));
         });
+    bind(server);
+    return server;
+}
+
+bool McpHttpServer::listen(QString* error)
+{
+    GuardedTcpServer* server = openListener(m_options.port, error);
+    if (!server)
+        return false;
     m_tcpServer = server;
     m_port = server->serverPort();
-    bind(server);
+    if (m_options.operatorPort && m_operator) {
+        GuardedTcpServer* operatorServer = openListener(*m_options.operatorPort, error);
+        if (!operatorServer) {
+            *error = QStringLiteral("the operator API: ") + *error;
+            return false;
+        }
+        m_operatorTcpServer = operatorServer;
+        m_operatorPort = operatorServer->serverPort();
+    }
     if (InteractionBroker* broker = m_environment.interactions; broker && !m_tasks) {
         m_tasks = new TaskHost(
             TaskHost::Settings{m_options.taskPromoteAfterMs}, &broker->tasks(),
@@ -554,6 +571,8 @@ void McpHttpServer::shutdown()
     Q_EMIT sessionsChanged(0);
     if (m_tcpServer)
         m_tcpServer->closeAll();
+    if (m_operatorTcpServer)
+        m_operatorTcpServer->closeAll();
 }
 
 void McpHttpServer::writeError(QHttpServerResponder& responder, StatusCode status, int code, const std::string& message,
@@ -563,7 +582,7 @@ void McpHttpServer::writeError(QHttpServerResponder& responder, StatusCode statu
         JsonRpc::serialize(JsonRpc::makeError(id, code, message, std::move(data))), headers);
 }
 
-bool McpHttpServer::isAllowedHost(const QByteArray& hostHeader) const
+bool McpHttpServer::isAllowedHost(const QByteArray& hostHeader, quint16 localPort) const
 {
     const std::optional<HostAndPort> host = parseHost(hostHeader);
     if (!host)
@@ -572,7 +591,7 @@ bool McpHttpServer::isAllowedHost(const QByteArray& hostHeader) const
     // allowedHosts entry names, for a server behind a proxy): a request meant for another port was
     // not meant for this server.
     const auto portFits = [&](int allowedPort) {
-        return host->port < 0 || host->port == (allowedPort < 0 ? int(m_port) : allowedPort);
+        return host->port < 0 || host->port == (allowedPort < 0 ? int(localPort) : allowedPort);
     };
     if (isLoopbackName(host->name))
         return portFits(-1);
@@ -744,14 +763,27 @@ void McpHttpServer::handleRequestOf(const QHttpServerRequest& request, QTcpSocke
     Headers headers;
 
     const QByteArray origin = request.value("origin");
-    if (!isAllowedHost(request.value("host"))) {
+    const quint16 localPort = socket ? socket->localPort() : m_port;
+    if (!isAllowedHost(request.value("host"), localPort)) {
         recordRefusal(SecurityEventKind::BadHost, request, socket,
             QStringLiteral("Host \"%1\" does not name this server").arg(QString::fromUtf8(request.value("host"))));
         writeError(responder, StatusCode::Forbidden, SessionErrorCode,
             "Forbidden: the Host header does not name this server (DNS rebinding protection)", headers);
         return;
     }
-    if (OperatorEndpoint::isOperatorPath(request.url().path().toUtf8())) {
+    const bool operatorPath = OperatorEndpoint::isOperatorPath(request.url().path().toUtf8());
+    // With a port of its own (--operator-port), the operator API is there and only there.
+    if (m_operatorPort != 0 && (localPort == m_operatorPort) != operatorPath) {
+        const json body{{"error",
+            {{"code", "not_found"},
+                {"message",
+                    operatorPath ? "the operator API of this Switchboard is on port " + std::to_string(m_operatorPort)
+                                 : std::string("this port serves only the operator API (/operator/v1/)")}}}};
+        writeReply(
+            responder, StatusCode::NotFound, "application/json", QByteArray::fromStdString(body.dump()), headers);
+        return;
+    }
+    if (operatorPath) {
         handleOperatorRequest(request, socket, responder, headers);
         return;
     }

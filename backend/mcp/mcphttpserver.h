@@ -45,6 +45,8 @@ public:
     // Binds the listening socket. On failure returns false with a reason.
     bool listen(QString* error);
     quint16 port() const { return m_port; }
+    // The operator API's own port (McpServerOptions::operatorPort), 0 when it shares port().
+    quint16 operatorPort() const { return m_operatorPort; }
     QUrl url() const;
     int sessionCount() const { return int(m_sessions.size()); }
     // Stateless (2026-07-28) requests in flight, each with a session of its own until answered.
@@ -122,7 +124,10 @@ private:
     McpSession* createSession(const QString& clientName, QByteArray* evictionError);
     void removeSession(const QByteArray& id, const QString& reason);
 
-    bool isAllowedHost(const QByteArray& hostHeader) const;
+    // `localPort`: the port the request came to (the MCP listener's or the operator API's).
+    bool isAllowedHost(const QByteArray& hostHeader, quint16 localPort) const;
+    // A listening socket on `port` (0: a free one) bound to this server; null, saying why, when it cannot.
+    GuardedTcpServer* openListener(quint16 port, QString* error);
     bool isAllowedOrigin(const QByteArray& origin) const;
     bool isAuthorized(QByteArrayView authorization) const;
     // An operator API request that passed the Host check: refused at the door (Origin, token) or
@@ -154,6 +159,8 @@ private:
     SessionHost m_host; // before the sessions, which use its environment
     SessionEnvironment& m_environment; // m_host's
     quint16 m_port = 0;
+    quint16 m_operatorPort = 0; // the operator API's own listener (--operator-port); 0: it shares m_port
+    QPointer<GuardedTcpServer> m_operatorTcpServer;
     QPointer<GuardedTcpServer> m_tcpServer;
     OperatorEndpoint* m_operator = nullptr;
     struct ByteArrayHash

@@ -11,6 +11,7 @@
 #include <QStringList>
 
 #include <functional>
+#include <optional>
 #include <memory>
 
 class ClientTokens;
@@ -21,6 +22,9 @@ struct McpServerOptions
 
     QHostAddress address = QHostAddress(QHostAddress::LocalHost);
     quint16 port = DefaultPort; // 0 picks a free port
+    // The operator API's own port on the same address (0 picks a free one); unset: it shares `port`
+    // under /operator/.
+    std::optional<quint16> operatorPort;
     QByteArray bearerToken; // empty: no authentication (--no-auth)
     QStringList allowedOrigins; // beyond the loopback origins, e.g. "https://inspector.example"
     QStringList allowedHosts; // beyond localhost, 127.0.0.1 and [::1]
