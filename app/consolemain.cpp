@@ -42,7 +42,15 @@ int runAttached(QApplication& app, const CommandLine& line)
             qPrintable(base.toString()), qPrintable(tokenFile));
         return 2;
     }
-    RemoteOperator remote(RemoteOperator::Settings{line.attach, token});
+    RemoteOperator::Settings attached;
+    attached.url = line.attach;
+    attached.token = token;
+    attached.caCertificates = RemoteOperator::certificatesFromEnvironment(&problem);
+    if (!problem.isEmpty()) {
+        std::fprintf(stderr, "switchboard: %s\n", qPrintable(problem));
+        return 2;
+    }
+    RemoteOperator remote(attached);
     const SwitchboardConfig defaults;
     QGuiApplication::setDesktopFileName(QStringLiteral("switchboard"));
     MainWindow window(&remote, defaults.callLogRows, false);

@@ -5,7 +5,11 @@
 #include "store/statedirectory.h"
 
 #include <QCoreApplication>
+#include <QFile>
 #include <QSocketNotifier>
+#include <QSslCertificate>
+#include <QSslKey>
+#include <QSslSocket>
 
 #include <csignal>
 #include <cstdio>
@@ -107,6 +111,12 @@ std::optional<BackendOptions> Launch::backendOptions(
         *error = QStringLiteral("%1 is not an IP address to listen on").arg(bind);
         return std::nullopt;
     }
+    if (!config.tlsCertificate.isEmpty()) {
+        std::optional<QSslConfiguration> tls = Launch::tlsConfiguration(config.tlsCertificate, config.tlsKey, error);
+        if (!tls)
+            return std::nullopt;
+        server.tls = *tls;
+    }
     server.allowedOrigins = config.allowedOrigins;
     server.allowedHosts = config.allowedHosts;
     server.limits.maxBodyBytes = config.maxBodyBytes;
@@ -126,6 +136,35 @@ std::optional<BackendOptions> Launch::backendOptions(
                          "Call echo to check that your wiring works.");
 
     return options;
+}
+
+std::optional<QSslConfiguration> Launch::tlsConfiguration(
+    const QString& certificatePath, const QString& keyPath, QString* error)
+{
+    const QList<QSslCertificate> chain = QSslCertificate::fromPath(certificatePath, QSsl::Pem);
+    if (chain.isEmpty()) {
+        *error = QStringLiteral("server.tls.certificate: %1 holds no PEM certificate").arg(certificatePath);
+        return std::nullopt;
+    }
+    QFile keyFile(keyPath);
+    if (!keyFile.open(QIODevice::ReadOnly)) {
+        *error = QStringLiteral("server.tls.key: cannot read %1: %2").arg(keyPath, keyFile.errorString());
+        return std::nullopt;
+    }
+    const QByteArray pem = keyFile.readAll();
+    QSslKey key(pem, QSsl::Rsa, QSsl::Pem);
+    if (key.isNull())
+        key = QSslKey(pem, QSsl::Ec, QSsl::Pem);
+    if (key.isNull()) {
+        *error = QStringLiteral("server.tls.key: %1 holds no unencrypted PEM key (RSA or EC)").arg(keyPath);
+        return std::nullopt;
+    }
+    QSslConfiguration tls = QSslConfiguration::defaultConfiguration();
+    tls.setLocalCertificateChain(chain);
+    tls.setPrivateKey(key);
+    tls.setPeerVerifyMode(QSslSocket::VerifyNone); // clients prove themselves with tokens, not certificates
+    tls.setProtocol(QSsl::TlsV1_2OrLater);
+    return tls;
 }
 
 std::optional<int> Launch::start(QCoreApplication& app, bool noDisplay)
@@ -215,7 +254,9 @@ std::optional<int> Launch::start(QCoreApplication& app, bool noDisplay)
             qPrintable(token.describeSource()));
     std::fprintf(stderr, "switchboard: operators answer at %s with the operator token %s\n",
         backend->operatorUrl().toString().toUtf8().constData(), qPrintable(operatorToken.describeSource()));
-    if (!isLoopback(server.address))
+    if (server.tls)
+        std::fprintf(stderr, "switchboard: serving https with the certificate %s\n", qPrintable(config.tlsCertificate));
+    else if (!isLoopback(server.address))
         std::fprintf(stderr,
             "switchboard: WARNING: listening on %s, not loopback: other machines can reach this "
             "server%s, and its tokens and answers cross the network in clear text (no TLS): put it behind a "

@@ -4,6 +4,7 @@
 #include "config/switchboardconfig.h"
 #include "operatorinvocation.h"
 #include "operatoroutput.h"
+#include "remoteoperator.h"
 
 #include <QCoreApplication>
 #include <QDateTime>
@@ -167,6 +168,11 @@ Exchange exchange(const AttachTarget& target, const OperatorRequest& request, in
     outgoing.setHeader(QNetworkRequest::UserAgentHeader, QByteArrayLiteral("switchboard/" SWITCHBOARD_VERSION));
     if (!target.credential.token.isEmpty())
         outgoing.setRawHeader("Authorization", "Bearer " + target.credential.token);
+    // A server with a certificate of its own (server.tls) is trusted through SWITCHBOARD_CA_FILE.
+    QString caProblem;
+    RemoteOperator::trust(outgoing, RemoteOperator::certificatesFromEnvironment(&caProblem));
+    if (!caProblem.isEmpty())
+        qWarning("switchboard: %s", qPrintable(caProblem));
     QByteArray data;
     if (request.body) {
         outgoing.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));

@@ -5,6 +5,7 @@
 
 #include <QNetworkReply>
 #include <QNetworkRequest>
+#include <QSslConfiguration>
 #include <QUrlQuery>
 
 using nlohmann::json;
@@ -99,6 +100,26 @@ QUrl RemoteOperator::baseUrl(const QString& given, QString* error)
     return OperatorUrl::base(given, error ? error : &ignored).value_or(QUrl());
 }
 
+QList<QSslCertificate> RemoteOperator::certificatesFromEnvironment(QString* error)
+{
+    const QString path = qEnvironmentVariable("SWITCHBOARD_CA_FILE");
+    if (path.isEmpty())
+        return {};
+    const QList<QSslCertificate> certificates = QSslCertificate::fromPath(path, QSsl::Pem);
+    if (certificates.isEmpty())
+        *error = QStringLiteral("SWITCHBOARD_CA_FILE: %1 holds no PEM certificate").arg(path);
+    return certificates;
+}
+
+void RemoteOperator::trust(QNetworkRequest& request, const QList<QSslCertificate>& certificates)
+{
+    if (certificates.isEmpty())
+        return;
+    QSslConfiguration tls = QSslConfiguration::defaultConfiguration();
+    tls.addCaCertificates(certificates);
+    request.setSslConfiguration(tls);
+}
+
 QString RemoteOperator::backendName() const
 {
     return m_base.port() > 0 ? QStringLiteral("%1:%2").arg(m_base.host()).arg(m_base.port()) : m_base.host();
@@ -134,6 +155,7 @@ void RemoteOperator::openStream()
     request.setRawHeader("Authorization", "Bearer " + m_settings.token);
     request.setRawHeader("Accept", "text/event-stream");
     request.setAttribute(QNetworkRequest::CacheLoadControlAttribute, QNetworkRequest::AlwaysNetwork);
+    trust(request, m_settings.caCertificates);
     m_buffer.clear();
     QNetworkReply* stream = m_network.get(request);
     m_stream = stream;
@@ -318,6 +340,7 @@ void RemoteOperator::send(const QByteArray& method, const QString& path, const Q
     QNetworkRequest request(OperatorUrl::endpoint(m_base, path));
     request.setRawHeader("Authorization", "Bearer " + m_settings.token);
     request.setTransferTimeout(m_settings.requestTimeoutMs);
+    trust(request, m_settings.caCertificates);
     if (!body.isEmpty())
         request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
     QNetworkReply* reply = m_network.sendCustomRequest(request, method, body);

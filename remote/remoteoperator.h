@@ -18,6 +18,7 @@
 #include <QNetworkAccessManager>
 #include <QPointer>
 #include <QSet>
+#include <QSslCertificate>
 #include <QTimer>
 #include <QUrl>
 
@@ -26,6 +27,7 @@
 #include <functional>
 
 class QNetworkReply;
+class QNetworkRequest;
 
 class RemoteOperator : public OperatorInterface
 {
@@ -42,6 +44,8 @@ public:
         int silenceMs = 45'000;
         // An event larger than this ends the stream (reconnected): the server's are far smaller.
         qint64 maxEventBytes = 64 * 1024 * 1024;
+        // Trusted beside the system's: the certificate of a server with one of its own (server.tls).
+        QList<QSslCertificate> caCertificates;
     };
 
     explicit RemoteOperator(Settings settings, QObject* parent = nullptr);
@@ -50,6 +54,12 @@ public:
     // The server's base URL from what a person may paste (OperatorUrl::base); invalid, saying why in
     // `error`, when it cannot be one.
     static QUrl baseUrl(const QString& given, QString* error = nullptr);
+
+    // The certificates of SWITCHBOARD_CA_FILE (PEM), to trust beside the system's; empty when it is
+    // unset, and empty with `error` when it names no certificate.
+    static QList<QSslCertificate> certificatesFromEnvironment(QString* error);
+    // `request` trusts `certificates` beside the system's.
+    static void trust(QNetworkRequest& request, const QList<QSslCertificate>& certificates);
 
     // Opens the event stream; the state follows as signals, then backendConnectionChanged(true).
     void start();

@@ -10,10 +10,12 @@
 #include "calllogmodel.h"
 #include "interactionmodel.h"
 #include "interactionpanel.h"
+#include "launch.h"
 #include "mainwindow.h"
 #include "remoteoperator.h"
 #include "statuswarning.h"
 
+#include <QProcess>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -38,6 +40,7 @@ private Q_SLOTS:
     void answersAnApprovalOverTheNetwork();
     void survivesARestartOfTheBackend();
     void saysWhenTheTokenIsRefused();
+    void attachesOverTls();
 
 private:
     void startBackend(quint16 port);
@@ -186,6 +189,65 @@ void TestAttachedConsole::saysWhenTheTokenIsRefused()
     const QString message = changed.first().at(1).toString();
     QVERIFY2(message.contains(QLatin1String("operator token was refused")), qPrintable(message));
     QVERIFY(!message.contains(QLatin1String("sbop_not")));
+}
+
+void TestAttachedConsole::attachesOverTls()
+{
+    // A certificate of its own for 127.0.0.1, as an operator would make one.
+    const QString certificate = m_dir->filePath(QStringLiteral("cert.pem"));
+    const QString key = m_dir->filePath(QStringLiteral("key.pem"));
+    QProcess openssl;
+    openssl.start(QStringLiteral("openssl"),
+        {QStringLiteral("req"), QStringLiteral("-x509"), QStringLiteral("-newkey"), QStringLiteral("rsa:2048"),
+            QStringLiteral("-nodes"), QStringLiteral("-keyout"), key, QStringLiteral("-out"), certificate,
+            QStringLiteral("-days"), QStringLiteral("2"), QStringLiteral("-subj"), QStringLiteral("/CN=127.0.0.1"),
+            QStringLiteral("-addext"), QStringLiteral("subjectAltName=IP:127.0.0.1")});
+    QVERIFY(openssl.waitForFinished(60'000));
+    QCOMPARE(openssl.exitCode(), 0);
+    QString error;
+    const std::optional<QSslConfiguration> tls = Launch::tlsConfiguration(certificate, key, &error);
+    QVERIFY2(tls, qPrintable(error));
+
+    BackendOptions options;
+    options.stateDirectory = m_dir->filePath(QStringLiteral("tls-state"));
+    options.server.port = 0;
+    options.server.bearerToken = "sb_client-token-for-the-attached-console-test";
+    options.server.tls = *tls;
+    options.operatorTokens = OperatorTokens(OperatorToken, {});
+    Backend secure(options);
+    QVERIFY2(secure.start(&error), qPrintable(error));
+    QCOMPARE(secure.serverUrl().scheme(), QStringLiteral("https"));
+
+    const auto attach = [&](const QUrl& url, const QList<QSslCertificate>& trusted) {
+        RemoteOperator::Settings settings;
+        settings.url = url;
+        settings.token = OperatorToken;
+        settings.firstRetryMs = 100;
+        settings.caCertificates = trusted;
+        auto remote = std::make_unique<RemoteOperator>(settings);
+        return remote;
+    };
+    // Trusting its certificate: attached.
+    auto trusted = attach(secure.serverUrl(), QSslCertificate::fromPath(certificate));
+    QSignalSpy changed(trusted.get(), &OperatorInterface::backendConnectionChanged);
+    trusted->start();
+    QTRY_VERIFY_WITH_TIMEOUT(trusted->isBackendConnected(), TimeoutMs);
+    QCOMPARE(trusted->serverUrl().scheme(), QStringLiteral("https"));
+    // Not trusting it: refused, and said.
+    auto stranger = attach(secure.serverUrl(), {});
+    QSignalSpy refused(stranger.get(), &OperatorInterface::backendConnectionChanged);
+    stranger->start();
+    QTRY_VERIFY_WITH_TIMEOUT(!refused.isEmpty(), TimeoutMs);
+    QCOMPARE(refused.first().at(0).toBool(), false);
+    QVERIFY(!stranger->isBackendConnected());
+    // Plain HTTP to it gets nowhere either.
+    QUrl plain = secure.serverUrl();
+    plain.setScheme(QStringLiteral("http"));
+    auto clear = attach(plain, {});
+    QSignalSpy unreached(clear.get(), &OperatorInterface::backendConnectionChanged);
+    clear->start();
+    QTRY_VERIFY_WITH_TIMEOUT(!unreached.isEmpty(), TimeoutMs);
+    QCOMPARE(unreached.first().at(0).toBool(), false);
 }
 
 QTEST_MAIN(TestAttachedConsole)

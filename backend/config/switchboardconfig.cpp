@@ -1022,7 +1022,7 @@ bool SwitchboardConfig::load(const QString& path, SwitchboardConfig* config, QSt
     const YAML::Node server = root["server"];
     if (reader.isSection(server, "server")) {
         reader.checkKeys(server, "server",
-            {"port", "bind", "allowedOrigins", "allowedHosts", "maxBodyBytes", "toolsPageSize", "maxSessions"});
+            {"port", "bind", "allowedOrigins", "allowedHosts", "maxBodyBytes", "toolsPageSize", "maxSessions", "tls"});
         int port = config->port;
         reader.read(server, "server", "port", &port, 0, 65535);
         config->port = quint16(port);
@@ -1032,6 +1032,13 @@ bool SwitchboardConfig::load(const QString& path, SwitchboardConfig* config, QSt
         reader.read<qint64>(server, "server", "maxBodyBytes", &config->maxBodyBytes, 1024, qint64(1) << 30);
         reader.read(server, "server", "toolsPageSize", &config->toolsPageSize, 1, 10'000);
         reader.read(server, "server", "maxSessions", &config->maxSessions, 1, 100'000);
+        if (const YAML::Node tls = server["tls"]; reader.isSection(tls, "server.tls")) {
+            reader.checkKeys(tls, "server.tls", {"certificate", "key"});
+            reader.readString(tls, "server.tls", "certificate", &config->tlsCertificate);
+            reader.readString(tls, "server.tls", "key", &config->tlsKey);
+            if (config->tlsCertificate.isEmpty() || config->tlsKey.isEmpty())
+                reader.fail(tls, "server.tls", "", QStringLiteral("needs both certificate and key (PEM files)"));
+        }
     }
     const YAML::Node console = root["console"];
     if (reader.isSection(console, "console")) {

@@ -131,6 +131,10 @@ struct SwitchboardConfig
     QString bindAddress = QStringLiteral("127.0.0.1");
     QStringList allowedOrigins;
     QStringList allowedHosts;
+    // server.tls: both listeners (MCP and operator API) speak TLS with this PEM certificate (chain)
+    // and key; empty: plain HTTP.
+    QString tlsCertificate;
+    QString tlsKey;
     qint64 maxBodyBytes = 4 * 1024 * 1024;
     int toolsPageSize = 100;
     int maxSessions = 256;

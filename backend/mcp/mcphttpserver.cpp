@@ -404,6 +404,8 @@ GuardedTcpServer* McpHttpServer::openListener(quint16 port, QString* error)
             return isAuthorized(authorization);
         },
         this);
+    if (m_options.tls)
+        server->setTls(*m_options.tls);
     if (!server->listen(m_options.address, port)) {
         *error = QStringLiteral("cannot listen on %1 port %2: %3")
                      .arg(m_options.address.toString())
@@ -508,7 +510,7 @@ void McpHttpServer::tellListeners(const TaskRecord& task)
 QUrl McpHttpServer::url() const
 {
     QUrl url;
-    url.setScheme(QStringLiteral("http"));
+    url.setScheme(m_options.tls ? QStringLiteral("https") : QStringLiteral("http"));
     QHostAddress address = m_options.address;
     if (address == QHostAddress::Any || address == QHostAddress::AnyIPv4)
         address = QHostAddress::LocalHost;

@@ -8,11 +8,12 @@
 #include "tools/toolexecutor.h"
 
 #include <QHostAddress>
+#include <QSslConfiguration>
 #include <QStringList>
 
 #include <functional>
-#include <optional>
 #include <memory>
+#include <optional>
 
 class ClientTokens;
 
@@ -25,6 +26,8 @@ struct McpServerOptions
     // The operator API's own port on the same address (0 picks a free one); unset: it shares `port`
     // under /operator/.
     std::optional<quint16> operatorPort;
+    // Both listeners speak TLS with this certificate and key (server.tls); unset: plain HTTP.
+    std::optional<QSslConfiguration> tls;
     QByteArray bearerToken; // empty: no authentication (--no-auth)
     QStringList allowedOrigins; // beyond the loopback origins, e.g. "https://inspector.example"
     QStringList allowedHosts; // beyond localhost, 127.0.0.1 and [::1]
