@@ -35,6 +35,8 @@ json PendingInteraction::toJson() const
         {"fromRunner", fromRunner}};
     if (!identity.isEmpty())
         record["identity"] = identity.toStdString();
+    if (!backend.isEmpty())
+        record["backend"] = backend.toStdString();
     if (stateless)
         record["stateless"] = true;
     return record;
@@ -52,7 +54,7 @@ bool PendingInteraction::fromJson(
     reader
         .keys({"id", "kind", "render", "tool", "toolTitle", "route", "arguments", "renderSpec", "sessionId",
                   "clientName", "clientVersion", "callId", "earlierCallIds", "mode", "createdAtMs", "key"},
-            {"fromRunner", "identity", "stateless"}) // came later: older files lack them
+            {"fromRunner", "identity", "stateless", "backend"}) // came later: older files lack them
         .string("id", &result.id)
         .string("kind", &kind)
         .string("render", &render)
@@ -70,6 +72,7 @@ bool PendingInteraction::fromJson(
         .string("key", &result.key)
         .optionalBoolean("fromRunner", &result.fromRunner)
         .optionalString("identity", &result.identity)
+        .optionalString("backend", &result.backend)
         .optionalBoolean("stateless", &result.stateless);
     result.route = ToolRoute::fromString(route);
     const json* earlier = reader.array("earlierCallIds");

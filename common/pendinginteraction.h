@@ -61,6 +61,9 @@ struct PendingInteraction
     // "this client" grants belong to; empty for a client known by its declared name. Optional in the
     // state file.
     QString identity;
+    // The backend that asks, when a window holds several (FleetOperator sets it). Optional in the
+    // state file.
+    QString backend;
     // Whom stored answers and grants of this question belong to: the identity, else the name.
     QString clientKey() const { return identity.isEmpty() ? clientName : identity; }
 

@@ -36,6 +36,7 @@ struct PermissionEntry
     QString grantedBy; // grants: the console user who answered
     qint64 grantedAtMs = 0; // grants: when (ms since the Unix epoch); 0 when not known (an older file)
     QString origin; // rules: where it is written (e.g. "permissions.tools.rm in /etc/switchboard.yaml")
+    QString backend; // whose rule or grant, when a window holds several backends (FleetOperator sets it)
 
     bool isRevocable() const { return source != Source::Configuration; }
     bool everyClient() const { return clientName.isEmpty(); }

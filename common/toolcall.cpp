@@ -203,7 +203,7 @@ ToolCall ToolCall::preview(qsizetype maxBodyBytes) const
 
 nlohmann::json ToolCall::toJson() const
 {
-    return nlohmann::json{{"id", id}, {"sessionId", sessionId.toStdString()}, {"clientName", clientName.toStdString()},
+    nlohmann::json record{{"id", id}, {"sessionId", sessionId.toStdString()}, {"clientName", clientName.toStdString()},
         {"clientVersion", clientVersion.toStdString()}, {"tool", tool.toStdString()},
         {"route", route.toString().toStdString()}, {"request", request.toStdString()},
         {"response", response.toStdString()}, {"details", details.toStdString()}, {"decision", decision.toStdString()},
@@ -211,6 +211,10 @@ nlohmann::json ToolCall::toJson() const
         {"startedAtMs", startedAtMs}, {"durationUs", durationUs}, {"waitedUs", waitedUs},
         {"status", callStatusName(status).toStdString()}, {"wholeRequestBytes", wholeRequestBytes},
         {"wholeResponseBytes", wholeResponseBytes}};
+    // Only a window holding several backends names one: a backend's own records stay as they were.
+    if (!backend.isEmpty())
+        record["backend"] = backend.toStdString();
+    return record;
 }
 
 std::optional<ToolCall> ToolCall::fromJson(const nlohmann::json& value, QString* problem)
@@ -223,7 +227,7 @@ std::optional<ToolCall> ToolCall::fromJson(const nlohmann::json& value, QString*
         .keys({"id", "sessionId", "clientName", "clientVersion", "tool", "route", "request", "response", "details",
                   "error", "startedAtMs", "durationUs", "status", "wholeRequestBytes", "wholeResponseBytes"},
             // Added later: records written before them (exports, older files) lack them.
-            {"decision", "replayOf", "timeline", "waitedUs"})
+            {"decision", "replayOf", "timeline", "waitedUs", "backend"})
         .integer("id", &call.id)
         .string("sessionId", &call.sessionId)
         .string("clientName", &call.clientName)
@@ -240,6 +244,7 @@ std::optional<ToolCall> ToolCall::fromJson(const nlohmann::json& value, QString*
         .integer("startedAtMs", &call.startedAtMs)
         .integer("durationUs", &call.durationUs)
         .optionalInteger("waitedUs", &call.waitedUs)
+        .optionalString("backend", &call.backend)
         .string("status", &status)
         .integer("wholeRequestBytes", &call.wholeRequestBytes)
         .integer("wholeResponseBytes", &call.wholeResponseBytes);

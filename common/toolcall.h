@@ -101,6 +101,9 @@ struct ToolCall
     // HistoryWriter::keptPart): the whole bodies' sizes. -1 when both are whole.
     qint64 wholeRequestBytes = -1;
     qint64 wholeResponseBytes = -1;
+    // The backend the call ran on, when a window holds several (FleetOperator sets it); empty for a
+    // backend's own records. Optional in the JSON form.
+    QString backend;
 
     // The longest tool name and error a record keeps. A client can send a name of megabytes and a
     // tool can fail with a message of any size; the call log, history and terminal get the start
