@@ -889,8 +889,10 @@ void Backend::registerGitTools()
         m_options.stateDirectory.isEmpty()
             ? QString()
             : QDir(m_options.stateDirectory).filePath(QStringLiteral("repositories.json")));
-    connect(m_repositories, &RepositoryMonitor::repositoryRemoved, this, &Backend::repositoryRemoved);
-    connect(m_repositories, &RepositoryMonitor::repositoryRemoved, m_feed, &OperatorFeed::publishRepositoryRemoved);
+    // Through the hub, so that a state of it waiting for the next batch never follows its removal.
+    connect(m_repositories, &RepositoryMonitor::repositoryRemoved, m_events, &BackendEvents::publishRepositoryRemoved);
+    connect(m_events, &BackendEvents::repositoryRemoved, this, &Backend::repositoryRemoved);
+    connect(m_events, &BackendEvents::repositoryRemoved, m_feed, &OperatorFeed::publishRepositoryRemoved);
     connect(m_repositories, &RepositoryMonitor::fileDiffLoaded, this, &Backend::fileDiffLoaded);
     m_gitCredentials = std::make_shared<ConnectionCredentialSource>(m_repositories->home(), m_secrets, m_interactions,
         m_registry, settings.credentialProviders, m_options.configPath);
