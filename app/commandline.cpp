@@ -56,7 +56,9 @@ CommandLine CommandLine::parse(const QCoreApplication& app)
     const QCommandLineOption attach(QStringLiteral("attach"),
         QStringLiteral("Open the window on a Switchboard running elsewhere (often --headless), through its operator "
                        "API: its base URL or its /mcp URL. The operator token comes from "
-                       "SWITCHBOARD_OPERATOR_TOKEN, else from the operator-token file of --state-dir."),
+                       "SWITCHBOARD_OPERATOR_TOKEN, else from the operator-token file of --state-dir. Given "
+                       "several times, one window follows them all (File ▸ Attach… adds more, with tokens of "
+                       "their own)."),
         QStringLiteral("url"));
     const QCommandLineOption operatorPort(QStringLiteral("operator-port"),
         QStringLiteral("Serve the operator API on a port of its own (0 picks a free one) instead of under "
@@ -94,7 +96,8 @@ CommandLine CommandLine::parse(const QCoreApplication& app)
     line.noAuth = parser.isSet(noAuth);
     line.debugTools = parser.isSet(debugTools);
     if (parser.isSet(attach)) {
-        line.attach = QUrl(parser.value(attach));
+        for (const QString& url : parser.values(attach))
+            line.attach.append(QUrl(url));
         if (parser.isSet(headless))
             refuse(
                 QStringLiteral("--attach opens a window on another Switchboard; --headless has none. From a "

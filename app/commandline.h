@@ -2,6 +2,7 @@
 
 // CommandLine: what the switchboard command was asked to do.
 
+#include <QList>
 #include <QString>
 #include <QUrl>
 
@@ -19,8 +20,9 @@ struct CommandLine
     QString bindAddress; // empty: from configuration
     QString stateDirectory;
     QString configFile;
-    // --attach: the window on a Switchboard elsewhere; empty when not asked.
-    QUrl attach;
+    // --attach (may be given several times): the window on Switchboards elsewhere, one window for all
+    // of them; empty when not asked.
+    QList<QUrl> attach;
 
     // Parses the application's arguments; exits on --help and --version (status 0), and on an error
     // (an unknown option, a bad value, a word it does not expect) with status 2, naming it.

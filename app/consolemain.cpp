@@ -3,6 +3,7 @@
 // as `switchboard` would.
 
 #include "calllogmodel.h"
+#include "fleetoperator.h"
 #include "launch.h"
 #include "mainwindow.h"
 #include "remoteoperator.h"
@@ -17,17 +18,22 @@
 
 namespace {
 
-// The window on a Switchboard elsewhere (--attach URL), through its operator API.
+// The window on Switchboards elsewhere (--attach URL, once or more), through their operator APIs: one
+// window for all of them, each row, question and state named with its backend.
 int runAttached(QApplication& app, const CommandLine& line)
 {
     QString problem;
-    const QUrl base = RemoteOperator::baseUrl(line.attach.toString(), &problem);
-    if (!base.isValid()) {
-        std::fprintf(stderr, "switchboard: --attach: %s\n", qPrintable(problem));
-        return 2;
+    QList<QUrl> bases;
+    for (const QUrl& given : line.attach) {
+        const QUrl base = RemoteOperator::baseUrl(given.toString(), &problem);
+        if (!base.isValid()) {
+            std::fprintf(stderr, "switchboard: --attach %s: %s\n", qPrintable(given.toString()), qPrintable(problem));
+            return 2;
+        }
+        bases.append(base);
     }
     // The operator's credential: from the environment, else the state directory's (a backend on this
-    // machine, or a copy of its file).
+    // machine, or a copy of its file). One for every --attach; File ▸ Attach… takes others.
     QByteArray token = qgetenv("SWITCHBOARD_OPERATOR_TOKEN").trimmed();
     const QString tokenFile = QDir(line.stateDirectory).filePath(QStringLiteral("operator-token"));
     if (token.isEmpty()) {
@@ -39,26 +45,38 @@ int runAttached(QApplication& app, const CommandLine& line)
         std::fprintf(stderr,
             "switchboard: --attach needs the operator token of the Switchboard at %s: set SWITCHBOARD_OPERATOR_TOKEN "
             "(its value is in the operator-token file of that Switchboard's state directory), or put it in %s\n",
-            qPrintable(base.toString()), qPrintable(tokenFile));
+            qPrintable(bases.first().toString()), qPrintable(tokenFile));
         return 2;
     }
-    RemoteOperator::Settings attached;
-    attached.url = line.attach;
-    attached.token = token;
-    attached.caCertificates = RemoteOperator::certificatesFromEnvironment(&problem);
+    const QList<QSslCertificate> trusted = RemoteOperator::certificatesFromEnvironment(&problem);
     if (!problem.isEmpty()) {
         std::fprintf(stderr, "switchboard: %s\n", qPrintable(problem));
         return 2;
     }
-    RemoteOperator remote(attached);
+    FleetOperator fleet;
+    QList<RemoteOperator*> remotes;
+    for (const QUrl& url : line.attach) {
+        RemoteOperator::Settings attached;
+        attached.url = url;
+        attached.token = token;
+        attached.caCertificates = trusted;
+        auto* remote = new RemoteOperator(attached);
+        if (!fleet.addBackend(remote, remote->backendName(), true, true)) {
+            std::fprintf(stderr, "switchboard: --attach %s is given twice\n", qPrintable(remote->backendName()));
+            delete remote;
+            return 2;
+        }
+        remotes.append(remote);
+    }
     const SwitchboardConfig defaults;
     QGuiApplication::setDesktopFileName(QStringLiteral("switchboard"));
-    MainWindow window(&remote, defaults.callLogRows, false);
+    MainWindow window(&fleet, defaults.callLogRows, false);
     window.callLogModel()->setByteBudget(defaults.callLogBytes);
     QSettings settings(QStringLiteral("switchboard"), QStringLiteral("console"));
     window.restoreLayout(settings);
     window.show();
-    remote.start();
+    for (RemoteOperator* remote : std::as_const(remotes))
+        remote->start();
     Launch::onTerminationSignal(app, [] { QCoreApplication::exit(0); });
     const int code = app.exec();
     window.saveLayout(settings);
@@ -95,7 +113,11 @@ int main(int argc, char** argv)
 
     // Lets desktops match the window to switchboard.desktop and its icon.
     QGuiApplication::setDesktopFileName(QStringLiteral("switchboard"));
-    MainWindow window(launch.backend.get(), launch.config.callLogRows, launch.commandLine.noAuth);
+    // The window's own backend, under FleetOperator so that File ▸ Attach… can add others beside it
+    // (alone, it passes everything through unchanged).
+    FleetOperator fleet;
+    fleet.addBackend(launch.backend.get(), FleetOperator::localName(), false, false);
+    MainWindow window(&fleet, launch.config.callLogRows, launch.commandLine.noAuth);
     window.callLogModel()->setByteBudget(launch.config.callLogBytes);
     // Where the person left the window, its docks and the log's columns (on Linux in
     // ~/.config/switchboard/console.conf); saved when the window has closed.

@@ -2,6 +2,7 @@
 
 #include "adapterhealthview.h"
 #include "approvalwidget.h"
+#include "attachdialog.h"
 #include "callexportdialog.h"
 #include "callexportjob.h"
 #include "callimportwindow.h"
@@ -45,6 +46,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QIcon>
+#include <QInputDialog>
 #include <QLabel>
 #include <QLineEdit>
 #include <QLocale>
@@ -280,6 +282,10 @@ MainWindow::MainWindow(OperatorInterface* backend, int callLogRows, bool noAuth,
     connect(m_backend, &OperatorInterface::historyCallsLeftOut, this, &MainWindow::onHistoryCallsLeftOut);
     connect(m_backend, &OperatorInterface::historyCounted, this, &MainWindow::onHistoryCounted);
     connect(m_backend, &OperatorInterface::backendConnectionChanged, this, &MainWindow::onBackendConnectionChanged);
+    connect(m_backend, &OperatorInterface::backendsChanged, this, &MainWindow::onBackendsChanged);
+    if (m_backend->canAttachBackends())
+        createAttachActions();
+    onBackendsChanged();
     connect(m_backend, &OperatorInterface::historyPruned, this, [this] {
         if (m_model->droppedCount() > 0 && !m_olderCountTimer->isActive())
             m_olderCountTimer->start();
@@ -695,6 +701,8 @@ bool MainWindow::restoreLayout(QSettings& settings)
         setInspectorBelow(m_splitter->orientation() == Qt::Vertical); // the splitter's state holds it
         restored
             = m_callLog->restoreHeaderState(settings.value(QStringLiteral("callLogColumns")).toByteArray()) && restored;
+        // The backend's column shows for the backends held now, not those of the saved layout.
+        onBackendsChanged();
     }
     settings.endGroup();
     if (!restored)
@@ -1155,16 +1163,91 @@ void MainWindow::updateWindowTitle()
 
 void MainWindow::onBackendConnectionChanged(bool connected, const QString& message)
 {
+    const QStringList names = m_backend->backendNames();
     if (connected) {
         m_backendStatus->showRecovered(message);
         m_urlLabel->setText(m_backend->serverUrl().toString());
         m_interactionPanel->setSecretStorage(m_backend->secretStorage());
+    } else if (names.size() > 1) {
+        // Which of the backends is not live: the others' rows and questions are.
+        QStringList lost;
+        for (const QString& name : names) {
+            if (!m_backend->backendProblem(name).isEmpty())
+                lost.append(name);
+        }
+        m_backendStatus->showProblem(tr("Disconnected: %1").arg(lost.join(QStringLiteral(", "))), message);
     } else {
         m_backendStatus->showProblem(tr("Disconnected: not live"), message);
     }
-    // Answers to questions that may be gone wait until the backend says which are still open.
-    m_interactionPanel->setEnabled(connected);
+    // Answers to questions that may be gone wait until the backend says which are still open; in a
+    // window of several backends only that backend's questions wait.
+    if (names.size() > 1) {
+        m_interactionPanel->setEnabled(true);
+        for (const QString& name : names)
+            m_interactionPanel->setBackendAnswerable(name, m_backend->backendProblem(name).isEmpty());
+    } else {
+        m_interactionPanel->setEnabled(connected);
+    }
     updateWindowTitle();
+}
+
+void MainWindow::onBackendsChanged()
+{
+    const QStringList names = m_backend->backendNames();
+    const bool several = names.size() > 1;
+    // Rows, questions and the status bar name their backend only where there is more than one.
+    m_callLog->tableView()->horizontalHeader()->setSectionHidden(CallColumns::BackendColumn, !several);
+    m_interactionPanel->setBackendsShown(several);
+    if (several)
+        m_urlCaption->setText(tr("%1 listens on").arg(names.first()));
+    else
+        m_urlCaption->setText(m_backend->backendName().isEmpty() ? tr("Listening on")
+                                                                 : tr("%1 listens on").arg(m_backend->backendName()));
+    m_urlLabel->setText(m_backend->serverUrl().toString());
+    if (m_detachAction)
+        m_detachAction->setEnabled(!names.isEmpty());
+    // One more backend is not live until it is reached: the status bar and its questions say so now.
+    if (several)
+        onBackendConnectionChanged(m_backend->isBackendConnected(),
+            m_backend->isBackendConnected() ? tr("Following %1").arg(names.join(QStringLiteral(", ")))
+                                            : m_backend->backendProblem({}));
+}
+
+void MainWindow::createAttachActions()
+{
+    auto* attach = new QAction(tr("Attach…"), this);
+    attach->setObjectName(QStringLiteral("attachAction"));
+    attach->setToolTip(tr("Follow one more Switchboard in this window, through its operator API"));
+    attach->setProperty(WithoutShortcutProperty, true); // once per backend
+    connect(attach, &QAction::triggered, this, &MainWindow::showAttachDialog);
+    addMenuAction(Menu::File, attach);
+    m_detachAction = new QAction(tr("Detach…"), this);
+    m_detachAction->setObjectName(QStringLiteral("detachAction"));
+    m_detachAction->setToolTip(tr("Stop following an attached Switchboard"));
+    m_detachAction->setProperty(WithoutShortcutProperty, true);
+    connect(m_detachAction, &QAction::triggered, this, [this] {
+        bool chosen = false;
+        const QString name = QInputDialog::getItem(
+            this, tr("Detach"), tr("Stop following:"), m_backend->backendNames(), 0, false, &chosen);
+        if (chosen && !name.isEmpty())
+            m_backend->detachBackend(name);
+    });
+    addMenuAction(Menu::File, m_detachAction);
+    connect(m_backend, &OperatorInterface::commandFailed, this, [this](const QString& command, const QString& message) {
+        if (command == QLatin1String("attachBackend") || command == QLatin1String("detachBackend"))
+            QMessageBox::warning(
+                this, command == QLatin1String("attachBackend") ? tr("Attach") : tr("Detach"), message);
+    });
+}
+
+AttachDialog* MainWindow::showAttachDialog()
+{
+    auto* dialog = new AttachDialog(this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &QDialog::accepted, this,
+        [this, dialog] { m_backend->attachBackend(dialog->url(), dialog->token(), dialog->caFile()); });
+    dialog->open();
+    return dialog;
 }
 
 void MainWindow::onInteractionCountChanged(int count)

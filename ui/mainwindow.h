@@ -19,6 +19,7 @@
 #include <QPointer>
 
 class AdapterHealthView;
+class AttachDialog;
 class CallExportJob;
 class OperatorInterface;
 class CallInspector;
@@ -156,6 +157,11 @@ public Q_SLOTS:
     void onBackendConnectionChanged(bool connected, const QString& message);
     // "Switchboard", the backend attached to, whether it is lost, and how many questions wait.
     void updateWindowTitle();
+    // A backend was added or taken out (a window holding several): the log's Backend column, the
+    // questions' backend, the status bar.
+    void onBackendsChanged();
+    // File ▸ Attach… (a window that can hold several backends): the dialog, open; its OK attaches.
+    AttachDialog* showAttachDialog();
 
 protected:
     void showEvent(QShowEvent* event) override;
@@ -192,6 +198,8 @@ private:
     // Shrinks and moves the window so that its frame is inside the screen's available area.
     void fitFrameToScreen();
     void createStatusBar();
+    // File ▸ Attach… and Detach…, for a backend that can hold several (OperatorInterface::canAttachBackends).
+    void createAttachActions();
     void createInteractionPanel();
     void createRepositoryView();
     void createAdapterHealthView();
@@ -265,6 +273,7 @@ private:
     QLabel* m_questionsLabel = nullptr;
     bool m_quitConfirmed = false; // the person said Quit with questions pending
 
+    QAction* m_detachAction = nullptr;
     QMenu* m_fileMenu = nullptr;
     QMenu* m_editMenu = nullptr;
     QMenu* m_viewMenu = nullptr;
