@@ -37,7 +37,8 @@ PendingInteractionList questionsOf(const json& array)
     for (const json& item : array) {
         PendingInteraction question;
         QString problem;
-        if (PendingInteraction::fromJson(item, QStringLiteral("question"), &question, &problem))
+        if (PendingInteraction::fromJson(
+                item, QStringLiteral("question"), &question, &problem, PendingInteraction::Source::Live))
             list.append(question);
         else
             qWarning("switchboard: a question from the attached backend was left out: %s", qPrintable(problem));
@@ -255,7 +256,8 @@ void RemoteOperator::dispatch(const QByteArray& event, const QByteArray& data)
             if (update.contains("state")) {
                 PendingInteraction question;
                 QString problem;
-                if (PendingInteraction::fromJson(update["state"], QStringLiteral("question"), &question, &problem)) {
+                if (PendingInteraction::fromJson(update["state"], QStringLiteral("question"), &question, &problem,
+                        PendingInteraction::Source::Live)) {
                     if (update.value("raised", false))
                         Q_EMIT interactionPending(question);
                     else
