@@ -187,6 +187,8 @@ bool Backend::start(QString* error)
                             {"mcpUrl", m_url.toString().toStdString()}, {"startedAtMs", startedAtMs},
                             {"pid", QCoreApplication::applicationPid()},
                             {"secretStorage", m_secretStorage.toStdString()},
+                            // An attached window says whether clients need a token, as this one does.
+                            {"requiresToken", requiresToken()},
                             {"stateDirectory", m_options.stateDirectory.toStdString()}};
                     }});
             {

@@ -305,6 +305,8 @@ void RemoteOperator::applyState(const json& state)
     const json& server = state["server"];
     m_mcpUrl = QUrl(text(server, "mcpUrl"));
     m_secretStorage = text(server, "secretStorage");
+    const auto requiresToken = server.is_object() ? server.find("requiresToken") : server.end();
+    m_requiresToken = requiresToken == server.end() || !requiresToken->is_boolean() || requiresToken->get<bool>();
     m_retryMs = m_settings.firstRetryMs;
     Q_EMIT interactionsListed(questionsOf(state["questions"]));
     const SessionStateList sessions = listOf<SessionState>(state["sessions"], "session");

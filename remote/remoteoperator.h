@@ -67,7 +67,8 @@ public:
     void stop();
 
     QUrl serverUrl() const override { return m_mcpUrl; }
-    bool requiresToken() const override { return true; }
+    // Until the backend says (its state's server.requiresToken), a token is taken to be needed.
+    bool requiresToken() const override { return m_requiresToken; }
     // The MCP clients' token stays on the backend's machine: the window cannot show it.
     QByteArray token() const override { return {}; }
     QString secretStorage() const override { return m_secretStorage; }
@@ -139,5 +140,6 @@ private:
     quint64 m_nextRequestId = 1;
     QUrl m_mcpUrl;
     QString m_secretStorage;
+    bool m_requiresToken = true;
     QSet<QString> m_openSessions; // for sessionsChanged, as the in-process backend counts them
 };

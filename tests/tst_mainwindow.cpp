@@ -3,7 +3,8 @@
 // inspector after clicking the row, in History; and checks the filter, the token handling, the
 // Connect dialog, a large call's preview and whole call, and what the status bar says about history
 // and workspace-state problems. Each test function makes the calls it needs, so any one runs alone
-// (`tst_mainwindow <function>`) or in any order.
+// (`tst_mainwindow <function>`) or in any order. The window is on the Backend in this process, or
+// attached to it over the operator API (tst_mainwindow_attached: windowbackend.h).
 
 #include "backend.h"
 #include "callinspector.h"
@@ -19,6 +20,7 @@
 #include "snippetwidget.h"
 #include "statuswarning.h"
 #include "store/historywriter.h"
+#include "windowbackend.h"
 
 #include <QAction>
 #include <QClipboard>
@@ -84,7 +86,8 @@ private Q_SLOTS:
     void connectDialogMasksTheToken();
     void historyFindsTheCall();
     void historyPagesThroughOlderCalls();
-    void statusBarReportsHistoryFailuresAndDroppedRows();
+    void statusBarReportsHistoryFailures();
+    void statusBarSaysWhereDroppedRowsWent();
     void newWindowLoadsRecentCalls();
     void noAuthIsShownInRed();
     void largeCallShowsItsPreviewThenTheWholeCall();
@@ -106,6 +109,7 @@ private:
 
     QTemporaryDir m_stateDir;
     std::unique_ptr<Backend> m_backend;
+    std::unique_ptr<WindowBackend> m_windowBackend; // what the window is on
     std::unique_ptr<MainWindow> m_window;
     QNetworkAccessManager m_network;
     QByteArray m_sessionId;
@@ -119,20 +123,24 @@ void TestMainWindow::initTestCase()
     options.server.port = 0;
     options.server.bearerToken = token;
     options.stateDirectory = m_stateDir.path();
+    WindowBackend::prepare(&options);
     m_backend = std::make_unique<Backend>(options);
     QString error;
     QVERIFY2(m_backend->start(&error), qPrintable(error));
 
-    m_window = std::make_unique<MainWindow>(m_backend.get(), 1000, false);
+    m_windowBackend = std::make_unique<WindowBackend>(m_backend.get());
+    m_window = std::make_unique<MainWindow>(m_windowBackend->operatorInterface(), 1000, false);
     m_window->show();
     QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
-    QCOMPARE(m_window->windowTitle(), QStringLiteral("Switchboard"));
+    QVERIFY(m_windowBackend->attach());
+    QCOMPARE(m_window->windowTitle(), m_windowBackend->windowTitle());
     QVERIFY(!m_window->windowIcon().isNull());
 }
 
 void TestMainWindow::cleanupTestCase()
 {
     m_window.reset();
+    m_windowBackend.reset();
     if (m_backend)
         m_backend->stop();
 }
@@ -305,6 +313,16 @@ void TestMainWindow::copyTokenPutsItOnTheClipboard()
 {
     QGuiApplication::clipboard()->clear();
     auto* button = m_window->findChild<CopyButton*>(QStringLiteral("copyTokenButton"));
+    if (WindowBackend::attached()) {
+        // The clients' token stays on the backend's machine: the attached window says where it is.
+        QVERIFY(!button);
+        auto* auth = m_window->findChild<QLabel*>(QStringLiteral("authLabel"));
+        QVERIFY(auth);
+        QCOMPARE(auth->text(), QStringLiteral("Token required"));
+        QVERIFY2(
+            auth->toolTip().contains(m_windowBackend->operatorInterface()->backendName()), qPrintable(auth->toolTip()));
+        return;
+    }
     QVERIFY(button);
     QVERIFY(button->isVisible());
     QTest::mouseClick(button, Qt::LeftButton);
@@ -333,9 +351,18 @@ void TestMainWindow::connectDialogMasksTheToken()
     QVERIFY(claude->displayText().contains(m_backend->serverUrl().toString()));
     saveScreenshot(dialog, "ui-connect");
     QTest::mouseClick(claude->copyButton(), Qt::LeftButton);
+    // Attached, the window has no token: the command reads it from the environment, and the dialog
+    // says where it is kept (never that the server needs none).
+    const QString bearer = WindowBackend::attached() ? ConnectClientDialog::tokenPlaceholder() : QLatin1String(token);
     QCOMPARE(QGuiApplication::clipboard()->text(),
         QStringLiteral("claude mcp add --transport http switchboard ") + m_backend->serverUrl().toString()
-            + QStringLiteral(" --header \"Authorization: Bearer ") + QLatin1String(token) + QLatin1Char('"'));
+            + QStringLiteral(" --header \"Authorization: Bearer ") + bearer + QLatin1Char('"'));
+    QVERIFY(!dialog->findChild<QLabel*>(QStringLiteral("noAuthWarning")));
+    if (WindowBackend::attached()) {
+        auto* kept = dialog->findChild<QLabel*>(QStringLiteral("tokenKeptNote"));
+        QVERIFY(kept);
+        QVERIFY2(kept->text().contains(m_windowBackend->operatorInterface()->backendName()), qPrintable(kept->text()));
+    }
     dialog->close();
 }
 
@@ -421,7 +448,7 @@ void TestMainWindow::historyPagesThroughOlderCalls()
     QVERIFY(dialog->model()->callAt(extra - 1).request.contains("\"paging test 0\""));
 
     // An answer to a request the dialog did not send (or no longer waits for) changes nothing.
-    Q_EMIT m_backend->historyLoaded(987'654, ToolCallList(), false);
+    Q_EMIT m_windowBackend->operatorInterface()->historyLoaded(987'654, ToolCallList(), false);
     QCOMPARE(dialog->model()->rowCount(), extra);
 
     QTest::mouseClick(newest, Qt::LeftButton);
@@ -430,11 +457,12 @@ void TestMainWindow::historyPagesThroughOlderCalls()
     dialog->close();
 }
 
-void TestMainWindow::statusBarReportsHistoryFailuresAndDroppedRows()
+void TestMainWindow::statusBarReportsHistoryFailures()
 {
+    if (WindowBackend::attached())
+        QSKIP(WindowBackend::noticesNotMapped);
     auto* warning = m_window->findChild<StatusWarning*>(QStringLiteral("historyWarningLabel"));
-    auto* dropped = m_window->findChild<QLabel*>(QStringLiteral("droppedLabel"));
-    QVERIFY(warning && dropped);
+    QVERIFY(warning);
     Q_EMIT m_backend->historyWriteFailed(QStringLiteral("database or disk is full"));
     QVERIFY(warning->isVisible());
     QCOMPARE(warning->state(), StatusWarning::State::Problem);
@@ -442,7 +470,12 @@ void TestMainWindow::statusBarReportsHistoryFailuresAndDroppedRows()
     Q_EMIT m_backend->historyWriteRecovered();
     QCOMPARE(warning->state(), StatusWarning::State::Recovered);
     QVERIFY(!warning->toolTip().contains(QStringLiteral("disk is full")));
+}
 
+void TestMainWindow::statusBarSaysWhereDroppedRowsWent()
+{
+    auto* dropped = m_window->findChild<QLabel*>(QStringLiteral("droppedLabel"));
+    QVERIFY(dropped);
     // Calls beyond the log's capacity leave it, and the status bar says where they went. The
     // synthetic calls come after every call the log has (or has had).
     CallLogModel* model = m_window->callLogModel();
@@ -491,12 +524,18 @@ void TestMainWindow::newWindowLoadsRecentCalls()
 {
     QVERIFY(ensureEchoCall());
     // A second window stands in for a restart: it starts with the calls history holds.
-    MainWindow window(m_backend.get(), 1000, false);
-    QTRY_VERIFY_WITH_TIMEOUT(window.callLogModel()->rowCount() >= 1, TimeoutMs);
-    bool found = false;
-    for (int row = 0; row < window.callLogModel()->rowCount(); ++row)
-        found = found || window.callLogModel()->callAt(row).request.contains(message.toUtf8());
-    QVERIFY(found);
+    WindowBackend second(m_backend.get());
+    MainWindow window(second.operatorInterface(), 1000, false);
+    QVERIFY(second.attach());
+    // (An attached window hears the backend's newest calls with its state, and history after.)
+    const auto found = [&] {
+        for (int row = 0; row < window.callLogModel()->rowCount(); ++row) {
+            if (window.callLogModel()->callAt(row).request.contains(message.toUtf8()))
+                return true;
+        }
+        return false;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(found(), TimeoutMs);
 }
 
 void TestMainWindow::noAuthIsShownInRed()
@@ -505,13 +544,16 @@ void TestMainWindow::noAuthIsShownInRed()
     BackendOptions options;
     options.server.port = 0;
     options.stateDirectory = stateDir.path();
+    WindowBackend::prepare(&options);
     Backend backend(options);
     QString error;
     QVERIFY2(backend.start(&error), qPrintable(error));
     {
-        MainWindow window(&backend, 100, true);
+        WindowBackend windowBackend(&backend);
+        MainWindow window(windowBackend.operatorInterface(), 100, true);
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(windowBackend.attach());
         auto* auth = window.findChild<QLabel*>(QStringLiteral("authLabel"));
         QVERIFY(auth);
         QCOMPARE(auth->text(), QStringLiteral("No authentication (--no-auth)"));
@@ -542,7 +584,7 @@ void TestMainWindow::largeCallShowsItsPreviewThenTheWholeCall()
     QTRY_COMPARE_WITH_TIMEOUT(model->callAt(row.row()).status, CallStatus::Ok, TimeoutMs);
     // The row keeps a preview only.
     QVERIFY(model->previewAt(row.row()).truncated);
-    QCOMPARE(model->callAt(row.row()).request.size(), CallLogModel::PreviewBytes);
+    QCOMPARE(model->callAt(row.row()).request.size(), WindowBackend::livePreviewBytes());
     QVERIFY(!model->callAt(row.row()).request.contains(tail));
     QVERIFY(model->previewAt(row.row()).requestBytes > 100'000);
 
@@ -650,7 +692,9 @@ void TestMainWindow::historyHoldsPreviewsAndShowsTheWholeSelectedCall()
     dialog->close();
 
     // A new window (a restart) reads previews of its recent calls from history, with their sizes.
-    MainWindow window(m_backend.get(), 1000, false);
+    WindowBackend second(m_backend.get());
+    MainWindow window(second.operatorInterface(), 1000, false);
+    QVERIFY(second.attach());
     QModelIndex row;
     const auto findRow = [&] {
         for (int r = 0; r < window.callLogModel()->rowCount(); ++r) {
@@ -663,11 +707,13 @@ void TestMainWindow::historyHoldsPreviewsAndShowsTheWholeSelectedCall()
     const CallPreview preview = window.callLogModel()->previewAt(row.row());
     QVERIFY(preview.truncated);
     QCOMPARE(preview.requestBytes, page.wholeRequestBytes);
-    QCOMPARE(window.callLogModel()->callAt(row.row()).request.size(), CallLogModel::PreviewBytes);
+    QCOMPARE(window.callLogModel()->callAt(row.row()).request.size(), WindowBackend::livePreviewBytes());
 }
 
 void TestMainWindow::statusBarShowsWorkspaceStateAndHistoryProblemsUntilResolved()
 {
+    if (WindowBackend::attached())
+        QSKIP(WindowBackend::noticesNotMapped);
     auto* state = m_window->findChild<StatusWarning*>(QStringLiteral("workspaceStateWarningLabel"));
     auto* history = m_window->findChild<StatusWarning*>(QStringLiteral("historyWarningLabel"));
     QVERIFY(state && history);

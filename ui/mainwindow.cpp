@@ -156,12 +156,10 @@ QFrame* separator()
     return line;
 }
 
-QLabel* warningLabel(const QString& objectName)
+// A status bar label that warns.
+QString warningStyle()
 {
-    auto* label = new QLabel;
-    label->setObjectName(objectName);
-    label->setStyleSheet(QStringLiteral("QLabel { color: #c01c28; font-weight: bold; }"));
-    return label;
+    return QStringLiteral("QLabel { color: #c01c28; font-weight: bold; }");
 }
 
 } // namespace
@@ -1001,32 +999,45 @@ void MainWindow::createStatusBar()
 
     // The token itself never appears here: only whether one is needed, and a way to copy it.
     bar->addPermanentWidget(separator());
-    if (m_noAuth) {
-        m_authLabel = warningLabel(QStringLiteral("authLabel"));
-        m_authLabel->setText(tr("No authentication (--no-auth)"));
-        m_authLabel->setToolTip(m_noAuthRequested
-                ? tr("Started with --no-auth: any program on this machine can call tools "
-                     "without a token")
-                : tr("The server has no token: any program on this machine can call tools"));
-        bar->addPermanentWidget(m_authLabel);
-    } else if (!m_backend->backendName().isEmpty()) {
-        // The clients' token stays on the backend's machine: only that it is needed is shown.
-        m_authLabel = new QLabel(tr("Token required"));
-        m_authLabel->setObjectName(QStringLiteral("authLabel"));
-        m_authLabel->setToolTip(tr("Clients must send the token kept on the machine %1 runs on (its state "
-                                   "directory's \"token\" file, or SWITCHBOARD_TOKEN there)")
-                                    .arg(m_backend->backendName()));
-        bar->addPermanentWidget(m_authLabel);
-    } else {
-        m_authLabel = new QLabel(tr("Token required"));
-        m_authLabel->setObjectName(QStringLiteral("authLabel"));
-        m_authLabel->setToolTip(tr("Clients must send the header \"Authorization: Bearer <token>\""));
+    m_authLabel = new QLabel;
+    m_authLabel->setObjectName(QStringLiteral("authLabel"));
+    bar->addPermanentWidget(m_authLabel);
+    if (!m_noAuth && m_backend->backendName().isEmpty()) {
         m_copyTokenButton = new CopyButton(tr("Copy token"));
         m_copyTokenButton->setObjectName(QStringLiteral("copyTokenButton"));
         m_copyTokenButton->setToolTip(tr("Put the bearer token on the clipboard"));
         m_copyTokenButton->setCopyText(QString::fromLatin1(m_backend->token()));
-        bar->addPermanentWidget(m_authLabel);
         bar->addPermanentWidget(m_copyTokenButton);
+    }
+    updateAuthStatus();
+    // An attached backend says whether its clients need a token only once it is reached.
+    connect(m_backend, &OperatorInterface::backendConnectionChanged, this, [this](bool connected) {
+        if (connected)
+            updateAuthStatus();
+    });
+}
+
+void MainWindow::updateAuthStatus()
+{
+    m_noAuth = !m_backend->requiresToken();
+    if (m_noAuth) {
+        m_authLabel->setText(tr("No authentication (--no-auth)"));
+        m_authLabel->setStyleSheet(warningStyle());
+        m_authLabel->setToolTip(m_noAuthRequested
+                ? tr("Started with --no-auth: any program on this machine can call tools "
+                     "without a token")
+                : tr("The server has no token: any program on this machine can call tools"));
+        return;
+    }
+    m_authLabel->setText(tr("Token required"));
+    m_authLabel->setStyleSheet(QString());
+    if (!m_backend->backendName().isEmpty()) {
+        // The clients' token stays on the backend's machine: only that it is needed is shown.
+        m_authLabel->setToolTip(tr("Clients must send the token kept on the machine %1 runs on (its state "
+                                   "directory's \"token\" file, or SWITCHBOARD_TOKEN there)")
+                                    .arg(m_backend->backendName()));
+    } else {
+        m_authLabel->setToolTip(tr("Clients must send the header \"Authorization: Bearer <token>\""));
     }
 }
 
@@ -1313,8 +1324,8 @@ bool MainWindow::showCalls(const QList<qint64>& callIds)
 void MainWindow::showConnectClientDialog()
 {
     if (!m_connectDialog)
-        m_connectDialog
-            = new ConnectClientDialog(m_backend->serverUrl(), m_noAuth ? QByteArray() : m_backend->token(), this);
+        m_connectDialog = new ConnectClientDialog(m_backend->serverUrl(), m_noAuth ? QByteArray() : m_backend->token(),
+            m_noAuth ? QString() : m_backend->backendName(), this);
     m_connectDialog->show();
     m_connectDialog->raise();
     m_connectDialog->activateWindow();

@@ -208,6 +208,9 @@ private:
     void onHistoryLoaded(quint64 requestId, const ToolCallList& calls, bool hasMore);
     void onCallFromHistoryLoaded(const ToolCallList& calls);
     void onSessionsChanged(int count);
+    // The status bar's word on the clients' token: needed or not (an attached backend says which
+    // once it is reached), and where it is.
+    void updateAuthStatus();
     void onRowsDropped(qint64 totalDropped);
     // The status bar's "N older calls are in History": counted in history (the stored calls older
     // than the log's oldest live row), a moment after rows leave the log or history prunes its
