@@ -382,7 +382,8 @@ void FleetOperator::emitConnection(const Member& changed, bool connected, const 
     }
     const bool all = isBackendConnected();
     // The window says which backend is not live, not only that one is not.
-    Q_EMIT backendConnectionChanged(all, all ? named(changed, message) : backendProblem({}));
+    Q_EMIT backendConnectionChanged(
+        all, all ? (message.contains(changed.name) ? message : named(changed, message)) : backendProblem({}));
 }
 
 void FleetOperator::emitInteractions()

@@ -265,6 +265,7 @@ InteractionWidget* InteractionPanel::createWidget(const PendingInteraction& inte
 void InteractionPanel::setBackendsShown(bool shown)
 {
     m_backendsShown = shown;
+    m_model->setBackendsShown(shown);
     for (InteractionWidget* widget : std::as_const(m_widgets))
         widget->setBackendShown(shown);
 }

@@ -674,7 +674,10 @@ void InteractionWidget::fitHeader()
         shape = room >= compact || !m_questionAreaOptional ? HeaderShape::Compact : HeaderShape::None;
     if (shape == HeaderShape::Compact) {
         const int textWidth = qMax(0, width - m_compactKindLabel->sizeHint().width() - spacing * 2);
-        const QString tool = InteractionModel::toolLabel(m_interaction);
+        // In a window of several backends the compact line names the one that asks too.
+        const QString tool = m_backendShown && !m_interaction.backend.isEmpty()
+            ? InteractionModel::toolLabel(m_interaction) + QStringLiteral(" — ") + m_interaction.backend
+            : InteractionModel::toolLabel(m_interaction);
         m_compactToolLabel->setText(m_compactToolLabel->fontMetrics().elidedText(tool, Qt::ElideRight, textWidth));
     }
     // The area's least height holds what it shows of the header whole (it may change with the width).

@@ -700,7 +700,7 @@ bool MainWindow::restoreLayout(QSettings& settings)
         restored
             = m_callLog->restoreHeaderState(settings.value(QStringLiteral("callLogColumns")).toByteArray()) && restored;
         // The backend's column shows for the backends held now, not those of the saved layout.
-        onBackendsChanged();
+        updateBackendColumn();
     }
     settings.endGroup();
     if (!restored)
@@ -729,6 +729,7 @@ void MainWindow::resetLayout()
     setShort(false); // as the default state was saved
     restoreState(m_defaultState, LayoutVersion);
     m_callLog->resetColumns();
+    updateBackendColumn();
     applyDefaultSizes();
 }
 
@@ -1207,7 +1208,7 @@ void MainWindow::onBackendsChanged()
     const QStringList names = m_backend->backendNames();
     const bool several = names.size() > 1;
     // Rows, questions and the status bar name their backend only where there is more than one.
-    m_callLog->tableView()->horizontalHeader()->setSectionHidden(CallColumns::BackendColumn, !several);
+    updateBackendColumn();
     m_interactionPanel->setBackendsShown(several);
     if (several)
         m_urlCaption->setText(tr("%1 listens on").arg(names.first()));
@@ -1222,6 +1223,18 @@ void MainWindow::onBackendsChanged()
         onBackendConnectionChanged(m_backend->isBackendConnected(),
             m_backend->isBackendConnected() ? tr("Following %1").arg(names.join(QStringLiteral(", ")))
                                             : m_backend->backendProblem({}));
+}
+
+void MainWindow::updateBackendColumn()
+{
+    const bool several = m_backend->backendNames().size() > 1;
+    QHeaderView* columns = m_callLog->tableView()->horizontalHeader();
+    if (several && columns->isSectionHidden(CallColumns::BackendColumn)) {
+        // Beside the status, where it is read with every row (hidden, it waits last).
+        columns->moveSection(
+            columns->visualIndex(CallColumns::BackendColumn), columns->visualIndex(CallColumns::StatusColumn) + 1);
+    }
+    columns->setSectionHidden(CallColumns::BackendColumn, !several);
 }
 
 void MainWindow::createAttachActions()
@@ -1346,6 +1359,9 @@ void MainWindow::showHistoryDialog()
         m_historyDialog = new HistoryDialog(m_backend, this);
     else
         m_historyDialog->search(); // reopening shows what was written since
+    // History names each call's backend as the log does, in a window of several.
+    m_historyDialog->tableView()->horizontalHeader()->setSectionHidden(
+        CallColumns::BackendColumn, m_backend->backendNames().size() < 2);
     m_historyDialog->show();
     m_historyDialog->raise();
     m_historyDialog->activateWindow();

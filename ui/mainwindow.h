@@ -200,6 +200,8 @@ private:
     void createStatusBar();
     // File ▸ Attach… and Detach…, for a backend that can hold several (OperatorInterface::canAttachBackends).
     void createAttachActions();
+    // The log's Backend column: shown, beside the status, while the window holds several backends.
+    void updateBackendColumn();
     void createInteractionPanel();
     void createRepositoryView();
     void createAdapterHealthView();
