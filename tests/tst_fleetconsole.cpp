@@ -6,18 +6,24 @@
 // is said by name while the other keeps working and its questions stay answerable; a history search
 // returns both backends' calls, newest first.
 
+#include "adapterhealthmodel.h"
+#include "adapterhealthview.h"
 #include "approvalwidget.h"
 #include "backend.h"
 #include "boundedjson.h"
 #include "callcolumns.h"
 #include "calllogmodel.h"
 #include "calllogview.h"
+#include "dashboardview.h"
 #include "fleetoperator.h"
 #include "interactionmodel.h"
 #include "interactionpanel.h"
 #include "mainwindow.h"
 #include "modelroles.h"
+#include "permissionsmodel.h"
+#include "permissionsview.h"
 #include "remoteoperator.h"
+#include "sessionlistmodel.h"
 #include "statuswarning.h"
 
 #include <QAbstractItemModelTester>
@@ -159,6 +165,12 @@ void TestFleetConsole::openWindow(bool local)
         new QAbstractItemModelTester(m_window->callLogModel(), QAbstractItemModelTester::FailureReportingMode::QtTest));
     m_testers.append(new QAbstractItemModelTester(
         m_window->interactionPanel()->model(), QAbstractItemModelTester::FailureReportingMode::QtTest));
+    m_testers.append(new QAbstractItemModelTester(
+        m_window->adapterHealthView()->model(), QAbstractItemModelTester::FailureReportingMode::QtTest));
+    m_testers.append(new QAbstractItemModelTester(
+        m_window->findChild<PermissionsView*>()->model(), QAbstractItemModelTester::FailureReportingMode::QtTest));
+    m_testers.append(new QAbstractItemModelTester(
+        m_window->findChild<DashboardView*>()->sessionModel(), QAbstractItemModelTester::FailureReportingMode::QtTest));
     m_window->show();
     for (RemoteOperator* remote : std::as_const(remotes))
         remote->start();
@@ -261,6 +273,19 @@ void TestFleetConsole::showsAndAnswersBothBackends()
     // The second backend's first call is its id 1, as the first backend's is: apart in the window.
     QVERIFY(rowsOf(secondName).first().id > FleetOperator::SlotStride);
     QCOMPARE(m_fleet->backendCallId(rowsOf(secondName).first().id).first, secondName);
+
+    // Each backend's configured rule (echo: ask) shows in Permissions, named with its backend.
+    PermissionsModel* permissions = m_window->findChild<PermissionsView*>()->model();
+    m_fleet->listGrants();
+    const auto ruleOf = [permissions](const QString& backend) {
+        for (int row = 0; row < permissions->rowCount(); ++row) {
+            const QString where = permissions->index(row, PermissionsModel::WhereColumn).data().toString();
+            if (permissions->entry(row).subject == QLatin1String("echo") && where.endsWith(backend))
+                return true;
+        }
+        return false;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(ruleOf(firstName) && ruleOf(secondName), TimeoutMs);
 
     // Answered with a click, each reaches its own backend: the second's first, out of order.
     allowOnce(fromSecond, m_second, QStringLiteral("from the second"));

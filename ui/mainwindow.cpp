@@ -1,5 +1,6 @@
 #include "mainwindow.h"
 
+#include "adapterhealthmodel.h"
 #include "adapterhealthview.h"
 #include "approvalwidget.h"
 #include "attachdialog.h"
@@ -21,12 +22,14 @@
 #include "modelroles.h"
 #include "ndjsoncallreader.h"
 #include "operatorinterface.h"
+#include "permissionsmodel.h"
 #include "permissionsview.h"
 #include "replaybar.h"
 #include "repositorylistmodel.h"
 #include "repositoryview.h"
 #include "securitybadge.h"
 #include "securityeventmodel.h"
+#include "sessionlistmodel.h"
 #include "shortcutsdialog.h"
 #include "statuswarning.h"
 #include "themeicon.h"
@@ -1210,6 +1213,11 @@ void MainWindow::onBackendsChanged()
     // Rows, questions and the status bar name their backend only where there is more than one.
     updateBackendColumn();
     m_interactionPanel->setBackendsShown(several);
+    m_adapterHealthView->model()->setBackendsShown(several);
+    if (auto* dashboard = findChild<DashboardView*>())
+        dashboard->sessionModel()->setBackendsShown(several);
+    if (auto* permissions = findChild<PermissionsView*>())
+        permissions->model()->setBackendsShown(several);
     if (several)
         m_urlCaption->setText(tr("%1 listens on").arg(names.first()));
     else
