@@ -310,17 +310,36 @@ bool Backend::start(QString* error)
     // What the window hears as notices, operators hear on the feed (queued to the server thread).
     OperatorFeed* operatorFeed = m_feed;
     connect(m_registry, &ToolRegistry::toolsChanged, m_feed, [operatorFeed] { operatorFeed->publishToolsChanged(); });
-    const auto notice = [this, operatorFeed](const char* level, auto signal) {
-        connect(this, signal, operatorFeed, [operatorFeed, level](const QString& message) {
-            operatorFeed->publishNotice(QLatin1String(level), message);
+    // Each by the name of the signal it is, so that an attached window tells them apart as this one does.
+    const auto notice = [this, operatorFeed](const char* kind, const char* level, auto signal) {
+        connect(this, signal, operatorFeed, [operatorFeed, kind, level](const QString& message) {
+            operatorFeed->publishNotice(QLatin1String(kind), QLatin1String(level), message);
         });
     };
-    notice("warning", &Backend::workspaceStateProblem);
-    notice("info", &Backend::workspaceStateNotice);
-    notice("warning", &Backend::historyWriteFailed);
-    notice("info", &Backend::historyNotice);
+    notice("workspaceStateProblem", "warning", &Backend::workspaceStateProblem);
+    notice("workspaceStateNotice", "info", &Backend::workspaceStateNotice);
+    notice("historyWriteFailed", "warning", &Backend::historyWriteFailed);
+    notice("historyNotice", "info", &Backend::historyNotice);
+    const auto recovery = [this, operatorFeed](const char* kind, auto signal, const char* message) {
+        connect(this, signal, operatorFeed, [operatorFeed, kind, message] {
+            operatorFeed->publishNotice(QLatin1String(kind), QStringLiteral("info"), QLatin1String(message));
+        });
+    };
+    recovery("historyWriteRecovered", &Backend::historyWriteRecovered, "History is written again.");
+    recovery("workspaceStateRecovered", &Backend::workspaceStateRecovered,
+        "Pending questions and stored answers are saved again.");
+    const auto counted = [this, operatorFeed](const char* kind, auto signal, const char* message) {
+        connect(this, signal, operatorFeed, [operatorFeed, kind, message](qint64 count) {
+            operatorFeed->publishNotice(
+                QLatin1String(kind), QStringLiteral("info"), QString::fromLatin1(message).arg(count), count);
+        });
+    };
+    counted("historyCallsLeftOut", &Backend::historyCallsLeftOut,
+        "%1 calls in all are not in history: they were left out while the disk failed.");
+    counted("historyPruned", &Backend::historyPruned, "History let its oldest calls go (%1 over its life).");
     connect(this, &Backend::configurationReloaded, m_feed, [operatorFeed](bool ok, const QString& message) {
-        operatorFeed->publishNotice(ok ? QStringLiteral("info") : QStringLiteral("warning"), message);
+        operatorFeed->publishNotice(
+            QStringLiteral("configurationReloaded"), ok ? QStringLiteral("info") : QStringLiteral("warning"), message);
     });
     if (m_options.listen)
         watchConfiguration();

@@ -8,6 +8,8 @@
 #include <QSslConfiguration>
 #include <QUrlQuery>
 
+#include <algorithm>
+
 using nlohmann::json;
 
 namespace {
@@ -250,7 +252,7 @@ void RemoteOperator::dispatch(const QByteArray& event, const QByteArray& data)
         return;
     }
     if (event == "calls") {
-        Q_EMIT callsUpdated(listOf<ToolCall>(value["calls"], "call"));
+        emitCalls(listOf<ToolCall>(value["calls"], "call"));
     } else if (event == "questions") {
         for (const json& update : value.value("updates", json::array())) {
             if (update.contains("state")) {
@@ -296,7 +298,7 @@ void RemoteOperator::dispatch(const QByteArray& event, const QByteArray& data)
     } else if (event == "tools") {
         Q_EMIT toolsChanged();
     } else if (event == "notice") {
-        Q_EMIT historyNotice(QStringLiteral("%1: %2").arg(backendName(), text(value, "message")));
+        applyNotice(value, false);
     }
 }
 
@@ -318,10 +320,87 @@ void RemoteOperator::applyState(const json& state)
     Q_EMIT transfersChanged(listOf<TransferProgress>(state["transfers"], "transfer"));
     Q_EMIT securityEventsRecorded(listOf<SecurityEvent>(state["securityEvents"], "security event"));
     Q_EMIT grantsListed(listOf<PermissionEntry>(state["grants"], "grant"));
-    Q_EMIT callsUpdated(listOf<ToolCall>(state["recentCalls"], "call"));
+    emitCalls(listOf<ToolCall>(state["recentCalls"], "call"));
     Q_EMIT toolsChanged();
+    // Problems and recoveries in the order they happened: the window ends showing what is so now.
+    for (const json& notice : state.value("notices", json::array()))
+        applyNotice(notice, true);
+    const QString instance
+        = QStringLiteral("%1:%2").arg(server.value("pid", qint64(0))).arg(server.value("startedAtMs", qint64(0)));
+    const bool restarted = !m_serverInstance.isEmpty() && instance != m_serverInstance;
+    m_serverInstance = instance;
+    settleUnfinished(restarted);
     m_connected = true;
     Q_EMIT backendConnectionChanged(true, QStringLiteral("Attached to %1").arg(backendName()));
+}
+
+void RemoteOperator::applyNotice(const json& notice, bool replayed)
+{
+    const QString kind = text(notice, "kind");
+    const QString message = text(notice, "message");
+    const qint64 count = notice.is_object() ? notice.value("count", qint64(-1)) : -1;
+    if (kind == QLatin1String("historyWriteFailed"))
+        Q_EMIT historyWriteFailed(message);
+    else if (kind == QLatin1String("historyWriteRecovered"))
+        Q_EMIT historyWriteRecovered();
+    else if (kind == QLatin1String("historyCallsLeftOut") && count >= 0)
+        Q_EMIT historyCallsLeftOut(count);
+    else if (kind == QLatin1String("workspaceStateProblem"))
+        Q_EMIT workspaceStateProblem(message);
+    else if (kind == QLatin1String("workspaceStateRecovered"))
+        Q_EMIT workspaceStateRecovered();
+    else if (replayed)
+        return; // something to read once: not again at every reconnect
+    else if (kind == QLatin1String("historyPruned") && count >= 0)
+        Q_EMIT historyPruned(count);
+    else if (kind == QLatin1String("workspaceStateNotice"))
+        Q_EMIT workspaceStateNotice(message);
+    else if (kind == QLatin1String("configurationReloaded"))
+        Q_EMIT configurationReloaded(text(notice, "level") != QLatin1String("warning"), message);
+    else
+        Q_EMIT historyNotice(message);
+}
+
+void RemoteOperator::emitCalls(const ToolCallList& calls)
+{
+    for (const ToolCall& call : calls) {
+        if (call.isFinished()) {
+            m_unfinished.remove(call.id);
+            continue;
+        }
+        m_unfinished.insert(call.id, call);
+        if (m_unfinished.size() > MaxUnfinished)
+            m_unfinished.erase(m_unfinished.begin());
+    }
+    Q_EMIT callsUpdated(calls);
+}
+
+void RemoteOperator::settleUnfinished(bool restarted)
+{
+    // What the state's recent calls did not settle; at most a few hundred asked, newest first.
+    QList<qint64> ids = m_unfinished.keys();
+    std::reverse(ids.begin(), ids.end());
+    ids = ids.mid(0, 200);
+    for (const qint64 id : std::as_const(ids)) {
+        HistoryQuery query;
+        query.callId = id;
+        query.limit = 1;
+        query.bodyPreviewBytes = 2048;
+        send("POST", QStringLiteral("history/search"), QByteArray::fromStdString(query.toJson().dump()),
+            [this, id, restarted](const Answer& answer) {
+                const auto known = m_unfinished.constFind(id);
+                if (!answer.ok() || known == m_unfinished.constEnd())
+                    return; // settled meanwhile, or history cannot say: the next reconnect asks again
+                const ToolCallList found = listOf<ToolCall>(answer.body["calls"], "call");
+                ToolCall call = found.isEmpty() ? *known : found.first();
+                if (!call.isFinished() && restarted) {
+                    call.status = CallStatus::Cancelled;
+                    call.error = QStringLiteral("%1 restarted while this call ran: it ended there").arg(backendName());
+                }
+                if (call.isFinished() || !found.isEmpty())
+                    emitCalls({call});
+            });
+    }
 }
 
 void RemoteOperator::countSessions(const SessionStateList& sessions, bool whole)

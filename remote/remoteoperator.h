@@ -15,6 +15,7 @@
 
 #include <QByteArray>
 #include <QElapsedTimer>
+#include <QMap>
 #include <QNetworkAccessManager>
 #include <QPointer>
 #include <QSet>
@@ -123,7 +124,15 @@ private:
     void readStream();
     void dispatch(const QByteArray& event, const QByteArray& data);
     void applyState(const nlohmann::json& state);
+    // A notice event (or one kept in the state, when `replayed`) as the interface signal it names.
+    void applyNotice(const nlohmann::json& notice, bool replayed);
     void countSessions(const SessionStateList& sessions, bool whole);
+    // callsUpdated, keeping the calls it says are still running or paused.
+    void emitCalls(const ToolCallList& calls);
+    // After a reconnect: the calls the window still shows running or paused that the state did not
+    // update are asked of history; when the backend restarted meanwhile, one history has as running
+    // (or not at all) ended with it and is shown so, never as live.
+    void settleUnfinished(bool restarted);
 
     Settings m_settings;
     QString m_urlProblem; // why m_settings.url is no server's URL
@@ -142,4 +151,8 @@ private:
     QString m_secretStorage;
     bool m_requiresToken = true;
     QSet<QString> m_openSessions; // for sessionsChanged, as the in-process backend counts them
+    // The newest state told of every call not yet finished (bounded: the oldest are forgotten).
+    QMap<qint64, ToolCall> m_unfinished;
+    static constexpr int MaxUnfinished = 2'000;
+    QString m_serverInstance; // pid and start time of the backend last attached to
 };

@@ -158,6 +158,10 @@ void TestAttachedConsole::answersAnApprovalOverTheNetwork()
 void TestAttachedConsole::survivesARestartOfTheBackend()
 {
     const quint16 port = quint16(m_backend->serverUrl().port());
+    // A call left waiting for a person when the backend goes: the window must not show it live after.
+    ApprovalWidget* waiting = raiseApproval();
+    QVERIFY(waiting);
+    const qint64 waitingCall = waiting->interaction().callId;
     m_backend.reset();
     // Lost: said, and nothing can be answered from what is shown.
     QTRY_VERIFY_WITH_TIMEOUT(!m_remote->isBackendConnected(), TimeoutMs);
@@ -170,6 +174,13 @@ void TestAttachedConsole::survivesARestartOfTheBackend()
     QTRY_VERIFY_WITH_TIMEOUT(m_remote->isBackendConnected(), TimeoutMs);
     QVERIFY(m_window->interactionPanel()->isEnabled());
     QVERIFY(!m_window->windowTitle().contains(QLatin1String("disconnected")));
+    // The call that waited when it went ended with it, and the window says so (from history, or
+    // as ended by the restart), never Paused.
+    const auto shownStatus = [&] {
+        const QModelIndex row = m_window->callLogModel()->indexOfCall(waitingCall);
+        return row.isValid() ? m_window->callLogModel()->callAt(row.row()).status : CallStatus::Running;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(shownStatus() != CallStatus::Paused && shownStatus() != CallStatus::Running, TimeoutMs);
     ApprovalWidget* widget = raiseApproval();
     QVERIFY(widget);
     allowOnce(widget);

@@ -459,17 +459,15 @@ void TestMainWindow::historyPagesThroughOlderCalls()
 
 void TestMainWindow::statusBarReportsHistoryFailures()
 {
-    if (WindowBackend::attached())
-        QSKIP(WindowBackend::noticesNotMapped);
     auto* warning = m_window->findChild<StatusWarning*>(QStringLiteral("historyWarningLabel"));
     QVERIFY(warning);
     Q_EMIT m_backend->historyWriteFailed(QStringLiteral("database or disk is full"));
-    QVERIFY(warning->isVisible());
-    QCOMPARE(warning->state(), StatusWarning::State::Problem);
-    QVERIFY(warning->toolTip().contains(QStringLiteral("disk is full")));
+    QTRY_VERIFY_WITH_TIMEOUT(warning->isVisible(), TimeoutMs);
+    QTRY_COMPARE_WITH_TIMEOUT(warning->state(), StatusWarning::State::Problem, TimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(warning->toolTip().contains(QStringLiteral("disk is full")), TimeoutMs);
     Q_EMIT m_backend->historyWriteRecovered();
-    QCOMPARE(warning->state(), StatusWarning::State::Recovered);
-    QVERIFY(!warning->toolTip().contains(QStringLiteral("disk is full")));
+    QTRY_COMPARE_WITH_TIMEOUT(warning->state(), StatusWarning::State::Recovered, TimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(!warning->toolTip().contains(QStringLiteral("disk is full")), TimeoutMs);
 }
 
 void TestMainWindow::statusBarSaysWhereDroppedRowsWent()
@@ -712,8 +710,6 @@ void TestMainWindow::historyHoldsPreviewsAndShowsTheWholeSelectedCall()
 
 void TestMainWindow::statusBarShowsWorkspaceStateAndHistoryProblemsUntilResolved()
 {
-    if (WindowBackend::attached())
-        QSKIP(WindowBackend::noticesNotMapped);
     auto* state = m_window->findChild<StatusWarning*>(QStringLiteral("workspaceStateWarningLabel"));
     auto* history = m_window->findChild<StatusWarning*>(QStringLiteral("historyWarningLabel"));
     QVERIFY(state && history);
@@ -723,63 +719,63 @@ void TestMainWindow::statusBarShowsWorkspaceStateAndHistoryProblemsUntilResolved
     // A workspace-state problem (the signal --headless prints) stays in the window.
     const QString problem = QStringLiteral("pending questions and stored answers could not be saved: disk full");
     Q_EMIT m_backend->workspaceStateProblem(problem);
-    QVERIFY(state->isVisible());
-    QCOMPARE(state->state(), StatusWarning::State::Problem);
-    QVERIFY(state->text().contains(QStringLiteral("not saved")));
-    QVERIFY(state->toolTip().contains(problem));
-    QVERIFY(state->events().last().contains(problem));
-    QVERIFY(statusBarText(m_window->statusBar()).contains(problem));
+    QTRY_VERIFY_WITH_TIMEOUT(state->isVisible(), TimeoutMs);
+    QTRY_COMPARE_WITH_TIMEOUT(state->state(), StatusWarning::State::Problem, TimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(state->text().contains(QStringLiteral("not saved")), TimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(state->toolTip().contains(problem), TimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(state->events().last().contains(problem), TimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(statusBarText(m_window->statusBar()).contains(problem), TimeoutMs);
     // Clicking shows the detail; a problem stays until it is resolved.
     QTest::mouseClick(state, Qt::LeftButton);
     auto* details = m_window->findChild<QWidget*>(QStringLiteral("statusWarningDetails"));
-    QVERIFY(details);
+    QTRY_VERIFY_WITH_TIMEOUT(details, TimeoutMs);
     QTRY_VERIFY(details->isVisible());
     details->close();
-    QCOMPARE(state->state(), StatusWarning::State::Problem);
-    QVERIFY(state->isVisible());
+    QTRY_COMPARE_WITH_TIMEOUT(state->state(), StatusWarning::State::Problem, TimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(state->isVisible(), TimeoutMs);
     Q_EMIT m_backend->workspaceStateRecovered();
-    QCOMPARE(state->state(), StatusWarning::State::Recovered);
-    QVERIFY(state->text().contains(QStringLiteral("saved again")));
+    QTRY_COMPARE_WITH_TIMEOUT(state->state(), StatusWarning::State::Recovered, TimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(state->text().contains(QStringLiteral("saved again")), TimeoutMs);
     // A state file set aside at start is something to read, not a failure: amber, never "not saved".
     const QString setAside = QStringLiteral(
         "the workspace state /s/workspace.json could not be read (it is not JSON); it was kept as "
         "/s/workspace.json.unreadable-20261124T090000Z and Switchboard starts without pending questions");
     Q_EMIT m_backend->workspaceStateNotice(setAside);
-    QCOMPARE(state->state(), StatusWarning::State::Notice);
-    QVERIFY(state->isVisible());
+    QTRY_COMPARE_WITH_TIMEOUT(state->state(), StatusWarning::State::Notice, TimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(state->isVisible(), TimeoutMs);
     QVERIFY2(!state->text().contains(QStringLiteral("not saved")), qPrintable(state->text()));
-    QVERIFY(state->toolTip().contains(setAside));
+    QTRY_VERIFY_WITH_TIMEOUT(state->toolTip().contains(setAside), TimeoutMs);
     state->showDetails();
-    QCOMPARE(state->state(), StatusWarning::State::Idle);
+    QTRY_COMPARE_WITH_TIMEOUT(state->state(), StatusWarning::State::Idle, TimeoutMs);
 
     // A history notice (calls left out of history) stays until the person has read it.
     const QString notice = QStringLiteral("history caught up; 12 calls were left out of it");
     Q_EMIT m_backend->historyNotice(notice);
-    QCOMPARE(history->state(), StatusWarning::State::Notice);
-    QVERIFY(history->isVisible());
-    QVERIFY(history->toolTip().contains(notice));
+    QTRY_COMPARE_WITH_TIMEOUT(history->state(), StatusWarning::State::Notice, TimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(history->isVisible(), TimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(history->toolTip().contains(notice), TimeoutMs);
     // A failure outranks the notice; the notice stays in the events.
     Q_EMIT m_backend->historyWriteFailed(QStringLiteral("disk I/O error"));
-    QCOMPARE(history->state(), StatusWarning::State::Problem);
+    QTRY_COMPARE_WITH_TIMEOUT(history->state(), StatusWarning::State::Problem, TimeoutMs);
     Q_EMIT m_backend->historyNotice(notice);
-    QCOMPARE(history->state(), StatusWarning::State::Problem);
-    QVERIFY(history->events().join(QLatin1Char('\n')).contains(notice));
+    QTRY_COMPARE_WITH_TIMEOUT(history->state(), StatusWarning::State::Problem, TimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(history->events().join(QLatin1Char('\n')).contains(notice), TimeoutMs);
     Q_EMIT m_backend->historyWriteRecovered();
-    QCOMPARE(history->state(), StatusWarning::State::Recovered);
-    QVERIFY(history->isVisible());
-    QVERIFY(history->text().contains(QStringLiteral("saved again")));
+    QTRY_COMPARE_WITH_TIMEOUT(history->state(), StatusWarning::State::Recovered, TimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(history->isVisible(), TimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(history->text().contains(QStringLiteral("saved again")), TimeoutMs);
     Q_EMIT m_backend->historyNotice(notice);
-    QCOMPARE(history->state(), StatusWarning::State::Notice);
+    QTRY_COMPARE_WITH_TIMEOUT(history->state(), StatusWarning::State::Notice, TimeoutMs);
     saveScreenshot(m_window.get(), "ui-status");
     history->showDetails();
-    QCOMPARE(history->state(), StatusWarning::State::Idle);
+    QTRY_COMPARE_WITH_TIMEOUT(history->state(), StatusWarning::State::Idle, TimeoutMs);
     // The exact count of calls left out of history shows until read.
     Q_EMIT m_backend->historyCallsLeftOut(12);
-    QCOMPARE(history->state(), StatusWarning::State::Notice);
-    QVERIFY(history->text().contains(QStringLiteral("12 calls left out of history")));
+    QTRY_COMPARE_WITH_TIMEOUT(history->state(), StatusWarning::State::Notice, TimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(history->text().contains(QStringLiteral("12 calls left out of history")), TimeoutMs);
     history->showDetails();
-    QCOMPARE(history->state(), StatusWarning::State::Idle);
-    QVERIFY(!history->isVisible());
+    QTRY_COMPARE_WITH_TIMEOUT(history->state(), StatusWarning::State::Idle, TimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(!history->isVisible(), TimeoutMs);
     // The details are window-modal: close them so later tests can click the window.
     const auto boxes = m_window->findChildren<QWidget*>(QStringLiteral("statusWarningDetails"));
     for (QWidget* box : boxes)

@@ -62,15 +62,6 @@ public:
         return QTest::qWaitFor([this] { return m_remote->isBackendConnected(); }, timeoutMs);
     }
 
-    // Not over the operator API yet: the event stream's "notice" carries a level and a message only, so
-    // an attached window cannot tell a history write failure from a workspace-state problem (both
-    // arrive as historyNotice), and historyWriteRecovered, workspaceStateRecovered and
-    // historyCallsLeftOut are not sent at all (backend/backend.cpp, backend/operator/operatorfeed.cpp).
-    static constexpr const char* noticesNotMapped
-        = "attached: the operator API's notice event does not say which status it is (history write failure, "
-          "workspace state problem) and sends no historyWriteRecovered, workspaceStateRecovered or "
-          "historyCallsLeftOut";
-
     // How much of a live call's request and response the window's log keeps: an attached one has
     // what the operator API's event stream sends (OperatorFeed::PreviewBytes), less than the log's own.
     static qsizetype livePreviewBytes()

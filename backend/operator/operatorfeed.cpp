@@ -109,8 +109,7 @@ json OperatorFeed::state() const
 {
     json notices = json::array();
     for (const Notice& notice : m_notices)
-        notices.push_back(
-            {{"atMs", notice.atMs}, {"level", notice.level.toStdString()}, {"message", notice.message.toStdString()}});
+        notices.push_back(notice.toJson());
     return json{{"sequence", m_sequence}, {"server", m_sources.server ? m_sources.server() : json::object()},
         {"questions", jsonArray(m_sources.questions ? m_sources.questions() : PendingInteractionList())},
         {"sessions", jsonArray(m_sources.sessions ? m_sources.sessions() : SessionStateList())},
@@ -136,13 +135,26 @@ void OperatorFeed::publishGrants(const PermissionEntryList& grants)
     emitChange("grants", json{{"grants", jsonArray(grants)}});
 }
 
-void OperatorFeed::publishNotice(const QString& level, const QString& message)
+json OperatorFeed::Notice::toJson() const
 {
-    const qint64 now = QDateTime::currentMSecsSinceEpoch();
-    m_notices.push_back({now, level, message});
-    if (m_notices.size() > size_t(MaxNotices))
-        m_notices.pop_front();
-    emitChange("notice", json{{"atMs", now}, {"level", level.toStdString()}, {"message", message.toStdString()}});
+    json value{{"atMs", atMs}, {"kind", kind.toStdString()}, {"level", level.toStdString()},
+        {"message", message.toStdString()}};
+    if (count >= 0)
+        value["count"] = count;
+    return value;
+}
+
+void OperatorFeed::publishNotice(const QString& kind, const QString& level, const QString& message, qint64 count)
+{
+    const Notice notice{QDateTime::currentMSecsSinceEpoch(), kind, level, message, count};
+    // History lets its oldest calls go all the time on a busy server: told live, never kept, so that
+    // it does not push the notices worth reading out of the state.
+    if (kind != QLatin1String("historyPruned")) {
+        m_notices.push_back(notice);
+        if (m_notices.size() > size_t(MaxNotices))
+            m_notices.pop_front();
+    }
+    emitChange("notice", notice.toJson());
 }
 
 void OperatorFeed::publishToolsChanged()

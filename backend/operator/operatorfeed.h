@@ -58,7 +58,11 @@ public:
 
     // What the event hub does not carry.
     void publishGrants(const PermissionEntryList& grants);
-    void publishNotice(const QString& level, const QString& message);
+    // Something about history, the workspace state or the configuration the operator should read:
+    // `kind` names the OperatorInterface signal it is (historyWriteFailed, historyWriteRecovered,
+    // historyCallsLeftOut, historyPruned, historyNotice, workspaceStateProblem, workspaceStateNotice,
+    // workspaceStateRecovered, configurationReloaded), `count` goes with the counting ones (-1: none).
+    void publishNotice(const QString& kind, const QString& level, const QString& message, qint64 count = -1);
     void publishToolsChanged();
     // The repository view stopped showing `path`.
     void publishRepositoryRemoved(const QString& path);
@@ -82,8 +86,11 @@ private:
     struct Notice
     {
         qint64 atMs = 0;
+        QString kind;
         QString level;
         QString message;
+        qint64 count = -1;
+        nlohmann::json toJson() const;
     };
     std::deque<Notice> m_notices;
 };
