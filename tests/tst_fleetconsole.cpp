@@ -9,6 +9,7 @@
 #include "adapterhealthmodel.h"
 #include "adapterhealthview.h"
 #include "approvalwidget.h"
+#include "attachdialog.h"
 #include "backend.h"
 #include "boundedjson.h"
 #include "callcolumns.h"
@@ -27,8 +28,11 @@
 #include "statuswarning.h"
 
 #include <QAbstractItemModelTester>
+#include <QAction>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLineEdit>
+#include <QMenu>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTableView>
@@ -63,6 +67,7 @@ private Q_SLOTS:
     void keepsTheOtherBackendWhenOneStops();
     void searchesTheHistoryOfBoth();
     void holdsThisMachineBesideAnAttachedOne();
+    void attachesFromTheFileMenu();
 
 private:
     void serve(Served& served);
@@ -394,6 +399,48 @@ void TestFleetConsole::holdsThisMachineBesideAnAttachedOne()
     m_fleet->detachBackend(secondName);
     QCOMPARE(m_fleet->backendNames(), QStringList{localName});
     QVERIFY(m_window->callLogView()->tableView()->horizontalHeader()->isSectionHidden(CallColumns::BackendColumn));
+}
+
+void TestFleetConsole::attachesFromTheFileMenu()
+{
+    // A window started with its own backend only: nothing is named yet.
+    m_fleet = std::make_unique<FleetOperator>();
+    QVERIFY(m_fleet->addBackend(m_first.backend.get(), FleetOperator::localName(), false, false));
+    m_window = std::make_unique<MainWindow>(m_fleet.get(), 1000, false);
+    m_window->show();
+    QVERIFY(m_window->callLogView()->tableView()->horizontalHeader()->isSectionHidden(CallColumns::BackendColumn));
+
+    // File ▸ Attach…: the URL as a person pastes it, the token masked.
+    auto* attachAction = m_window->findChild<QAction*>(QStringLiteral("attachAction"));
+    QVERIFY(attachAction);
+    QVERIFY(m_window->menu(MainWindow::Menu::File)->actions().contains(attachAction));
+    attachAction->trigger();
+    auto* dialog = m_window->findChild<AttachDialog*>();
+    QVERIFY(dialog);
+    QCOMPARE(dialog->tokenEdit()->echoMode(), QLineEdit::Password);
+    dialog->urlEdit()->setText(m_second.backend->serverUrl().toString());
+    dialog->tokenEdit()->setText(QString::fromLatin1(OperatorToken));
+    dialog->accept();
+    QTRY_COMPARE_WITH_TIMEOUT(m_fleet->backendNames().size(), 2, TimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(m_fleet->isBackendConnected(), TimeoutMs);
+    QVERIFY(!m_window->callLogView()->tableView()->horizontalHeader()->isSectionHidden(CallColumns::BackendColumn));
+
+    const QString secondName = nameOf(m_second);
+    ApprovalWidget* remote = raiseApproval(m_second, secondName, QStringLiteral("asked after attaching"));
+    QVERIFY(remote);
+    allowOnce(remote, m_second, QStringLiteral("asked after attaching"));
+
+    // The same backend twice is refused; this machine cannot be detached.
+    QSignalSpy failed(m_fleet.get(), &OperatorInterface::commandFailed);
+    m_fleet->attachBackend(m_second.backend->serverUrl(), OperatorToken, QString());
+    m_fleet->detachBackend(FleetOperator::localName());
+    QCOMPARE(failed.size(), 2);
+    QCOMPARE(failed.at(0).at(0).toString(), QStringLiteral("attachBackend"));
+    QCOMPARE(failed.at(1).at(0).toString(), QStringLiteral("detachBackend"));
+    QCOMPARE(m_fleet->backendNames().size(), 2);
+    // Detached, it is gone from the window.
+    m_fleet->detachBackend(secondName);
+    QCOMPARE(m_fleet->backendNames(), QStringList{FleetOperator::localName()});
 }
 
 QTEST_MAIN(TestFleetConsole)

@@ -1266,9 +1266,14 @@ void MainWindow::createAttachActions()
     });
     addMenuAction(Menu::File, m_detachAction);
     connect(m_backend, &OperatorInterface::commandFailed, this, [this](const QString& command, const QString& message) {
-        if (command == QLatin1String("attachBackend") || command == QLatin1String("detachBackend"))
-            QMessageBox::warning(
-                this, command == QLatin1String("attachBackend") ? tr("Attach") : tr("Detach"), message);
+        if (command != QLatin1String("attachBackend") && command != QLatin1String("detachBackend"))
+            return;
+        // Not modal on the event loop: the window keeps following its backends meanwhile.
+        auto* box = new QMessageBox(QMessageBox::Warning,
+            command == QLatin1String("attachBackend") ? tr("Attach") : tr("Detach"), message, QMessageBox::Close, this);
+        box->setObjectName(QStringLiteral("attachFailedMessage"));
+        box->setAttribute(Qt::WA_DeleteOnClose);
+        box->open();
     });
 }
 
