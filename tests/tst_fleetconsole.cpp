@@ -376,6 +376,29 @@ void TestFleetConsole::searchesTheHistoryOfBoth()
     QCOMPARE(one.size(), 1);
     QCOMPARE(one.first().id, second.id);
     QCOMPARE(one.first().backend, secondName);
+    // Paged one at a time: each page goes on where each backend stopped, through both and no further.
+    const auto page = [&](qint64 beforeId) {
+        HistoryQuery paged;
+        paged.limit = 1;
+        paged.beforeId = beforeId;
+        loaded.clear();
+        const quint64 id = m_fleet->queryHistory(paged);
+        [&] { QTRY_VERIFY_WITH_TIMEOUT(!loaded.isEmpty(), TimeoutMs); }();
+        if (loaded.isEmpty() || loaded.first().at(0).toULongLong() != id)
+            return std::pair(ToolCallList(), false);
+        return std::pair(loaded.first().at(1).value<ToolCallList>(), loaded.first().at(2).toBool());
+    };
+    const auto [newest, moreAfterNewest] = page(0);
+    QCOMPARE(newest.size(), 1);
+    QVERIFY(moreAfterNewest);
+    const auto [older, moreAfterOlder] = page(newest.first().id);
+    QCOMPARE(older.size(), 1);
+    QVERIFY(older.first().backend != newest.first().backend);
+    QVERIFY(!moreAfterOlder);
+    const auto [none, moreAfterNone] = page(older.first().id);
+    QVERIFY(none.isEmpty());
+    QVERIFY(!moreAfterNone);
+
     // Counted over both.
     const quint64 countRequest = m_fleet->countHistory(HistoryQuery());
     QTRY_VERIFY_WITH_TIMEOUT(!counted.isEmpty(), TimeoutMs);
