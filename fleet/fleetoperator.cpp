@@ -49,6 +49,7 @@ bool FleetOperator::addBackend(OperatorInterface* backend, const QString& name, 
     Member& held = *added;
     m_members.push_back(std::move(added));
     connectMember(held);
+    renumber();
     Q_EMIT backendsChanged();
     return true;
 }
@@ -71,6 +72,7 @@ bool FleetOperator::removeBackend(const QString& name)
     emitInteractions();
     emitSessions();
     Q_EMIT grantsListed(allGrants());
+    renumber();
     Q_EMIT backendsChanged();
     const bool connected = isBackendConnected();
     Q_EMIT backendConnectionChanged(connected,
@@ -88,15 +90,68 @@ OperatorInterface* FleetOperator::backend(const QString& name) const
 qint64 FleetOperator::windowCallId(const QString& name, qint64 callId) const
 {
     const Member* held = member(name);
-    return held && callId > 0 ? held->slot * SlotStride + callId : 0;
+    if (!held || callId <= 0)
+        return 0;
+    if (!isNamed())
+        return callId;
+    return m_windowIds.value({held->slot, callId});
 }
 
 std::pair<QString, qint64> FleetOperator::backendCallId(qint64 windowCallId) const
 {
+    const std::optional<std::pair<int, qint64>> own = backendId(windowCallId);
+    const Member* held = own ? memberAt(own->first) : nullptr;
+    return held ? std::pair(held->name, own->second) : std::pair<QString, qint64>();
+}
+
+qint64 FleetOperator::windowId(int slot, qint64 callId, bool live)
+{
+    if (callId <= 0)
+        return 0;
+    if (!isNamed())
+        return callId;
+    const QPair<int, qint64> key(slot, callId);
+    if (const auto it = m_windowIds.constFind(key); it != m_windowIds.constEnd())
+        return *it;
+    const qint64 id = live ? m_nextLiveId++ : m_nextOlderId--;
+    m_windowIds.insert(key, id);
+    m_backendIds.insert(id, key);
+    return id;
+}
+
+std::optional<std::pair<int, qint64>> FleetOperator::backendId(qint64 windowCallId) const
+{
     if (windowCallId <= 0)
-        return {};
-    const Member* held = memberAt(int(windowCallId / SlotStride));
-    return held ? std::pair(held->name, windowCallId % SlotStride) : std::pair<QString, qint64>();
+        return std::nullopt;
+    if (!isNamed()) {
+        if (m_members.empty())
+            return std::nullopt;
+        return std::pair(m_members.front()->slot, windowCallId);
+    }
+    const auto it = m_backendIds.constFind(windowCallId);
+    if (it == m_backendIds.constEnd())
+        return std::nullopt;
+    return std::pair(it->first, it->second);
+}
+
+void FleetOperator::renumber()
+{
+    // Window ids start again for the backends held now (the window reloads its log); the questions
+    // come again with their calls' new ids.
+    forgetWindowIds();
+    for (const auto& held : m_members) {
+        if (held->backend)
+            held->backend->listInteractions();
+    }
+}
+
+void FleetOperator::forgetWindowIds()
+{
+    m_windowIds.clear();
+    m_backendIds.clear();
+    m_pageEnds.clear();
+    m_nextLiveId = LiveBase;
+    m_nextOlderId = LiveBase - 1;
 }
 
 FleetOperator::Member* FleetOperator::member(const QString& name) const
@@ -149,22 +204,21 @@ QString FleetOperator::named(const Member& from, const QString& message) const
     return isNamed() ? QStringLiteral("%1: %2").arg(from.name, message) : message;
 }
 
-ToolCall FleetOperator::toWindow(const Member& from, ToolCall call) const
+ToolCall FleetOperator::toWindow(const Member& from, ToolCall call, bool live)
 {
-    call.id = from.slot * SlotStride + call.id;
-    if (call.replayOf > 0)
-        call.replayOf = from.slot * SlotStride + call.replayOf;
+    call.id = windowId(from.slot, call.id, live);
+    call.replayOf = windowId(from.slot, call.replayOf, false);
     call.backend = from.name;
     return call;
 }
 
-PendingInteraction FleetOperator::toWindow(const Member& from, PendingInteraction interaction) const
+PendingInteraction FleetOperator::toWindow(const Member& from, PendingInteraction interaction)
 {
     interaction.id = windowInteractionId(from, interaction.id);
-    if (interaction.callId > 0)
-        interaction.callId = from.slot * SlotStride + interaction.callId;
+    // The call that asks runs now; earlier ones may be known only to history.
+    interaction.callId = windowId(from.slot, interaction.callId, true);
     for (qint64& earlier : interaction.earlierCallIds)
-        earlier = from.slot * SlotStride + earlier;
+        earlier = windowId(from.slot, earlier, false);
     interaction.backend = from.name;
     return interaction;
 }
@@ -184,7 +238,7 @@ void FleetOperator::connectMember(Member& joined)
         for (const ToolCall& call : calls) {
             if (call.id > 0 && (from->oldestCallId == 0 || call.id < from->oldestCallId))
                 from->oldestCallId = call.id;
-            shown.append(toWindow(*from, call));
+            shown.append(toWindow(*from, call, true));
         }
         Q_EMIT callsUpdated(shown);
     });
@@ -340,7 +394,7 @@ void FleetOperator::connectMember(Member& joined)
             return;
         const quint64 windowRequest = *it;
         m_childCalls.erase(it);
-        Q_EMIT toolCallStarted(windowRequest, from->slot * SlotStride + callId);
+        Q_EMIT toolCallStarted(windowRequest, windowId(from->slot, callId, true));
     });
     c << connect(source, &OperatorInterface::toolsListed, this, [this, at](const ToolInfoList& tools) {
         at()->tools = tools;
@@ -564,9 +618,13 @@ quint64 FleetOperator::fanOut(Ask ask, const HistoryQuery& query, int limit, qsi
     // backend for what is older than the oldest call of it the window has seen.
     QHash<int, qint64> cursors;
     QList<Member*> asked;
+    qint64 ownCallId = 0;
     if (query.callId > 0) {
-        if (Member* held = memberAt(int(query.callId / SlotStride)))
+        const std::optional<std::pair<int, qint64>> own = backendId(query.callId);
+        if (Member* held = own ? memberAt(own->first) : nullptr) {
             asked.append(held);
+            ownCallId = own->second;
+        }
     } else {
         for (const auto& held : m_members)
             asked.append(held.get());
@@ -576,7 +634,8 @@ quint64 FleetOperator::fanOut(Ask ask, const HistoryQuery& query, int limit, qsi
             } else {
                 for (Member* held : std::as_const(asked))
                     cursors.insert(held->slot, held->oldestCallId);
-                cursors.insert(int(query.beforeId / SlotStride), query.beforeId % SlotStride);
+                if (const std::optional<std::pair<int, qint64>> own = backendId(query.beforeId))
+                    cursors.insert(own->first, own->second);
             }
         }
     }
@@ -588,7 +647,7 @@ quint64 FleetOperator::fanOut(Ask ask, const HistoryQuery& query, int limit, qsi
         if (!held->backend)
             continue;
         HistoryQuery own = query;
-        own.callId = query.callId > 0 ? query.callId % SlotStride : 0;
+        own.callId = ownCallId;
         own.beforeId = request.cursors.value(held->slot);
         own.bodyPreviewBytes = bodyPreviewBytes;
         queries.append({held, own});
@@ -628,7 +687,7 @@ void FleetOperator::childHistoryLoaded(int slot, quint64 childRequest, const Too
     if (request == m_requests.end() || !from)
         return;
     for (const ToolCall& call : calls)
-        request->calls.append(toWindow(*from, call));
+        request->calls.append(toWindow(*from, call, false));
     request->hasMore = request->hasMore || hasMore;
     request->waiting.remove(slot);
     finishIfAnswered(id);
@@ -675,10 +734,11 @@ void FleetOperator::finishIfAnswered(quint64 requestId)
         // Where each backend stopped in this page, for the page after it.
         QHash<int, qint64> ends = request.cursors;
         for (const ToolCall& call : std::as_const(calls)) {
-            const int slot = int(call.id / SlotStride);
-            const qint64 own = call.id % SlotStride;
-            if (const qint64 end = ends.value(slot); end == 0 || own < end)
-                ends.insert(slot, own);
+            const std::optional<std::pair<int, qint64>> own = backendId(call.id);
+            if (!own)
+                continue;
+            if (const qint64 end = ends.value(own->first); end == 0 || own->second < end)
+                ends.insert(own->first, own->second);
         }
         if (m_pageEnds.size() >= MaxPageEnds)
             m_pageEnds.clear();
@@ -839,7 +899,8 @@ quint64 FleetOperator::callTool(const QString& tool, const QByteArray& arguments
 {
     // A replay goes to the backend of the call it replays; a new call to the first backend that
     // offers the tool.
-    Member* target = replayOf > 0 ? memberAt(int(replayOf / SlotStride)) : nullptr;
+    const std::optional<std::pair<int, qint64>> replayed = backendId(replayOf);
+    Member* target = replayed ? memberAt(replayed->first) : nullptr;
     if (!target) {
         for (const auto& held : m_members) {
             if (std::any_of(held->tools.cbegin(), held->tools.cend(),
@@ -858,7 +919,7 @@ quint64 FleetOperator::callTool(const QString& tool, const QByteArray& arguments
         });
         return id;
     }
-    const quint64 childRequest = target->backend->callTool(tool, arguments, replayOf > 0 ? replayOf % SlotStride : 0);
+    const quint64 childRequest = target->backend->callTool(tool, arguments, replayed ? replayed->second : 0);
     m_childCalls.insert({target->slot, childRequest}, id);
     return id;
 }

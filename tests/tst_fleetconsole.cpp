@@ -248,10 +248,12 @@ void TestFleetConsole::showsAndAnswersBothBackends()
     QVERIFY(m_window->windowTitle().contains(firstName));
     QVERIFY(m_window->windowTitle().contains(secondName));
 
-    ApprovalWidget* fromFirst = raiseApproval(m_first, firstName, QStringLiteral("from the first"));
-    QVERIFY(fromFirst);
+    // The second backend asks first: its call comes first in the log, though the first backend was
+    // added first.
     ApprovalWidget* fromSecond = raiseApproval(m_second, secondName, QStringLiteral("from the second"));
     QVERIFY(fromSecond);
+    ApprovalWidget* fromFirst = raiseApproval(m_first, firstName, QStringLiteral("from the first"));
+    QVERIFY(fromFirst);
     QVERIFY(fromFirst->interactionId() != fromSecond->interactionId());
     QCOMPARE(m_window->interactionPanel()->count(), 2);
 
@@ -275,9 +277,19 @@ void TestFleetConsole::showsAndAnswersBothBackends()
         ids.insert(log->index(row, 0).data(CallIdRole).toLongLong());
     }
     QCOMPARE(ids.size(), log->rowCount());
-    // The second backend's first call is its id 1, as the first backend's is: apart in the window.
-    QVERIFY(rowsOf(secondName).first().id > FleetOperator::SlotStride);
-    QCOMPARE(m_fleet->backendCallId(rowsOf(secondName).first().id).first, secondName);
+    // In the order they came, whichever backend they came from.
+    const ToolCall secondCall = rowsOf(secondName).first();
+    const ToolCall firstCall = rowsOf(firstName).first();
+    QVERIFY(log->indexOfCall(secondCall.id).row() < log->indexOfCall(firstCall.id).row());
+    // Both backends' first call is their id 1: each has an id of its own in the window, which maps back.
+    QVERIFY(secondCall.id != firstCall.id);
+    QCOMPARE(m_fleet->backendCallId(secondCall.id).first, secondName);
+    QCOMPARE(m_fleet->backendCallId(firstCall.id).first, firstName);
+    QVERIFY(m_second.calls.contains(m_fleet->backendCallId(secondCall.id).second));
+    QVERIFY(m_second.calls.value(m_fleet->backendCallId(secondCall.id).second).request.contains("from the second"));
+    QVERIFY(m_first.calls.value(m_fleet->backendCallId(firstCall.id).second).request.contains("from the first"));
+    // The question's "Show call" is the log's row.
+    QCOMPARE(fromSecond->interaction().callId, secondCall.id);
 
     // Each backend's configured rule (echo: ask) shows in Permissions, named with its backend.
     PermissionsModel* permissions = m_window->findChild<PermissionsView*>()->model();

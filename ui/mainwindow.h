@@ -279,6 +279,7 @@ private:
     bool m_quitConfirmed = false; // the person said Quit with questions pending
 
     QAction* m_detachAction = nullptr;
+    int m_backendCount = -1; // the backends held, once the window knows
     QMenu* m_fileMenu = nullptr;
     QMenu* m_editMenu = nullptr;
     QMenu* m_viewMenu = nullptr;
