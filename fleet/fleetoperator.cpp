@@ -12,6 +12,9 @@ namespace {
 // Where a page of history ends is remembered for its next page; a window pages through a few
 // hundred at most, so the oldest are let go past this.
 constexpr int MaxPageEnds = 1000;
+// Window ids kept, both ways (about 100 bytes each): the log shows tens of thousands of rows at most,
+// so past this the half furthest from the newest are let go (a call seen again gets a new id).
+constexpr qsizetype MaxWindowIds = 1'000'000;
 
 } // namespace
 
@@ -116,7 +119,24 @@ qint64 FleetOperator::windowId(int slot, qint64 callId, bool live)
     const qint64 id = live ? m_nextLiveId++ : m_nextOlderId--;
     m_windowIds.insert(key, id);
     m_backendIds.insert(id, key);
+    if (m_backendIds.size() > MaxWindowIds)
+        pruneWindowIds();
     return id;
+}
+
+void FleetOperator::pruneWindowIds()
+{
+    const qint64 liveFrom = m_nextLiveId - MaxWindowIds / 2;
+    const qint64 olderFrom = m_nextOlderId + MaxWindowIds / 2;
+    for (auto it = m_backendIds.begin(); it != m_backendIds.end();) {
+        const bool far = it.key() >= LiveBase ? it.key() < liveFrom : it.key() > olderFrom;
+        if (far) {
+            m_windowIds.remove(it.value());
+            it = m_backendIds.erase(it);
+        } else {
+            ++it;
+        }
+    }
 }
 
 std::optional<std::pair<int, qint64>> FleetOperator::backendId(qint64 windowCallId) const

@@ -131,6 +131,7 @@ private:
     qint64 windowId(int slot, qint64 callId, bool live);
     std::optional<std::pair<int, qint64>> backendId(qint64 windowCallId) const;
     void forgetWindowIds();
+    void pruneWindowIds();
     void renumber();
     ToolCall toWindow(const Member& from, ToolCall call, bool live);
     PendingInteraction toWindow(const Member& from, PendingInteraction interaction);
