@@ -25,7 +25,10 @@ QString FleetOperator::localName()
 
 FleetOperator::FleetOperator(QObject* parent)
     : OperatorInterface(parent)
-{}
+{
+    m_detached.slot = -1; // no command finds it
+    m_detached.name = tr("a detached backend");
+}
 
 FleetOperator::~FleetOperator()
 {
@@ -248,8 +251,12 @@ void FleetOperator::connectMember(Member& joined)
     OperatorInterface* source = joined.backend;
     const int slot = joined.slot;
     QList<QMetaObject::Connection>& c = joined.connections;
-    // Every handler looks its member up again: one detached meanwhile has no handlers left.
-    const auto at = [this, slot] { return memberAt(slot); };
+    // Every handler looks its member up again: one detached meanwhile has no handlers left, and a call
+    // already on its way (queued) finds a stand-in rather than nothing.
+    const auto at = [this, slot] {
+        Member* held = memberAt(slot);
+        return held ? held : &m_detached;
+    };
 
     c << connect(source, &OperatorInterface::callsUpdated, this, [this, at](const ToolCallList& calls) {
         Member* from = at();

@@ -150,6 +150,7 @@ private:
     QList<Member*> holders(const QSet<QString> Member::*set, const QString& key) const;
 
     std::vector<std::unique_ptr<Member>> m_members;
+    Member m_detached; // what a handler of a backend detached meanwhile works on
     int m_nextSlot = 0;
     quint64 m_nextRequestId = 1;
     QHash<quint64, FleetRequest> m_requests;
