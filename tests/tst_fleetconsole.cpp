@@ -68,6 +68,7 @@ private Q_SLOTS:
     void searchesTheHistoryOfBoth();
     void holdsThisMachineBesideAnAttachedOne();
     void attachesFromTheFileMenu();
+    void namesEveryRowRight();
 
 private:
     void serve(Served& served);
@@ -476,6 +477,36 @@ void TestFleetConsole::attachesFromTheFileMenu()
     // Detached, it is gone from the window.
     m_fleet->detachBackend(secondName);
     QCOMPARE(m_fleet->backendNames(), QStringList{FleetOperator::localName()});
+}
+
+void TestFleetConsole::namesEveryRowRight()
+{
+    openWindow(false);
+    const QString firstName = nameOf(m_first);
+    const QString secondName = nameOf(m_second);
+    // Calls on both, one after the other, without waiting for the window between them.
+    for (int round = 0; round < 3; ++round) {
+        for (Served* served : {&m_first, &m_second}) {
+            const QString text = QStringLiteral("%1 round %2").arg(nameOf(*served)).arg(round);
+            served->backend->callTool(
+                QStringLiteral("echo"), QByteArray::fromStdString(nlohmann::json{{"text", text.toStdString()}}.dump()));
+        }
+    }
+    CallLogModel* log = m_window->callLogModel();
+    QTRY_COMPARE_WITH_TIMEOUT(log->rowCount(), 6, TimeoutMs);
+    QTRY_COMPARE_WITH_TIMEOUT(m_window->interactionPanel()->count(), 6, TimeoutMs);
+    for (int row = 0; row < log->rowCount(); ++row) {
+        const ToolCall call = log->index(row, 0).data(CallRole).value<ToolCall>();
+        QVERIFY2(call.request.contains(QByteArray(call.backend.toUtf8() + " round")), call.request.constData());
+    }
+    for (int row = 0; row < m_window->interactionPanel()->model()->rowCount(); ++row) {
+        const PendingInteraction interaction = m_window->interactionPanel()->model()->interactionAt(row);
+        QVERIFY2(interaction.arguments.contains(QByteArray(interaction.backend.toUtf8() + " round")),
+            interaction.arguments.constData());
+        QVERIFY(log->indexOfCall(interaction.callId).isValid());
+        const ToolCall call = log->indexOfCall(interaction.callId).data(CallRole).value<ToolCall>();
+        QCOMPARE(call.backend, interaction.backend);
+    }
 }
 
 QTEST_MAIN(TestFleetConsole)
