@@ -231,7 +231,9 @@ ToolCall FleetOperator::toWindow(const Member& from, ToolCall call, bool live)
 {
     call.id = windowId(from.slot, call.id, live);
     call.replayOf = windowId(from.slot, call.replayOf, false);
-    call.backend = from.name;
+    // A window on one backend exports and shows its calls as that backend's own window would; with
+    // several, each names its own (a change between the two reloads the log).
+    call.backend = isNamed() ? from.name : QString();
     return call;
 }
 

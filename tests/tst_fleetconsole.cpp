@@ -445,6 +445,13 @@ void TestFleetConsole::attachesFromTheFileMenu()
     m_window = std::make_unique<MainWindow>(m_fleet.get(), 1000, false);
     m_window->show();
     QVERIFY(m_window->callLogView()->tableView()->horizontalHeader()->isSectionHidden(CallColumns::BackendColumn));
+    // Its calls are its own, as in a window without a fleet.
+    m_first.backend->callTool(QStringLiteral("echo"), R"({"text":"before attaching"})");
+    CallLogModel* log = m_window->callLogModel();
+    QTRY_COMPARE_WITH_TIMEOUT(log->rowCount(), 1, TimeoutMs);
+    const ToolCall before = log->index(0, 0).data(CallRole).value<ToolCall>();
+    QVERIFY(before.backend.isEmpty());
+    QVERIFY(m_first.calls.contains(before.id));
 
     // File ▸ Attach…: the URL as a person pastes it, the token masked.
     auto* attachAction = m_window->findChild<QAction*>(QStringLiteral("attachAction"));
@@ -460,6 +467,16 @@ void TestFleetConsole::attachesFromTheFileMenu()
     QTRY_COMPARE_WITH_TIMEOUT(m_fleet->backendNames().size(), 2, TimeoutMs);
     QTRY_VERIFY_WITH_TIMEOUT(m_fleet->isBackendConnected(), TimeoutMs);
     QVERIFY(!m_window->callLogView()->tableView()->horizontalHeader()->isSectionHidden(CallColumns::BackendColumn));
+    // The log started again: the call from before names this machine now.
+    const auto named = [log](const QByteArray& text, const QString& backend) {
+        for (int row = 0; row < log->rowCount(); ++row) {
+            const ToolCall call = log->index(row, 0).data(CallRole).value<ToolCall>();
+            if (call.request.contains(text))
+                return call.backend == backend;
+        }
+        return false;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(named("before attaching", FleetOperator::localName()), TimeoutMs);
 
     const QString secondName = nameOf(m_second);
     ApprovalWidget* remote = raiseApproval(m_second, secondName, QStringLiteral("asked after attaching"));
