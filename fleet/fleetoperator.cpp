@@ -127,6 +127,43 @@ qint64 FleetOperator::windowId(int slot, qint64 callId, bool live)
     return id;
 }
 
+QHash<qint64, qint64> FleetOperator::renumberProvisional(const Member& from, const ToolCallList& calls)
+{
+    // Only a call numbered by its question while an older call of the same batch has no number yet
+    // is out of order.
+    QList<qint64> own;
+    for (const ToolCall& call : calls)
+        own.append(call.id);
+    std::sort(own.begin(), own.end());
+    bool unnumberedBefore = false;
+    bool outOfOrder = false;
+    for (const qint64 id : std::as_const(own)) {
+        const QPair<int, qint64> key(from.slot, id);
+        if (m_provisional.contains(key) && unnumberedBefore) {
+            outOfOrder = true;
+            break;
+        }
+        unnumberedBefore = unnumberedBefore || !m_windowIds.contains(key);
+    }
+    if (!outOfOrder)
+        return {};
+    QHash<qint64, qint64> renumbered; // old window id → new
+    QList<QPair<qint64, QPair<int, qint64>>> taken;
+    for (const qint64 id : std::as_const(own)) {
+        const QPair<int, qint64> key(from.slot, id);
+        if (!m_provisional.contains(key))
+            continue;
+        const qint64 old = m_windowIds.take(key);
+        m_backendIds.remove(old);
+        taken.append({old, key});
+    }
+    for (const qint64 id : std::as_const(own))
+        windowId(from.slot, id, true);
+    for (const auto& [old, key] : std::as_const(taken))
+        renumbered.insert(old, m_windowIds.value(key));
+    return renumbered;
+}
+
 void FleetOperator::pruneWindowIds()
 {
     const qint64 liveFrom = m_nextLiveId - MaxWindowIds / 2;
@@ -172,6 +209,7 @@ void FleetOperator::forgetWindowIds()
 {
     m_windowIds.clear();
     m_backendIds.clear();
+    m_provisional.clear();
     m_pageEnds.clear();
     m_nextLiveId = LiveBase;
     m_nextOlderId = LiveBase - 1;
@@ -241,7 +279,12 @@ PendingInteraction FleetOperator::toWindow(const Member& from, PendingInteractio
 {
     interaction.id = windowInteractionId(from, interaction.id);
     // The call that asks runs now; earlier ones may be known only to history.
+    const bool known = !isNamed() || m_windowIds.contains({from.slot, interaction.callId});
     interaction.callId = windowId(from.slot, interaction.callId, true);
+    // Numbered before the log has the call: when it comes in a batch with older calls of its
+    // backend (the whole state after attaching), it is numbered again in their order (callsUpdated).
+    if (!known && interaction.callId > 0)
+        m_provisional.insert(m_backendIds.value(interaction.callId));
     for (qint64& earlier : interaction.earlierCallIds)
         earlier = windowId(from.slot, earlier, false);
     interaction.backend = from.name;
@@ -262,14 +305,26 @@ void FleetOperator::connectMember(Member& joined)
 
     c << connect(source, &OperatorInterface::callsUpdated, this, [this, at](const ToolCallList& calls) {
         Member* from = at();
+        const QHash<qint64, qint64> renumbered = renumberProvisional(*from, calls);
         ToolCallList shown;
         shown.reserve(calls.size());
         for (const ToolCall& call : calls) {
             if (call.id > 0 && (from->oldestCallId == 0 || call.id < from->oldestCallId))
                 from->oldestCallId = call.id;
+            m_provisional.remove({from->slot, call.id});
             shown.append(toWindow(*from, call, true));
         }
+        std::sort(shown.begin(), shown.end(), [](const ToolCall& a, const ToolCall& b) { return a.id < b.id; });
         Q_EMIT callsUpdated(shown);
+        // The questions whose calls were numbered again show the new numbers.
+        if (!renumbered.isEmpty()) {
+            for (PendingInteraction& interaction : from->interactions) {
+                if (const auto it = renumbered.constFind(interaction.callId); it != renumbered.constEnd()) {
+                    interaction.callId = *it;
+                    Q_EMIT interactionChanged(interaction);
+                }
+            }
+        }
     });
     c << connect(source, &OperatorInterface::sessionsChanged, this, [this, at](int count) {
         at()->sessionCount = count;
@@ -716,7 +771,7 @@ void FleetOperator::childHistoryLoaded(int slot, quint64 childRequest, const Too
     if (request == m_requests.end() || !from)
         return;
     for (const ToolCall& call : calls)
-        request->calls.append(toWindow(*from, call, false));
+        request->calls.append({slot, call});
     request->hasMore = request->hasMore || hasMore;
     request->waiting.remove(slot);
     finishIfAnswered(id);
@@ -749,26 +804,32 @@ void FleetOperator::finishIfAnswered(quint64 requestId)
         Q_EMIT historyCounted(requestId, request.total);
         return;
     }
-    ToolCallList calls = std::move(request.calls);
+    QList<std::pair<int, ToolCall>> merged = std::move(request.calls);
     // Newest first across backends: by the time each started, the id within one backend breaking ties.
-    std::stable_sort(calls.begin(), calls.end(), [](const ToolCall& a, const ToolCall& b) {
-        return a.startedAtMs != b.startedAtMs ? a.startedAtMs > b.startedAtMs : a.id > b.id;
+    std::stable_sort(merged.begin(), merged.end(), [](const auto& a, const auto& b) {
+        return a.second.startedAtMs != b.second.startedAtMs ? a.second.startedAtMs > b.second.startedAtMs
+                                                            : a.second.id > b.second.id;
     });
     bool hasMore = request.hasMore;
-    if (calls.size() > request.limit) {
-        calls.resize(request.limit);
+    if (merged.size() > request.limit) {
+        merged.resize(request.limit);
         hasMore = true;
     }
+    // Numbered in the merged order (a call the window has not seen gets the next number down), so
+    // that calls first seen in history stand in the log in the order they started, whichever backend
+    // they came from; and where each backend stopped in this page, for the page after it.
+    ToolCallList calls;
+    calls.reserve(merged.size());
+    QHash<int, qint64> ends = request.cursors;
+    for (const auto& [slot, call] : std::as_const(merged)) {
+        const Member* from = memberAt(slot);
+        if (!from)
+            continue;
+        if (const qint64 end = ends.value(slot); end == 0 || call.id < end)
+            ends.insert(slot, call.id);
+        calls.append(toWindow(*from, call, false));
+    }
     if (!calls.isEmpty()) {
-        // Where each backend stopped in this page, for the page after it.
-        QHash<int, qint64> ends = request.cursors;
-        for (const ToolCall& call : std::as_const(calls)) {
-            const std::optional<std::pair<int, qint64>> own = backendId(call.id);
-            if (!own)
-                continue;
-            if (const qint64 end = ends.value(own->first); end == 0 || own->second < end)
-                ends.insert(own->first, own->second);
-        }
         if (m_pageEnds.size() >= MaxPageEnds)
             m_pageEnds.clear();
         m_pageEnds.insert(calls.last().id, ends);

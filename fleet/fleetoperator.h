@@ -114,7 +114,7 @@ private:
         int limit = 0;
         QHash<int, qint64> cursors; // per slot: the beforeId it was asked with
         QSet<int> waiting; // slots that have not answered yet
-        ToolCallList calls;
+        QList<std::pair<int, ToolCall>> calls; // each backend's own, by slot: numbered once merged
         bool hasMore = false;
         qint64 total = -1;
     };
@@ -132,6 +132,9 @@ private:
     std::optional<std::pair<int, qint64>> backendId(qint64 windowCallId) const;
     void forgetWindowIds();
     void pruneWindowIds();
+    // Numbers again, in their backend's order, the calls of `calls` first numbered by their questions
+    // when older ones of the batch had none; the old window ids → the new.
+    QHash<qint64, qint64> renumberProvisional(const Member& from, const ToolCallList& calls);
     void renumber();
     ToolCall toWindow(const Member& from, ToolCall call, bool live);
     PendingInteraction toWindow(const Member& from, PendingInteraction interaction);
@@ -160,6 +163,7 @@ private:
     // Window ids while several backends are held (see the class comment).
     QHash<QPair<int, qint64>, qint64> m_windowIds;
     QHash<qint64, QPair<int, qint64>> m_backendIds;
+    QSet<QPair<int, qint64>> m_provisional; // numbered by a question, not yet seen as a call
     qint64 m_nextLiveId = LiveBase;
     qint64 m_nextOlderId = LiveBase - 1;
     // A page's last window call id → where each backend stopped, for the next page.
