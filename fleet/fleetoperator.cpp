@@ -73,8 +73,8 @@ bool FleetOperator::removeBackend(const QString& name)
     forgetChildRequests(gone->slot);
     if (gone->owned && gone->backend)
         gone->backend->deleteLater();
-    // Its questions, sessions and grants leave the window with it; its calls stay in the log as
-    // they were last seen (named).
+    // Its questions, sessions and grants leave the window with it (and its calls, when the window
+    // reloads its log for the renumbering).
     emitInteractions();
     emitSessions();
     Q_EMIT grantsListed(allGrants());
