@@ -310,6 +310,8 @@ void RemoteOperator::applyState(const json& state)
     const auto requiresToken = server.is_object() ? server.find("requiresToken") : server.end();
     m_requiresToken = requiresToken == server.end() || !requiresToken->is_boolean() || requiresToken->get<bool>();
     m_retryMs = m_settings.firstRetryMs;
+    // The calls before the questions that name them, so that a window meets each call before its question.
+    emitCalls(listOf<ToolCall>(state["recentCalls"], "call"));
     Q_EMIT interactionsListed(questionsOf(state["questions"]));
     const SessionStateList sessions = listOf<SessionState>(state["sessions"], "session");
     Q_EMIT sessionsListed(sessions);
@@ -320,7 +322,6 @@ void RemoteOperator::applyState(const json& state)
     Q_EMIT transfersChanged(listOf<TransferProgress>(state["transfers"], "transfer"));
     Q_EMIT securityEventsRecorded(listOf<SecurityEvent>(state["securityEvents"], "security event"));
     Q_EMIT grantsListed(listOf<PermissionEntry>(state["grants"], "grant"));
-    emitCalls(listOf<ToolCall>(state["recentCalls"], "call"));
     Q_EMIT toolsChanged();
     // Problems and recoveries in the order they happened: the window ends showing what is so now.
     for (const json& notice : state.value("notices", json::array()))
