@@ -276,9 +276,9 @@ void TestDashboardModels::sessionListFollowsStates()
     SessionListModel model;
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
     const SessionState a{QStringLiteral("aaaaaaaaaaaa"), QStringLiteral("claude-code"), QStringLiteral("2.0"),
-        QStringLiteral("2025-06-18"), 1000, 2000, 3, false};
+        QStringLiteral("2025-06-18"), 1000, 2000, 3, false, {}};
     const SessionState b{QStringLiteral("bbbbbbbbbbbb"), QStringLiteral("inspector"), QStringLiteral("0.9"),
-        QStringLiteral("2025-03-26"), 1500, 1500, 0, false};
+        QStringLiteral("2025-03-26"), 1500, 1500, 0, false, {}};
     SessionState gone = b;
     gone.id = QStringLiteral("gone");
     gone.ended = true;
@@ -293,7 +293,7 @@ void TestDashboardModels::sessionListFollowsStates()
     busier.calls = 7;
     busier.lastActivityMs = 9000;
     const SessionState c{QStringLiteral("cccc"), QStringLiteral("curl"), QStringLiteral("8"),
-        QStringLiteral("2025-06-18"), 3000, 3000, 0, false};
+        QStringLiteral("2025-06-18"), 3000, 3000, 0, false, {}};
     SessionState aEnded = a;
     aEnded.ended = true;
     QSignalSpy removed(&model, &QAbstractItemModel::rowsRemoved);
@@ -345,8 +345,8 @@ void TestDashboardModels::securityEventsNewestFirstAndBounded()
 
 void TestDashboardModels::valueTypesRoundTripThroughJson()
 {
-    const SessionState session{
-        QStringLiteral("id"), QStringLiteral("c"), QStringLiteral("1"), QStringLiteral("2025-06-18"), 1, 2, 3, true};
+    const SessionState session{QStringLiteral("id"), QStringLiteral("c"), QStringLiteral("1"),
+        QStringLiteral("2025-06-18"), 1, 2, 3, true, {}};
     QString problem;
     QCOMPARE(SessionState::fromJson(session.toJson(), &problem), session);
     nlohmann::json extra = session.toJson();
