@@ -8,6 +8,7 @@
 #include "auth/secretstore.h"
 #include "backendevents.h"
 #include "commands/commandtoolregistry.h"
+#include "config/configsettings.h"
 #include "git/connectioncredentialsource.h"
 #include "git/gitlibrary.h"
 #include "git/gitpathpolicy.h"
@@ -70,7 +71,7 @@ InteractionBroker::Settings interactionSettings(const BackendOptions& options, c
         settings.clientModes.insert(OperatorInterface::consoleClientName(), PauseMode::Hold);
     settings.maxWaitMs = config.maxWaitSeconds * 1000;
     settings.progressIntervalMs = config.progressIntervalSeconds * 1000;
-    settings.policy = PermissionPolicy(config, options.configPath);
+    settings.policy = PermissionPolicy(ConfigSettings::permissionRules(config), options.configPath);
     settings.statePath = statePath;
     settings.redactor = TokenRedactor(options.server.bearerToken);
     settings.maxPending = config.maxPendingQuestions;
@@ -177,7 +178,7 @@ bool Backend::start(QString* error)
                 m_registry->replaceSource(QStringLiteral("debug"), debugTools());
             if (!registerClientTools(error))
                 return;
-            m_secrets = new SecretStore(m_options.config, m_options.stateDirectory);
+            m_secrets = new SecretStore(ConfigSettings::secretStore(m_options.config), m_options.stateDirectory);
             m_secretStorage = m_secrets->description();
             // The broker writes its state on a thread of its own (WorkspaceStateWriter), never this one
             // and never the history thread, and retries a write that fails.

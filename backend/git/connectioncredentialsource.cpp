@@ -34,7 +34,7 @@ QByteArray tokenFromSecret(const QByteArray& secret)
 
 QString ConnectionCredentialSource::connectionPointerKey(const QString& provider)
 {
-    return QStringLiteral("connection/%1").arg(provider);
+    return SecretStore::connectionPointerKey(provider);
 }
 
 ConnectionCredentialSource::ConnectionCredentialSource(std::shared_ptr<HomeThread> home, SecretStore* secrets,
