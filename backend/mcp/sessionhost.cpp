@@ -1,40 +1,24 @@
 #include "mcp/sessionhost.h"
 
+#include "mcp/sessionkind.h"
 #include "tools/toolexecutor.h"
 #include "tools/toolrouter.h"
 
 #include <QRandomGenerator>
 
-namespace {
-
-// HTTP sessions are named by 256 random bits (McpHttpServer): one of them starting with this prefix
-// is a one in 2^36 chance, and would only lose the "allow for this session" button.
-constexpr QLatin1String LocalSessionPrefix("local-");
-// The same for a stateless request's session (McpHttpServer::handleModernPost).
-constexpr QLatin1String RequestSessionPrefix("request-");
-
-QByteArray localSessionId()
-{
-    // Never sent anywhere: it only names the session in call records.
-    return QByteArray(LocalSessionPrefix.data(), LocalSessionPrefix.size())
-        + QByteArray::number(QRandomGenerator::global()->generate64(), 16);
-}
-
-} // namespace
-
 bool SessionHost::isLocalSessionId(const QString& sessionId)
 {
-    return sessionId.startsWith(LocalSessionPrefix);
+    return sessionKindOf(sessionId) == SessionKind::Local;
 }
 
 QByteArray SessionHost::requestSessionId(const QByteArray& random)
 {
-    return QByteArray(RequestSessionPrefix.data(), RequestSessionPrefix.size()) + random;
+    return sessionIdOf(SessionKind::Request, random);
 }
 
 bool SessionHost::isRequestSessionId(const QString& sessionId)
 {
-    return sessionId.startsWith(RequestSessionPrefix);
+    return sessionKindOf(sessionId) == SessionKind::Request;
 }
 
 SessionHost::SessionHost(
@@ -69,7 +53,10 @@ SessionHost::~SessionHost()
 McpSession* SessionHost::openLocalSession(
     const QString& clientName, const QString& clientVersion, nlohmann::json invocation)
 {
-    auto session = std::make_unique<McpSession>(localSessionId(), &m_environment);
+    auto session = std::make_unique<McpSession>(
+        // Never sent anywhere: it only names the session in call records.
+        sessionIdOf(SessionKind::Local, QByteArray::number(QRandomGenerator::global()->generate64(), 16)),
+        &m_environment);
     session->setLocalCaller(clientName, clientVersion, std::move(invocation));
     McpSession* raw = session.get();
     m_localSessions.emplace(raw, std::move(session));

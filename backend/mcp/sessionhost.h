@@ -31,7 +31,8 @@ public:
     SessionHost& operator=(const SessionHost&) = delete;
 
     // Whether a session id names one of openLocalSession()'s sessions (the one-shot runner's): such
-    // a session ends with its process, so nothing can be granted to it for later calls.
+    // a session ends with its process, so nothing can be granted to it for later calls. The kind
+    // is read by sessionKindOf (mcp/sessionkind.h), which layers below the transport use.
     static bool isLocalSessionId(const QString& sessionId);
     // The session of one stateless (2026-07-28) request: it ends with the request's answer, so
     // nothing can be granted to it either. `random` is McpHttpServer's random part.
