@@ -1,7 +1,7 @@
 #include "commandline.h"
 
-#include "mcp/mcphttpserver.h"
-#include "printabletext.h"
+#include "transport/mcphttpserver.h"
+#include "transport/printabletext.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>

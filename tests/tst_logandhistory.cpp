@@ -6,11 +6,11 @@
 // columns in the log's order; "N of M shown" counts the log's rows with and without a filter;
 // a call asked for by number, and a replayed one, is selected even when it has left the log.
 
-#include "backend.h"
 #include "callinspector.h"
 #include "calllogfilterproxy.h"
 #include "calllogmodel.h"
 #include "calllogview.h"
+#include "core/backend.h"
 #include "historydialog.h"
 #include "historymodel.h"
 #include "mainwindow.h"

@@ -5,13 +5,13 @@
 // and workspace-state problems. Each test function makes the calls it needs, so any one runs alone
 // (`tst_mainwindow <function>`) or in any order.
 
-#include "backend.h"
 #include "callinspector.h"
 #include "calllogfilterproxy.h"
 #include "calllogmodel.h"
 #include "calllogview.h"
 #include "connectclientdialog.h"
 #include "copybutton.h"
+#include "core/backend.h"
 #include "historydialog.h"
 #include "historymodel.h"
 #include "mainwindow.h"

@@ -1,12 +1,10 @@
 // McpSession without HTTP: lifecycle, methods, tool calls, notifications, cancellation and the
 // ToolCall records the console shows.
 
-#include "backendevents.h"
+#include "events/backendevents.h"
 #include "interaction/clienttool.h"
 #include "interaction/clienttoolconfig.h"
 #include "interaction/interactionbroker.h"
-#include "mcp/calltimeline.h"
-#include "mcp/mcpsession.h"
 #include "store/historyfeed.h"
 #include "store/historystore.h"
 #include "store/historywriter.h"
@@ -15,6 +13,8 @@
 #include "tools/toolexecutor.h"
 #include "tools/toolregistry.h"
 #include "tools/toolrouter.h"
+#include "transport/calltimeline.h"
+#include "transport/mcpsession.h"
 
 #include "jsontestsupport.h"
 #include <QSignalSpy>

@@ -4,7 +4,7 @@
 #include "boundedjson.h"
 #include "clientanswer.h"
 #include "interaction/interactionbroker.h"
-#include "mcp/jsonrpc.h"
+#include "protocol/jsonrpc.h"
 #include "tools/homethread.h"
 #include "tools/toolregistry.h"
 

@@ -4,7 +4,7 @@
 #include "store/workspacestatestore.h"
 
 #include "interaction/clienttool.h"
-#include "mcp/sessionkind.h"
+#include "protocol/sessionkind.h"
 #include "statejsonreader.h"
 #include "store/workspacestatefile.h"
 #include "toolcall.h"
