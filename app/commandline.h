@@ -2,7 +2,9 @@
 
 // CommandLine: what the switchboard command was asked to do.
 
+#include <QList>
 #include <QString>
+#include <QUrl>
 
 #include <optional>
 
@@ -14,9 +16,13 @@ struct CommandLine
     bool noAuth = false;
     bool debugTools = false;
     std::optional<quint16> port;
+    std::optional<quint16> operatorPort; // --operator-port: the operator API on a port of its own
     QString bindAddress; // empty: from configuration
     QString stateDirectory;
     QString configFile;
+    // --attach (may be given several times): the window on Switchboards elsewhere, one window for all
+    // of them; empty when not asked.
+    QList<QUrl> attach;
 
     // Parses the application's arguments; exits on --help and --version (status 0), and on an error
     // (an unknown option, a bad value, a word it does not expect) with status 2, naming it.

@@ -204,7 +204,8 @@ QByteArray HeadlessReporter::formatQuestion(const PendingInteraction& interactio
     return "question " + PrintableText::escaped(interaction.id) + ' ' + state + ": " + what
         + PrintableText::escaped(interaction.tool) + " for " + PrintableText::escaped(interaction.clientName)
         + " (call #" + QByteArray::number(interaction.callId) + ", " + pauseModeName(interaction.mode).toUtf8()
-        + "); answer it in the Switchboard window\n";
+        + "); answer it with `switchboard answer " + PrintableText::escaped(interaction.id)
+        + " …` or the operator API\n";
 }
 
 void HeadlessReporter::reportPending(const PendingInteraction& interaction)

@@ -5,7 +5,11 @@
 #include "store/statedirectory.h"
 
 #include <QCoreApplication>
+#include <QFile>
 #include <QSocketNotifier>
+#include <QSslCertificate>
+#include <QSslKey>
+#include <QSslSocket>
 
 #include <csignal>
 #include <cstdio>
@@ -101,10 +105,17 @@ std::optional<BackendOptions> Launch::backendOptions(
     options.configPath = line.configFile;
     McpServerOptions& server = options.server;
     server.port = line.port.value_or(config.port);
+    server.operatorPort = line.operatorPort ? line.operatorPort : config.operatorPort;
     const QString bind = line.bindAddress.isEmpty() ? config.bindAddress : line.bindAddress;
     if (!server.address.setAddress(bind)) {
         *error = QStringLiteral("%1 is not an IP address to listen on").arg(bind);
         return std::nullopt;
+    }
+    if (!config.tlsCertificate.isEmpty()) {
+        std::optional<QSslConfiguration> tls = Launch::tlsConfiguration(config.tlsCertificate, config.tlsKey, error);
+        if (!tls)
+            return std::nullopt;
+        server.tls = *tls;
     }
     server.allowedOrigins = config.allowedOrigins;
     server.allowedHosts = config.allowedHosts;
@@ -127,9 +138,45 @@ std::optional<BackendOptions> Launch::backendOptions(
     return options;
 }
 
+std::optional<QSslConfiguration> Launch::tlsConfiguration(
+    const QString& certificatePath, const QString& keyPath, QString* error)
+{
+    const QList<QSslCertificate> chain = QSslCertificate::fromPath(certificatePath, QSsl::Pem);
+    if (chain.isEmpty()) {
+        *error = QStringLiteral("server.tls.certificate: %1 holds no PEM certificate").arg(certificatePath);
+        return std::nullopt;
+    }
+    QFile keyFile(keyPath);
+    if (!keyFile.open(QIODevice::ReadOnly)) {
+        *error = QStringLiteral("server.tls.key: cannot read %1: %2").arg(keyPath, keyFile.errorString());
+        return std::nullopt;
+    }
+    const QByteArray pem = keyFile.readAll();
+    QSslKey key(pem, QSsl::Rsa, QSsl::Pem);
+    if (key.isNull())
+        key = QSslKey(pem, QSsl::Ec, QSsl::Pem);
+    if (key.isNull()) {
+        *error = QStringLiteral("server.tls.key: %1 holds no unencrypted PEM key (RSA or EC)").arg(keyPath);
+        return std::nullopt;
+    }
+    QSslConfiguration tls = QSslConfiguration::defaultConfiguration();
+    tls.setLocalCertificateChain(chain);
+    tls.setPrivateKey(key);
+    tls.setPeerVerifyMode(QSslSocket::VerifyNone); // clients prove themselves with tokens, not certificates
+    tls.setProtocol(QSsl::TlsV1_2OrLater);
+    return tls;
+}
+
 std::optional<int> Launch::start(QCoreApplication& app, bool noDisplay)
 {
     commandLine = CommandLine::parse(app);
+    if (!commandLine.attach.isEmpty()) {
+        // Only the window attaches; without a display there is none to open.
+        std::fprintf(stderr,
+            "switchboard: --attach opens a window, and there is no display. From a terminal, answer with "
+            "`switchboard questions --attach URL` and `switchboard answer ID ANSWER --attach URL`\n");
+        return 2;
+    }
 
     QString error;
     if (!SwitchboardConfig::load(commandLine.configFile, &config, &error)) {
@@ -161,6 +208,26 @@ std::optional<int> Launch::start(QCoreApplication& app, bool noDisplay)
         }
         server.bearerToken = token.value;
     }
+    // The operator's own credential, never the clients': an agent with the MCP token cannot answer
+    // its own questions.
+    ServerToken operatorToken;
+    if (!ServerToken::resolve(options.stateDirectory, qgetenv(ServerToken::Operator.variable), &operatorToken, &error,
+            ServerToken::Operator)) {
+        std::fprintf(stderr, "switchboard: %s\n", qPrintable(error));
+        return 2;
+    }
+    if (!server.bearerToken.isEmpty() && operatorToken.value == server.bearerToken) {
+        std::fprintf(stderr,
+            "switchboard: the operator token is the MCP clients' token: anyone who can call tools could answer "
+            "their questions. Give %s a value of its own.\n",
+            ServerToken::Operator.variable);
+        return 2;
+    }
+    QList<OperatorTokens::Named> namedOperators;
+    for (const OperatorTokenConfig& entry : std::as_const(config.operatorTokens))
+        namedOperators.append({entry.name, *operatorRoleFromName(entry.role), entry.sha256});
+    options.operatorTokens = OperatorTokens(operatorToken.value, namedOperators);
+    options.operatorMaxStreams = config.operatorMaxStreams;
 
     backend = std::make_unique<Backend>(options);
     if (!backend->start(&error)) {
@@ -185,10 +252,15 @@ std::optional<int> Launch::start(QCoreApplication& app, bool noDisplay)
     else
         std::fprintf(stderr, "switchboard: clients must send 'Authorization: Bearer <token>'; token %s\n",
             qPrintable(token.describeSource()));
-    if (!isLoopback(server.address))
+    std::fprintf(stderr, "switchboard: operators answer at %s with the operator token %s\n",
+        backend->operatorUrl().toString().toUtf8().constData(), qPrintable(operatorToken.describeSource()));
+    if (server.tls)
+        std::fprintf(stderr, "switchboard: serving https with the certificate %s\n", qPrintable(config.tlsCertificate));
+    else if (!isLoopback(server.address))
         std::fprintf(stderr,
             "switchboard: WARNING: listening on %s, not loopback: other machines can reach this "
-            "server%s.\n",
+            "server%s, and its tokens and answers cross the network in clear text (no TLS): put it behind a "
+            "TLS-terminating proxy or an SSH tunnel.\n",
             qPrintable(server.address.toString()), commandLine.noAuth ? " without any token" : "");
 
     return std::nullopt;

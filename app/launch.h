@@ -10,6 +10,8 @@
 #include "config/switchboardconfig.h"
 #include "core/backend.h"
 
+#include <QSslConfiguration>
+
 #include <functional>
 #include <initializer_list>
 #include <memory>
@@ -38,6 +40,10 @@ struct Launch
     // they do not fit together.
     static std::optional<BackendOptions> backendOptions(
         const CommandLine& line, const SwitchboardConfig& config, QString* error);
+
+    // server.tls's certificate (chain) and key as a server's TLS configuration; nullopt, saying why.
+    static std::optional<QSslConfiguration> tlsConfiguration(
+        const QString& certificatePath, const QString& keyPath, QString* error);
 
     // Parses the command line, reads the configuration, starts the backend and prints the banner.
     // Returns the exit code when it could not. `noDisplay` says the window was wanted but there is none.

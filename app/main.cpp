@@ -1,12 +1,15 @@
 // switchboard: the command. Links no GUI library, so that what runs without a window starts fast:
 // headless (`--headless`, or when there is no display) it serves and logs one line per call;
 // `switchboard tool NAME` runs one tool call from stdin and exits; `switchboard client-token`
-// issues, revokes and lists named client tokens; when
+// issues, revokes and lists named client tokens; `switchboard questions`, `answer`, `history`,
+// `status`, `grants`, `grant`, `breaker` and `adapter` talk to a running Switchboard's operator API
+// (OperatorCommand); when
 // a window is wanted it becomes `switchboard-console` (exec, the same process id), installed next
 // to it.
 
 #include "clienttokencommand.h"
 #include "launch.h"
+#include "operatorcommand.h"
 #include "toolcommand.h"
 
 #include <QCoreApplication>
@@ -39,6 +42,8 @@ int main(int argc, char** argv)
         return runToolCommand(argc, argv);
     if (argc >= 2 && qstrcmp(argv[1], "client-token") == 0)
         return runClientTokenCommand(argc, argv);
+    if (argc >= 2 && OperatorCommand::isCommand(argv[1]))
+        return runOperatorCommand(argc, argv);
     const bool headless = Launch::hasArgument(argc, argv, {"--headless"});
     // --help and --version answer without a window
     const bool informational = Launch::hasArgument(argc, argv, {"--help", "-h", "--version", "-v"});

@@ -36,6 +36,7 @@ struct BreakerState
     bool forcedOpen = false; // the operator opened it
     QString lastError;
     QString forcedBy; // which operator forced it open; empty when not forced or not known
+    QString backend; // whose adapter, when a window holds several backends (FleetOperator sets it)
 
     QString key() const { return adapter; }
     nlohmann::json toJson() const;
@@ -91,6 +92,7 @@ struct AdapterStatus
     qint64 latencyP50Us = 0; // of the newest tool calls sent upstream (not connecting); 0: no call yet
     qint64 latencyP99Us = 0;
     QList<BreakerTransitionRecord> transitions; // the newest MaxTransitions, oldest first
+    QString backend; // whose adapter, when a window holds several backends (FleetOperator sets it)
 
     QString key() const { return name; }
     nlohmann::json toJson() const;

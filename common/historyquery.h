@@ -8,6 +8,10 @@
 #include <QMetaType>
 #include <QString>
 
+#include <nlohmann/json.hpp>
+
+#include <optional>
+
 struct HistoryQuery
 {
     // The calls wanted, matched as the live log's filter matches them (CallSearch): a search finds
@@ -21,6 +25,12 @@ struct HistoryQuery
     // previews (the whole call is one query by callId away). 0: whole bodies, as far as history
     // keeps them (a call it keeps only the start of says so the same way).
     qsizetype bodyPreviewBytes = 0;
+
+    // {"words": [...], "statuses": ["ok", ...], "adapter", "tools": [...], "clients": [...], "beforeId",
+    // "callId", "limit", "bodyPreviewBytes"}, every member optional when read; fromJson refuses
+    // anything else, and a limit outside 1..1000, saying why.
+    nlohmann::json toJson() const;
+    static std::optional<HistoryQuery> fromJson(const nlohmann::json& value, QString* problem);
 };
 
 Q_DECLARE_METATYPE(HistoryQuery)

@@ -26,6 +26,26 @@ OperatorInterface::OperatorInterface(QObject* parent)
 
 OperatorInterface::~OperatorInterface() = default;
 
+QString OperatorInterface::backendProblem(const QString& name) const
+{
+    Q_UNUSED(name);
+    return isBackendConnected() ? QString() : QStringLiteral("not connected");
+}
+
+void OperatorInterface::attachBackend(const QUrl& url, const QByteArray& token, const QString& caFile)
+{
+    Q_UNUSED(token);
+    Q_UNUSED(caFile);
+    Q_EMIT commandFailed(QStringLiteral("attachBackend"),
+        QStringLiteral("This window holds one backend and cannot attach %1 beside it.").arg(url.toDisplayString()));
+}
+
+void OperatorInterface::detachBackend(const QString& name)
+{
+    Q_EMIT commandFailed(
+        QStringLiteral("detachBackend"), QStringLiteral("This window holds no backend \"%1\" to detach.").arg(name));
+}
+
 void OperatorInterface::resetBreaker(const QString& adapter)
 {
     Q_EMIT commandFailed(QStringLiteral("resetBreaker"),

@@ -36,6 +36,28 @@ public:
     virtual QByteArray token() const = 0;
     // Where secrets entered at the console are kept (the desktop keychain, or the owner-only file).
     virtual QString secretStorage() const = 0;
+    // The backend's name for a person (host and port of an attached one); empty for the backend in
+    // this process.
+    virtual QString backendName() const { return {}; }
+    // Whether what the window shows is live: always for the backend in this process; an attached
+    // one says so with backendConnectionChanged.
+    virtual bool isBackendConnected() const { return true; }
+
+    // Several backends in one window (FleetOperator): the names of those held, in the order they were
+    // added; empty for a window on one backend that names none. Rows, questions and states then
+    // carry their backend's name (ToolCall::backend and the others), and commands about them go to it.
+    virtual QStringList backendNames() const { return {}; }
+    // Why the named backend is not live now (lost, not reached yet); empty when it is.
+    virtual QString backendProblem(const QString& name) const;
+    // File ▸ Attach…: whether more backends can be added at run time, and adding one (its operator
+    // API's URL, an operator token, a PEM file of certificates to trust beside the system's or empty);
+    // the outcome arrives as backendsChanged and backendConnectionChanged, a refusal as commandFailed
+    // "attachBackend". Detaching one stops following it and takes its questions, sessions and grants
+    // out of the window; its calls stay in the log as last seen (commandFailed "detachBackend" for one
+    // that cannot be detached).
+    virtual bool canAttachBackends() const { return false; }
+    virtual void attachBackend(const QUrl& url, const QByteArray& token, const QString& caFile);
+    virtual void detachBackend(const QString& name);
 
     // History: the answer comes as historyLoaded with the returned request id. `bodyPreviewBytes`
     // > 0 reads only that much of each request and response.
@@ -177,6 +199,13 @@ Q_SIGNALS:
     void clientTokensListed(const ClientTokenInfoList& tokens, const QString& problem);
     void clientTokenIssued(const QString& name, const QByteArray& token);
     void clientTokenRevoked(const QString& name);
+
+    // An attached backend was reached (its whole state follows as the signals above: questions listed,
+    // sessions listed, the states of adapters, breakers, repositories and transfers, grants listed,
+    // the recent calls) or lost (`message` says why; what the window shows is as of then, not live).
+    void backendConnectionChanged(bool connected, const QString& message);
+    // A backend was added to the window or taken out of it (backendNames() changed).
+    void backendsChanged();
 
     // A command this backend could not carry out (`command` is its name, e.g. "resetBreaker").
     void commandFailed(const QString& command, const QString& message);

@@ -35,15 +35,23 @@ json PendingInteraction::toJson() const
         {"fromRunner", fromRunner}};
     if (!identity.isEmpty())
         record["identity"] = identity.toStdString();
+    if (!backend.isEmpty())
+        record["backend"] = backend.toStdString();
     if (stateless)
         record["stateless"] = true;
+    if (waiting) {
+        record["waiting"] = true;
+        record["deadlineMs"] = deadlineMs;
+    }
     return record;
 }
 
 bool PendingInteraction::fromJson(
-    const json& value, const QString& where, PendingInteraction* interaction, QString* problem)
+    const json& value, const QString& where, PendingInteraction* interaction, QString* problem, Source source)
 {
     PendingInteraction result;
+    bool waiting = false;
+    qint64 deadlineMs = 0;
     StateJsonReader reader(value, where, problem);
     QString kind;
     QString mode;
@@ -52,7 +60,8 @@ bool PendingInteraction::fromJson(
     reader
         .keys({"id", "kind", "render", "tool", "toolTitle", "route", "arguments", "renderSpec", "sessionId",
                   "clientName", "clientVersion", "callId", "earlierCallIds", "mode", "createdAtMs", "key"},
-            {"fromRunner", "identity", "stateless"}) // came later: older files lack them
+            // came later: older files lack them
+            {"fromRunner", "identity", "stateless", "backend", "waiting", "deadlineMs"})
         .string("id", &result.id)
         .string("kind", &kind)
         .string("render", &render)
@@ -70,7 +79,10 @@ bool PendingInteraction::fromJson(
         .string("key", &result.key)
         .optionalBoolean("fromRunner", &result.fromRunner)
         .optionalString("identity", &result.identity)
-        .optionalBoolean("stateless", &result.stateless);
+        .optionalString("backend", &result.backend)
+        .optionalBoolean("stateless", &result.stateless)
+        .optionalBoolean("waiting", &waiting)
+        .optionalInteger("deadlineMs", &deadlineMs);
     result.route = ToolRoute::fromString(route);
     const json* earlier = reader.array("earlierCallIds");
     if (!reader.ok())
@@ -108,8 +120,9 @@ bool PendingInteraction::fromJson(
             return reader.fail(QStringLiteral("has an \"earlierCallIds\" entry that is not an integer")).ok();
         result.earlierCallIds.append(item.get<qint64>());
     }
-    result.waiting = false; // no call survives a restart
-    result.deadlineMs = 0;
+    // In a state file no call waits: none survives a restart, and another process's is not ours.
+    result.waiting = source == Source::Live && waiting;
+    result.deadlineMs = result.waiting ? deadlineMs : 0;
     *interaction = std::move(result);
     return true;
 }

@@ -61,15 +61,23 @@ struct PendingInteraction
     // "this client" grants belong to; empty for a client known by its declared name. Optional in the
     // state file.
     QString identity;
+    // The backend that asks, when a window holds several (FleetOperator sets it). Optional in the
+    // state file.
+    QString backend;
     // Whom stored answers and grants of this question belong to: the identity, else the name.
     QString clientKey() const { return identity.isEmpty() ? clientName : identity; }
 
-    // The record in the workspace state file.
+    // The record in the workspace state file, which is also the question the operator API sends:
+    // while a call waits, with "waiting" and "deadlineMs" (an attached window shows the countdown).
     nlohmann::json toJson() const;
+    // Where a record read by fromJson comes from: a state file, where no call waits (none survives a
+    // restart, and another process's call cannot be answered here), or the operator API (Live), where
+    // "waiting" and "deadlineMs" say what the backend's call does now.
+    enum class Source { StateFile, Live };
     // False, saying why in `problem` (naming the record `where`), unless `value` is exactly what
     // toJson() writes.
-    static bool fromJson(
-        const nlohmann::json& value, const QString& where, PendingInteraction* interaction, QString* problem);
+    static bool fromJson(const nlohmann::json& value, const QString& where, PendingInteraction* interaction,
+        QString* problem, Source source = Source::StateFile);
 };
 
 struct InteractionAnswer

@@ -12,6 +12,10 @@
 #include <QMetaType>
 #include <QString>
 
+#include <nlohmann/json.hpp>
+
+#include <optional>
+
 struct PermissionEntry
 {
     enum class Source {
@@ -32,10 +36,15 @@ struct PermissionEntry
     QString grantedBy; // grants: the console user who answered
     qint64 grantedAtMs = 0; // grants: when (ms since the Unix epoch); 0 when not known (an older file)
     QString origin; // rules: where it is written (e.g. "permissions.tools.rm in /etc/switchboard.yaml")
+    QString backend; // whose rule or grant, when a window holds several backends (FleetOperator sets it)
 
     bool isRevocable() const { return source != Source::Configuration; }
     bool everyClient() const { return clientName.isEmpty(); }
     bool anyArguments() const { return arguments.isEmpty(); }
+    // {"id", "source": "configuration" | "always" | "session", "subject", "permission", "clientName",
+    // "sessionId", "arguments", "grantedBy", "grantedAtMs", "origin"}, and back, refusing anything else.
+    nlohmann::json toJson() const;
+    static std::optional<PermissionEntry> fromJson(const nlohmann::json& value, QString* problem);
     friend bool operator==(const PermissionEntry&, const PermissionEntry&) = default;
 };
 

@@ -26,6 +26,7 @@ struct SessionState
     qint64 lastActivityMs = 0;
     qint64 calls = 0; // tools/call requests received
     bool ended = false; // the session is gone (deleted, evicted, ended by the operator, server stopped)
+    QString backend; // whose session, when a window holds several backends (FleetOperator sets it)
 
     QString key() const { return id; }
     nlohmann::json toJson() const;

@@ -174,9 +174,36 @@ QByteArray ToolCall::argumentsFromRequest(const QByteArray& request)
     return QByteArray::fromStdString(arguments->dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
 }
 
+QByteArray ToolCall::utf8Start(const QByteArray& text, qsizetype maxBytes)
+{
+    if (text.size() <= maxBytes)
+        return text;
+    qsizetype end = maxBytes;
+    while (end > 0 && (uchar(text.at(end)) & 0xC0) == 0x80)
+        --end;
+    return text.left(end);
+}
+
+ToolCall ToolCall::preview(qsizetype maxBodyBytes) const
+{
+    ToolCall cut = *this;
+    if (request.size() > maxBodyBytes || response.size() > maxBodyBytes) {
+        // As a preview read from history says it: both whole sizes, whichever was cut.
+        cut.wholeRequestBytes = hasBodyPreviews() ? wholeRequestBytes : request.size();
+        cut.wholeResponseBytes = hasBodyPreviews() ? wholeResponseBytes : response.size();
+        cut.request = utf8Start(request, maxBodyBytes);
+        cut.response = utf8Start(response, maxBodyBytes);
+    }
+    if (details.size() > maxBodyBytes)
+        cut.details.clear();
+    if (timeline.size() > maxBodyBytes)
+        cut.timeline.clear();
+    return cut;
+}
+
 nlohmann::json ToolCall::toJson() const
 {
-    return nlohmann::json{{"id", id}, {"sessionId", sessionId.toStdString()}, {"clientName", clientName.toStdString()},
+    nlohmann::json record{{"id", id}, {"sessionId", sessionId.toStdString()}, {"clientName", clientName.toStdString()},
         {"clientVersion", clientVersion.toStdString()}, {"tool", tool.toStdString()},
         {"route", route.toString().toStdString()}, {"request", request.toStdString()},
         {"response", response.toStdString()}, {"details", details.toStdString()}, {"decision", decision.toStdString()},
@@ -184,6 +211,10 @@ nlohmann::json ToolCall::toJson() const
         {"startedAtMs", startedAtMs}, {"durationUs", durationUs}, {"waitedUs", waitedUs},
         {"status", callStatusName(status).toStdString()}, {"wholeRequestBytes", wholeRequestBytes},
         {"wholeResponseBytes", wholeResponseBytes}};
+    // Only a window holding several backends names one: a backend's own records stay as they were.
+    if (!backend.isEmpty())
+        record["backend"] = backend.toStdString();
+    return record;
 }
 
 std::optional<ToolCall> ToolCall::fromJson(const nlohmann::json& value, QString* problem)
@@ -196,7 +227,7 @@ std::optional<ToolCall> ToolCall::fromJson(const nlohmann::json& value, QString*
         .keys({"id", "sessionId", "clientName", "clientVersion", "tool", "route", "request", "response", "details",
                   "error", "startedAtMs", "durationUs", "status", "wholeRequestBytes", "wholeResponseBytes"},
             // Added later: records written before them (exports, older files) lack them.
-            {"decision", "replayOf", "timeline", "waitedUs"})
+            {"decision", "replayOf", "timeline", "waitedUs", "backend"})
         .integer("id", &call.id)
         .string("sessionId", &call.sessionId)
         .string("clientName", &call.clientName)
@@ -213,6 +244,7 @@ std::optional<ToolCall> ToolCall::fromJson(const nlohmann::json& value, QString*
         .integer("startedAtMs", &call.startedAtMs)
         .integer("durationUs", &call.durationUs)
         .optionalInteger("waitedUs", &call.waitedUs)
+        .optionalString("backend", &call.backend)
         .string("status", &status)
         .integer("wholeRequestBytes", &call.wholeRequestBytes)
         .integer("wholeResponseBytes", &call.wholeResponseBytes);

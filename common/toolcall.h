@@ -101,6 +101,9 @@ struct ToolCall
     // HistoryWriter::keptPart): the whole bodies' sizes. -1 when both are whole.
     qint64 wholeRequestBytes = -1;
     qint64 wholeResponseBytes = -1;
+    // The backend the call ran on, when a window holds several (FleetOperator sets it); empty for a
+    // backend's own records. Optional in the JSON form.
+    QString backend;
 
     // The longest tool name and error a record keeps. A client can send a name of megabytes and a
     // tool can fail with a message of any size; the call log, history and terminal get the start
@@ -116,6 +119,12 @@ struct ToolCall
     ToolCall withBoundedText() const;
     // `text` cut to `maxChars` characters, followed by a marker when anything was cut.
     static QString boundedText(const QString& text, qsizetype maxChars);
+    // This record as a preview for a live feed: request and response cut to `maxBodyBytes` (the whole
+    // sizes in wholeRequestBytes and wholeResponseBytes), details and timeline kept only when no
+    // longer than that (the whole call is one history query by id away).
+    ToolCall preview(qsizetype maxBodyBytes) const;
+    // The first `maxBytes` of UTF-8 `text`, not ending inside a character.
+    static QByteArray utf8Start(const QByteArray& text, qsizetype maxBytes);
     // The "arguments" member of the request's params, pretty-printed; empty if there is none.
     QByteArray argumentsJson() const;
     // The same, from a tools/call request's text.

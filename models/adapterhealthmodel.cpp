@@ -249,8 +249,11 @@ QVariant AdapterHealthModel::data(const QModelIndex& index, int role) const
     switch (role) {
     case Qt::DisplayRole:
         switch (index.column()) {
-        case AdapterColumn:
-            return status && status->readOnly ? tr("%1 (read-only)").arg(entry.name) : entry.name;
+        case AdapterColumn: {
+            const QString name = status && status->readOnly ? tr("%1 (read-only)").arg(entry.name) : entry.name;
+            const QString backend = status ? status->backend : breaker ? breaker->backend : QString();
+            return m_backendsShown && !backend.isEmpty() ? name + QStringLiteral(" · ") + backend : name;
+        }
         case StateColumn:
             return stateLabel(entry, m_clock());
         case FailuresColumn:
@@ -521,4 +524,13 @@ void AdapterHealthModel::updateCountdown()
         m_countdown.stop();
     else if (!m_countdown.isActive())
         m_countdown.start();
+}
+
+void AdapterHealthModel::setBackendsShown(bool shown)
+{
+    if (shown == m_backendsShown)
+        return;
+    m_backendsShown = shown;
+    if (rowCount() > 0)
+        Q_EMIT dataChanged(index(0, AdapterColumn), index(rowCount() - 1, AdapterColumn), {Qt::DisplayRole});
 }

@@ -44,6 +44,8 @@ class AdapterHealthModel : public QAbstractTableModel
 {
     Q_OBJECT
 public:
+    // A window holding several backends: each row names its backend (the fleet sets it on every state).
+    void setBackendsShown(bool shown);
     enum Columns {
         AdapterColumn, // the name; endpoint, tools and read-only in the tooltip
         StateColumn, // "closed", "open — retry in 12 s", "half-open", "forced open", "disabled", …
@@ -104,6 +106,7 @@ Q_SIGNALS:
     void countChanged(int count);
 
 private:
+    bool m_backendsShown = false;
     // The row that holds `name`, or where it would be inserted.
     int lowerBound(const QString& name) const;
     // The row of `name`, inserting an empty one when it is new.

@@ -70,6 +70,8 @@ QVariant data(const ToolCall& call, int column, int role)
             return callStatusLabel(call.status);
         case DurationColumn:
             return formatTiming(call);
+        case BackendColumn:
+            return call.backend;
         }
         break;
     case Qt::DecorationRole:
@@ -142,6 +144,8 @@ QVariant headerData(int section, Qt::Orientation orientation, int role)
         return QStringLiteral("Status");
     case DurationColumn:
         return QStringLiteral("Duration");
+    case BackendColumn:
+        return QStringLiteral("Backend");
     }
     return {};
 }

@@ -16,6 +16,8 @@ enum Columns {
     RouteColumn,
     StatusColumn,
     DurationColumn,
+    // The backend the call ran on: shown only while the window holds several (MainWindow).
+    BackendColumn,
     NumColumns,
 };
 

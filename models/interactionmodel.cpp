@@ -214,7 +214,9 @@ QVariant InteractionModel::data(const QModelIndex& index, int role) const
         case DetailsColumn:
             return detailsLabel(interaction);
         case ClientColumn:
-            return clientLabel(interaction);
+            return m_backendsShown && !interaction.backend.isEmpty()
+                ? clientLabel(interaction) + QStringLiteral(" · ") + interaction.backend
+                : clientLabel(interaction);
         case SessionColumn:
             return shortSession(interaction.sessionId);
         case StateColumn:
@@ -430,4 +432,13 @@ void InteractionModel::updateAgeTimer()
         m_ageTimer.stop();
     else if (!m_ageTimer.isActive())
         m_ageTimer.start();
+}
+
+void InteractionModel::setBackendsShown(bool shown)
+{
+    if (shown == m_backendsShown)
+        return;
+    m_backendsShown = shown;
+    if (!m_interactions.isEmpty())
+        Q_EMIT dataChanged(index(0, ClientColumn), index(rowCount() - 1, ClientColumn), {Qt::DisplayRole});
 }

@@ -41,6 +41,8 @@ public:
 
     int count() const { return int(m_interactions.size()); }
     const PendingInteraction& interactionAt(int row) const { return m_interactions.at(row); }
+    // A window holding several backends: the Client column names the backend that asks too.
+    void setBackendsShown(bool shown);
     // The row of the question with this id, or an invalid index when it is not pending.
     QModelIndex indexOfInteraction(const QString& id, int column = 0) const;
 
@@ -89,6 +91,7 @@ private:
     void updateAgeTimer();
 
     QList<PendingInteraction> m_interactions;
+    bool m_backendsShown = false;
     std::function<qint64()> m_clock;
     QTimer m_ageTimer; // ticks while there are rows, so the time left and the age stay current
 };

@@ -55,6 +55,9 @@ QVariant PermissionsModel::data(const QModelIndex& index, int role) const
     }
     if (role != Qt::DisplayRole && role != SortRole)
         return {};
+    // Where a rule or grant is, and on which backend (SortRole gives the place alone).
+    if (role == Qt::DisplayRole && index.column() == WhereColumn && m_backendsShown && !entry.backend.isEmpty())
+        return QString(data(index, SortRole).toString() + QStringLiteral(" · ") + entry.backend);
     switch (index.column()) {
     case SubjectColumn:
         return entry.subject;
@@ -129,4 +132,13 @@ void PermissionsModel::setEntries(const PermissionEntryList& entries)
     beginResetModel();
     m_entries = entries;
     endResetModel();
+}
+
+void PermissionsModel::setBackendsShown(bool shown)
+{
+    if (shown == m_backendsShown)
+        return;
+    m_backendsShown = shown;
+    if (rowCount() > 0)
+        Q_EMIT dataChanged(index(0, WhereColumn), index(rowCount() - 1, WhereColumn), {Qt::DisplayRole});
 }

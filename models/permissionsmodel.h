@@ -13,6 +13,8 @@ class PermissionsModel : public QAbstractTableModel
 {
     Q_OBJECT
 public:
+    // A window holding several backends: each row names its backend (the fleet sets it on every state).
+    void setBackendsShown(bool shown);
     enum Columns {
         SubjectColumn, // the tool, adapter or sink, or "every other tool"
         PermissionColumn,
@@ -39,5 +41,6 @@ public:
     void setEntries(const PermissionEntryList& entries);
 
 private:
+    bool m_backendsShown = false;
     PermissionEntryList m_entries;
 };

@@ -43,9 +43,14 @@ QVariant SessionListModel::data(const QModelIndex& index, int role) const
     if (role != Qt::DisplayRole && role != SortRole)
         return {};
     switch (index.column()) {
-    case ClientColumn:
-        return stateless && session.clientName.isEmpty() && role == Qt::DisplayRole ? tr("(unnamed client)")
-                                                                                    : session.clientName;
+    case ClientColumn: {
+        const QString client = stateless && session.clientName.isEmpty() && role == Qt::DisplayRole
+            ? tr("(unnamed client)")
+            : session.clientName;
+        return m_backendsShown && role == Qt::DisplayRole && !session.backend.isEmpty()
+            ? client + QStringLiteral(" · ") + session.backend
+            : client;
+    }
     case VersionColumn:
         return session.clientVersion;
     case StartedColumn:
@@ -228,4 +233,13 @@ void SessionListModel::addCalls(const ToolCallList& calls)
     const auto [first, last] = std::minmax_element(changed.cbegin(), changed.cend());
     Q_EMIT dataChanged(
         index(int(m_sessions.size()) + *first, 0), index(int(m_sessions.size()) + *last, NumColumns - 1));
+}
+
+void SessionListModel::setBackendsShown(bool shown)
+{
+    if (shown == m_backendsShown)
+        return;
+    m_backendsShown = shown;
+    if (rowCount() > 0)
+        Q_EMIT dataChanged(index(0, ClientColumn), index(rowCount() - 1, ClientColumn), {Qt::DisplayRole});
 }

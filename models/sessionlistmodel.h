@@ -20,6 +20,8 @@ class SessionListModel : public QAbstractTableModel
 {
     Q_OBJECT
 public:
+    // A window holding several backends: each row names its backend (the fleet sets it on every state).
+    void setBackendsShown(bool shown);
     enum Columns {
         ClientColumn,
         VersionColumn,
@@ -62,6 +64,7 @@ public Q_SLOTS:
     void addCalls(const ToolCallList& calls);
 
 private:
+    bool m_backendsShown = false;
     bool remember(qint64 callId);
 
     SessionStateList m_sessions;

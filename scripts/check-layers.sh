@@ -4,7 +4,7 @@
 # before it, and the four features (adapters, git, sinks, commands) never include each other.
 #
 #   json → common → protocol → events → store → policy → auth → tools → interaction → transport
-#        → adapters | git | sinks | commands → core (backend/core and backend/config)
+#        → adapters | git | sinks | commands → core (backend/core, backend/operator and backend/config)
 #
 # The build refuses most such includes already (a layer's only include root is its own staging
 # directory, see backend/CMakeLists.txt); this check also finds those the compiler would let
@@ -40,7 +40,7 @@ place 10 adapters adapters
 place 10 git git
 place 10 sinks sinks
 place 10 commands commands
-place 11 core core config
+place 11 core core operator config
 
 # The folder a path (relative to the root) belongs to: json, common, or backend/<folder> as
 # <folder>; "backend" for a file at backend/'s top level; empty outside these.

@@ -23,6 +23,8 @@ test_packages=(nodejs npm wrk ca-certificates)
 test_packages+=(json-schema-test-suite)
 # conformance_server_2026: the suite's fixture tools, served as command tools by a Python script.
 test_packages+=(python3)
+# tst_attachedconsole: a certificate of its own for the TLS listener.
+test_packages+=(openssl)
 # The keychain test: a private session bus (dbus-run-session), gnome-keyring, secret-tool.
 test_packages+=(dbus-daemon dbus-bin gnome-keyring libsecret-tools)
 # The libFuzzer targets (clang and its sanitizer and fuzzer runtimes) and the format check.

@@ -16,6 +16,7 @@ private Q_SLOTS:
     void statesAreCoalescedPerKey();
     void eachKindHasItsOwnBatch();
     void questionsAreCoalescedAndNothingIsLost();
+    void aRemovedRepositoryIsNotShownAgain();
 };
 
 namespace {
@@ -165,6 +166,29 @@ void TestBackendEvents::questionsAreCoalescedAndNothingIsLost()
     QCOMPARE(batch.at(1).id, QStringLiteral("ia-2"));
     QVERIFY(!batch.at(1).raised);
     QVERIFY(!batch.at(1).resolved.has_value());
+}
+
+// A read published just before the repository was removed used to go out in the next batch, after
+// the removal: listeners (the window, the operator feed) showed the repository again.
+void TestBackendEvents::aRemovedRepositoryIsNotShownAgain()
+{
+    BackendEvents events;
+    QSignalSpy states(&events, &BackendEvents::repositoryStatesChanged);
+    QSignalSpy removed(&events, &BackendEvents::repositoryRemoved);
+    RepositoryState gone;
+    gone.path = QStringLiteral("/work/gone");
+    RepositoryState kept;
+    kept.path = QStringLiteral("/work/kept");
+    events.publishRepositoryState(gone);
+    events.publishRepositoryState(kept);
+    events.publishRepositoryRemoved(gone.path);
+    QCOMPARE(removed.size(), 1); // at once
+    QCOMPARE(removed.first().at(0).toString(), gone.path);
+    events.flush();
+    QCOMPARE(states.size(), 1);
+    const auto batch = states.first().at(0).value<RepositoryStateList>();
+    QCOMPARE(batch.size(), 1);
+    QCOMPARE(batch.first().path, kept.path);
 }
 
 QTEST_GUILESS_MAIN(TestBackendEvents)

@@ -27,6 +27,7 @@ private Q_SLOTS:
     void malformedStatesAreRefusedWithAReason();
     void declinedAnswersFollowTheWidget();
     void pendingInteractionKeepsTypedRouteAndRender();
+    void aWaitingQuestionSaysSoOnlyWhenLive();
     void callsSurviveTheRoundTrip();
     void answersSurviveTheRoundTrip();
 };
@@ -71,7 +72,7 @@ void TestCommonTypes::statesSurviveTheRoundTrip()
 {
     QString problem;
     BreakerState breaker{QStringLiteral("github"), BreakerPhase::HalfOpen, 3, 5, 1700000000000, 1700000030000, true,
-        QStringLiteral("503 from upstream"), QStringLiteral("ada")};
+        QStringLiteral("503 from upstream"), QStringLiteral("ada"), QString()};
     QCOMPARE(BreakerState::fromJson(breaker.toJson(), &problem), std::optional(breaker));
     json withoutForcedBy = breaker.toJson(); // written before the operator's name was kept
     withoutForcedBy.erase("forcedBy");
@@ -148,7 +149,8 @@ void TestCommonTypes::malformedStatesAreRefusedWithAReason_data()
     QTest::addColumn<QByteArray>("document");
     QTest::addColumn<QString>("reason");
     const json good
-        = BreakerState{QStringLiteral("a"), BreakerPhase::Open, 1, 5, 0, 0, false, QString(), QString()}.toJson();
+        = BreakerState{QStringLiteral("a"), BreakerPhase::Open, 1, 5, 0, 0, false, QString(), QString(), QString()}
+              .toJson();
     QTest::newRow("not an object") << QByteArray("[1,2]") << "is not an object";
     json phase = good;
     phase["phase"] = "ajar";
@@ -206,6 +208,39 @@ void TestCommonTypes::pendingInteractionKeepsTypedRouteAndRender()
     unknownRender["render"] = "slider";
     QVERIFY(!PendingInteraction::fromJson(unknownRender, QStringLiteral("pending[0]"), &read, &problem));
     QVERIFY2(problem.contains(QStringLiteral("unknown render")), qPrintable(problem));
+}
+
+// The operator API sends a question in its toJson() form: an attached window must see that a call
+// waits for the answer, and until when, as the in-process window does; a state file read back must
+// not (no call survives a restart, and another process's call is not this one's).
+void TestCommonTypes::aWaitingQuestionSaysSoOnlyWhenLive()
+{
+    PendingInteraction interaction;
+    interaction.id = QStringLiteral("ia-2");
+    interaction.key = QStringLiteral("k");
+    interaction.tool = QStringLiteral("echo");
+    interaction.arguments = "{}";
+    interaction.renderSpec = "{}";
+    interaction.waiting = true;
+    interaction.deadlineMs = 1'790'000'123'456;
+    PendingInteraction read;
+    QString problem;
+    QVERIFY2(PendingInteraction::fromJson(
+                 interaction.toJson(), QStringLiteral("question"), &read, &problem, PendingInteraction::Source::Live),
+        qPrintable(problem));
+    QVERIFY(read.waiting);
+    QCOMPARE(read.deadlineMs, interaction.deadlineMs);
+    QVERIFY2(PendingInteraction::fromJson(interaction.toJson(), QStringLiteral("pending[0]"), &read, &problem),
+        qPrintable(problem));
+    QVERIFY(!read.waiting);
+    QCOMPARE(read.deadlineMs, 0);
+    // A parked question (nothing waits) reads as such either way, as older records without the keys do.
+    interaction.waiting = false;
+    QVERIFY(!interaction.toJson().contains("waiting"));
+    QVERIFY(PendingInteraction::fromJson(
+        interaction.toJson(), QStringLiteral("question"), &read, &problem, PendingInteraction::Source::Live));
+    QVERIFY(!read.waiting);
+    QCOMPARE(read.deadlineMs, 0);
 }
 
 void TestCommonTypes::callsSurviveTheRoundTrip()

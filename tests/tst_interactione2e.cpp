@@ -7,6 +7,9 @@
 // sign-in against the tests' authorization server on loopback (the test plays the browser the
 // window opens) connects with the account the server names, and no token reaches the client.
 //
+// The window is on the Backend in this process, or attached to it over the operator API
+// (tst_interactione2e_attached: windowbackend.h).
+//
 // Needs tests/node installed (scripts/install-deps.sh --test runs npm ci there); without it the
 // test fails and says so.
 
@@ -21,6 +24,7 @@
 #include "modelroles.h"
 #include "oauthtestserver.h"
 #include "testpaths.h"
+#include "windowbackend.h"
 
 #include <QAction>
 #include <QDesktopServices>
@@ -116,6 +120,7 @@ private:
     OAuthTestServer m_authorizationServer;
     TestBrowser m_browser;
     std::unique_ptr<Backend> m_backend;
+    std::unique_ptr<WindowBackend> m_windowBackend; // what the window is on
     std::unique_ptr<MainWindow> m_window;
     std::unique_ptr<QProcess> m_client;
     QByteArray m_output;
@@ -146,13 +151,16 @@ void TestInteractionEndToEnd::initTestCase()
     options.config.oauthProviders = {m_authorizationServer.provider()};
     // What the window opens in "the browser" comes to the test's.
     QDesktopServices::setUrlHandler(QStringLiteral("http"), &m_browser, "open");
+    WindowBackend::prepare(&options);
     m_backend = std::make_unique<Backend>(options);
     QString error;
     QVERIFY2(m_backend->start(&error), qPrintable(error));
 
-    m_window = std::make_unique<MainWindow>(m_backend.get(), 1000, false);
+    m_windowBackend = std::make_unique<WindowBackend>(m_backend.get());
+    m_window = std::make_unique<MainWindow>(m_windowBackend->operatorInterface(), 1000, false);
     m_window->show();
     QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
+    QVERIFY(m_windowBackend->attach());
     QVERIFY(m_window->interactionPanel()->isVisible());
 }
 
@@ -164,6 +172,7 @@ void TestInteractionEndToEnd::cleanupTestCase()
         m_client->waitForFinished(10'000);
     }
     m_window.reset();
+    m_windowBackend.reset();
     if (m_backend)
         m_backend->stop();
 }
@@ -376,6 +385,27 @@ void TestInteractionEndToEnd::signInWithOAuth()
     auto* signIn = child<QPushButton>(connectWidget, "signInButton");
     QCOMPARE(signIn->text(), QStringLiteral("Sign &in with Test Auth") /* the configured title */);
     QTest::mouseClick(signIn, Qt::LeftButton);
+    if (WindowBackend::attached()) {
+        // The sign-in's redirect comes back to the backend's machine, not to this window's: the
+        // attached window says so and leaves the question open (an API key, or a window there,
+        // answers it); declined here, the client hears it.
+        auto* error = child<QLabel>(connectWidget, "errorLabel");
+        QTRY_VERIFY_WITH_TIMEOUT(error->isVisible(), AnswerTimeoutMs);
+        QVERIFY2(
+            error->text().contains(QLatin1String("cannot start from an attached window")), qPrintable(error->text()));
+        QVERIFY(m_browser.opened.isEmpty());
+        QCOMPARE(panel->count(), 1);
+        QVERIFY(signIn->isEnabled());
+        QTest::mouseClick(child<QPushButton>(connectWidget, "declineButton"), Qt::LeftButton);
+        QTRY_COMPARE_WITH_TIMEOUT(panel->count(), 0, AnswerTimeoutMs);
+        const QHash<QString, QJsonObject> lines = finishClient();
+        QCOMPARE(m_client->exitCode(), 0);
+        QCOMPARE(lines.value(QStringLiteral("request_connection"))[QLatin1String("result")]
+                     .toObject()[QLatin1String("structuredContent")]
+                     .toObject()[QLatin1String("connected")],
+            QJsonValue(false));
+        return;
+    }
     QVERIFY(child<QLabel>(connectWidget, "waitingForBrowserLabel")->isVisible());
 
     // The window opened the sign-in page and shows its address to copy; then the browser signs in.

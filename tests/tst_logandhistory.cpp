@@ -4,7 +4,9 @@
 // matches that left the log (by tool, by client, by status), whatever failures the log keeps past
 // its limit; the History dialog finds the same calls with the same words and shows the log's
 // columns in the log's order; "N of M shown" counts the log's rows with and without a filter;
-// a call asked for by number, and a replayed one, is selected even when it has left the log.
+// a call asked for by number, and a replayed one, is selected even when it has left the log. The
+// window is on the Backend in this process, or attached to it over the operator API
+// (tst_logandhistory_attached: windowbackend.h).
 
 #include "callinspector.h"
 #include "calllogfilterproxy.h"
@@ -17,6 +19,7 @@
 #include "modelroles.h"
 #include "replaybar.h"
 #include "statusfilterbox.h"
+#include "windowbackend.h"
 
 #include <QAction>
 #include <QGuiApplication>
@@ -176,6 +179,7 @@ private:
 
     QTemporaryDir m_stateDir;
     std::unique_ptr<Backend> m_backend;
+    std::unique_ptr<WindowBackend> m_windowBackend; // what the window is on
     std::unique_ptr<MainWindow> m_window;
     QNetworkAccessManager m_network;
     std::unique_ptr<McpClient> m_alpha;
@@ -191,13 +195,16 @@ void TestLogAndHistory::initTestCase()
     options.server.bearerToken = token;
     options.stateDirectory = m_stateDir.path();
     options.debugTools = true;
+    WindowBackend::prepare(&options);
     m_backend = std::make_unique<Backend>(options);
     QString error;
     QVERIFY2(m_backend->start(&error), qPrintable(error));
-    m_window = std::make_unique<MainWindow>(m_backend.get(), LogRows, false);
+    m_windowBackend = std::make_unique<WindowBackend>(m_backend.get());
+    m_window = std::make_unique<MainWindow>(m_windowBackend->operatorInterface(), LogRows, false);
     m_window->resize(1366, 768);
     m_window->show();
     QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
+    QVERIFY(m_windowBackend->attach());
     m_alpha = std::make_unique<McpClient>(&m_network, m_backend->serverUrl(), QStringLiteral("alpha-agent"));
     m_beta = std::make_unique<McpClient>(&m_network, m_backend->serverUrl(), QStringLiteral("beta-agent"));
     QVERIFY(m_alpha->initialize());
@@ -207,6 +214,7 @@ void TestLogAndHistory::initTestCase()
 void TestLogAndHistory::cleanupTestCase()
 {
     m_window.reset();
+    m_windowBackend.reset();
     if (m_backend)
         m_backend->stop();
 }

@@ -3,7 +3,8 @@
 // inspector after clicking the row, in History; and checks the filter, the token handling, the
 // Connect dialog, a large call's preview and whole call, and what the status bar says about history
 // and workspace-state problems. Each test function makes the calls it needs, so any one runs alone
-// (`tst_mainwindow <function>`) or in any order.
+// (`tst_mainwindow <function>`) or in any order. The window is on the Backend in this process, or
+// attached to it over the operator API (tst_mainwindow_attached: windowbackend.h).
 
 #include "callinspector.h"
 #include "calllogfilterproxy.h"
@@ -19,6 +20,7 @@
 #include "snippetwidget.h"
 #include "statuswarning.h"
 #include "store/historywriter.h"
+#include "windowbackend.h"
 
 #include <QAction>
 #include <QClipboard>
@@ -84,7 +86,8 @@ private Q_SLOTS:
     void connectDialogMasksTheToken();
     void historyFindsTheCall();
     void historyPagesThroughOlderCalls();
-    void statusBarReportsHistoryFailuresAndDroppedRows();
+    void statusBarReportsHistoryFailures();
+    void statusBarSaysWhereDroppedRowsWent();
     void newWindowLoadsRecentCalls();
     void noAuthIsShownInRed();
     void largeCallShowsItsPreviewThenTheWholeCall();
@@ -106,6 +109,7 @@ private:
 
     QTemporaryDir m_stateDir;
     std::unique_ptr<Backend> m_backend;
+    std::unique_ptr<WindowBackend> m_windowBackend; // what the window is on
     std::unique_ptr<MainWindow> m_window;
     QNetworkAccessManager m_network;
     QByteArray m_sessionId;
@@ -119,20 +123,24 @@ void TestMainWindow::initTestCase()
     options.server.port = 0;
     options.server.bearerToken = token;
     options.stateDirectory = m_stateDir.path();
+    WindowBackend::prepare(&options);
     m_backend = std::make_unique<Backend>(options);
     QString error;
     QVERIFY2(m_backend->start(&error), qPrintable(error));
 
-    m_window = std::make_unique<MainWindow>(m_backend.get(), 1000, false);
+    m_windowBackend = std::make_unique<WindowBackend>(m_backend.get());
+    m_window = std::make_unique<MainWindow>(m_windowBackend->operatorInterface(), 1000, false);
     m_window->show();
     QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
-    QCOMPARE(m_window->windowTitle(), QStringLiteral("Switchboard"));
+    QVERIFY(m_windowBackend->attach());
+    QCOMPARE(m_window->windowTitle(), m_windowBackend->windowTitle());
     QVERIFY(!m_window->windowIcon().isNull());
 }
 
 void TestMainWindow::cleanupTestCase()
 {
     m_window.reset();
+    m_windowBackend.reset();
     if (m_backend)
         m_backend->stop();
 }
@@ -305,6 +313,16 @@ void TestMainWindow::copyTokenPutsItOnTheClipboard()
 {
     QGuiApplication::clipboard()->clear();
     auto* button = m_window->findChild<CopyButton*>(QStringLiteral("copyTokenButton"));
+    if (WindowBackend::attached()) {
+        // The clients' token stays on the backend's machine: the attached window says where it is.
+        QVERIFY(!button);
+        auto* auth = m_window->findChild<QLabel*>(QStringLiteral("authLabel"));
+        QVERIFY(auth);
+        QCOMPARE(auth->text(), QStringLiteral("Token required"));
+        QVERIFY2(
+            auth->toolTip().contains(m_windowBackend->operatorInterface()->backendName()), qPrintable(auth->toolTip()));
+        return;
+    }
     QVERIFY(button);
     QVERIFY(button->isVisible());
     QTest::mouseClick(button, Qt::LeftButton);
@@ -333,9 +351,18 @@ void TestMainWindow::connectDialogMasksTheToken()
     QVERIFY(claude->displayText().contains(m_backend->serverUrl().toString()));
     saveScreenshot(dialog, "ui-connect");
     QTest::mouseClick(claude->copyButton(), Qt::LeftButton);
+    // Attached, the window has no token: the command reads it from the environment, and the dialog
+    // says where it is kept (never that the server needs none).
+    const QString bearer = WindowBackend::attached() ? ConnectClientDialog::tokenPlaceholder() : QLatin1String(token);
     QCOMPARE(QGuiApplication::clipboard()->text(),
         QStringLiteral("claude mcp add --transport http switchboard ") + m_backend->serverUrl().toString()
-            + QStringLiteral(" --header \"Authorization: Bearer ") + QLatin1String(token) + QLatin1Char('"'));
+            + QStringLiteral(" --header \"Authorization: Bearer ") + bearer + QLatin1Char('"'));
+    QVERIFY(!dialog->findChild<QLabel*>(QStringLiteral("noAuthWarning")));
+    if (WindowBackend::attached()) {
+        auto* kept = dialog->findChild<QLabel*>(QStringLiteral("tokenKeptNote"));
+        QVERIFY(kept);
+        QVERIFY2(kept->text().contains(m_windowBackend->operatorInterface()->backendName()), qPrintable(kept->text()));
+    }
     dialog->close();
 }
 
@@ -421,7 +448,7 @@ void TestMainWindow::historyPagesThroughOlderCalls()
     QVERIFY(dialog->model()->callAt(extra - 1).request.contains("\"paging test 0\""));
 
     // An answer to a request the dialog did not send (or no longer waits for) changes nothing.
-    Q_EMIT m_backend->historyLoaded(987'654, ToolCallList(), false);
+    Q_EMIT m_windowBackend->operatorInterface()->historyLoaded(987'654, ToolCallList(), false);
     QCOMPARE(dialog->model()->rowCount(), extra);
 
     QTest::mouseClick(newest, Qt::LeftButton);
@@ -430,19 +457,23 @@ void TestMainWindow::historyPagesThroughOlderCalls()
     dialog->close();
 }
 
-void TestMainWindow::statusBarReportsHistoryFailuresAndDroppedRows()
+void TestMainWindow::statusBarReportsHistoryFailures()
 {
     auto* warning = m_window->findChild<StatusWarning*>(QStringLiteral("historyWarningLabel"));
-    auto* dropped = m_window->findChild<QLabel*>(QStringLiteral("droppedLabel"));
-    QVERIFY(warning && dropped);
+    QVERIFY(warning);
     Q_EMIT m_backend->historyWriteFailed(QStringLiteral("database or disk is full"));
-    QVERIFY(warning->isVisible());
-    QCOMPARE(warning->state(), StatusWarning::State::Problem);
-    QVERIFY(warning->toolTip().contains(QStringLiteral("disk is full")));
+    QTRY_VERIFY_WITH_TIMEOUT(warning->isVisible(), TimeoutMs);
+    QTRY_COMPARE_WITH_TIMEOUT(warning->state(), StatusWarning::State::Problem, TimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(warning->toolTip().contains(QStringLiteral("disk is full")), TimeoutMs);
     Q_EMIT m_backend->historyWriteRecovered();
-    QCOMPARE(warning->state(), StatusWarning::State::Recovered);
-    QVERIFY(!warning->toolTip().contains(QStringLiteral("disk is full")));
+    QTRY_COMPARE_WITH_TIMEOUT(warning->state(), StatusWarning::State::Recovered, TimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(!warning->toolTip().contains(QStringLiteral("disk is full")), TimeoutMs);
+}
 
+void TestMainWindow::statusBarSaysWhereDroppedRowsWent()
+{
+    auto* dropped = m_window->findChild<QLabel*>(QStringLiteral("droppedLabel"));
+    QVERIFY(dropped);
     // Calls beyond the log's capacity leave it, and the status bar says where they went. The
     // synthetic calls come after every call the log has (or has had).
     CallLogModel* model = m_window->callLogModel();
@@ -491,12 +522,18 @@ void TestMainWindow::newWindowLoadsRecentCalls()
 {
     QVERIFY(ensureEchoCall());
     // A second window stands in for a restart: it starts with the calls history holds.
-    MainWindow window(m_backend.get(), 1000, false);
-    QTRY_VERIFY_WITH_TIMEOUT(window.callLogModel()->rowCount() >= 1, TimeoutMs);
-    bool found = false;
-    for (int row = 0; row < window.callLogModel()->rowCount(); ++row)
-        found = found || window.callLogModel()->callAt(row).request.contains(message.toUtf8());
-    QVERIFY(found);
+    WindowBackend second(m_backend.get());
+    MainWindow window(second.operatorInterface(), 1000, false);
+    QVERIFY(second.attach());
+    // (An attached window hears the backend's newest calls with its state, and history after.)
+    const auto found = [&] {
+        for (int row = 0; row < window.callLogModel()->rowCount(); ++row) {
+            if (window.callLogModel()->callAt(row).request.contains(message.toUtf8()))
+                return true;
+        }
+        return false;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(found(), TimeoutMs);
 }
 
 void TestMainWindow::noAuthIsShownInRed()
@@ -505,13 +542,16 @@ void TestMainWindow::noAuthIsShownInRed()
     BackendOptions options;
     options.server.port = 0;
     options.stateDirectory = stateDir.path();
+    WindowBackend::prepare(&options);
     Backend backend(options);
     QString error;
     QVERIFY2(backend.start(&error), qPrintable(error));
     {
-        MainWindow window(&backend, 100, true);
+        WindowBackend windowBackend(&backend);
+        MainWindow window(windowBackend.operatorInterface(), 100, true);
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(windowBackend.attach());
         auto* auth = window.findChild<QLabel*>(QStringLiteral("authLabel"));
         QVERIFY(auth);
         QCOMPARE(auth->text(), QStringLiteral("No authentication (--no-auth)"));
@@ -542,7 +582,7 @@ void TestMainWindow::largeCallShowsItsPreviewThenTheWholeCall()
     QTRY_COMPARE_WITH_TIMEOUT(model->callAt(row.row()).status, CallStatus::Ok, TimeoutMs);
     // The row keeps a preview only.
     QVERIFY(model->previewAt(row.row()).truncated);
-    QCOMPARE(model->callAt(row.row()).request.size(), CallLogModel::PreviewBytes);
+    QCOMPARE(model->callAt(row.row()).request.size(), WindowBackend::livePreviewBytes());
     QVERIFY(!model->callAt(row.row()).request.contains(tail));
     QVERIFY(model->previewAt(row.row()).requestBytes > 100'000);
 
@@ -650,7 +690,9 @@ void TestMainWindow::historyHoldsPreviewsAndShowsTheWholeSelectedCall()
     dialog->close();
 
     // A new window (a restart) reads previews of its recent calls from history, with their sizes.
-    MainWindow window(m_backend.get(), 1000, false);
+    WindowBackend second(m_backend.get());
+    MainWindow window(second.operatorInterface(), 1000, false);
+    QVERIFY(second.attach());
     QModelIndex row;
     const auto findRow = [&] {
         for (int r = 0; r < window.callLogModel()->rowCount(); ++r) {
@@ -663,7 +705,7 @@ void TestMainWindow::historyHoldsPreviewsAndShowsTheWholeSelectedCall()
     const CallPreview preview = window.callLogModel()->previewAt(row.row());
     QVERIFY(preview.truncated);
     QCOMPARE(preview.requestBytes, page.wholeRequestBytes);
-    QCOMPARE(window.callLogModel()->callAt(row.row()).request.size(), CallLogModel::PreviewBytes);
+    QCOMPARE(window.callLogModel()->callAt(row.row()).request.size(), WindowBackend::livePreviewBytes());
 }
 
 void TestMainWindow::statusBarShowsWorkspaceStateAndHistoryProblemsUntilResolved()
@@ -677,63 +719,63 @@ void TestMainWindow::statusBarShowsWorkspaceStateAndHistoryProblemsUntilResolved
     // A workspace-state problem (the signal --headless prints) stays in the window.
     const QString problem = QStringLiteral("pending questions and stored answers could not be saved: disk full");
     Q_EMIT m_backend->workspaceStateProblem(problem);
-    QVERIFY(state->isVisible());
-    QCOMPARE(state->state(), StatusWarning::State::Problem);
-    QVERIFY(state->text().contains(QStringLiteral("not saved")));
-    QVERIFY(state->toolTip().contains(problem));
-    QVERIFY(state->events().last().contains(problem));
-    QVERIFY(statusBarText(m_window->statusBar()).contains(problem));
+    QTRY_VERIFY_WITH_TIMEOUT(state->isVisible(), TimeoutMs);
+    QTRY_COMPARE_WITH_TIMEOUT(state->state(), StatusWarning::State::Problem, TimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(state->text().contains(QStringLiteral("not saved")), TimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(state->toolTip().contains(problem), TimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(state->events().last().contains(problem), TimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(statusBarText(m_window->statusBar()).contains(problem), TimeoutMs);
     // Clicking shows the detail; a problem stays until it is resolved.
     QTest::mouseClick(state, Qt::LeftButton);
     auto* details = m_window->findChild<QWidget*>(QStringLiteral("statusWarningDetails"));
-    QVERIFY(details);
+    QTRY_VERIFY_WITH_TIMEOUT(details, TimeoutMs);
     QTRY_VERIFY(details->isVisible());
     details->close();
-    QCOMPARE(state->state(), StatusWarning::State::Problem);
-    QVERIFY(state->isVisible());
+    QTRY_COMPARE_WITH_TIMEOUT(state->state(), StatusWarning::State::Problem, TimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(state->isVisible(), TimeoutMs);
     Q_EMIT m_backend->workspaceStateRecovered();
-    QCOMPARE(state->state(), StatusWarning::State::Recovered);
-    QVERIFY(state->text().contains(QStringLiteral("saved again")));
+    QTRY_COMPARE_WITH_TIMEOUT(state->state(), StatusWarning::State::Recovered, TimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(state->text().contains(QStringLiteral("saved again")), TimeoutMs);
     // A state file set aside at start is something to read, not a failure: amber, never "not saved".
     const QString setAside = QStringLiteral(
         "the workspace state /s/workspace.json could not be read (it is not JSON); it was kept as "
         "/s/workspace.json.unreadable-20261124T090000Z and Switchboard starts without pending questions");
     Q_EMIT m_backend->workspaceStateNotice(setAside);
-    QCOMPARE(state->state(), StatusWarning::State::Notice);
-    QVERIFY(state->isVisible());
+    QTRY_COMPARE_WITH_TIMEOUT(state->state(), StatusWarning::State::Notice, TimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(state->isVisible(), TimeoutMs);
     QVERIFY2(!state->text().contains(QStringLiteral("not saved")), qPrintable(state->text()));
-    QVERIFY(state->toolTip().contains(setAside));
+    QTRY_VERIFY_WITH_TIMEOUT(state->toolTip().contains(setAside), TimeoutMs);
     state->showDetails();
-    QCOMPARE(state->state(), StatusWarning::State::Idle);
+    QTRY_COMPARE_WITH_TIMEOUT(state->state(), StatusWarning::State::Idle, TimeoutMs);
 
     // A history notice (calls left out of history) stays until the person has read it.
     const QString notice = QStringLiteral("history caught up; 12 calls were left out of it");
     Q_EMIT m_backend->historyNotice(notice);
-    QCOMPARE(history->state(), StatusWarning::State::Notice);
-    QVERIFY(history->isVisible());
-    QVERIFY(history->toolTip().contains(notice));
+    QTRY_COMPARE_WITH_TIMEOUT(history->state(), StatusWarning::State::Notice, TimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(history->isVisible(), TimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(history->toolTip().contains(notice), TimeoutMs);
     // A failure outranks the notice; the notice stays in the events.
     Q_EMIT m_backend->historyWriteFailed(QStringLiteral("disk I/O error"));
-    QCOMPARE(history->state(), StatusWarning::State::Problem);
+    QTRY_COMPARE_WITH_TIMEOUT(history->state(), StatusWarning::State::Problem, TimeoutMs);
     Q_EMIT m_backend->historyNotice(notice);
-    QCOMPARE(history->state(), StatusWarning::State::Problem);
-    QVERIFY(history->events().join(QLatin1Char('\n')).contains(notice));
+    QTRY_COMPARE_WITH_TIMEOUT(history->state(), StatusWarning::State::Problem, TimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(history->events().join(QLatin1Char('\n')).contains(notice), TimeoutMs);
     Q_EMIT m_backend->historyWriteRecovered();
-    QCOMPARE(history->state(), StatusWarning::State::Recovered);
-    QVERIFY(history->isVisible());
-    QVERIFY(history->text().contains(QStringLiteral("saved again")));
+    QTRY_COMPARE_WITH_TIMEOUT(history->state(), StatusWarning::State::Recovered, TimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(history->isVisible(), TimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(history->text().contains(QStringLiteral("saved again")), TimeoutMs);
     Q_EMIT m_backend->historyNotice(notice);
-    QCOMPARE(history->state(), StatusWarning::State::Notice);
+    QTRY_COMPARE_WITH_TIMEOUT(history->state(), StatusWarning::State::Notice, TimeoutMs);
     saveScreenshot(m_window.get(), "ui-status");
     history->showDetails();
-    QCOMPARE(history->state(), StatusWarning::State::Idle);
+    QTRY_COMPARE_WITH_TIMEOUT(history->state(), StatusWarning::State::Idle, TimeoutMs);
     // The exact count of calls left out of history shows until read.
     Q_EMIT m_backend->historyCallsLeftOut(12);
-    QCOMPARE(history->state(), StatusWarning::State::Notice);
-    QVERIFY(history->text().contains(QStringLiteral("12 calls left out of history")));
+    QTRY_COMPARE_WITH_TIMEOUT(history->state(), StatusWarning::State::Notice, TimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(history->text().contains(QStringLiteral("12 calls left out of history")), TimeoutMs);
     history->showDetails();
-    QCOMPARE(history->state(), StatusWarning::State::Idle);
-    QVERIFY(!history->isVisible());
+    QTRY_COMPARE_WITH_TIMEOUT(history->state(), StatusWarning::State::Idle, TimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(!history->isVisible(), TimeoutMs);
     // The details are window-modal: close them so later tests can click the window.
     const auto boxes = m_window->findChildren<QWidget*>(QStringLiteral("statusWarningDetails"));
     for (QWidget* box : boxes)

@@ -421,6 +421,9 @@ void CallLogView::setInitialColumns(QTableView* table, QLatin1String timeSample)
         width(QLatin1String("Invalid arguments")) + table->iconSize().width() + 3 * metrics.averageCharWidth());
     // Room for a call that waited for a person: "waited 21.00 s, ran 3.00 ms".
     columns->resizeSection(CallColumns::DurationColumn, width(QLatin1String("waited 99.99 s, ran 999.9 ms")));
+    // The backend's column only where a window holds several (MainWindow shows it then).
+    columns->resizeSection(CallColumns::BackendColumn, width(QLatin1String("build-host.example:8765")));
+    columns->setSectionHidden(CallColumns::BackendColumn, true);
     // Every column the person can resize (and the widths are remembered); the last one takes what
     // is left, and a narrow window scrolls sideways rather than cutting the tool names short.
     columns->setSectionResizeMode(QHeaderView::Interactive);

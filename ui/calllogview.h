@@ -91,8 +91,9 @@ public:
     // text, the time column as wide as `timeSample`.
     static void setInitialColumns(QTableView* table, QLatin1String timeSample = QLatin1String("00:00:00.000"));
     // The columns' first order on screen (Reset layout goes back to it).
-    static constexpr CallColumns::Columns DefaultColumnOrder[] = {CallColumns::TimeColumn, CallColumns::StatusColumn,
-        CallColumns::ClientColumn, CallColumns::ToolColumn, CallColumns::RouteColumn, CallColumns::DurationColumn};
+    static constexpr CallColumns::Columns DefaultColumnOrder[]
+        = {CallColumns::TimeColumn, CallColumns::StatusColumn, CallColumns::ClientColumn, CallColumns::ToolColumn,
+            CallColumns::RouteColumn, CallColumns::DurationColumn, CallColumns::BackendColumn};
 
     // True while the view scrolls along with new calls.
     bool isFollowing() const { return m_following; }

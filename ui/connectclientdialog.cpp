@@ -38,19 +38,33 @@ SnippetWidget* snippet(const QString& objectName)
 } // namespace
 
 ConnectClientDialog::ConnectClientDialog(const QUrl& serverUrl, const QByteArray& token, QWidget* parent)
+    : ConnectClientDialog(serverUrl, token, QString(), parent)
+{}
+
+ConnectClientDialog::ConnectClientDialog(
+    const QUrl& serverUrl, const QByteArray& token, const QString& tokenKeptBy, QWidget* parent)
     : QDialog(parent)
     , m_url(serverUrl)
     , m_token(token)
+    , m_tokenKeptBy(token.isEmpty() ? tokenKeptBy : QString())
 {
     setWindowTitle(tr("Connect a client"));
-    const bool auth = !m_token.isEmpty();
+    const bool auth = !m_token.isEmpty() || !m_tokenKeptBy.isEmpty();
 
     auto* layout = new QVBoxLayout(this);
     layout->setSpacing(6);
     auto* intro = note(tr("MCP clients connect to %1 over Streamable HTTP.").arg(m_url.toString()));
     intro->setTextInteractionFlags(Qt::TextSelectableByMouse);
     layout->addWidget(intro);
-    if (auth) {
+    if (!m_tokenKeptBy.isEmpty()) {
+        auto* kept = note(tr("Every request must carry the header \"Authorization: Bearer <token>\", with the token "
+                             "kept on the machine %1 runs on (its state directory's \"token\" file, or "
+                             "SWITCHBOARD_TOKEN there). The snippets read it from %2: set it, or put the token in "
+                             "its place. Treat the token like a password: anyone with it can call tools there.")
+                              .arg(m_tokenKeptBy, tokenPlaceholder()));
+        kept->setObjectName(QStringLiteral("tokenKeptNote"));
+        layout->addWidget(kept);
+    } else if (auth) {
         layout->addWidget(note(tr("Every request must carry the header \"Authorization: Bearer <token>\". "
                                   "Treat the token like a password: anyone with it can call tools here.")));
         m_showToken = new QCheckBox(tr("Show token"));
@@ -108,6 +122,12 @@ ConnectClientDialog::ConnectClientDialog(const QUrl& serverUrl, const QByteArray
     resize(initialWidth, qMax(heightForWidth(initialWidth), minimumSizeHint().height()));
 }
 
+QString ConnectClientDialog::tokenPlaceholder()
+{
+    // Expanded by a shell in double quotes, and by clients that read mcpServers files with ${VAR}.
+    return QStringLiteral("${SWITCHBOARD_TOKEN}");
+}
+
 QString ConnectClientDialog::maskToken(const QByteArray& token)
 {
     // Keep a recognisable prefix such as "sb_" so the person can tell which token it is.
@@ -148,7 +168,7 @@ void ConnectClientDialog::setTokenShown(bool shown)
 
 void ConnectClientDialog::updateSnippets()
 {
-    const QString real = QString::fromLatin1(m_token);
+    const QString real = m_tokenKeptBy.isEmpty() ? QString::fromLatin1(m_token) : tokenPlaceholder();
     const QString shown = m_token.isEmpty() || isTokenShown() ? real : maskToken(m_token);
     m_claudeCode->setTexts(claudeCodeCommand(m_url, shown), claudeCodeCommand(m_url, real));
     m_mcpServers->setTexts(mcpServersJson(m_url, shown), mcpServersJson(m_url, real));

@@ -262,6 +262,26 @@ InteractionWidget* InteractionPanel::createWidget(const PendingInteraction& inte
     return widget;
 }
 
+void InteractionPanel::setBackendsShown(bool shown)
+{
+    m_backendsShown = shown;
+    m_model->setBackendsShown(shown);
+    for (InteractionWidget* widget : std::as_const(m_widgets))
+        widget->setBackendShown(shown);
+}
+
+void InteractionPanel::setBackendAnswerable(const QString& backend, bool answerable)
+{
+    if (answerable)
+        m_unanswerableBackends.remove(backend);
+    else
+        m_unanswerableBackends.insert(backend);
+    for (InteractionWidget* widget : std::as_const(m_widgets)) {
+        if (widget->interaction().backend == backend)
+            widget->setEnabled(answerable);
+    }
+}
+
 bool InteractionPanel::upsert(const PendingInteraction& interaction)
 {
     m_model->upsert(interaction);
@@ -271,6 +291,8 @@ bool InteractionPanel::upsert(const PendingInteraction& interaction)
     }
     // Long forms and JSON scroll inside the widget, above its answers (which stay in view).
     InteractionWidget* widget = createWidget(interaction);
+    widget->setBackendShown(m_backendsShown);
+    widget->setEnabled(!m_unanswerableBackends.contains(interaction.backend));
     QWidget* page = widget;
     m_widgets.insert(interaction.id, widget);
     m_pages.insert(interaction.id, page);

@@ -17,6 +17,7 @@
 
 #include <QDockWidget>
 #include <QHash>
+#include <QSet>
 #include <QUrl>
 
 #include <functional>
@@ -56,6 +57,11 @@ public:
 
     // Where secrets are kept, named in every connect widget (Backend::secretStorage()).
     void setSecretStorage(const QString& description);
+    // A window holding several backends: every question names its backend, and those of a backend
+    // that is not live cannot be answered (they may have been answered meanwhile) while the others'
+    // can.
+    void setBackendsShown(bool shown);
+    void setBackendAnswerable(const QString& backend, bool answerable);
     // How a sign-in page is opened (QDesktopServices::openUrl); false when no browser could be.
     // Tests set one that opens nothing.
     void setUrlOpener(std::function<bool(const QUrl&)> opener);
@@ -131,6 +137,8 @@ private:
     QHash<QString, InteractionWidget*> m_widgets;
     QHash<QString, QWidget*> m_pages; // the scroll area holding each widget in the stack
     QString m_secretStorage;
+    bool m_backendsShown = false;
+    QSet<QString> m_unanswerableBackends;
     QSystemTrayIcon* m_tray = nullptr; // created when the first question arrives, where there is a tray
     DesktopNotifier* m_notifier = nullptr;
     std::function<bool(const QUrl&)> m_openUrl;

@@ -80,13 +80,19 @@ InteractionWidget::InteractionWidget(const PendingInteraction& interaction, QWid
     auto* grid = new QGridLayout;
     grid->setHorizontalSpacing(10);
     grid->setVerticalSpacing(2);
-    grid->addWidget(captionLabel(tr("Asked by")), 0, 0);
-    grid->addWidget(m_clientLabel, 0, 1);
-    grid->addWidget(captionLabel(tr("Session")), 1, 0);
-    grid->addWidget(m_sessionLabel, 1, 1);
-    grid->addWidget(captionLabel(tr("Call")), 2, 0);
-    grid->addWidget(m_waitingLabel, 2, 1);
-    grid->addWidget(m_earlierCallsLabel, 3, 1);
+    m_backendCaption = captionLabel(tr("Backend"));
+    m_backendLabel = valueLabel(QString(), QStringLiteral("backendLabel"));
+    m_backendCaption->hide();
+    m_backendLabel->hide();
+    grid->addWidget(m_backendCaption, 0, 0);
+    grid->addWidget(m_backendLabel, 0, 1);
+    grid->addWidget(captionLabel(tr("Asked by")), 1, 0);
+    grid->addWidget(m_clientLabel, 1, 1);
+    grid->addWidget(captionLabel(tr("Session")), 2, 0);
+    grid->addWidget(m_sessionLabel, 2, 1);
+    grid->addWidget(captionLabel(tr("Call")), 3, 0);
+    grid->addWidget(m_waitingLabel, 3, 1);
+    grid->addWidget(m_earlierCallsLabel, 4, 1);
     grid->setColumnStretch(1, 1);
 
     auto* rule = new QFrame;
@@ -264,6 +270,14 @@ void InteractionWidget::setInteraction(const PendingInteraction& interaction)
     arrangeAnswers();
 }
 
+void InteractionWidget::setBackendShown(bool shown)
+{
+    if (shown == m_backendShown)
+        return;
+    m_backendShown = shown;
+    updateHeader();
+}
+
 void InteractionWidget::updateHeader()
 {
     const PendingInteraction& interaction = m_interaction;
@@ -284,6 +298,10 @@ void InteractionWidget::updateHeader()
     m_toolLabel->setToolTip(tr("Tool %1, route %2").arg(interaction.tool, interaction.route.toString()));
 
     m_clientLabel->setText(InteractionModel::clientLabel(interaction));
+    m_backendLabel->setText(interaction.backend);
+    const bool named = m_backendShown && !interaction.backend.isEmpty();
+    m_backendCaption->setVisible(named);
+    m_backendLabel->setVisible(named);
     m_sessionLabel->setText(interaction.stateless ? tr("none (MCP 2026-07-28, stateless)")
             : interaction.fromRunner              ? tr("%1 (one-shot runner; ends with its process)")
                                            .arg(InteractionModel::shortSession(interaction.sessionId))
@@ -656,7 +674,10 @@ void InteractionWidget::fitHeader()
         shape = room >= compact || !m_questionAreaOptional ? HeaderShape::Compact : HeaderShape::None;
     if (shape == HeaderShape::Compact) {
         const int textWidth = qMax(0, width - m_compactKindLabel->sizeHint().width() - spacing * 2);
-        const QString tool = InteractionModel::toolLabel(m_interaction);
+        // In a window of several backends the compact line names the one that asks too.
+        const QString tool = m_backendShown && !m_interaction.backend.isEmpty()
+            ? InteractionModel::toolLabel(m_interaction) + QStringLiteral(" — ") + m_interaction.backend
+            : InteractionModel::toolLabel(m_interaction);
         m_compactToolLabel->setText(m_compactToolLabel->fontMetrics().elidedText(tool, Qt::ElideRight, textWidth));
     }
     // The area's least height holds what it shows of the header whole (it may change with the width).

@@ -42,6 +42,9 @@ public:
     // Takes what changes while the question is open (the call that waits for it, whether one
     // does); what the person has typed or chosen stays.
     void setInteraction(const PendingInteraction& interaction);
+    // The header names the backend that asks (PendingInteraction::backend): in a window that holds
+    // several (InteractionPanel::setBackendsShown).
+    void setBackendShown(bool shown);
 
     // True from sending an answer until it is refused (or the question leaves the panel).
     bool isSending() const { return m_sending; }
@@ -167,6 +170,9 @@ private:
     QLabel* m_toolLabel = nullptr;
     QLabel* m_toolNameLabel = nullptr;
     QLabel* m_clientLabel = nullptr;
+    QLabel* m_backendCaption = nullptr;
+    QLabel* m_backendLabel = nullptr;
+    bool m_backendShown = false;
     QLabel* m_sessionLabel = nullptr;
     QLabel* m_waitingLabel = nullptr;
     QLabel* m_earlierCallsLabel = nullptr;

@@ -1,7 +1,9 @@
 #include "mainwindow.h"
 
+#include "adapterhealthmodel.h"
 #include "adapterhealthview.h"
 #include "approvalwidget.h"
+#include "attachdialog.h"
 #include "callexportdialog.h"
 #include "callexportjob.h"
 #include "callimportwindow.h"
@@ -20,12 +22,14 @@
 #include "modelroles.h"
 #include "ndjsoncallreader.h"
 #include "operatorinterface.h"
+#include "permissionsmodel.h"
 #include "permissionsview.h"
 #include "replaybar.h"
 #include "repositorylistmodel.h"
 #include "repositoryview.h"
 #include "securitybadge.h"
 #include "securityeventmodel.h"
+#include "sessionlistmodel.h"
 #include "shortcutsdialog.h"
 #include "statuswarning.h"
 #include "themeicon.h"
@@ -45,6 +49,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QIcon>
+#include <QInputDialog>
 #include <QLabel>
 #include <QLineEdit>
 #include <QLocale>
@@ -154,12 +159,10 @@ QFrame* separator()
     return line;
 }
 
-QLabel* warningLabel(const QString& objectName)
+// A status bar label that warns.
+QString warningStyle()
 {
-    auto* label = new QLabel;
-    label->setObjectName(objectName);
-    label->setStyleSheet(QStringLiteral("QLabel { color: #c01c28; font-weight: bold; }"));
-    return label;
+    return QStringLiteral("QLabel { color: #c01c28; font-weight: bold; }");
 }
 
 } // namespace
@@ -175,7 +178,7 @@ MainWindow::MainWindow(OperatorInterface* backend, int callLogRows, bool noAuth,
     , m_inspector(new CallInspector)
 {
     initSwitchboardResources();
-    setWindowTitle(tr("Switchboard"));
+    updateWindowTitle();
     setWindowIcon(applicationIcon());
 
     m_callLog->setObjectName(QStringLiteral("callLog"));
@@ -279,6 +282,11 @@ MainWindow::MainWindow(OperatorInterface* backend, int callLogRows, bool noAuth,
     connect(m_backend, &OperatorInterface::workspaceStateRecovered, this, &MainWindow::onWorkspaceStateRecovered);
     connect(m_backend, &OperatorInterface::historyCallsLeftOut, this, &MainWindow::onHistoryCallsLeftOut);
     connect(m_backend, &OperatorInterface::historyCounted, this, &MainWindow::onHistoryCounted);
+    connect(m_backend, &OperatorInterface::backendConnectionChanged, this, &MainWindow::onBackendConnectionChanged);
+    connect(m_backend, &OperatorInterface::backendsChanged, this, &MainWindow::onBackendsChanged);
+    if (m_backend->canAttachBackends())
+        createAttachActions();
+    onBackendsChanged();
     connect(m_backend, &OperatorInterface::historyPruned, this, [this] {
         if (m_model->droppedCount() > 0 && !m_olderCountTimer->isActive())
             m_olderCountTimer->start();
@@ -694,6 +702,8 @@ bool MainWindow::restoreLayout(QSettings& settings)
         setInspectorBelow(m_splitter->orientation() == Qt::Vertical); // the splitter's state holds it
         restored
             = m_callLog->restoreHeaderState(settings.value(QStringLiteral("callLogColumns")).toByteArray()) && restored;
+        // The backend's column shows for the backends held now, not those of the saved layout.
+        updateBackendColumn();
     }
     settings.endGroup();
     if (!restored)
@@ -722,6 +732,7 @@ void MainWindow::resetLayout()
     setShort(false); // as the default state was saved
     restoreState(m_defaultState, LayoutVersion);
     m_callLog->resetColumns();
+    updateBackendColumn();
     applyDefaultSizes();
 }
 
@@ -946,7 +957,9 @@ void MainWindow::createStatusBar()
 {
     QStatusBar* bar = statusBar();
 
-    auto* caption = new QLabel(tr("Listening on"));
+    // An attached window shows where its backend listens, as the backend's own window would.
+    auto* caption = m_urlCaption = new QLabel(
+        m_backend->backendName().isEmpty() ? tr("Listening on") : tr("%1 listens on").arg(m_backend->backendName()));
     m_urlLabel = new QLabel(m_backend->serverUrl().toString());
     m_urlLabel->setObjectName(QStringLiteral("serverUrlLabel"));
     m_urlLabel->setTextFormat(Qt::PlainText);
@@ -972,6 +985,9 @@ void MainWindow::createStatusBar()
     m_stateStatus = new StatusWarning(tr("Workspace state"));
     m_stateStatus->setObjectName(QStringLiteral("workspaceStateWarningLabel"));
     bar->addPermanentWidget(m_stateStatus);
+    m_backendStatus = new StatusWarning(tr("Attached backend"));
+    m_backendStatus->setObjectName(QStringLiteral("backendWarningLabel"));
+    bar->addPermanentWidget(m_backendStatus);
 
     m_droppedLabel = new QLabel;
     m_droppedLabel->setObjectName(QStringLiteral("droppedLabel"));
@@ -987,24 +1003,45 @@ void MainWindow::createStatusBar()
 
     // The token itself never appears here: only whether one is needed, and a way to copy it.
     bar->addPermanentWidget(separator());
-    if (m_noAuth) {
-        m_authLabel = warningLabel(QStringLiteral("authLabel"));
-        m_authLabel->setText(tr("No authentication (--no-auth)"));
-        m_authLabel->setToolTip(m_noAuthRequested
-                ? tr("Started with --no-auth: any program on this machine can call tools "
-                     "without a token")
-                : tr("The server has no token: any program on this machine can call tools"));
-        bar->addPermanentWidget(m_authLabel);
-    } else {
-        m_authLabel = new QLabel(tr("Token required"));
-        m_authLabel->setObjectName(QStringLiteral("authLabel"));
-        m_authLabel->setToolTip(tr("Clients must send the header \"Authorization: Bearer <token>\""));
+    m_authLabel = new QLabel;
+    m_authLabel->setObjectName(QStringLiteral("authLabel"));
+    bar->addPermanentWidget(m_authLabel);
+    if (!m_noAuth && m_backend->backendName().isEmpty()) {
         m_copyTokenButton = new CopyButton(tr("Copy token"));
         m_copyTokenButton->setObjectName(QStringLiteral("copyTokenButton"));
         m_copyTokenButton->setToolTip(tr("Put the bearer token on the clipboard"));
         m_copyTokenButton->setCopyText(QString::fromLatin1(m_backend->token()));
-        bar->addPermanentWidget(m_authLabel);
         bar->addPermanentWidget(m_copyTokenButton);
+    }
+    updateAuthStatus();
+    // An attached backend says whether its clients need a token only once it is reached.
+    connect(m_backend, &OperatorInterface::backendConnectionChanged, this, [this](bool connected) {
+        if (connected)
+            updateAuthStatus();
+    });
+}
+
+void MainWindow::updateAuthStatus()
+{
+    m_noAuth = !m_backend->requiresToken();
+    if (m_noAuth) {
+        m_authLabel->setText(tr("No authentication (--no-auth)"));
+        m_authLabel->setStyleSheet(warningStyle());
+        m_authLabel->setToolTip(m_noAuthRequested
+                ? tr("Started with --no-auth: any program on this machine can call tools "
+                     "without a token")
+                : tr("The server has no token: any program on this machine can call tools"));
+        return;
+    }
+    m_authLabel->setText(tr("Token required"));
+    m_authLabel->setStyleSheet(QString());
+    if (!m_backend->backendName().isEmpty()) {
+        // The clients' token stays on the backend's machine: only that it is needed is shown.
+        m_authLabel->setToolTip(tr("Clients must send the token kept on the machine %1 runs on (its state "
+                                   "directory's \"token\" file, or SWITCHBOARD_TOKEN there)")
+                                    .arg(m_backend->backendName()));
+    } else {
+        m_authLabel->setToolTip(tr("Clients must send the header \"Authorization: Bearer <token>\""));
     }
 }
 
@@ -1128,11 +1165,129 @@ void MainWindow::onAdapterSelected(const QString& name)
     m_callLog->setAdapterFilter(name);
 }
 
+void MainWindow::updateWindowTitle()
+{
+    QString title = tr("Switchboard");
+    if (const QString name = m_backend->backendName(); !name.isEmpty())
+        title = m_backend->isBackendConnected() ? tr("Switchboard — %1").arg(name)
+                                                : tr("Switchboard — %1 (disconnected)").arg(name);
+    if (m_questionCount > 0)
+        title += QStringLiteral(" — ") + InteractionPanel::countText(m_questionCount);
+    setWindowTitle(title);
+}
+
+void MainWindow::onBackendConnectionChanged(bool connected, const QString& message)
+{
+    const QStringList names = m_backend->backendNames();
+    if (connected) {
+        m_backendStatus->showRecovered(message);
+        m_urlLabel->setText(m_backend->serverUrl().toString());
+        m_interactionPanel->setSecretStorage(m_backend->secretStorage());
+    } else if (names.size() > 1) {
+        // Which of the backends is not live: the others' rows and questions are.
+        QStringList lost;
+        for (const QString& name : names) {
+            if (!m_backend->backendProblem(name).isEmpty())
+                lost.append(name);
+        }
+        m_backendStatus->showProblem(tr("Disconnected: %1").arg(lost.join(QStringLiteral(", "))), message);
+    } else {
+        m_backendStatus->showProblem(tr("Disconnected: not live"), message);
+    }
+    // Answers to questions that may be gone wait until the backend says which are still open; in a
+    // window of several backends only that backend's questions wait.
+    if (names.size() > 1) {
+        m_interactionPanel->setEnabled(true);
+        for (const QString& name : names)
+            m_interactionPanel->setBackendAnswerable(name, m_backend->backendProblem(name).isEmpty());
+    } else {
+        m_interactionPanel->setEnabled(connected);
+    }
+    updateWindowTitle();
+}
+
+void MainWindow::onBackendsChanged()
+{
+    const QStringList names = m_backend->backendNames();
+    const bool several = names.size() > 1;
+    // Rows, questions and the status bar name their backend only where there is more than one.
+    updateBackendColumn();
+    m_interactionPanel->setBackendsShown(several);
+    m_adapterHealthView->model()->setBackendsShown(several);
+    if (auto* dashboard = findChild<DashboardView*>())
+        dashboard->sessionModel()->setBackendsShown(several);
+    if (auto* permissions = findChild<PermissionsView*>())
+        permissions->model()->setBackendsShown(several);
+    if (several)
+        m_urlCaption->setText(tr("%1 listens on").arg(names.first()));
+    else
+        m_urlCaption->setText(m_backend->backendName().isEmpty() ? tr("Listening on")
+                                                                 : tr("%1 listens on").arg(m_backend->backendName()));
+    m_urlLabel->setText(m_backend->serverUrl().toString());
+    if (m_detachAction)
+        m_detachAction->setEnabled(!names.isEmpty());
+    // One more backend is not live until it is reached: the status bar and its questions say so now.
+    if (several)
+        onBackendConnectionChanged(m_backend->isBackendConnected(),
+            m_backend->isBackendConnected() ? tr("Following %1").arg(names.join(QStringLiteral(", ")))
+                                            : m_backend->backendProblem({}));
+}
+
+void MainWindow::updateBackendColumn()
+{
+    const bool several = m_backend->backendNames().size() > 1;
+    QHeaderView* columns = m_callLog->tableView()->horizontalHeader();
+    if (several && columns->isSectionHidden(CallColumns::BackendColumn)) {
+        // Beside the status, where it is read with every row (hidden, it waits last).
+        columns->moveSection(
+            columns->visualIndex(CallColumns::BackendColumn), columns->visualIndex(CallColumns::StatusColumn) + 1);
+    }
+    columns->setSectionHidden(CallColumns::BackendColumn, !several);
+}
+
+void MainWindow::createAttachActions()
+{
+    auto* attach = new QAction(tr("Attach…"), this);
+    attach->setObjectName(QStringLiteral("attachAction"));
+    attach->setToolTip(tr("Follow one more Switchboard in this window, through its operator API"));
+    attach->setProperty(WithoutShortcutProperty, true); // once per backend
+    connect(attach, &QAction::triggered, this, &MainWindow::showAttachDialog);
+    addMenuAction(Menu::File, attach);
+    m_detachAction = new QAction(tr("Detach…"), this);
+    m_detachAction->setObjectName(QStringLiteral("detachAction"));
+    m_detachAction->setToolTip(tr("Stop following an attached Switchboard"));
+    m_detachAction->setProperty(WithoutShortcutProperty, true);
+    connect(m_detachAction, &QAction::triggered, this, [this] {
+        bool chosen = false;
+        const QString name = QInputDialog::getItem(
+            this, tr("Detach"), tr("Stop following:"), m_backend->backendNames(), 0, false, &chosen);
+        if (chosen && !name.isEmpty())
+            m_backend->detachBackend(name);
+    });
+    addMenuAction(Menu::File, m_detachAction);
+    connect(m_backend, &OperatorInterface::commandFailed, this, [this](const QString& command, const QString& message) {
+        if (command == QLatin1String("attachBackend") || command == QLatin1String("detachBackend"))
+            QMessageBox::warning(
+                this, command == QLatin1String("attachBackend") ? tr("Attach") : tr("Detach"), message);
+    });
+}
+
+AttachDialog* MainWindow::showAttachDialog()
+{
+    auto* dialog = new AttachDialog(this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &QDialog::accepted, this,
+        [this, dialog] { m_backend->attachBackend(dialog->url(), dialog->token(), dialog->caFile()); });
+    dialog->open();
+    return dialog;
+}
+
 void MainWindow::onInteractionCountChanged(int count)
 {
     m_questionsAction->setText(count == 0 ? tr("Questions") : tr("Questions (%1)").arg(count));
     // The taskbar and the window switcher show the count too.
-    setWindowTitle(count == 0 ? tr("Switchboard") : tr("Switchboard — %1").arg(InteractionPanel::countText(count)));
+    m_questionCount = count;
+    updateWindowTitle();
     // The amber of a paused call, as a link that brings the questions forward.
     const QString link = QStringLiteral("<a href=\"questions\" style=\"color: #b36b00; font-weight: bold;\">%1</a>");
     m_questionsLabel->setText(link.arg(count == 1 ? tr("1 question waiting") : tr("%1 questions waiting").arg(count)));
@@ -1190,8 +1345,8 @@ bool MainWindow::showCalls(const QList<qint64>& callIds)
 void MainWindow::showConnectClientDialog()
 {
     if (!m_connectDialog)
-        m_connectDialog
-            = new ConnectClientDialog(m_backend->serverUrl(), m_noAuth ? QByteArray() : m_backend->token(), this);
+        m_connectDialog = new ConnectClientDialog(m_backend->serverUrl(), m_noAuth ? QByteArray() : m_backend->token(),
+            m_noAuth ? QString() : m_backend->backendName(), this);
     m_connectDialog->show();
     m_connectDialog->raise();
     m_connectDialog->activateWindow();
@@ -1212,6 +1367,9 @@ void MainWindow::showHistoryDialog()
         m_historyDialog = new HistoryDialog(m_backend, this);
     else
         m_historyDialog->search(); // reopening shows what was written since
+    // History names each call's backend as the log does, in a window of several.
+    m_historyDialog->tableView()->horizontalHeader()->setSectionHidden(
+        CallColumns::BackendColumn, m_backend->backendNames().size() < 2);
     m_historyDialog->show();
     m_historyDialog->raise();
     m_historyDialog->activateWindow();

@@ -19,6 +19,7 @@
 #include <QPointer>
 
 class AdapterHealthView;
+class AttachDialog;
 class CallExportJob;
 class OperatorInterface;
 class CallInspector;
@@ -105,6 +106,8 @@ public:
     HistoryDialog* historyDialog() const;
     StatusWarning* historyStatus() const { return m_historyStatus; }
     StatusWarning* workspaceStateStatus() const { return m_stateStatus; }
+    // An attached backend's connection: a problem while it is lost (what shows is not live).
+    StatusWarning* backendStatus() const { return m_backendStatus; }
 
     // Attempts to get a call from history that history has not written yet, a second apart.
     static constexpr int FullCallAttempts = 5;
@@ -149,6 +152,16 @@ public Q_SLOTS:
     void onWorkspaceStateProblem(const QString& message);
     void onWorkspaceStateNotice(const QString& message);
     void onWorkspaceStateRecovered();
+    // An attached backend was reached or lost: the status bar says so, the title names the backend,
+    // and while it is lost questions cannot be answered (they may have been answered meanwhile).
+    void onBackendConnectionChanged(bool connected, const QString& message);
+    // "Switchboard", the backend attached to, whether it is lost, and how many questions wait.
+    void updateWindowTitle();
+    // A backend was added or taken out (a window holding several): the log's Backend column, the
+    // questions' backend, the status bar.
+    void onBackendsChanged();
+    // File ▸ Attach… (a window that can hold several backends): the dialog, open; its OK attaches.
+    AttachDialog* showAttachDialog();
 
 protected:
     void showEvent(QShowEvent* event) override;
@@ -185,6 +198,10 @@ private:
     // Shrinks and moves the window so that its frame is inside the screen's available area.
     void fitFrameToScreen();
     void createStatusBar();
+    // File ▸ Attach… and Detach…, for a backend that can hold several (OperatorInterface::canAttachBackends).
+    void createAttachActions();
+    // The log's Backend column: shown, beside the status, while the window holds several backends.
+    void updateBackendColumn();
     void createInteractionPanel();
     void createRepositoryView();
     void createAdapterHealthView();
@@ -193,6 +210,9 @@ private:
     void onHistoryLoaded(quint64 requestId, const ToolCallList& calls, bool hasMore);
     void onCallFromHistoryLoaded(const ToolCallList& calls);
     void onSessionsChanged(int count);
+    // The status bar's word on the clients' token: needed or not (an attached backend says which
+    // once it is reached), and where it is.
+    void updateAuthStatus();
     void onRowsDropped(qint64 totalDropped);
     // The status bar's "N older calls are in History": counted in history (the stored calls older
     // than the log's oldest live row), a moment after rows leave the log or history prunes its
@@ -251,10 +271,14 @@ private:
     quint64 m_olderCountRequest = 0;
     StatusWarning* m_historyStatus = nullptr;
     StatusWarning* m_stateStatus = nullptr;
+    StatusWarning* m_backendStatus = nullptr;
+    QLabel* m_urlCaption = nullptr;
+    int m_questionCount = 0;
     QAction* m_questionsAction = nullptr;
     QLabel* m_questionsLabel = nullptr;
     bool m_quitConfirmed = false; // the person said Quit with questions pending
 
+    QAction* m_detachAction = nullptr;
     QMenu* m_fileMenu = nullptr;
     QMenu* m_editMenu = nullptr;
     QMenu* m_viewMenu = nullptr;

@@ -25,28 +25,29 @@ QString ServerToken::problemWith(const QByteArray& value)
     return {};
 }
 
-QByteArray ServerToken::generate()
+QByteArray ServerToken::generate(const Kind& kind)
 {
     std::array<quint32, 8> words{};
     QRandomGenerator::system()->fillRange(words.data(), words.size());
-    return "sb_"
+    return kind.prefix
         + QByteArray(reinterpret_cast<const char*>(words.data()), qsizetype(sizeof(words)))
               .toBase64(QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals);
 }
 
-bool ServerToken::resolve(
-    const QString& stateDirectory, const QByteArray& environmentValue, ServerToken* token, QString* error)
+bool ServerToken::resolve(const QString& stateDirectory, const QByteArray& environmentValue, ServerToken* token,
+    QString* error, const Kind& kind)
 {
     if (!environmentValue.isEmpty()) {
         if (const QString problem = problemWith(environmentValue); !problem.isEmpty()) {
-            *error = QStringLiteral("SWITCHBOARD_TOKEN %1. Use at least %2 printable ASCII characters without "
+            *error = QStringLiteral("%1 %2. Use at least %3 printable ASCII characters without "
                                     "whitespace, or unset it to use a generated token")
-                         .arg(problem)
+                         .arg(QLatin1String(kind.variable), problem)
                          .arg(MinimumLength);
             return false;
         }
         token->value = environmentValue;
         token->source = Source::Environment;
+        token->variable = kind.variable;
         token->filePath.clear();
         return true;
     }
@@ -55,7 +56,7 @@ bool ServerToken::resolve(
         *error = QStringLiteral("cannot create the state directory %1").arg(stateDirectory);
         return false;
     }
-    const QString path = QDir(stateDirectory).filePath(QStringLiteral("token"));
+    const QString path = QDir(stateDirectory).filePath(QLatin1String(kind.fileName));
     token->filePath = path;
     QFile file(path);
     if (file.exists()) {
@@ -87,7 +88,7 @@ bool ServerToken::resolve(
         *error = QStringLiteral("cannot create the token file %1: %2").arg(path, file.errorString());
         return false;
     }
-    const QByteArray value = generate();
+    const QByteArray value = generate(kind);
     if (file.write(value + '\n') != value.size() + 1 || !file.flush()) {
         *error = QStringLiteral("cannot write the token file %1: %2").arg(path, file.errorString());
         file.close();
@@ -104,7 +105,7 @@ QString ServerToken::describeSource() const
 {
     switch (source) {
     case Source::Environment:
-        return QStringLiteral("from SWITCHBOARD_TOKEN");
+        return QStringLiteral("from %1").arg(QLatin1String(variable));
     case Source::StoredFile:
         return QStringLiteral("stored in %1").arg(filePath);
     case Source::Generated:

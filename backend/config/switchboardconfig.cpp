@@ -275,6 +275,71 @@ public:
 
     // oauthProviders: each needs a name, a client id and both endpoints; URLs must be https (or
     // http to a loopback host), so a typo cannot send codes or tokens across a network in clear.
+    // operator: {maxStreams, tokens: [{name, role, sha256}]}
+    void readOperator(
+        const YAML::Node& node, QList<OperatorTokenConfig>* tokens, int* maxStreams, std::optional<quint16>* port)
+    {
+        if (!isSection(node, "operator"))
+            return;
+        checkKeys(node, "operator", {"maxStreams", "tokens", "port"});
+        read(node, "operator", "maxStreams", maxStreams, 1, 10'000);
+        if (node["port"]) {
+            int value = 0;
+            read(node, "operator", "port", &value, 0, 65535);
+            *port = quint16(value);
+        }
+        const YAML::Node list = node["tokens"];
+        if (!list || list.IsNull())
+            return;
+        if (!list.IsSequence()) {
+            fail(list, "operator", "tokens", QStringLiteral("must be a list of {name, role, sha256}"));
+            return;
+        }
+        static const QRegularExpression names(QStringLiteral("\\A[A-Za-z0-9][A-Za-z0-9._-]{0,63}\\z"));
+        for (const YAML::Node& item : list) {
+            if (!item.IsMap()) {
+                fail(item, "operator", "tokens", QStringLiteral("must be a list of {name, role, sha256}"));
+                return;
+            }
+            checkKeys(item, "operator.tokens[]", {"name", "role", "sha256"});
+            OperatorTokenConfig token;
+            QString digest;
+            readString(item, "operator.tokens[]", "name", &token.name);
+            readChoice(item, "operator.tokens[]", "role",
+                {QStringLiteral("viewer"), QStringLiteral("answerer"), QStringLiteral("admin")}, &token.role);
+            readString(item, "operator.tokens[]", "sha256", &digest);
+            if (!names.match(token.name).hasMatch()) {
+                fail(item, "operator.tokens[]", "name",
+                    QStringLiteral("must be letters, digits, '.', '_' or '-' (at most 64), starting with a letter "
+                                   "or digit"));
+                return;
+            }
+            if (token.role.isEmpty()) {
+                fail(item, "operator.tokens[]", "role", QStringLiteral("is required (viewer, answerer or admin)"));
+                return;
+            }
+            // fromHex skips what is not a digit: only a round trip says the digest is what was written.
+            token.sha256 = QByteArray::fromHex(digest.toLatin1());
+            if (token.sha256.size() != 32 || token.sha256.toHex() != digest.toLower().toLatin1()) {
+                fail(item, "operator.tokens[]", "sha256",
+                    QStringLiteral("must be the 64 hex digits of the token's SHA-256 (sha256sum prints them)"));
+                return;
+            }
+            for (const OperatorTokenConfig& other : std::as_const(*tokens)) {
+                if (other.name == token.name || other.sha256 == token.sha256) {
+                    fail(item, "operator.tokens[]", "name",
+                        QStringLiteral("%1 is taken, or its token is (names and tokens are unique)").arg(token.name));
+                    return;
+                }
+            }
+            if (token.name == QStringLiteral("default")) {
+                fail(item, "operator.tokens[]", "name", QStringLiteral("\"default\" is the built-in operator token"));
+                return;
+            }
+            tokens->append(token);
+        }
+    }
+
     void readOAuthProviders(const YAML::Node& node, QList<OAuthProvider>* target)
     {
         if (!node || node.IsNull())
@@ -953,11 +1018,11 @@ bool SwitchboardConfig::load(const QString& path, SwitchboardConfig* config, QSt
     }
     reader.checkKeys(root, nullptr,
         {"server", "console", "history", "interaction", "tasks", "execution", "permissions", "clientTools",
-            "oauthProviders", "secrets", "git", "mcp_endpoints", "sinks", "command_tools"});
+            "oauthProviders", "secrets", "git", "mcp_endpoints", "sinks", "command_tools", "operator"});
     const YAML::Node server = root["server"];
     if (reader.isSection(server, "server")) {
         reader.checkKeys(server, "server",
-            {"port", "bind", "allowedOrigins", "allowedHosts", "maxBodyBytes", "toolsPageSize", "maxSessions"});
+            {"port", "bind", "allowedOrigins", "allowedHosts", "maxBodyBytes", "toolsPageSize", "maxSessions", "tls"});
         int port = config->port;
         reader.read(server, "server", "port", &port, 0, 65535);
         config->port = quint16(port);
@@ -967,6 +1032,13 @@ bool SwitchboardConfig::load(const QString& path, SwitchboardConfig* config, QSt
         reader.read<qint64>(server, "server", "maxBodyBytes", &config->maxBodyBytes, 1024, qint64(1) << 30);
         reader.read(server, "server", "toolsPageSize", &config->toolsPageSize, 1, 10'000);
         reader.read(server, "server", "maxSessions", &config->maxSessions, 1, 100'000);
+        if (const YAML::Node tls = server["tls"]; reader.isSection(tls, "server.tls")) {
+            reader.checkKeys(tls, "server.tls", {"certificate", "key"});
+            reader.readString(tls, "server.tls", "certificate", &config->tlsCertificate);
+            reader.readString(tls, "server.tls", "key", &config->tlsKey);
+            if (config->tlsCertificate.isEmpty() || config->tlsKey.isEmpty())
+                reader.fail(tls, "server.tls", "", QStringLiteral("needs both certificate and key (PEM files)"));
+        }
     }
     const YAML::Node console = root["console"];
     if (reader.isSection(console, "console")) {
@@ -1050,6 +1122,7 @@ bool SwitchboardConfig::load(const QString& path, SwitchboardConfig* config, QSt
         for (auto it = credentials.cbegin(); it != credentials.cend(); ++it)
             config->git.credentialProviders.insert(it.key().toLower(), it.value());
     }
+    reader.readOperator(root["operator"], &config->operatorTokens, &config->operatorMaxStreams, &config->operatorPort);
     reader.readAdapters(root["mcp_endpoints"], &config->adapters);
     reader.readSinks(root["sinks"], &config->sinks);
     reader.readCommandTools(root["command_tools"], &config->commandTools);

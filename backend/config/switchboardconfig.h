@@ -101,7 +101,17 @@
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <vector>
+
+// An operator credential of `operator.tokens`: who answers through the operator API, and what they
+// may do there. Only the token's digest is in the file.
+struct OperatorTokenConfig
+{
+    QString name; // recorded with every answer it gives, as "operator:<name>"
+    QString role; // viewer, answerer or admin
+    QByteArray sha256; // the 32 bytes of the token's SHA-256
+};
 
 struct SwitchboardConfig
 {
@@ -109,6 +119,10 @@ struct SwitchboardConfig
     QString bindAddress = QStringLiteral("127.0.0.1");
     QStringList allowedOrigins;
     QStringList allowedHosts;
+    // server.tls: both listeners (MCP and operator API) speak TLS with this PEM certificate (chain)
+    // and key; empty: plain HTTP.
+    QString tlsCertificate;
+    QString tlsKey;
     qint64 maxBodyBytes = 4 * 1024 * 1024;
     int toolsPageSize = 100;
     int maxSessions = 256;
@@ -152,6 +166,12 @@ struct SwitchboardConfig
     QList<AdapterConfig> adapters; // mcp_endpoints, in the file's order
     std::vector<SinkConfig> sinks; // in the file's order
     std::vector<CommandToolConfig> commandTools; // command_tools, in the file's order
+
+    // operator: the operator API's credentials beyond the default one (SWITCHBOARD_OPERATOR_TOKEN or
+    // <state-dir>/operator-token, an admin) and its event streams open at most at once.
+    QList<OperatorTokenConfig> operatorTokens;
+    int operatorMaxStreams = 64;
+    std::optional<quint16> operatorPort; // operator.port: the API's own port; unset: /operator/ on the MCP port
 
     QStringList warnings; // unknown keys and the like, for the operator
 

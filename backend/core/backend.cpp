@@ -18,6 +18,8 @@
 #include "git/repositorymonitor.h"
 #include "interaction/clienttool.h"
 #include "interaction/interactionbroker.h"
+#include "operator/operatorapi.h"
+#include "operator/operatorfeed.h"
 #include "policy/gitpathpolicy.h"
 #include "protocol/jsonrpc.h"
 #include "sinks/sinkregistry.h"
@@ -33,6 +35,7 @@
 #include "transport/responsechannel.h"
 #include "transport/sessionhost.h"
 
+#include <QCoreApplication>
 #include <QDir>
 #include <QFileInfo>
 #include <QFileSystemWatcher>
@@ -172,6 +175,27 @@ bool Backend::start(QString* error)
         m_serverContext,
         [&] {
             m_events = new BackendEvents;
+            // Follows the hub from its first batch, so that the states published while starting
+            // (adapters, repositories) are in what an operator sees first.
+            m_feed = new OperatorFeed(m_events,
+                OperatorFeed::Sources{
+                    [this] { return m_interactions ? m_interactions->pending() : PendingInteractionList(); },
+                    [this] { return m_server ? m_server->sessionStates() : SessionStateList(); },
+                    [this] { return m_interactions ? m_interactions->permissionEntries() : PermissionEntryList(); },
+                    [this, startedAtMs = QDateTime::currentMSecsSinceEpoch()] {
+                        return json{{"name", m_options.server.identity.name.toStdString()},
+                            {"version", m_options.server.identity.version.toStdString()},
+                            {"mcpUrl", m_url.toString().toStdString()}, {"startedAtMs", startedAtMs},
+                            {"pid", QCoreApplication::applicationPid()},
+                            {"secretStorage", m_secretStorage.toStdString()},
+                            // An attached window says whether clients need a token, as this one does.
+                            {"requiresToken", requiresToken()},
+                            {"stateDirectory", m_options.stateDirectory.toStdString()}};
+                    }});
+            {
+                const std::lock_guard lock(m_serverOutbox->mutex);
+                m_serverOutbox->context = m_serverContext;
+            }
             m_registry = new ToolRegistry;
             registerBuiltinTools(*m_registry);
             if (m_options.debugTools)
@@ -198,6 +222,7 @@ bool Backend::start(QString* error)
                     if (entries == *sent)
                         return;
                     *sent = entries;
+                    m_feed->publishGrants(entries);
                     QMetaObject::invokeMethod(this, [this, entries] { Q_EMIT grantsChanged(entries); });
                 });
             registerGitTools();
@@ -251,9 +276,19 @@ bool Backend::start(QString* error)
             connect(feed, &HistoryFeed::callsResumed, this,
                 [this] { Q_EMIT historyNotice(QStringLiteral("History has caught up; waiting calls go on.")); });
             m_sessionHost->setHistoryFeed(feed);
+            if (m_server && !m_options.operatorTokens.isEmpty())
+                startOperatorApi();
             listening = !m_server || m_server->listen(error);
-            if (listening && m_server)
+            if (listening && m_server) {
                 m_url = m_server->url();
+                if (m_operatorApi) {
+                    QUrl api = m_url;
+                    if (m_server->operatorPort() != 0)
+                        api.setPort(m_server->operatorPort());
+                    api.setPath(QStringLiteral("/operator/v1/"));
+                    m_operatorUrl = api;
+                }
+            }
         },
         Qt::BlockingQueuedConnection);
     if (!listening) {
@@ -273,6 +308,40 @@ bool Backend::start(QString* error)
     connect(m_events, &BackendEvents::securityEventsRecorded, this, &Backend::securityEventsRecorded);
     // Every source that replaces its tools (configuration reloaded, an adapter connecting) says so.
     connect(m_registry, &ToolRegistry::toolsChanged, this, &Backend::toolsChanged);
+    // What the window hears as notices, operators hear on the feed (queued to the server thread).
+    OperatorFeed* operatorFeed = m_feed;
+    connect(m_registry, &ToolRegistry::toolsChanged, m_feed, [operatorFeed] { operatorFeed->publishToolsChanged(); });
+    // Each by the name of the signal it is, so that an attached window tells them apart as this one does.
+    const auto notice = [this, operatorFeed](const char* kind, const char* level, auto signal) {
+        connect(this, signal, operatorFeed, [operatorFeed, kind, level](const QString& message) {
+            operatorFeed->publishNotice(QLatin1String(kind), QLatin1String(level), message);
+        });
+    };
+    notice("workspaceStateProblem", "warning", &Backend::workspaceStateProblem);
+    notice("workspaceStateNotice", "info", &Backend::workspaceStateNotice);
+    notice("historyWriteFailed", "warning", &Backend::historyWriteFailed);
+    notice("historyNotice", "info", &Backend::historyNotice);
+    const auto recovery = [this, operatorFeed](const char* kind, auto signal, const char* message) {
+        connect(this, signal, operatorFeed, [operatorFeed, kind, message] {
+            operatorFeed->publishNotice(QLatin1String(kind), QStringLiteral("info"), QLatin1String(message));
+        });
+    };
+    recovery("historyWriteRecovered", &Backend::historyWriteRecovered, "History is written again.");
+    recovery("workspaceStateRecovered", &Backend::workspaceStateRecovered,
+        "Pending questions and stored answers are saved again.");
+    const auto counted = [this, operatorFeed](const char* kind, auto signal, const char* message) {
+        connect(this, signal, operatorFeed, [operatorFeed, kind, message](qint64 count) {
+            operatorFeed->publishNotice(
+                QLatin1String(kind), QStringLiteral("info"), QString::fromLatin1(message).arg(count), count);
+        });
+    };
+    counted("historyCallsLeftOut", &Backend::historyCallsLeftOut,
+        "%1 calls in all are not in history: they were left out while the disk failed.");
+    counted("historyPruned", &Backend::historyPruned, "History let its oldest calls go (%1 over its life).");
+    connect(this, &Backend::configurationReloaded, m_feed, [operatorFeed](bool ok, const QString& message) {
+        operatorFeed->publishNotice(
+            QStringLiteral("configurationReloaded"), ok ? QStringLiteral("info") : QStringLiteral("warning"), message);
+    });
     if (m_options.listen)
         watchConfiguration();
     m_running = true;
@@ -291,6 +360,13 @@ void Backend::stop()
                 const auto localCalls = std::exchange(m_localSessions, {});
                 for (const std::shared_ptr<ResponseChannel>& channel : localCalls)
                     channel->skipResponse();
+                {
+                    // Work on other threads finishing from now on tells no one.
+                    const std::lock_guard lock(m_serverOutbox->mutex);
+                    m_serverOutbox->context = nullptr;
+                }
+                if (m_operatorApi)
+                    m_operatorApi->closeStreams();
                 if (m_server)
                     m_server->shutdown();
                 if (m_ownSessionHost)
@@ -300,6 +376,8 @@ void Backend::stop()
                 if (m_events)
                     m_events->flush();
                 delete m_server;
+                delete m_operatorApi;
+                m_operatorApi = nullptr;
                 m_ownSessionHost.reset();
                 m_sessionHost = nullptr;
                 delete m_adapters;
@@ -327,6 +405,8 @@ void Backend::stop()
                 delete m_secrets;
                 m_secrets = nullptr;
                 delete m_registry;
+                delete m_feed;
+                m_feed = nullptr;
                 delete m_events;
                 m_server = nullptr;
                 m_registry = nullptr;
@@ -535,15 +615,23 @@ void Backend::cancelLocalCalls(const QString& reason)
 quint64 Backend::callTool(const QString& tool, const QByteArray& arguments, qint64 replayOf)
 {
     const quint64 requestId = m_nextRequestId++;
-    const auto fail = [this, tool](const QString& why) {
-        // Queued, so that the caller knows the request id before it hears about it.
+    consoleCall(
+        tool, arguments, replayOf, m_options.server.identity.version,
+        [this, requestId](qint64 callId) { Q_EMIT toolCallStarted(requestId, callId); },
+        [this, tool](const QString& why) {
+            Q_EMIT commandFailed(QStringLiteral("callTool"), QStringLiteral("%1 was not called: %2").arg(tool, why));
+        });
+    return requestId;
+}
+
+void Backend::consoleCall(const QString& tool, const QByteArray& arguments, qint64 replayOf,
+    const QString& clientVersion, std::function<void(qint64 callId)> started,
+    std::function<void(const QString&)> failed)
+{
+    // Queued, so that the caller knows what it asked for before it hears about it.
+    const auto fail = [this, failed](const QString& why) {
         QMetaObject::invokeMethod(
-            this,
-            [this, tool, why] {
-                Q_EMIT commandFailed(
-                    QStringLiteral("callTool"), QStringLiteral("%1 was not called: %2").arg(tool, why));
-            },
-            Qt::QueuedConnection);
+            this, [failed, why] { failed(why); }, Qt::QueuedConnection);
     };
     // Arguments that are JSON but not an object go to the router, which records them as invalid
     // arguments like a client's; text that is not JSON cannot even make a request.
@@ -551,25 +639,28 @@ quint64 Backend::callTool(const QString& tool, const QByteArray& arguments, qint
         arguments.trimmed().isEmpty() ? QByteArrayLiteral("{}") : arguments, BoundedJson::Limits::message());
     if (!parsed.ok) {
         fail(QStringLiteral("the arguments are not valid JSON (%1)").arg(QString::fromStdString(parsed.error)));
-        return requestId;
+        return;
     }
-    const json request{{"jsonrpc", "2.0"}, {"id", "console-" + std::to_string(requestId)}, {"method", "tools/call"},
-        {"params", {{"name", tool.toStdString()}, {"arguments", std::move(parsed.value)}}}};
-    LocalCaller caller{consoleClientName(), m_options.server.identity.version, nullptr, {}};
+    const json request{{"jsonrpc", "2.0"}, {"id", "console-" + std::to_string(m_nextRequestId++)},
+        {"method", "tools/call"}, {"params", {{"name", tool.toStdString()}, {"arguments", std::move(parsed.value)}}}};
+    LocalCaller caller{consoleClientName(), clientVersion, nullptr, {}};
     auto startedCallId = std::make_shared<qint64>(0);
     runLocally(
         QByteArray::fromStdString(request.dump()), caller, replayOf,
-        [this, requestId, startedCallId](qint64 callId) {
+        [started, startedCallId](qint64 callId) {
             *startedCallId = callId;
-            Q_EMIT toolCallStarted(requestId, callId);
+            started(callId);
         },
         {},
         [fail, startedCallId](const LocalCallOutcome& outcome) {
             // A call that started is in the log with its outcome; only one that never did is told here.
-            if (*startedCallId == 0 && outcome.kind != LocalCallOutcome::Kind::Answered)
+            if (*startedCallId != 0)
+                return;
+            if (outcome.kind != LocalCallOutcome::Kind::Answered)
                 fail(outcome.reason);
+            else
+                fail(QStringLiteral("it was refused before it started: %1").arg(QString::fromUtf8(outcome.response)));
         });
-    return requestId;
 }
 
 void Backend::listTools()
@@ -580,7 +671,15 @@ void Backend::listTools()
         return;
     }
     QMetaObject::invokeMethod(m_serverContext, [this] {
-        ToolInfoList tools;
+        const ToolInfoList tools = offeredTools();
+        QMetaObject::invokeMethod(this, [this, tools] { Q_EMIT toolsListed(tools); });
+    });
+}
+
+ToolInfoList Backend::offeredTools() const
+{
+    ToolInfoList tools;
+    {
         if (m_registry) {
             for (const ToolRegistry::ToolPtr& tool : m_registry->tools()) {
                 if (!tool->refusal.isEmpty())
@@ -599,8 +698,8 @@ void Backend::listTools()
                 tools.append(info);
             }
         }
-        QMetaObject::invokeMethod(this, [this, tools] { Q_EMIT toolsListed(tools); });
-    });
+    }
+    return tools;
 }
 
 // The hub's question batch, on this object's thread, told as the interface's three signals in the
@@ -757,13 +856,23 @@ void Backend::reloadConfiguration()
         OperatorInterface::reloadConfiguration();
         return;
     }
+    QString message;
+    const bool ok = applyConfigurationFile(&message);
+    Q_EMIT configurationReloaded(ok, message);
+}
+
+bool Backend::applyConfigurationFile(QString* message)
+{
+    if (m_options.configPath.isEmpty()) {
+        *message = QStringLiteral("this Switchboard was started without a configuration file");
+        return false;
+    }
     SwitchboardConfig config;
     QString error;
     if (!SwitchboardConfig::load(m_options.configPath, &config, &error)) {
-        Q_EMIT configurationReloaded(false,
-            QStringLiteral("%1 was not applied; the previous configuration stays in force: %2")
-                .arg(m_options.configPath, error));
-        return;
+        *message = QStringLiteral("%1 was not applied; the previous configuration stays in force: %2")
+                       .arg(m_options.configPath, error);
+        return false;
     }
     const QList<AdapterConfig> adapters = config.adapters;
     const auto sinks = config.sinks;
@@ -780,12 +889,12 @@ void Backend::reloadConfiguration()
             m_adapters->apply(std::vector<AdapterConfig>(adapters.begin(), adapters.end()));
         });
     }
-    Q_EMIT configurationReloaded(true,
-        QStringLiteral("%1 reloaded: %2 adapters, %3 sinks, %4 command tools.")
-            .arg(m_options.configPath)
-            .arg(adapters.size())
-            .arg(qsizetype(sinks.size()))
-            .arg(qsizetype(commandTools.size())));
+    *message = QStringLiteral("%1 reloaded: %2 adapters, %3 sinks, %4 command tools.")
+                   .arg(m_options.configPath)
+                   .arg(adapters.size())
+                   .arg(qsizetype(sinks.size()))
+                   .arg(qsizetype(commandTools.size()));
+    return true;
 }
 
 // Server thread, after the secret store and the broker exist: the git tools, with their path and
@@ -802,7 +911,10 @@ void Backend::registerGitTools()
         m_options.stateDirectory.isEmpty()
             ? QString()
             : QDir(m_options.stateDirectory).filePath(QStringLiteral("repositories.json")));
-    connect(m_repositories, &RepositoryMonitor::repositoryRemoved, this, &Backend::repositoryRemoved);
+    // Through the hub, so that a state of it waiting for the next batch never follows its removal.
+    connect(m_repositories, &RepositoryMonitor::repositoryRemoved, m_events, &BackendEvents::publishRepositoryRemoved);
+    connect(m_events, &BackendEvents::repositoryRemoved, this, &Backend::repositoryRemoved);
+    connect(m_events, &BackendEvents::repositoryRemoved, m_feed, &OperatorFeed::publishRepositoryRemoved);
     connect(m_repositories, &RepositoryMonitor::fileDiffLoaded, this, &Backend::fileDiffLoaded);
     m_gitCredentials = std::make_shared<ConnectionCredentialSource>(m_repositories->home(), m_secrets, m_interactions,
         m_registry, settings.credentialProviders, m_options.configPath);
@@ -992,27 +1104,33 @@ QString Backend::secretStorage() const
 }
 
 void Backend::saveSecretAndConnect(const QString& interactionId, const QString& provider, const QString& account,
-    const QString& secretKey, const QByteArray& secret)
+    const QString& secretKey, const QByteArray& secret, const QString& by,
+    std::function<void(bool ok, const QString& error)> done)
 {
-    m_secrets->save(
-        secretKey, secret, [this, interactionId, provider, account, secretKey](bool ok, const QString& error) {
+    m_secrets->save(secretKey, secret,
+        [this, interactionId, provider, account, secretKey, by, done](bool ok, const QString& error) {
             if (!ok) {
-                announce(&OperatorInterface::connectFailed, interactionId,
-                    QStringLiteral("Not connected: the secret could not be saved. %1").arg(error));
+                const QString why = QStringLiteral("Not connected: the secret could not be saved. %1").arg(error);
+                announce(&OperatorInterface::connectFailed, interactionId, why);
+                if (done)
+                    done(false, why);
                 return;
             }
             // The provider's newest connection, for tools that use it later (git push over HTTPS): the
             // key of the secret, not the secret.
             m_secrets->save(ConnectionCredentialSource::connectionPointerKey(provider), secretKey.toUtf8(),
-                [this, interactionId, provider, account](bool pointerSaved, const QString& pointerError) {
+                [this, interactionId, provider, account, by, done](bool pointerSaved, const QString& pointerError) {
                     if (!pointerSaved)
                         qWarning("The %s connection was saved, but not marked as the newest: %s", qPrintable(provider),
                             qPrintable(pointerError));
-                    QString problem;
-                    if (!m_interactions
-                        || !m_interactions->answer(interactionId,
-                            InteractionAnswer::respond(ClientAnswer::connected(provider, account)), &problem))
+                    QString problem = QStringLiteral("the backend is stopping");
+                    const bool answered = m_interactions
+                        && m_interactions->answer(interactionId,
+                            InteractionAnswer::respond(ClientAnswer::connected(provider, account)), &problem, by);
+                    if (!answered)
                         announce(&OperatorInterface::interactionAnswerFailed, interactionId, problem);
+                    if (done)
+                        done(answered, answered ? QString() : problem);
                 });
         });
 }
@@ -1022,17 +1140,163 @@ void Backend::connectWithApiKey(
 {
     if (!m_serverContext)
         return;
-    QMetaObject::invokeMethod(m_serverContext, [this, interactionId, provider, account, apiKey] {
-        if (!m_secrets)
-            return;
-        if (apiKey.trimmed().isEmpty()) {
-            announce(&OperatorInterface::connectFailed, interactionId, QStringLiteral("Enter the API key first."));
+    QMetaObject::invokeMethod(m_serverContext,
+        [this, interactionId, provider, account, apiKey] { connectApiKey(interactionId, provider, account, apiKey); });
+}
+
+void Backend::connectApiKey(const QString& interactionId, const QString& provider, const QString& account,
+    const QByteArray& apiKey, const QString& by, std::function<void(bool ok, const QString& error)> done)
+{
+    if (!m_secrets) {
+        if (done)
+            done(false, QStringLiteral("the backend is stopping"));
+        return;
+    }
+    if (apiKey.trimmed().isEmpty()) {
+        announce(&OperatorInterface::connectFailed, interactionId, QStringLiteral("Enter the API key first."));
+        if (done)
+            done(false, QStringLiteral("the API key is empty"));
+        return;
+    }
+    const QString name = account.trimmed().isEmpty() ? QStringLiteral("api key") : account.trimmed();
+    saveSecretAndConnect(interactionId, provider, name, QStringLiteral("apikey/%1/%2").arg(provider, name),
+        apiKey.trimmed(), by, std::move(done));
+}
+
+void Backend::startOperatorApi()
+{
+    OperatorApi::Hooks hooks;
+    hooks.questions = [this] { return m_interactions ? m_interactions->pending() : PendingInteractionList(); };
+    hooks.grants = [this] { return m_interactions ? m_interactions->permissionEntries() : PermissionEntryList(); };
+    hooks.sessions = [this] { return m_server ? m_server->sessionStates() : SessionStateList(); };
+    hooks.answer = [this](const QString& id, const InteractionAnswer& answer, const QString& by, QString* error,
+                       InteractionOutcome* outcome) {
+        if (!m_interactions) {
+            *error = QStringLiteral("the backend is stopping");
+            return false;
+        }
+        return m_interactions->answer(id, answer, error, by, outcome);
+    };
+    hooks.connect = [this](const QString& id, const QString& provider, const QString& account, const QByteArray& apiKey,
+                        const QString& by, std::function<void(bool, const QString&)> done) {
+        connectApiKey(id, provider, account, apiKey, by, std::move(done));
+    };
+    hooks.adapterExists = [this](const QString& adapter) { return m_adapters && m_adapters->contains(adapter); };
+    hooks.adapterCommand = [this](const QString& verb, const QString& adapter, const QString& by, QString* error) {
+        if (!m_adapters) {
+            *error = QStringLiteral("the backend is stopping");
+            return false;
+        }
+        if (verb == QLatin1String("reset"))
+            return m_adapters->resetBreaker(adapter, error);
+        if (verb == QLatin1String("force-open"))
+            return m_adapters->forceOpenBreaker(adapter, error, by);
+        return m_adapters->setEnabled(adapter, verb == QLatin1String("enable"), error);
+    };
+    hooks.revokeGrant
+        = [this](const QString& grantId) { return m_interactions && m_interactions->revokeGrant(grantId); };
+    hooks.endSession
+        = [this](const QString& sessionId) { return m_server && m_server->endSession(sessionId.toLatin1()); };
+    // Searched on the history thread, never here; the answer comes back through the outbox.
+    hooks.history = [this](const HistoryQuery& query, std::function<void(bool, const ToolCallList&, bool)> done) {
+        if (!m_history) {
+            done(false, {}, false);
             return;
         }
-        const QString name = account.trimmed().isEmpty() ? QStringLiteral("api key") : account.trimmed();
-        saveSecretAndConnect(
-            interactionId, provider, name, QStringLiteral("apikey/%1/%2").arg(provider, name), apiKey.trimmed());
-    });
+        QMetaObject::invokeMethod(m_history, [history = m_history, outbox = m_serverOutbox, query, done] {
+            const HistoryDatabase::Page page = history->database().query(query);
+            const std::lock_guard lock(outbox->mutex);
+            if (outbox->context)
+                QMetaObject::invokeMethod(outbox->context, [done, page] { done(true, page.calls, page.hasMore); });
+        });
+    };
+    hooks.countHistory = [this](const HistoryQuery& query, std::function<void(qint64)> done) {
+        if (!m_history) {
+            done(-1);
+            return;
+        }
+        QMetaObject::invokeMethod(m_history, [history = m_history, outbox = m_serverOutbox, query, done] {
+            const qint64 count = history->database().count(query);
+            const std::lock_guard lock(outbox->mutex);
+            if (outbox->context)
+                QMetaObject::invokeMethod(outbox->context, [done, count] { done(count); });
+        });
+    };
+    hooks.tools = [this] { return offeredTools(); };
+    // As the window's own calls, made on this object's thread, recorded with the operator's name as
+    // the client's version; told back on the server thread through the outbox.
+    hooks.callTool = [this](const QString& tool, const QByteArray& arguments, qint64 replayOf, const QString& by,
+                         std::function<void(qint64, const QString&)> started) {
+        const auto tell = [outbox = m_serverOutbox, started](qint64 callId, const QString& error) {
+            const std::lock_guard lock(outbox->mutex);
+            if (outbox->context)
+                QMetaObject::invokeMethod(outbox->context, [started, callId, error] { started(callId, error); });
+        };
+        QMetaObject::invokeMethod(this, [this, tool, arguments, replayOf, by, tell] {
+            consoleCall(
+                tool, arguments, replayOf, by, [tell](qint64 callId) { tell(callId, {}); },
+                [tell, tool](const QString& why) { tell(0, QStringLiteral("%1 was not called: %2").arg(tool, why)); });
+        });
+    };
+    hooks.addRepository
+        = [this](const QString& path, QString* error) { return m_repositories && m_repositories->add(path, error); };
+    hooks.removeRepository = [this](const QString& path) {
+        if (m_repositories)
+            m_repositories->remove(path);
+    };
+    hooks.refreshRepository = [this](const QString& path, QString* error) {
+        return m_repositories && m_repositories->refresh(path, error);
+    };
+    // The monitor tells every diff it loads; each asked-for one is answered by the first that fits.
+    hooks.loadFileDiff = [this](const QString& path, const QString& file, std::function<void(const FileDiff&)> done) {
+        if (!m_repositories) {
+            FileDiff none;
+            none.repository = path;
+            none.file = file;
+            none.error = QStringLiteral("the backend is stopping");
+            done(none);
+            return;
+        }
+        const QString canonical = QFileInfo(path).canonicalFilePath();
+        auto answered = std::make_shared<bool>(false);
+        auto connection = std::make_shared<QMetaObject::Connection>();
+        *connection = connect(m_repositories, &RepositoryMonitor::fileDiffLoaded, m_serverContext,
+            [path, canonical, file, done, answered, connection](const FileDiff& diff) {
+                if (*answered || diff.file != file || (diff.repository != path && diff.repository != canonical))
+                    return;
+                *answered = true;
+                QObject::disconnect(*connection);
+                done(diff);
+            });
+        // A diff that never comes (a repository no longer shown) is answered with why, not held.
+        QTimer::singleShot(30'000, m_serverContext, [path, file, done, answered, connection] {
+            if (std::exchange(*answered, true))
+                return;
+            QObject::disconnect(*connection);
+            FileDiff none;
+            none.repository = path;
+            none.file = file;
+            none.error = QStringLiteral("no diff came within 30 s: is the repository still shown?");
+            done(none);
+        });
+        m_repositories->loadFileDiff(path, file);
+    };
+    // The file is read on the Backend's thread, where the window's reloads run too.
+    hooks.reloadConfiguration = [this](std::function<void(bool, const QString&)> done) {
+        QMetaObject::invokeMethod(this, [this, outbox = m_serverOutbox, done] {
+            QString message;
+            const bool ok = applyConfigurationFile(&message);
+            Q_EMIT configurationReloaded(ok, message);
+            const std::lock_guard lock(outbox->mutex);
+            if (outbox->context)
+                QMetaObject::invokeMethod(outbox->context, [done, ok, message] { done(ok, message); });
+        });
+    };
+    OperatorApi::Settings settings;
+    settings.maxStreams = m_options.operatorMaxStreams;
+    settings.maxUnsentStreamBytes = m_options.operatorMaxUnsentStreamBytes;
+    m_operatorApi = new OperatorApi(settings, m_options.operatorTokens, std::move(hooks), m_feed);
+    m_server->setOperatorEndpoint(m_operatorApi);
 }
 
 void Backend::startOAuth(const QString& interactionId, const QString& providerName, const QStringList& scopes)

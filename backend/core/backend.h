@@ -7,6 +7,7 @@
 // loop after start().
 
 #include "auth/clienttokens.h"
+#include "auth/operatortokens.h"
 #include "config/switchboardconfig.h"
 #include "historyquery.h"
 #include "operatorinterface.h"
@@ -40,6 +41,8 @@ class CallIdSource;
 class HistoryStore;
 class HistoryWriter;
 class McpSession;
+class OperatorApi;
+class OperatorFeed;
 class ResponseChannel;
 class SessionHost;
 class InteractionBroker;
@@ -57,6 +60,10 @@ struct BackendOptions
     // Offers the debug.* test tools (a tool that blocks, one that reports progress, one that ignores
     // cancellation, one that throws): --debug-tools, for trying clients and the executor by hand.
     bool debugTools = false;
+    // Who may use the operator API (/operator/v1/ on the same listener); empty: it is not served.
+    OperatorTokens operatorTokens;
+    int operatorMaxStreams = 64;
+    qint64 operatorMaxUnsentStreamBytes = 8 * 1024 * 1024; // an event stream's reader this far behind is cut
     // false: no HTTP server listens, the configuration file is not watched and history is not
     // searched; calls come only through callLocally() (the one-shot runner).
     bool listen = true;
@@ -105,6 +112,8 @@ public:
     void stop();
 
     QUrl serverUrl() const override { return m_url; }
+    // Where the operator API answers (…/operator/v1/); empty when it is not served.
+    QUrl operatorUrl() const { return m_operatorUrl; }
     bool requiresToken() const override { return !m_options.server.bearerToken.isEmpty(); }
     QByteArray token() const override { return m_options.server.bearerToken; }
     QString historyPath() const;
@@ -222,8 +231,25 @@ private:
     bool registerClientTools(QString* error);
     void registerGitTools();
     // Server thread: the secret is saved, then the question is answered with the connection.
+    // `by` names who answered (empty: the person at this console); `done`, when given, hears how it
+    // ended, on the server thread.
     void saveSecretAndConnect(const QString& interactionId, const QString& provider, const QString& account,
-        const QString& secretKey, const QByteArray& secret);
+        const QString& secretKey, const QByteArray& secret, const QString& by = {},
+        std::function<void(bool ok, const QString& error)> done = {});
+    // Server thread: an API key answers a connect question (saved, then the question answered).
+    void connectApiKey(const QString& interactionId, const QString& provider, const QString& account,
+        const QByteArray& apiKey, const QString& by = {}, std::function<void(bool ok, const QString& error)> done = {});
+    // A tool called from the console (the window's or an operator's), through callLocally as client
+    // "Switchboard console" with `clientVersion`: `started` hears its id, `failed` why it never started;
+    // both on this object's thread.
+    void consoleCall(const QString& tool, const QByteArray& arguments, qint64 replayOf, const QString& clientVersion,
+        std::function<void(qint64 callId)> started, std::function<void(const QString& why)> failed);
+    // Server thread: the tools clients see in tools/list now.
+    ToolInfoList offeredTools() const;
+    // Server thread: the state for operators and the operator API over it.
+    void startOperatorApi();
+    // Reads the configuration file again and applies it; false (saying why) keeps the previous one.
+    bool applyConfigurationFile(QString* message);
     BackendOptions m_options;
     QThread m_serverThread;
     QThread m_historyThread; // history searches (and, for now, the workspace state writer)
@@ -247,7 +273,18 @@ private:
     std::shared_ptr<GitStatusCache> m_gitStatusCache; // used by git workers
     QString m_secretStorage; // m_secrets->description(), readable from the GUI thread
     QHash<QString, OAuthConnector*> m_oauthFlows; // by interaction id; server thread
+    OperatorFeed* m_feed = nullptr; // server thread
+    OperatorApi* m_operatorApi = nullptr; // server thread; null when not served
+    // Where work on other threads (history searches, configuration reloads) tells the server thread
+    // it is done, until the server thread's objects go.
+    struct ServerOutbox
+    {
+        std::mutex mutex;
+        QObject* context = nullptr;
+    };
+    std::shared_ptr<ServerOutbox> m_serverOutbox = std::make_shared<ServerOutbox>();
     QUrl m_url;
+    QUrl m_operatorUrl;
     // callLocally()'s sessions until their call ends, with where their answer goes; server thread
     QHash<McpSession*, std::shared_ptr<ResponseChannel>> m_localSessions;
     quint64 m_nextRequestId = 1;

@@ -93,6 +93,12 @@ void BackendEvents::publishRepositoryState(const RepositoryState& state)
     armBatch();
 }
 
+void BackendEvents::publishRepositoryRemoved(const QString& path)
+{
+    m_repositories.remove(path);
+    Q_EMIT repositoryRemoved(path);
+}
+
 void BackendEvents::publishTransferProgress(const TransferProgress& progress)
 {
     m_transfers.put(progress.key(), progress);

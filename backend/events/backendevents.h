@@ -42,6 +42,9 @@ public:
     void publishBreakerState(const BreakerState& state);
     void publishAdapterStatus(const AdapterStatus& status);
     void publishRepositoryState(const RepositoryState& state);
+    // The repository view stopped showing `path`: told at once, and a state of it still waiting for
+    // the next batch is dropped, so that no listener shows it again after hearing it went.
+    void publishRepositoryRemoved(const QString& path);
     void publishTransferProgress(const TransferProgress& progress);
     // A client session opened, was used or ended (coalesced per session id).
     void publishSessionState(const SessionState& state);
@@ -68,6 +71,7 @@ Q_SIGNALS:
     void breakerStatesChanged(const BreakerStateList& states);
     void adapterStatusesChanged(const AdapterStatusList& statuses);
     void repositoryStatesChanged(const RepositoryStateList& states);
+    void repositoryRemoved(const QString& path);
     void transfersChanged(const TransferProgressList& transfers);
     void sessionStatesChanged(const SessionStateList& sessions);
     void securityEventsRecorded(const SecurityEventList& events);
@@ -98,6 +102,16 @@ private:
             return std::exchange(items, {});
         }
         bool isEmpty() const { return items.isEmpty(); }
+        void remove(const Key& key)
+        {
+            const auto it = index.constFind(key);
+            if (it == index.constEnd())
+                return;
+            items.removeAt(*it);
+            index.clear();
+            for (qsizetype i = 0; i < items.size(); ++i)
+                index.insert(items.at(i).key(), i);
+        }
     };
 
     void queue(const ToolCall& call);

@@ -521,7 +521,8 @@ void InteractionBroker::expire(const QString& id)
         waiter.timedOut();
 }
 
-bool InteractionBroker::answer(const QString& id, const InteractionAnswer& answer, QString* error)
+bool InteractionBroker::answer(const QString& id, const InteractionAnswer& answer, QString* error,
+    const QString& answeredBy, InteractionOutcome* outcome)
 {
     // `id` may be the entry's own (a slot answering the PendingInteraction it was handed), and the
     // entry is erased below.
@@ -564,7 +565,7 @@ bool InteractionBroker::answer(const QString& id, const InteractionAnswer& answe
     }
 
     const qint64 now = QDateTime::currentMSecsSinceEpoch();
-    const QString& by = m_settings.operatorName;
+    const QString& by = answeredBy.isEmpty() ? m_settings.operatorName : answeredBy;
     const bool makesGrant = interaction.kind != InteractionKind::ClientTool
         && (answer.decision == Decision::AllowForSession || answer.decision == Decision::AlwaysAllow);
     ApprovalStore::Grant grant;
@@ -619,6 +620,8 @@ bool InteractionBroker::answer(const QString& id, const InteractionAnswer& answe
         }
     }
     save(nullptr, true);
+    if (outcome)
+        *outcome = delivered ? InteractionOutcome::Answered : InteractionOutcome::Stored;
     Q_EMIT interactionResolved(interactionId, delivered ? InteractionOutcome::Answered : InteractionOutcome::Stored);
     Q_EMIT storesChanged();
     if (delivered)

@@ -167,8 +167,11 @@ public:
     void withdraw(const QString& interactionId, const QString& reason);
 
     // The person's answer. False (with a reason) when the interaction is gone or the answer does
-    // not fit it.
-    bool answer(const QString& interactionId, const InteractionAnswer& answer, QString* error);
+    // not fit it. `by` names who answered in the call's decision and any grant or stored answer (an
+    // operator credential, "operator:<name>"); empty: the person at this console (operatorName).
+    // `outcome`, when given, says whether a waiting call got it (Answered) or it was kept (Stored).
+    bool answer(const QString& interactionId, const InteractionAnswer& answer, QString* error, const QString& by = {},
+        InteractionOutcome* outcome = nullptr);
 
     PendingInteractionList pending() const;
     const ClientOutputStore& clientOutputs() const { return m_outputs; }

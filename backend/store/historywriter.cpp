@@ -89,17 +89,6 @@ qint64 HistoryWriter::sizeOf(const ToolCall& call)
 
 namespace {
 
-// The first `maxBytes` of UTF-8 `text`, not ending inside a character.
-QByteArray utf8Start(const QByteArray& text, qsizetype maxBytes)
-{
-    if (text.size() <= maxBytes)
-        return text;
-    qsizetype end = maxBytes;
-    while (end > 0 && (uchar(text.at(end)) & 0xC0) == 0x80)
-        --end;
-    return text.left(end);
-}
-
 QByteArray keptDetails(const QByteArray& details, qsizetype maxBytes)
 {
     using nlohmann::json;
@@ -118,7 +107,7 @@ QByteArray keptDetails(const QByteArray& details, qsizetype maxBytes)
             if (value->is_string()) {
                 std::string& text = value->get_ref<std::string&>();
                 if (qsizetype(text.size()) > perString) {
-                    const QByteArray start = utf8Start(QByteArray::fromStdString(text), perString);
+                    const QByteArray start = ToolCall::utf8Start(QByteArray::fromStdString(text), perString);
                     text = start.toStdString()
                         + QStringLiteral("… [history keeps the first %1 of %2 bytes]")
                               .arg(start.size())
@@ -141,7 +130,7 @@ QByteArray keptDetails(const QByteArray& details, qsizetype maxBytes)
                                .arg(maxBytes)
                                .arg(details.size())
                                .toStdString()},
-        {"start", QString::fromUtf8(utf8Start(details, maxBytes / 8)).toStdString()}});
+        {"start", QString::fromUtf8(ToolCall::utf8Start(details, maxBytes / 8)).toStdString()}});
 }
 
 } // namespace
@@ -155,8 +144,8 @@ ToolCall HistoryWriter::keptPart(const ToolCall& call)
     // As a preview read from history says it: both whole sizes, whichever was cut.
     kept.wholeRequestBytes = call.hasBodyPreviews() ? call.wholeRequestBytes : call.request.size();
     kept.wholeResponseBytes = call.hasBodyPreviews() ? call.wholeResponseBytes : call.response.size();
-    kept.request = utf8Start(call.request, max);
-    kept.response = utf8Start(call.response, max);
+    kept.request = ToolCall::utf8Start(call.request, max);
+    kept.response = ToolCall::utf8Start(call.response, max);
     if (call.details.size() > max)
         kept.details = keptDetails(call.details, max);
     return kept;

@@ -4,6 +4,7 @@
 #include "transport/httpconnectionguard.h"
 
 #include <QHash>
+#include <QSslSocket>
 #include <QTcpSocket>
 
 #include <sys/resource.h>
@@ -83,11 +84,22 @@ int GuardedTcpServer::connectionsWaitingFor(const QString& client) const
 
 void GuardedTcpServer::incomingConnection(qintptr socketDescriptor)
 {
-    auto* socket = new QTcpSocket(this);
+    QTcpSocket* socket = nullptr;
+    if (m_tls) {
+        auto* tlsSocket = new QSslSocket(this);
+        tlsSocket->setSslConfiguration(*m_tls);
+        // A client that cannot complete the handshake (plain HTTP, a certificate it refuses) is let go.
+        connect(tlsSocket, &QSslSocket::sslErrors, tlsSocket, [tlsSocket] { tlsSocket->abort(); });
+        socket = tlsSocket;
+    } else {
+        socket = new QTcpSocket(this);
+    }
     if (!socket->setSocketDescriptor(socketDescriptor)) {
         delete socket;
         return;
     }
+    if (auto* tlsSocket = qobject_cast<QSslSocket*>(socket))
+        tlsSocket->startServerEncryption();
     const QList<QTcpSocket*> open = openConnections(socket);
     qsizetype unauthenticated = 0;
     for (QTcpSocket* other : open) {

@@ -16,8 +16,11 @@
 #include "transport/httplimits.h"
 
 #include <QHostAddress>
+#include <QSslConfiguration>
 #include <QTcpServer>
 #include <QTimer>
+
+#include <optional>
 
 class QTcpSocket;
 
@@ -30,6 +33,10 @@ public:
 
     // Closes the listening socket and every connection it accepted.
     void closeAll();
+    // Every connection accepted from now on speaks TLS with `configuration` (a certificate and its
+    // key); one whose handshake fails is closed.
+    void setTls(const QSslConfiguration& configuration) { m_tls = configuration; }
+    bool usesTls() const { return m_tls.has_value(); }
     // Connections open at most at once: the configured limit, or fewer when file descriptors are short.
     int connectionLimit() const { return m_connectionLimit; }
     int connectionCount() const;
@@ -64,6 +71,7 @@ private:
     void trimMemory();
 
     HttpLimits m_limits;
+    std::optional<QSslConfiguration> m_tls;
     HttpConnectionGuard::Authenticator m_authenticate;
     int m_connectionLimit;
     int m_unauthenticatedLimit;

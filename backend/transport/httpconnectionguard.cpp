@@ -386,7 +386,7 @@ qint64 HttpConnectionGuard::inspectHead(qint64 newBytes)
     // without stays a stranger's and may send only a small body (its request is refused anyway,
     // unless it needs no token, such as a CORS preflight).
     if (!m_authenticated)
-        m_authenticated = !m_authenticate || m_authenticate(facts.authorization);
+        m_authenticated = !m_authenticate || m_authenticate(facts.target, facts.authorization);
     m_bodyLimit
         = m_authenticated ? m_limits.maxBodyBytes : qMin(m_limits.maxBodyBytes, m_limits.maxUnauthenticatedBodyBytes);
     m_target = m_authenticated ? QByteArray() : facts.target;

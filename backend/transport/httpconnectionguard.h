@@ -33,8 +33,10 @@ class HttpConnectionGuard : public QObject
 public:
     using Clock = std::chrono::steady_clock;
     // Whether a request head's Authorization value (empty when there is none, or more than one)
-    // carries a valid credential. Empty: every complete head counts as authenticated (--no-auth).
-    using Authenticator = std::function<bool(QByteArrayView authorization)>;
+    // carries a valid credential for its target (the request line's path and query: /mcp and the
+    // operator API take different credentials). Empty: every complete head counts as
+    // authenticated (--no-auth).
+    using Authenticator = std::function<bool(QByteArrayView target, QByteArrayView authorization)>;
 
     // Installs a guard on `socket`; call before any other readyRead connection is made.
     static HttpConnectionGuard* install(QTcpSocket* socket, const HttpLimits& limits, Authenticator authenticate = {});

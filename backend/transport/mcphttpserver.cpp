@@ -12,6 +12,8 @@
 #include "tools/toolrouter.h"
 #include "transport/guardedtcpserver.h"
 #include "transport/httpconnectionguard.h"
+#include "transport/httpresponses.h"
+#include "transport/operatorendpoint.h"
 #include "transport/printabletext.h"
 #include "transport/taskhost.h"
 
@@ -26,6 +28,10 @@
 
 using nlohmann::json;
 using StatusCode = QHttpServerResponder::StatusCode;
+using HttpResponses::chunk;
+using HttpResponses::sendNow;
+using HttpResponses::writeEventStreamHead;
+using HttpResponses::writeReply;
 
 namespace {
 
@@ -139,36 +145,11 @@ QByteArray sseEvent(const QByteArray& message)
     return "event: message\ndata: " + message + "\n\n";
 }
 
-QByteArray chunk(const QByteArray& data)
-{
-    return QByteArray::number(data.size(), 16) + "\r\n" + data + "\r\n";
-}
-
-// Sends what the responder wrote now rather than when the event loop next sees the socket
-// writable: one poll less per response, and progress events leave as they happen.
 // Whether a notification may still go out on this connection: not while more than `limit` bytes
 // wait unsent (the client is not reading).
 bool roomForNotification(const QTcpSocket* socket, qint64 limit)
 {
     return socket && socket->bytesToWrite() <= limit;
-}
-
-void sendNow(QHttpServerResponder& responder)
-{
-    if (QTcpSocket* socket = responder.socket())
-        socket->flush();
-}
-
-// The head of a response whose body is an event stream of unknown length, sent in chunks.
-void writeEventStreamHead(
-    QHttpServerResponder& responder, const std::vector<std::pair<QByteArray, QByteArray>>& headers)
-{
-    responder.writeStatusLine(StatusCode::Ok);
-    responder.writeHeader("Content-Type", "text/event-stream");
-    responder.writeHeader("Cache-Control", "no-cache");
-    responder.writeHeader("Transfer-Encoding", "chunked");
-    for (const auto& [name, value] : headers)
-        responder.writeHeader(name, value);
 }
 
 } // namespace
@@ -412,17 +393,26 @@ McpHttpServer::~McpHttpServer()
     m_host.shutdown();
 }
 
-bool McpHttpServer::listen(QString* error)
+GuardedTcpServer* McpHttpServer::openListener(quint16 port, QString* error)
 {
     auto* server = new GuardedTcpServer(
-        m_options.limits, [this](QByteArrayView authorization) { return isAuthorized(authorization); }, this);
-    if (!server->listen(m_options.address, m_options.port)) {
+        m_options.limits,
+        [this](QByteArrayView target, QByteArrayView authorization) {
+            // The operator API opens only to operator tokens, /mcp only to client tokens.
+            if (OperatorEndpoint::isOperatorPath(target))
+                return m_operator && m_operator->isAuthorized(authorization);
+            return isAuthorized(authorization);
+        },
+        this);
+    if (m_options.tls)
+        server->setTls(*m_options.tls);
+    if (!server->listen(m_options.address, port)) {
         *error = QStringLiteral("cannot listen on %1 port %2: %3")
                      .arg(m_options.address.toString())
-                     .arg(m_options.port)
+                     .arg(port)
                      .arg(server->errorString());
         delete server;
-        return false;
+        return nullptr;
     }
     connect(server, &GuardedTcpServer::refusedWithoutToken, this,
         [this](const QString& peer, const QByteArray& target, bool presented) {
@@ -432,9 +422,26 @@ bool McpHttpServer::listen(QString* error)
                 presented ? QStringLiteral("the bearer token is wrong (refused before its body)")
                           : QStringLiteral("no bearer token (refused before its body)"));
         });
+    bind(server);
+    return server;
+}
+
+bool McpHttpServer::listen(QString* error)
+{
+    GuardedTcpServer* server = openListener(m_options.port, error);
+    if (!server)
+        return false;
     m_tcpServer = server;
     m_port = server->serverPort();
-    bind(server);
+    if (m_options.operatorPort && m_operator) {
+        GuardedTcpServer* operatorServer = openListener(*m_options.operatorPort, error);
+        if (!operatorServer) {
+            *error = QStringLiteral("the operator API: ") + *error;
+            return false;
+        }
+        m_operatorTcpServer = operatorServer;
+        m_operatorPort = operatorServer->serverPort();
+    }
     if (InteractionBroker* broker = m_environment.interactions; broker && !m_tasks) {
         m_tasks = new TaskHost(
             TaskHost::Settings{m_options.taskPromoteAfterMs}, &broker->tasks(),
@@ -503,7 +510,7 @@ void McpHttpServer::tellListeners(const TaskRecord& task)
 QUrl McpHttpServer::url() const
 {
     QUrl url;
-    url.setScheme(QStringLiteral("http"));
+    url.setScheme(m_options.tls ? QStringLiteral("https") : QStringLiteral("http"));
     QHostAddress address = m_options.address;
     if (address == QHostAddress::Any || address == QHostAddress::AnyIPv4)
         address = QHostAddress::LocalHost;
@@ -566,20 +573,8 @@ void McpHttpServer::shutdown()
     Q_EMIT sessionsChanged(0);
     if (m_tcpServer)
         m_tcpServer->closeAll();
-}
-
-void McpHttpServer::writeReply(QHttpServerResponder& responder, StatusCode status, const QByteArray& contentType,
-    const QByteArray& body, const Headers& headers)
-{
-    responder.writeStatusLine(status);
-    if (!contentType.isEmpty())
-        responder.writeHeader("Content-Type", contentType);
-    for (const auto& [name, value] : headers)
-        responder.writeHeader(name, value);
-    if (status != StatusCode::NoContent)
-        responder.writeHeader("Content-Length", QByteArray::number(body.size()));
-    responder.writeBody(body);
-    sendNow(responder);
+    if (m_operatorTcpServer)
+        m_operatorTcpServer->closeAll();
 }
 
 void McpHttpServer::writeError(QHttpServerResponder& responder, StatusCode status, int code, const std::string& message,
@@ -589,7 +584,7 @@ void McpHttpServer::writeError(QHttpServerResponder& responder, StatusCode statu
         JsonRpc::serialize(JsonRpc::makeError(id, code, message, std::move(data))), headers);
 }
 
-bool McpHttpServer::isAllowedHost(const QByteArray& hostHeader) const
+bool McpHttpServer::isAllowedHost(const QByteArray& hostHeader, quint16 localPort) const
 {
     const std::optional<HostAndPort> host = parseHost(hostHeader);
     if (!host)
@@ -598,7 +593,7 @@ bool McpHttpServer::isAllowedHost(const QByteArray& hostHeader) const
     // allowedHosts entry names, for a server behind a proxy): a request meant for another port was
     // not meant for this server.
     const auto portFits = [&](int allowedPort) {
-        return host->port < 0 || host->port == (allowedPort < 0 ? int(m_port) : allowedPort);
+        return host->port < 0 || host->port == (allowedPort < 0 ? int(localPort) : allowedPort);
     };
     if (isLoopbackName(host->name))
         return portFits(-1);
@@ -708,6 +703,50 @@ void McpHttpServer::publishSessionState(const QByteArray& id)
         m_environment.events->publishSessionState(*state);
 }
 
+void McpHttpServer::handleOperatorRequest(
+    const QHttpServerRequest& request, QTcpSocket* socket, QHttpServerResponder& responder, Headers& headers)
+{
+    const auto refuse = [&](StatusCode status, const char* code, const QString& message) {
+        const json body{{"error", {{"code", code}, {"message", message.toStdString()}}}};
+        writeReply(responder, status, "application/json", QByteArray::fromStdString(body.dump()), headers);
+    };
+    if (!m_operator) {
+        refuse(StatusCode::NotFound, "not_found", QStringLiteral("this server has no operator API"));
+        return;
+    }
+    // A web page may never drive the operator's side: no Origin is served, not even loopback ones.
+    if (const QByteArray origin = request.value("origin"); !origin.isEmpty()) {
+        recordRefusal(SecurityEventKind::BadOrigin, request, socket,
+            QStringLiteral("Origin \"%1\" on the operator API").arg(QString::fromUtf8(origin)));
+        refuse(StatusCode::Forbidden, "forbidden",
+            QStringLiteral("the operator API serves no web pages (Origin refused)"));
+        return;
+    }
+    const QByteArray authorization = request.value("authorization");
+    if (!m_operator->isAuthorized(authorization)) {
+        const bool presented = !authorization.isEmpty();
+        // An agent's token is told apart, so that its owner knows to look for the operator's.
+        const bool clientToken = presented && !m_options.bearerToken.isEmpty() && isAuthorized(authorization);
+        recordRefusal(presented ? SecurityEventKind::WrongToken : SecurityEventKind::MissingToken, request, socket,
+            clientToken     ? QStringLiteral("an MCP client's token on the operator API")
+                : presented ? QStringLiteral("the operator token is wrong")
+                            : QStringLiteral("no operator token"));
+        headers.emplace_back("WWW-Authenticate",
+            presented ? R"(Bearer realm="switchboard-operator", error="invalid_token")"
+                      : R"(Bearer realm="switchboard-operator")");
+        refuse(StatusCode::Unauthorized, "unauthorized",
+            clientToken
+                ? QStringLiteral("this is an MCP client's token; the operator API takes only an operator token "
+                                 "(SWITCHBOARD_OPERATOR_TOKEN, or the operator-token file in the state directory)")
+                : presented ? QStringLiteral("the operator token is wrong")
+                            : QStringLiteral("send an operator token as 'Authorization: Bearer <token>' "
+                                             "(SWITCHBOARD_OPERATOR_TOKEN, or the operator-token file in the state "
+                                             "directory)"));
+        return;
+    }
+    m_operator->handle(request, socket, std::move(responder));
+}
+
 bool McpHttpServer::handleRequest(const QHttpServerRequest& request, QTcpSocket* socket)
 {
     const QPointer<HttpConnectionGuard> guard = HttpConnectionGuard::of(socket);
@@ -726,11 +765,28 @@ void McpHttpServer::handleRequestOf(const QHttpServerRequest& request, QTcpSocke
     Headers headers;
 
     const QByteArray origin = request.value("origin");
-    if (!isAllowedHost(request.value("host"))) {
+    const quint16 localPort = socket ? socket->localPort() : m_port;
+    if (!isAllowedHost(request.value("host"), localPort)) {
         recordRefusal(SecurityEventKind::BadHost, request, socket,
             QStringLiteral("Host \"%1\" does not name this server").arg(QString::fromUtf8(request.value("host"))));
         writeError(responder, StatusCode::Forbidden, SessionErrorCode,
             "Forbidden: the Host header does not name this server (DNS rebinding protection)", headers);
+        return;
+    }
+    const bool operatorPath = OperatorEndpoint::isOperatorPath(request.url().path().toUtf8());
+    // With a port of its own (--operator-port), the operator API is there and only there.
+    if (m_operatorPort != 0 && (localPort == m_operatorPort) != operatorPath) {
+        const json body{{"error",
+            {{"code", "not_found"},
+                {"message",
+                    operatorPath ? "the operator API of this Switchboard is on port " + std::to_string(m_operatorPort)
+                                 : std::string("this port serves only the operator API (/operator/v1/)")}}}};
+        writeReply(
+            responder, StatusCode::NotFound, "application/json", QByteArray::fromStdString(body.dump()), headers);
+        return;
+    }
+    if (operatorPath) {
+        handleOperatorRequest(request, socket, responder, headers);
         return;
     }
     if (!origin.isEmpty()) {

@@ -29,6 +29,7 @@ class ToolRegistry;
 class ToolRouter;
 
 class InteractionBroker;
+class OperatorEndpoint;
 class RequestStates;
 class TaskHost;
 struct TaskRecord;
@@ -44,6 +45,8 @@ public:
     // Binds the listening socket. On failure returns false with a reason.
     bool listen(QString* error);
     quint16 port() const { return m_port; }
+    // The operator API's own port (McpServerOptions::operatorPort), 0 when it shares port().
+    quint16 operatorPort() const { return m_operatorPort; }
     QUrl url() const;
     int sessionCount() const { return int(m_sessions.size()); }
     // Stateless (2026-07-28) requests in flight, each with a session of its own until answered.
@@ -59,6 +62,10 @@ public:
     // While `feed` says history has no room, new tools/call requests wait (back-pressure). Set before
     // listening.
     void setHistoryFeed(HistoryFeed* feed) { m_host.setHistoryFeed(feed); }
+
+    // The operator API on this listener (null: /operator/ answers 404). Set before listening; it
+    // must outlive this server.
+    void setOperatorEndpoint(OperatorEndpoint* endpoint) { m_operator = endpoint; }
 
     // What the sessions share: also where callers inside the process open local sessions.
     SessionHost& host() { return m_host; }
@@ -117,9 +124,16 @@ private:
     McpSession* createSession(const QString& clientName, QByteArray* evictionError);
     void removeSession(const QByteArray& id, const QString& reason);
 
-    bool isAllowedHost(const QByteArray& hostHeader) const;
+    // `localPort`: the port the request came to (the MCP listener's or the operator API's).
+    bool isAllowedHost(const QByteArray& hostHeader, quint16 localPort) const;
+    // A listening socket on `port` (0: a free one) bound to this server; null, saying why, when it cannot.
+    GuardedTcpServer* openListener(quint16 port, QString* error);
     bool isAllowedOrigin(const QByteArray& origin) const;
     bool isAuthorized(QByteArrayView authorization) const;
+    // An operator API request that passed the Host check: refused at the door (Origin, token) or
+    // handed to the endpoint.
+    void handleOperatorRequest(
+        const QHttpServerRequest& request, QTcpSocket* socket, QHttpServerResponder& responder, Headers& headers);
     // A request refused at the door, told to the operator (never with the token it carried).
     void recordRefusal(SecurityEventKind kind, const QHttpServerRequest& request, const QTcpSocket* socket,
         const QString& detail) const;
@@ -136,8 +150,6 @@ private:
     // The session's state for the operator changed (opened, used, ended).
     void publishSessionState(const QByteArray& id);
 
-    static void writeReply(QHttpServerResponder& responder, QHttpServerResponder::StatusCode status,
-        const QByteArray& contentType, const QByteArray& body, const Headers& headers);
     static void writeError(QHttpServerResponder& responder, QHttpServerResponder::StatusCode status, int code,
         const std::string& message, const Headers& headers, const nlohmann::json& id = nullptr,
         nlohmann::json data = nullptr);
@@ -147,7 +159,10 @@ private:
     SessionHost m_host; // before the sessions, which use its environment
     SessionEnvironment& m_environment; // m_host's
     quint16 m_port = 0;
+    quint16 m_operatorPort = 0; // the operator API's own listener (--operator-port); 0: it shares m_port
+    QPointer<GuardedTcpServer> m_operatorTcpServer;
     QPointer<GuardedTcpServer> m_tcpServer;
+    OperatorEndpoint* m_operator = nullptr;
     struct ByteArrayHash
     {
         std::size_t operator()(const QByteArray& bytes) const { return qHash(bytes); }

@@ -8,10 +8,12 @@
 #include "transport/mcpsession.h"
 
 #include <QHostAddress>
+#include <QSslConfiguration>
 #include <QStringList>
 
 #include <functional>
 #include <memory>
+#include <optional>
 
 class ClientTokens;
 
@@ -21,6 +23,11 @@ struct McpServerOptions
 
     QHostAddress address = QHostAddress(QHostAddress::LocalHost);
     quint16 port = DefaultPort; // 0 picks a free port
+    // The operator API's own port on the same address (0 picks a free one); unset: it shares `port`
+    // under /operator/.
+    std::optional<quint16> operatorPort;
+    // Both listeners speak TLS with this certificate and key (server.tls); unset: plain HTTP.
+    std::optional<QSslConfiguration> tls;
     QByteArray bearerToken; // empty: no authentication (--no-auth)
     QStringList allowedOrigins; // beyond the loopback origins, e.g. "https://inspector.example"
     QStringList allowedHosts; // beyond localhost, 127.0.0.1 and [::1]
