@@ -53,8 +53,8 @@ public:
     // API's URL, an operator token, a PEM file of certificates to trust beside the system's or empty);
     // the outcome arrives as backendsChanged and backendConnectionChanged, a refusal as commandFailed
     // "attachBackend". Detaching one stops following it and takes its questions, sessions and grants
-    // out of the window; its calls stay in the log as last seen (commandFailed "detachBackend" for one
-    // that cannot be detached).
+    // out of the window (commandFailed "detachBackend" for one that cannot be detached). Either
+    // renumbers the calls: a window reloads its log on backendsChanged.
     virtual bool canAttachBackends() const { return false; }
     virtual void attachBackend(const QUrl& url, const QByteArray& token, const QString& caFile);
     virtual void detachBackend(const QString& name);

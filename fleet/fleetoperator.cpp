@@ -12,6 +12,9 @@ namespace {
 // Where a page of history ends is remembered for its next page; a window pages through a few
 // hundred at most, so the oldest are let go past this.
 constexpr int MaxPageEnds = 1000;
+// Window ids kept, both ways (about 100 bytes each): the log shows tens of thousands of rows at most,
+// so past this the half furthest from the newest are let go (a call seen again gets a new id).
+constexpr qsizetype MaxWindowIds = 1'000'000;
 
 } // namespace
 
@@ -22,7 +25,10 @@ QString FleetOperator::localName()
 
 FleetOperator::FleetOperator(QObject* parent)
     : OperatorInterface(parent)
-{}
+{
+    m_detached.slot = -1; // no command finds it
+    m_detached.name = tr("a detached backend");
+}
 
 FleetOperator::~FleetOperator()
 {
@@ -49,6 +55,7 @@ bool FleetOperator::addBackend(OperatorInterface* backend, const QString& name, 
     Member& held = *added;
     m_members.push_back(std::move(added));
     connectMember(held);
+    renumber();
     Q_EMIT backendsChanged();
     return true;
 }
@@ -66,11 +73,12 @@ bool FleetOperator::removeBackend(const QString& name)
     forgetChildRequests(gone->slot);
     if (gone->owned && gone->backend)
         gone->backend->deleteLater();
-    // Its questions, sessions and grants leave the window with it; its calls stay in the log as
-    // they were last seen (named).
+    // Its questions, sessions and grants leave the window with it (and its calls, when the window
+    // reloads its log for the renumbering).
     emitInteractions();
     emitSessions();
     Q_EMIT grantsListed(allGrants());
+    renumber();
     Q_EMIT backendsChanged();
     const bool connected = isBackendConnected();
     Q_EMIT backendConnectionChanged(connected,
@@ -88,15 +96,123 @@ OperatorInterface* FleetOperator::backend(const QString& name) const
 qint64 FleetOperator::windowCallId(const QString& name, qint64 callId) const
 {
     const Member* held = member(name);
-    return held && callId > 0 ? held->slot * SlotStride + callId : 0;
+    if (!held || callId <= 0)
+        return 0;
+    if (!isNamed())
+        return callId;
+    return m_windowIds.value({held->slot, callId});
 }
 
 std::pair<QString, qint64> FleetOperator::backendCallId(qint64 windowCallId) const
 {
-    if (windowCallId <= 0)
+    const std::optional<std::pair<int, qint64>> own = backendId(windowCallId);
+    const Member* held = own ? memberAt(own->first) : nullptr;
+    return held ? std::pair(held->name, own->second) : std::pair<QString, qint64>();
+}
+
+qint64 FleetOperator::windowId(int slot, qint64 callId, bool live)
+{
+    if (callId <= 0)
+        return 0;
+    if (!isNamed())
+        return callId;
+    const QPair<int, qint64> key(slot, callId);
+    if (const auto it = m_windowIds.constFind(key); it != m_windowIds.constEnd())
+        return *it;
+    const qint64 id = live ? m_nextLiveId++ : m_nextOlderId--;
+    m_windowIds.insert(key, id);
+    m_backendIds.insert(id, key);
+    if (m_backendIds.size() > MaxWindowIds)
+        pruneWindowIds();
+    return id;
+}
+
+QHash<qint64, qint64> FleetOperator::renumberProvisional(const Member& from, const ToolCallList& calls)
+{
+    // Only a call numbered by its question while an older call of the same batch has no number yet
+    // is out of order.
+    QList<qint64> own;
+    for (const ToolCall& call : calls)
+        own.append(call.id);
+    std::sort(own.begin(), own.end());
+    bool unnumberedBefore = false;
+    bool outOfOrder = false;
+    for (const qint64 id : std::as_const(own)) {
+        const QPair<int, qint64> key(from.slot, id);
+        if (m_provisional.contains(key) && unnumberedBefore) {
+            outOfOrder = true;
+            break;
+        }
+        unnumberedBefore = unnumberedBefore || !m_windowIds.contains(key);
+    }
+    if (!outOfOrder)
         return {};
-    const Member* held = memberAt(int(windowCallId / SlotStride));
-    return held ? std::pair(held->name, windowCallId % SlotStride) : std::pair<QString, qint64>();
+    QHash<qint64, qint64> renumbered; // old window id → new
+    QList<QPair<qint64, QPair<int, qint64>>> taken;
+    for (const qint64 id : std::as_const(own)) {
+        const QPair<int, qint64> key(from.slot, id);
+        if (!m_provisional.contains(key))
+            continue;
+        const qint64 old = m_windowIds.take(key);
+        m_backendIds.remove(old);
+        taken.append({old, key});
+    }
+    for (const qint64 id : std::as_const(own))
+        windowId(from.slot, id, true);
+    for (const auto& [old, key] : std::as_const(taken))
+        renumbered.insert(old, m_windowIds.value(key));
+    return renumbered;
+}
+
+void FleetOperator::pruneWindowIds()
+{
+    const qint64 liveFrom = m_nextLiveId - MaxWindowIds / 2;
+    const qint64 olderFrom = m_nextOlderId + MaxWindowIds / 2;
+    for (auto it = m_backendIds.begin(); it != m_backendIds.end();) {
+        const bool far = it.key() >= LiveBase ? it.key() < liveFrom : it.key() > olderFrom;
+        if (far) {
+            m_windowIds.remove(it.value());
+            it = m_backendIds.erase(it);
+        } else {
+            ++it;
+        }
+    }
+}
+
+std::optional<std::pair<int, qint64>> FleetOperator::backendId(qint64 windowCallId) const
+{
+    if (windowCallId <= 0)
+        return std::nullopt;
+    if (!isNamed()) {
+        if (m_members.empty())
+            return std::nullopt;
+        return std::pair(m_members.front()->slot, windowCallId);
+    }
+    const auto it = m_backendIds.constFind(windowCallId);
+    if (it == m_backendIds.constEnd())
+        return std::nullopt;
+    return std::pair(it->first, it->second);
+}
+
+void FleetOperator::renumber()
+{
+    // Window ids start again for the backends held now (the window reloads its log); the questions
+    // come again with their calls' new ids.
+    forgetWindowIds();
+    for (const auto& held : m_members) {
+        if (held->backend)
+            held->backend->listInteractions();
+    }
+}
+
+void FleetOperator::forgetWindowIds()
+{
+    m_windowIds.clear();
+    m_backendIds.clear();
+    m_provisional.clear();
+    m_pageEnds.clear();
+    m_nextLiveId = LiveBase;
+    m_nextOlderId = LiveBase - 1;
 }
 
 FleetOperator::Member* FleetOperator::member(const QString& name) const
@@ -149,22 +265,28 @@ QString FleetOperator::named(const Member& from, const QString& message) const
     return isNamed() ? QStringLiteral("%1: %2").arg(from.name, message) : message;
 }
 
-ToolCall FleetOperator::toWindow(const Member& from, ToolCall call) const
+ToolCall FleetOperator::toWindow(const Member& from, ToolCall call, bool live)
 {
-    call.id = from.slot * SlotStride + call.id;
-    if (call.replayOf > 0)
-        call.replayOf = from.slot * SlotStride + call.replayOf;
-    call.backend = from.name;
+    call.id = windowId(from.slot, call.id, live);
+    call.replayOf = windowId(from.slot, call.replayOf, false);
+    // A window on one backend exports and shows its calls as that backend's own window would; with
+    // several, each names its own (a change between the two reloads the log).
+    call.backend = isNamed() ? from.name : QString();
     return call;
 }
 
-PendingInteraction FleetOperator::toWindow(const Member& from, PendingInteraction interaction) const
+PendingInteraction FleetOperator::toWindow(const Member& from, PendingInteraction interaction)
 {
     interaction.id = windowInteractionId(from, interaction.id);
-    if (interaction.callId > 0)
-        interaction.callId = from.slot * SlotStride + interaction.callId;
+    // The call that asks runs now; earlier ones may be known only to history.
+    const bool known = !isNamed() || m_windowIds.contains({from.slot, interaction.callId});
+    interaction.callId = windowId(from.slot, interaction.callId, true);
+    // Numbered before the log has the call: when it comes in a batch with older calls of its
+    // backend (the whole state after attaching), it is numbered again in their order (callsUpdated).
+    if (!known && interaction.callId > 0)
+        m_provisional.insert(m_backendIds.value(interaction.callId));
     for (qint64& earlier : interaction.earlierCallIds)
-        earlier = from.slot * SlotStride + earlier;
+        earlier = windowId(from.slot, earlier, false);
     interaction.backend = from.name;
     return interaction;
 }
@@ -174,19 +296,35 @@ void FleetOperator::connectMember(Member& joined)
     OperatorInterface* source = joined.backend;
     const int slot = joined.slot;
     QList<QMetaObject::Connection>& c = joined.connections;
-    // Every handler looks its member up again: one detached meanwhile has no handlers left.
-    const auto at = [this, slot] { return memberAt(slot); };
+    // Every handler looks its member up again: one detached meanwhile has no handlers left, and a call
+    // already on its way (queued) finds a stand-in rather than nothing.
+    const auto at = [this, slot] {
+        Member* held = memberAt(slot);
+        return held ? held : &m_detached;
+    };
 
     c << connect(source, &OperatorInterface::callsUpdated, this, [this, at](const ToolCallList& calls) {
         Member* from = at();
+        const QHash<qint64, qint64> renumbered = renumberProvisional(*from, calls);
         ToolCallList shown;
         shown.reserve(calls.size());
         for (const ToolCall& call : calls) {
             if (call.id > 0 && (from->oldestCallId == 0 || call.id < from->oldestCallId))
                 from->oldestCallId = call.id;
-            shown.append(toWindow(*from, call));
+            m_provisional.remove({from->slot, call.id});
+            shown.append(toWindow(*from, call, true));
         }
+        std::sort(shown.begin(), shown.end(), [](const ToolCall& a, const ToolCall& b) { return a.id < b.id; });
         Q_EMIT callsUpdated(shown);
+        // The questions whose calls were numbered again show the new numbers.
+        if (!renumbered.isEmpty()) {
+            for (PendingInteraction& interaction : from->interactions) {
+                if (const auto it = renumbered.constFind(interaction.callId); it != renumbered.constEnd()) {
+                    interaction.callId = *it;
+                    Q_EMIT interactionChanged(interaction);
+                }
+            }
+        }
     });
     c << connect(source, &OperatorInterface::sessionsChanged, this, [this, at](int count) {
         at()->sessionCount = count;
@@ -340,7 +478,7 @@ void FleetOperator::connectMember(Member& joined)
             return;
         const quint64 windowRequest = *it;
         m_childCalls.erase(it);
-        Q_EMIT toolCallStarted(windowRequest, from->slot * SlotStride + callId);
+        Q_EMIT toolCallStarted(windowRequest, windowId(from->slot, callId, true));
     });
     c << connect(source, &OperatorInterface::toolsListed, this, [this, at](const ToolInfoList& tools) {
         at()->tools = tools;
@@ -564,9 +702,13 @@ quint64 FleetOperator::fanOut(Ask ask, const HistoryQuery& query, int limit, qsi
     // backend for what is older than the oldest call of it the window has seen.
     QHash<int, qint64> cursors;
     QList<Member*> asked;
+    qint64 ownCallId = 0;
     if (query.callId > 0) {
-        if (Member* held = memberAt(int(query.callId / SlotStride)))
+        const std::optional<std::pair<int, qint64>> own = backendId(query.callId);
+        if (Member* held = own ? memberAt(own->first) : nullptr) {
             asked.append(held);
+            ownCallId = own->second;
+        }
     } else {
         for (const auto& held : m_members)
             asked.append(held.get());
@@ -576,7 +718,8 @@ quint64 FleetOperator::fanOut(Ask ask, const HistoryQuery& query, int limit, qsi
             } else {
                 for (Member* held : std::as_const(asked))
                     cursors.insert(held->slot, held->oldestCallId);
-                cursors.insert(int(query.beforeId / SlotStride), query.beforeId % SlotStride);
+                if (const std::optional<std::pair<int, qint64>> own = backendId(query.beforeId))
+                    cursors.insert(own->first, own->second);
             }
         }
     }
@@ -588,7 +731,7 @@ quint64 FleetOperator::fanOut(Ask ask, const HistoryQuery& query, int limit, qsi
         if (!held->backend)
             continue;
         HistoryQuery own = query;
-        own.callId = query.callId > 0 ? query.callId % SlotStride : 0;
+        own.callId = ownCallId;
         own.beforeId = request.cursors.value(held->slot);
         own.bodyPreviewBytes = bodyPreviewBytes;
         queries.append({held, own});
@@ -628,7 +771,7 @@ void FleetOperator::childHistoryLoaded(int slot, quint64 childRequest, const Too
     if (request == m_requests.end() || !from)
         return;
     for (const ToolCall& call : calls)
-        request->calls.append(toWindow(*from, call));
+        request->calls.append({slot, call});
     request->hasMore = request->hasMore || hasMore;
     request->waiting.remove(slot);
     finishIfAnswered(id);
@@ -661,25 +804,32 @@ void FleetOperator::finishIfAnswered(quint64 requestId)
         Q_EMIT historyCounted(requestId, request.total);
         return;
     }
-    ToolCallList calls = std::move(request.calls);
+    QList<std::pair<int, ToolCall>> merged = std::move(request.calls);
     // Newest first across backends: by the time each started, the id within one backend breaking ties.
-    std::stable_sort(calls.begin(), calls.end(), [](const ToolCall& a, const ToolCall& b) {
-        return a.startedAtMs != b.startedAtMs ? a.startedAtMs > b.startedAtMs : a.id > b.id;
+    std::stable_sort(merged.begin(), merged.end(), [](const auto& a, const auto& b) {
+        return a.second.startedAtMs != b.second.startedAtMs ? a.second.startedAtMs > b.second.startedAtMs
+                                                            : a.second.id > b.second.id;
     });
     bool hasMore = request.hasMore;
-    if (calls.size() > request.limit) {
-        calls.resize(request.limit);
+    if (merged.size() > request.limit) {
+        merged.resize(request.limit);
         hasMore = true;
     }
+    // Numbered in the merged order (a call the window has not seen gets the next number down), so
+    // that calls first seen in history stand in the log in the order they started, whichever backend
+    // they came from; and where each backend stopped in this page, for the page after it.
+    ToolCallList calls;
+    calls.reserve(merged.size());
+    QHash<int, qint64> ends = request.cursors;
+    for (const auto& [slot, call] : std::as_const(merged)) {
+        const Member* from = memberAt(slot);
+        if (!from)
+            continue;
+        if (const qint64 end = ends.value(slot); end == 0 || call.id < end)
+            ends.insert(slot, call.id);
+        calls.append(toWindow(*from, call, false));
+    }
     if (!calls.isEmpty()) {
-        // Where each backend stopped in this page, for the page after it.
-        QHash<int, qint64> ends = request.cursors;
-        for (const ToolCall& call : std::as_const(calls)) {
-            const int slot = int(call.id / SlotStride);
-            const qint64 own = call.id % SlotStride;
-            if (const qint64 end = ends.value(slot); end == 0 || own < end)
-                ends.insert(slot, own);
-        }
         if (m_pageEnds.size() >= MaxPageEnds)
             m_pageEnds.clear();
         m_pageEnds.insert(calls.last().id, ends);
@@ -839,7 +989,8 @@ quint64 FleetOperator::callTool(const QString& tool, const QByteArray& arguments
 {
     // A replay goes to the backend of the call it replays; a new call to the first backend that
     // offers the tool.
-    Member* target = replayOf > 0 ? memberAt(int(replayOf / SlotStride)) : nullptr;
+    const std::optional<std::pair<int, qint64>> replayed = backendId(replayOf);
+    Member* target = replayed ? memberAt(replayed->first) : nullptr;
     if (!target) {
         for (const auto& held : m_members) {
             if (std::any_of(held->tools.cbegin(), held->tools.cend(),
@@ -858,7 +1009,7 @@ quint64 FleetOperator::callTool(const QString& tool, const QByteArray& arguments
         });
         return id;
     }
-    const quint64 childRequest = target->backend->callTool(tool, arguments, replayOf > 0 ? replayOf % SlotStride : 0);
+    const quint64 childRequest = target->backend->callTool(tool, arguments, replayed ? replayed->second : 0);
     m_childCalls.insert({target->slot, childRequest}, id);
     return id;
 }

@@ -5,12 +5,14 @@
 // window as one: their signals merged, every row, question and state named with its backend, and
 // each command sent to the backend the call, question, session, grant or adapter belongs to.
 //
-// Call ids stay unique in the window because a backend's ids are moved into a range of their own
-// (its slot, numbered in the order backends were added and never reused, times SlotStride: a
-// decimal stride, so that a person still reads the backend's own id in the last digits); the first
-// backend's range is the ids themselves, so a window on one backend sees its ids unchanged. Question ids of later
-// backends carry their slot ("ia-…@2"). History fans out to every backend and comes back merged, newest first; a page
-// remembers where each backend stopped, so that the next page asks each for what it has older than that.
+// A window on one backend sees that backend's call ids unchanged. While it holds several, each call
+// gets a window id when the fleet first sees it: a call that starts, in the order calls arrive
+// (from LiveBase up), so that the log, which keeps its rows in id order, shows the backends' calls
+// interleaved as they came; a call first seen in history, below LiveBase (downwards), so that it is
+// older than every live row, as the log expects. The window reloads its log when the backends change
+// (the ids do). Question ids of backends after the first carry their slot ("ia-…@2"). History fans
+// out to every backend and comes back merged, newest first; a page remembers where each backend
+// stopped, so that the next page asks each for what it has older than that.
 
 #include "operatorinterface.h"
 
@@ -19,6 +21,7 @@
 #include <QSet>
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 class FleetOperator : public OperatorInterface
@@ -27,8 +30,8 @@ class FleetOperator : public OperatorInterface
 public:
     // The name the backend of this process goes by beside attached ones.
     static QString localName();
-    // A backend's ids are below this; the window's id is slot × SlotStride + the backend's id.
-    static constexpr qint64 SlotStride = 1'000'000'000'000;
+    // Window ids of calls seen starting are LiveBase and above; those first seen in history are below.
+    static constexpr qint64 LiveBase = 1'000'000'000;
 
     explicit FleetOperator(QObject* parent = nullptr);
     ~FleetOperator() override;
@@ -40,7 +43,8 @@ public:
     bool removeBackend(const QString& name);
     OperatorInterface* backend(const QString& name) const;
     int backendCount() const { return int(m_members.size()); }
-    // The window's id of a backend's call, and back (no name when no held backend has it).
+    // The window's id of a backend's call (0 when the window has not been shown it), and back (no name
+    // when no held backend has it).
     qint64 windowCallId(const QString& name, qint64 callId) const;
     std::pair<QString, qint64> backendCallId(qint64 windowCallId) const;
 
@@ -110,7 +114,7 @@ private:
         int limit = 0;
         QHash<int, qint64> cursors; // per slot: the beforeId it was asked with
         QSet<int> waiting; // slots that have not answered yet
-        ToolCallList calls;
+        QList<std::pair<int, ToolCall>> calls; // each backend's own, by slot: numbered once merged
         bool hasMore = false;
         qint64 total = -1;
     };
@@ -123,8 +127,17 @@ private:
     bool isNamed() const { return m_members.size() > 1; }
     QString named(const Member& from, const QString& message) const;
     void connectMember(Member& joined);
-    ToolCall toWindow(const Member& from, ToolCall call) const;
-    PendingInteraction toWindow(const Member& from, PendingInteraction interaction) const;
+    // The window's id of a backend's call, given one when it has none (`live`: a call that starts now).
+    qint64 windowId(int slot, qint64 callId, bool live);
+    std::optional<std::pair<int, qint64>> backendId(qint64 windowCallId) const;
+    void forgetWindowIds();
+    void pruneWindowIds();
+    // Numbers again, in their backend's order, the calls of `calls` first numbered by their questions
+    // when older ones of the batch had none; the old window ids → the new.
+    QHash<qint64, qint64> renumberProvisional(const Member& from, const ToolCallList& calls);
+    void renumber();
+    ToolCall toWindow(const Member& from, ToolCall call, bool live);
+    PendingInteraction toWindow(const Member& from, PendingInteraction interaction);
     QString windowInteractionId(const Member& from, const QString& id) const;
     quint64 fanOut(Ask ask, const HistoryQuery& query, int limit, qsizetype bodyPreviewBytes);
     void childHistoryLoaded(int slot, quint64 childRequest, const ToolCallList& calls, bool hasMore);
@@ -140,12 +153,19 @@ private:
     QList<Member*> holders(const QSet<QString> Member::*set, const QString& key) const;
 
     std::vector<std::unique_ptr<Member>> m_members;
+    Member m_detached; // what a handler of a backend detached meanwhile works on
     int m_nextSlot = 0;
     quint64 m_nextRequestId = 1;
     QHash<quint64, FleetRequest> m_requests;
     // (slot, the backend's request id) → the window's request id.
     QHash<QPair<int, quint64>, quint64> m_childRequests;
     QHash<QPair<int, quint64>, quint64> m_childCalls; // callTool requests likewise
+    // Window ids while several backends are held (see the class comment).
+    QHash<QPair<int, qint64>, qint64> m_windowIds;
+    QHash<qint64, QPair<int, qint64>> m_backendIds;
+    QSet<QPair<int, qint64>> m_provisional; // numbered by a question, not yet seen as a call
+    qint64 m_nextLiveId = LiveBase;
+    qint64 m_nextOlderId = LiveBase - 1;
     // A page's last window call id → where each backend stopped, for the next page.
     QHash<qint64, QHash<int, qint64>> m_pageEnds;
 };

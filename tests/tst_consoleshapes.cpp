@@ -56,7 +56,7 @@ private Q_SLOTS:
         const QDateTime now = QDateTime::currentDateTime();
         Q_EMIT backend.sessionsListed(
             {SessionState{QStringLiteral("s-one"), QStringLiteral("claude-code"), QStringLiteral("2.0"),
-                QStringLiteral("2025-11-25"), now.toMSecsSinceEpoch(), now.toMSecsSinceEpoch(), 1, false}});
+                QStringLiteral("2025-11-25"), now.toMSecsSinceEpoch(), now.toMSecsSinceEpoch(), 1, false, QString()}});
         Q_EMIT backend.callsUpdated({statelessCall(1, QStringLiteral("agent")),
             statelessCall(2, QStringLiteral("agent")), statelessCall(3, QStringLiteral("runner"))});
         QTableView* table = view.sessionTable();

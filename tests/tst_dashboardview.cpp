@@ -54,7 +54,7 @@ double total(const QLineSeries* series)
 SessionState session(const QString& id, const QString& client)
 {
     const qint64 now = QDateTime::currentMSecsSinceEpoch();
-    return SessionState{id, client, QStringLiteral("1.0"), QStringLiteral("2025-06-18"), now, now, 0, false};
+    return SessionState{id, client, QStringLiteral("1.0"), QStringLiteral("2025-06-18"), now, now, 0, false, QString()};
 }
 
 } // namespace

@@ -9,6 +9,7 @@
 #include "adapterhealthmodel.h"
 #include "adapterhealthview.h"
 #include "approvalwidget.h"
+#include "attachdialog.h"
 #include "boundedjson.h"
 #include "callcolumns.h"
 #include "calllogmodel.h"
@@ -27,8 +28,11 @@
 #include "statuswarning.h"
 
 #include <QAbstractItemModelTester>
+#include <QAction>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLineEdit>
+#include <QMenu>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTableView>
@@ -63,6 +67,8 @@ private Q_SLOTS:
     void keepsTheOtherBackendWhenOneStops();
     void searchesTheHistoryOfBoth();
     void holdsThisMachineBesideAnAttachedOne();
+    void attachesFromTheFileMenu();
+    void namesEveryRowRight();
 
 private:
     void serve(Served& served);
@@ -243,10 +249,12 @@ void TestFleetConsole::showsAndAnswersBothBackends()
     QVERIFY(m_window->windowTitle().contains(firstName));
     QVERIFY(m_window->windowTitle().contains(secondName));
 
-    ApprovalWidget* fromFirst = raiseApproval(m_first, firstName, QStringLiteral("from the first"));
-    QVERIFY(fromFirst);
+    // The second backend asks first: its call comes first in the log, though the first backend was
+    // added first.
     ApprovalWidget* fromSecond = raiseApproval(m_second, secondName, QStringLiteral("from the second"));
     QVERIFY(fromSecond);
+    ApprovalWidget* fromFirst = raiseApproval(m_first, firstName, QStringLiteral("from the first"));
+    QVERIFY(fromFirst);
     QVERIFY(fromFirst->interactionId() != fromSecond->interactionId());
     QCOMPARE(m_window->interactionPanel()->count(), 2);
 
@@ -270,9 +278,19 @@ void TestFleetConsole::showsAndAnswersBothBackends()
         ids.insert(log->index(row, 0).data(CallIdRole).toLongLong());
     }
     QCOMPARE(ids.size(), log->rowCount());
-    // The second backend's first call is its id 1, as the first backend's is: apart in the window.
-    QVERIFY(rowsOf(secondName).first().id > FleetOperator::SlotStride);
-    QCOMPARE(m_fleet->backendCallId(rowsOf(secondName).first().id).first, secondName);
+    // In the order they came, whichever backend they came from.
+    const ToolCall secondCall = rowsOf(secondName).first();
+    const ToolCall firstCall = rowsOf(firstName).first();
+    QVERIFY(log->indexOfCall(secondCall.id).row() < log->indexOfCall(firstCall.id).row());
+    // Both backends' first call is their id 1: each has an id of its own in the window, which maps back.
+    QVERIFY(secondCall.id != firstCall.id);
+    QCOMPARE(m_fleet->backendCallId(secondCall.id).first, secondName);
+    QCOMPARE(m_fleet->backendCallId(firstCall.id).first, firstName);
+    QVERIFY(m_second.calls.contains(m_fleet->backendCallId(secondCall.id).second));
+    QVERIFY(m_second.calls.value(m_fleet->backendCallId(secondCall.id).second).request.contains("from the second"));
+    QVERIFY(m_first.calls.value(m_fleet->backendCallId(firstCall.id).second).request.contains("from the first"));
+    // The question's "Show call" is the log's row.
+    QCOMPARE(fromSecond->interaction().callId, secondCall.id);
 
     // Each backend's configured rule (echo: ask) shows in Permissions, named with its backend.
     PermissionsModel* permissions = m_window->findChild<PermissionsView*>()->model();
@@ -371,6 +389,29 @@ void TestFleetConsole::searchesTheHistoryOfBoth()
     QCOMPARE(one.size(), 1);
     QCOMPARE(one.first().id, second.id);
     QCOMPARE(one.first().backend, secondName);
+    // Paged one at a time: each page goes on where each backend stopped, through both and no further.
+    const auto page = [&](qint64 beforeId) {
+        HistoryQuery paged;
+        paged.limit = 1;
+        paged.beforeId = beforeId;
+        loaded.clear();
+        const quint64 id = m_fleet->queryHistory(paged);
+        [&] { QTRY_VERIFY_WITH_TIMEOUT(!loaded.isEmpty(), TimeoutMs); }();
+        if (loaded.isEmpty() || loaded.first().at(0).toULongLong() != id)
+            return std::pair(ToolCallList(), false);
+        return std::pair(loaded.first().at(1).value<ToolCallList>(), loaded.first().at(2).toBool());
+    };
+    const auto [newest, moreAfterNewest] = page(0);
+    QCOMPARE(newest.size(), 1);
+    QVERIFY(moreAfterNewest);
+    const auto [older, moreAfterOlder] = page(newest.first().id);
+    QCOMPARE(older.size(), 1);
+    QVERIFY(older.first().backend != newest.first().backend);
+    QVERIFY(!moreAfterOlder);
+    const auto [none, moreAfterNone] = page(older.first().id);
+    QVERIFY(none.isEmpty());
+    QVERIFY(!moreAfterNone);
+
     // Counted over both.
     const quint64 countRequest = m_fleet->countHistory(HistoryQuery());
     QTRY_VERIFY_WITH_TIMEOUT(!counted.isEmpty(), TimeoutMs);
@@ -394,6 +435,95 @@ void TestFleetConsole::holdsThisMachineBesideAnAttachedOne()
     m_fleet->detachBackend(secondName);
     QCOMPARE(m_fleet->backendNames(), QStringList{localName});
     QVERIFY(m_window->callLogView()->tableView()->horizontalHeader()->isSectionHidden(CallColumns::BackendColumn));
+}
+
+void TestFleetConsole::attachesFromTheFileMenu()
+{
+    // A window started with its own backend only: nothing is named yet.
+    m_fleet = std::make_unique<FleetOperator>();
+    QVERIFY(m_fleet->addBackend(m_first.backend.get(), FleetOperator::localName(), false, false));
+    m_window = std::make_unique<MainWindow>(m_fleet.get(), 1000, false);
+    m_window->show();
+    QVERIFY(m_window->callLogView()->tableView()->horizontalHeader()->isSectionHidden(CallColumns::BackendColumn));
+    // Its calls are its own, as in a window without a fleet.
+    m_first.backend->callTool(QStringLiteral("echo"), R"({"text":"before attaching"})");
+    CallLogModel* log = m_window->callLogModel();
+    QTRY_COMPARE_WITH_TIMEOUT(log->rowCount(), 1, TimeoutMs);
+    const ToolCall before = log->index(0, 0).data(CallRole).value<ToolCall>();
+    QVERIFY(before.backend.isEmpty());
+    QVERIFY(m_first.calls.contains(before.id));
+
+    // File ▸ Attach…: the URL as a person pastes it, the token masked.
+    auto* attachAction = m_window->findChild<QAction*>(QStringLiteral("attachAction"));
+    QVERIFY(attachAction);
+    QVERIFY(m_window->menu(MainWindow::Menu::File)->actions().contains(attachAction));
+    attachAction->trigger();
+    auto* dialog = m_window->findChild<AttachDialog*>();
+    QVERIFY(dialog);
+    QCOMPARE(dialog->tokenEdit()->echoMode(), QLineEdit::Password);
+    dialog->urlEdit()->setText(m_second.backend->serverUrl().toString());
+    dialog->tokenEdit()->setText(QString::fromLatin1(OperatorToken));
+    dialog->accept();
+    QTRY_COMPARE_WITH_TIMEOUT(m_fleet->backendNames().size(), 2, TimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(m_fleet->isBackendConnected(), TimeoutMs);
+    QVERIFY(!m_window->callLogView()->tableView()->horizontalHeader()->isSectionHidden(CallColumns::BackendColumn));
+    // The log started again: the call from before names this machine now.
+    const auto named = [log](const QByteArray& text, const QString& backend) {
+        for (int row = 0; row < log->rowCount(); ++row) {
+            const ToolCall call = log->index(row, 0).data(CallRole).value<ToolCall>();
+            if (call.request.contains(text))
+                return call.backend == backend;
+        }
+        return false;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(named("before attaching", FleetOperator::localName()), TimeoutMs);
+
+    const QString secondName = nameOf(m_second);
+    ApprovalWidget* remote = raiseApproval(m_second, secondName, QStringLiteral("asked after attaching"));
+    QVERIFY(remote);
+    allowOnce(remote, m_second, QStringLiteral("asked after attaching"));
+
+    // The same backend twice is refused; this machine cannot be detached.
+    QSignalSpy failed(m_fleet.get(), &OperatorInterface::commandFailed);
+    m_fleet->attachBackend(m_second.backend->serverUrl(), OperatorToken, QString());
+    m_fleet->detachBackend(FleetOperator::localName());
+    QCOMPARE(failed.size(), 2);
+    QCOMPARE(failed.at(0).at(0).toString(), QStringLiteral("attachBackend"));
+    QCOMPARE(failed.at(1).at(0).toString(), QStringLiteral("detachBackend"));
+    QCOMPARE(m_fleet->backendNames().size(), 2);
+    // Detached, it is gone from the window.
+    m_fleet->detachBackend(secondName);
+    QCOMPARE(m_fleet->backendNames(), QStringList{FleetOperator::localName()});
+}
+
+void TestFleetConsole::namesEveryRowRight()
+{
+    openWindow(false);
+    const QString firstName = nameOf(m_first);
+    const QString secondName = nameOf(m_second);
+    // Calls on both, one after the other, without waiting for the window between them.
+    for (int round = 0; round < 3; ++round) {
+        for (Served* served : {&m_first, &m_second}) {
+            const QString text = QStringLiteral("%1 round %2").arg(nameOf(*served)).arg(round);
+            served->backend->callTool(
+                QStringLiteral("echo"), QByteArray::fromStdString(nlohmann::json{{"text", text.toStdString()}}.dump()));
+        }
+    }
+    CallLogModel* log = m_window->callLogModel();
+    QTRY_COMPARE_WITH_TIMEOUT(log->rowCount(), 6, TimeoutMs);
+    QTRY_COMPARE_WITH_TIMEOUT(m_window->interactionPanel()->count(), 6, TimeoutMs);
+    for (int row = 0; row < log->rowCount(); ++row) {
+        const ToolCall call = log->index(row, 0).data(CallRole).value<ToolCall>();
+        QVERIFY2(call.request.contains(QByteArray(call.backend.toUtf8() + " round")), call.request.constData());
+    }
+    for (int row = 0; row < m_window->interactionPanel()->model()->rowCount(); ++row) {
+        const PendingInteraction interaction = m_window->interactionPanel()->model()->interactionAt(row);
+        QVERIFY2(interaction.arguments.contains(QByteArray(interaction.backend.toUtf8() + " round")),
+            interaction.arguments.constData());
+        QVERIFY(log->indexOfCall(interaction.callId).isValid());
+        const ToolCall call = log->indexOfCall(interaction.callId).data(CallRole).value<ToolCall>();
+        QCOMPARE(call.backend, interaction.backend);
+    }
 }
 
 QTEST_MAIN(TestFleetConsole)

@@ -37,7 +37,7 @@ ToolCall finished(ToolCall call, qint64 durationMs)
 
 SessionState session(const QString& id, const QString& client)
 {
-    return SessionState{id, client, QStringLiteral("1.0"), QStringLiteral("2025-11-25"), 100, 100, 2, false};
+    return SessionState{id, client, QStringLiteral("1.0"), QStringLiteral("2025-11-25"), 100, 100, 2, false, QString()};
 }
 
 } // namespace

@@ -43,7 +43,10 @@ AttachDialog::AttachDialog(QWidget* parent)
     form->addRow(note);
     form->addRow(tr("&URL:"), m_url);
     form->addRow(tr("Operator &token:"), m_token);
-    form->addRow(tr("&CA file:"), caRow);
+    // A label of a layout has no buddy of its own: the field is its shortcut's target.
+    auto* caLabel = new QLabel(tr("&CA file:"));
+    caLabel->setBuddy(m_caFile);
+    form->addRow(caLabel, caRow);
     form->addRow(m_buttons);
     connect(m_buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
     connect(m_buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);

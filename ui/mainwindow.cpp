@@ -1210,6 +1210,13 @@ void MainWindow::onBackendsChanged()
 {
     const QStringList names = m_backend->backendNames();
     const bool several = names.size() > 1;
+    // A backend added or taken out renumbers the calls (FleetOperator): the log starts again from the
+    // recent calls of the backends held now.
+    if (m_backendCount >= 0 && names.size() != m_backendCount) {
+        m_model->clear();
+        m_recentRequest = m_backend->loadRecentCalls(m_model->capacity(), CallLogModel::PreviewBytes);
+    }
+    m_backendCount = int(names.size());
     // Rows, questions and the status bar name their backend only where there is more than one.
     updateBackendColumn();
     m_interactionPanel->setBackendsShown(several);
@@ -1266,9 +1273,14 @@ void MainWindow::createAttachActions()
     });
     addMenuAction(Menu::File, m_detachAction);
     connect(m_backend, &OperatorInterface::commandFailed, this, [this](const QString& command, const QString& message) {
-        if (command == QLatin1String("attachBackend") || command == QLatin1String("detachBackend"))
-            QMessageBox::warning(
-                this, command == QLatin1String("attachBackend") ? tr("Attach") : tr("Detach"), message);
+        if (command != QLatin1String("attachBackend") && command != QLatin1String("detachBackend"))
+            return;
+        // Not modal on the event loop: the window keeps following its backends meanwhile.
+        auto* box = new QMessageBox(QMessageBox::Warning,
+            command == QLatin1String("attachBackend") ? tr("Attach") : tr("Detach"), message, QMessageBox::Close, this);
+        box->setObjectName(QStringLiteral("attachFailedMessage"));
+        box->setAttribute(Qt::WA_DeleteOnClose);
+        box->open();
     });
 }
 

@@ -9,7 +9,9 @@
 // and a repository's "Show calls" filters the log to them. The adapters dock (AdapterHealthView)
 // shares the bottom with it as a tab; selecting an adapter shows only its calls in the log, and
 // clearing that filter in the log clears the selection. The live log keeps previews of large calls;
-// the inspector gets the whole call from history.
+// the inspector gets the whole call from history. On an interface that holds several backends
+// (FleetOperator), rows, questions, adapters, sessions, permissions and the status bar name theirs,
+// and File ▸ Attach… and Detach… add and remove them.
 
 #include "callimportwindow.h" // complete for the ndjsonOpened signal's argument type
 #include "toolcall.h"
@@ -279,6 +281,7 @@ private:
     bool m_quitConfirmed = false; // the person said Quit with questions pending
 
     QAction* m_detachAction = nullptr;
+    int m_backendCount = -1; // the backends held, once the window knows
     QMenu* m_fileMenu = nullptr;
     QMenu* m_editMenu = nullptr;
     QMenu* m_viewMenu = nullptr;

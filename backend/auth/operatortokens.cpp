@@ -1,19 +1,8 @@
 #include "auth/operatortokens.h"
 
+#include "auth/bearertoken.h"
+
 #include <QCryptographicHash>
-
-namespace {
-
-// Equal, in a time that depends on the lengths only.
-bool sameBytes(QByteArrayView presented, QByteArrayView expected)
-{
-    unsigned difference = unsigned(presented.size() ^ expected.size());
-    for (qsizetype i = 0; i < expected.size(); ++i)
-        difference |= unsigned(char(expected[i] ^ (i < presented.size() ? presented[i] : 0)));
-    return difference == 0;
-}
-
-} // namespace
 
 QString operatorRoleName(OperatorRole role)
 {
@@ -52,12 +41,12 @@ std::optional<OperatorCredential> OperatorTokens::find(QByteArrayView token) con
     if (token.isEmpty())
         return std::nullopt;
     std::optional<OperatorCredential> found;
-    if (!m_defaultToken.isEmpty() && sameBytes(token, m_defaultToken))
+    if (!m_defaultToken.isEmpty() && BearerToken::same(token, m_defaultToken))
         found = OperatorCredential{QStringLiteral("default"), OperatorRole::Admin};
     // Every named digest is compared, whatever matched before.
     const QByteArray digest = digestOf(token);
     for (const Named& named : m_named) {
-        if (sameBytes(digest, named.sha256) && !found)
+        if (BearerToken::same(digest, named.sha256) && !found)
             found = OperatorCredential{named.name, named.role};
     }
     return found;
@@ -65,7 +54,5 @@ std::optional<OperatorCredential> OperatorTokens::find(QByteArrayView token) con
 
 std::optional<OperatorCredential> OperatorTokens::fromAuthorization(QByteArrayView authorization) const
 {
-    if (authorization.size() < 7 || qstrnicmp(authorization.data(), 7, "bearer ", 7) != 0)
-        return std::nullopt;
-    return find(authorization.sliced(7).trimmed());
+    return find(BearerToken::of(authorization));
 }

@@ -1,5 +1,6 @@
 #include "transport/mcphttpserver.h"
 
+#include "auth/bearertoken.h"
 #include "auth/clienttokens.h"
 #include "events/backendevents.h"
 #include "interaction/interactionbroker.h"
@@ -476,10 +477,8 @@ QString McpHttpServer::identityOf(const QHttpServerRequest& request, const json&
     // A named token is an identity; under the shared token the declared name only keeps clients
     // apart. Token names cannot hold ':', so the prefixes keep the two kinds from colliding.
     const QByteArray authorization = request.value("authorization");
-    if (m_options.clientTokens && authorization.size() > 7
-        && qstrnicmp(authorization.constData(), 7, "bearer ", 7) == 0) {
-        if (const std::optional<QString> name
-            = m_options.clientTokens->nameFor(QByteArrayView(authorization).sliced(7).trimmed()))
+    if (const QByteArrayView token = BearerToken::of(authorization); m_options.clientTokens && !token.isEmpty()) {
+        if (const std::optional<QString> name = m_options.clientTokens->nameFor(token))
             return QStringLiteral("token:") + *name;
     }
     return QStringLiteral("declared:") + TaskHost::clientNameOf(clientInfo);
@@ -631,17 +630,12 @@ bool McpHttpServer::isAuthorized(QByteArrayView authorization) const
 {
     if (m_options.bearerToken.isEmpty())
         return true;
-    if (authorization.size() < 7 || qstrnicmp(authorization.data(), 7, "bearer ", 7) != 0)
+    const QByteArrayView presented = BearerToken::of(authorization);
+    if (presented.isEmpty())
         return false;
-    const QByteArrayView presented = authorization.sliced(7).trimmed();
     if (m_options.clientTokens && m_options.clientTokens->nameFor(presented))
         return true;
-    const QByteArray& expected = m_options.bearerToken;
-    // Constant time in the token's length, so timing reveals nothing about how much matched.
-    unsigned difference = unsigned(presented.size() ^ expected.size());
-    for (qsizetype i = 0; i < expected.size(); ++i)
-        difference |= unsigned(char(expected[i] ^ (i < presented.size() ? presented[i] : 0)));
-    return difference == 0;
+    return BearerToken::same(presented, m_options.bearerToken);
 }
 
 void McpHttpServer::recordRefusal(
