@@ -2,7 +2,7 @@
 
 #include "auth/clienttokens.h"
 #include "commandline.h"
-#include "printabletext.h"
+#include "transport/printabletext.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>

@@ -1,8 +1,8 @@
 #include "commandline.h"
 
-#include "mcp/mcphttpserver.h"
 #include "operatorinvocation.h"
-#include "printabletext.h"
+#include "transport/mcphttpserver.h"
+#include "transport/printabletext.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>

@@ -1,6 +1,6 @@
 #include "headlessreporter.h"
 
-#include "printabletext.h"
+#include "transport/printabletext.h"
 
 #include <QDateTime>
 #include <QDeadlineTimer>

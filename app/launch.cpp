@@ -1,6 +1,6 @@
 #include "launch.h"
 
-#include "backendevents.h"
+#include "events/backendevents.h"
 #include "headlessreporter.h"
 #include "store/statedirectory.h"
 

@@ -6,9 +6,9 @@
 // `switchboard-console` (the window) both start through it.
 
 #include "auth/servertoken.h"
-#include "backend.h"
 #include "commandline.h"
 #include "config/switchboardconfig.h"
+#include "core/backend.h"
 
 #include <QSslConfiguration>
 

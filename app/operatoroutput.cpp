@@ -1,7 +1,7 @@
 #include "operatoroutput.h"
 
 #include "boundedjson.h"
-#include "printabletext.h"
+#include "transport/printabletext.h"
 
 #include <QDateTime>
 #include <QList>

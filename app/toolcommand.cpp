@@ -2,10 +2,10 @@
 
 #include "boundedjson.h"
 #include "launch.h"
-#include "printabletext.h"
 #include "store/statedirectory.h"
 #include "store/statefilelock.h"
 #include "tools/toolenvelope.h"
+#include "transport/printabletext.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>

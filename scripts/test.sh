@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs what is missing, checks the formatting of every C++ file, builds with warnings as errors
+# Installs what is missing, checks the formatting of every C++ file and the backend's layers
+# (scripts/check-layers.sh: no include against their order), builds with warnings as errors
 # and runs every test (unit, integration, GUI, conformance); then builds the unit tests (and the
 # HTTP server's integration tests) with AddressSanitizer and UBSan under clang, runs them, and runs
 # each libFuzzer target for FUZZ_SECONDS (default 30) from its corpus in that same build; then
@@ -52,6 +53,7 @@ quiet() {
 jobs=$(nproc)
 stage "install" "$here/scripts/install-deps.sh" --test
 stage "format" "$here/scripts/check-format.sh"
+stage "layers" "$here/scripts/check-layers.sh"
 
 from=ci
 if [[ ${1:-} == --from ]]; then

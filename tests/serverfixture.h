@@ -7,15 +7,15 @@
 // worker pool (tools/debugtools.h). With interaction settings, calls go through a real InteractionBroker and
 // request_connection is offered.
 
-#include "backendevents.h"
 #include "blockingcall.h"
+#include "events/backendevents.h"
 #include "interaction/clienttool.h"
 #include "interaction/interactionbroker.h"
-#include "mcp/mcphttpserver.h"
 #include "tools/builtintools.h"
 #include "tools/debugtools.h"
 #include "tools/toolexecutor.h"
 #include "tools/toolregistry.h"
+#include "transport/mcphttpserver.h"
 
 #include <QMutex>
 #include <QSemaphore>

@@ -9,9 +9,9 @@
 // The test executable is also its own child process: with --writer as its first argument it changes
 // entries of the file instead of running the tests.
 
+#include "adapters/adapteroverridesfile.h"
 #include "adapters/adapterregistry.h"
 #include "adapters/upstreamadapter.h"
-#include "store/adapteroverridesfile.h"
 #include "store/statefilelock.h"
 
 #include <QCoreApplication>

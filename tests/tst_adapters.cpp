@@ -17,12 +17,12 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "adapters/adapteroverridesfile.h"
 #include "adapters/upstreamadapter.h"
-#include "backend.h"
+#include "core/backend.h"
 #include "interaction/interactionbroker.h"
-#include "mcp/mcpclient.h"
 #include "rawhttpclient.h"
-#include "store/adapteroverridesfile.h"
+#include "transport/mcpclient.h"
 #include "upstreamprocess.h"
 
 using nlohmann::json;

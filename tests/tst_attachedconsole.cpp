@@ -5,9 +5,9 @@
 // the window is live again and answers again.
 
 #include "approvalwidget.h"
-#include "backend.h"
 #include "boundedjson.h"
 #include "calllogmodel.h"
+#include "core/backend.h"
 #include "interactionmodel.h"
 #include "interactionpanel.h"
 #include "launch.h"

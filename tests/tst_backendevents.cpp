@@ -1,7 +1,7 @@
 // BackendEvents: bursts are coalesced into batches, each call once with its newest state, and each
 // breaker, adapter, repository and transfer once per key with its newest state.
 
-#include "backendevents.h"
+#include "events/backendevents.h"
 
 #include <QSignalSpy>
 #include <QTest>

@@ -2,7 +2,7 @@
 // Backend's own thread (the window's), never straight from the server thread, whatever the event:
 // command failures, connect failures and answers, OAuth steps, calls and sessions.
 
-#include "backend.h"
+#include "core/backend.h"
 
 #include <QDir>
 #include <QFile>

@@ -6,7 +6,7 @@
 // the operator interface: the console's commands run off its thread and answer on it.
 
 #include "auth/clienttokens.h"
-#include "backend.h"
+#include "core/backend.h"
 #include "store/statefilelock.h"
 
 #include <QCryptographicHash>

@@ -13,9 +13,9 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 
-#include "backend.h"
 #include "commands/commandtool.h"
-#include "mcp/mcpclient.h"
+#include "core/backend.h"
+#include "transport/mcpclient.h"
 
 #include <signal.h>
 #include <unistd.h>

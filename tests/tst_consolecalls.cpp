@@ -11,8 +11,8 @@
 #include <QTcpSocket>
 #include <QTemporaryDir>
 
-#include "backend.h"
 #include "clientanswer.h"
+#include "core/backend.h"
 #include "jsontestsupport.h"
 
 #include <memory>

@@ -7,7 +7,7 @@
 
 #include "curlcommand.h"
 #include "jsontestsupport.h"
-#include "mcp/protocolversion.h"
+#include "protocol/protocolversion.h"
 #include "serverfixture.h"
 #include "shellattackstrings.h"
 

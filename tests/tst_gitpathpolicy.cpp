@@ -1,7 +1,7 @@
 // GitPathPolicy: where git tools may work, against real directory trees with symlinks, sibling
 // prefixes, .git files and worktrees.
 
-#include "git/gitpathpolicy.h"
+#include "policy/gitpathpolicy.h"
 
 #include <QDir>
 #include <QFile>

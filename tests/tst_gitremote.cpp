@@ -6,8 +6,8 @@
 // remote refuses is "Authentication failed"; the token never shows in results or call records.
 
 #include "auth/secretstore.h"
-#include "backend.h"
 #include "clientanswer.h"
+#include "core/backend.h"
 #include "githttpremote.h"
 
 #include <QDir>

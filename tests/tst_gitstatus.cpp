@@ -2,13 +2,13 @@
 // (GitStatusCache with its TreeWatcher): every edit makes the cached answer stale at once, and a
 // cached answer is always the fresh one. The seed is printed; SWITCHBOARD_GIT_SEED=<seed> replays.
 
-#include "git/gitpathpolicy.h"
 #include "git/gitrepositoryhandle.h"
 #include "git/gitstatuscache.h"
 #include "git/gitstatusscanner.h"
 #include "git/gittoolhandlers.h"
 #include "git/treewatcher.h"
 #include "gitprogram.h"
+#include "policy/gitpathpolicy.h"
 
 #include <QDir>
 #include <QDirIterator>

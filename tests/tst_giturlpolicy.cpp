@@ -2,7 +2,7 @@
 // and through TokenRedactor (which applies it to every call record).
 
 #include "auth/tokenredactor.h"
-#include "git/giturlpolicy.h"
+#include "policy/giturlpolicy.h"
 
 #include <QTest>
 

@@ -15,8 +15,8 @@
 // Needs tests/node installed (scripts/install-deps.sh --test runs npm ci there); without it the
 // test fails and says so.
 
-#include "backend.h"
 #include "config/switchboardconfig.h"
+#include "core/backend.h"
 #include "testpaths.h"
 
 #include <QFile>

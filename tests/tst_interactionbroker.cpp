@@ -2,8 +2,8 @@
 // stores kept apart, the maximum wait, and the workspace state across a restart.
 
 #include "clientanswer.h"
-#include "config/switchboardconfig.h"
 #include "interaction/clienttool.h"
+#include "interaction/clienttoolconfig.h"
 #include "interaction/interactionbroker.h"
 #include "store/workspacestatefile.h"
 #include "store/workspacestatestore.h"
@@ -235,13 +235,13 @@ void TestInteractionBroker::permissions()
     QFETCH(QString, adapterRule);
     QFETCH(int, expected);
     QFETCH(QString, ruleContains);
-    SwitchboardConfig config;
-    config.defaultPermission = defaultPermission;
+    PermissionPolicy::Rules rules;
+    rules.defaultPermission = defaultPermission;
     if (!toolRule.isEmpty())
-        config.toolPermissions.insert(tool, toolRule);
+        rules.tools.insert(tool, toolRule);
     if (!adapterRule.isEmpty())
-        config.adapterPermissions.insert(QStringLiteral("gh"), adapterRule);
-    const PermissionPolicy policy(config, QStringLiteral("switchboard.yaml"));
+        rules.adapters.insert(QStringLiteral("gh"), adapterRule);
+    const PermissionPolicy policy(rules, QStringLiteral("switchboard.yaml"));
     const auto verdict = policy.evaluate(plainTool(tool, readOnly, route));
     QCOMPARE(int(verdict.permission), expected);
     QVERIFY2(verdict.rule.contains(ruleContains), qPrintable(verdict.rule));
@@ -249,10 +249,10 @@ void TestInteractionBroker::permissions()
 
 void TestInteractionBroker::denyIsRefusedNamingTheRule()
 {
-    SwitchboardConfig config;
-    config.toolPermissions.insert(QStringLiteral("write_file"), QStringLiteral("deny"));
+    PermissionPolicy::Rules rules;
+    rules.tools.insert(QStringLiteral("write_file"), QStringLiteral("deny"));
     auto s = settings();
-    s.policy = PermissionPolicy(config, QStringLiteral("/etc/switchboard.yaml"));
+    s.policy = PermissionPolicy(rules, QStringLiteral("/etc/switchboard.yaml"));
     InteractionBroker broker(s, &m_registry);
     const auto admission = broker.admit(m_write, json::object(), origin(1));
     QCOMPARE(admission.verdict, Verdict::Refuse);
@@ -267,8 +267,8 @@ void TestInteractionBroker::denyIsRefusedNamingTheRule()
         (json{{"what", "deny"}, {"via", "rule"},
             {"rule", "permissions.tools.write_file: deny in /etc/switchboard.yaml"}}));
 
-    config.toolPermissions.insert(QStringLiteral("write_file"), QStringLiteral("allow"));
-    s.policy = PermissionPolicy(config, QStringLiteral("/etc/switchboard.yaml"));
+    rules.tools.insert(QStringLiteral("write_file"), QStringLiteral("allow"));
+    s.policy = PermissionPolicy(rules, QStringLiteral("/etc/switchboard.yaml"));
     InteractionBroker allowing(s, &m_registry);
     const auto allowed = allowing.admit(m_write, json::object(), origin(2));
     QCOMPARE(allowed.verdict, Verdict::Run);

@@ -14,10 +14,10 @@
 // test fails and says so.
 
 #include "approvalwidget.h"
-#include "backend.h"
 #include "calllogmodel.h"
 #include "calllogview.h"
 #include "connectwidget.h"
+#include "core/backend.h"
 #include "interactionmodel.h"
 #include "interactionpanel.h"
 #include "mainwindow.h"

@@ -1,6 +1,6 @@
 // JSON-RPC parsing and classification: every protocol error the server can produce starts here.
 
-#include "mcp/jsonrpc.h"
+#include "protocol/jsonrpc.h"
 
 #include "jsontestsupport.h"
 

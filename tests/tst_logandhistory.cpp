@@ -8,11 +8,11 @@
 // window is on the Backend in this process, or attached to it over the operator API
 // (tst_logandhistory_attached: windowbackend.h).
 
-#include "backend.h"
 #include "callinspector.h"
 #include "calllogfilterproxy.h"
 #include "calllogmodel.h"
 #include "calllogview.h"
+#include "core/backend.h"
 #include "historydialog.h"
 #include "historymodel.h"
 #include "mainwindow.h"

@@ -6,13 +6,13 @@
 // (`tst_mainwindow <function>`) or in any order. The window is on the Backend in this process, or
 // attached to it over the operator API (tst_mainwindow_attached: windowbackend.h).
 
-#include "backend.h"
 #include "callinspector.h"
 #include "calllogfilterproxy.h"
 #include "calllogmodel.h"
 #include "calllogview.h"
 #include "connectclientdialog.h"
 #include "copybutton.h"
+#include "core/backend.h"
 #include "historydialog.h"
 #include "historymodel.h"
 #include "mainwindow.h"

@@ -5,8 +5,8 @@
 // x-mcp-header arguments mirrored, input_required answered, tasks polled and cancelled. Needs
 // tests/node installed; fails with a clear message otherwise.
 
-#include "mcp/mcpclient.h"
-#include "mcp/modernrequest.h"
+#include "protocol/modernrequest.h"
+#include "transport/mcpclient.h"
 
 #include "upstreamprocess.h"
 

@@ -1,12 +1,10 @@
 // McpSession without HTTP: lifecycle, methods, tool calls, notifications, cancellation and the
 // ToolCall records the console shows.
 
-#include "backendevents.h"
-#include "config/switchboardconfig.h"
+#include "events/backendevents.h"
 #include "interaction/clienttool.h"
+#include "interaction/clienttoolconfig.h"
 #include "interaction/interactionbroker.h"
-#include "mcp/calltimeline.h"
-#include "mcp/mcpsession.h"
 #include "store/historyfeed.h"
 #include "store/historystore.h"
 #include "store/historywriter.h"
@@ -15,6 +13,8 @@
 #include "tools/toolexecutor.h"
 #include "tools/toolregistry.h"
 #include "tools/toolrouter.h"
+#include "transport/calltimeline.h"
+#include "transport/mcpsession.h"
 
 #include "jsontestsupport.h"
 #include <QSignalSpy>
@@ -956,10 +956,10 @@ void TestMcpSession::deniedByPolicyByAReadOnlyRuleAndByAPerson()
     readOnlyWrite.spec.name = QStringLiteral("upstream.write");
     readOnlyWrite.refusal = QStringLiteral("adapter upstream is read-only");
     f.registry.add(readOnlyWrite);
-    SwitchboardConfig config;
-    config.toolPermissions.insert(QStringLiteral("echo"), QStringLiteral("deny"));
+    PermissionPolicy::Rules rules;
+    rules.tools.insert(QStringLiteral("echo"), QStringLiteral("deny"));
     InteractionBroker::Settings settings;
-    settings.policy = PermissionPolicy(config, QStringLiteral("test"));
+    settings.policy = PermissionPolicy(rules, QStringLiteral("test"));
     InteractionBroker broker(settings, &f.registry);
     f.environment.interactions = &broker;
     answerEveryQuestion(broker, InteractionAnswer::decide(InteractionAnswer::Decision::Deny));

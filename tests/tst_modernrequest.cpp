@@ -2,8 +2,8 @@
 // the Base64 sentinel of header values, and each refusal with the HTTP status, code and data the
 // official SDK v2 server gives for it (docs/protocol/reference-v2-observed.md).
 
-#include "mcp/jsonrpc.h"
-#include "mcp/modernrequest.h"
+#include "protocol/jsonrpc.h"
+#include "protocol/modernrequest.h"
 
 #include <QTest>
 

@@ -9,9 +9,9 @@
 // still running after the retry's bounded wait is another round with the same URL; a client without
 // elicitation.url, or asking for an API key, is asked at the console.
 
-#include "backend.h"
 #include "clientanswer.h"
 #include "config/switchboardconfig.h"
+#include "core/backend.h"
 #include "mcphttptestsupport.h"
 #include "oauthtestserver.h"
 

@@ -4,8 +4,8 @@
 // takes: no token, the MCP token, a viewer answering, oversized and slow requests, a thousand
 // event-stream subscribers, a subscriber that never reads.
 
-#include "backend.h"
 #include "boundedjson.h"
+#include "core/backend.h"
 #include "rawhttpclient.h"
 
 #include <QDir>

@@ -1,6 +1,6 @@
 // PrintableText: client-supplied names and messages escaped for one terminal or log line.
 
-#include "printabletext.h"
+#include "transport/printabletext.h"
 
 #include <QTest>
 

@@ -3,9 +3,9 @@
 // (its TreeWatcher), and on the operator's commands; a path outside the roots is refused; the
 // list is bounded.
 
-#include "backendevents.h"
-#include "git/gitpathpolicy.h"
+#include "events/backendevents.h"
 #include "git/repositorymonitor.h"
+#include "policy/gitpathpolicy.h"
 
 #include <QDir>
 #include <QFile>

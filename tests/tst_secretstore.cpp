@@ -7,7 +7,7 @@
 // saves keys into a file and exits.
 
 #include "auth/secretstore.h"
-#include "config/switchboardconfig.h"
+#include "config/configsettings.h"
 #include "secretstoretestsupport.h"
 #include "store/statefilelock.h"
 
@@ -372,18 +372,18 @@ void TestSecretStore::fromConfiguration()
 {
     SwitchboardConfig config;
     const QString state = m_dir->filePath(QStringLiteral("state"));
-    SecretStore byDefault(config, state);
+    SecretStore byDefault(ConfigSettings::secretStore(config), state);
     QCOMPARE(byDefault.mode(), SecretStore::Mode::Keychain);
     QVERIFY(byDefault.description().contains(QStringLiteral("keychain")));
 
     config.secretStorage = SwitchboardConfig::SecretStorage::OwnerOnlyFile;
-    SecretStore inStateDirectory(config, state);
+    SecretStore inStateDirectory(ConfigSettings::secretStore(config), state);
     QCOMPARE(inStateDirectory.mode(), SecretStore::Mode::OwnerOnlyFile);
     QCOMPARE(inStateDirectory.filePath(), SecretStore::defaultFilePath(state));
     QCOMPARE(QFileInfo(inStateDirectory.filePath()).fileName(), QStringLiteral("secrets.json"));
 
     config.secretsFile = m_dir->filePath(QStringLiteral("elsewhere/s.json"));
-    SecretStore configured(config, state);
+    SecretStore configured(ConfigSettings::secretStore(config), state);
     QCOMPARE(configured.filePath(), config.secretsFile);
     QVERIFY(configured.description().contains(config.secretsFile));
 }

@@ -5,7 +5,7 @@
 
 #include <QTest>
 
-#include "backend.h"
+#include "core/backend.h"
 #include "mcphttptestsupport.h"
 
 #include <QSignalSpy>

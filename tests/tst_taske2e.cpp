@@ -14,8 +14,8 @@
 // Needs tests/node installed (scripts/install-deps.sh --test runs npm ci there); without it the
 // test fails and says so.
 
-#include "backend.h"
 #include "clientanswer.h"
+#include "core/backend.h"
 #include "testpaths.h"
 
 #include <QFile>

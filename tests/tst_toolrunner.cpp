@@ -11,8 +11,8 @@
 #include "jsontestsupport.h"
 #include "upstreamprocess.h"
 
-#include "backend.h"
 #include "config/switchboardconfig.h"
+#include "core/backend.h"
 
 #include <QDir>
 #include <QElapsedTimer>

@@ -7,8 +7,8 @@
 // HTTP to that same Backend, which then serves the operator API. Tests drive the window through
 // operatorInterface() and keep asserting on the Backend's own signals where the backend emits them.
 
-#include "backend.h"
 #include "calllogmodel.h"
+#include "core/backend.h"
 #include "operator/operatorfeed.h"
 #include "remoteoperator.h"
 

@@ -1,6 +1,6 @@
 #include "adapters/adapterconfig.h"
 
-#include <QRegularExpression>
+#include "tools/toolspec.h"
 
 QUrl AdapterConfig::effectiveEndpoint(const QUrl& endpoint)
 {
@@ -13,6 +13,5 @@ QUrl AdapterConfig::effectiveEndpoint(const QUrl& endpoint)
 
 bool AdapterConfig::isValidName(const QString& name)
 {
-    static const QRegularExpression pattern(QStringLiteral("^[A-Za-z0-9_-]{1,64}$"));
-    return pattern.match(name).hasMatch();
+    return ToolSpec::isValidOwnerName(name);
 }

@@ -14,9 +14,9 @@
 // Lives on the backend thread.
 
 #include "adapters/adapterconfig.h"
+#include "adapters/adapteroverridesfile.h"
 #include "adapters/circuitbreaker.h"
 #include "backendstates.h"
-#include "store/adapteroverridesfile.h"
 #include "tools/toolregistry.h"
 
 #include <QObject>

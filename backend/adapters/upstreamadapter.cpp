@@ -3,8 +3,8 @@
 #include "boundedjson.h"
 #include "interaction/clienttool.h"
 #include "interaction/interactionbroker.h"
-#include "printabletext.h"
 #include "tools/toolcallcontext.h"
+#include "transport/printabletext.h"
 
 #include <QCoreApplication>
 #include <QDateTime>

@@ -20,8 +20,8 @@
 #include "adapters/adapterconfig.h"
 #include "adapters/circuitbreaker.h"
 #include "backendstates.h"
-#include "mcp/mcpclient.h"
 #include "tools/toolregistry.h"
+#include "transport/mcpclient.h"
 
 #include <QBasicTimer>
 #include <QObject>

@@ -3,7 +3,6 @@
 #include "auth/oauthconnector.h"
 #include "auth/oauthresult.h"
 #include "auth/secretstore.h"
-#include "git/connectioncredentialsource.h"
 
 #include <QPointer>
 #include <QTimer>
@@ -125,7 +124,7 @@ void OAuthConnects::keepConnection(
                 return;
             }
             // The provider's newest connection, for tools that use it later: the key of the secret.
-            self->m_secrets->save(ConnectionCredentialSource::connectionPointerKey(provider), secretKey.toUtf8(),
+            self->m_secrets->save(SecretStore::connectionPointerKey(provider), secretKey.toUtf8(),
                 [self, serial, provider, account](bool pointerSaved, const QString& pointerError) {
                     if (!pointerSaved)
                         qWarning("The %s connection was saved, but not marked as the newest: %s", qPrintable(provider),

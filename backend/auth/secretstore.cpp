@@ -1,7 +1,6 @@
 #include "auth/secretstore.h"
 
 #include "boundedjson.h"
-#include "config/switchboardconfig.h"
 #include "store/statefilelock.h"
 
 #include <QAbstractEventDispatcher>
@@ -191,16 +190,19 @@ QString SecretStore::defaultFilePath(const QString& stateDirectory)
     return QDir(stateDirectory).filePath(QStringLiteral("secrets.json"));
 }
 
+QString SecretStore::connectionPointerKey(const QString& provider)
+{
+    return QStringLiteral("connection/%1").arg(provider);
+}
+
 SecretStore::SecretStore(Mode mode, QString filePath, QObject* parent)
     : QObject(parent)
     , m_mode(mode)
     , m_filePath(mode == Mode::OwnerOnlyFile ? QFileInfo(filePath).absoluteFilePath() : QString())
 {}
 
-SecretStore::SecretStore(const SwitchboardConfig& config, const QString& stateDirectory, QObject* parent)
-    : SecretStore(
-        config.secretStorage == SwitchboardConfig::SecretStorage::OwnerOnlyFile ? Mode::OwnerOnlyFile : Mode::Keychain,
-        config.secretsFile.isEmpty() ? defaultFilePath(stateDirectory) : config.secretsFile, parent)
+SecretStore::SecretStore(const Settings& settings, const QString& stateDirectory, QObject* parent)
+    : SecretStore(settings.mode, settings.file.isEmpty() ? defaultFilePath(stateDirectory) : settings.file, parent)
 {}
 
 // Keychain jobs still running are not deleted here: QtKeychain's libsecret backend holds a raw

@@ -30,7 +30,6 @@
 #include <optional>
 
 class QTimer;
-struct SwitchboardConfig;
 
 class SecretStore : public QObject
 {
@@ -45,6 +44,17 @@ public:
     static QString keychainService() { return QStringLiteral("switchboard"); }
     // Where the file fallback lives unless configured otherwise.
     static QString defaultFilePath(const QString& stateDirectory);
+    // The key that names the newest connection of `provider` (its value is the key of the secret
+    // itself: "apikey/PROVIDER/ACCOUNT" or "oauth/PROVIDER/ACCOUNT"), written whenever a person
+    // connects and read by whatever uses the connection (ConnectionCredentialSource).
+    static QString connectionPointerKey(const QString& provider);
+
+    // Where secrets go, as the configuration's `secrets:` section says (the core reads it).
+    struct Settings
+    {
+        Mode mode = Mode::Keychain;
+        QString file; // used in OwnerOnlyFile mode; empty: defaultFilePath(stateDirectory)
+    };
 
     using Done = std::function<void(bool ok, const QString& error)>;
     // A missing key is not an error: no secret and an empty error. A failure has an error.
@@ -52,9 +62,9 @@ public:
 
     // `filePath` is used in OwnerOnlyFile mode only.
     explicit SecretStore(Mode mode = Mode::Keychain, QString filePath = {}, QObject* parent = nullptr);
-    // The store the configuration asks for (secrets.store, secrets.file), the file defaulting to
+    // The store the settings ask for (secrets.store, secrets.file), the file defaulting to
     // defaultFilePath(stateDirectory).
-    SecretStore(const SwitchboardConfig& config, const QString& stateDirectory, QObject* parent = nullptr);
+    SecretStore(const Settings& settings, const QString& stateDirectory, QObject* parent = nullptr);
     ~SecretStore() override;
 
     Mode mode() const { return m_mode; }

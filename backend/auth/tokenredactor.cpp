@@ -1,7 +1,7 @@
 #include "auth/tokenredactor.h"
 
 #include "boundedjson.h"
-#include "git/giturlpolicy.h"
+#include "policy/giturlpolicy.h"
 
 #include <algorithm>
 #include <vector>

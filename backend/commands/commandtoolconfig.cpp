@@ -1,9 +1,8 @@
 #include "commands/commandtoolconfig.h"
 
-#include "adapters/adapterconfig.h"
+#include "tools/toolspec.h"
 
 bool CommandToolConfig::isValidName(const QString& name)
 {
-    // The adapters' rule: no '.', which would route the name to an owner (`owner.tool`).
-    return AdapterConfig::isValidName(name);
+    return ToolSpec::isValidOwnerName(name);
 }

@@ -91,6 +91,7 @@
 #include "auth/oauthprovider.h"
 #include "commands/commandtoolconfig.h"
 #include "git/gitsettings.h"
+#include "interaction/clienttoolconfig.h"
 #include "sinks/sinkconfig.h"
 
 #include <QList>
@@ -102,19 +103,6 @@
 
 #include <optional>
 #include <vector>
-
-// A client tool declared by the operator: a tool whose answer comes from a person at the console.
-struct ClientToolConfig
-{
-    nlohmann::json spec; // name, title, description, inputSchema (as ToolSpec::fromJson reads it)
-    QString render; // connect, confirm, choice or form
-    QString prompt; // optional text shown above the widget
-    QStringList choices; // choice: fixed options (otherwise the call's "options" argument)
-    nlohmann::ordered_json responseSchema; // form: the JSON schema of what the person fills in, in its own order
-    // Who answers: the person at the console, or the client's own user (a 2026-07-28 client that
-    // declares elicitation gets input_required; any other client gets the console question).
-    QString answeredBy = QStringLiteral("console");
-};
 
 // An operator credential of `operator.tokens`: who answers through the operator API, and what they
 // may do there. Only the token's digest is in the file.

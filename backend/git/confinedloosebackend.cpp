@@ -1,6 +1,6 @@
 #include "git/confinedloosebackend.h"
 
-#include "git/gitpathpolicy.h"
+#include "policy/gitpathpolicy.h"
 
 #include <QByteArray>
 #include <QFile>

@@ -4,7 +4,7 @@
 #include "boundedjson.h"
 #include "clientanswer.h"
 #include "interaction/interactionbroker.h"
-#include "mcp/jsonrpc.h"
+#include "protocol/jsonrpc.h"
 #include "tools/homethread.h"
 #include "tools/toolregistry.h"
 
@@ -34,7 +34,7 @@ QByteArray tokenFromSecret(const QByteArray& secret)
 
 QString ConnectionCredentialSource::connectionPointerKey(const QString& provider)
 {
-    return QStringLiteral("connection/%1").arg(provider);
+    return SecretStore::connectionPointerKey(provider);
 }
 
 ConnectionCredentialSource::ConnectionCredentialSource(std::shared_ptr<HomeThread> home, SecretStore* secrets,

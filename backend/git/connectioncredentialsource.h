@@ -35,9 +35,7 @@ class ConnectionCredentialSource : public GitCredentialSource,
                                    public std::enable_shared_from_this<ConnectionCredentialSource>
 {
 public:
-    // The SecretStore key that names the newest connection of `provider` (its value is the key of
-    // the secret itself: "apikey/PROVIDER/ACCOUNT" or "oauth/PROVIDER/ACCOUNT"). Backend writes it
-    // whenever a person connects.
+    // SecretStore::connectionPointerKey: the key that names the newest connection of `provider`.
     static QString connectionPointerKey(const QString& provider);
 
     // `secrets`, `broker` and `registry` live on `home`'s thread and must outlive shutdown().

@@ -1,8 +1,8 @@
 #include "git/gitdataconfinement.h"
 
 #include "git/confinedloosebackend.h"
-#include "git/gitpathpolicy.h"
 #include "git/gitptr.h"
+#include "policy/gitpathpolicy.h"
 
 #include <QDir>
 #include <QDirIterator>

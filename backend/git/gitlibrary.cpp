@@ -3,7 +3,7 @@
 #include "git/confinedloosebackend.h"
 #include "git/gitcancellationfilter.h"
 #include "git/gittransportstream.h"
-#include "git/giturlpolicy.h"
+#include "policy/giturlpolicy.h"
 
 #include <git2.h>
 

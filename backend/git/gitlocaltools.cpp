@@ -3,7 +3,6 @@
 
 #include "git/diffmemorybudget.h"
 #include "git/gitlibrary.h"
-#include "git/gitpathpolicy.h"
 #include "git/gitptr.h"
 #include "git/gitrepositoryhandle.h"
 #include "git/gitstatuscache.h"
@@ -12,6 +11,7 @@
 #include "git/gittoolhandlers.h"
 #include "git/gittoolresult.h"
 #include "git/gitupstream.h"
+#include "policy/gitpathpolicy.h"
 
 #include <QDateTime>
 #include <QDir>

@@ -6,7 +6,6 @@
 
 #include "git/gitcredentialsource.h"
 #include "git/gitlibrary.h"
-#include "git/gitpathpolicy.h"
 #include "git/gitptr.h"
 #include "git/gitrepositoryhandle.h"
 #include "git/gittoolenvironment.h"
@@ -14,6 +13,7 @@
 #include "git/gittoolresult.h"
 #include "git/gittransportstream.h"
 #include "git/localobjectcopy.h"
+#include "policy/gitpathpolicy.h"
 
 #include <QCoreApplication>
 #include <QDir>

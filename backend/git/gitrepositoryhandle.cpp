@@ -2,7 +2,7 @@
 
 #include "git/confinedloosebackend.h"
 #include "git/gitlibrary.h"
-#include "git/gitpathpolicy.h"
+#include "policy/gitpathpolicy.h"
 
 #include <QDir>
 #include <QFileInfo>

@@ -5,9 +5,9 @@
 // from, and whom to tell that a repository changed. Shared by the tools' workers; immutable after
 // construction, and its collaborators are thread-safe.
 
-#include "git/gitpathpolicy.h"
 #include "git/gitsettings.h"
-#include "git/giturlpolicy.h"
+#include "policy/gitpathpolicy.h"
+#include "policy/giturlpolicy.h"
 
 #include <QString>
 

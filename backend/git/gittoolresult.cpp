@@ -1,6 +1,6 @@
 #include "git/gittoolresult.h"
 
-#include "git/giturlpolicy.h"
+#include "policy/giturlpolicy.h"
 
 using nlohmann::json;
 

@@ -1,12 +1,12 @@
 #include "git/repositoryinspector.h"
 
 #include "git/gitlibrary.h"
-#include "git/gitpathpolicy.h"
 #include "git/gitptr.h"
 #include "git/gitrepositoryhandle.h"
 #include "git/gitstatusscanner.h"
 #include "git/gittoolhandlers.h"
 #include "git/gitupstream.h"
+#include "policy/gitpathpolicy.h"
 
 #include <QDateTime>
 #include <QFile>

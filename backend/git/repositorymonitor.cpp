@@ -1,7 +1,7 @@
 #include "git/repositorymonitor.h"
 
-#include "backendevents.h"
 #include "boundedjson.h"
+#include "events/backendevents.h"
 #include "git/repositoryinspector.h"
 #include "git/treewatcher.h"
 #include "store/workspacestatefile.h"

@@ -14,7 +14,7 @@
 // Lives on the backend thread. Git tools call in from their workers through home().
 
 #include "backendstates.h"
-#include "git/gitpathpolicy.h"
+#include "policy/gitpathpolicy.h"
 #include "tools/workerpool.h"
 
 #include <QObject>

@@ -2,7 +2,7 @@
 
 #include "clientanswer.h"
 
-#include "config/switchboardconfig.h"
+#include "interaction/clienttoolconfig.h"
 #include "tools/schemavalidator.h"
 #include "tools/toolresult.h"
 

@@ -4,7 +4,7 @@
 #include "store/workspacestatestore.h"
 
 #include "interaction/clienttool.h"
-#include "mcp/sessionhost.h"
+#include "protocol/sessionkind.h"
 #include "statejsonreader.h"
 #include "store/workspacestatefile.h"
 #include "toolcall.h"
@@ -375,8 +375,8 @@ PendingInteraction InteractionBroker::describe(
             {"roots", json(rootsOf(m_settings.roots))}}.dump());
     }
     interaction.sessionId = origin.sessionId;
-    interaction.fromRunner = SessionHost::isLocalSessionId(origin.sessionId);
-    interaction.stateless = SessionHost::isRequestSessionId(origin.sessionId);
+    interaction.fromRunner = sessionKindOf(origin.sessionId) == SessionKind::Local;
+    interaction.stateless = sessionKindOf(origin.sessionId) == SessionKind::Request;
     interaction.clientName = redactor.text(origin.clientName);
     interaction.clientVersion = redactor.text(origin.clientVersion);
     interaction.identity = origin.identity;
@@ -404,8 +404,8 @@ void InteractionBroker::startWaiting(Entry& entry, const CallOrigin& origin, Wai
         interaction.earlierCallIds.append(interaction.callId);
     interaction.callId = origin.callId;
     interaction.sessionId = origin.sessionId;
-    interaction.fromRunner = SessionHost::isLocalSessionId(origin.sessionId);
-    interaction.stateless = SessionHost::isRequestSessionId(origin.sessionId);
+    interaction.fromRunner = sessionKindOf(origin.sessionId) == SessionKind::Local;
+    interaction.stateless = sessionKindOf(origin.sessionId) == SessionKind::Request;
     interaction.clientName = m_settings.redactor.text(origin.clientName);
     interaction.clientVersion = m_settings.redactor.text(origin.clientVersion);
     interaction.identity = origin.identity;
@@ -556,7 +556,8 @@ bool InteractionBroker::answer(const QString& id, const InteractionAnswer& answe
         *error = QStringLiteral("a one-shot runner's session ends with its process, so there is no session to "
                                 "allow; allow once or always allow instead");
         return false;
-    } else if (answer.decision == Decision::AllowForSession && SessionHost::isRequestSessionId(interaction.sessionId)) {
+    } else if (answer.decision == Decision::AllowForSession
+        && sessionKindOf(interaction.sessionId) == SessionKind::Request) {
         // A grant for a session that ends with this answer would look given and grant nothing.
         *error = QStringLiteral("the client speaks MCP 2026-07-28, which has no sessions: there is no session to "
                                 "allow; allow once or always allow instead");

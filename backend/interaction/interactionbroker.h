@@ -20,13 +20,13 @@
 // while it was parked, or the standing grant that let it run without asking.
 
 #include "auth/tokenredactor.h"
-#include "interaction/approvalstore.h"
-#include "interaction/clientoutputstore.h"
-#include "interaction/interactionstate.h"
 #include "interaction/permissionpolicy.h"
 #include "interaction/taskstore.h"
 #include "pendinginteraction.h"
 #include "permissionentry.h"
+#include "store/approvalstore.h"
+#include "store/clientoutputstore.h"
+#include "store/interactionstate.h"
 #include "store/workspacestatefile.h"
 #include "tools/toolresult.h"
 

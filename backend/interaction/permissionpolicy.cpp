@@ -1,6 +1,5 @@
 #include "interaction/permissionpolicy.h"
 
-#include "config/switchboardconfig.h"
 #include "tools/toolregistry.h"
 
 QString permissionName(Permission permission)
@@ -16,18 +15,14 @@ QString permissionName(Permission permission)
     return {};
 }
 
-PermissionPolicy::PermissionPolicy(const SwitchboardConfig& config, QString origin)
+PermissionPolicy::PermissionPolicy(Rules rules, QString origin)
     : m_origin(std::move(origin))
-    , m_default(config.defaultPermission)
-    , m_tools(config.toolPermissions)
-    , m_adapters(config.adapterPermissions)
-    , m_sinks(config.sinkPermissions)
-{
-    for (const AdapterConfig& adapter : config.adapters) {
-        if (adapter.readOnly)
-            m_readOnlyAdapters.append(adapter.name);
-    }
-}
+    , m_default(std::move(rules.defaultPermission))
+    , m_tools(std::move(rules.tools))
+    , m_adapters(std::move(rules.adapters))
+    , m_sinks(std::move(rules.sinks))
+    , m_readOnlyAdapters(std::move(rules.readOnlyAdapters))
+{}
 
 PermissionEntryList PermissionPolicy::rules() const
 {

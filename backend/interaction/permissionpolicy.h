@@ -1,9 +1,10 @@
 #pragma once
 
-// PermissionPolicy: allow, ask or deny for a tool, from the operator's configuration: a rule for
+// PermissionPolicy: allow, ask or deny for a tool, from the operator's rules: a rule for
 // the tool by name wins over one for its adapter or sink, which wins over the default; without any
 // rule, read-only tools are allowed and the others ask. Each verdict names the rule that made it,
-// so a refused call can say why.
+// so a refused call can say why. The core reads the rules from the configuration and hands them
+// down as a value (Rules).
 
 #include "permissionentry.h"
 
@@ -12,7 +13,6 @@
 #include <QStringList>
 
 struct RegisteredTool;
-struct SwitchboardConfig;
 
 enum class Permission {
     Allow,
@@ -31,9 +31,19 @@ public:
         QString rule; // e.g. "permissions.tools.rm: deny", or "default: read-only tools are allowed"
     };
 
+    // The configuration's `permissions:` section, and its adapters that are read-only.
+    struct Rules
+    {
+        QString defaultPermission; // allow | ask | deny; empty: by the tool's readOnlyHint
+        QMap<QString, QString> tools; // tool name → allow | ask | deny
+        QMap<QString, QString> adapters; // adapter name → allow | ask | deny
+        QMap<QString, QString> sinks; // sink name → allow | ask | deny
+        QStringList readOnlyAdapters; // mcp_endpoints with read_only: their write tools are refused
+    };
+
     PermissionPolicy() = default;
     // `origin` names where the rules came from (the configuration file), for messages.
-    PermissionPolicy(const SwitchboardConfig& config, QString origin);
+    PermissionPolicy(Rules rules, QString origin);
 
     Verdict evaluate(const RegisteredTool& tool) const;
     // Every configured rule, and the default in force (configured or built in), as the Permissions

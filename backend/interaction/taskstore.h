@@ -12,7 +12,7 @@
 //
 // Lives on the server thread, like the InteractionBroker that owns it.
 
-#include "interaction/interactionstate.h"
+#include "store/interactionstate.h"
 #include "taskrecord.h"
 
 #include <QHash>

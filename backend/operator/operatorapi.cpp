@@ -2,9 +2,9 @@
 
 #include "boundedjson.h"
 #include "clientanswer.h"
-#include "mcp/httpconnectionguard.h"
-#include "mcp/httpresponses.h"
 #include "operator/operatorfeed.h"
+#include "transport/httpconnectionguard.h"
+#include "transport/httpresponses.h"
 
 #include <QHttpServerRequest>
 #include <QTcpSocket>

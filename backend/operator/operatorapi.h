@@ -10,11 +10,11 @@
 #include "auth/operatortokens.h"
 #include "backendstates.h"
 #include "historyquery.h"
-#include "mcp/operatorendpoint.h"
 #include "pendinginteraction.h"
 #include "permissionentry.h"
 #include "sessionstates.h"
 #include "toolinfo.h"
+#include "transport/operatorendpoint.h"
 
 #include <QObject>
 #include <QPointer>

@@ -1,6 +1,6 @@
 #include "operator/operatorfeed.h"
 
-#include "backendevents.h"
+#include "events/backendevents.h"
 
 #include <QDateTime>
 

@@ -1,6 +1,6 @@
 #include "sinks/filesink.h"
 
-#include "git/gitpathpolicy.h"
+#include "policy/gitpathpolicy.h"
 #include "sinks/sinkio.h"
 #include "sinks/sinkresult.h"
 

@@ -1,11 +1,10 @@
 #include "sinks/sinkconfig.h"
 
-#include "adapters/adapterconfig.h"
+#include "tools/toolspec.h"
 
 bool SinkConfig::isValidName(const QString& name)
 {
-    // The same rule as an adapter's: both names prefix their tools' names (`owner.tool`).
-    return AdapterConfig::isValidName(name);
+    return ToolSpec::isValidOwnerName(name);
 }
 
 QString SinkConfig::typeName(Type type)

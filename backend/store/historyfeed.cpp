@@ -1,6 +1,6 @@
 #include "store/historyfeed.h"
 
-#include "backendevents.h"
+#include "events/backendevents.h"
 #include "store/historywriter.h"
 
 HistoryFeed::HistoryFeed(HistoryWriter* writer, BackendEvents* events, QObject* parent)

@@ -1,7 +1,7 @@
 #include "store/historywriter.h"
 
-#include "backgroundpriority.h"
-#include "mcp/jsonrpc.h"
+#include "protocol/jsonrpc.h"
+#include "store/backgroundpriority.h"
 #include "store/sqlitehistory.h"
 
 #include <future>

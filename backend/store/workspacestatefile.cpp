@@ -1,6 +1,6 @@
 #include "store/workspacestatefile.h"
 
-#include "backgroundpriority.h"
+#include "store/backgroundpriority.h"
 #include "store/statefilelock.h"
 
 #include <QDateTime>

@@ -1,10 +1,10 @@
 #include "store/workspacestaterecords.h"
 
 #include "boundedjson.h"
-#include "interaction/approvalstore.h"
-#include "interaction/clientoutputstore.h"
 #include "pendinginteraction.h"
 #include "statejsonreader.h"
+#include "store/approvalstore.h"
+#include "store/clientoutputstore.h"
 #include "taskrecord.h"
 
 using nlohmann::json;

@@ -14,7 +14,7 @@
 // process changed the file, the merged whole comes out as changedElsewhere. watch() makes the
 // console look without waiting for a write of its own.
 
-#include "interaction/interactionstate.h"
+#include "store/interactionstate.h"
 #include "store/workspacestatechanges.h"
 #include "store/workspacestatefile.h"
 #include "store/workspacestaterecords.h"

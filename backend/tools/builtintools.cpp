@@ -1,6 +1,6 @@
 #include "tools/builtintools.h"
 
-#include "mcp/jsonrpc.h"
+#include "protocol/jsonrpc.h"
 #include "tools/toolregistry.h"
 
 using nlohmann::json;

@@ -9,8 +9,8 @@
 // ToolExecutor) are posted there. A result that arrives after the call was cancelled or ran out of
 // time is dropped.
 
+#include "protocol/loglevel.h"
 #include "toolroute.h"
-#include "tools/loglevel.h"
 #include "tools/toolresult.h"
 
 #include <QString>

@@ -1,6 +1,6 @@
 #include "tools/toolenvelope.h"
 
-#include "mcp/jsonrpc.h"
+#include "protocol/jsonrpc.h"
 
 #include <QScopeGuard>
 

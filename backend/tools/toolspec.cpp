@@ -2,6 +2,8 @@
 
 #include "toolcall.h"
 
+#include <QRegularExpression>
+
 using nlohmann::json;
 
 namespace {
@@ -24,6 +26,12 @@ QString stringMember(const json& object, const char* key)
 }
 
 } // namespace
+
+bool ToolSpec::isValidOwnerName(const QString& name)
+{
+    static const QRegularExpression pattern(QStringLiteral("^[A-Za-z0-9_-]{1,64}$"));
+    return pattern.match(name).hasMatch();
+}
 
 bool ToolSpec::isReadOnly() const
 {

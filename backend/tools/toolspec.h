@@ -22,6 +22,12 @@ struct ToolSpec
 
     bool isReadOnly() const;
 
+    // Whether `name` can name what owns namespaced tools (`owner.tool`: an adapter, a sink) or a
+    // command tool: non-empty, at most 64 of [A-Za-z0-9_-]; no '.', which would route a name to
+    // an owner. The one rule the features' configurations share (AdapterConfig, SinkConfig,
+    // CommandToolConfig).
+    static bool isValidOwnerName(const QString& name);
+
     // The tool as tools/list shows it.
     nlohmann::json toJson() const;
 

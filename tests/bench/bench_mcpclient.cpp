@@ -4,7 +4,7 @@
 //
 //   bench_mcpclient URL TOOL ARGUMENTS-JSON SECONDS
 
-#include "mcp/mcpclient.h"
+#include "transport/mcpclient.h"
 
 #include <QCoreApplication>
 #include <QElapsedTimer>

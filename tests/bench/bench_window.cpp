@@ -5,9 +5,9 @@
 //
 //   QT_QPA_PLATFORM=offscreen build/ci/tests/bench_window [calls] [megabytes-per-call]
 
-#include "backend.h"
 #include "callinspector.h"
 #include "calllogmodel.h"
+#include "core/backend.h"
 #include "mainwindow.h"
 #include "processstatus.h"
 

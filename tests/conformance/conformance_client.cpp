@@ -7,8 +7,8 @@
 //
 //   conformance_client <server-url>
 
-#include "mcp/jsonrpc.h"
-#include "mcp/mcpclient.h"
+#include "protocol/jsonrpc.h"
+#include "transport/mcpclient.h"
 
 #include <QCoreApplication>
 #include <QTimer>

@@ -7,9 +7,9 @@
 // (HttpConnectionGuard::beginRequest, requestHandled) or has a response pending (setResponsePending); the rest
 // is sent over a real loopback connection. Whatever the guard answers must be an HTTP/1.1 response.
 
-#include "mcp/guardedtcpserver.h"
-#include "mcp/httpconnectionguard.h"
-#include "mcp/httplimits.h"
+#include "transport/guardedtcpserver.h"
+#include "transport/httpconnectionguard.h"
+#include "transport/httplimits.h"
 
 #include <QCoreApplication>
 #include <QHostAddress>

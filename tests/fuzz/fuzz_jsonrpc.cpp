@@ -2,7 +2,7 @@
 // limits, classify each message of a batch or the single message, shape the answer) and the
 // answer back to JSON. What JsonRpc::serialize writes must parse again.
 
-#include "mcp/jsonrpc.h"
+#include "protocol/jsonrpc.h"
 
 #include <cstdint>
 #include <cstdio>

@@ -5,7 +5,7 @@
 // return (no crash, no exception, no endless recursion through $ref) and report at most the
 // number of problems asked for, each naming where it is.
 
-#include "mcp/jsonrpc.h"
+#include "protocol/jsonrpc.h"
 #include "tools/schemavalidator.h"
 
 #include <cstdint>

@@ -1,3 +1,0 @@
-#include "interaction/interactionstate.h"
-
-InteractionState::~InteractionState() = default;

@@ -1,0 +1,3 @@
+#include "store/interactionstate.h"
+
+InteractionState::~InteractionState() = default;
