@@ -91,8 +91,9 @@ bool Launch::hasArgument(int argc, char** argv, std::initializer_list<const char
 
 bool Launch::displayAvailable()
 {
-    return qEnvironmentVariableIsSet("DISPLAY") || qEnvironmentVariableIsSet("WAYLAND_DISPLAY")
-        || qEnvironmentVariableIsSet("QT_QPA_PLATFORM");
+    // Set but empty (DISPLAY= in a script) names no display either: QApplication would abort on it.
+    return !qEnvironmentVariableIsEmpty("DISPLAY") || !qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY")
+        || !qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM");
 }
 
 std::optional<BackendOptions> Launch::backendOptions(

@@ -151,6 +151,7 @@ private Q_SLOTS:
     void mistypedStateFileIsSetAside();
     void noAuthWarnsLoudly();
     void nonLoopbackBindWarns();
+    void noDisplayFallsBackToHeadless_data();
     void noDisplayFallsBackToHeadless();
     void headlessLoadsNoGuiLibrary();
     void windowIsTheConsoleInTheSameProcess();
@@ -480,12 +481,27 @@ void TestSwitchboardProcess::nonLoopbackBindWarns()
                 .contains(QStringLiteral("WARNING: listening on 0.0.0.0, not loopback")));
 }
 
+void TestSwitchboardProcess::noDisplayFallsBackToHeadless_data()
+{
+    QTest::addColumn<bool>("setButEmpty");
+    QTest::newRow("unset") << false;
+    // DISPLAY= used to count as a display: the window was started and QApplication aborted.
+    QTest::newRow("set but empty") << true;
+}
+
 void TestSwitchboardProcess::noDisplayFallsBackToHeadless()
 {
-    Running running = start({QStringLiteral("--port"), QStringLiteral("0"), QStringLiteral("--state-dir"),
-                                m_dir.filePath(QStringLiteral("nodisplay"))},
-        environmentWithout(
-            {QStringLiteral("DISPLAY"), QStringLiteral("WAYLAND_DISPLAY"), QStringLiteral("QT_QPA_PLATFORM")}));
+    QFETCH(bool, setButEmpty);
+    QProcessEnvironment environment = environmentWithout(
+        {QStringLiteral("DISPLAY"), QStringLiteral("WAYLAND_DISPLAY"), QStringLiteral("QT_QPA_PLATFORM")});
+    if (setButEmpty) {
+        environment.insert(QStringLiteral("DISPLAY"), QString());
+        environment.insert(QStringLiteral("WAYLAND_DISPLAY"), QString());
+    }
+    Running running
+        = start({QStringLiteral("--port"), QStringLiteral("0"), QStringLiteral("--state-dir"),
+                    m_dir.filePath(setButEmpty ? QStringLiteral("emptydisplay") : QStringLiteral("nodisplay"))},
+            environment);
     QVERIFY(running.url.isValid());
     int exitCode = -2;
     QVERIFY(stopWithSigterm(*running.process, &exitCode));
