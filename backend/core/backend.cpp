@@ -329,15 +329,12 @@ bool Backend::start(QString* error)
     recovery("historyWriteRecovered", &Backend::historyWriteRecovered, "History is written again.");
     recovery("workspaceStateRecovered", &Backend::workspaceStateRecovered,
         "Pending questions and stored answers are saved again.");
-    const auto counted = [this, operatorFeed](const char* kind, auto signal, const char* message) {
-        connect(this, signal, operatorFeed, [operatorFeed, kind, message](qint64 count) {
-            operatorFeed->publishNotice(
-                QLatin1String(kind), QStringLiteral("info"), QString::fromLatin1(message).arg(count), count);
-        });
-    };
-    counted("historyCallsLeftOut", &Backend::historyCallsLeftOut,
-        "%1 calls in all are not in history: they were left out while the disk failed.");
-    counted("historyPruned", &Backend::historyPruned, "History let its oldest calls go (%1 over its life).");
+    connect(this, &Backend::historyCallsLeftOut, m_feed, [operatorFeed](qint64 count) {
+        operatorFeed->publishNotice(QStringLiteral("historyCallsLeftOut"), QStringLiteral("info"),
+            QStringLiteral("%1 calls in all are not in history: they were left out while the disk failed.").arg(count),
+            count);
+    });
+    connect(this, &Backend::historyPruned, m_feed, &OperatorFeed::publishHistoryPruned);
     connect(this, &Backend::configurationReloaded, m_feed, [operatorFeed](bool ok, const QString& message) {
         operatorFeed->publishNotice(
             QStringLiteral("configurationReloaded"), ok ? QStringLiteral("info") : QStringLiteral("warning"), message);
@@ -1205,9 +1202,7 @@ void Backend::startOperatorApi()
         }
         QMetaObject::invokeMethod(m_history, [history = m_history, outbox = m_serverOutbox, query, done] {
             const HistoryDatabase::Page page = history->database().query(query);
-            const std::lock_guard lock(outbox->mutex);
-            if (outbox->context)
-                QMetaObject::invokeMethod(outbox->context, [done, page] { done(true, page.calls, page.hasMore); });
+            outbox->post([done, page] { done(true, page.calls, page.hasMore); });
         });
     };
     hooks.countHistory = [this](const HistoryQuery& query, std::function<void(qint64)> done) {
@@ -1217,9 +1212,7 @@ void Backend::startOperatorApi()
         }
         QMetaObject::invokeMethod(m_history, [history = m_history, outbox = m_serverOutbox, query, done] {
             const qint64 count = history->database().count(query);
-            const std::lock_guard lock(outbox->mutex);
-            if (outbox->context)
-                QMetaObject::invokeMethod(outbox->context, [done, count] { done(count); });
+            outbox->post([done, count] { done(count); });
         });
     };
     hooks.tools = [this] { return offeredTools(); };
@@ -1228,9 +1221,7 @@ void Backend::startOperatorApi()
     hooks.callTool = [this](const QString& tool, const QByteArray& arguments, qint64 replayOf, const QString& by,
                          std::function<void(qint64, const QString&)> started) {
         const auto tell = [outbox = m_serverOutbox, started](qint64 callId, const QString& error) {
-            const std::lock_guard lock(outbox->mutex);
-            if (outbox->context)
-                QMetaObject::invokeMethod(outbox->context, [started, callId, error] { started(callId, error); });
+            outbox->post([started, callId, error] { started(callId, error); });
         };
         QMetaObject::invokeMethod(this, [this, tool, arguments, replayOf, by, tell] {
             consoleCall(
@@ -1287,9 +1278,7 @@ void Backend::startOperatorApi()
             QString message;
             const bool ok = applyConfigurationFile(&message);
             Q_EMIT configurationReloaded(ok, message);
-            const std::lock_guard lock(outbox->mutex);
-            if (outbox->context)
-                QMetaObject::invokeMethod(outbox->context, [done, ok, message] { done(ok, message); });
+            outbox->post([done, ok, message] { done(ok, message); });
         });
     };
     OperatorApi::Settings settings;

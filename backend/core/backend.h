@@ -281,6 +281,13 @@ private:
     {
         std::mutex mutex;
         QObject* context = nullptr;
+        // Runs `tell` on the server thread, unless its objects have gone; from any thread.
+        void post(std::function<void()> tell)
+        {
+            const std::lock_guard lock(mutex);
+            if (context)
+                QMetaObject::invokeMethod(context, std::move(tell));
+        }
     };
     std::shared_ptr<ServerOutbox> m_serverOutbox = std::make_shared<ServerOutbox>();
     QUrl m_url;

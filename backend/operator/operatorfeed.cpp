@@ -147,14 +147,20 @@ json OperatorFeed::Notice::toJson() const
 void OperatorFeed::publishNotice(const QString& kind, const QString& level, const QString& message, qint64 count)
 {
     const Notice notice{QDateTime::currentMSecsSinceEpoch(), kind, level, message, count};
+    m_notices.push_back(notice);
+    if (m_notices.size() > size_t(MaxNotices))
+        m_notices.pop_front();
+    emitChange("notice", notice.toJson());
+}
+
+void OperatorFeed::publishHistoryPruned(qint64 total)
+{
     // History lets its oldest calls go all the time on a busy server: told live, never kept, so that
     // it does not push the notices worth reading out of the state.
-    if (kind != QLatin1String("historyPruned")) {
-        m_notices.push_back(notice);
-        if (m_notices.size() > size_t(MaxNotices))
-            m_notices.pop_front();
-    }
-    emitChange("notice", notice.toJson());
+    emitChange("notice",
+        Notice{QDateTime::currentMSecsSinceEpoch(), QStringLiteral("historyPruned"), QStringLiteral("info"),
+            QStringLiteral("History let its oldest calls go (%1 over its life).").arg(total), total}
+            .toJson());
 }
 
 void OperatorFeed::publishToolsChanged()

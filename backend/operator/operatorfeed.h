@@ -60,9 +60,11 @@ public:
     void publishGrants(const PermissionEntryList& grants);
     // Something about history, the workspace state or the configuration the operator should read:
     // `kind` names the OperatorInterface signal it is (historyWriteFailed, historyWriteRecovered,
-    // historyCallsLeftOut, historyPruned, historyNotice, workspaceStateProblem, workspaceStateNotice,
+    // historyCallsLeftOut, historyNotice, workspaceStateProblem, workspaceStateNotice,
     // workspaceStateRecovered, configurationReloaded), `count` goes with the counting ones (-1: none).
     void publishNotice(const QString& kind, const QString& level, const QString& message, qint64 count = -1);
+    // historyPruned, told live and not kept in the state.
+    void publishHistoryPruned(qint64 total);
     void publishToolsChanged();
     // The repository view stopped showing `path`.
     void publishRepositoryRemoved(const QString& path);

@@ -894,6 +894,13 @@ void McpSession::completeCall(const std::string& key, ToolResult result)
         record.error = m_environment->redactor.text(result.firstText()); // BackendEvents cuts it to MaxErrorChars
     const QByteArray bytes
         = JsonRpc::serialize(JsonRpc::makeResult(entry.requestId, resultOfThisEra(std::move(result).toJson())));
+    sendFinalResponse(entry, bytes);
+}
+
+// The call's response goes to its client, and the call's record, finished, to the operator.
+void McpSession::sendFinalResponse(InFlight& entry, const QByteArray& bytes)
+{
+    ToolCall& record = entry.record;
     if (entry.channel)
         entry.channel->sendCallResponse(bytes, record.status);
     recordTimes(entry);
@@ -918,14 +925,7 @@ void McpSession::endCall(const std::string& key, const json& response, CallStatu
     record.status = status;
     record.error = m_environment->redactor.text(note);
     const QByteArray bytes = JsonRpc::serialize(response);
-    if (entry.channel)
-        entry.channel->sendCallResponse(bytes, record.status);
-    recordTimes(entry);
-    record.response = m_environment->redactor.jsonText(bytes);
-    record.timeline = timelineOf(entry);
-    record.details = detailsOf(*entry.context);
-    withholdInvocation(record);
-    m_environment->events->publishCallFinished(record);
+    sendFinalResponse(entry, bytes);
 }
 
 std::optional<RequestStates::Claims> McpSession::checkedRequestState(

@@ -204,6 +204,8 @@ private:
     // Sets the record's duration and the part of it spent waiting for a person (before the tool
     // ran, and while the running tool waited on one), as the call ends.
     static void recordTimes(InFlight& entry);
+    // Sends a finished call's response `bytes` and publishes its record (status already set).
+    void sendFinalResponse(InFlight& entry, const QByteArray& bytes);
     ToolCall newRecord(
         const JsonRpc::Message& message, const QByteArray& rawText, const QString& tool, const ToolRoute& route);
     // The details the call's tool attached, as the record keeps them (compact JSON, redacted).
